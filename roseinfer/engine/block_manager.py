@@ -117,10 +117,12 @@ class BlockManager:
         seq.num_hashed_blocks = max(seq.num_hashed_blocks, num_full)
 
     def reset_prefix_cache(self) -> None:
-        """Forget every cached hash (blocks in use keep their contents)."""
+        """Forget every cached hash. Blocks in use keep theirs, unregistered, so the blocks their
+        sequences fill next still chain to the right parent."""
         self._hash_to_block.clear()
         for block in self.blocks:
-            block.hash, block.token_ids = None, ()
+            if block.ref_count == 0:
+                block.hash, block.token_ids = None, ()
         self.prefix_hits = self.prefix_queries = 0
 
     # ---- allocation ----------------------------------------------------------------------

@@ -72,6 +72,14 @@ class LLMEngine:
         )
 
     def add_request(self, prompt_token_ids: list[int], params: SamplingParams) -> Sequence:
+        self.validate(prompt_token_ids, params)
+        seq = Sequence(self._next_seq_id, list(prompt_token_ids), len(prompt_token_ids), params)
+        self._next_seq_id += 1
+        self.scheduler.add(seq)
+        return seq
+
+    def validate(self, prompt_token_ids: list[int], params: SamplingParams) -> None:
+        """Raise InvalidRequestError for a request this engine can never serve."""
         if not prompt_token_ids:
             raise InvalidRequestError("prompt is empty")
         vocab = self.model_config.vocab_size
@@ -81,10 +89,6 @@ class LLMEngine:
             self.scheduler.check_fits(len(prompt_token_ids), params.max_new_tokens)
         except ValueError as e:
             raise InvalidRequestError(str(e)) from None
-        seq = Sequence(self._next_seq_id, list(prompt_token_ids), len(prompt_token_ids), params)
-        self._next_seq_id += 1
-        self.scheduler.add(seq)
-        return seq
 
     def abort(self, seq: Sequence, reason: str = "abort") -> None:
         """Stop a sequence now (client gone, stop string seen): its blocks are freed at once."""
@@ -121,7 +125,6 @@ class LLMEngine:
             reason = self._stop_reason(seq, token)
             if reason is not None:
                 self.scheduler.finish(seq, reason)
-                seq.finish_time = now
             outputs.append(StepOutput(seq, token, reason is not None))
         return outputs
 

@@ -11,6 +11,7 @@ Policy (vLLM V1 style, one token budget for prefill and decode alike):
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -140,6 +141,7 @@ class Scheduler:
         self.block_manager.free(seq)
         seq.status = SequenceStatus.FINISHED
         seq.finish_reason = reason
+        seq.finish_time = time.perf_counter()
 
     def _fit(self, seq: Sequence, n: int) -> int:
         """How many of the next `n` tokens can get slots without evicting anyone."""

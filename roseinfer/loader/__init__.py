@@ -115,6 +115,7 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
     with torch.device("meta"):
         model = build_model(model_config)
     model = model.to_empty(device="cpu")
+    model.tie_weights()
     model.load_weights(weights)
     del weights
     model = model.to(device=cfg.device, dtype=dtype).eval()

@@ -57,6 +57,9 @@ class GPT2LMHeadModel(nn.Module):
             }
         )
         self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)
+        self.tie_weights()
+
+    def tie_weights(self) -> None:
         self.lm_head.weight = self.transformer["wte"].weight
 
     def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, ctx: ForwardContext) -> torch.Tensor:

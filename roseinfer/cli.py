@@ -1,0 +1,135 @@
+"""`roseinfer` command line: generate, chat, serve, bench."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from roseinfer.config import EngineConfig, add_engine_args
+
+# Errors a user can cause (bad path, bad model, bad input): one line, no traceback.
+USER_ERRORS = (ValueError, FileNotFoundError, OSError)
+
+
+def add_sampling_args(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("sampling")
+    g.add_argument("--max-new-tokens", type=int, default=128)
+    g.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
+    g.add_argument("--top-k", type=int, default=0)
+    g.add_argument("--top-p", type=float, default=1.0)
+    g.add_argument("--ignore-eos", action="store_true", help="do not stop at EOS / chat end tokens")
+
+
+def sampling_params(args: argparse.Namespace):
+    from roseinfer.config import SamplingParams
+
+    return SamplingParams(
+        max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
+        do_sample=args.temperature > 0, stop_on_eos=not args.ignore_eos,
+    )
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from roseinfer.detokenizer import IncrementalDetokenizer
+    from roseinfer.engine import InferenceEngine
+
+    params = sampling_params(args)
+    engine = InferenceEngine(EngineConfig.from_args(args))
+    if args.chat:
+        ids = engine.encode_chat([{"role": "user", "content": args.prompt}])
+    else:
+        ids = engine.encode_prompt(args.prompt)
+    detok = IncrementalDetokenizer(engine.tokenizer)
+    detok.start_prompt(ids)
+    for token in engine.new_session(params).iter_tokens(ids):
+        print(detok.on_token(token), end="", flush=True)
+    print(detok.flush())
+    return 0
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    from roseinfer.detokenizer import IncrementalDetokenizer
+    from roseinfer.engine import InferenceEngine
+
+    params = sampling_params(args)
+    engine = InferenceEngine(EngineConfig.from_args(args))
+    history: list[dict] = [{"role": "system", "content": args.system}] if args.system else []
+    print("roseinfer chat: type a message, /reset to clear the history, Ctrl-D to quit.", file=sys.stderr)
+    while True:
+        try:
+            line = input("> ").strip()
+        except EOFError:
+            print(file=sys.stderr)
+            return 0
+        if not line:
+            continue
+        if line == "/reset":
+            history = history[:1] if args.system else []
+            continue
+        history.append({"role": "user", "content": line})
+        ids = engine.encode_chat(history)
+        detok = IncrementalDetokenizer(engine.tokenizer)
+        detok.start_prompt(ids)
+        reply = ""
+        try:
+            for token in engine.new_session(params).iter_tokens(ids):
+                piece = detok.on_token(token)
+                reply += piece
+                print(piece, end="", flush=True)
+        except ValueError as e:  # e.g. the history outgrew the context window
+            print(f"\nerror: {e}", file=sys.stderr)
+            history.pop()
+            continue
+        tail = detok.flush()
+        print(tail)
+        history.append({"role": "assistant", "content": reply + tail})
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="roseinfer", description=__doc__)
+    parser.add_argument("--log-level", default="WARNING")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    gen = sub.add_parser("generate", help="generate text for one prompt")
+    gen.add_argument("--prompt", required=True)
+    gen.add_argument("--chat", action="store_true", help="wrap the prompt in the model's chat template")
+    add_sampling_args(gen)
+    add_engine_args(gen)
+    gen.set_defaults(func=cmd_generate)
+
+    chat = sub.add_parser("chat", help="interactive chat, streaming tokens")
+    chat.add_argument("--system", default=None, help="system prompt")
+    add_sampling_args(chat)
+    add_engine_args(chat)
+    chat.set_defaults(func=cmd_chat)
+
+    sub.add_parser("serve", help="OpenAI-compatible server (see `roseinfer serve --help`)", add_help=False)
+    sub.add_parser("bench", help="benchmarks (see `roseinfer bench --help`)", add_help=False)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    # serve and bench own their argument parsing.
+    if argv and argv[0] == "serve":
+        from roseinfer.server.cli import serve_main
+
+        return serve_main(argv[1:], prog="roseinfer serve")
+    if argv and argv[0] == "bench":
+        from roseinfer.bench.cli import bench_main
+
+        return bench_main(argv[1:])
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except USER_ERRORS as e:
+        print(f"roseinfer: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""Several prompts streaming at once through the OnlineScheduler (continuous batching).
+
+Requests join while others are already decoding; each step prints the new text of every request
+that produced a token, tagged with its id.
+
+python -m roseinfer.online_example --prompts "Tell me a joke." "What is 2+2?" "Name a color." --chat
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from roseinfer.config import EngineConfig, add_engine_args
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--prompts", nargs="+", default=["Tell me a joke.", "What is the capital of France?",
+                                                         "Write a haiku about the sea."])
+    parser.add_argument("--chat", action="store_true", default=True)
+    parser.add_argument("--no-chat", dest="chat", action="store_false")
+    parser.add_argument("--max-new-tokens", type=int, default=48)
+    parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument("--stagger", type=int, default=2, help="steps between request arrivals")
+    add_engine_args(parser)
+    args = parser.parse_args(argv)
+    try:
+        from roseinfer.detokenizer import IncrementalDetokenizer
+        from roseinfer.engine import InferenceEngine, OnlineScheduler
+
+        engine = InferenceEngine(EngineConfig.from_args(args))
+        scheduler = OnlineScheduler(engine)
+        pending = list(args.prompts)
+        detoks: dict[int, IncrementalDetokenizer] = {}
+        texts: dict[int, str] = {}
+        step = 0
+        while pending or scheduler.has_unfinished():
+            if pending and step % max(1, args.stagger) == 0:
+                prompt = pending.pop(0)
+                ids = (engine.encode_chat([{"role": "user", "content": prompt}]) if args.chat
+                       else engine.encode_prompt(prompt))
+                rid = scheduler.add_request(prompt_token_ids=ids, max_new_tokens=args.max_new_tokens,
+                                            temperature=args.temperature, do_sample=args.temperature > 0)
+                detoks[rid] = IncrementalDetokenizer(engine.tokenizer)
+                detoks[rid].start_prompt(ids)
+                texts[rid] = ""
+                print(f"[step {step}] + request {rid}: {prompt!r}")
+            for rid, token in scheduler.step().items():
+                piece = detoks[rid].on_token(token)
+                if piece:
+                    texts[rid] += piece
+                    print(f"[step {step}] request {rid}: {piece!r}")
+            for rid in scheduler.pop_finished_ids():
+                texts[rid] += detoks[rid].flush()
+                print(f"[step {step}] request {rid} finished")
+                scheduler.discard_request(rid)
+            step += 1
+    except (ValueError, OSError) as e:
+        print(f"online_example: error: {e}", file=sys.stderr)
+        return 1
+    for rid, text in texts.items():
+        print(f"### request {rid}\n{text}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
