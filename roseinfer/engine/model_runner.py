@@ -67,7 +67,7 @@ class ModelRunner:
         context_lens: list[int] = []
         sample_rows: list[int] = []
         for s in batch:
-            seq, start = s.seq, s.seq.num_computed_tokens
+            seq, start = s.seq, s.start
             end = start + s.num_new_tokens
             input_ids.extend(seq.token_ids[start:end])
             positions.extend(range(start, end))

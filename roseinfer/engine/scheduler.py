@@ -25,13 +25,18 @@ class RequestTooLargeError(ValueError):
 
 @dataclass
 class ScheduledSequence:
-    seq: Sequence
-    num_new_tokens: int  # tokens computed this step, from seq.num_computed_tokens on
+    """A sequence's share of one step, fixed when scheduled (the sequence itself moves on)."""
 
-    @property
-    def samples(self) -> bool:
-        """Whether this step reaches the sequence's last token, so a new token is sampled."""
-        return self.seq.num_computed_tokens + self.num_new_tokens == len(self.seq)
+    seq: Sequence
+    num_new_tokens: int  # tokens computed this step, from `start` on
+    start: int = field(init=False)  # seq.num_computed_tokens when scheduled
+    samples: bool = field(init=False)  # reaches the last token, so a new token is sampled
+    is_prefill: bool = field(init=False)  # computes prompt tokens
+
+    def __post_init__(self) -> None:
+        self.start = self.seq.num_computed_tokens
+        self.samples = self.start + self.num_new_tokens == len(self.seq)
+        self.is_prefill = self.start < self.seq.num_prompt_tokens
 
 
 @dataclass
@@ -45,7 +50,7 @@ class SchedulerOutput:
 
     @property
     def num_prefill_tokens(self) -> int:
-        return sum(s.num_new_tokens for s in self.scheduled if s.seq.num_computed_tokens < s.seq.num_prompt_tokens)
+        return sum(s.num_new_tokens for s in self.scheduled if s.is_prefill)
 
 
 class Scheduler:

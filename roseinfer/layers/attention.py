@@ -41,7 +41,7 @@ class AttentionMetadata:
 class ReferenceAttention:
     """Plain PyTorch paged attention (CPU and CUDA): gather K/V by block table, then SDPA.
 
-    Gathers every sequence's keys into a padded [B, max_context_len] batch with one index
+    Gathers every sequence's key blocks into a padded [B, max_blocks * block_size] batch with one index
     built per step, so no per-sequence Python work happens inside the layers.
     """
 
@@ -49,13 +49,11 @@ class ReferenceAttention:
 
     def prepare(self, meta: AttentionMetadata) -> None:
         device = meta.context_lens.device
-        bsz, max_ctx, max_q = meta.num_seqs, meta.max_context_len, meta.max_query_len
+        bsz, max_q = meta.num_seqs, meta.max_query_len
+        # Keys are gathered block by block: L = max_blocks * block_size >= max_context_len.
+        max_ctx = meta.block_tables.shape[1] * meta.block_size
         pos = torch.arange(max_ctx, device=device)  # [L]
-        block_idx = meta.block_tables.gather(1, (pos // meta.block_size).expand(bsz, -1).clamp(
-            max=meta.block_tables.shape[1] - 1))  # [B, L]
         valid_key = pos[None, :] < meta.context_lens[:, None]  # [B, L]
-        slots = block_idx * meta.block_size + pos[None, :] % meta.block_size
-        meta.prepared["gather_slots"] = torch.where(valid_key, slots, torch.zeros_like(slots))  # [B, L]
         q_lens = meta.query_start_loc[1:] - meta.query_start_loc[:-1]  # [B]
         q_idx = torch.arange(max_q, device=device)  # [Qmax]
         # Absolute position of each (padded) query row; padded rows see all keys (avoids NaN rows).
@@ -63,6 +61,7 @@ class ReferenceAttention:
         q_pos = torch.where(q_idx[None, :] < q_lens[:, None], q_pos, meta.context_lens[:, None] - 1)
         mask = (pos[None, None, :] <= q_pos[:, :, None]) & valid_key[:, None, :]  # [B, Qmax, L]
         meta.prepared["mask"] = mask[:, None, :, :]  # [B, 1, Qmax, L]
+        meta.prepared["block_ids"] = meta.block_tables.reshape(-1)  # [B * max_blocks]
         if max_q > 1:
             # Row of each flattened token in the padded [B * Qmax] query layout.
             seq_of_token = torch.repeat_interleave(torch.arange(bsz, device=device), q_lens)
@@ -83,9 +82,8 @@ class ReferenceAttention:
         v_cache[meta.slot_mapping] = v
         bsz, max_q = meta.num_seqs, meta.max_query_len
         num_heads, head_dim = q.shape[1], q.shape[2]
-        slots = meta.prepared["gather_slots"]
-        keys = k_cache[slots].transpose(1, 2)  # [B, KVH, L, D]
-        values = v_cache[slots].transpose(1, 2)
+        keys = self._gather(k_cache, meta)  # [B, KVH, L, D]
+        values = self._gather(v_cache, meta)
         if max_q == 1:
             q_pad = q.view(bsz, 1, num_heads, head_dim)
         else:
@@ -104,6 +102,15 @@ class ReferenceAttention:
         if max_q == 1:
             return out.reshape(bsz, num_heads, head_dim)
         return out.reshape(bsz * max_q, num_heads, head_dim)[rows]
+
+
+    @staticmethod
+    def _gather(cache: torch.Tensor, meta: AttentionMetadata) -> torch.Tensor:
+        """Each sequence's blocks, contiguous: [B, KVH, max_blocks * block_size, D]."""
+        num_slots, kv_heads, head_dim = cache.shape
+        blocks = cache.view(num_slots // meta.block_size, meta.block_size * kv_heads * head_dim)
+        out = blocks.index_select(0, meta.prepared["block_ids"])  # [B * max_blocks, bs * KVH * D]
+        return out.view(meta.num_seqs, -1, kv_heads, head_dim).transpose(1, 2)
 
 
 def get_attention_backend(name: str) -> ReferenceAttention:
