@@ -6,9 +6,8 @@ tokenizer from a GGUF file's `tokenizer.ggml.*` metadata. Both end up as a
 `transformers.PreTrainedTokenizerFast`, so encoding, decoding and chat templates behave exactly
 as they do in transformers.
 
-`from_gguf` parses the GGUF header itself instead of using `gguf.GGUFReader`: the reader builds a
-numpy view per metadata string and needs ~2 s for SmolLM2's 98k vocabulary and merge strings,
-where walking the header with `struct` takes ~0.1 s. transformers' own
+`from_gguf` reads the header with `roseinfer.loader.gguf.read_gguf_metadata` (~20x faster than
+`gguf.GGUFReader` on SmolLM2's 98k vocabulary and merge strings). transformers' own
 `AutoTokenizer.from_pretrained(dir, gguf_file=...)` is the correctness oracle (tests compare
 ids, decoded text and chat prompts), except where llama.cpp and the model's original
 tokenizer agree against it (see `_BYTE_LEVEL_PRE`).
@@ -16,13 +15,9 @@ tokenizer agree against it (see `_BYTE_LEVEL_PRE`).
 
 from __future__ import annotations
 
-import mmap
 import os
-import struct
 from collections.abc import Iterable, Sequence
 from typing import Any
-
-from gguf import GGUFValueType
 
 __all__ = ["Tokenizer", "TokenizerError", "format_messages_as_prompt"]
 
@@ -199,96 +194,15 @@ class Tokenizer:
 
 # ---- GGUF ------------------------------------------------------------------------------------
 
-_SCALAR_FORMATS: dict[int, str] = {
-    GGUFValueType.UINT8: "B",
-    GGUFValueType.INT8: "b",
-    GGUFValueType.UINT16: "H",
-    GGUFValueType.INT16: "h",
-    GGUFValueType.UINT32: "I",
-    GGUFValueType.INT32: "i",
-    GGUFValueType.FLOAT32: "f",
-    GGUFValueType.BOOL: "?",
-    GGUFValueType.UINT64: "Q",
-    GGUFValueType.INT64: "q",
-    GGUFValueType.FLOAT64: "d",
-}
-
 
 def read_gguf_tokenizer_metadata(path: str) -> dict[str, Any]:
-    """The `tokenizer.*` and `general.architecture` metadata of a GGUF file.
+    """The metadata of a GGUF file (the `tokenizer.*` keys among it); no tensor is read."""
+    from roseinfer.loader.gguf import GGUFError, read_gguf_metadata
 
-    Walks the key/value section with `struct` over a memory map and stops before the tensor
-    table; arrays are decoded only for the keys kept, the rest are skipped over.
-    """
-    path = os.fspath(path)
     try:
-        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-            return _parse_kv(buf, path)
-    except TokenizerError:
-        raise
-    except (OSError, ValueError) as e:  # missing, unreadable or empty file (mmap refuses it)
-        raise TokenizerError(f"cannot read GGUF metadata from {path}: {e}") from e
-    except (struct.error, IndexError) as e:
-        raise TokenizerError(f"{path}: truncated or corrupt GGUF header ({e})") from e
-
-
-def _parse_kv(buf: mmap.mmap, path: str) -> dict[str, Any]:
-    if buf[:4] != b"GGUF":
-        raise TokenizerError(f"{path} is not a GGUF file (bad magic)")
-    # GGUF may be written big-endian; the version's low bytes tell (same test as gguf's reader).
-    (version,) = struct.unpack_from("<I", buf, 4)
-    order = "<" if version & 0xFFFF else ">"
-    version, _n_tensors, n_kv = struct.unpack_from(order + "IQQ", buf, 4)
-    if version < 2:
-        raise TokenizerError(f"{path} is GGUF v{version}; only v2 and v3 are supported")
-
-    u64 = struct.Struct(order + "Q")
-    u32 = struct.Struct(order + "I")
-
-    def read_str(pos: int) -> tuple[str, int]:
-        (n,) = u64.unpack_from(buf, pos)
-        pos += 8
-        return buf[pos : pos + n].decode("utf-8", errors="replace"), pos + n
-
-    meta: dict[str, Any] = {}
-    pos = 24
-    for _ in range(n_kv):
-        key, pos = read_str(pos)
-        (vtype,) = u32.unpack_from(buf, pos)
-        pos += 4
-        keep = key.startswith("tokenizer.") or key == "general.architecture"
-        if vtype == GGUFValueType.STRING:
-            value, pos = read_str(pos)
-        elif vtype == GGUFValueType.ARRAY:
-            etype, count = struct.unpack_from(order + "IQ", buf, pos)
-            pos += 12
-            if etype == GGUFValueType.STRING:
-                if keep:
-                    value = [None] * count
-                    for i in range(count):
-                        value[i], pos = read_str(pos)
-                else:
-                    value = None
-                    for _ in range(count):
-                        pos += 8 + u64.unpack_from(buf, pos)[0]
-            elif etype in _SCALAR_FORMATS:
-                fmt = _SCALAR_FORMATS[etype]
-                size = struct.calcsize(fmt)
-                value = list(struct.unpack_from(f"{order}{count}{fmt}", buf, pos)) if keep else None
-                pos += size * count
-            else:
-                raise TokenizerError(
-                    f"{path}: metadata {key!r} is an array of unsupported type {etype}"
-                )
-        elif vtype in _SCALAR_FORMATS:
-            fmt = order + _SCALAR_FORMATS[vtype]
-            (value,) = struct.unpack_from(fmt, buf, pos)
-            pos += struct.calcsize(fmt)
-        else:
-            raise TokenizerError(f"{path}: metadata {key!r} has unknown type {vtype}")
-        if keep:
-            meta[key] = value
-    return meta
+        return read_gguf_metadata(path)
+    except GGUFError as e:
+        raise TokenizerError(str(e)) from None
 
 
 # GGUF token types (llama.cpp's llama_token_type).

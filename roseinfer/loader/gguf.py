@@ -1,0 +1,308 @@
+"""Read a llama-architecture GGUF file (llama.cpp's format) as an HF config dict and HF weights.
+
+`read_gguf(path)` returns what `ModelConfig.from_hf` and `model.load_weights` take: a
+`config.json`-style dict and float32 tensors under Hugging Face names, with llama.cpp's rope
+permutation of q/k undone, so the result matches `transformers`' own GGUF loader.
+
+The header is parsed here rather than with `gguf.GGUFReader`: the reader builds a numpy view
+per tokenizer string and spends ~2 s on SmolLM2's 98k vocabulary and merge strings, more than
+the whole load is allowed. `gguf` still supplies the type enums and block sizes. Dequantisation
+is vectorised numpy over a memory map of the file.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import re
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from gguf import GGML_QUANT_SIZES, GGMLQuantizationType, GGUFValueType
+
+from roseinfer.layers.rotary import rope_inv_freq
+
+
+class GGUFError(ValueError):
+    """The file is not a GGUF model roseinfer can read."""
+
+
+Q = GGMLQuantizationType
+SUPPORTED_TYPES = (Q.F32, Q.F16, Q.BF16, Q.Q8_0, Q.Q4_0, Q.Q4_1)
+
+# GGUF tensor name (after `blk.N.`) -> HF name (after `model.layers.N.`).
+_LAYER_NAMES = {
+    "attn_norm": "input_layernorm",
+    "ffn_norm": "post_attention_layernorm",
+    "attn_q": "self_attn.q_proj",
+    "attn_k": "self_attn.k_proj",
+    "attn_v": "self_attn.v_proj",
+    "attn_output": "self_attn.o_proj",
+    "ffn_gate": "mlp.gate_proj",
+    "ffn_up": "mlp.up_proj",
+    "ffn_down": "mlp.down_proj",
+}
+_GLOBAL_NAMES = {"token_embd": "model.embed_tokens", "output_norm": "model.norm", "output": "lm_head"}  # fmt: skip
+_SCALAR_FORMATS = {
+    GGUFValueType.UINT8: "<B", GGUFValueType.INT8: "<b", GGUFValueType.UINT16: "<H",
+    GGUFValueType.INT16: "<h", GGUFValueType.UINT32: "<I", GGUFValueType.INT32: "<i",
+    GGUFValueType.FLOAT32: "<f", GGUFValueType.BOOL: "<?", GGUFValueType.UINT64: "<Q",
+    GGUFValueType.INT64: "<q", GGUFValueType.FLOAT64: "<d",
+}  # fmt: skip
+
+
+@dataclass
+class _Tensor:
+    name: str
+    shape: tuple[int, ...]  # torch order: GGUF lists dims fastest-first, so reversed
+    qtype: int
+    offset: int  # from the start of the data section
+
+
+class _Cursor:
+    """Little-endian reads from a buffer; running off its end raises EOFError."""
+
+    def __init__(self, buf: mmap.mmap, pos: int) -> None:
+        self.buf, self.pos = buf, pos
+
+    def scalar(self, fmt: str) -> Any:
+        size = struct.calcsize(fmt)
+        if self.pos + size > len(self.buf):
+            raise EOFError
+        (value,) = struct.unpack_from(fmt, self.buf, self.pos)
+        self.pos += size
+        return value
+
+    def string(self) -> str:
+        n = self.scalar("<Q")
+        if self.pos + n > len(self.buf):
+            raise EOFError
+        self.pos += n
+        return self.buf[self.pos - n : self.pos].decode("utf-8", errors="replace")
+
+    def value(self, vtype: int) -> Any:
+        if vtype == GGUFValueType.STRING:
+            return self.string()
+        if vtype == GGUFValueType.ARRAY:
+            item_type, n = self.scalar("<I"), self.scalar("<Q")
+            if item_type in _SCALAR_FORMATS:  # numbers in one go: token types and scores are long
+                dtype = np.dtype(_SCALAR_FORMATS[item_type])
+                if self.pos + n * dtype.itemsize > len(self.buf):
+                    raise EOFError
+                values = np.frombuffer(self.buf, dtype, count=n, offset=self.pos).tolist()
+                self.pos += n * dtype.itemsize
+                return values
+            return [self.value(item_type) for _ in range(n)]
+        if vtype not in _SCALAR_FORMATS:
+            raise GGUFError(f"unknown GGUF metadata value type {vtype}")
+        return self.scalar(_SCALAR_FORMATS[vtype])
+
+
+def _parse(path: str) -> tuple[dict[str, Any], list[_Tensor], mmap.mmap, int]:
+    """(metadata, tensor infos, file map, data section offset)."""
+    try:
+        with open(path, "rb") as f:
+            buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except FileNotFoundError:
+        raise GGUFError(f"GGUF file not found: {path}") from None
+    except (OSError, ValueError) as e:  # ValueError: mmap of an empty file
+        raise GGUFError(f"cannot read GGUF file {path}: {e}") from None
+    if buf[:4] != b"GGUF":
+        raise GGUFError(f"{path} is not a GGUF file (bad magic {bytes(buf[:4])!r})")
+    cur = _Cursor(buf, pos=4)
+    try:
+        version = cur.scalar("<I")
+        if version not in (2, 3):
+            raise GGUFError(f"{path}: unsupported GGUF version {version} (big-endian or too old?)")
+        n_tensors, n_kv = cur.scalar("<Q"), cur.scalar("<Q")
+        meta = {}
+        for _ in range(n_kv):
+            key = cur.string()
+            meta[key] = cur.value(cur.scalar("<I"))
+        tensors = []
+        for _ in range(n_tensors):
+            name = cur.string()
+            dims = [cur.scalar("<Q") for _ in range(cur.scalar("<I"))]
+            tensors.append(_Tensor(name, tuple(reversed(dims)), cur.scalar("<I"), cur.scalar("<Q")))
+    except EOFError:
+        raise GGUFError(f"{path} is truncated (GGUF header ends early)") from None
+    align = int(meta.get("general.alignment", 32))
+    return meta, tensors, buf, (cur.pos + align - 1) // align * align
+
+
+def _nbytes(t: _Tensor) -> int:
+    block, type_size = GGML_QUANT_SIZES[Q(t.qtype)]  # bytes per block of `block` values
+    return int(np.prod(t.shape)) // block * type_size
+
+
+def _dequantize(raw: np.ndarray, qtype: int, shape: tuple[int, ...]) -> np.ndarray:
+    """uint8 bytes of one tensor -> float32 of `shape`, bit-identical to gguf.quants.
+
+    numpy, not torch: single-threaded numpy is as fast here and, unlike torch's OpenMP pool,
+    does not slow down tenfold when other processes compete for the cores.
+    """
+    if qtype == Q.F32:
+        return raw.view(np.float32).reshape(shape).copy()
+    if qtype == Q.F16:
+        return raw.view(np.float16).astype(np.float32).reshape(shape)
+    if qtype == Q.BF16:  # bf16 is the top half of an f32
+        return (raw.view(np.uint16).astype(np.uint32) << 16).view(np.float32).reshape(shape)
+    blocks = raw.reshape(-1, GGML_QUANT_SIZES[Q(qtype)][1])  # one row per 32-value block
+    d = blocks[:, :2].view(np.float16).astype(np.float32)  # [n, 1] scale
+    if qtype == Q.Q8_0:
+        out = blocks[:, 2:].view(np.int8).astype(np.float32)
+        out *= d
+        return out.reshape(shape)
+    qs = blocks[:, 4:] if qtype == Q.Q4_1 else blocks[:, 2:]
+    out = np.empty((len(blocks), 32), np.float32)
+    np.bitwise_and(qs, 0x0F, out=out[:, :16], casting="unsafe")  # low nibbles: values 0..15
+    np.right_shift(qs, 4, out=out[:, 16:], casting="unsafe")  # high nibbles: values 16..31
+    if qtype == Q.Q4_0:
+        out -= 8
+        out *= d
+    else:  # Q4_1: d * q + m
+        out *= d
+        out += blocks[:, 2:4].view(np.float16).astype(np.float32)
+    return out.reshape(shape)
+
+
+def _unpermute(w: np.ndarray, n_head: int) -> np.ndarray:
+    """Undo llama.cpp's q/k row permutation (transformers' `_reverse_permute_weights`)."""
+    rows = w.reshape(n_head, w.shape[0] // n_head // 2, 2, *w.shape[1:])  # [head, i, pair, ...]
+    return np.ascontiguousarray(rows.swapaxes(1, 2)).reshape(w.shape)
+
+
+def _hf_name(name: str) -> str | None:
+    m = re.fullmatch(r"blk\.(\d+)\.(\w+)\.(weight|bias)", name)
+    if m and m[2] in _LAYER_NAMES:
+        return f"model.layers.{m[1]}.{_LAYER_NAMES[m[2]]}.{m[3]}"
+    m = re.fullmatch(r"(\w+)\.(weight|bias)", name)
+    if m and m[1] in _GLOBAL_NAMES:
+        return f"{_GLOBAL_NAMES[m[1]]}.{m[2]}"
+    return None
+
+
+def _llama3_scaling(factors: torch.Tensor, head_dim: int, theta: float) -> dict[str, Any] | None:
+    """Recover llama3 `rope_scaling` from llama.cpp's per-frequency `rope_freqs` divisors.
+
+    In the medium band the divisor is 1 / ((1 - s) / factor + s) with
+    s = (old_len / wavelen - low) / (high - low), linear in 1 / wavelen; scaling old_len, low
+    and high together changes nothing, so fit the line and fix low = 1.
+    """
+    f = factors.double()
+    factor = float(f.max())
+    if torch.allclose(f, torch.ones_like(f)):
+        return None
+    inv_freq = rope_inv_freq(head_dim, theta, None)
+    medium = (f > 1 + 1e-6) & (f < factor * (1 - 1e-6))
+    if f.numel() != inv_freq.numel() or int(medium.sum()) < 2:
+        raise GGUFError("cannot derive llama3 rope scaling from the rope_freqs tensor")
+    smooth = (1 / f[medium] - 1 / factor) / (1 - 1 / factor)
+    a, b = np.polyfit((inv_freq[medium] / (2 * np.pi)).numpy(), smooth.numpy(), 1)
+    scaling = {
+        "rope_type": "llama3",
+        "factor": factor,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": round(1 - 1 / b, 4),
+        "original_max_position_embeddings": round(-a / b),
+    }
+    recomputed = rope_inv_freq(head_dim, theta, scaling)
+    if b >= 0 or not torch.allclose(recomputed, inv_freq / f, rtol=1e-5):
+        raise GGUFError("rope_freqs tensor does not match llama3 rope scaling; cannot load it")
+    return scaling
+
+
+def _config(meta: dict[str, Any], tensors: dict[str, _Tensor]) -> dict[str, Any]:
+    def get(key: str, default: Any = None) -> Any:
+        value = meta.get(f"llama.{key}", default)
+        if value is None:
+            raise GGUFError(f"GGUF metadata lacks llama.{key}")
+        return value
+
+    hidden, heads = get("embedding_length"), get("attention.head_count")
+    kv_heads = get("attention.head_count_kv", heads)
+    if isinstance(kv_heads, list):  # per-layer list in some files; ours must be uniform
+        if len(set(kv_heads)) != 1:
+            raise GGUFError(f"per-layer KV head counts {sorted(set(kv_heads))} are not supported")
+        kv_heads = kv_heads[0]
+    head_dim = meta.get("llama.attention.key_length") or meta.get("llama.rope.dimension_count")
+    head_dim = head_dim or hidden // heads
+    if get("rope.dimension_count", head_dim) != head_dim:
+        raise GGUFError("partial rotary (rope.dimension_count != head_dim) is not supported")
+    cfg: dict[str, Any] = {
+        "architectures": ["LlamaForCausalLM"],
+        "model_type": "llama",
+        "hidden_size": hidden,
+        "intermediate_size": get("feed_forward_length"),
+        "num_hidden_layers": get("block_count"),
+        "num_attention_heads": heads,
+        "num_key_value_heads": kv_heads,
+        "head_dim": head_dim,
+        "rms_norm_eps": get("attention.layer_norm_rms_epsilon"),
+        "rope_theta": get("rope.freq_base", 10000.0),
+        "max_position_embeddings": get("context_length"),
+        "vocab_size": tensors["token_embd.weight"].shape[0],
+        "tie_word_embeddings": "output.weight" not in tensors,
+        "bos_token_id": meta.get("tokenizer.ggml.bos_token_id"),
+        "eos_token_id": meta.get("tokenizer.ggml.eos_token_id"),
+    }
+    kind = meta.get("llama.rope.scaling.type", "none")
+    factor = meta.get("llama.rope.scaling.factor", 1.0)
+    if kind == "linear":
+        cfg["rope_scaling"] = {"rope_type": "linear", "factor": float(factor)}
+    elif kind != "none" or factor != 1.0:
+        raise GGUFError(
+            f"unsupported GGUF rope scaling {kind!r} (factor {factor}); roseinfer supports linear and llama3"
+        )
+    return cfg
+
+
+def read_gguf_metadata(path: str) -> dict[str, Any]:
+    """All GGUF key/values (tokenizer included), ~20x faster than `gguf.GGUFReader` on big vocabularies."""
+    return _parse(os.fspath(path))[0]
+
+
+def read_gguf(path: str) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
+    """Return (an HF-style config.json dict, HF-named float32 weights) for a llama-architecture GGUF file."""
+    path = os.fspath(path)
+    meta, infos, buf, data_start = _parse(path)
+    arch = meta.get("general.architecture")
+    if arch != "llama":
+        raise GGUFError(f"{path}: GGUF architecture {arch!r} is not supported (only 'llama')")
+    by_name = {t.name: t for t in infos}
+    if "token_embd.weight" not in by_name:
+        raise GGUFError(f"{path}: no token_embd.weight tensor")
+    cfg = _config(meta, by_name)
+    # Check everything before dequantising anything, so a bad file fails fast.
+    for t in infos:
+        if t.name != "rope_freqs.weight" and _hf_name(t.name) is None:
+            raise GGUFError(f"{path}: unexpected tensor {t.name} for a llama model")
+        if t.qtype not in SUPPORTED_TYPES:
+            type_name = Q(t.qtype).name if t.qtype in {q.value for q in Q} else f"#{t.qtype}"
+            raise GGUFError(
+                f"tensor {t.name} has type {type_name}; roseinfer dequantises "
+                + ", ".join(q.name for q in SUPPORTED_TYPES)
+            )
+        if data_start + t.offset + _nbytes(t) > len(buf):
+            raise GGUFError(f"{path} is truncated (tensor {t.name} runs past the end of the file)")
+    data = np.frombuffer(buf, dtype=np.uint8)
+    weights: dict[str, torch.Tensor] = {}
+    for t in infos:
+        start = data_start + t.offset
+        w = _dequantize(data[start : start + _nbytes(t)], t.qtype, t.shape)
+        if t.name == "rope_freqs.weight":
+            scaling = _llama3_scaling(torch.from_numpy(w), cfg["head_dim"], cfg["rope_theta"])
+            if scaling is not None:
+                if "rope_scaling" in cfg:
+                    raise GGUFError(f"{path}: both rope_freqs and llama.rope.scaling metadata")
+                cfg["rope_scaling"] = scaling
+            continue
+        if ".attn_q." in t.name:
+            w = _unpermute(w, cfg["num_attention_heads"])
+        elif ".attn_k." in t.name:
+            w = _unpermute(w, cfg["num_key_value_heads"])
+        weights[_hf_name(t.name)] = torch.from_numpy(w)
+    return cfg, weights

