@@ -16,6 +16,7 @@ from torch import nn
 from tqdm import tqdm
 
 from roseinfer.config import EngineConfig
+from roseinfer.layers.linear import optimize_linears
 from roseinfer.loader.hf import generation_eos_ids, iter_safetensors, read_hf_config
 from roseinfer.models import ModelConfig, build_model
 from roseinfer.tokenizer import Tokenizer
@@ -120,6 +121,7 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
     del weights
     model = model.to(device=cfg.device, dtype=dtype).eval()
     _rebuild_buffers(model, model_config, cfg.device)
+    optimize_linears(model, cfg.quantization, cfg.enforce_eager)
     return LoadedModel(model=model, tokenizer=tokenizer, model_config=model_config, name=name, dtype=dtype)
 
 

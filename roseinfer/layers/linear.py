@@ -1,0 +1,65 @@
+"""Faster CPU linear layers, swapped in after loading; `--enforce-eager` keeps plain `F.linear`.
+
+- `PackedLinear`: bf16 weights reordered once into oneDNN's blocked layout. Eager `F.linear`
+  reorders the weight on every call; this is what Inductor's freezing pass does, without
+  compiling anything (measured in BENCHMARKS.md).
+- `Int8Linear` (`--quantization int8`): weight-only int8 with one scale per output channel,
+  through `aten._weight_int8pack_mm`: half the bytes of bf16 per decode step.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+class PackedLinear(nn.Module):
+    def __init__(self, linear: nn.Linear, batch_hint: int = 32) -> None:
+        super().__init__()
+        self.out_features = linear.out_features
+        weight = linear.weight.detach()
+        self.register_buffer("packed_weight", torch.ops.mkldnn._reorder_linear_weight(weight, batch_hint))
+        self.bias = None if linear.bias is None else linear.bias.detach()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
+        y = torch.ops.mkldnn._linear_pointwise(x.reshape(-1, x.shape[-1]), self.packed_weight, self.bias, "none", [], "")
+        return y.view(*x.shape[:-1], self.out_features)
+
+
+class Int8Linear(nn.Module):
+    def __init__(self, linear: nn.Linear) -> None:
+        super().__init__()
+        w = linear.weight.detach().float()  # [out, in]
+        scale = (w.abs().amax(dim=1) / 127.0).clamp(min=1e-8)  # [out]
+        self.register_buffer("qweight", torch.round(w / scale[:, None]).clamp(-127, 127).to(torch.int8))
+        self.register_buffer("scale", scale.to(linear.weight.dtype))
+        self.bias = None if linear.bias is None else linear.bias.detach()
+        self.out_features = linear.out_features
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.ops.aten._weight_int8pack_mm(x.reshape(-1, x.shape[-1]), self.qweight, self.scale)
+        if self.bias is not None:
+            y = y + self.bias
+        return y.view(*x.shape[:-1], self.out_features)
+
+
+def can_pack(dtype: torch.dtype, device: torch.device) -> bool:
+    return device.type == "cpu" and dtype == torch.bfloat16 and torch.backends.mkldnn.is_available()
+
+
+def optimize_linears(model: nn.Module, quantization: str, enforce_eager: bool) -> None:
+    """Replace the model's nn.Linear layers in place: int8 when asked, else packed bf16 on CPU."""
+    param = next(model.parameters())
+    if quantization == "int8":
+        if param.device.type != "cpu":
+            raise ValueError("--quantization int8 is implemented for CPU only")
+        make = Int8Linear
+    elif not enforce_eager and can_pack(param.dtype, param.device):
+        make = PackedLinear
+    else:
+        return
+    for parent in list(model.modules()):
+        for name, child in list(parent.named_children()):
+            if isinstance(child, nn.Linear):
+                setattr(parent, name, make(child))
+
