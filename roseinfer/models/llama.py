@@ -12,7 +12,7 @@ from torch import nn
 
 from roseinfer.layers.attention import ForwardContext
 from roseinfer.layers.norm import RMSNorm
-from roseinfer.layers.rotary import RotaryEmbedding
+from roseinfer.layers.rotary import RotaryEmbedding, apply_rotary
 from roseinfer.models.config import ModelConfig
 
 
@@ -29,9 +29,7 @@ class LlamaAttention(nn.Module):
         self.k_norm = RMSNorm(cfg.head_dim, cfg.norm_eps) if cfg.qk_norm else None
         self.scale = cfg.head_dim**-0.5
 
-    def forward(
-        self, x: torch.Tensor, positions: torch.Tensor, rotary: RotaryEmbedding, ctx: ForwardContext
-    ) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor], ctx: ForwardContext) -> torch.Tensor:
         qkv = self.qkv_proj(x)  # [N, q + 2 kv]
         q, k, v = qkv.split([self.q_size, self.kv_size, self.kv_size], dim=-1)
         q = q.view(-1, self.num_heads, self.head_dim)  # [N, H, D]
@@ -39,7 +37,7 @@ class LlamaAttention(nn.Module):
         v = v.view(-1, self.num_kv_heads, self.head_dim)
         if self.q_norm is not None:
             q, k = self.q_norm(q), self.k_norm(k)
-        q, k = rotary(positions, q, k)
+        q, k = apply_rotary(q, *rope), apply_rotary(k, *rope)
         out = ctx.attend(self.layer_idx, q, k, v, self.scale)  # [N, H, D]
         return self.o_proj(out.reshape(-1, self.q_size))
 
@@ -64,10 +62,8 @@ class LlamaDecoderLayer(nn.Module):
         self.post_attention_layernorm = RMSNorm(cfg.hidden_size, cfg.norm_eps)
         self.mlp = LlamaMLP(cfg)
 
-    def forward(
-        self, x: torch.Tensor, positions: torch.Tensor, rotary: RotaryEmbedding, ctx: ForwardContext
-    ) -> torch.Tensor:
-        x = x + self.self_attn(self.input_layernorm(x), positions, rotary, ctx)
+    def forward(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor], ctx: ForwardContext) -> torch.Tensor:
+        x = x + self.self_attn(self.input_layernorm(x), rope, ctx)
         return x + self.mlp(self.post_attention_layernorm(x))
 
 
@@ -96,8 +92,9 @@ class LlamaForCausalLM(nn.Module):
     def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, ctx: ForwardContext) -> torch.Tensor:
         # input_ids, positions: [N] -> hidden [N, hidden]
         x = self.model.embed_tokens(input_ids)
+        rope = self.rotary.cos_sin(positions, x.dtype)
         for layer in self.model.layers:
-            x = layer(x, positions, self.rotary, ctx)
+            x = layer(x, rope, ctx)
         return self.model.norm(x)
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
