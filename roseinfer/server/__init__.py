@@ -1,0 +1,26 @@
+"""The OpenAI-compatible HTTP server over the online scheduler.
+
+- `protocol.py`  request bodies (pydantic) and response shapes
+- `manager.py`   `SchedulerManager`: the engine thread that drives the `OnlineScheduler`
+- `serving.py`   per-request detokenization, stop strings, choices of one HTTP request
+- `app.py`       `create_app(engine, server_config)`: the FastAPI endpoints
+- `metrics.py`   Prometheus metrics on a private registry
+- `errors.py`, `middleware.py`  OpenAI error bodies, the request-size limit
+- `cli.py`       `serve_main` / `add_server_args`: `roseinfer serve`, `python -m roseinfer.server`
+"""
+
+from roseinfer.server.cli import add_server_args, serve_main
+
+__all__ = ["SchedulerManager", "ServerConfig", "add_server_args", "create_app", "serve_main"]
+
+
+def __getattr__(name: str):  # the heavy parts (torch, fastapi) load on first use
+    if name == "SchedulerManager":
+        from roseinfer.server.manager import SchedulerManager
+
+        return SchedulerManager
+    if name in ("create_app", "ServerConfig"):
+        from roseinfer.server import app
+
+        return getattr(app, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

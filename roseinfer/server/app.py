@@ -1,0 +1,278 @@
+"""The FastAPI app: `create_app(engine, server_config)`.
+
+Endpoints: GET /health, GET /v1/models, GET /metrics, POST /generate (the seeds' API),
+POST /v1/completions, POST /v1/chat/completions. Handlers only validate, tokenize, submit to
+the `SchedulerManager` and read results; the engine thread does the stepping.
+
+`--api-key` protects /v1/* and /generate (Bearer token); /health and /metrics stay open for
+probes and scrapers.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from pydantic import BaseModel, ValidationError
+
+from roseinfer.config import SamplingParams
+from roseinfer.engine.inference import InferenceEngine
+from roseinfer.engine.llm_engine import InvalidRequestError
+from roseinfer.server import protocol as P
+from roseinfer.server.errors import APIError, from_validation_error, install_error_handlers
+from roseinfer.server.manager import SchedulerManager
+from roseinfer.server.metrics import ServerMetrics
+from roseinfer.server.middleware import BodySizeLimitMiddleware
+from roseinfer.server.serving import (
+    Choice,
+    ClientDisconnected,
+    GenerationGroup,
+    RequestFailed,
+    sse_stream,
+    text_stream,
+    until_disconnected,
+)
+
+logger = logging.getLogger(__name__)
+
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    served_model_name: str | None = None  # default: the loaded model's name
+    api_key: str | None = None
+    max_waiting_requests: int | None = None  # None: unbounded
+    max_request_bytes: int = 4 << 20
+    log_level: str = "info"
+
+
+def create_app(engine: InferenceEngine, server_config: ServerConfig | None = None,
+               manager: SchedulerManager | None = None) -> FastAPI:  # fmt: skip
+    cfg = server_config or ServerConfig()
+    metrics = ServerMetrics()
+    manager = manager or SchedulerManager(engine, metrics=metrics)
+    if manager.metrics is None:
+        manager.metrics = metrics
+    model_name = cfg.served_model_name or engine.loaded.name
+    tokenizer = engine.tokenizer
+    core = manager.core
+    # Longest output a request without max_tokens may ask for (beyond that it could never fit).
+    max_total_tokens = min(core.max_model_len, core.runner.capacity_tokens)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        manager.shutdown()
+
+    app = FastAPI(title="roseinfer", version="0.1.0", lifespan=lifespan)
+    app.state.manager, app.state.metrics, app.state.server_config = manager, metrics, cfg
+    app.add_middleware(BodySizeLimitMiddleware, max_bytes=cfg.max_request_bytes)
+    install_error_handlers(app)
+
+    async def check_api_key(request: Request) -> None:
+        if cfg.api_key is None:
+            return
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not secrets.compare_digest(
+            token.strip().encode(), cfg.api_key.encode()
+        ):
+            raise APIError(401, "invalid or missing API key: send 'Authorization: Bearer <key>'",
+                           code="invalid_api_key")  # fmt: skip
+
+    api = APIRouter(dependencies=[Depends(check_api_key)])
+
+    # ---- helpers -------------------------------------------------------------------------
+    async def parse(request: Request, model: type[BaseModel]) -> BaseModel:
+        body = await request.body()  # the size limit applies while this reads
+        try:
+            parsed = model.model_validate_json(body or b"{}")
+        except ValidationError as e:
+            raise from_validation_error(e.errors()) from None
+        if isinstance(parsed, P.RequestBase):
+            try:
+                parsed.check_unsupported()
+            except P.UnsupportedFieldError as e:
+                raise APIError(400, str(e), param=e.param, code="unsupported_field") from None
+        return parsed
+
+    def check_model(name: str | None) -> None:
+        if name is not None and name != model_name:
+            raise APIError(404, f"The model `{name}` does not exist (this server serves `{model_name}`).",
+                           param="model", code="model_not_found")  # fmt: skip
+
+    def check_capacity() -> None:
+        if not manager.is_alive():
+            raise APIError(503, "the engine is not running", code="engine_dead")
+        limit = cfg.max_waiting_requests
+        if limit is not None and manager.num_waiting >= limit:
+            raise APIError(503, f"server overloaded: {manager.num_waiting} requests are waiting (limit {limit})",
+                           code="server_overloaded", headers={"Retry-After": "1"})  # fmt: skip
+
+    def build_params(
+        body: P.SamplingRequest, prompt_len: int, default_max: int | None, i: int
+    ) -> SamplingParams:
+        max_tokens = body.max_completion_tokens or body.max_tokens or default_max
+        if max_tokens is None:  # chat without a limit: whatever room the context leaves
+            max_tokens = max_total_tokens - prompt_len
+            if max_tokens < 1:
+                raise APIError(400, f"prompt ({prompt_len} tokens) leaves no room to generate in the context "
+                                    f"window of {max_total_tokens} tokens", param="messages")  # fmt: skip
+        if body.min_tokens > max_tokens:
+            raise APIError(400, f"min_tokens ({body.min_tokens}) is larger than max_tokens ({max_tokens})",
+                           param="min_tokens")  # fmt: skip
+        try:
+            return SamplingParams(
+                max_new_tokens=max_tokens,
+                temperature=1.0 if body.temperature is None else body.temperature,
+                top_p=1.0 if body.top_p is None else body.top_p,
+                top_k=max(0, body.top_k or 0),
+                do_sample=True,
+                seed=None if body.seed is None else body.seed + i,
+                stop=tuple(body.stop_list),
+                stop_token_ids=tuple(body.stop_token_ids or ()),
+                stop_on_eos=not body.ignore_eos,
+                min_tokens=body.min_tokens,
+            )
+        except ValueError as e:
+            raise APIError(400, str(e)) from None
+
+    def submit_checks(requests: list[tuple[list[int], SamplingParams]]) -> None:
+        for ids, params in requests:
+            try:
+                manager.validate(ids, params)
+            except InvalidRequestError as e:
+                raise APIError(400, str(e), code="invalid_request") from None
+        check_capacity()
+
+    async def run_openai(
+        request: Request, body: P.SamplingRequest, prompts: list[list[int]], chat: bool
+    ) -> Response:
+        default_max = None if chat else 16
+        requests = [(ids, build_params(body, len(ids), default_max, i))
+                    for ids in prompts for i in range(body.n)]  # fmt: skip
+        submit_checks(requests)
+        rid, created = P.new_id("chatcmpl" if chat else "cmpl"), P.now()
+        prompt_tokens = sum(len(ids) for ids in prompts)
+        group = GenerationGroup(manager, tokenizer, requests)
+        if body.stream:
+            stream = sse_stream(
+                group, rid, created, model_name, chat, prompt_tokens, body.include_usage
+            )
+            return StreamingResponse(stream, media_type="text/event-stream", headers=SSE_HEADERS)
+        choices = await run_to_end(request, group)
+        if choices is None:
+            return Response(status_code=499)  # the client is gone: nobody reads this
+        make = P.chat_choice if chat else P.completion_choice
+        out = [make(c.index, c.text, c.finish_reason) for c in choices]
+        use = P.usage(prompt_tokens, group.num_output_tokens)
+        build = P.chat_response if chat else P.completion_response
+        return JSONResponse(build(rid, created, model_name, out, use))
+
+    # ---- endpoints -----------------------------------------------------------------------
+    @app.get("/health")
+    async def health() -> Response:
+        if not manager.is_alive():
+            return JSONResponse(
+                {"status": "error", "detail": "engine loop is not running"}, status_code=503
+            )
+        return JSONResponse({"status": "ok"})
+
+    @app.get("/metrics")
+    async def get_metrics() -> Response:
+        return Response(metrics.render(), media_type=metrics.content_type)
+
+    @api.get("/v1/models")
+    async def list_models() -> dict:
+        return {"object": "list", "data": [P.model_card(model_name, P.now(), core.max_model_len)]}
+
+    @api.post("/v1/completions")
+    async def completions(request: Request) -> Response:
+        body: P.CompletionRequest = await parse(request, P.CompletionRequest)
+        check_model(body.model)
+        return await run_openai(request, body, _completion_prompts(engine, body.prompt), chat=False)
+
+    @api.post("/v1/chat/completions")
+    async def chat_completions(request: Request) -> Response:
+        body: P.ChatCompletionRequest = await parse(request, P.ChatCompletionRequest)
+        check_model(body.model)
+        try:
+            messages = body.template_messages()
+        except P.UnsupportedFieldError as e:
+            raise APIError(400, str(e), param=e.param, code="invalid_value") from None
+        try:
+            ids = engine.encode_chat(messages)
+        except ValueError as e:  # TokenizerError: unknown role, template refused the messages
+            raise APIError(400, str(e), param="messages") from None
+        return await run_openai(request, body, [ids], chat=True)
+
+    @api.post("/generate")
+    async def generate(request: Request) -> Response:
+        body: P.GenerateRequest = await parse(request, P.GenerateRequest)
+        try:
+            ids = engine.encode_prompt(body.prompt)
+            params = SamplingParams(
+                max_new_tokens=body.max_new_tokens, temperature=body.temperature, top_k=body.top_k,
+                top_p=body.top_p, stop_on_eos=body.stop_on_eos, do_sample=body.do_sample, seed=body.seed,
+                stop=(body.stop,) if isinstance(body.stop, str) else tuple(body.stop or ()),
+            )  # fmt: skip
+        except ValueError as e:
+            raise APIError(400, str(e)) from None
+        submit_checks([(ids, params)])
+        group = GenerationGroup(manager, tokenizer, [(ids, params)])
+        if body.stream:
+            return StreamingResponse(text_stream(group), media_type="text/plain; charset=utf-8")
+        choices = await run_to_end(request, group)
+        if choices is None:
+            return Response(status_code=499)
+        (choice,) = choices
+        use = P.usage(len(ids), choice.num_output_tokens)
+        return JSONResponse(
+            {"text": choice.text, "finish_reason": choice.finish_reason, "usage": use}
+        )
+
+    app.include_router(api)
+    return app
+
+
+async def run_to_end(request: Request, group: GenerationGroup) -> list[Choice] | None:
+    """Generate every choice of a non-streamed request; None if the client disconnects first
+    (then, as on any error, the group's exit aborts what is still running)."""
+    async with group:
+        try:
+            return await until_disconnected(request, group.collect())
+        except ClientDisconnected:
+            return None
+        except RequestFailed as e:
+            raise APIError(500, f"generation failed: {e}", code="generation_failed") from None
+        except Exception as e:  # a bug while processing this request: it fails alone
+            logger.exception("error while processing a request")
+            raise APIError(500, f"internal error: {type(e).__name__}: {e}") from None
+
+
+def _completion_prompts(engine: InferenceEngine, prompt: str | list) -> list[list[int]]:
+    """Token ids of each prompt: a string, a list of strings, a token-id list or a list of those."""
+    if isinstance(prompt, str):
+        prompt = [prompt]
+    if not prompt:
+        raise APIError(400, "prompt must not be empty", param="prompt")
+    if all(isinstance(t, int) for t in prompt):
+        prompt = [prompt]
+    out = []
+    for i, p in enumerate(prompt):
+        try:
+            out.append(engine.encode_prompt(p) if isinstance(p, str) else list(p))
+        except ValueError as e:
+            raise APIError(
+                400, f"prompt[{i}]: {e}" if len(prompt) > 1 else str(e), param="prompt"
+            ) from None
+        if not out[-1]:
+            raise APIError(400, "prompt must not be empty", param="prompt")
+    return out

@@ -1,0 +1,103 @@
+"""`roseinfer serve` / `python -m roseinfer.server`: parse flags, load the model, run uvicorn.
+
+Engine flags come from `roseinfer.config.add_engine_args` (one flag per `EngineConfig` field,
+shared with `roseinfer generate` and `LLM(...)`); server flags from `add_server_args`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+from roseinfer.config import EngineConfig, add_engine_args
+
+logger = logging.getLogger("roseinfer.server")
+
+
+def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    g = parser.add_argument_group("server")
+    g.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
+    )
+    g.add_argument("--port", type=int, default=8000)
+    g.add_argument(
+        "--served-model-name", default=None, help="model name clients send (default: the model's)"
+    )
+    g.add_argument(
+        "--api-key",
+        default=os.environ.get("ROSEINFER_API_KEY"),
+        help="require 'Authorization: Bearer KEY' on /v1/* and /generate (default: $ROSEINFER_API_KEY)",
+    )
+    g.add_argument(
+        "--max-waiting-requests",
+        type=int,
+        default=None,
+        help="answer 503 + Retry-After while this many requests wait (default: no limit)",
+    )
+    g.add_argument(
+        "--max-request-bytes",
+        type=int,
+        default=4 << 20,
+        help="larger request bodies are refused with 413 before parsing (0: no limit; default 4 MiB)",
+    )
+    g.add_argument(
+        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
+    )
+    return parser
+
+
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=prog or "python -m roseinfer.server",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_server_args(parser)
+    add_engine_args(parser)
+    return parser
+
+
+def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    args = build_parser(prog).parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    if args.max_waiting_requests is not None and args.max_waiting_requests < 0:
+        print("error: --max-waiting-requests must be >= 0", file=sys.stderr)
+        return 2
+    try:
+        import uvicorn
+
+        from roseinfer.engine import InferenceEngine
+        from roseinfer.server.app import ServerConfig, create_app
+
+        engine_config = EngineConfig.from_args(args)
+        server_config = ServerConfig(
+            host=args.host, port=args.port, served_model_name=args.served_model_name, api_key=args.api_key,
+            max_waiting_requests=args.max_waiting_requests, max_request_bytes=args.max_request_bytes,
+            log_level=args.log_level,
+        )  # fmt: skip
+        engine = InferenceEngine(engine_config)
+        app = create_app(engine, server_config)
+    except (ValueError, OSError) as e:  # bad flag values, model not found, unreadable weights
+        print(f"roseinfer serve: error: {e}", file=sys.stderr)
+        return 1
+    core = app.state.manager.core
+    name = server_config.served_model_name or engine.loaded.name
+    logger.info(
+        "model %s (served as %r), dtype %s, device %s, context %d tokens",
+        engine.loaded.name, name, str(engine.loaded.dtype).removeprefix("torch."), engine_config.device,
+        core.max_model_len,
+    )  # fmt: skip
+    logger.info(
+        "KV cache: %d blocks x %d tokens = %d tokens; max %d running requests, %d tokens per step",
+        core.block_manager.num_blocks, engine_config.block_size, core.runner.capacity_tokens,
+        engine_config.max_num_seqs, engine_config.max_num_batched_tokens,
+    )  # fmt: skip
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    logger.info("serving on http://%s:%d (OpenAI API under /v1)%s", host, args.port,
+                ", API key required" if args.api_key else "")  # fmt: skip
+    uvicorn.run(
+        app, host=args.host, port=args.port, log_level=args.log_level, timeout_graceful_shutdown=5
+    )
+    return 0

@@ -1,0 +1,125 @@
+"""Failures inside the server, in-process (uvicorn in a thread, a tiny random model): an
+exception while processing one request fails that request only, an engine step that raises
+fails its batch, and in both cases the server goes on answering."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import socket
+import threading
+import time
+
+import httpx
+import openai
+import pytest
+import uvicorn
+
+from roseinfer.config import EngineConfig
+from roseinfer.engine import InferenceEngine
+from roseinfer.server import serving
+from roseinfer.server.app import ServerConfig, create_app
+
+POISON = 13  # requests with this max_tokens raise inside the handler's processing
+
+
+@pytest.fixture(scope="module")
+def live(tiny_model_dir):
+    engine = InferenceEngine(
+        EngineConfig(model=tiny_model_dir("llama"), dtype="float32", num_kv_blocks=64)
+    )
+    app = create_app(engine, ServerConfig())
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started
+    yield app, f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(15)
+
+
+@pytest.fixture
+def poisoned(monkeypatch):
+    real_feed = serving.Choice.feed
+
+    def feed(self, event):
+        if self.params.max_new_tokens == POISON and self.num_output_tokens >= 2:
+            raise ValueError("poisoned request")
+        return real_feed(self, event)
+
+    monkeypatch.setattr(serving.Choice, "feed", feed)
+
+
+def body(max_tokens: int, **extra) -> dict:
+    return {
+        "prompt": "Hello world",
+        "max_tokens": max_tokens,
+        "temperature": 0,
+        "ignore_eos": True,
+        **extra,
+    }
+
+
+def wait_idle(app, timeout: float = 10.0) -> bool:
+    manager = app.state.manager
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if (
+            manager.stats.num_running,
+            manager.stats.num_waiting,
+            manager.stats.num_used_blocks,
+        ) == (0, 0, 0):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_exception_in_one_request_fails_only_that_request(live, poisoned):
+    app, url = live
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        bad = pool.submit(httpx.post, url + "/v1/completions", json=body(POISON), timeout=60)
+        good = pool.submit(httpx.post, url + "/v1/completions", json=body(40), timeout=60)
+        bad, good = bad.result(), good.result()
+    assert bad.status_code == 500
+    assert "poisoned request" in bad.json()["error"]["message"]
+    assert good.status_code == 200 and good.json()["usage"]["completion_tokens"] == 40
+    client = openai.OpenAI(base_url=url + "/v1", api_key="x", max_retries=0, timeout=60)
+    model = client.models.list().data[0].id
+    with pytest.raises(openai.APIError, match="poisoned request"):
+        for _ in client.completions.create(
+            model=model, prompt="Hello", max_tokens=POISON, stream=True
+        ):
+            pass
+    assert wait_idle(app)  # the failed requests were aborted, their blocks freed
+    assert httpx.post(url + "/v1/completions", json=body(4), timeout=60).status_code == 200
+
+
+def test_engine_step_failure_fails_the_batch_and_serving_goes_on(live, monkeypatch):
+    app, url = live
+    manager = app.state.manager
+    real_step = manager.scheduler.step
+    failures = {"left": 1}
+
+    def flaky_step():
+        if failures["left"] and manager.scheduler.core.stats().num_running:
+            failures["left"] -= 1
+            raise RuntimeError("device on fire")
+        return real_step()
+
+    monkeypatch.setattr(manager.scheduler, "step", flaky_step)
+    r = httpx.post(url + "/v1/completions", json=body(30), timeout=60)
+    assert r.status_code == 500
+    assert "engine step failed: RuntimeError: device on fire" in r.json()["error"]["message"]
+    failures["left"] = 1
+    with httpx.stream("POST", url + "/v1/completions", json=body(30, stream=True), timeout=60) as s:
+        lines = [line for line in s.iter_lines() if line.startswith("data: ")]
+    assert "device on fire" in lines[-2] and lines[-1] == "data: [DONE]"
+    assert manager.is_alive() and wait_idle(app)
+    r = httpx.post(url + "/v1/completions", json=body(5), timeout=60)
+    assert r.status_code == 200 and r.json()["usage"]["completion_tokens"] == 5
+    assert httpx.get(url + "/health").json() == {"status": "ok"}
