@@ -48,10 +48,11 @@ class Sampler:
         num_outputs: Seq[int],  # tokens each row has generated so far (for min_tokens)
     ) -> torch.Tensor:  # [B] int64
         logits = logits.float()
-        block_stop = [i for i, p in enumerate(params) if num_outputs[i] < p.min_tokens]
-        if block_stop and self.stop_token_ids.numel():
-            rows = torch.tensor(block_stop, device=logits.device)
-            logits[rows.unsqueeze(1), self.stop_token_ids.unsqueeze(0)] = float("-inf")
+        for i, p in enumerate(params):
+            if num_outputs[i] < p.min_tokens:  # no stop token (the model's or the request's) yet
+                logits[i, self.stop_token_ids] = float("-inf")
+                if p.stop_token_ids:
+                    logits[i, list(p.stop_token_ids)] = float("-inf")
         greedy = [p.greedy for p in params]
         greedy_ids = logits.argmax(dim=-1)
         if all(greedy):
