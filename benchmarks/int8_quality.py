@@ -1,0 +1,97 @@
+"""Quality of weight-only int8 (`--quantization int8`) against bf16 on the same model.
+
+Reports greedy token agreement on a prompt set and the perplexity of a small text under each.
+
+    .venv/bin/python benchmarks/int8_quality.py [--model smollm2] [--max-new-tokens 64]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import torch
+
+from roseinfer.config import SamplingParams
+from roseinfer.engine import InferenceEngine
+from roseinfer.engine.block_manager import BlockManager
+from roseinfer.engine.model_runner import ModelRunner
+from roseinfer.engine.scheduler import ScheduledSequence
+from roseinfer.engine.sequence import Sequence
+
+PROMPTS = [
+    "What is the capital of France?",
+    "Write a short poem about the sea.",
+    "Explain what a CPU cache is in two sentences.",
+    "List three fruits.",
+    "How do I reverse a list in Python?",
+    "Who wrote Romeo and Juliet?",
+    "Give me a tip for learning a new language.",
+    "What is 12 times 7?",
+]
+
+TEXT = (
+    "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. It is named "
+    "after the engineer Gustave Eiffel, whose company designed and built the tower from 1887 to 1889. "
+    "Locally nicknamed the Iron Lady, it was constructed as the centrepiece of the 1889 World's Fair, and to "
+    "crown the centennial anniversary of the French Revolution. Although initially criticised by some of "
+    "France's leading artists and intellectuals for its design, it has since become a global cultural icon "
+    "of France and one of the most recognisable structures in the world."
+)
+
+
+def perplexity(engine: InferenceEngine, text: str) -> float:
+    ids = engine.tokenizer.encode(text)
+    blocks = BlockManager(-(-len(ids) // 16), 16, enable_prefix_cache=False)
+    runner = ModelRunner(
+        engine.model,
+        engine.model_config,
+        blocks.num_blocks,
+        16,
+        engine.device,
+        engine.loaded.dtype,
+        engine._sampler,
+    )
+    seq = Sequence(0, ids, len(ids), SamplingParams())
+    blocks.allocate(seq, len(ids))
+    logits = runner.compute_logits([ScheduledSequence(seq, len(ids))], all_positions=True)  # [T, V]
+    nll = torch.nn.functional.cross_entropy(logits[:-1], torch.tensor(ids[1:]))
+    return math.exp(nll.item())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--model", default="smollm2")
+    parser.add_argument("--max-new-tokens", type=int, default=64)
+    args = parser.parse_args()
+    engines = {
+        q: InferenceEngine(model=args.model, dtype="bfloat16", quantization=q)
+        for q in ("none", "int8")
+    }
+    params = SamplingParams(max_new_tokens=args.max_new_tokens, do_sample=False)
+    same = total = identical = 0
+    for prompt in PROMPTS:
+        outs = {
+            q: e.generate_ids(e.encode_chat([{"role": "user", "content": prompt}]), params)
+            for q, e in engines.items()
+        }
+        a, b = outs["none"], outs["int8"]
+        # Agreement up to the first divergence, then the rest counts as disagreeing.
+        prefix = next(
+            (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+        )
+        same += prefix
+        total += max(len(a), len(b))
+        identical += a == b
+    ppl = {q: perplexity(e, TEXT) for q, e in engines.items()}
+    print(f"prompts: {len(PROMPTS)}, greedy outputs identical: {identical}/{len(PROMPTS)}")
+    print(f"token agreement (up to first divergence): {same}/{total} = {same / total:.1%}")
+    print(
+        f"perplexity bf16: {ppl['none']:.3f}  int8: {ppl['int8']:.3f}  change: {ppl['int8'] / ppl['none'] - 1:+.2%}"
+    )
+
+
+if __name__ == "__main__":
+    main()
