@@ -100,17 +100,17 @@ class ModelRunner:
     @torch.inference_mode()
     def compute_logits(self, batch: Seq[ScheduledSequence], all_positions: bool = False) -> torch.Tensor:
         """Forward the step; logits [num sampling seqs, vocab] for the sequences that sample
-        (or [N, vocab] for every new token with `all_positions`, to score text)."""
+        (or [N, vocab] for every new token with `all_positions`, to score text), in the model dtype."""
         input_ids, positions, meta, sample_rows = self.prepare(batch)
         self.backend.prepare(meta)
         ctx = ForwardContext(meta=meta, backend=self.backend, k_caches=self.k_caches, v_caches=self.v_caches)
         hidden = self.model(input_ids, positions, ctx)  # [N, hidden]
         if all_positions:
-            return self.model.compute_logits(hidden).float()
+            return self.model.compute_logits(hidden)
         if not sample_rows:
             return hidden.new_empty(0, self.model_config.vocab_size)
         rows = torch.tensor(sample_rows, dtype=torch.long, device=self.device)
-        return self.model.compute_logits(hidden[rows]).float()  # [B, V]
+        return self.model.compute_logits(hidden[rows])  # [B, V], in the model dtype
 
     @torch.inference_mode()
     def run(self, batch: Seq[ScheduledSequence]) -> list[int]:

@@ -47,16 +47,17 @@ class Sampler:
         generators: Seq[torch.Generator | None],
         num_outputs: Seq[int],  # tokens each row has generated so far (for min_tokens)
     ) -> torch.Tensor:  # [B] int64
-        logits = logits.float()
         for i, p in enumerate(params):
             if num_outputs[i] < p.min_tokens:  # no stop token (the model's or the request's) yet
                 logits[i, self.stop_token_ids] = float("-inf")
                 if p.stop_token_ids:
                     logits[i, list(p.stop_token_ids)] = float("-inf")
         greedy = [p.greedy for p in params]
+        # Argmax on the model-dtype logits: the same values, so the same token, with no fp32 copy.
         greedy_ids = logits.argmax(dim=-1)
         if all(greedy):
             return greedy_ids
+        logits = logits.float()
         temps = torch.tensor([1.0 if g else p.temperature for g, p in zip(greedy, params, strict=True)],
                              device=logits.device)
         logits = logits / temps.unsqueeze(1)
