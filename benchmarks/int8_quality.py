@@ -54,7 +54,9 @@ def perplexity(engine: InferenceEngine, text: str) -> float:
     )
     seq = Sequence(0, ids, len(ids), SamplingParams())
     blocks.allocate(seq, len(ids))
-    logits = runner.compute_logits([ScheduledSequence(seq, len(ids))], all_positions=True).float()  # [T, V]
+    logits = runner.compute_logits(
+        [ScheduledSequence(seq, len(ids))], all_positions=True
+    ).float()  # [T, V]
     nll = torch.nn.functional.cross_entropy(logits[:-1], torch.tensor(ids[1:]))
     return math.exp(nll.item())
 

@@ -5,7 +5,13 @@ from roseinfer.engine import InferenceEngine, InferenceSession, OfflineScheduler
 from roseinfer.llm import LLM, RequestOutput
 
 __all__ = [
-    "LLM", "EngineConfig", "InferenceEngine", "InferenceSession", "OfflineScheduler", "OnlineScheduler",
-    "RequestOutput", "SamplingParams",
+    "LLM",
+    "EngineConfig",
+    "InferenceEngine",
+    "InferenceSession",
+    "OfflineScheduler",
+    "OnlineScheduler",
+    "RequestOutput",
+    "SamplingParams",
 ]
 __version__ = "0.1.0"

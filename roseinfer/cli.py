@@ -25,8 +25,12 @@ def sampling_params(args: argparse.Namespace):
     from roseinfer.config import SamplingParams
 
     return SamplingParams(
-        max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
-        do_sample=args.temperature > 0, stop_on_eos=not args.ignore_eos,
+        max_new_tokens=args.max_new_tokens,
+        temperature=args.temperature,
+        top_k=args.top_k,
+        top_p=args.top_p,
+        do_sample=args.temperature > 0,
+        stop_on_eos=not args.ignore_eos,
     )
 
 
@@ -55,7 +59,10 @@ def cmd_chat(args: argparse.Namespace) -> int:
     params = sampling_params(args)
     engine = InferenceEngine(EngineConfig.from_args(args))
     history: list[dict] = [{"role": "system", "content": args.system}] if args.system else []
-    print("roseinfer chat: type a message, /reset to clear the history, Ctrl-D to quit.", file=sys.stderr)
+    print(
+        "roseinfer chat: type a message, /reset to clear the history, Ctrl-D to quit.",
+        file=sys.stderr,
+    )
     while True:
         try:
             line = input("> ").strip()
@@ -93,7 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     gen = sub.add_parser("generate", help="generate text for one prompt")
     gen.add_argument("--prompt", required=True)
-    gen.add_argument("--chat", action="store_true", help="wrap the prompt in the model's chat template")
+    gen.add_argument(
+        "--chat", action="store_true", help="wrap the prompt in the model's chat template"
+    )
     add_sampling_args(gen)
     add_engine_args(gen)
     gen.set_defaults(func=cmd_generate)
@@ -104,7 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_engine_args(chat)
     chat.set_defaults(func=cmd_chat)
 
-    sub.add_parser("serve", help="OpenAI-compatible server (see `roseinfer serve --help`)", add_help=False)
+    sub.add_parser(
+        "serve", help="OpenAI-compatible server (see `roseinfer serve --help`)", add_help=False
+    )
     sub.add_parser("bench", help="benchmarks (see `roseinfer bench --help`)", add_help=False)
     return parser
 

@@ -48,7 +48,9 @@ class SamplingParams:
             raise ValueError(
                 f"min_tokens must be in [0, max_new_tokens={self.max_new_tokens}], got {self.min_tokens}"
             )
-        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
+        if self.seed is not None and (
+            isinstance(self.seed, bool) or not isinstance(self.seed, int)
+        ):
             raise ValueError(f"seed must be an integer, got {self.seed!r}")
         if isinstance(self.stop, str):
             object.__setattr__(self, "stop", (self.stop,))
@@ -94,9 +96,7 @@ class EngineConfig:
         default=None, metadata={"help": "context window (default: the model's)"}
     )
     block_size: int = field(default=16, metadata={"help": "tokens per KV-cache block"})
-    kv_cache_memory: float = field(
-        default=1.0, metadata={"help": "KV-cache memory budget in GiB"}
-    )
+    kv_cache_memory: float = field(default=1.0, metadata={"help": "KV-cache memory budget in GiB"})
     num_kv_blocks: int | None = field(
         default=None, metadata={"help": "exact number of KV blocks (overrides --kv-cache-memory)"}
     )
@@ -115,7 +115,9 @@ class EngineConfig:
         if self.dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {DTYPES}, got {self.dtype!r}")
         if self.quantization not in QUANTIZATIONS:
-            raise ValueError(f"quantization must be one of {QUANTIZATIONS}, got {self.quantization!r}")
+            raise ValueError(
+                f"quantization must be one of {QUANTIZATIONS}, got {self.quantization!r}"
+            )
         if not (self.device == "cpu" or self.device.startswith("cuda")):
             raise ValueError(f"device must be 'cpu' or 'cuda[:N]', got {self.device!r}")
         sources = [s for s in (self.model, self.hf_model_id, self.checkpoint_path) if s]
@@ -139,7 +141,9 @@ class EngineConfig:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, **overrides: Any) -> EngineConfig:
-        kwargs = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)}
+        kwargs = {
+            f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)
+        }
         kwargs.update(overrides)
         return cls(**kwargs)
 
@@ -153,7 +157,11 @@ def add_engine_args(parser: argparse.ArgumentParser, **defaults: Any) -> argpars
         flag = "--" + f.name.replace("_", "-")
         if f.name == "enable_prefix_cache":
             group.add_argument(
-                "--no-prefix-cache", dest=f.name, action="store_false", default=default, help="disable prefix caching"
+                "--no-prefix-cache",
+                dest=f.name,
+                action="store_false",
+                default=default,
+                help="disable prefix caching",
             )
         elif f.type in ("bool",):
             group.add_argument(flag, action="store_true", default=default, help=help_text)

@@ -94,7 +94,9 @@ class LLM:
         ids = [self.engine.encode_chat(list(conv)) for conv in conversations]
         return self._run(ids, sampling_params, use_tqdm)
 
-    def _run(self, prompt_ids: list[list[int]], sampling_params, use_tqdm: bool) -> list[RequestOutput]:
+    def _run(
+        self, prompt_ids: list[list[int]], sampling_params, use_tqdm: bool
+    ) -> list[RequestOutput]:
         params = sampling_params if sampling_params is not None else SamplingParams()
         if isinstance(params, SamplingParams):
             params = [params] * len(prompt_ids)
@@ -131,7 +133,9 @@ class LLM:
             e2e_latency=(seq.finish_time or seq.arrival_time) - seq.arrival_time,
             num_cached_tokens=seq.num_cached_tokens,
         )
-        return RequestOutput(t.index, seq.prompt_token_ids, t.text, seq.output_token_ids, reason, metrics)
+        return RequestOutput(
+            t.index, seq.prompt_token_ids, t.text, seq.output_token_ids, reason, metrics
+        )
 
     def reset_prefix_cache(self) -> None:
         self.core.block_manager.reset_prefix_cache()

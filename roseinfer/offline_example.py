@@ -13,7 +13,9 @@ from roseinfer.config import EngineConfig, add_engine_args
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--prompts", nargs="+", required=True)
     parser.add_argument("--max-new-tokens", type=int, default=64)
     parser.add_argument("--temperature", type=float, default=1.0)
@@ -28,8 +30,14 @@ def main(argv: list[str] | None = None) -> int:
         engine = InferenceEngine(EngineConfig.from_args(args))
         scheduler = OfflineScheduler(engine)
         rids = [
-            scheduler.add_request(p, max_new_tokens=args.max_new_tokens, temperature=args.temperature,
-                                  top_k=args.top_k, top_p=args.top_p, do_sample=args.do_sample)
+            scheduler.add_request(
+                p,
+                max_new_tokens=args.max_new_tokens,
+                temperature=args.temperature,
+                top_k=args.top_k,
+                top_p=args.top_p,
+                do_sample=args.do_sample,
+            )
             for p in args.prompts
         ]
         outputs = scheduler.run()

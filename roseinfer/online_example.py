@@ -15,9 +15,18 @@ from roseinfer.config import EngineConfig, add_engine_args
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--prompts", nargs="+", default=["Tell me a joke.", "What is the capital of France?",
-                                                         "Write a haiku about the sea."])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--prompts",
+        nargs="+",
+        default=[
+            "Tell me a joke.",
+            "What is the capital of France?",
+            "Write a haiku about the sea.",
+        ],
+    )
     parser.add_argument("--chat", action="store_true", default=True)
     parser.add_argument("--no-chat", dest="chat", action="store_false")
     parser.add_argument("--max-new-tokens", type=int, default=48)
@@ -38,10 +47,17 @@ def main(argv: list[str] | None = None) -> int:
         while pending or scheduler.has_unfinished():
             if pending and step % max(1, args.stagger) == 0:
                 prompt = pending.pop(0)
-                ids = (engine.encode_chat([{"role": "user", "content": prompt}]) if args.chat
-                       else engine.encode_prompt(prompt))
-                rid = scheduler.add_request(prompt_token_ids=ids, max_new_tokens=args.max_new_tokens,
-                                            temperature=args.temperature, do_sample=args.temperature > 0)
+                ids = (
+                    engine.encode_chat([{"role": "user", "content": prompt}])
+                    if args.chat
+                    else engine.encode_prompt(prompt)
+                )
+                rid = scheduler.add_request(
+                    prompt_token_ids=ids,
+                    max_new_tokens=args.max_new_tokens,
+                    temperature=args.temperature,
+                    do_sample=args.temperature > 0,
+                )
                 detoks[rid] = IncrementalDetokenizer(engine.tokenizer)
                 detoks[rid].start_prompt(ids)
                 texts[rid] = ""

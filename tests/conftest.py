@@ -31,45 +31,98 @@ def build_tokenizer(vocab_size: int = 384):
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
     )
     tok.train_from_iterator(CORPUS, trainer)
     fast = PreTrainedTokenizerFast(
-        tokenizer_object=tok, eos_token="<|endoftext|>", bos_token="<|endoftext|>", unk_token="<|endoftext|>"
+        tokenizer_object=tok,
+        eos_token="<|endoftext|>",
+        bos_token="<|endoftext|>",
+        unk_token="<|endoftext|>",
     )
     fast.chat_template = CHAT_TEMPLATE
     return fast
 
 
 TINY_CONFIGS = {
-    "gpt2": dict(architectures=["GPT2LMHeadModel"], model_type="gpt2", n_embd=64, n_layer=2, n_head=4, n_positions=256),
+    "gpt2": dict(
+        architectures=["GPT2LMHeadModel"],
+        model_type="gpt2",
+        n_embd=64,
+        n_layer=2,
+        n_head=4,
+        n_positions=256,
+    ),
     "llama": dict(
-        architectures=["LlamaForCausalLM"], model_type="llama", hidden_size=64, intermediate_size=128,
-        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
-        rope_theta=500000.0, tie_word_embeddings=False,
-        rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-                      "original_max_position_embeddings": 64},
+        architectures=["LlamaForCausalLM"],
+        model_type="llama",
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        rope_theta=500000.0,
+        tie_word_embeddings=False,
+        rope_scaling={
+            "rope_type": "llama3",
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": 64,
+        },
     ),
     "llama_tied": dict(
-        architectures=["LlamaForCausalLM"], model_type="llama", hidden_size=64, intermediate_size=128,
-        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=1, max_position_embeddings=256,
-        rope_theta=100000.0, tie_word_embeddings=True,
+        architectures=["LlamaForCausalLM"],
+        model_type="llama",
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=1,
+        max_position_embeddings=256,
+        rope_theta=100000.0,
+        tie_word_embeddings=True,
     ),
     "mistral": dict(
-        architectures=["MistralForCausalLM"], model_type="mistral", hidden_size=64, intermediate_size=128,
-        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
-        sliding_window=None, tie_word_embeddings=False,
+        architectures=["MistralForCausalLM"],
+        model_type="mistral",
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        sliding_window=None,
+        tie_word_embeddings=False,
     ),
     "qwen2": dict(
-        architectures=["Qwen2ForCausalLM"], model_type="qwen2", hidden_size=64, intermediate_size=128,
-        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
-        tie_word_embeddings=False, use_sliding_window=False,
+        architectures=["Qwen2ForCausalLM"],
+        model_type="qwen2",
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        tie_word_embeddings=False,
+        use_sliding_window=False,
     ),
     "qwen3": dict(
-        architectures=["Qwen3ForCausalLM"], model_type="qwen3", hidden_size=64, intermediate_size=128,
-        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
-        max_position_embeddings=256, tie_word_embeddings=False, use_sliding_window=False,
+        architectures=["Qwen3ForCausalLM"],
+        model_type="qwen3",
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=16,
+        max_position_embeddings=256,
+        tie_word_embeddings=False,
+        use_sliding_window=False,
     ),
 }
 
@@ -83,8 +136,11 @@ def make_tiny_model(kind: str, path: str, seed: int = 0) -> str:
     arch = cfg.pop("architectures")[0]
     model_type = cfg.pop("model_type")
     config = transformers.AutoConfig.for_model(
-        model_type, vocab_size=len(tokenizer), bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id, **cfg,
+        model_type,
+        vocab_size=len(tokenizer),
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        **cfg,
     )
     torch.manual_seed(seed)
     model = getattr(transformers, arch)(config).eval()

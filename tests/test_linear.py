@@ -28,7 +28,10 @@ def test_int8_linear_is_close_and_halves_bytes() -> None:
     x = torch.randn(5, 128, dtype=torch.bfloat16)
     q = Int8Linear(lin)
     assert q.qweight.dtype == torch.int8
-    assert q.qweight.numel() * q.qweight.element_size() * 2 == lin.weight.numel() * lin.weight.element_size()
+    assert (
+        q.qweight.numel() * q.qweight.element_size() * 2
+        == lin.weight.numel() * lin.weight.element_size()
+    )
     ref = F.linear(x.float(), lin.weight.float(), lin.bias.float())
     err = (q(x).float() - ref).abs().max() / ref.abs().max()
     assert err < 0.03

@@ -5,6 +5,11 @@ from roseinfer.engine.llm_engine import InvalidRequestError, LLMEngine, StepOutp
 from roseinfer.engine.schedulers import OfflineScheduler, OnlineScheduler
 
 __all__ = [
-    "InferenceEngine", "InferenceSession", "InvalidRequestError", "LLMEngine", "OfflineScheduler",
-    "OnlineScheduler", "StepOutput",
+    "InferenceEngine",
+    "InferenceSession",
+    "InvalidRequestError",
+    "LLMEngine",
+    "OfflineScheduler",
+    "OnlineScheduler",
+    "StepOutput",
 ]

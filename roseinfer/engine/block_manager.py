@@ -101,6 +101,13 @@ class BlockManager:
         self.prefix_hits += cached
         return cached
 
+    def unmatch(self, seq: SequenceLike) -> None:
+        """Undo `match_prefix` for a sequence that could not be admitted after all: it gives its
+        blocks back and its lookup is not counted (it will be looked up again)."""
+        self.prefix_queries -= len(seq.token_ids)
+        self.prefix_hits -= len(seq.block_table) * self.block_size
+        self.free(seq)
+
     def cache_computed_blocks(self, seq: SequenceLike) -> None:
         """Register the sequence's full blocks whose K/V is now computed."""
         if not self.enable_prefix_cache:

@@ -8,14 +8,15 @@ batched schedulers.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence as Seq
+from collections.abc import Iterator
+from collections.abc import Sequence as Seq
 
 import torch
 
 from roseinfer.config import EngineConfig, SamplingParams
 from roseinfer.detokenizer import IncrementalDetokenizer
 from roseinfer.engine.block_manager import BlockManager
-from roseinfer.engine.llm_engine import InvalidRequestError, LLMEngine
+from roseinfer.engine.llm_engine import InvalidRequestError, LLMEngine, check_prompt_ids
 from roseinfer.engine.model_runner import ModelRunner
 from roseinfer.engine.scheduler import ScheduledSequence
 from roseinfer.engine.sequence import Sequence
@@ -26,7 +27,9 @@ from roseinfer.loader import LoadedModel, load_model
 class InferenceEngine:
     """A loaded model and tokenizer; `generate` runs one request, `new_core` a batched engine."""
 
-    def __init__(self, config: EngineConfig | None = None, loaded: LoadedModel | None = None, **overrides) -> None:
+    def __init__(
+        self, config: EngineConfig | None = None, loaded: LoadedModel | None = None, **overrides
+    ) -> None:
         config = config or EngineConfig()
         if overrides:
             config = dataclasses.replace(config, **overrides)
@@ -37,8 +40,10 @@ class InferenceEngine:
         self.tokenizer = self.loaded.tokenizer
         self.eos_token_id = self.tokenizer.eos_token_id
         self.device = config.device
-        self.max_model_len = min(config.max_model_len or self.model_config.max_position_embeddings,
-                                 self.model_config.max_position_embeddings)
+        self.max_model_len = min(
+            config.max_model_len or self.model_config.max_position_embeddings,
+            self.model_config.max_position_embeddings,
+        )
         self._sampler = Sampler(config.device, config.seed, self.tokenizer.stop_token_ids)
 
     def new_core(self, **overrides) -> LLMEngine:
@@ -70,13 +75,33 @@ class InferenceEngine:
             pass
         return list(session.generated_ids)
 
-    def stream_generate(self, prompt: str, max_new_tokens: int = 64, temperature: float = 1.0, top_k: int = 0,
-                        top_p: float = 1.0, stop_on_eos: bool = True, do_sample: bool = False,
-                        seed: int | None = None, chat: bool = False) -> Iterator[str]:
+    def stream_generate(
+        self,
+        prompt: str,
+        max_new_tokens: int = 64,
+        temperature: float = 1.0,
+        top_k: int = 0,
+        top_p: float = 1.0,
+        stop_on_eos: bool = True,
+        do_sample: bool = False,
+        seed: int | None = None,
+        chat: bool = False,
+    ) -> Iterator[str]:
         """Yield text pieces as tokens are generated."""
-        params = SamplingParams(max_new_tokens=max_new_tokens, temperature=temperature, top_k=top_k, top_p=top_p,
-                                stop_on_eos=stop_on_eos, do_sample=do_sample, seed=seed)
-        ids = self.encode_chat([{"role": "user", "content": prompt}]) if chat else self.encode_prompt(prompt)
+        params = SamplingParams(
+            max_new_tokens=max_new_tokens,
+            temperature=temperature,
+            top_k=top_k,
+            top_p=top_p,
+            stop_on_eos=stop_on_eos,
+            do_sample=do_sample,
+            seed=seed,
+        )
+        ids = (
+            self.encode_chat([{"role": "user", "content": prompt}])
+            if chat
+            else self.encode_prompt(prompt)
+        )
         detok = IncrementalDetokenizer(self.tokenizer)
         detok.start_prompt(ids)
         for token in self.new_session(params).iter_tokens(ids):
@@ -87,29 +112,72 @@ class InferenceEngine:
         if tail:
             yield tail
 
-    def generate(self, prompt: str, max_new_tokens: int = 64, temperature: float = 1.0, top_k: int = 0,
-                 top_p: float = 1.0, stop_on_eos: bool = True, do_sample: bool = False,
-                 seed: int | None = None, chat: bool = False) -> str:
+    def generate(
+        self,
+        prompt: str,
+        max_new_tokens: int = 64,
+        temperature: float = 1.0,
+        top_k: int = 0,
+        top_p: float = 1.0,
+        stop_on_eos: bool = True,
+        do_sample: bool = False,
+        seed: int | None = None,
+        chat: bool = False,
+    ) -> str:
         """The generated text (without the prompt)."""
-        return "".join(self.stream_generate(prompt, max_new_tokens, temperature, top_k, top_p, stop_on_eos,
-                                            do_sample, seed, chat))
+        return "".join(
+            self.stream_generate(
+                prompt,
+                max_new_tokens,
+                temperature,
+                top_k,
+                top_p,
+                stop_on_eos,
+                do_sample,
+                seed,
+                chat,
+            )
+        )
 
-    def generate_batch(self, prompts: Seq[str], max_new_tokens: int = 64, temperature: float = 1.0, top_k: int = 0,
-                       top_p: float = 1.0, stop_on_eos: bool = True, do_sample: bool = False) -> list[str]:
+    def generate_batch(
+        self,
+        prompts: Seq[str],
+        max_new_tokens: int = 64,
+        temperature: float = 1.0,
+        top_k: int = 0,
+        top_p: float = 1.0,
+        stop_on_eos: bool = True,
+        do_sample: bool = False,
+    ) -> list[str]:
         """Generated texts of many prompts, batched over the paged cache."""
         from roseinfer.engine.schedulers import OfflineScheduler
 
         scheduler = OfflineScheduler(self)
-        rids = [scheduler.add_request(p, max_new_tokens, temperature, top_k, top_p, stop_on_eos, do_sample)
-                for p in prompts]
+        rids = [
+            scheduler.add_request(
+                p, max_new_tokens, temperature, top_k, top_p, stop_on_eos, do_sample
+            )
+            for p in prompts
+        ]
         scheduler.run()
         return [self.tokenizer.decode(scheduler.get_generated_ids(r)) for r in rids]
 
-    def _sample_next_token(self, logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0,
-                           do_sample: bool = False, generator: torch.Generator | None = None) -> int:
+    def _sample_next_token(
+        self,
+        logits: torch.Tensor,
+        temperature: float = 1.0,
+        top_k: int = 0,
+        top_p: float = 1.0,
+        do_sample: bool = False,
+        generator: torch.Generator | None = None,
+    ) -> int:
         """Sample one token from logits [V] or [1, V]."""
-        params = SamplingParams(temperature=temperature, top_k=top_k, top_p=top_p, do_sample=do_sample)
-        return int(self._sampler(logits.reshape(1, -1), [params], [generator], [params.min_tokens])[0])
+        params = SamplingParams(
+            temperature=temperature, top_k=top_k, top_p=top_p, do_sample=do_sample
+        )
+        return int(
+            self._sampler(logits.reshape(1, -1), [params], [generator], [params.min_tokens])[0]
+        )
 
 
 class InferenceSession:
@@ -127,10 +195,25 @@ class InferenceSession:
         self._blocks: BlockManager | None = None
         self._generator: torch.Generator | None = None
 
-    def set_generation_config(self, max_new_tokens: int, temperature: float, top_k: int, top_p: float,
-                              do_sample: bool, stop_on_eos: bool, seed: int | None = None) -> None:
-        self.params = SamplingParams(max_new_tokens=max_new_tokens, temperature=temperature, top_k=top_k,
-                                     top_p=top_p, do_sample=do_sample, stop_on_eos=stop_on_eos, seed=seed)
+    def set_generation_config(
+        self,
+        max_new_tokens: int,
+        temperature: float,
+        top_k: int,
+        top_p: float,
+        do_sample: bool,
+        stop_on_eos: bool,
+        seed: int | None = None,
+    ) -> None:
+        self.params = SamplingParams(
+            max_new_tokens=max_new_tokens,
+            temperature=temperature,
+            top_k=top_k,
+            top_p=top_p,
+            do_sample=do_sample,
+            stop_on_eos=stop_on_eos,
+            seed=seed,
+        )
 
     def all_token_ids(self) -> list[int]:
         return self.input_ids + self.generated_ids
@@ -143,9 +226,8 @@ class InferenceSession:
         if isinstance(input_ids, torch.Tensor):
             input_ids = input_ids.reshape(-1).tolist()
         ids = list(input_ids)
-        if not ids:
-            raise InvalidRequestError("prompt is empty")
         eng = self.engine
+        check_prompt_ids(ids, eng.model_config.vocab_size)
         total = len(ids) + self.params.max_new_tokens
         if total > eng.max_model_len:
             raise InvalidRequestError(
@@ -154,8 +236,16 @@ class InferenceSession:
             )
         block_size = eng.config.block_size
         self._blocks = BlockManager(-(-total // block_size), block_size, enable_prefix_cache=False)
-        self._runner = ModelRunner(eng.model, eng.model_config, self._blocks.num_blocks, block_size, eng.device,
-                                   eng.loaded.dtype, eng._sampler, eng.config.attention_backend)
+        self._runner = ModelRunner(
+            eng.model,
+            eng.model_config,
+            self._blocks.num_blocks,
+            block_size,
+            eng.device,
+            eng.loaded.dtype,
+            eng._sampler,
+            eng.config.attention_backend,
+        )
         self._generator = eng._sampler.new_request_state(self.params)
         self.input_ids = ids
         self._seq = Sequence(0, list(ids), len(ids), self.params)
@@ -197,7 +287,9 @@ class InferenceSession:
         self.step_count += 1
         p = self.params
         stop_ids = self.engine.tokenizer.stop_token_ids
-        if self.step_count >= p.min_tokens and ((p.stop_on_eos and token in stop_ids) or token in p.stop_token_ids):
+        if self.step_count >= p.min_tokens and (
+            (p.stop_on_eos and token in stop_ids) or token in p.stop_token_ids
+        ):
             self.finished = True
         if self.step_count >= p.max_new_tokens:
             self.finished = True

@@ -26,6 +26,16 @@ class InvalidRequestError(ValueError):
     """A request the engine refuses at submission; nothing else is disturbed."""
 
 
+def check_prompt_ids(prompt_token_ids: list[int], vocab_size: int) -> None:
+    if not prompt_token_ids:
+        raise InvalidRequestError("prompt is empty")
+    if any(
+        isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < vocab_size
+        for t in prompt_token_ids
+    ):
+        raise InvalidRequestError(f"prompt token ids must be integers in [0, {vocab_size})")
+
+
 @dataclass(frozen=True)
 class StepOutput:
     seq: Sequence
@@ -50,25 +60,39 @@ class LLMEngine:
         self.config = config
         self.tokenizer = loaded.tokenizer
         self.model_config = mc = loaded.model_config
-        self.max_model_len = min(config.max_model_len or mc.max_position_embeddings, mc.max_position_embeddings)
+        self.max_model_len = min(
+            config.max_model_len or mc.max_position_embeddings, mc.max_position_embeddings
+        )
         num_blocks = config.num_kv_blocks or num_blocks_for_budget(
             mc, config.block_size, loaded.dtype, config.kv_cache_memory
         )
         self.stop_token_ids = frozenset(self.tokenizer.stop_token_ids)
         sampler = Sampler(config.device, config.seed, self.stop_token_ids)
         self.runner = ModelRunner(
-            loaded.model, mc, num_blocks, config.block_size, config.device, loaded.dtype, sampler,
+            loaded.model,
+            mc,
+            num_blocks,
+            config.block_size,
+            config.device,
+            loaded.dtype,
+            sampler,
             config.attention_backend,
         )
         self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_cache)
         self.scheduler = Scheduler(
-            self.block_manager, config.max_num_seqs, config.max_num_batched_tokens, self.max_model_len
+            self.block_manager,
+            config.max_num_seqs,
+            config.max_num_batched_tokens,
+            self.max_model_len,
         )
         self._next_seq_id = 0
         self.last_step = EngineStats(0, 0, 0, num_blocks, 0.0)
         logger.info(
             "KV cache: %d blocks x %d tokens = %d tokens (%s)",
-            num_blocks, config.block_size, self.runner.capacity_tokens, loaded.dtype,
+            num_blocks,
+            config.block_size,
+            self.runner.capacity_tokens,
+            loaded.dtype,
         )
 
     def add_request(self, prompt_token_ids: list[int], params: SamplingParams) -> Sequence:
@@ -80,11 +104,7 @@ class LLMEngine:
 
     def validate(self, prompt_token_ids: list[int], params: SamplingParams) -> None:
         """Raise InvalidRequestError for a request this engine can never serve."""
-        if not prompt_token_ids:
-            raise InvalidRequestError("prompt is empty")
-        vocab = self.model_config.vocab_size
-        if any(not isinstance(t, int) or t < 0 or t >= vocab for t in prompt_token_ids):
-            raise InvalidRequestError(f"prompt token ids must be integers in [0, {vocab})")
+        check_prompt_ids(prompt_token_ids, self.model_config.vocab_size)
         try:
             self.scheduler.check_fits(len(prompt_token_ids), params.max_new_tokens)
         except ValueError as e:
@@ -102,15 +122,23 @@ class LLMEngine:
         tokens = self.runner.run(batch.scheduled) if batch.scheduled else []
         self.scheduler.on_computed(batch)
         outputs = self._process(batch.scheduled, tokens)
-        self.last_step = self.stats(batch.num_batched_tokens, batch.num_prefill_tokens, len(batch.preempted))
+        self.last_step = self.stats(
+            batch.num_batched_tokens, batch.num_prefill_tokens, len(batch.preempted)
+        )
         return outputs
 
-    def stats(self, num_batched_tokens: int = 0, num_prefill_tokens: int = 0, num_preempted: int = 0) -> EngineStats:
+    def stats(
+        self, num_batched_tokens: int = 0, num_prefill_tokens: int = 0, num_preempted: int = 0
+    ) -> EngineStats:
         bm = self.block_manager
         return EngineStats(
-            num_running=len(self.scheduler.running), num_waiting=self.scheduler.num_waiting,
-            num_used_blocks=bm.num_used_blocks, num_blocks=bm.num_blocks, prefix_hit_rate=bm.prefix_hit_rate,
-            num_batched_tokens=num_batched_tokens, num_prefill_tokens=num_prefill_tokens,
+            num_running=len(self.scheduler.running),
+            num_waiting=self.scheduler.num_waiting,
+            num_used_blocks=bm.num_used_blocks,
+            num_blocks=bm.num_blocks,
+            prefix_hit_rate=bm.prefix_hit_rate,
+            num_batched_tokens=num_batched_tokens,
+            num_prefill_tokens=num_prefill_tokens,
             num_preempted=num_preempted,
         )
 

@@ -19,10 +19,19 @@ logger = logging.getLogger(__name__)
 def kv_block_bytes(model_config: ModelConfig, block_size: int, dtype: torch.dtype) -> int:
     """Bytes of K and V for one block across all layers."""
     elem = torch.empty((), dtype=dtype).element_size()
-    return 2 * model_config.num_layers * block_size * model_config.num_kv_heads * model_config.head_dim * elem
+    return (
+        2
+        * model_config.num_layers
+        * block_size
+        * model_config.num_kv_heads
+        * model_config.head_dim
+        * elem
+    )
 
 
-def num_blocks_for_budget(model_config: ModelConfig, block_size: int, dtype: torch.dtype, gib: float) -> int:
+def num_blocks_for_budget(
+    model_config: ModelConfig, block_size: int, dtype: torch.dtype, gib: float
+) -> int:
     return max(1, int(gib * (1 << 30)) // kv_block_bytes(model_config, block_size, dtype))
 
 
@@ -48,7 +57,13 @@ class ModelRunner:
         mc = model_config
         # Zeroed, not empty: masked-out slots must not hold NaN bit patterns (0 * NaN = NaN).
         self.kv_cache = torch.zeros(
-            mc.num_layers, 2, num_blocks * block_size, mc.num_kv_heads, mc.head_dim, dtype=dtype, device=self.device
+            mc.num_layers,
+            2,
+            num_blocks * block_size,
+            mc.num_kv_heads,
+            mc.head_dim,
+            dtype=dtype,
+            device=self.device,
         )  # [layers, k/v, slots, KVH, D]
         self.k_caches = list(self.kv_cache[:, 0].unbind(0))
         self.v_caches = list(self.kv_cache[:, 1].unbind(0))
@@ -57,7 +72,9 @@ class ModelRunner:
     def capacity_tokens(self) -> int:
         return self.num_blocks * self.block_size
 
-    def prepare(self, batch: Seq[ScheduledSequence]) -> tuple[torch.Tensor, torch.Tensor, AttentionMetadata, list[int]]:
+    def prepare(
+        self, batch: Seq[ScheduledSequence]
+    ) -> tuple[torch.Tensor, torch.Tensor, AttentionMetadata, list[int]]:
         """Flatten the step's tokens: (input_ids [N], positions [N], metadata, rows to sample)."""
         bs = self.block_size
         input_ids: list[int] = []
@@ -98,12 +115,16 @@ class ModelRunner:
         return ids, pos, meta, sample_rows
 
     @torch.inference_mode()
-    def compute_logits(self, batch: Seq[ScheduledSequence], all_positions: bool = False) -> torch.Tensor:
+    def compute_logits(
+        self, batch: Seq[ScheduledSequence], all_positions: bool = False
+    ) -> torch.Tensor:
         """Forward the step; logits [num sampling seqs, vocab] for the sequences that sample
         (or [N, vocab] for every new token with `all_positions`, to score text), in the model dtype."""
         input_ids, positions, meta, sample_rows = self.prepare(batch)
         self.backend.prepare(meta)
-        ctx = ForwardContext(meta=meta, backend=self.backend, k_caches=self.k_caches, v_caches=self.v_caches)
+        ctx = ForwardContext(
+            meta=meta, backend=self.backend, k_caches=self.k_caches, v_caches=self.v_caches
+        )
         hidden = self.model(input_ids, positions, ctx)  # [N, hidden]
         if all_positions:
             return self.model.compute_logits(hidden)
@@ -123,6 +144,9 @@ class ModelRunner:
             if seq.sampler_state is None:
                 seq.sampler_state = self.sampler.new_request_state(seq.params)
         tokens = self.sampler(
-            logits, [s.params for s in seqs], [s.sampler_state for s in seqs], [s.num_output_tokens for s in seqs]
+            logits,
+            [s.params for s in seqs],
+            [s.sampler_state for s in seqs],
+            [s.num_output_tokens for s in seqs],
         )
         return tokens.tolist()

@@ -55,7 +55,11 @@ class SchedulerOutput:
 
 class Scheduler:
     def __init__(
-        self, block_manager: BlockManager, max_num_seqs: int, max_num_batched_tokens: int, max_model_len: int
+        self,
+        block_manager: BlockManager,
+        max_num_seqs: int,
+        max_num_batched_tokens: int,
+        max_model_len: int,
     ) -> None:
         self.block_manager = block_manager
         self.max_num_seqs = max_num_seqs
@@ -117,7 +121,7 @@ class Scheduler:
             seq.num_computed_tokens = seq.num_cached_tokens = self.block_manager.match_prefix(seq)
             n = self._fit(seq, min(seq.num_uncomputed_tokens, budget))
             if n == 0:
-                self.block_manager.free(seq)
+                self.block_manager.unmatch(seq)
                 seq.num_computed_tokens = 0
                 break
             self.block_manager.allocate(seq, n)
@@ -151,7 +155,11 @@ class Scheduler:
     def _fit(self, seq: Sequence, n: int) -> int:
         """How many of the next `n` tokens can get slots without evicting anyone."""
         bm = self.block_manager
-        room = len(seq.block_table) * bm.block_size - seq.num_computed_tokens + bm.num_free_blocks * bm.block_size
+        room = (
+            len(seq.block_table) * bm.block_size
+            - seq.num_computed_tokens
+            + bm.num_free_blocks * bm.block_size
+        )
         return max(0, min(n, room))
 
     def _preempt(self, seq: Sequence) -> None:

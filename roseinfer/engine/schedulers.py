@@ -15,8 +15,13 @@ from roseinfer.engine.sequence import Sequence
 
 
 class OnlineScheduler:
-    def __init__(self, engine: InferenceEngine, max_batch_size: int | None = None,
-                 use_prefix_cache: bool | None = None, **config_overrides) -> None:
+    def __init__(
+        self,
+        engine: InferenceEngine,
+        max_batch_size: int | None = None,
+        use_prefix_cache: bool | None = None,
+        **config_overrides,
+    ) -> None:
         if max_batch_size is not None:
             config_overrides["max_num_seqs"] = max_batch_size
         if use_prefix_cache is not None:
@@ -26,14 +31,31 @@ class OnlineScheduler:
         self._seqs: dict[int, Sequence] = {}
         self._finished_ids: list[int] = []
 
-    def add_request(self, prompt: str | None = None, max_new_tokens: int = 64, temperature: float = 1.0,
-                    top_k: int = 0, top_p: float = 1.0, stop_on_eos: bool = True, do_sample: bool = False,
-                    seed: int | None = None, *, prompt_token_ids: list[int] | None = None,
-                    params: SamplingParams | None = None) -> int:
+    def add_request(
+        self,
+        prompt: str | None = None,
+        max_new_tokens: int = 64,
+        temperature: float = 1.0,
+        top_k: int = 0,
+        top_p: float = 1.0,
+        stop_on_eos: bool = True,
+        do_sample: bool = False,
+        seed: int | None = None,
+        *,
+        prompt_token_ids: list[int] | None = None,
+        params: SamplingParams | None = None,
+    ) -> int:
         """Queue a request; returns its id. Bad input raises ValueError and changes nothing."""
         if params is None:
-            params = SamplingParams(max_new_tokens=max_new_tokens, temperature=temperature, top_k=top_k,
-                                    top_p=top_p, stop_on_eos=stop_on_eos, do_sample=do_sample, seed=seed)
+            params = SamplingParams(
+                max_new_tokens=max_new_tokens,
+                temperature=temperature,
+                top_k=top_k,
+                top_p=top_p,
+                stop_on_eos=stop_on_eos,
+                do_sample=do_sample,
+                seed=seed,
+            )
         if prompt_token_ids is None:
             if prompt is None:
                 raise InvalidRequestError("give a prompt or prompt_token_ids")
@@ -102,11 +124,29 @@ class OfflineScheduler:
         self._online = OnlineScheduler(engine, **config_overrides)
         self._rids: list[int] = []
 
-    def add_request(self, prompt: str | None = None, max_new_tokens: int = 64, temperature: float = 1.0,
-                    top_k: int = 0, top_p: float = 1.0, stop_on_eos: bool = True, do_sample: bool = False,
-                    seed: int | None = None, **kwargs) -> int:
-        rid = self._online.add_request(prompt, max_new_tokens, temperature, top_k, top_p, stop_on_eos,
-                                       do_sample, seed, **kwargs)
+    def add_request(
+        self,
+        prompt: str | None = None,
+        max_new_tokens: int = 64,
+        temperature: float = 1.0,
+        top_k: int = 0,
+        top_p: float = 1.0,
+        stop_on_eos: bool = True,
+        do_sample: bool = False,
+        seed: int | None = None,
+        **kwargs,
+    ) -> int:
+        rid = self._online.add_request(
+            prompt,
+            max_new_tokens,
+            temperature,
+            top_k,
+            top_p,
+            stop_on_eos,
+            do_sample,
+            seed,
+            **kwargs,
+        )
         self._rids.append(rid)
         return rid
 

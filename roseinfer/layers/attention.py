@@ -20,7 +20,9 @@ class AttentionMetadata:
 
     query_start_loc: torch.Tensor  # [B + 1] int64, cumulative new-token counts
     context_lens: torch.Tensor  # [B] int64, cached + new tokens per sequence
-    slot_mapping: torch.Tensor  # [N] int64, cache slot (block * block_size + offset) of each new token
+    slot_mapping: (
+        torch.Tensor
+    )  # [N] int64, cache slot (block * block_size + offset) of each new token
     block_tables: torch.Tensor  # [B, max_blocks] int64, -1 padded
     query_lens: list[int]  # [B] new tokens per sequence (host copy)
     max_query_len: int
@@ -65,7 +67,10 @@ class ReferenceAttention:
         if max_q > 1:
             # Row of each flattened token in the padded [B * Qmax] query layout.
             seq_of_token = torch.repeat_interleave(torch.arange(bsz, device=device), q_lens)
-            offset_in_seq = torch.arange(seq_of_token.numel(), device=device) - meta.query_start_loc[seq_of_token]
+            offset_in_seq = (
+                torch.arange(seq_of_token.numel(), device=device)
+                - meta.query_start_loc[seq_of_token]
+            )
             meta.prepared["query_rows"] = seq_of_token * max_q + offset_in_seq  # [N]
 
     def forward(
@@ -103,7 +108,6 @@ class ReferenceAttention:
             return out.reshape(bsz, num_heads, head_dim)
         return out.reshape(bsz * max_q, num_heads, head_dim)[rows]
 
-
     @staticmethod
     def _gather(cache: torch.Tensor, meta: AttentionMetadata) -> torch.Tensor:
         """Each sequence's blocks, contiguous: [B, KVH, max_blocks * block_size, D]."""
@@ -131,4 +135,6 @@ class ForwardContext:
     def attend(
         self, layer: int, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float
     ) -> torch.Tensor:
-        return self.backend.forward(q, k, v, self.k_caches[layer], self.v_caches[layer], self.meta, scale)
+        return self.backend.forward(
+            q, k, v, self.k_caches[layer], self.v_caches[layer], self.meta, scale
+        )

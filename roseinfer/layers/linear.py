@@ -18,11 +18,15 @@ class PackedLinear(nn.Module):
         super().__init__()
         self.out_features = linear.out_features
         weight = linear.weight.detach()
-        self.register_buffer("packed_weight", torch.ops.mkldnn._reorder_linear_weight(weight, batch_hint))
+        self.register_buffer(
+            "packed_weight", torch.ops.mkldnn._reorder_linear_weight(weight, batch_hint)
+        )
         self.bias = None if linear.bias is None else linear.bias.detach()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
-        y = torch.ops.mkldnn._linear_pointwise(x.reshape(-1, x.shape[-1]), self.packed_weight, self.bias, "none", [], "")
+        y = torch.ops.mkldnn._linear_pointwise(
+            x.reshape(-1, x.shape[-1]), self.packed_weight, self.bias, "none", [], ""
+        )
         return y.view(*x.shape[:-1], self.out_features)
 
 
@@ -31,7 +35,9 @@ class Int8Linear(nn.Module):
         super().__init__()
         w = linear.weight.detach().float()  # [out, in]
         scale = (w.abs().amax(dim=1) / 127.0).clamp(min=1e-8)  # [out]
-        self.register_buffer("qweight", torch.round(w / scale[:, None]).clamp(-127, 127).to(torch.int8))
+        self.register_buffer(
+            "qweight", torch.round(w / scale[:, None]).clamp(-127, 127).to(torch.int8)
+        )
         self.register_buffer("scale", scale.to(linear.weight.dtype))
         self.bias = None if linear.bias is None else linear.bias.detach()
         self.out_features = linear.out_features
@@ -62,4 +68,3 @@ def optimize_linears(model: nn.Module, quantization: str, enforce_eager: bool) -
         for name, child in list(parent.named_children()):
             if isinstance(child, nn.Linear):
                 setattr(parent, name, make(child))
-

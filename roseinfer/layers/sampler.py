@@ -9,7 +9,9 @@ import torch
 from roseinfer.config import SamplingParams
 
 
-def apply_top_k_top_p(logits: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None) -> torch.Tensor:
+def apply_top_k_top_p(
+    logits: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None
+) -> torch.Tensor:
     """Mask logits outside each row's top-k / top-p set with -inf. logits [B, V]; top_k, top_p [B]."""
     sorted_logits, order = logits.sort(dim=-1)  # ascending
     vocab = logits.shape[-1]
@@ -33,7 +35,9 @@ class Sampler:
     def __init__(self, device: torch.device | str, seed: int, stop_token_ids: Seq[int]) -> None:
         self.device = torch.device(device)
         self.generator = torch.Generator(self.device).manual_seed(seed)
-        self.stop_token_ids = torch.tensor(sorted(stop_token_ids), dtype=torch.long, device=self.device)
+        self.stop_token_ids = torch.tensor(
+            sorted(stop_token_ids), dtype=torch.long, device=self.device
+        )
 
     def new_request_state(self, params: SamplingParams) -> torch.Generator | None:
         if params.seed is None or params.greedy:
@@ -58,14 +62,20 @@ class Sampler:
         if all(greedy):
             return greedy_ids
         logits = logits.float()
-        temps = torch.tensor([1.0 if g else p.temperature for g, p in zip(greedy, params, strict=True)],
-                             device=logits.device)
+        temps = torch.tensor(
+            [1.0 if g else p.temperature for g, p in zip(greedy, params, strict=True)],
+            device=logits.device,
+        )
         logits = logits / temps.unsqueeze(1)
         need_k = any(p.top_k > 0 for p in params)
         need_p = any(p.top_p < 1.0 for p in params)
         if need_k or need_p:
-            top_k = torch.tensor([p.top_k for p in params], device=logits.device) if need_k else None
-            top_p = torch.tensor([p.top_p for p in params], device=logits.device) if need_p else None
+            top_k = (
+                torch.tensor([p.top_k for p in params], device=logits.device) if need_k else None
+            )
+            top_p = (
+                torch.tensor([p.top_p for p in params], device=logits.device) if need_p else None
+            )
             logits = apply_top_k_top_p(logits, top_k, top_p)
         probs = logits.softmax(dim=-1)
         noise = torch.empty_like(probs).exponential_(generator=self.generator)

@@ -89,9 +89,15 @@ def read_source(cfg: EngineConfig) -> tuple[dict, dict[str, torch.Tensor], Token
         return (*_read_hf_dir(resolve_hf_model_id(cfg.hf_model_id)), cfg.hf_model_id)
     model = cfg.model or DEFAULT_MODEL
     path = smollm2_path() if model == DEFAULT_MODEL else model
-    name = "SmolLM2-135M-Instruct" if model == DEFAULT_MODEL else os.path.basename(os.path.normpath(path))
+    name = (
+        "SmolLM2-135M-Instruct"
+        if model == DEFAULT_MODEL
+        else os.path.basename(os.path.normpath(path))
+    )
     if not os.path.exists(path):
-        raise ModelSourceError(f"model path not found: {path} (pass 'smollm2', a HF model directory or a .gguf file)")
+        raise ModelSourceError(
+            f"model path not found: {path} (pass 'smollm2', a HF model directory or a .gguf file)"
+        )
     if os.path.isdir(path):
         return (*_read_hf_dir(path), name)
     if path.endswith(".gguf"):
@@ -105,8 +111,16 @@ def read_source(cfg: EngineConfig) -> tuple[dict, dict[str, torch.Tensor], Token
 def _read_hf_dir(path: str) -> tuple[dict, dict[str, torch.Tensor], Tokenizer]:
     hf_config = read_hf_config(path)
     ModelConfig.from_hf(hf_config)  # fail on an unknown architecture before reading weights
-    weights = dict(tqdm(iter_safetensors(path), desc="Loading weights", unit=" tensors", delay=1.0, leave=False))
-    return hf_config, weights, Tokenizer.from_pretrained(path, extra_eos_ids=generation_eos_ids(path))
+    weights = dict(
+        tqdm(
+            iter_safetensors(path), desc="Loading weights", unit=" tensors", delay=1.0, leave=False
+        )
+    )
+    return (
+        hf_config,
+        weights,
+        Tokenizer.from_pretrained(path, extra_eos_ids=generation_eos_ids(path)),
+    )
 
 
 def load_model(cfg: EngineConfig) -> LoadedModel:
@@ -122,7 +136,9 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
     model = model.to(device=cfg.device, dtype=dtype).eval()
     _rebuild_buffers(model, model_config, cfg.device)
     optimize_linears(model, cfg.quantization, cfg.enforce_eager)
-    return LoadedModel(model=model, tokenizer=tokenizer, model_config=model_config, name=name, dtype=dtype)
+    return LoadedModel(
+        model=model, tokenizer=tokenizer, model_config=model_config, name=name, dtype=dtype
+    )
 
 
 def _rebuild_buffers(model: nn.Module, model_config: ModelConfig, device: str) -> None:
@@ -132,7 +148,9 @@ def _rebuild_buffers(model: nn.Module, model_config: ModelConfig, device: str) -
     for module in model.modules():
         if isinstance(module, RotaryEmbedding):
             fresh = RotaryEmbedding(
-                model_config.head_dim, model_config.max_position_embeddings,
-                model_config.rope_theta, model_config.rope_scaling,
+                model_config.head_dim,
+                model_config.max_position_embeddings,
+                model_config.rope_theta,
+                model_config.rope_scaling,
             )
             module.cos, module.sin = fresh.cos.to(device), fresh.sin.to(device)

@@ -36,7 +36,9 @@ def safetensors_files(model_dir: str) -> list[str]:
         if missing:
             raise WeightsError(f"shard listed in the index is missing: {missing[0]}")
         return files
-    files = sorted(os.path.join(model_dir, f) for f in os.listdir(model_dir) if f.endswith(".safetensors"))
+    files = sorted(
+        os.path.join(model_dir, f) for f in os.listdir(model_dir) if f.endswith(".safetensors")
+    )
     if not files:
         raise WeightsError(f"{model_dir} has no *.safetensors weights")
     return files

@@ -46,8 +46,13 @@ class ModelConfig:
         arch = next((a for a in archs if a in ARCHITECTURES), None)
         if arch is None:
             model_type = cfg.get("model_type")
-            by_type = {"gpt2": "GPT2LMHeadModel", "llama": "LlamaForCausalLM", "mistral": "MistralForCausalLM",
-                       "qwen2": "Qwen2ForCausalLM", "qwen3": "Qwen3ForCausalLM"}
+            by_type = {
+                "gpt2": "GPT2LMHeadModel",
+                "llama": "LlamaForCausalLM",
+                "mistral": "MistralForCausalLM",
+                "qwen2": "Qwen2ForCausalLM",
+                "qwen3": "Qwen3ForCausalLM",
+            }
             arch = by_type.get(model_type)
         if arch is None:
             raise UnsupportedModelError(
@@ -60,12 +65,19 @@ class ModelConfig:
             hidden = cfg["n_embd"]
             heads = cfg["n_head"]
             return cls(
-                architecture=arch, family=family, vocab_size=cfg["vocab_size"], hidden_size=hidden,
-                num_layers=cfg["n_layer"], num_heads=heads, num_kv_heads=heads, head_dim=hidden // heads,
+                architecture=arch,
+                family=family,
+                vocab_size=cfg["vocab_size"],
+                hidden_size=hidden,
+                num_layers=cfg["n_layer"],
+                num_heads=heads,
+                num_kv_heads=heads,
+                head_dim=hidden // heads,
                 intermediate_size=cfg.get("n_inner") or 4 * hidden,
                 max_position_embeddings=cfg.get("n_positions", 1024),
                 norm_eps=cfg.get("layer_norm_epsilon", 1e-5),
-                tie_word_embeddings=cfg.get("tie_word_embeddings", True), **common,
+                tie_word_embeddings=cfg.get("tie_word_embeddings", True),
+                **common,
             )
         hidden = cfg["hidden_size"]
         heads = cfg["num_attention_heads"]
@@ -80,17 +92,25 @@ class ModelConfig:
         if rope_scaling is not None:
             kind = rope_scaling.get("rope_type", rope_scaling.get("type", "default"))
             if kind not in ("default", "llama3", "linear"):
-                raise UnsupportedModelError(f"unsupported rope_scaling type {kind!r} (supported: llama3, linear)")
+                raise UnsupportedModelError(
+                    f"unsupported rope_scaling type {kind!r} (supported: llama3, linear)"
+                )
         return cls(
-            architecture=arch, family=family, vocab_size=cfg["vocab_size"], hidden_size=hidden,
-            num_layers=cfg["num_hidden_layers"], num_heads=heads,
+            architecture=arch,
+            family=family,
+            vocab_size=cfg["vocab_size"],
+            hidden_size=hidden,
+            num_layers=cfg["num_hidden_layers"],
+            num_heads=heads,
             num_kv_heads=cfg.get("num_key_value_heads") or heads,
             head_dim=cfg.get("head_dim") or hidden // heads,
             intermediate_size=cfg["intermediate_size"],
             max_position_embeddings=cfg.get("max_position_embeddings", 2048),
             norm_eps=cfg.get("rms_norm_eps", 1e-6),
             tie_word_embeddings=cfg.get("tie_word_embeddings", False),
-            rope_theta=float(rope_theta), rope_scaling=rope_scaling,
+            rope_theta=float(rope_theta),
+            rope_scaling=rope_scaling,
             qkv_bias=arch == "Qwen2ForCausalLM" or bool(cfg.get("attention_bias", False)),
-            qk_norm=arch == "Qwen3ForCausalLM", **common,
+            qk_norm=arch == "Qwen3ForCausalLM",
+            **common,
         )

@@ -23,7 +23,9 @@ class GPT2Attention(nn.Module):
         self.scale = cfg.head_dim**-0.5
 
     def forward(self, x: torch.Tensor, ctx: ForwardContext) -> torch.Tensor:
-        q, k, v = self.c_attn(x).view(-1, 3, self.num_heads, self.head_dim).unbind(1)  # 3 x [N, H, D]
+        q, k, v = (
+            self.c_attn(x).view(-1, 3, self.num_heads, self.head_dim).unbind(1)
+        )  # 3 x [N, H, D]
         out = ctx.attend(self.layer_idx, q, k, v, self.scale)
         return self.c_proj(out.reshape(x.shape[0], -1))
 
@@ -35,7 +37,10 @@ class GPT2Block(nn.Module):
         self.attn = GPT2Attention(cfg, layer_idx)
         self.ln_2 = nn.LayerNorm(cfg.hidden_size, eps=cfg.norm_eps)
         self.mlp = nn.ModuleDict(
-            {"c_fc": nn.Linear(cfg.hidden_size, cfg.intermediate_size), "c_proj": nn.Linear(cfg.intermediate_size, cfg.hidden_size)}
+            {
+                "c_fc": nn.Linear(cfg.hidden_size, cfg.intermediate_size),
+                "c_proj": nn.Linear(cfg.intermediate_size, cfg.hidden_size),
+            }
         )
 
     def forward(self, x: torch.Tensor, ctx: ForwardContext) -> torch.Tensor:
@@ -62,7 +67,9 @@ class GPT2LMHeadModel(nn.Module):
     def tie_weights(self) -> None:
         self.lm_head.weight = self.transformer["wte"].weight
 
-    def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, ctx: ForwardContext) -> torch.Tensor:
+    def forward(
+        self, input_ids: torch.Tensor, positions: torch.Tensor, ctx: ForwardContext
+    ) -> torch.Tensor:
         t = self.transformer
         x = t["wte"](input_ids) + t["wpe"](positions)  # [N, hidden]
         for block in t["h"]:

@@ -1,0 +1,190 @@
+"""The offline API: `LLM(model=...).generate(prompts, SamplingParams(...))` on a tiny model.
+
+Every output is checked against the same request run alone (`InferenceEngine.generate_ids`),
+and every call must leave the KV cache with no block referenced.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from roseinfer import LLM, RequestOutput, SamplingParams
+from roseinfer.engine import InvalidRequestError
+
+PROMPTS = [
+    "The quick brown fox",
+    "Hello, world! How are you",
+    "def add(a, b):",
+    "Paris is the capital of France. Berlin is the capital of",
+    "Numbers: 0 1 2",
+]
+
+
+def greedy(n: int, **kw) -> SamplingParams:
+    return SamplingParams(max_new_tokens=n, do_sample=False, stop_on_eos=False, **kw)
+
+
+@pytest.fixture(scope="module")
+def llm(tiny_model_dir) -> LLM:
+    return LLM(
+        model=tiny_model_dir("llama"),
+        dtype="float32",
+        block_size=4,
+        num_kv_blocks=256,
+        max_num_seqs=3,
+        max_num_batched_tokens=16,
+    )
+
+
+def alone(llm: LLM, prompt_ids: list[int], params: SamplingParams) -> list[int]:
+    return llm.engine.generate_ids(prompt_ids, params)
+
+
+def assert_idle(llm: LLM) -> None:
+    bm = llm.core.block_manager
+    assert not llm.core.has_unfinished()
+    assert all(b.ref_count == 0 for b in bm.blocks) and bm.num_free_blocks == bm.num_blocks
+
+
+def test_generate_matches_single_requests_in_order(llm):
+    params = greedy(10)
+    outs = llm.generate(PROMPTS, params, use_tqdm=False)
+    assert [o.index for o in outs] == list(range(len(PROMPTS)))
+    for prompt, out in zip(PROMPTS, outs, strict=True):
+        assert isinstance(out, RequestOutput)
+        ids = llm.engine.encode_prompt(prompt)
+        assert out.prompt_token_ids == ids
+        assert out.token_ids == alone(llm, ids, params)
+        assert out.text == llm.tokenizer.decode(out.token_ids)
+        assert out.finish_reason == "length"
+        assert 0 <= out.metrics.ttft <= out.metrics.e2e_latency
+    assert_idle(llm)
+
+
+def test_single_string_token_ids_and_per_request_params(llm):
+    [one] = llm.generate(PROMPTS[0], greedy(4), use_tqdm=False)
+    assert one.token_ids == alone(llm, llm.engine.encode_prompt(PROMPTS[0]), greedy(4))
+    id_prompts = [[5, 6, 7], [100, 3, 42, 42, 9, 1], [7]]
+    params = [greedy(3), greedy(7), greedy(1)]
+    outs = llm.generate(id_prompts, params, use_tqdm=False)
+    for ids, p, out in zip(id_prompts, params, outs, strict=True):
+        assert out.prompt_token_ids == ids
+        assert out.token_ids == alone(llm, ids, p) and len(out.token_ids) == p.max_new_tokens
+    assert_idle(llm)
+
+
+def test_seeded_sampling_matches_the_single_request(llm):
+    params = SamplingParams(
+        max_new_tokens=12, temperature=0.9, top_k=40, top_p=0.95, seed=123, stop_on_eos=False
+    )
+    outs = llm.generate(PROMPTS[:3], params, use_tqdm=False)
+    for prompt, out in zip(PROMPTS[:3], outs, strict=True):
+        assert out.token_ids == alone(llm, llm.engine.encode_prompt(prompt), params)
+
+
+def test_stop_token_ids_and_stop_strings(llm):
+    ids = llm.engine.encode_prompt(PROMPTS[3])
+    ref = alone(llm, ids, greedy(16))
+    # A stop token: generation ends right after it, with reason "stop".
+    k = 5
+    [out] = llm.generate([ids], greedy(16, stop_token_ids=(ref[k],)), use_tqdm=False)
+    assert out.token_ids == ref[: ref.index(ref[k]) + 1] and out.finish_reason == "stop"
+    # A stop string: the text ends before it, reason "stop", and the request is freed.
+    ref_text = llm.tokenizer.decode(ref)
+    stop = ref_text[len(ref_text) // 2 : len(ref_text) // 2 + 2]
+    assert stop and ref_text.find(stop) > 0
+    [out] = llm.generate([ids], greedy(16, stop=(stop,)), use_tqdm=False)
+    assert out.text == ref_text[: ref_text.find(stop)]
+    assert out.finish_reason == "stop"
+    assert out.token_ids == ref[: len(out.token_ids)] and len(out.token_ids) < 16
+    assert_idle(llm)
+
+
+def test_prefix_cache_metrics_and_reset(llm):
+    ids = list(range(10, 50))  # 40 tokens
+    first = llm.generate([ids], greedy(3), use_tqdm=False)[0]
+    second = llm.generate([ids + [7]], greedy(3), use_tqdm=False)[0]
+    assert second.metrics.num_cached_tokens == 40
+    assert second.token_ids == alone(llm, ids + [7], greedy(3))
+    llm.reset_prefix_cache()
+    third = llm.generate([ids + [7]], greedy(3), use_tqdm=False)[0]
+    assert third.metrics.num_cached_tokens == 0 and third.token_ids == second.token_ids
+    assert first.token_ids == alone(llm, ids, greedy(3))
+    assert_idle(llm)
+
+
+def test_chat(llm):
+    conv = [{"role": "user", "content": "Hello, world!"}]
+    [out] = llm.chat(conv, greedy(6), use_tqdm=False)
+    ids = llm.engine.encode_chat(conv)
+    assert out.prompt_token_ids == ids and out.token_ids == alone(llm, ids, greedy(6))
+    outs = llm.chat(
+        [conv, [{"role": "user", "content": "def add(a, b):"}]], greedy(2), use_tqdm=False
+    )
+    assert len(outs) == 2
+
+
+@pytest.mark.parametrize(
+    "prompts, message",
+    [
+        (["fine", ""], "non-empty"),
+        ([[1, 2], []], "prompt is empty"),
+        ([[1, 2], list(range(300))], "context window"),
+        ([[1, 2], [1, 10**6]], "prompt token ids"),
+    ],
+)
+def test_bad_request_in_a_batch_queues_nothing(llm, prompts, message):
+    with pytest.raises(ValueError, match=message):
+        llm.generate(prompts, greedy(4), use_tqdm=False)
+    assert_idle(llm)
+    assert llm.core.scheduler.num_waiting == 0 and not llm.core.scheduler.waiting
+    [out] = llm.generate([[1, 2]], greedy(2), use_tqdm=False)  # still works
+    assert out.token_ids == alone(llm, [1, 2], greedy(2))
+
+
+def test_bad_sampling_params():
+    for kwargs, message in [
+        (dict(max_new_tokens=0), "max_new_tokens"),
+        (dict(temperature=-1.0), "temperature"),
+        (dict(top_p=0.0), "top_p"),
+        (dict(top_p=1.01), "top_p"),
+        (dict(top_k=-1), "top_k"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            SamplingParams(**kwargs)
+
+
+def test_params_count_mismatch(llm):
+    with pytest.raises(ValueError, match="2 sampling params for 3 prompts"):
+        llm.generate(PROMPTS[:3], [greedy(2), greedy(2)], use_tqdm=False)
+    assert_idle(llm)
+
+
+def test_interrupted_generate_frees_every_block(llm, monkeypatch):
+    calls = {"n": 0}
+    step = llm.core.step
+
+    def interrupted_step():
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise KeyboardInterrupt
+        return step()
+
+    monkeypatch.setattr(llm.core, "step", interrupted_step)
+    with pytest.raises(KeyboardInterrupt):
+        llm.generate(PROMPTS, greedy(20), use_tqdm=False)
+    monkeypatch.undo()
+    assert_idle(llm)
+    outs = llm.generate(PROMPTS[:2], greedy(5), use_tqdm=False)
+    assert outs[1].token_ids == alone(llm, llm.engine.encode_prompt(PROMPTS[1]), greedy(5))
+
+
+def test_missing_model_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="not found"):
+        LLM(model=str(tmp_path / "nope"))
+    with pytest.raises(ValueError, match="max_num_seqs"):
+        LLM(model=str(tmp_path), max_num_seqs=0)
+
+
+def test_invalid_request_error_is_a_value_error():
+    assert issubclass(InvalidRequestError, ValueError)

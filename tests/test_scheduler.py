@@ -1,0 +1,300 @@
+"""Scheduler unit tests: plain Python, no model.
+
+`FakeEngine.step` does what `LLMEngine.step` does around the forward: schedule, note which
+sequences sample, advance computed counts, append a made-up token, finish at max_new_tokens.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from roseinfer.config import SamplingParams
+from roseinfer.engine.block_manager import BlockManager
+from roseinfer.engine.scheduler import RequestTooLargeError, Scheduler, SchedulerOutput
+from roseinfer.engine.sequence import Sequence, SequenceStatus
+
+BS = 4
+
+
+class FakeEngine:
+    def __init__(
+        self,
+        num_blocks=64,
+        max_num_seqs=8,
+        max_num_batched_tokens=32,
+        max_model_len=256,
+        enable_prefix_cache=True,
+    ):
+        self.bm = BlockManager(num_blocks, BS, enable_prefix_cache)
+        self.sched = Scheduler(self.bm, max_num_seqs, max_num_batched_tokens, max_model_len)
+        self.next_id = 0
+        self.history: list[SchedulerOutput] = []
+
+    def add(self, prompt: list[int], max_new_tokens: int = 4) -> Sequence:
+        self.sched.check_fits(len(prompt), max_new_tokens)
+        seq = Sequence(
+            self.next_id, list(prompt), len(prompt), SamplingParams(max_new_tokens=max_new_tokens)
+        )
+        self.next_id += 1
+        self.sched.add(seq)
+        return seq
+
+    def step(self) -> SchedulerOutput:
+        out = self.sched.schedule()
+        sched = self.sched
+        assert out.num_batched_tokens <= sched.max_num_batched_tokens
+        assert len(sched.running) <= sched.max_num_seqs
+        for s in out.scheduled:
+            assert 1 <= s.num_new_tokens <= s.seq.num_uncomputed_tokens
+            assert s.seq.status is SequenceStatus.RUNNING
+            # Every token computed this step has a slot.
+            assert len(s.seq.block_table) * BS >= s.seq.num_computed_tokens + s.num_new_tokens
+        sampling = [s.seq for s in out.scheduled if s.samples]
+        self.sched.on_computed(out)
+        for seq in sampling:
+            seq.token_ids.append(1000 + seq.seq_id)  # a deterministic "sampled" token
+            if seq.num_output_tokens >= seq.params.max_new_tokens:
+                self.sched.finish(seq, "length")
+        self.history.append(out)
+        return out
+
+    def run(self, max_steps: int = 10_000) -> int:
+        steps = 0
+        while self.sched.has_unfinished():
+            self.step()
+            steps += 1
+            assert steps < max_steps, "scheduler made no progress"
+        return steps
+
+    def assert_no_leaks(self) -> None:
+        assert not self.sched.running and self.sched.num_waiting == 0
+        assert self.bm.num_free_blocks == self.bm.num_blocks
+        assert all(b.ref_count == 0 for b in self.bm.blocks)
+
+
+def prompt(n: int, start: int = 0) -> list[int]:
+    return list(range(start, start + n))
+
+
+def test_chunked_prefill_splits_a_long_prompt_by_the_token_budget():
+    eng = FakeEngine(max_num_batched_tokens=16)
+    seq = eng.add(prompt(50), max_new_tokens=3)
+    chunks = []
+    while not seq.is_finished:
+        out = eng.step()
+        chunks.append([(s.num_new_tokens, s.samples) for s in out.scheduled])
+    assert chunks == [
+        [(16, False)],
+        [(16, False)],
+        [(16, False)],
+        [(2, True)],
+        [(1, True)],
+        [(1, True)],
+    ]
+    assert seq.output_token_ids == [1000] * 3
+    assert seq.finish_reason == "length"
+    eng.assert_no_leaks()
+
+
+def test_running_decodes_go_first_and_a_long_prompt_does_not_stall_them():
+    eng = FakeEngine(max_num_batched_tokens=8)
+    a = eng.add(prompt(3), max_new_tokens=10)
+    eng.step()  # a prefilled, sampled its first token
+    b = eng.add(prompt(40, 100), max_new_tokens=2)
+    for _ in range(5):
+        out = eng.step()
+        assert [(s.seq, s.num_new_tokens) for s in out.scheduled] == [(a, 1), (b, 7)]
+        assert out.num_prefill_tokens == 7
+    assert a.num_output_tokens == 6 and b.num_computed_tokens == 35
+    eng.run()
+    eng.assert_no_leaks()
+
+
+def test_max_num_seqs_and_fcfs_admission():
+    eng = FakeEngine(max_num_seqs=3, max_num_batched_tokens=100)
+    seqs = [eng.add(prompt(5, 10 * i), max_new_tokens=3) for i in range(7)]
+    out = eng.step()
+    assert [s.seq for s in out.scheduled] == seqs[:3]
+    assert eng.sched.num_waiting == 4
+    eng.step()
+    eng.step()  # the first three finish here
+    assert all(s.is_finished for s in seqs[:3])
+    out = eng.step()
+    assert [s.seq for s in out.scheduled] == seqs[3:6]
+    eng.run()
+    assert all(s.num_output_tokens == 3 for s in seqs)
+    eng.assert_no_leaks()
+
+
+def test_admission_stops_at_the_token_budget_and_continues_next_step():
+    eng = FakeEngine(max_num_batched_tokens=10)
+    a, b = eng.add(prompt(6), 2), eng.add(prompt(6, 50), 2)
+    out = eng.step()
+    assert [(s.seq, s.num_new_tokens, s.samples) for s in out.scheduled] == [
+        (a, 6, True),
+        (b, 4, False),
+    ]
+    out = eng.step()
+    assert [(s.seq, s.num_new_tokens, s.samples) for s in out.scheduled] == [
+        (a, 1, True),
+        (b, 2, True),
+    ]
+    eng.run()
+    eng.assert_no_leaks()
+
+
+def test_preemption_frees_the_newest_and_requeues_it_first():
+    # 6 blocks of 4 tokens: two 10-token prompts take 3 blocks each, so the pool is full.
+    eng = FakeEngine(num_blocks=6, max_num_batched_tokens=64)
+    a, b = eng.add(prompt(10), 8), eng.add(prompt(10, 100), 8)
+    c = eng.add(prompt(3, 200), 2)
+    eng.step()
+    assert a.status is b.status is SequenceStatus.RUNNING and eng.bm.num_free_blocks == 0
+    eng.step()  # both decode position 10, then 11, in their third block
+    eng.step()
+    out = eng.step()  # position 12 needs a new block for both: b (newest) is preempted
+    assert out.preempted == [b]
+    assert [s.seq for s in out.scheduled] == [a]
+    assert b.status is SequenceStatus.WAITING and b.block_table == [] and b.num_computed_tokens == 0
+    assert b.num_preemptions == 1
+    assert list(eng.sched.waiting)[:2] == [b, c]  # ahead of the older waiting request
+    assert c.status is SequenceStatus.WAITING
+    # b keeps its generated tokens and recomputes prompt + outputs when readmitted.
+    assert b.num_output_tokens == 3
+    out = eng.step()  # a alone needs 4 of the 6 blocks: b cannot come back yet
+    assert [(s.seq, s.num_new_tokens) for s in out.scheduled] == [(a, 1)]
+    assert b.status is SequenceStatus.WAITING and b.block_table == []
+    eng.run()
+    assert [s.num_output_tokens for s in (a, b, c)] == [8, 8, 2]
+    assert b.output_token_ids == [1001] * 8
+    eng.assert_no_leaks()
+
+
+def test_a_sequence_can_preempt_itself_when_it_is_the_newest():
+    eng = FakeEngine(num_blocks=4, max_num_batched_tokens=64)
+    a = eng.add(prompt(7), 9)  # 16 tokens: exactly the pool
+    b = eng.add(prompt(7, 50), 9)
+    eng.run()
+    assert a.num_output_tokens == b.num_output_tokens == 9
+    assert sum(len(o.preempted) for o in eng.history) >= 1
+    eng.assert_no_leaks()
+
+
+def test_preemption_storm_finishes_everything_without_leaks():
+    rng = random.Random(1)
+    eng = FakeEngine(num_blocks=10, max_num_seqs=6, max_num_batched_tokens=12)
+    seqs = [eng.add(prompt(rng.randrange(1, 20), 100 * i), rng.randrange(1, 18)) for i in range(30)]
+    eng.run()
+    assert sum(len(o.preempted) for o in eng.history) > 5
+    for seq in seqs:
+        assert seq.is_finished and seq.num_output_tokens == seq.params.max_new_tokens
+        assert seq.output_token_ids == [1000 + seq.seq_id] * seq.params.max_new_tokens
+    eng.assert_no_leaks()
+
+
+def test_abort_while_waiting_running_and_mid_prefill():
+    eng = FakeEngine(max_num_seqs=2, max_num_batched_tokens=8)
+    a, b, c = eng.add(prompt(3), 20), eng.add(prompt(30, 100), 5), eng.add(prompt(3, 200), 5)
+    eng.step()
+    assert b.status is SequenceStatus.RUNNING and 0 < b.num_computed_tokens < 30  # mid-prefill
+    eng.sched.finish(c, "abort")  # waiting
+    assert eng.sched.num_waiting == 0 and c.finish_reason == "abort"
+    eng.sched.finish(b, "abort")  # running, mid-prefill
+    assert b.block_table == [] and b not in eng.sched.running
+    eng.sched.finish(b, "length")  # a second finish is a no-op
+    assert b.finish_reason == "abort"
+    eng.step()
+    assert c.num_computed_tokens == 0 and c.block_table == []  # never scheduled
+    eng.sched.finish(a, "abort")
+    assert not eng.sched.has_unfinished()
+    assert eng.sched.schedule().scheduled == []
+    eng.assert_no_leaks()
+
+
+def test_abort_of_a_preempted_sequence():
+    eng = FakeEngine(num_blocks=6, max_num_batched_tokens=64)
+    a, b = eng.add(prompt(10), 8), eng.add(prompt(10, 100), 8)
+    while not any(o.preempted for o in eng.history):
+        eng.step()
+    assert b.status is SequenceStatus.WAITING
+    eng.sched.finish(b, "abort")
+    eng.run()
+    assert a.num_output_tokens == 8 and b.num_output_tokens == 3
+    eng.assert_no_leaks()
+
+
+def test_prefix_cache_admits_with_cached_tokens_and_computes_only_the_rest():
+    eng = FakeEngine(max_num_batched_tokens=64)
+    shared = prompt(21)
+    a = eng.add(shared + [500], 2)
+    eng.run()
+    b = eng.add(shared + [600, 601], 2)
+    out = eng.step()
+    assert b.num_cached_tokens == 20  # 5 full blocks of the shared 21 tokens
+    assert [(s.seq, s.num_new_tokens) for s in out.scheduled] == [(b, 3)]
+    eng.run()
+    assert a.num_cached_tokens == 0
+    eng.assert_no_leaks()
+
+
+def test_no_prefix_cache_computes_everything():
+    eng = FakeEngine(max_num_batched_tokens=64, enable_prefix_cache=False)
+    eng.add(prompt(21), 2)
+    eng.run()
+    b = eng.add(prompt(22), 2)
+    out = eng.step()
+    assert b.num_cached_tokens == 0 and out.scheduled[0].num_new_tokens == 22
+
+
+def test_head_of_queue_that_does_not_fit_waits_and_returns_its_prefix_blocks():
+    eng = FakeEngine(num_blocks=8, max_num_batched_tokens=64)
+    a = eng.add(prompt(12), 1)
+    eng.run()  # a's 3 full blocks are cached and free
+    hog = eng.add(prompt(20, 300), 12)  # 32 tokens = 8 blocks eventually
+    eng.step()
+    eng.step()
+    b = eng.add(prompt(12) + prompt(8, 50), 4)
+    while hog.num_computed_tokens < 28:
+        eng.step()
+        # b cannot get even one token of room; its matched prefix blocks were given back.
+        assert b.status is SequenceStatus.WAITING and b.block_table == []
+    eng.run()
+    assert b.num_output_tokens == 4 and a.is_finished
+    eng.assert_no_leaks()
+
+
+def test_prefix_stats_count_a_blocked_request_once():
+    """A request retried at the head of the queue is looked up once per admission, not per step."""
+    eng = FakeEngine(num_blocks=8, max_num_batched_tokens=64)
+    eng.add(prompt(12), 1)
+    eng.run()
+    hog = eng.add(prompt(20, 300), 12)
+    eng.step()
+    b = eng.add(prompt(12) + prompt(8, 50), 4)
+    blocked = 0
+    while b.status is SequenceStatus.WAITING:
+        eng.step()
+        blocked += 1
+    assert blocked > 3 and hog.is_finished
+    eng.run()
+    assert eng.bm.prefix_queries == 12 + 20 + 20
+    assert eng.bm.prefix_hits == b.num_cached_tokens
+
+
+def test_check_fits():
+    eng = FakeEngine(num_blocks=4, max_model_len=20)
+    eng.sched.check_fits(10, 6)  # 16 tokens = the whole pool, within the context
+    with pytest.raises(RequestTooLargeError, match="context window of 20"):
+        eng.sched.check_fits(15, 6)
+    with pytest.raises(RequestTooLargeError, match="needs 5 KV blocks; the cache has 4"):
+        eng.sched.check_fits(15, 2)
+    assert issubclass(RequestTooLargeError, ValueError)
+    assert not eng.sched.has_unfinished()
+
+
+def test_empty_schedule_when_idle():
+    eng = FakeEngine()
+    out = eng.sched.schedule()
+    assert out.scheduled == [] and out.preempted == [] and out.num_batched_tokens == 0
