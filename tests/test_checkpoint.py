@@ -38,8 +38,8 @@ def _our_logits(model: torch.nn.Module, ids: torch.Tensor) -> torch.Tensor:
         slot_mapping=torch.arange(t),
         block_tables=torch.arange(num_blocks)[None],
         query_lens=[t],
-        max_query_len=t,
-        max_context_len=t,
+        context_lens_host=[t],
+        num_decode_seqs=int(t == 1),
         block_size=BLOCK,
     )
     backend = ReferenceAttention()

@@ -20,7 +20,6 @@ from roseinfer.config import EngineConfig, SamplingParams
 from roseinfer.engine import InferenceEngine, OnlineScheduler
 from roseinfer.engine.scheduler import ScheduledSequence
 from roseinfer.engine.sequence import Sequence
-from roseinfer.layers.attention import ForwardContext
 
 KINDS = ["gpt2", "llama", "llama_tied", "mistral", "qwen2", "qwen3"]
 TEXTS = [
@@ -94,13 +93,7 @@ def batched_step_logits(engine: InferenceEngine, prompts: list[list[int]], chunk
             if n:
                 bm.allocate(seq, n)
                 batch.append(ScheduledSequence(seq, n))
-        input_ids, positions, meta, _ = runner.prepare(batch)
-        runner.backend.prepare(meta)
-        ctx = ForwardContext(
-            meta=meta, backend=runner.backend, k_caches=runner.k_caches, v_caches=runner.v_caches
-        )
-        with torch.inference_mode():
-            logits = runner.model.compute_logits(runner.model(input_ids, positions, ctx)).float()
+        logits = runner.compute_logits(batch, all_positions=True).float()  # [N, V] batch order
         start = 0
         for s in batch:
             rows[s.seq.seq_id].extend(logits[start : start + s.num_new_tokens])

@@ -75,15 +75,18 @@ class ModelRunner:
     def prepare(
         self, batch: Seq[ScheduledSequence]
     ) -> tuple[torch.Tensor, torch.Tensor, AttentionMetadata, list[int]]:
-        """Flatten the step's tokens: (input_ids [N], positions [N], metadata, rows to sample)."""
+        """Flatten the step's tokens, decodes first: (input_ids [N], positions [N], metadata,
+        the row of each scheduled sequence's last new token, in batch order)."""
         bs = self.block_size
+        order = sorted(range(len(batch)), key=lambda i: batch[i].num_new_tokens != 1)
         input_ids: list[int] = []
         positions: list[int] = []
         slots: list[int] = []
         query_lens: list[int] = []
         context_lens: list[int] = []
-        sample_rows: list[int] = []
-        for s in batch:
+        last_row = [0] * len(batch)
+        for i in order:
+            s = batch[i]
             seq, start = s.seq, s.start
             end = start + s.num_new_tokens
             input_ids.extend(seq.token_ids[start:end])
@@ -92,10 +95,12 @@ class ModelRunner:
             slots.extend(table[p // bs] * bs + p % bs for p in range(start, end))
             query_lens.append(s.num_new_tokens)
             context_lens.append(end)
-            if s.samples:
-                sample_rows.append(len(input_ids) - 1)
+            last_row[i] = len(input_ids) - 1
         max_blocks = max(len(s.seq.block_table) for s in batch)
-        tables = [s.seq.block_table + [0] * (max_blocks - len(s.seq.block_table)) for s in batch]
+        tables = [
+            batch[i].seq.block_table + [0] * (max_blocks - len(batch[i].seq.block_table))
+            for i in order
+        ]
         dev = self.device
         starts = [0]
         for n in query_lens:
@@ -106,31 +111,37 @@ class ModelRunner:
             slot_mapping=torch.tensor(slots, dtype=torch.long, device=dev),
             block_tables=torch.tensor(tables, dtype=torch.long, device=dev),
             query_lens=query_lens,
-            max_query_len=max(query_lens),
-            max_context_len=max(context_lens),
+            context_lens_host=context_lens,
+            num_decode_seqs=sum(1 for n in query_lens if n == 1),
             block_size=bs,
         )
         ids = torch.tensor(input_ids, dtype=torch.long, device=dev)
         pos = torch.tensor(positions, dtype=torch.long, device=dev)
-        return ids, pos, meta, sample_rows
+        return ids, pos, meta, last_row
 
     @torch.inference_mode()
     def compute_logits(
         self, batch: Seq[ScheduledSequence], all_positions: bool = False
     ) -> torch.Tensor:
         """Forward the step; logits [num sampling seqs, vocab] for the sequences that sample
-        (or [N, vocab] for every new token with `all_positions`, to score text), in the model dtype."""
-        input_ids, positions, meta, sample_rows = self.prepare(batch)
+        (or [N, vocab] for every new token with `all_positions`, to score text), in batch order."""
+        input_ids, positions, meta, last_rows = self.prepare(batch)
         self.backend.prepare(meta)
         ctx = ForwardContext(
             meta=meta, backend=self.backend, k_caches=self.k_caches, v_caches=self.v_caches
         )
         hidden = self.model(input_ids, positions, ctx)  # [N, hidden]
         if all_positions:
-            return self.model.compute_logits(hidden)
-        if not sample_rows:
+            rows = [
+                r
+                for last, s in zip(last_rows, batch, strict=True)
+                for r in range(last - s.num_new_tokens + 1, last + 1)
+            ]
+        else:
+            rows = [last for last, s in zip(last_rows, batch, strict=True) if s.samples]
+        if not rows:
             return hidden.new_empty(0, self.model_config.vocab_size)
-        rows = torch.tensor(sample_rows, dtype=torch.long, device=self.device)
+        rows = torch.tensor(rows, dtype=torch.long, device=self.device)
         return self.model.compute_logits(hidden[rows])  # [B, V], in the model dtype
 
     @torch.inference_mode()

@@ -16,62 +16,82 @@ import torch.nn.functional as F
 
 @dataclass
 class AttentionMetadata:
-    """One step's batch layout. B sequences, N new tokens in all."""
+    """One step's batch layout: B sequences, N new tokens in all, decodes first.
+
+    The first `num_decode_seqs` sequences have one new token each (tokens 0..num_decode_seqs-1);
+    the rest are prefill chunks. Keeping them apart lets attention pad each group on its own.
+    """
 
     query_start_loc: torch.Tensor  # [B + 1] int64, cumulative new-token counts
     context_lens: torch.Tensor  # [B] int64, cached + new tokens per sequence
-    slot_mapping: (
-        torch.Tensor
-    )  # [N] int64, cache slot (block * block_size + offset) of each new token
-    block_tables: torch.Tensor  # [B, max_blocks] int64, -1 padded
+    slot_mapping: torch.Tensor  # [N] int64, cache slot (block * block_size + offset) per token
+    block_tables: torch.Tensor  # [B, max_blocks] int64, 0 padded (masked out)
     query_lens: list[int]  # [B] new tokens per sequence (host copy)
-    max_query_len: int
-    max_context_len: int
+    context_lens_host: list[int]  # [B] host copy of context_lens
+    num_decode_seqs: int
     block_size: int
     # Filled by the backend's `prepare`, reused by every layer.
-    prepared: dict[str, torch.Tensor] = field(default_factory=dict)
+    prepared: dict = field(default_factory=dict)
 
     @property
     def num_seqs(self) -> int:
         return len(self.query_lens)
 
-    @property
-    def is_decode_only(self) -> bool:
-        return self.max_query_len == 1
+
+@dataclass
+class _Group:
+    """Sequences attended together: a slice of the tokens, padded to the group's longest."""
+
+    tokens: slice  # their rows in the flattened [N] token dimension
+    num_seqs: int
+    max_query_len: int
+    block_ids: torch.Tensor  # [num_seqs * max_blocks] blocks to gather, row-major
+    mask: torch.Tensor  # [num_seqs, 1, max_query_len, max_blocks * block_size] bool
+    query_rows: torch.Tensor | None  # [tokens] row of each token in the padded queries
 
 
 class ReferenceAttention:
     """Plain PyTorch paged attention (CPU and CUDA): gather K/V by block table, then SDPA.
 
-    Gathers every sequence's key blocks into a padded [B, max_blocks * block_size] batch with one index
-    built per step, so no per-sequence Python work happens inside the layers.
+    Each group's key blocks are gathered into a padded [B, max_blocks * block_size] batch with one
+    index built per step, so no per-sequence Python work happens inside the layers. Decodes and
+    prefill chunks are separate groups: a 256-token chunk does not pad 31 decodes to 256 queries.
     """
 
     name = "reference"
 
     def prepare(self, meta: AttentionMetadata) -> None:
+        nd, num_tokens = meta.num_decode_seqs, int(meta.query_start_loc[-1])
+        groups = []
+        if nd:
+            groups.append(self._group(meta, 0, nd, slice(0, nd)))
+        if nd < meta.num_seqs:
+            groups.append(self._group(meta, nd, meta.num_seqs, slice(nd, num_tokens)))
+        meta.prepared["groups"] = groups
+
+    @staticmethod
+    def _group(meta: AttentionMetadata, first: int, last: int, tokens: slice) -> _Group:
         device = meta.context_lens.device
-        bsz, max_q = meta.num_seqs, meta.max_query_len
-        # Keys are gathered block by block: L = max_blocks * block_size >= max_context_len.
-        max_ctx = meta.block_tables.shape[1] * meta.block_size
-        pos = torch.arange(max_ctx, device=device)  # [L]
-        valid_key = pos[None, :] < meta.context_lens[:, None]  # [B, L]
-        q_lens = meta.query_start_loc[1:] - meta.query_start_loc[:-1]  # [B]
+        bsz = last - first
+        max_q = max(meta.query_lens[first:last])
+        max_blocks = -(-max(meta.context_lens_host[first:last]) // meta.block_size)
+        tables = meta.block_tables[first:last, :max_blocks]  # [b, mb]
+        ctx_lens = meta.context_lens[first:last]  # [b]
+        q_start = meta.query_start_loc[first : last + 1] - tokens.start  # [b + 1]
+        q_lens = q_start[1:] - q_start[:-1]  # [b]
+        pos = torch.arange(max_blocks * meta.block_size, device=device)  # [L]
+        valid_key = pos[None, :] < ctx_lens[:, None]  # [b, L]
         q_idx = torch.arange(max_q, device=device)  # [Qmax]
-        # Absolute position of each (padded) query row; padded rows see all keys (avoids NaN rows).
-        q_pos = (meta.context_lens - q_lens)[:, None] + q_idx[None, :]  # [B, Qmax]
-        q_pos = torch.where(q_idx[None, :] < q_lens[:, None], q_pos, meta.context_lens[:, None] - 1)
-        mask = (pos[None, None, :] <= q_pos[:, :, None]) & valid_key[:, None, :]  # [B, Qmax, L]
-        meta.prepared["mask"] = mask[:, None, :, :]  # [B, 1, Qmax, L]
-        meta.prepared["block_ids"] = meta.block_tables.reshape(-1)  # [B * max_blocks]
+        # Absolute position of each (padded) query row; padded rows see all keys (no NaN rows).
+        q_pos = (ctx_lens - q_lens)[:, None] + q_idx[None, :]  # [b, Qmax]
+        q_pos = torch.where(q_idx[None, :] < q_lens[:, None], q_pos, ctx_lens[:, None] - 1)
+        mask = (pos[None, None, :] <= q_pos[:, :, None]) & valid_key[:, None, :]  # [b, Qmax, L]
+        query_rows = None
         if max_q > 1:
-            # Row of each flattened token in the padded [B * Qmax] query layout.
             seq_of_token = torch.repeat_interleave(torch.arange(bsz, device=device), q_lens)
-            offset_in_seq = (
-                torch.arange(seq_of_token.numel(), device=device)
-                - meta.query_start_loc[seq_of_token]
-            )
-            meta.prepared["query_rows"] = seq_of_token * max_q + offset_in_seq  # [N]
+            offset = torch.arange(seq_of_token.numel(), device=device) - q_start[seq_of_token]
+            query_rows = seq_of_token * max_q + offset
+        return _Group(tokens, bsz, max_q, tables.reshape(-1), mask[:, None], query_rows)
 
     def forward(
         self,
@@ -85,36 +105,51 @@ class ReferenceAttention:
     ) -> torch.Tensor:  # [N, H, D]
         k_cache[meta.slot_mapping] = k
         v_cache[meta.slot_mapping] = v
-        bsz, max_q = meta.num_seqs, meta.max_query_len
-        num_heads, head_dim = q.shape[1], q.shape[2]
-        keys = self._gather(k_cache, meta)  # [B, KVH, L, D]
-        values = self._gather(v_cache, meta)
-        if max_q == 1:
-            q_pad = q.view(bsz, 1, num_heads, head_dim)
-        else:
-            rows = meta.prepared["query_rows"]
-            q_pad = q.new_zeros(bsz * max_q, num_heads, head_dim)
-            q_pad[rows] = q
-            q_pad = q_pad.view(bsz, max_q, num_heads, head_dim)
-        out = F.scaled_dot_product_attention(
-            q_pad.transpose(1, 2),  # [B, H, Qmax, D]
-            keys,
-            values,
-            attn_mask=meta.prepared["mask"],
-            scale=scale,
-            enable_gqa=keys.shape[1] != num_heads,
-        ).transpose(1, 2)  # [B, Qmax, H, D]
-        if max_q == 1:
-            return out.reshape(bsz, num_heads, head_dim)
-        return out.reshape(bsz * max_q, num_heads, head_dim)[rows]
+        groups = meta.prepared["groups"]
+        if len(groups) == 1:
+            return self._attend(q, k_cache, v_cache, groups[0], meta.block_size, scale)
+        out = torch.empty_like(q)
+        for g in groups:
+            out[g.tokens] = self._attend(q[g.tokens], k_cache, v_cache, g, meta.block_size, scale)
+        return out
 
     @staticmethod
-    def _gather(cache: torch.Tensor, meta: AttentionMetadata) -> torch.Tensor:
-        """Each sequence's blocks, contiguous: [B, KVH, max_blocks * block_size, D]."""
-        num_slots, kv_heads, head_dim = cache.shape
-        blocks = cache.view(num_slots // meta.block_size, meta.block_size * kv_heads * head_dim)
-        out = blocks.index_select(0, meta.prepared["block_ids"])  # [B * max_blocks, bs * KVH * D]
-        return out.view(meta.num_seqs, -1, kv_heads, head_dim).transpose(1, 2)
+    def _attend(
+        q: torch.Tensor,  # [n, H, D] the group's tokens
+        k_cache: torch.Tensor,
+        v_cache: torch.Tensor,
+        g: _Group,
+        block_size: int,
+        scale: float,
+    ) -> torch.Tensor:  # [n, H, D]
+        num_heads, head_dim = q.shape[1], q.shape[2]
+        keys = _gather(k_cache, g, block_size)  # [b, KVH, L, D]
+        values = _gather(v_cache, g, block_size)
+        if g.query_rows is None:
+            q_pad = q.view(g.num_seqs, 1, num_heads, head_dim)
+        else:
+            q_pad = q.new_zeros(g.num_seqs * g.max_query_len, num_heads, head_dim)
+            q_pad[g.query_rows] = q
+            q_pad = q_pad.view(g.num_seqs, g.max_query_len, num_heads, head_dim)
+        out = F.scaled_dot_product_attention(
+            q_pad.transpose(1, 2),  # [b, H, Qmax, D]
+            keys,
+            values,
+            attn_mask=g.mask,
+            scale=scale,
+            enable_gqa=keys.shape[1] != num_heads,
+        ).transpose(1, 2)  # [b, Qmax, H, D]
+        if g.query_rows is None:
+            return out.reshape(g.num_seqs, num_heads, head_dim)
+        return out.reshape(-1, num_heads, head_dim)[g.query_rows]
+
+
+def _gather(cache: torch.Tensor, g: _Group, block_size: int) -> torch.Tensor:
+    """Each sequence's blocks, contiguous: [b, KVH, max_blocks * block_size, D]."""
+    num_slots, kv_heads, head_dim = cache.shape
+    blocks = cache.view(num_slots // block_size, block_size * kv_heads * head_dim)
+    out = blocks.index_select(0, g.block_ids)  # [b * max_blocks, block_size * KVH * D]
+    return out.view(g.num_seqs, -1, kv_heads, head_dim).transpose(1, 2)
 
 
 def get_attention_backend(name: str) -> ReferenceAttention:
