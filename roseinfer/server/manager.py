@@ -77,7 +77,10 @@ class SchedulerManager:
         max_batch_size: int | None = None,
         metrics: Any = None,
         scheduler: OnlineScheduler | None = None,
+        start_thread: bool = True,
     ) -> None:
+        """`start_thread=False`: the caller runs the loop itself with `run_forever()`; the server
+        does that on its main thread (see `server/cli.py` for why)."""
         self.engine = engine
         overrides = (
             {}
@@ -99,10 +102,12 @@ class SchedulerManager:
         self._deliveries: dict[Any, list] = {}  # engine thread only: loop -> [(queue, item)]
         self._sync: dict[int, tuple[queue.Queue, list[int]]] = {}  # the seeds' streams
         self._stopping = False
+        self._running_here = False
         self._last_cached_count = 0.0
         self.stats: EngineStats = self.scheduler.core.stats()
         self._thread = threading.Thread(target=self._run, name="roseinfer-engine", daemon=True)
-        self._thread.start()
+        if start_thread:
+            self._thread.start()
 
     # ---- any thread ----------------------------------------------------------------------
     @property
@@ -130,12 +135,21 @@ class SchedulerManager:
         self._wake.set()
 
     def is_alive(self) -> bool:
-        return self._thread.is_alive()
+        return self._thread.is_alive() or self._running_here
+
+    def run_forever(self) -> None:
+        """Run the engine loop on the calling thread until `shutdown()`."""
+        self._running_here = True
+        try:
+            self._run()
+        finally:
+            self._running_here = False
 
     def shutdown(self, timeout: float = 5.0) -> None:
         self._stopping = True
         self._wake.set()
-        self._thread.join(timeout)
+        if self._thread.is_alive():
+            self._thread.join(timeout)
 
     # ---- the seeds' synchronous API ------------------------------------------------------
     def add_request(
