@@ -1,0 +1,100 @@
+"""How busy the rest of the machine was while we measured (Linux; None elsewhere).
+
+On a 2-core machine one other busy process halves what we measure, and OpenMP threads fighting
+for the same cores can make a step 10x slower. `OtherLoad` compares the CPU time the whole machine
+spent (/proc/stat) with the CPU time this process spent (os.times) over the measured interval; the
+difference is other processes' work, reported as average cores in use. Benchmarks record it in
+their JSON and warn when it is high, so a number taken on a busy machine is not mistaken for one
+taken on a quiet one.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+WARN_CORES = 0.25
+
+
+def _machine_busy_seconds() -> float | None:
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != "cpu":
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[1:9])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def _pid_seconds(pid: int) -> float:
+    """CPU seconds of another process (all its threads), 0 if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    # fields[11:15] are utime, stime, cutime, cstime (the 14th-17th fields of the stat line)
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_seconds(pids: tuple[int, ...] = ()) -> float:
+    t = os.times()
+    return (
+        t.user + t.system + t.children_user + t.children_system + sum(_pid_seconds(p) for p in pids)
+    )
+
+
+class OtherLoad:
+    """with OtherLoad() as load: ...; load.cores -> other processes' average cores in use.
+
+    `pids`: processes that belong to the measurement too (e.g. the server under test)."""
+
+    def __init__(self, pids: tuple[int, ...] = ()) -> None:
+        self.cores: float | None = None
+        self.pids = tuple(pids)
+        self._start: tuple[float | None, float, float] | None = None
+
+    def __enter__(self) -> OtherLoad:
+        self._start = (_machine_busy_seconds(), _own_seconds(self.pids), time.perf_counter())
+        return self
+
+    def __exit__(self, *exc) -> None:
+        busy0, own0, t0 = self._start
+        busy1, own1, t1 = _machine_busy_seconds(), _own_seconds(self.pids), time.perf_counter()
+        if busy0 is None or busy1 is None or t1 <= t0:
+            return
+        self.cores = max(0.0, ((busy1 - busy0) - (own1 - own0)) / (t1 - t0))
+
+    def warn(self, what: str = "the measurement") -> None:
+        if self.cores is not None and self.cores > WARN_CORES:
+            print(
+                f"warning: other processes kept {self.cores:.2f} of {os.cpu_count()} cores busy during {what}; "
+                "numbers taken on a busy machine are not comparable",
+                file=sys.stderr,
+            )
+
+
+def machine_info() -> dict:
+    """CPU model, core count, memory, torch version: what BENCHMARKS.md writes next to numbers."""
+    info: dict = {"cpu_count": os.cpu_count()}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    info["cpu"] = line.split(":", 1)[1].strip()
+                    break
+        with open("/proc/meminfo", encoding="ascii") as f:
+            info["mem_gib"] = round(int(f.readline().split()[1]) / 2**20, 1)
+    except OSError:
+        pass
+    try:
+        import torch
+
+        info["torch"] = torch.__version__
+        info["torch_threads"] = torch.get_num_threads()
+    except ImportError:
+        pass
+    return info

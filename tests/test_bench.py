@@ -1,0 +1,457 @@
+"""The benchmark tools run and report well-formed results on a tiny model. No speed is asserted."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from roseinfer.bench.cli import bench_main
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+# Small engine: eager (no compile) and a small KV cache, so each engine starts fast.
+ENGINE = ["--enforce-eager", "--num-kv-blocks", "128"]
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_model_dir) -> str:
+    return tiny_model_dir("llama")
+
+
+def is_png(path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(8) == PNG_MAGIC
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---- statistics and workloads -------------------------------------------------------------------
+def test_percentile_and_describe():
+    from roseinfer.bench.metrics import describe, percentile
+
+    assert percentile([], 50) == 0.0
+    assert percentile([3.0, 1.0, 2.0], 50) == 2.0
+    assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
+    assert percentile(list(range(101)), 99) == pytest.approx(99.0)
+    d = describe([0.001, 0.002, 0.003], "ttft")
+    assert set(d) == {"mean_ttft_ms", "median_ttft_ms", "std_ttft_ms", "p90_ttft_ms", "p99_ttft_ms"}
+    assert d["median_ttft_ms"] == pytest.approx(2.0)
+
+
+def test_random_workload_is_seeded_and_in_range():
+    from roseinfer.bench.workload import length_range, random_requests, token_pool
+
+    pool = token_pool(384, special_ids=[0, 1, 2])
+    assert 0 not in pool and 383 in pool
+    a = random_requests(10, (5, 9), (3, 4), pool, seed=0)
+    b = random_requests(10, (5, 9), (3, 4), pool, seed=0)
+    c = random_requests(10, (5, 9), (3, 4), pool, seed=1)
+    assert a == b and a != c
+    for r in a:
+        assert 5 <= len(r.prompt_token_ids) <= 9 and 3 <= r.output_len <= 4
+        assert all(t in pool for t in r.prompt_token_ids)
+    assert length_range(100, 0.0) == (100, 100)
+    assert length_range(100, 0.5) == (50, 150)
+    with pytest.raises(ValueError):
+        length_range(10, 1.5)
+
+
+def test_poisson_arrival_gaps():
+    from roseinfer.bench.serve import arrival_gaps
+
+    assert arrival_gaps(3, float("inf"), 0) == [0.0, 0.0, 0.0]
+    gaps = arrival_gaps(50, 10.0, seed=0)
+    assert len(gaps) == 50 and gaps[0] == 0.0 and all(g > 0 for g in gaps[1:])
+    assert gaps == arrival_gaps(50, 10.0, seed=0)
+
+
+def test_read_prompts_file(tmp_path):
+    from roseinfer.benchmark_scheduler import read_prompts_file
+
+    txt = tmp_path / "p.txt"
+    txt.write_text("Hello\n\nHow are you\n")
+    assert read_prompts_file(str(txt)) == ["Hello", "How are you"]
+    jl = tmp_path / "p.jsonl"
+    jl.write_text('"Hello"\n{"prompt": "The quick"}\n')
+    assert read_prompts_file(str(jl)) == ["Hello", "The quick"]
+    jl.write_text('{"text": 1}\n')
+    with pytest.raises(ValueError):
+        read_prompts_file(str(jl))
+
+
+def test_step_tracer_wraps_step_and_draws(tmp_path):
+    from dataclasses import dataclass
+
+    from roseinfer.bench.trace import StepTracer
+
+    @dataclass
+    class Stats:
+        num_running: int
+        num_waiting: int
+        num_used_blocks: int
+        num_blocks: int
+        prefix_hit_rate: float
+        num_batched_tokens: int
+        num_prefill_tokens: int
+        num_preempted: int = 0
+
+    class Core:
+        def __init__(self):
+            self.n = 0
+            self.last_step = None
+
+        def step(self):
+            self.n += 1
+            self.last_step = Stats(
+                2, 3 - self.n, 4 + self.n, 100, 0.5, 10 + self.n, 8 if self.n == 1 else 0
+            )
+            return ["token"] * 2
+
+    core = Core()
+    tracer = StepTracer().attach(core)
+    for _ in range(3):
+        assert core.step() == ["token", "token"]
+    tracer.detach()
+    core.step()  # no longer recorded
+    assert "step" not in core.__dict__
+    assert [r["num_prefill_tokens"] for r in tracer.rows] == [8, 0, 0]
+    assert [r["num_decode_tokens"] for r in tracer.rows] == [3, 12, 13]
+    summary = tracer.summary()
+    assert (
+        summary["num_steps"] == 3
+        and summary["mixed_steps"] == 1
+        and summary["max_used_blocks"] == 7
+    )
+    tracer.save_json(str(tmp_path / "t.json"))
+    assert json.loads((tmp_path / "t.json").read_text())["summary"] == summary
+    tracer.plot(str(tmp_path / "t.png"), title="fake")
+    StepTracer().plot(str(tmp_path / "empty.png"))
+    assert is_png(tmp_path / "t.png") and is_png(tmp_path / "empty.png")
+
+
+def test_other_load_is_well_formed():
+    from roseinfer.bench.machine import OtherLoad, machine_info
+
+    with OtherLoad(pids=(os.getpid(),)) as load:
+        sum(range(200_000))
+    assert load.cores is None or load.cores >= 0.0
+    assert machine_info()["cpu_count"] >= 1
+
+
+# ---- the seeds' benchmark ---------------------------------------------------------------------
+SUMMARY_PATTERNS = [
+    r"=== online summary ===",
+    r"Warmup runs: 0",
+    r"Measured runs: 2",
+    r"Decode time p50/mean: \d+\.\d{6}/\d+\.\d{6} s",
+    r"Total time p50/mean: \d+\.\d{6}/\d+\.\d{6} s",
+    r"Throughput\(completion,decode\) p50/mean: \d+\.\d{2}/\d+\.\d{2} tokens/s",
+    r"Throughput\(completion,total\) p50/mean: \d+\.\d{2}/\d+\.\d{2} tokens/s",
+    r"TTFT p50/mean: \d+\.\d{2}/\d+\.\d{2} ms",
+    r"TPOT p50/mean: \d+\.\d{2}/\d+\.\d{2} ms/token",
+    r"Latency p50/mean: \d+\.\d{2}/\d+\.\d{2} ms",
+]
+
+
+def test_benchmark_scheduler_online(tiny, tmp_path, capsys):
+    from roseinfer.benchmark_scheduler import main
+
+    out_json = tmp_path / "sched.json"
+    rc = main([
+        "--model", tiny, "--device", "cpu", "--prompt", "Hello", "--num-requests", "4", "--max-new-tokens", "4",
+        "--mode", "online", "--warmup-runs", "0", "--repeat-runs", "2", "--ignore-eos", "--json", str(out_json),
+        *ENGINE,
+    ])  # fmt: skip
+    assert rc == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) >= len(SUMMARY_PATTERNS)
+    for pattern, line in zip(SUMMARY_PATTERNS, lines, strict=False):
+        assert re.fullmatch(pattern, line), (pattern, line)
+    doc = json.loads(out_json.read_text())
+    (res,) = doc["results"]
+    assert res["mode"] == "online" and res["measured_runs"] == 2 and len(res["runs"]) == 2
+    for run in res["runs"]:
+        assert run["requests"] == 4 and run["completion_tokens"] == 16  # ignore_eos: exactly 4 each
+        assert run["prompt_tokens"] > 0 and run["total_tokens"] == run["prompt_tokens"] + 16
+        assert 0 <= run["ttft_p50"] <= run["total_p50"] and run["tpot_p50"] >= 0
+    for key in (
+        "decode_time_s_p50",
+        "throughput_completion_total_mean",
+        "ttft_ms_p50",
+        "tpot_ms_mean",
+        "latency_ms_p50",
+    ):
+        assert key in res["summary"]
+    assert doc["model"] and doc["dtype"]
+
+
+def test_benchmark_scheduler_offline_random_prompts_with_trace(tiny, tmp_path, capsys):
+    from roseinfer.benchmark_scheduler import main
+
+    png, trace_json, out_json = tmp_path / "t.png", tmp_path / "t.json", tmp_path / "s.json"
+    rc = main([
+        "--model", tiny, "--random-input-len", "24", "--random-range-ratio", "0.5", "--num-requests", "6",
+        "--max-new-tokens", "5", "--ignore-eos", "--mode", "offline", "--warmup-runs", "1", "--repeat-runs", "1",
+        "--max-num-seqs", "4", "--max-num-batched-tokens", "32", "--no-prefix-cache",
+        "--trace", str(png), "--trace-json", str(trace_json), "--json", str(out_json), *ENGINE,
+    ])  # fmt: skip
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "=== offline summary ===" in out and "Throughput(completion,total) p50/mean:" in out
+    assert "TTFT" not in out and "TPOT" not in out  # the seeds' offline block has no latency lines
+    run = json.loads(out_json.read_text())["results"][0]["runs"][0]
+    assert run["completion_tokens"] == 30 and 6 * 12 <= run["prompt_tokens"] <= 6 * 36
+    assert is_png(png)
+    trace = json.loads(trace_json.read_text())
+    steps = trace["steps"]
+    assert len(steps) >= 5 and trace["summary"]["num_steps"] == len(steps)
+    for row in steps:
+        for key in (
+            "t",
+            "dt",
+            "num_running",
+            "num_waiting",
+            "num_prefill_tokens",
+            "num_decode_tokens",
+            "num_used_blocks",
+            "prefix_hit_rate",
+        ):
+            assert key in row
+        assert (
+            row["num_running"] <= 4 and row["num_prefill_tokens"] + row["num_decode_tokens"] <= 32
+        )
+    assert trace["summary"]["max_waiting"] > 0  # 6 requests, 4 slots: someone waited
+
+
+def test_bench_scheduler_subcommand_bad_file(capsys):
+    assert bench_main(["scheduler", "--prompts-file", "/nonexistent/prompts.txt"]) == 1
+    assert "error" in capsys.readouterr().err
+
+
+# ---- offline throughput + baseline ------------------------------------------------------------
+def test_bench_throughput_with_trace(tiny, tmp_path, capsys):
+    png, trace_json, out_json = tmp_path / "tp.png", tmp_path / "tp.json", tmp_path / "res.json"
+    rc = bench_main([
+        "throughput", "--model", tiny, "--num-seqs", "6", "--min-input-len", "8", "--max-input-len", "40",
+        "--min-output-len", "2", "--max-output-len", "6", "--max-num-seqs", "3", "--max-num-batched-tokens", "24",
+        "--no-progress", "--trace", str(png), "--trace-json", str(trace_json), "--json", str(out_json), *ENGINE,
+    ])  # fmt: skip
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "Output token throughput:" in out and "Total token throughput:" in out
+    res = json.loads(out_json.read_text())
+    assert res["num_requests"] == 6 and res["output_tokens"] == res["requested_output_tokens"]
+    assert res["output_throughput"] > 0 and res["elapsed_s"] > 0 and res["dtype"]
+    assert is_png(png)
+    trace = json.loads(trace_json.read_text())
+    assert trace["summary"]["decode_tokens"] + trace["summary"]["prefill_tokens"] > 0
+    assert max(r["num_running"] for r in trace["steps"]) <= 3
+
+
+def test_hf_baseline_script(tiny, tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location(
+        "hf_baseline", os.path.join(ROOT, "benchmarks", "hf_baseline.py")
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out_json = tmp_path / "hf.json"
+    rc = mod.main([
+        "--model", tiny, "--num-seqs", "4", "--min-input-len", "4", "--max-input-len", "12", "--min-output-len", "2",
+        "--max-output-len", "5", "--batch-size", "2", "--no-progress", "--json", str(out_json), *ENGINE,
+    ])  # fmt: skip
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "=== roseinfer vs transformers (same workload) ===" in out and "ratio" in out
+    doc = json.loads(out_json.read_text())
+    ours, hf = doc["roseinfer"], doc["transformers"]
+    assert (
+        ours["output_tokens"] == hf["output_tokens"]
+        and ours["prompt_tokens"] == hf["prompt_tokens"]
+    )
+    assert hf["generated_tokens_incl_padding"] >= hf["output_tokens"]
+    assert doc["ratio_output_throughput"] > 0
+
+
+# ---- serving benchmark against a fake OpenAI-compatible server --------------------------------
+class FakeServer:
+    """A tiny OpenAI-style /v1/completions SSE server; one word per chunk; fails prompts with FAIL."""
+
+    def __init__(self) -> None:
+        import uvicorn
+
+        self.bodies: list[dict] = []
+        app = FastAPI()
+
+        @app.get("/v1/models")
+        async def models():
+            return {"object": "list", "data": [{"id": "fake-model", "object": "model"}]}
+
+        @app.post("/v1/completions")
+        async def completions(request: Request):
+            body = await request.json()
+            self.bodies.append(body)
+            if "FAIL" in body["prompt"]:
+                return JSONResponse({"error": {"message": "bad prompt"}}, status_code=400)
+            n = body["max_tokens"]
+
+            async def events():
+                for i in range(n):
+                    await asyncio.sleep(0.001)
+                    chunk = {"choices": [{"index": 0, "text": f" w{i}", "finish_reason": None}]}
+                    yield f"data: {json.dumps(chunk)}\n\n"
+                yield f"data: {json.dumps({'choices': [{'index': 0, 'text': '', 'finish_reason': 'length'}]})}\n\n"
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    usage = {"prompt_tokens": len(body["prompt"].split()), "completion_tokens": n}
+                    yield f"data: {json.dumps({'choices': [], 'usage': usage})}\n\n"
+                yield "data: [DONE]\n\n"
+
+            return StreamingResponse(events(), media_type="text/event-stream")
+
+        self.port = free_port()
+        self.server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="error")
+        )
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self) -> FakeServer:
+        self.thread.start()
+        deadline = time.time() + 20
+        while not self.server.started:
+            if time.time() > deadline:
+                raise RuntimeError("fake server did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+def test_bench_serve_sweep_against_fake_server(tmp_path, capsys):
+    out_json, png = tmp_path / "serve.json", tmp_path / "serve.png"
+    with FakeServer() as fake:
+        rc = bench_main([
+            "serve", "--base-url", fake.url, "--tokenizer", "none", "--num-prompts", "4", "--random-input-len", "10",
+            "--random-output-len", "5", "--concurrency", "1,2", "--json", str(out_json), "--plot", str(png),
+            "--no-progress", "--server-pid", str(os.getpid()),
+        ])  # fmt: skip
+        bodies = list(fake.bodies)
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert out.count("Serving Benchmark Result") == 2 and "=== sweep ===" in out
+    assert "Median TTFT (ms):" in out and "P99 ITL (ms):" in out and "Mean E2EL (ms):" in out
+    doc = json.loads(out_json.read_text())
+    assert doc["model"] == "fake-model"  # discovered from /v1/models
+    assert [r["max_concurrency"] for r in doc["results"]] == [1, 2]
+    for r in doc["results"]:
+        assert r["completed"] == 4 and r["failed"] == 0 and r["usage_reported"]
+        assert r["total_output_tokens"] == 20 and r["total_input_tokens"] == 40
+        for metric in ("ttft", "tpot", "itl", "e2el"):
+            for stat in ("mean", "median", "p90", "p99"):
+                assert r[f"{stat}_{metric}_ms"] >= 0
+        assert r["median_ttft_ms"] <= r["median_e2el_ms"]
+        assert r["request_throughput"] > 0 and r["output_throughput"] > 0
+        assert r["other_cpu_cores"] is None or r["other_cpu_cores"] >= 0
+    assert is_png(png)
+    assert len(bodies) == 1 + 8  # one warm-up request, then 4 per sweep point
+    for b in bodies:
+        assert b["stream"] is True and b["ignore_eos"] is True
+        assert b["stream_options"] == {"include_usage": True} and b["model"] == "fake-model"
+
+
+def test_bench_serve_without_usage_counts_chunks_and_reports_failures(tmp_path, capsys):
+    data = tmp_path / "prompts.jsonl"
+    data.write_text(
+        '{"prompt": "hello there", "output_len": 3}\n"FAIL please"\n{"prompt": "one two three"}\n'
+    )
+    out_json = tmp_path / "serve.json"
+    with FakeServer() as fake:
+        rc = bench_main([
+            "serve", "--base-url", fake.url, "--model", "fake-model", "--dataset", "jsonl", "--dataset-path",
+            str(data), "--tokenizer", "none", "--num-prompts", "3", "--random-output-len", "4",
+            "--no-stream-usage", "--no-ignore-eos", "--request-rate", "200", "--num-warmups", "0",
+            "--json", str(out_json), "--no-progress",
+        ])  # fmt: skip
+        bodies = list(fake.bodies)
+    assert rc == 1  # one request failed
+    (r,) = json.loads(out_json.read_text())["results"]
+    assert r["completed"] == 2 and r["failed"] == 1 and not r["usage_reported"]
+    assert r["total_output_tokens"] == 3 + 4  # counted from text chunks
+    assert sum(1 for e in r["errors"] if "HTTP 400" in e) == 1
+    assert all("ignore_eos" not in b and "stream_options" not in b for b in bodies)
+    assert "First error: HTTP 400" in capsys.readouterr().out
+
+
+def test_bench_serve_unreachable_server(capsys):
+    rc = bench_main(["serve", "--base-url", f"http://127.0.0.1:{free_port()}/v1", "--tokenizer", "none",
+                     "--num-prompts", "1", "--no-progress"])  # fmt: skip
+    assert rc == 1
+    assert "is the server up?" in capsys.readouterr().err
+
+
+# ---- serving benchmark against the real server --------------------------------------------------
+def test_bench_serve_against_roseinfer_server(tiny, tmp_path):
+    if importlib.util.find_spec("roseinfer.server") is None:
+        pytest.skip("roseinfer.server is not available")
+    port = free_port()
+    log = open(tmp_path / "server.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "roseinfer.server", "--model", tiny, "--port", str(port), "--log-level", "warning",
+         *ENGINE],
+        stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
+    )  # fmt: skip
+    try:
+        import httpx
+
+        deadline = time.time() + 60
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"server exited: {(tmp_path / 'server.log').read_text()[-2000:]}")
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.time() > deadline:
+                pytest.fail("server did not come up in 60 s")
+            time.sleep(0.2)
+        out_json, png = tmp_path / "serve.json", tmp_path / "serve.png"
+        rc = bench_main([
+            "serve", "--base-url", f"http://127.0.0.1:{port}/v1", "--tokenizer", tiny, "--num-prompts", "3",
+            "--random-input-len", "8", "--random-output-len", "4", "--concurrency", "1,2", "--json", str(out_json),
+            "--plot", str(png), "--no-progress",
+        ])  # fmt: skip
+        assert rc == 0
+        doc = json.loads(out_json.read_text())
+        for r in doc["results"]:
+            assert r["completed"] == 3 and r["failed"] == 0
+            assert r["total_output_tokens"] == 12  # ignore_eos honoured; counted from usage
+            assert r["usage_reported"] and r["total_input_tokens"] > 0
+        assert is_png(png)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
