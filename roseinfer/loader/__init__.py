@@ -111,11 +111,7 @@ def read_source(cfg: EngineConfig) -> tuple[dict, dict[str, torch.Tensor], Token
 def _read_hf_dir(path: str) -> tuple[dict, dict[str, torch.Tensor], Tokenizer]:
     hf_config = read_hf_config(path)
     ModelConfig.from_hf(hf_config)  # fail on an unknown architecture before reading weights
-    weights = dict(
-        tqdm(
-            iter_safetensors(path), desc="Loading weights", unit=" tensors", delay=1.0, leave=False
-        )
-    )
+    weights = dict(iter_safetensors(path))
     return (
         hf_config,
         weights,
@@ -124,18 +120,27 @@ def _read_hf_dir(path: str) -> tuple[dict, dict[str, torch.Tensor], Tokenizer]:
 
 
 def load_model(cfg: EngineConfig) -> LoadedModel:
-    hf_config, weights, tokenizer, name = read_source(cfg)
-    model_config = ModelConfig.from_hf(hf_config)
-    dtype = resolve_dtype(cfg.dtype, cfg.device)
-    with torch.device("meta"):
-        model = build_model(model_config)
-    model = model.to_empty(device="cpu")
-    model.tie_weights()
-    model.load_weights(weights)
-    del weights
-    model = model.to(device=cfg.device, dtype=dtype).eval()
-    _rebuild_buffers(model, model_config, cfg.device)
-    optimize_linears(model, cfg.quantization, cfg.enforce_eager)
+    # A progress bar by stage, shown only when loading takes more than a second.
+    with tqdm(
+        total=3, desc="Loading model: reading weights", unit="stage", delay=1.0, leave=False
+    ) as bar:
+        hf_config, weights, tokenizer, name = read_source(cfg)
+        model_config = ModelConfig.from_hf(hf_config)
+        dtype = resolve_dtype(cfg.dtype, cfg.device)
+        bar.set_description("Loading model: building")
+        bar.update()
+        with torch.device("meta"):
+            model = build_model(model_config)
+        model = model.to_empty(device="cpu")
+        model.tie_weights()
+        model.load_weights(weights)
+        del weights
+        bar.set_description(f"Loading model: to {cfg.device}, {dtype}")
+        bar.update()
+        model = model.to(device=cfg.device, dtype=dtype).eval()
+        _rebuild_buffers(model, model_config, cfg.device)
+        optimize_linears(model, cfg.quantization, cfg.enforce_eager)
+        bar.update()
     return LoadedModel(
         model=model, tokenizer=tokenizer, model_config=model_config, name=name, dtype=dtype
     )
