@@ -1,0 +1,56 @@
+"""Decode-step time of the linear-layer strategies, interleaved in one process (ratios are what count).
+
+    .venv/bin/python benchmarks/decode_step.py --batch-size 1
+    .venv/bin/python benchmarks/decode_step.py --batch-size 32
+
+eager: plain F.linear (`--enforce-eager`); packed: oneDNN-prepacked bf16 weights (the default);
+int8: weight-only int8 (`--quantization int8`). Each engine holds `batch` sequences that have
+prefilled a 70-token prompt; the step time is the median over interleaved decode steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from roseinfer import SamplingParams
+from roseinfer.engine import InferenceEngine
+
+VARIANTS = {"eager": {"enforce_eager": True}, "packed": {}, "int8": {"quantization": "int8"}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--batch-size", type=int, default=1)
+    parser.add_argument("--steps", type=int, default=15)
+    parser.add_argument("--model", default="smollm2")
+    args = parser.parse_args()
+    cores = {}
+    for name, overrides in VARIANTS.items():
+        core = InferenceEngine(model=args.model, dtype="bfloat16", **overrides).new_core(
+            kv_cache_memory=0.25
+        )
+        params = SamplingParams(max_new_tokens=500, stop_on_eos=False, do_sample=False)
+        for i in range(args.batch_size):
+            core.add_request([100 + i + j for j in range(70)], params)
+        while len(core.step()) < args.batch_size:
+            pass  # prefill until every sequence decodes one token per step
+        cores[name] = core
+    times: dict[str, list[float]] = {name: [] for name in cores}
+    for _ in range(args.steps):
+        for name, core in cores.items():
+            start = time.perf_counter()
+            core.step()
+            times[name].append(time.perf_counter() - start)
+    for name, ts in times.items():
+        step = statistics.median(ts)
+        print(
+            f"batch {args.batch_size} {name}: step p50 {step * 1000:.1f} ms ({args.batch_size / step:.0f} tok/s)"
+        )
+
+
+if __name__ == "__main__":
+    main()
