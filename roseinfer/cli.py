@@ -39,6 +39,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from roseinfer.engine import InferenceEngine
 
     params = sampling_params(args)
+    if not args.prompt:  # refuse before spending seconds loading a model
+        raise ValueError("prompt must be a non-empty string")
     engine = InferenceEngine(EngineConfig.from_args(args))
     if args.chat:
         ids = engine.encode_chat([{"role": "user", "content": args.prompt}])
