@@ -20,7 +20,12 @@ CHAT_TEMPLATE = (
 )
 
 
-def build_tokenizer(vocab_size: int = 384):
+def build_tokenizer(
+    vocab_size: int = 384,
+    corpus: list[str] | None = None,
+    chat_template: bool = True,
+    special_tokens: list[str] = SPECIAL_TOKENS,
+):
     """A byte-level BPE tokenizer trained on a tiny corpus (no hub access needed)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
@@ -30,18 +35,19 @@ def build_tokenizer(vocab_size: int = 384):
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
-        special_tokens=SPECIAL_TOKENS,
+        special_tokens=special_tokens,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    tok.train_from_iterator(CORPUS, trainer)
+    tok.train_from_iterator(CORPUS if corpus is None else corpus, trainer)
     fast = PreTrainedTokenizerFast(
         tokenizer_object=tok,
         eos_token="<|endoftext|>",
         bos_token="<|endoftext|>",
         unk_token="<|endoftext|>",
     )
-    fast.chat_template = CHAT_TEMPLATE
+    if chat_template:
+        fast.chat_template = CHAT_TEMPLATE
     return fast
 
 

@@ -6,6 +6,7 @@ import os
 import random
 
 import pytest
+from conftest import build_tokenizer
 
 from roseinfer.detokenizer import IncrementalDetokenizer
 from roseinfer.loader import smollm2_path
@@ -45,24 +46,10 @@ def smollm() -> Tokenizer:
 @pytest.fixture(scope="module")
 def gpt2_style(tmp_path_factory) -> Tokenizer:
     """A small GPT-2-style byte-level BPE (all 256 byte symbols, merges learnt from English)."""
-    from tokenizers import Tokenizer as Backend
-    from tokenizers import decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    backend = Backend(models.BPE())
-    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    backend.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=500,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        special_tokens=["<|endoftext|>"],
-        show_progress=False,
-    )
-    backend.train_from_iterator(SP_CORPUS * 10 + TEXTS[:1], trainer=trainer)
     directory = tmp_path_factory.mktemp("gpt2_style")
-    PreTrainedTokenizerFast(tokenizer_object=backend, eos_token="<|endoftext|>").save_pretrained(
-        directory
-    )
+    build_tokenizer(
+        500, SP_CORPUS * 10 + TEXTS[:1], chat_template=False, special_tokens=["<|endoftext|>"]
+    ).save_pretrained(directory)
     return Tokenizer.from_pretrained(str(directory))
 
 

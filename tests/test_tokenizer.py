@@ -6,6 +6,7 @@ import os
 import time
 
 import pytest
+from conftest import build_tokenizer
 
 from roseinfer.loader import smollm2_path
 from roseinfer.tokenizer import Tokenizer, TokenizerError, format_messages_as_prompt
@@ -274,24 +275,10 @@ def test_sentencepiece_gguf_specials(sentencepiece_gguf) -> None:
 @pytest.fixture(scope="module")
 def plain_bpe(tmp_path_factory) -> Tokenizer:
     """A tiny GPT-2-style byte-level BPE without a chat template, loaded with from_pretrained."""
-    from tokenizers import Tokenizer as Backend
-    from tokenizers import decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    backend = Backend(models.BPE())
-    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    backend.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=400,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        special_tokens=["<|endoftext|>"],
-        show_progress=False,
-    )
-    backend.train_from_iterator(SP_CORPUS * 10, trainer=trainer)
     directory = tmp_path_factory.mktemp("bpe")
-    PreTrainedTokenizerFast(tokenizer_object=backend, eos_token="<|endoftext|>").save_pretrained(
-        directory
-    )
+    build_tokenizer(
+        400, SP_CORPUS * 10, chat_template=False, special_tokens=["<|endoftext|>"]
+    ).save_pretrained(directory)
     return Tokenizer.from_pretrained(str(directory))
 
 
