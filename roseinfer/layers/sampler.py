@@ -57,8 +57,9 @@ class Sampler:
                 if p.stop_token_ids:
                     logits[i, list(p.stop_token_ids)] = float("-inf")
         greedy = [p.greedy for p in params]
-        # Argmax on the model-dtype logits: the same values, so the same token, with no fp32 copy.
-        greedy_ids = logits.argmax(dim=-1)
+        # On the model-dtype logits: the same values, so the same token, with no fp32 copy.
+        # `max` returns the first maximal index like `argmax`, ~4x faster on bf16 (BENCHMARKS.md).
+        greedy_ids = logits.max(dim=-1).indices
         if all(greedy):
             return greedy_ids
         logits = logits.float()
