@@ -3,8 +3,9 @@
     .venv/bin/python benchmarks/decode_step.py --batch-size 1
     .venv/bin/python benchmarks/decode_step.py --batch-size 32
 
-eager: plain F.linear (`--enforce-eager`); packed: oneDNN-prepacked bf16 weights (the default);
-int8: weight-only int8 (`--quantization int8`). Each engine holds `batch` sequences that have
+eager: the plain path (`--enforce-eager --attention-backend reference`); reference-attention:
+the default with the plain PyTorch attention; default: oneDNN-prepacked bf16 weights and the C++
+decode-attention kernel; int8: the default with weight-only int8 linears (`--quantization int8`). Each engine holds `batch` sequences that have
 prefilled a 70-token prompt; the step time is the median over interleaved decode steps.
 """
 
@@ -17,7 +18,12 @@ import time
 from roseinfer import SamplingParams
 from roseinfer.engine import InferenceEngine
 
-VARIANTS = {"eager": {"enforce_eager": True}, "packed": {}, "int8": {"quantization": "int8"}}
+VARIANTS = {
+    "eager": {"enforce_eager": True, "attention_backend": "reference"},
+    "reference-attention": {"attention_backend": "reference"},
+    "default": {},
+    "int8": {"quantization": "int8"},
+}
 
 
 def main() -> None:

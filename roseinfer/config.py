@@ -13,6 +13,7 @@ from typing import Any
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 QUANTIZATIONS = ("none", "int8")
+ATTENTION_BACKENDS = ("auto", "reference", "cpu")
 
 
 @dataclass(frozen=True)
@@ -104,10 +105,18 @@ class EngineConfig:
         default=True, metadata={"help": "reuse KV blocks of shared prompt prefixes"}
     )
     attention_backend: str = field(
-        default="auto", metadata={"help": "auto|reference attention over the paged cache"}
+        default="auto",
+        metadata={
+            "help": "attention over the paged cache: cpu (C++ decode kernel), reference "
+            "(plain PyTorch), auto (cpu on CPU where it builds, else reference)"
+        },
     )
     enforce_eager: bool = field(
-        default=False, metadata={"help": "no torch.compile: run the plain eager forward"}
+        default=False,
+        metadata={
+            "help": "plain PyTorch layers: F.linear and unfused norm/rotary/activation "
+            "(no prepacked weights, no C++ kernels)"
+        },
     )
     seed: int = field(default=0, metadata={"help": "seed for requests that set none"})
 
@@ -134,9 +143,10 @@ class EngineConfig:
             raise ValueError(f"kv_cache_memory must be > 0 GiB, got {self.kv_cache_memory}")
         if self.num_kv_blocks is not None and self.num_kv_blocks < 1:
             raise ValueError(f"num_kv_blocks must be >= 1, got {self.num_kv_blocks}")
-        if self.attention_backend not in ("auto", "reference"):
+        if self.attention_backend not in ATTENTION_BACKENDS:
             raise ValueError(
-                f"attention_backend must be 'auto' or 'reference', got {self.attention_backend!r}"
+                f"attention_backend must be one of {ATTENTION_BACKENDS}, "
+                f"got {self.attention_backend!r}"
             )
 
     @classmethod
@@ -169,6 +179,10 @@ def add_engine_args(parser: argparse.ArgumentParser, **defaults: Any) -> argpars
             kind = {"int": int, "float": float, "int | None": int}.get(str(f.type), str)
             if str(f.type) == "float | None":
                 kind = float
-            choices = {"dtype": DTYPES, "quantization": QUANTIZATIONS}.get(f.name)
+            choices = {
+                "dtype": DTYPES,
+                "quantization": QUANTIZATIONS,
+                "attention_backend": ATTENTION_BACKENDS,
+            }.get(f.name)
             group.add_argument(flag, type=kind, default=default, choices=choices, help=help_text)
     return parser

@@ -174,3 +174,12 @@ def smollm2_gguf_path() -> str:
     from roseinfer.loader import smollm2_path
 
     return smollm2_path()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cpu_kernels_built() -> None:
+    """Build (or load) the C++ kernels once, first: a server subprocess started by a test must
+    not spend its startup budget on the ~1 min first build."""
+    from roseinfer.kernels import load_cpu_kernels
+
+    load_cpu_kernels()

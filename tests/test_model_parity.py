@@ -56,18 +56,20 @@ def hf_greedy(model, ids: list[int], n: int) -> list[int]:
     return tokens
 
 
-def assert_greedy_match(hf_model, prompt: list[int], ours: list[int], theirs: list[int]) -> None:
+def assert_greedy_match(
+    hf_model, prompt: list[int], ours: list[int], theirs: list[int], tie_tol: float = TIE_TOL
+) -> None:
     if ours == theirs:
         return
     i = next(k for k, (a, b) in enumerate(zip(ours, theirs, strict=True)) if a != b)
     logits = hf_logits(hf_model, prompt + ours[:i])[-1]
     gap = abs(float(logits[ours[i]] - logits[theirs[i]]))
-    assert gap < TIE_TOL, f"greedy differs at token {i}: {ours} vs {theirs} (logit gap {gap:.2e})"
+    assert gap < tie_tol, f"greedy differs at token {i}: {ours} vs {theirs} (logit gap {gap:.2e})"
     # Past a tie, ours must still be transformers' argmax given our own tokens (teacher forced).
     forced = hf_logits(hf_model, prompt + ours)[len(prompt) - 1 : -1]
     top2 = forced.topk(2, dim=-1)
     chosen = forced.gather(1, torch.tensor(ours)[:, None])[:, 0]
-    assert bool(((top2.values[:, 0] - chosen) < TIE_TOL).all())
+    assert bool(((top2.values[:, 0] - chosen) < tie_tol).all())
 
 
 def session_logits(engine: InferenceEngine, ids: list[int]) -> torch.Tensor:
@@ -132,16 +134,26 @@ def chunk_plan(lengths: list[int]) -> list[list[int]]:
     return plan
 
 
+# The default path (C++ kernels, where they build) and the plain PyTorch path, each against HF.
+PATHS = {"default": {}, "plain": {"enforce_eager": True, "attention_backend": "reference"}}
+
+
 # ---- tiny random-weight models ---------------------------------------------------------------
-@pytest.fixture(scope="module", params=KINDS)
+@pytest.fixture(scope="module", params=[(k, p) for k in KINDS for p in PATHS], ids=str)
 def pair(request, tiny_model_dir):
     import transformers
 
-    path = tiny_model_dir(request.param)
+    kind, variant = request.param
+    path = tiny_model_dir(kind)
     hf = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     ours = InferenceEngine(
         EngineConfig(
-            model=path, dtype="float32", block_size=4, num_kv_blocks=256, max_num_batched_tokens=16
+            model=path,
+            dtype="float32",
+            block_size=4,
+            num_kv_blocks=256,
+            max_num_batched_tokens=16,
+            **PATHS[variant],
         )
     )
     return hf, ours
@@ -185,8 +197,8 @@ SMOL_TEXTS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def smollm2_pair():
+@pytest.fixture(scope="module", params=list(PATHS))
+def smollm2_pair(request):
     import transformers
 
     path = smollm2_gguf_path()
@@ -200,6 +212,7 @@ def smollm2_pair():
             block_size=16,
             num_kv_blocks=64,
             max_num_batched_tokens=8,
+            **PATHS[request.param],
         )
     )
     return hf, ours
@@ -232,3 +245,40 @@ def test_smollm2_gguf_greedy_32_tokens_match_transformers(smollm2_pair):
     assert_greedy_match(
         hf, prompts[0], engine.generate_ids(prompts[0], greedy(NEW_TOKENS)), theirs[0]
     )
+
+
+# ---- bf16: the default fast path against transformers ------------------------------------------
+BF16_TIE_TOL = 0.25  # two bf16 units in the last place at logits of ~30
+
+
+def test_smollm2_bf16_stays_within_tolerance_of_transformers():
+    """bf16 rounds differently in every matmul, so logits agree to a tolerance, not bits. Greedy
+    tokens must match transformers (fp32, the reference) except where its top two logits are
+    closer than bf16 can tell apart; past such a tie, every token must be fp32 transformers'
+    argmax given our own prefix, to the same tolerance."""
+    import transformers
+
+    path = smollm2_gguf_path()
+    hf16, hf32 = (
+        transformers.AutoModelForCausalLM.from_pretrained(
+            os.path.dirname(path), gguf_file=os.path.basename(path), dtype=dtype
+        ).eval()
+        for dtype in (torch.bfloat16, torch.float32)
+    )
+    engine = InferenceEngine(EngineConfig(model="smollm2", dtype="bfloat16", num_kv_blocks=64))
+    ids = engine.encode_prompt(SMOL_TEXTS[1]) + engine.encode_prompt(SMOL_TEXTS[0])
+    want = hf_logits(hf16, ids)
+    got = session_logits(engine, ids).float()
+    # Observed 2026-11-21: max |diff| 0.56 on logits up to 30 (transformers' own bf16 run is
+    # 0.75 from ours on the plain path); the argmax agrees at every position.
+    assert float((got - want).abs().max()) < 1.5
+    assert float((got.argmax(-1) == want.argmax(-1)).float().mean()) >= 0.9
+    prompts = [engine.encode_prompt(t) for t in SMOL_TEXTS]
+    sched = OnlineScheduler(engine)
+    rids = [sched.add_request(prompt_token_ids=p, params=greedy(16)) for p in prompts]
+    while sched.has_unfinished():
+        sched.step()
+    for p, rid in zip(prompts, rids, strict=True):
+        assert_greedy_match(
+            hf32, p, sched.get_generated_ids(rid), hf_greedy(hf32, p, 16), BF16_TIE_TOL
+        )

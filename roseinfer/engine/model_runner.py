@@ -53,7 +53,7 @@ class ModelRunner:
         self.block_size = block_size
         self.device = torch.device(device)
         self.sampler = sampler
-        self.backend = get_attention_backend(attention_backend)
+        self.backend = get_attention_backend(attention_backend, self.device)
         mc = model_config
         # Zeroed, not empty: masked-out slots must not hold NaN bit patterns (0 * NaN = NaN).
         self.kv_cache = torch.zeros(

@@ -9,9 +9,13 @@ cached keys. Index tensors shared by every layer are built once per step in `pre
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import ModuleType
 
 import torch
 import torch.nn.functional as F
+
+from roseinfer.config import ATTENTION_BACKENDS
+from roseinfer.kernels import load_cpu_kernels
 
 
 @dataclass
@@ -152,10 +156,85 @@ def _gather(cache: torch.Tensor, g: _Group, block_size: int) -> torch.Tensor:
     return out.view(g.num_seqs, -1, kv_heads, head_dim).transpose(1, 2)
 
 
-def get_attention_backend(name: str) -> ReferenceAttention:
-    if name in ("auto", "reference"):
+class CpuPagedAttention(ReferenceAttention):
+    """Decodes through the C++ kernel (`roseinfer/kernels/paged_attention.cpp`), which reads each
+    sequence's keys and values in place from the paged cache: no gathered copy, no mask, one call
+    per layer. Prefill chunks keep the reference path, whose SDPA is faster for many queries."""
+
+    name = "cpu"
+
+    def __init__(self, kernels: ModuleType) -> None:
+        self.kernels = kernels
+
+    def prepare(self, meta: AttentionMetadata) -> None:
+        nd, num_tokens = meta.num_decode_seqs, int(meta.query_start_loc[-1])
+        groups = []
+        if nd < meta.num_seqs:
+            groups.append(self._group(meta, nd, meta.num_seqs, slice(nd, num_tokens)))
+        meta.prepared["groups"] = groups
+
+    def forward(
+        self,
+        q: torch.Tensor,  # [N, H, D]
+        k: torch.Tensor,  # [N, KVH, D]
+        v: torch.Tensor,  # [N, KVH, D]
+        k_cache: torch.Tensor,  # [num_slots, KVH, D]
+        v_cache: torch.Tensor,  # [num_slots, KVH, D]
+        meta: AttentionMetadata,
+        scale: float,
+    ) -> torch.Tensor:  # [N, H, D]
+        nd = meta.num_decode_seqs
+        if nd == meta.num_seqs:
+            return self._decode(q, k, v, k_cache, v_cache, meta, scale)
+        out = torch.empty_like(q)
+        if nd:
+            out[:nd] = self._decode(q[:nd], k[:nd], v[:nd], k_cache, v_cache, meta, scale)
+        (g,) = meta.prepared["groups"]
+        slots = meta.slot_mapping[g.tokens]
+        k_cache[slots] = k[g.tokens]
+        v_cache[slots] = v[g.tokens]
+        out[g.tokens] = self._attend(q[g.tokens], k_cache, v_cache, g, meta.block_size, scale)
+        return out
+
+    def _decode(
+        self,
+        q: torch.Tensor,  # [nd, H, D], one token per decoding sequence
+        k: torch.Tensor,
+        v: torch.Tensor,
+        k_cache: torch.Tensor,
+        v_cache: torch.Tensor,
+        meta: AttentionMetadata,
+        scale: float,
+    ) -> torch.Tensor:  # [nd, H, D]
+        nd = q.shape[0]
+        return self.kernels.paged_decode_attention(
+            q,
+            k,
+            v,
+            k_cache,
+            v_cache,
+            meta.slot_mapping[:nd],
+            meta.block_tables[:nd],
+            meta.context_lens[:nd],
+            meta.block_size,
+            scale,
+        )
+
+
+def get_attention_backend(name: str, device: torch.device) -> ReferenceAttention:
+    """`auto`: the C++ kernel on CPU where it builds, else the reference path."""
+    if name not in ATTENTION_BACKENDS:
+        raise ValueError(f"unknown attention backend {name!r}")
+    if name == "reference" or (name == "auto" and device.type != "cpu"):
         return ReferenceAttention()
-    raise ValueError(f"unknown attention backend {name!r}")
+    if device.type != "cpu":
+        raise ValueError("--attention-backend cpu runs on CPU only")
+    kernels = load_cpu_kernels()
+    if kernels is not None:
+        return CpuPagedAttention(kernels)
+    if name == "cpu":
+        raise RuntimeError("--attention-backend cpu: the C++ kernel could not be built (see log)")
+    return ReferenceAttention()
 
 
 @dataclass

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import torch
@@ -44,14 +46,28 @@ class RotaryEmbedding(nn.Module):
         freqs = torch.outer(torch.arange(max_positions, dtype=torch.float64), inv_freq)  # [P, D/2]
         self.register_buffer("cos", freqs.cos().float(), persistent=False)
         self.register_buffer("sin", freqs.sin().float(), persistent=False)
+        self.kernels: ModuleType | None = None  # set by `roseinfer.kernels.attach_cpu_kernels`
 
-    def cos_sin(
-        self, positions: torch.Tensor, dtype: torch.dtype
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """cos, sin [N, 1, D/2] for the step's positions [N]; computed once per forward."""
-        return self.cos[positions].unsqueeze(1).to(dtype), self.sin[positions].unsqueeze(1).to(
-            dtype
+    def forward(self, positions: torch.Tensor, dtype: torch.dtype) -> RotaryTables:
+        """The step's tables for positions [N]; computed once per forward, used by every layer."""
+        return RotaryTables(
+            self.cos[positions].to(dtype), self.sin[positions].to(dtype), self.kernels
         )
+
+
+@dataclass(frozen=True)
+class RotaryTables:
+    cos: torch.Tensor  # [N, D/2], in the activations' dtype (as transformers rounds them)
+    sin: torch.Tensor  # [N, D/2]
+    kernels: ModuleType | None
+
+    def apply(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Rotate q [N, H, D] and k [N, KVH, D]; the C++ kernel rotates them in place."""
+        if self.kernels is not None:
+            self.kernels.rotary_embedding(q, k, self.cos, self.sin)
+            return q, k
+        cos, sin = self.cos.unsqueeze(1), self.sin.unsqueeze(1)  # [N, 1, D/2]
+        return apply_rotary(q, cos, sin), apply_rotary(k, cos, sin)
 
 
 def apply_rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:

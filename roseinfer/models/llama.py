@@ -7,12 +7,12 @@ dim) and `gate_up_proj` (gate, up). `load_weights` does the stacking.
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
+from roseinfer.layers.activation import SiluAndMul
 from roseinfer.layers.attention import ForwardContext
 from roseinfer.layers.norm import RMSNorm
-from roseinfer.layers.rotary import RotaryEmbedding, apply_rotary
+from roseinfer.layers.rotary import RotaryEmbedding, RotaryTables
 from roseinfer.models.config import ModelConfig
 
 
@@ -35,9 +35,7 @@ class LlamaAttention(nn.Module):
         self.k_norm = RMSNorm(cfg.head_dim, cfg.norm_eps) if cfg.qk_norm else None
         self.scale = cfg.head_dim**-0.5
 
-    def forward(
-        self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor], ctx: ForwardContext
-    ) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, rope: RotaryTables, ctx: ForwardContext) -> torch.Tensor:
         qkv = self.qkv_proj(x)  # [N, q + 2 kv]
         q, k, v = qkv.split([self.q_size, self.kv_size, self.kv_size], dim=-1)
         q = q.view(-1, self.num_heads, self.head_dim)  # [N, H, D]
@@ -45,7 +43,7 @@ class LlamaAttention(nn.Module):
         v = v.view(-1, self.num_kv_heads, self.head_dim)
         if self.q_norm is not None:
             q, k = self.q_norm(q), self.k_norm(k)
-        q, k = apply_rotary(q, *rope), apply_rotary(k, *rope)
+        q, k = rope.apply(q, k)
         out = ctx.attend(self.layer_idx, q, k, v, self.scale)  # [N, H, D]
         return self.o_proj(out.reshape(-1, self.q_size))
 
@@ -56,10 +54,10 @@ class LlamaMLP(nn.Module):
         self.intermediate_size = cfg.intermediate_size
         self.gate_up_proj = nn.Linear(cfg.hidden_size, 2 * cfg.intermediate_size, bias=False)
         self.down_proj = nn.Linear(cfg.intermediate_size, cfg.hidden_size, bias=False)
+        self.act = SiluAndMul()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        gate, up = self.gate_up_proj(x).chunk(2, dim=-1)
-        return self.down_proj(F.silu(gate) * up)
+        return self.down_proj(self.act(self.gate_up_proj(x)))
 
 
 class LlamaDecoderLayer(nn.Module):
@@ -71,10 +69,19 @@ class LlamaDecoderLayer(nn.Module):
         self.mlp = LlamaMLP(cfg)
 
     def forward(
-        self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor], ctx: ForwardContext
-    ) -> torch.Tensor:
-        x = x + self.self_attn(self.input_layernorm(x), rope, ctx)
-        return x + self.mlp(self.post_attention_layernorm(x))
+        self,
+        x: torch.Tensor,  # [N, hidden]: the previous layer's MLP output
+        residual: torch.Tensor | None,  # [N, hidden]: the residual stream before adding x
+        rope: RotaryTables,
+        ctx: ForwardContext,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        if residual is None:
+            residual, x = x, self.input_layernorm(x)
+        else:
+            x, residual = self.input_layernorm(x, residual)
+        x = self.self_attn(x, rope, ctx)
+        x, residual = self.post_attention_layernorm(x, residual)
+        return self.mlp(x), residual
 
 
 class LlamaModel(nn.Module):
@@ -106,10 +113,12 @@ class LlamaForCausalLM(nn.Module):
     ) -> torch.Tensor:
         # input_ids, positions: [N] -> hidden [N, hidden]
         x = self.model.embed_tokens(input_ids)
-        rope = self.rotary.cos_sin(positions, x.dtype)
+        rope = self.rotary(positions, x.dtype)
+        residual = None
         for layer in self.model.layers:
-            x = layer(x, rope, ctx)
-        return self.model.norm(x)
+            x, residual = layer(x, residual, rope, ctx)
+        x, _ = self.model.norm(x, residual)
+        return x
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
         return self.lm_head(hidden)  # [B, vocab]

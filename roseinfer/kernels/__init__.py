@@ -1,0 +1,69 @@
+"""C++ CPU kernels, compiled on first use with torch's JIT extension builder and cached.
+
+The first build takes ~25 s on 2 cores; later processes load the cached library from
+`$TORCH_EXTENSIONS_DIR` (default `~/.cache/torch_extensions`) in well under a second. Where no
+C++ compiler is found the build fails, `load_cpu_kernels` returns None and the engine keeps the
+reference path.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import os
+import platform
+from types import ModuleType
+
+from torch import nn
+
+logger = logging.getLogger(__name__)
+
+_SOURCES = ["bindings.cpp", "paged_attention.cpp", "fused_ops.cpp"]
+_HEADERS = ["vec.h"]
+
+
+@functools.cache
+def load_cpu_kernels() -> ModuleType | None:
+    """The compiled extension, or None (logged once) where it cannot be built on this machine."""
+    if platform.machine() not in ("x86_64", "AMD64"):
+        logger.info("CPU kernels are built for x86-64 only; using the reference attention")
+        return None
+    try:
+        from torch.utils.cpp_extension import load
+
+        here = os.path.dirname(os.path.abspath(__file__))
+        # torch rebuilds when the sources or flags change; the header's hash joins the flags.
+        digest = hashlib.sha1()
+        for name in _HEADERS:
+            with open(os.path.join(here, name), "rb") as f:
+                digest.update(f.read())
+        return load(
+            name="roseinfer_cpu_kernels",
+            sources=[os.path.join(here, s) for s in _SOURCES],
+            extra_cflags=[
+                "-O3",
+                "-march=native",
+                "-fopenmp",
+                f"-DROSEINFER_HEADERS_SHA1={digest.hexdigest()[:16]}",
+            ],
+            extra_ldflags=["-fopenmp"],
+            verbose=False,
+        )
+    except Exception as exc:  # no compiler, no ninja, unsupported flags: fall back, loudly
+        logger.warning(
+            "could not build the C++ CPU kernels (%s); using the reference attention", exc
+        )
+        return None
+
+
+def attach_cpu_kernels(model: nn.Module) -> bool:
+    """Route the model's fused-op layers (norms, rotary, activation) to the C++ kernels.
+    Returns False, changing nothing, where the kernels cannot be built."""
+    kernels = load_cpu_kernels()
+    if kernels is None:
+        return False
+    for module in model.modules():
+        if hasattr(module, "kernels"):
+            module.kernels = kernels
+    return True

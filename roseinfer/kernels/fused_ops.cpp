@@ -1,0 +1,194 @@
+// Fused elementwise ops of a decoder layer, each one call instead of 3-16 PyTorch ops.
+// Rounding follows the unfused PyTorch code (and transformers): intermediate results are
+// rounded to the storage dtype where that code rounds them, so bf16 outputs match it closely.
+#include <ATen/Parallel.h>
+
+#include "vec.h"
+
+namespace roseinfer {
+namespace {
+
+template <typename T>
+inline T round_to(float x) { return static_cast<T>(x); }
+
+// y = T(T(x * inv_rms) * w) for one row of n elements.
+template <typename T>
+void norm_row(const T* x, const T* w, T* y, int64_t n, float eps) {
+  float ss = 0.f;
+  int64_t i = 0;
+#if defined(__AVX512F__)
+  __m512 acc = _mm512_setzero_ps();
+  for (; i + 16 <= n; i += 16) {
+    const __m512 v = load16(x + i);
+    acc = _mm512_fmadd_ps(v, v, acc);
+  }
+  ss = _mm512_reduce_add_ps(acc);
+#endif
+  for (; i < n; ++i) ss += to_float(x[i]) * to_float(x[i]);
+  const float inv = 1.f / std::sqrt(ss / static_cast<float>(n) + eps);
+  i = 0;
+#if defined(__AVX512F__)
+  const __m512 invv = _mm512_set1_ps(inv);
+  for (; i + 16 <= n; i += 16) {
+    const __m512 normed = round16<T>(_mm512_mul_ps(load16(x + i), invv));
+    store16(y + i, _mm512_mul_ps(normed, load16(w + i)));
+  }
+#endif
+  for (; i < n; ++i) y[i] = round_to<T>(to_float(round_to<T>(to_float(x[i]) * inv)) * to_float(w[i]));
+}
+
+// r = T(r + x) in place.
+template <typename T>
+void add_row(T* r, const T* x, int64_t n) {
+  int64_t i = 0;
+#if defined(__AVX512F__)
+  for (; i + 16 <= n; i += 16) store16(r + i, _mm512_add_ps(load16(r + i), load16(x + i)));
+#endif
+  for (; i < n; ++i) r[i] = round_to<T>(to_float(r[i]) + to_float(x[i]));
+}
+
+template <typename F>
+void for_rows(int64_t rows, int64_t row_elems, const F& f) {
+  // Split only when there is enough work per thread to pay for the fork.
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_elems));
+  at::parallel_for(0, rows, grain, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) f(r);
+  });
+}
+
+template <typename F>
+void dispatch(at::ScalarType t, const char* name, const F& f) {
+  switch (t) {
+    case at::kFloat: f(float{}); break;
+    case at::kBFloat16: f(c10::BFloat16{}); break;
+    case at::kHalf: f(c10::Half{}); break;
+    default: TORCH_CHECK(false, name, ": unsupported dtype ", t);
+  }
+}
+
+void check_rows(const torch::Tensor& x, const char* name) {
+  TORCH_CHECK(x.dim() == 2 && x.stride(1) == 1, name, " must be [rows, n] with contiguous rows");
+}
+
+}  // namespace
+
+torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps) {
+  check_rows(x, "rms_norm: x");
+  TORCH_CHECK(weight.is_contiguous() && weight.numel() == x.size(1) &&
+                  weight.scalar_type() == x.scalar_type(),
+              "rms_norm: weight must be [n] in x's dtype");
+  auto out = torch::empty({x.size(0), x.size(1)}, x.options());
+  dispatch(x.scalar_type(), "rms_norm", [&](auto tag) {
+    using T = decltype(tag);
+    const int64_t n = x.size(1);
+    for_rows(x.size(0), n, [&](int64_t r) {
+      norm_row<T>(x.data_ptr<T>() + r * x.stride(0), weight.data_ptr<T>(),
+                  out.data_ptr<T>() + r * n, n, static_cast<float>(eps));
+    });
+  });
+  return out;
+}
+
+// residual += x (in place), then the norm of the new residual.
+torch::Tensor add_rms_norm(torch::Tensor x, torch::Tensor residual, torch::Tensor weight,
+                           double eps) {
+  check_rows(x, "add_rms_norm: x");
+  TORCH_CHECK(residual.is_contiguous() && residual.sizes() == x.sizes() &&
+                  residual.scalar_type() == x.scalar_type(),
+              "add_rms_norm: residual must be a contiguous tensor shaped like x");
+  TORCH_CHECK(weight.is_contiguous() && weight.numel() == x.size(1) &&
+                  weight.scalar_type() == x.scalar_type(),
+              "add_rms_norm: weight must be [n] in x's dtype");
+  auto out = torch::empty({x.size(0), x.size(1)}, x.options());
+  dispatch(x.scalar_type(), "add_rms_norm", [&](auto tag) {
+    using T = decltype(tag);
+    const int64_t n = x.size(1);
+    for_rows(x.size(0), n, [&](int64_t r) {
+      T* res = residual.data_ptr<T>() + r * n;
+      add_row<T>(res, x.data_ptr<T>() + r * x.stride(0), n);
+      norm_row<T>(res, weight.data_ptr<T>(), out.data_ptr<T>() + r * n, n,
+                  static_cast<float>(eps));
+    });
+  });
+  return out;
+}
+
+// Rotate-half rotary embedding in place on q [N, H, D] and k [N, KVH, D] (rows may be strided
+// views into the fused qkv output); cos, sin [N, D/2] in the same dtype.
+void rotary_embedding(torch::Tensor q, torch::Tensor k, torch::Tensor cos, torch::Tensor sin) {
+  TORCH_CHECK(q.dim() == 3 && k.dim() == 3 && q.stride(2) == 1 && k.stride(2) == 1,
+              "rotary_embedding: q and k must be [N, heads, D] with contiguous D");
+  TORCH_CHECK(cos.is_contiguous() && sin.is_contiguous() && cos.size(0) == q.size(0) &&
+                  cos.size(1) * 2 == q.size(2),
+              "rotary_embedding: cos and sin must be contiguous [N, D/2]");
+  TORCH_CHECK(q.scalar_type() == k.scalar_type() && cos.scalar_type() == q.scalar_type() &&
+                  sin.scalar_type() == q.scalar_type(),
+              "rotary_embedding: q, k, cos, sin must share a dtype");
+  dispatch(q.scalar_type(), "rotary_embedding", [&](auto tag) {
+    using T = decltype(tag);
+    const int64_t half = q.size(2) / 2;
+    auto rotate = [&](T* x, const T* c, const T* s) {
+      int64_t i = 0;
+#if defined(__AVX512F__)
+      for (; i + 16 <= half; i += 16) {
+        const __m512 x1 = load16(x + i), x2 = load16(x + half + i);
+        const __m512 cv = load16(c + i), sv = load16(s + i);
+        // Each product rounded to T, as the unfused x1 * cos - x2 * sin rounds it.
+        const __m512 x1c = round16<T>(_mm512_mul_ps(x1, cv)), x2s = round16<T>(_mm512_mul_ps(x2, sv));
+        const __m512 x2c = round16<T>(_mm512_mul_ps(x2, cv)), x1s = round16<T>(_mm512_mul_ps(x1, sv));
+        store16(x + i, _mm512_sub_ps(x1c, x2s));
+        store16(x + half + i, _mm512_add_ps(x2c, x1s));
+      }
+#endif
+      for (; i < half; ++i) {
+        const float x1 = to_float(x[i]), x2 = to_float(x[half + i]);
+        const float cv = to_float(c[i]), sv = to_float(s[i]);
+        auto r = [](float v) { return to_float(round_to<T>(v)); };
+        x[i] = round_to<T>(r(x1 * cv) - r(x2 * sv));
+        x[half + i] = round_to<T>(r(x2 * cv) + r(x1 * sv));
+      }
+    };
+    const int64_t heads = q.size(1) + k.size(1);
+    for_rows(q.size(0), heads * q.size(2), [&](int64_t r) {
+      const T* c = cos.data_ptr<T>() + r * half;
+      const T* s = sin.data_ptr<T>() + r * half;
+      for (int64_t h = 0; h < q.size(1); ++h)
+        rotate(q.data_ptr<T>() + r * q.stride(0) + h * q.stride(1), c, s);
+      for (int64_t h = 0; h < k.size(1); ++h)
+        rotate(k.data_ptr<T>() + r * k.stride(0) + h * k.stride(1), c, s);
+    });
+  });
+}
+
+// x [N, 2I] = [gate | up] -> T(T(silu(gate)) * up) [N, I].
+torch::Tensor silu_and_mul(torch::Tensor x) {
+  check_rows(x, "silu_and_mul: x");
+  TORCH_CHECK(x.size(1) % 2 == 0, "silu_and_mul: x must have an even last dim");
+  const int64_t inter = x.size(1) / 2;
+  auto out = torch::empty({x.size(0), inter}, x.options());
+  dispatch(x.scalar_type(), "silu_and_mul", [&](auto tag) {
+    using T = decltype(tag);
+    for_rows(x.size(0), x.size(1), [&](int64_t r) {
+      const T* gate = x.data_ptr<T>() + r * x.stride(0);
+      const T* up = gate + inter;
+      T* y = out.data_ptr<T>() + r * inter;
+      int64_t i = 0;
+#if defined(__AVX512F__)
+      const __m512 one = _mm512_set1_ps(1.f);
+      for (; i + 16 <= inter; i += 16) {
+        const __m512 g = load16(gate + i);
+        const __m512 sg = _mm512_div_ps(g, _mm512_add_ps(one, exp16(_mm512_sub_ps(_mm512_setzero_ps(), g))));
+        store16(y + i, _mm512_mul_ps(round16<T>(sg), load16(up + i)));
+      }
+#endif
+      for (; i < inter; ++i) {
+        const float g = to_float(gate[i]);
+        const T sg = round_to<T>(g / (1.f + std::exp(-g)));
+        y[i] = round_to<T>(to_float(sg) * to_float(up[i]));
+      }
+    });
+  });
+  return out;
+}
+
+}  // namespace roseinfer

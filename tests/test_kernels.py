@@ -1,0 +1,205 @@
+"""The C++ CPU kernels against the plain PyTorch code they replace (roseinfer/kernels/)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import torch
+
+from roseinfer.kernels import load_cpu_kernels
+from roseinfer.layers.activation import SiluAndMul
+from roseinfer.layers.attention import (
+    AttentionMetadata,
+    CpuPagedAttention,
+    ReferenceAttention,
+    get_attention_backend,
+)
+from roseinfer.layers.norm import RMSNorm
+from roseinfer.layers.rotary import RotaryTables
+
+DTYPES = [torch.float32, torch.bfloat16, torch.float16]
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    k = load_cpu_kernels()
+    if k is None:
+        if shutil.which("c++") or shutil.which("g++"):
+            pytest.fail("a C++ compiler is installed but the kernels did not build (see log)")
+        pytest.skip("no C++ compiler: the engine uses the reference path")
+    return k
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("rows,dim", [(1, 576), (7, 64), (3, 40)])
+def test_rms_norm_and_fused_residual_add_match_pytorch(kernels, dtype, rows, dim):
+    torch.manual_seed(0)
+    norm = RMSNorm(dim, 1e-5).to(dtype)
+    norm.weight.data = torch.randn(dim, dtype=dtype)
+    x, residual = torch.randn(rows, dim, dtype=dtype) * 3, torch.randn(rows, dim, dtype=dtype)
+    want = norm(x)
+    want_fused, want_residual = norm(x, residual)
+    norm.kernels = kernels
+    got_residual = residual.clone()
+    got_fused, returned = norm(x, got_residual)
+    assert returned is got_residual  # updated in place
+    # Same roundings as the unfused ops: exact in 16-bit types, fp32 within summation order.
+    atol = 1e-5 if dtype == torch.float32 else 0
+    torch.testing.assert_close(norm(x), want, atol=atol, rtol=0)
+    torch.testing.assert_close(got_fused, want_fused, atol=atol, rtol=0)
+    torch.testing.assert_close(got_residual, want_residual, atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("rows,inter", [(1, 1536), (5, 24)])
+def test_silu_and_mul_matches_pytorch(kernels, dtype, rows, inter):
+    torch.manual_seed(0)
+    x = torch.randn(rows, 2 * inter, dtype=dtype) * 4
+    act = SiluAndMul()
+    want = act(x)
+    act.kernels = kernels
+    # exp differs from libm's in the last bits: at most one unit in the last place of the dtype.
+    ulp = {torch.float32: 2e-7, torch.bfloat16: 8e-3, torch.float16: 1e-3}[dtype]
+    torch.testing.assert_close(act(x), want, atol=1e-6, rtol=ulp)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("head_dim", [64, 16])
+def test_rotary_in_place_on_the_fused_qkv_views_matches_pytorch(kernels, dtype, head_dim):
+    torch.manual_seed(0)
+    n, heads, kv_heads = 6, 9, 3
+    qkv = torch.randn(n, (heads + 2 * kv_heads) * head_dim, dtype=dtype)
+    q = qkv[:, : heads * head_dim].view(n, heads, head_dim)
+    k = qkv[:, heads * head_dim : (heads + kv_heads) * head_dim].view(n, kv_heads, head_dim)
+    v_before = qkv[:, (heads + kv_heads) * head_dim :].clone()
+    angles = torch.rand(n, head_dim // 2) * 6
+    cos, sin = angles.cos().to(dtype), angles.sin().to(dtype)
+    want_q, want_k = RotaryTables(cos, sin, None).apply(q, k)
+    got_q, got_k = RotaryTables(cos, sin, kernels).apply(q, k)
+    atol = 1e-6 if dtype == torch.float32 else 0
+    torch.testing.assert_close(got_q, want_q, atol=atol, rtol=0)
+    torch.testing.assert_close(got_k, want_k, atol=atol, rtol=0)
+    assert torch.equal(qkv[:, (heads + kv_heads) * head_dim :], v_before)  # v untouched
+
+
+def _decode_batch(context_lens: list[int], block_size: int, num_blocks: int, seed: int = 0):
+    """Decode metadata for sequences scattered over random, non-contiguous cache blocks."""
+    g = torch.Generator().manual_seed(seed)
+    perm = torch.randperm(num_blocks, generator=g).tolist()
+    tables, slots = [], []
+    for n in context_lens:
+        blocks = [perm.pop() for _ in range(-(-n // block_size))]
+        tables.append(blocks)
+        p = n - 1  # the new token's position
+        slots.append(blocks[p // block_size] * block_size + p % block_size)
+    width = max(len(t) for t in tables)
+    meta = AttentionMetadata(
+        query_start_loc=torch.arange(len(context_lens) + 1),
+        context_lens=torch.tensor(context_lens),
+        slot_mapping=torch.tensor(slots),
+        block_tables=torch.tensor([t + [0] * (width - len(t)) for t in tables]),
+        query_lens=[1] * len(context_lens),
+        context_lens_host=list(context_lens),
+        num_decode_seqs=len(context_lens),
+        block_size=block_size,
+    )
+    return meta
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("head_dim,heads,kv_heads", [(64, 9, 3), (128, 4, 4), (16, 4, 2)])
+def test_paged_decode_attention_matches_the_reference_backend(
+    kernels, dtype, head_dim, heads, kv_heads
+):
+    torch.manual_seed(0)
+    block_size, num_blocks = 16, 64
+    meta = _decode_batch([1, 16, 17, 70, 200], block_size, num_blocks)
+    b = meta.num_seqs
+    caches = [
+        torch.randn(num_blocks * block_size, kv_heads, head_dim, dtype=dtype) for _ in range(2)
+    ]
+    q = torch.randn(b, heads, head_dim, dtype=dtype)
+    k, v = (torch.randn(b, kv_heads, head_dim, dtype=dtype) for _ in range(2))
+    outs, written = [], []
+    for backend in (ReferenceAttention(), CpuPagedAttention(kernels)):
+        k_cache, v_cache = (c.clone() for c in caches)
+        backend.prepare(meta)
+        outs.append(backend.forward(q, k, v, k_cache, v_cache, meta, head_dim**-0.5))
+        written.append((k_cache, v_cache))
+    tol = 1e-5 if dtype == torch.float32 else 2e-2
+    torch.testing.assert_close(outs[1], outs[0], atol=tol, rtol=tol)
+    for ref, got in zip(written[0], written[1], strict=True):
+        assert torch.equal(ref, got)  # the new K/V land in the same slots, nothing else moves
+
+
+def test_mixed_decode_and_prefill_step_matches_the_reference_backend(kernels):
+    """Decodes go through the kernel, the prefill chunk through SDPA, in one forward."""
+    torch.manual_seed(1)
+    block_size, heads, kv_heads, head_dim = 4, 4, 2, 64
+    k_cache = torch.randn(64 * block_size, kv_heads, head_dim)
+    v_cache = torch.randn_like(k_cache)
+    # Two decodes (contexts 9 and 5) then a 6-token chunk of a sequence with 3 cached tokens.
+    tables = [[7, 2, 9], [4, 11, 0], [5, 13, 0]]
+    chunk_positions = range(3, 9)
+    slots = [tables[0][8 // 4] * 4 + 0, tables[1][1] * 4 + 0] + [
+        tables[2][p // 4] * 4 + p % 4 for p in chunk_positions
+    ]
+    meta = AttentionMetadata(
+        query_start_loc=torch.tensor([0, 1, 2, 8]),
+        context_lens=torch.tensor([9, 5, 9]),
+        slot_mapping=torch.tensor(slots),
+        block_tables=torch.tensor(tables),
+        query_lens=[1, 1, 6],
+        context_lens_host=[9, 5, 9],
+        num_decode_seqs=2,
+        block_size=block_size,
+    )
+    q = torch.randn(8, heads, head_dim)
+    k, v = torch.randn(8, kv_heads, head_dim), torch.randn(8, kv_heads, head_dim)
+    outs = []
+    for backend in (ReferenceAttention(), CpuPagedAttention(kernels)):
+        kc, vc = k_cache.clone(), v_cache.clone()
+        backend.prepare(meta)
+        outs.append(backend.forward(q, k, v, kc, vc, meta, head_dim**-0.5))
+    torch.testing.assert_close(outs[1], outs[0], atol=1e-5, rtol=1e-5)
+
+
+def test_bad_inputs_are_clear_errors(kernels):
+    with pytest.raises(RuntimeError, match="dtype"):
+        kernels.rms_norm(
+            torch.zeros(2, 8, dtype=torch.float64), torch.ones(8, dtype=torch.float64), 1e-5
+        )
+    with pytest.raises(RuntimeError, match="weight"):
+        kernels.rms_norm(torch.zeros(2, 8), torch.ones(4), 1e-5)
+    with pytest.raises(RuntimeError, match="even"):
+        kernels.silu_and_mul(torch.zeros(2, 7))
+    meta = _decode_batch([5], 4, 8)
+    cache = torch.zeros(32, 2, 16)
+    with pytest.raises(RuntimeError, match="share a dtype"):
+        kernels.paged_decode_attention(
+            torch.zeros(1, 2, 16, dtype=torch.bfloat16),
+            torch.zeros(1, 2, 16),
+            torch.zeros(1, 2, 16),
+            cache,
+            cache.clone(),
+            meta.slot_mapping,
+            meta.block_tables,
+            meta.context_lens,
+            4,
+            0.25,
+        )
+
+
+def test_backend_choice():
+    cpu = torch.device("cpu")
+    assert isinstance(get_attention_backend("reference", cpu), ReferenceAttention)
+    assert not isinstance(get_attention_backend("reference", cpu), CpuPagedAttention)
+    if load_cpu_kernels() is not None:
+        assert isinstance(get_attention_backend("auto", cpu), CpuPagedAttention)
+        assert isinstance(get_attention_backend("cpu", cpu), CpuPagedAttention)
+    with pytest.raises(ValueError, match="CPU only"):
+        get_attention_backend("cpu", torch.device("cuda"))
+    assert type(get_attention_backend("auto", torch.device("cuda"))) is ReferenceAttention
+    with pytest.raises(ValueError, match="unknown"):
+        get_attention_backend("flash", cpu)
