@@ -6,6 +6,7 @@ import shutil
 
 import pytest
 import torch
+from torch import nn
 
 from roseinfer.kernels import load_cpu_kernels
 from roseinfer.layers.activation import SiluAndMul
@@ -15,6 +16,7 @@ from roseinfer.layers.attention import (
     ReferenceAttention,
     get_attention_backend,
 )
+from roseinfer.layers.linear import Int8Linear
 from roseinfer.layers.norm import RMSNorm
 from roseinfer.layers.rotary import RotaryTables
 
@@ -203,3 +205,25 @@ def test_backend_choice():
     assert type(get_attention_backend("auto", torch.device("cuda"))) is ReferenceAttention
     with pytest.raises(ValueError, match="unknown"):
         get_attention_backend("flash", cpu)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("rows,in_features,out_features", [(1, 576, 960), (6, 64, 37), (9, 40, 70)])
+def test_int8_linear_matches_the_dequantized_matmul(
+    kernels, dtype, rows, in_features, out_features
+):
+    torch.manual_seed(0)
+    lin = nn.Linear(in_features, out_features, bias=True).to(dtype)
+    q = Int8Linear(lin)
+    x = torch.randn(rows, in_features, dtype=dtype)
+    # What the int8 weights mean, computed in fp64: the kernel may only add fp32 rounding.
+    exact = (x.double() @ q.qweight.double().T) * q.scale.double()
+    want = (exact.to(dtype).double() + lin.bias.double()).to(dtype)
+    q.kernels = kernels
+    got = q(x)
+    assert got.shape == (rows, out_features) and got.dtype == dtype
+    tol = {torch.float32: 1e-5, torch.bfloat16: 1.6e-2, torch.float16: 2e-3}[dtype]
+    torch.testing.assert_close(got, want, atol=tol, rtol=tol)
+    if dtype == torch.bfloat16:  # and agrees with aten's kernel, the path without C++
+        q.kernels = None
+        torch.testing.assert_close(got, q(x), atol=tol, rtol=tol)

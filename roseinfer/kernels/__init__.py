@@ -19,7 +19,7 @@ from torch import nn
 
 logger = logging.getLogger(__name__)
 
-_SOURCES = ["bindings.cpp", "paged_attention.cpp", "fused_ops.cpp"]
+_SOURCES = ["bindings.cpp", "paged_attention.cpp", "fused_ops.cpp", "int8_linear.cpp"]
 _HEADERS = ["vec.h"]
 
 

@@ -11,15 +11,24 @@ torch::Tensor add_rms_norm(torch::Tensor x, torch::Tensor residual, torch::Tenso
                            double eps);
 void rotary_embedding(torch::Tensor q, torch::Tensor k, torch::Tensor cos, torch::Tensor sin);
 torch::Tensor silu_and_mul(torch::Tensor x);
+torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor scale,
+                          c10::optional<torch::Tensor> bias);
 }  // namespace roseinfer
 
+// The attention and int8 kernels run long enough (~0.1-0.3 ms) to hand the GIL to the HTTP thread; the
+// others take microseconds, less than a GIL hand-off is worth.
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("paged_decode_attention", &roseinfer::paged_decode_attention,
-        "Decode attention over the paged KV cache; writes the new tokens' K/V first");
+        "Decode attention over the paged KV cache; writes the new tokens' K/V first",
+        py::call_guard<py::gil_scoped_release>());
   m.def("rms_norm", &roseinfer::rms_norm, "RMSNorm of rows [N, n]");
   m.def("add_rms_norm", &roseinfer::add_rms_norm,
         "residual += x in place, then RMSNorm of the new residual");
   m.def("rotary_embedding", &roseinfer::rotary_embedding,
         "rotate-half rotary embedding of q and k, in place");
   m.def("silu_and_mul", &roseinfer::silu_and_mul, "silu(gate) * up of x = [gate | up]");
+  m.def("int8_linear", &roseinfer::int8_linear,
+        "weight-only int8 linear: (x @ w.T) * scale + bias",
+        py::arg("x"), py::arg("weight"), py::arg("scale"), py::arg("bias") = py::none(),
+        py::call_guard<py::gil_scoped_release>());
 }

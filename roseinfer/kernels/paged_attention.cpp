@@ -34,53 +34,124 @@ void attend_head_scalar(const float* q, const T* kc, const T* vc, const int64_t*
   }
 }
 
+// A kernel for the G query heads of one KV head (queries pre-scaled, fp32).
+template <typename T>
+using GroupFn = void (*)(const float*, const T*, const T*, const int64_t*, int64_t, int64_t,
+                         int64_t, float*, float*);
+
 #if defined(__AVX512F__)
-// The same for head_dim = 16 * NV, with the query and the accumulator held in registers.
-template <typename T, int NV>
-void attend_head_avx512(const float* q, const T* kc, const T* vc, const int64_t* table,
-                        int64_t len, int64_t block_size, int64_t row, float* scores,
-                        float* acc) {
-  __m512 qv[NV];
-  for (int i = 0; i < NV; ++i) qv[i] = _mm512_loadu_ps(q + 16 * i);
-  float mx = -std::numeric_limits<float>::infinity();
+// Asks for the cache lines of one head's rows in a block ahead of use: the blocks of a
+// sequence are scattered, so the hardware prefetchers cannot see the next one coming, and a
+// decode step reads K/V that the weights streamed through since have evicted from the caches.
+template <typename T>
+inline void prefetch_block(const T* rows, int64_t n, int64_t row, int64_t head_bytes) {
+  for (int64_t j = 0; j < n; ++j, rows += row) {
+    const char* p = reinterpret_cast<const char*>(rows);
+    for (int64_t b = 0; b < head_bytes; b += 64) _mm_prefetch(p + b, _MM_HINT_T0);
+  }
+}
+
+constexpr int64_t kPrefetchBlocks = 2;
+
+// The G query heads that share one KV head, for head_dim = 16 * NV: each key and value row is
+// loaded and widened once for all G heads; queries and accumulators stay in registers.
+template <typename T, int NV, int G>
+void attend_group_avx512(const float* q, const T* kc, const T* vc, const int64_t* table,
+                         int64_t len, int64_t block_size, int64_t row, float* scores,
+                         float* acc) {
+  __m512 qv[G][NV];
+  for (int g = 0; g < G; ++g)
+    for (int i = 0; i < NV; ++i) qv[g][i] = _mm512_loadu_ps(q + (g * NV + i) * 16);
+  const int64_t num_blocks = (len + block_size - 1) / block_size;
+  const int64_t head_bytes = 16 * NV * sizeof(T);
+  auto prefetch = [&](const T* cache, int64_t b) {
+    if (b < num_blocks)
+      prefetch_block(cache + table[b] * block_size * row,
+                     std::min(block_size, len - b * block_size), row, head_bytes);
+  };
+  // K and V both: V is read right after the K pass, from L1/L2 by then (a few KB per head).
+  for (int64_t b = 0; b < kPrefetchBlocks; ++b) prefetch(kc, b), prefetch(vc, b);
+  float mx[G];
+  for (int g = 0; g < G; ++g) mx[g] = -std::numeric_limits<float>::infinity();
   for (int64_t start = 0; start < len; start += block_size) {
+    prefetch(kc, start / block_size + kPrefetchBlocks);
+    prefetch(vc, start / block_size + kPrefetchBlocks);
     const T* key = kc + table[start / block_size] * block_size * row;
     const int64_t n = std::min(block_size, len - start);
     for (int64_t j = 0; j < n; ++j, key += row) {
-      __m512 s = _mm512_mul_ps(qv[0], load16(key));
-      for (int i = 1; i < NV; ++i) s = _mm512_fmadd_ps(qv[i], load16(key + 16 * i), s);
-      const float score = _mm512_reduce_add_ps(s);
-      scores[start + j] = score;
-      mx = std::max(mx, score);
+      __m512 kv[NV];
+      for (int i = 0; i < NV; ++i) kv[i] = load16(key + 16 * i);
+      for (int g = 0; g < G; ++g) {
+        __m512 s = _mm512_mul_ps(qv[g][0], kv[0]);
+        for (int i = 1; i < NV; ++i) s = _mm512_fmadd_ps(qv[g][i], kv[i], s);
+        const float score = _mm512_reduce_add_ps(s);
+        scores[g * len + start + j] = score;
+        mx[g] = std::max(mx[g], score);
+      }
     }
   }
-  const __m512 mxv = _mm512_set1_ps(mx);
-  __m512 sumv = _mm512_setzero_ps();
-  int64_t t = 0;
-  for (; t + 16 <= len; t += 16) {
-    const __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(scores + t), mxv));
-    _mm512_storeu_ps(scores + t, e);
-    sumv = _mm512_add_ps(sumv, e);
+  float inv_sum[G];
+  for (int g = 0; g < G; ++g) {
+    float* sc = scores + g * len;
+    const __m512 mxv = _mm512_set1_ps(mx[g]);
+    __m512 sumv = _mm512_setzero_ps();
+    int64_t t = 0;
+    for (; t + 16 <= len; t += 16) {
+      const __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(sc + t), mxv));
+      _mm512_storeu_ps(sc + t, e);
+      sumv = _mm512_add_ps(sumv, e);
+    }
+    if (t < len) {
+      const __mmask16 m = static_cast<__mmask16>((1u << (len - t)) - 1);
+      const __m512 e = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, sc + t), mxv));
+      _mm512_mask_storeu_ps(sc + t, m, e);
+      sumv = _mm512_add_ps(sumv, _mm512_maskz_mov_ps(m, e));
+    }
+    inv_sum[g] = 1.f / _mm512_reduce_add_ps(sumv);
   }
-  if (t < len) {
-    const __mmask16 m = static_cast<__mmask16>((1u << (len - t)) - 1);
-    const __m512 e = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, scores + t), mxv));
-    _mm512_mask_storeu_ps(scores + t, m, e);
-    sumv = _mm512_add_ps(sumv, _mm512_maskz_mov_ps(m, e));
-  }
-  const float sum = _mm512_reduce_add_ps(sumv);
-  __m512 av[NV];
-  for (int i = 0; i < NV; ++i) av[i] = _mm512_setzero_ps();
+  __m512 av[G][NV];
+  for (int g = 0; g < G; ++g)
+    for (int i = 0; i < NV; ++i) av[g][i] = _mm512_setzero_ps();
   for (int64_t start = 0; start < len; start += block_size) {
     const T* value = vc + table[start / block_size] * block_size * row;
     const int64_t n = std::min(block_size, len - start);
     for (int64_t j = 0; j < n; ++j, value += row) {
-      const __m512 p = _mm512_set1_ps(scores[start + j]);
-      for (int i = 0; i < NV; ++i) av[i] = _mm512_fmadd_ps(p, load16(value + 16 * i), av[i]);
+      __m512 vv[NV];
+      for (int i = 0; i < NV; ++i) vv[i] = load16(value + 16 * i);
+      for (int g = 0; g < G; ++g) {
+        const __m512 p = _mm512_set1_ps(scores[g * len + start + j]);
+        for (int i = 0; i < NV; ++i) av[g][i] = _mm512_fmadd_ps(p, vv[i], av[g][i]);
+      }
     }
   }
-  const __m512 inv = _mm512_set1_ps(1.f / sum);
-  for (int i = 0; i < NV; ++i) _mm512_storeu_ps(acc + 16 * i, _mm512_mul_ps(av[i], inv));
+  for (int g = 0; g < G; ++g) {
+    const __m512 inv = _mm512_set1_ps(inv_sum[g]);
+    for (int i = 0; i < NV; ++i)
+      _mm512_storeu_ps(acc + (g * NV + i) * 16, _mm512_mul_ps(av[g][i], inv));
+  }
+}
+
+// The vectorised group kernel for this (head_dim, group), or nullptr where there is none.
+template <typename T, int NV>
+GroupFn<T> group_kernel_for(int64_t group) {
+  switch (group) {
+    case 1: return attend_group_avx512<T, NV, 1>;
+    case 2: return attend_group_avx512<T, NV, 2>;
+    case 3: return attend_group_avx512<T, NV, 3>;
+    case 4: return attend_group_avx512<T, NV, 4>;
+    case 5: return attend_group_avx512<T, NV, 5>;
+    case 6: return attend_group_avx512<T, NV, 6>;
+    case 7: return attend_group_avx512<T, NV, 7>;
+    case 8: return attend_group_avx512<T, NV, 8>;
+    default: return nullptr;
+  }
+}
+
+template <typename T>
+GroupFn<T> group_kernel(int64_t head_dim, int64_t group) {
+  if (head_dim == 64) return group_kernel_for<T, 4>(group);
+  if (head_dim == 128) return group_kernel_for<T, 8>(group);
+  return nullptr;
 }
 #endif
 
@@ -112,32 +183,35 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
 
   int64_t max_len = 0;
   for (int64_t s = 0; s < num_seqs; ++s) max_len = std::max(max_len, lens[s]);
-  // One task per (sequence, query head): its keys stay in L1/L2 for the heads of its group.
-  at::parallel_for(0, num_seqs * num_heads, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> qf(head_dim), acc(head_dim), scores(max_len);
-    for (int64_t task = begin; task < end; ++task) {
-      const int64_t s = task / num_heads, h = task % num_heads;
-      const int64_t kv_offset = (h / group) * head_dim;
-      const T* src = qp + s * q.stride(0) + h * q.stride(1);
-      for (int64_t d = 0; d < head_dim; ++d) qf[d] = to_float(src[d]) * static_cast<float>(scale);
-      const int64_t* table = tables + s * max_blocks;
-      const T* keys = kc + kv_offset;
-      const T* values = vc + kv_offset;
+  GroupFn<T> vectorised = nullptr;
 #if defined(__AVX512F__)
-      if (head_dim == 64) {
-        attend_head_avx512<T, 4>(qf.data(), keys, values, table, lens[s], block_size, row,
-                                 scores.data(), acc.data());
-      } else if (head_dim == 128) {
-        attend_head_avx512<T, 8>(qf.data(), keys, values, table, lens[s], block_size, row,
-                                 scores.data(), acc.data());
-      } else
+  vectorised = group_kernel<T>(head_dim, group);
 #endif
-      {
-        attend_head_scalar<T>(qf.data(), keys, values, table, lens[s], block_size, row,
-                              head_dim, scores.data(), acc.data());
+  // One task per (sequence, KV head), covering the query heads of its group.
+  at::parallel_for(0, num_seqs * num_kv_heads, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> qf(group * head_dim), acc(group * head_dim), scores(group * max_len);
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t s = task / num_kv_heads, kvh = task % num_kv_heads;
+      for (int64_t g = 0; g < group; ++g) {
+        const T* src = qp + s * q.stride(0) + (kvh * group + g) * q.stride(1);
+        for (int64_t d = 0; d < head_dim; ++d)
+          qf[g * head_dim + d] = to_float(src[d]) * static_cast<float>(scale);
       }
-      T* dst = op + s * out.stride(0) + h * out.stride(1);
-      for (int64_t d = 0; d < head_dim; ++d) dst[d] = static_cast<T>(acc[d]);
+      const int64_t* table = tables + s * max_blocks;
+      const T* keys = kc + kvh * head_dim;
+      const T* values = vc + kvh * head_dim;
+      if (vectorised != nullptr) {
+        vectorised(qf.data(), keys, values, table, lens[s], block_size, row, scores.data(),
+                   acc.data());
+      } else {
+        for (int64_t g = 0; g < group; ++g)
+          attend_head_scalar<T>(&qf[g * head_dim], keys, values, table, lens[s], block_size,
+                                row, head_dim, scores.data(), &acc[g * head_dim]);
+      }
+      for (int64_t g = 0; g < group; ++g) {
+        T* dst = op + s * out.stride(0) + (kvh * group + g) * out.stride(1);
+        for (int64_t d = 0; d < head_dim; ++d) dst[d] = static_cast<T>(acc[g * head_dim + d]);
+      }
     }
   });
 }
