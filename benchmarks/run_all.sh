@@ -60,8 +60,8 @@ if [[ $what == all || $what == throughput ]]; then
   done
   quiet; { stamp; $PY benchmarks/hf_baseline.py --model smollm2 --dtype float32 --batch-size 32 --no-progress \
       --json "$OUT/hf_baseline_fp32.json"; stamp; } 2>&1 | tee "$OUT/hf_baseline_fp32.txt"
-  quiet; { stamp; $PY -m roseinfer.cli bench throughput --model smollm2 --max-num-seqs 64 --no-progress \
-      --json "$OUT/throughput_seqs64.json"; stamp; } 2>&1 | tee "$OUT/throughput_seqs64.txt"
+  quiet; { stamp; $PY -m roseinfer.cli bench throughput --model smollm2 --max-num-seqs 32 --no-progress \
+      --json "$OUT/throughput_seqs32.json"; stamp; } 2>&1 | tee "$OUT/throughput_seqs32.txt"
   quiet; { stamp; $PY -m roseinfer.cli bench throughput --model smollm2 --no-progress --json "$OUT/throughput.json" \
       --trace "$OUT/throughput_trace.png"; stamp; } 2>&1 | tee "$OUT/throughput.txt"
 fi
@@ -76,8 +76,21 @@ if [[ $what == all || $what == serve ]]; then
     sleep 1
   done
   quiet; { stamp; $PY -m roseinfer.cli bench serve --base-url "http://127.0.0.1:$PORT/v1" --random-input-len 70 \
-      --random-output-len 128 --concurrency 1,4,16,32 --num-prompts 8,16,32,64 --no-progress \
+      --random-output-len 128 --concurrency 1,4,8,16,32 --num-prompts 8,16,64,32,64 --no-progress \
       --server-pid "$server" --json "$OUT/serve_sweep.json" --plot "$OUT/serve_sweep.png"; stamp; } 2>&1 | tee "$OUT/serve_sweep.txt"
+  kill $server
+  wait $server 2>/dev/null || true
+  # 4. The same workload against --quantization int8 (the single-stream latency target).
+  $PY -m roseinfer.server --model smollm2 --quantization int8 --port "$PORT" --log-level warning \
+      > "${TMPDIR:-/tmp}/roseinfer_bench_server_int8.log" 2>&1 &
+  server=$!
+  for _ in $(seq 120); do
+    curl -sf "http://127.0.0.1:$PORT/v1/models" > /dev/null && break
+    sleep 1
+  done
+  quiet; { stamp; $PY -m roseinfer.cli bench serve --base-url "http://127.0.0.1:$PORT/v1" --random-input-len 70 \
+      --random-output-len 128 --concurrency 1,8,32 --num-prompts 8,64,64 --no-progress \
+      --server-pid "$server" --json "$OUT/serve_sweep_int8.json"; stamp; } 2>&1 | tee "$OUT/serve_sweep_int8.txt"
   kill $server
   wait $server 2>/dev/null || true
 fi

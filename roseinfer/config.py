@@ -89,7 +89,7 @@ class EngineConfig:
     quantization: str = field(
         default="none", metadata={"help": "none|int8 (weight-only int8 linear layers)"}
     )
-    max_num_seqs: int = field(default=32, metadata={"help": "max requests running at once"})
+    max_num_seqs: int = field(default=64, metadata={"help": "max requests running at once"})
     max_num_batched_tokens: int = field(
         default=512, metadata={"help": "max tokens (prefill + decode) in one step"}
     )
