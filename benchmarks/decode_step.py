@@ -5,7 +5,8 @@
 
 eager: the plain path (`--enforce-eager --attention-backend reference`); reference-attention:
 the default with the plain PyTorch attention; default: oneDNN-prepacked bf16 weights and the C++
-decode-attention kernel; int8: the default with weight-only int8 linears (`--quantization int8`). Each engine holds `batch` sequences that have
+decode-attention kernel; int8-eager: the plain path with aten's weight-only int8 matmul; int8: the
+default with the C++ weight-only int8 linear (`--quantization int8`). Each engine holds `batch` sequences that have
 prefilled a 70-token prompt; the step time is the median over interleaved decode steps.
 """
 
@@ -22,6 +23,7 @@ VARIANTS = {
     "eager": {"enforce_eager": True, "attention_backend": "reference"},
     "reference-attention": {"attention_backend": "reference"},
     "default": {},
+    "int8-eager": {"quantization": "int8", "enforce_eager": True, "attention_backend": "reference"},
     "int8": {"quantization": "int8"},
 }
 

@@ -31,6 +31,11 @@ busy_cores() {  # average busy cores over $1 seconds, from /proc/stat
 }
 stamp() { echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- roseinfer && echo "" || echo "+uncommitted") loadavg $(cut -d' ' -f1-3 /proc/loadavg)"; }
 
+# The machine's speed right now (host contention changes it by a third): logged before and after.
+probe() { { stamp; $PY benchmarks/machine_probe.py; } 2>&1 | tee -a "$OUT/machine_probe.txt"; }
+probe
+trap probe EXIT
+
 if [[ $what == all || $what == scheduler ]]; then
   # 1. The seeds' benchmark: their exact command (warm-up 0, so the first steps are cold)...
   quiet; { stamp; $PY -m roseinfer.benchmark_scheduler --model smollm2 --device cpu --prompt "Hello" --num-requests 8 \
@@ -70,7 +75,7 @@ if [[ $what == all || $what == serve ]]; then
   # 3. Serving sweep: our server on 127.0.0.1, ~70-token prompts, 128 output tokens, ignore_eos.
   $PY -m roseinfer.server --model smollm2 --port "$PORT" --log-level warning > "${TMPDIR:-/tmp}/roseinfer_bench_server.log" 2>&1 &
   server=$!
-  trap 'kill $server 2>/dev/null || true' EXIT
+  trap 'kill $server 2>/dev/null || true; probe' EXIT
   for _ in $(seq 120); do
     curl -sf "http://127.0.0.1:$PORT/v1/models" > /dev/null && break
     sleep 1

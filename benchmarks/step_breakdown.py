@@ -1,0 +1,93 @@
+"""Where a decode step's wall time goes, by layer kind, timed around each module call.
+
+torch.profiler does not see the C++ kernels (they are pybind calls, not ATen ops), so this
+wraps the layer classes' forward methods with wall-clock timers instead:
+
+    .venv/bin/python benchmarks/step_breakdown.py --batch-size 32 --context 134
+    .venv/bin/python benchmarks/step_breakdown.py --batch-size 1 --quantization int8
+
+"linear" includes the LM head, which is also shown alone. Each sequence has a `--context`-token
+prompt; the step time is the median of `--steps` decode steps with every sequence decoding.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import statistics
+import time
+
+from roseinfer import SamplingParams
+from roseinfer.engine import InferenceEngine
+from roseinfer.layers import activation, attention, linear, norm, rotary, sampler
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--context", type=int, default=134)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--quantization", default="none")
+    parser.add_argument("--enforce-eager", action="store_true")
+    parser.add_argument("--attention-backend", default="auto")
+    args = parser.parse_args()
+    engine = InferenceEngine(
+        dtype="bfloat16",
+        quantization=args.quantization,
+        enforce_eager=args.enforce_eager,
+        attention_backend=args.attention_backend,
+    )
+    core = engine.new_core(kv_cache_memory=0.5, max_num_seqs=max(64, args.batch_size))
+    params = SamplingParams(max_new_tokens=args.steps + 8, stop_on_eos=False, do_sample=False)
+    for i in range(args.batch_size):
+        core.add_request([100 + (i + j) % 1000 for j in range(args.context)], params)
+    while len(core.step()) < args.batch_size:
+        pass  # prefill until every sequence decodes one token per step
+
+    spent: collections.Counter[str] = collections.Counter()
+
+    def timed(cls: type, method: str, key: str) -> None:
+        inner = getattr(cls, method)
+
+        def wrapper(*a, **kw):
+            start = time.perf_counter()
+            try:
+                return inner(*a, **kw)
+            finally:
+                spent[key] += time.perf_counter() - start
+
+        setattr(cls, method, wrapper)
+
+    model_cls = type(core.runner.model)
+    for cls, method, key in [
+        (linear.PackedLinear, "forward", "linear"),
+        (linear.Int8Linear, "forward", "linear"),
+        (attention.ReferenceAttention, "forward", "attention"),
+        (attention.CpuPagedAttention, "forward", "attention"),
+        (norm.RMSNorm, "forward", "norm"),
+        (activation.SiluAndMul, "forward", "silu*mul"),
+        (rotary.RotaryTables, "apply", "rotary"),
+        (sampler.Sampler, "__call__", "sampling"),
+        (model_cls, "forward", "model forward"),
+        (model_cls, "compute_logits", "LM head"),
+    ]:
+        timed(cls, method, key)
+    steps = []
+    for _ in range(args.steps):
+        start = time.perf_counter()
+        core.step()
+        steps.append(time.perf_counter() - start)
+    step_ms = statistics.median(steps) * 1000
+    print(
+        f"batch {args.batch_size}, context {args.context}+, quantization {args.quantization}, "
+        f"enforce_eager {args.enforce_eager}, attention {args.attention_backend}: "
+        f"step p50 {step_ms:.1f} ms ({args.batch_size / step_ms * 1000:.0f} tok/s)"
+    )
+    for key, seconds in spent.most_common():
+        print(f"  {key:14s} {seconds / args.steps * 1000:6.2f} ms/step")
+
+
+if __name__ == "__main__":
+    main()
