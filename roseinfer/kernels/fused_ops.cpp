@@ -56,16 +56,6 @@ void for_rows(int64_t rows, int64_t row_elems, const F& f) {
   });
 }
 
-template <typename F>
-void dispatch(at::ScalarType t, const char* name, const F& f) {
-  switch (t) {
-    case at::kFloat: f(float{}); break;
-    case at::kBFloat16: f(c10::BFloat16{}); break;
-    case at::kHalf: f(c10::Half{}); break;
-    default: TORCH_CHECK(false, name, ": unsupported dtype ", t);
-  }
-}
-
 void check_rows(const torch::Tensor& x, const char* name) {
   TORCH_CHECK(x.dim() == 2 && x.stride(1) == 1, name, " must be [rows, n] with contiguous rows");
 }

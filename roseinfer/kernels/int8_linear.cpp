@@ -110,12 +110,7 @@ torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor s
     gemv<T>(xf.data_ptr<float>(), M, weight.data_ptr<int8_t>(), N, K, scale.data_ptr<T>(),
             bias.has_value() ? bias->data_ptr<T>() : nullptr, y.data_ptr<T>());
   };
-  switch (x.scalar_type()) {
-    case at::kFloat: run(float{}); break;
-    case at::kBFloat16: run(c10::BFloat16{}); break;
-    case at::kHalf: run(c10::Half{}); break;
-    default: TORCH_CHECK(false, "int8_linear: unsupported dtype ", x.scalar_type());
-  }
+  dispatch(x.scalar_type(), "int8_linear", run);
   return y;
 }
 

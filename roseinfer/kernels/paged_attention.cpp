@@ -244,12 +244,7 @@ torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Te
     decode_kernel<T>(q, k, v, k_cache, v_cache, slot_mapping, block_tables, context_lens,
                      block_size, scale, out);
   };
-  switch (q.scalar_type()) {
-    case at::kFloat: run(float{}); break;
-    case at::kBFloat16: run(c10::BFloat16{}); break;
-    case at::kHalf: run(c10::Half{}); break;
-    default: TORCH_CHECK(false, "paged_decode_attention: unsupported dtype ", q.scalar_type());
-  }
+  dispatch(q.scalar_type(), "paged_decode_attention", run);
   return out;
 }
 

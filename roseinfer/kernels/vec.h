@@ -1,4 +1,4 @@
-// Shared helpers for the CPU kernels: fp32 widening of fp32/bf16/fp16 storage and e^x,
+// Shared helpers for the CPU kernels: dtype dispatch, fp32 widening of fp32/bf16/fp16 storage and e^x,
 // 16 lanes at a time with AVX-512 where the compiler targets it, scalar otherwise.
 #pragma once
 
@@ -11,6 +11,17 @@
 #include <cmath>
 
 namespace roseinfer {
+
+// Calls f(T{}) for the storage type T of dtype t: fp32, bf16 or fp16.
+template <typename F>
+void dispatch(at::ScalarType t, const char* name, const F& f) {
+  switch (t) {
+    case at::kFloat: f(float{}); break;
+    case at::kBFloat16: f(c10::BFloat16{}); break;
+    case at::kHalf: f(c10::Half{}); break;
+    default: TORCH_CHECK(false, name, ": unsupported dtype ", t);
+  }
+}
 
 inline float to_float(float x) { return x; }
 inline float to_float(c10::BFloat16 x) { return static_cast<float>(x); }
