@@ -1,9 +1,9 @@
 """C++ CPU kernels, compiled on first use with torch's JIT extension builder and cached.
 
-The first build takes ~25 s on 2 cores; later processes load the cached library from
+The first build takes about a minute on 2 cores; later processes load the cached library from
 `$TORCH_EXTENSIONS_DIR` (default `~/.cache/torch_extensions`) in well under a second. Where no
 C++ compiler is found the build fails, `load_cpu_kernels` returns None and the engine keeps the
-reference path.
+plain PyTorch path (reference attention, unfused layers, aten's int8 matmul).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ _HEADERS = ["vec.h"]
 def load_cpu_kernels() -> ModuleType | None:
     """The compiled extension, or None (logged once) where it cannot be built on this machine."""
     if platform.machine() not in ("x86_64", "AMD64"):
-        logger.info("CPU kernels are built for x86-64 only; using the reference attention")
+        logger.info("CPU kernels are built for x86-64 only; using the plain PyTorch path")
         return None
     try:
         from torch.utils.cpp_extension import load
@@ -52,7 +52,7 @@ def load_cpu_kernels() -> ModuleType | None:
         )
     except Exception as exc:  # no compiler, no ninja, unsupported flags: fall back, loudly
         logger.warning(
-            "could not build the C++ CPU kernels (%s); using the reference attention", exc
+            "could not build the C++ CPU kernels (%s); using the plain PyTorch path", exc
         )
         return None
 
