@@ -16,7 +16,8 @@ import argparse
 import statistics
 import time
 
-from roseinfer import SamplingParams
+from decoding import decoding_core
+
 from roseinfer.engine import InferenceEngine
 
 VARIANTS = {
@@ -38,15 +39,8 @@ def main() -> None:
     args = parser.parse_args()
     cores = {}
     for name, overrides in VARIANTS.items():
-        core = InferenceEngine(model=args.model, dtype="bfloat16", **overrides).new_core(
-            kv_cache_memory=0.25
-        )
-        params = SamplingParams(max_new_tokens=500, stop_on_eos=False, do_sample=False)
-        for i in range(args.batch_size):
-            core.add_request([100 + i + j for j in range(70)], params)
-        while len(core.step()) < args.batch_size:
-            pass  # prefill until every sequence decodes one token per step
-        cores[name] = core
+        engine = InferenceEngine(model=args.model, dtype="bfloat16", **overrides)
+        cores[name] = decoding_core(engine, args.batch_size)
     times: dict[str, list[float]] = {name: [] for name in cores}
     for _ in range(args.steps):
         for name, core in cores.items():

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import argparse
 
+from decoding import decoding_core
 from torch.profiler import ProfilerActivity, profile
 
-from roseinfer import SamplingParams
 from roseinfer.engine import InferenceEngine
 
 
@@ -25,12 +25,7 @@ def main() -> None:
     engine = InferenceEngine(
         dtype="bfloat16", quantization=args.quantization, enforce_eager=args.enforce_eager
     )
-    core = engine.new_core(kv_cache_memory=0.25)
-    params = SamplingParams(max_new_tokens=500, stop_on_eos=False, do_sample=False)
-    for i in range(args.batch_size):
-        core.add_request([100 + i + j for j in range(70)], params)
-    while len(core.step()) < args.batch_size:
-        pass  # prefill until every sequence decodes one token per step
+    core = decoding_core(engine, args.batch_size)
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         for _ in range(args.steps):
             core.step()

@@ -17,7 +17,8 @@ import collections
 import statistics
 import time
 
-from roseinfer import SamplingParams
+from decoding import decoding_core
+
 from roseinfer.engine import InferenceEngine
 from roseinfer.layers import activation, attention, linear, norm, rotary, sampler
 
@@ -39,12 +40,9 @@ def main() -> None:
         enforce_eager=args.enforce_eager,
         attention_backend=args.attention_backend,
     )
-    core = engine.new_core(kv_cache_memory=0.5, max_num_seqs=max(64, args.batch_size))
-    params = SamplingParams(max_new_tokens=args.steps + 8, stop_on_eos=False, do_sample=False)
-    for i in range(args.batch_size):
-        core.add_request([100 + (i + j) % 1000 for j in range(args.context)], params)
-    while len(core.step()) < args.batch_size:
-        pass  # prefill until every sequence decodes one token per step
+    core = decoding_core(
+        engine, args.batch_size, args.context, kv_cache_memory=0.5, max_new_tokens=args.steps + 8
+    )
 
     spent: collections.Counter[str] = collections.Counter()
 

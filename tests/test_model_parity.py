@@ -72,6 +72,25 @@ def assert_greedy_match(
     assert bool(((top2.values[:, 0] - chosen) < tie_tol).all())
 
 
+def scheduled_greedy(engine: InferenceEngine, prompts: list[list[int]], n: int) -> list[list[int]]:
+    """Greedy continuations of all prompts decoding side by side in one OnlineScheduler."""
+    sched = OnlineScheduler(engine)
+    rids = [sched.add_request(prompt_token_ids=p, params=greedy(n)) for p in prompts]
+    while sched.has_unfinished():
+        sched.step()
+    return [sched.get_generated_ids(rid) for rid in rids]
+
+
+def hf_smollm2(dtype: torch.dtype):
+    """transformers' own load of the default model's GGUF, the oracle for SmolLM2."""
+    import transformers
+
+    path = smollm2_gguf_path()
+    return transformers.AutoModelForCausalLM.from_pretrained(
+        os.path.dirname(path), gguf_file=os.path.basename(path), dtype=dtype
+    ).eval()
+
+
 def session_logits(engine: InferenceEngine, ids: list[int]) -> torch.Tensor:
     """Logits at every position via the single-sequence path: prefill 1 token, then decode."""
     session = engine.new_session(greedy(len(ids)))
@@ -181,12 +200,10 @@ def test_greedy_32_tokens_match_transformers(pair):
     for p, t in zip(prompts, theirs, strict=True):
         assert_greedy_match(hf, p, engine.generate_ids(p, greedy(NEW_TOKENS)), t)
     # Batched, with chunked prefill (16-token budget) and the prompts decoding side by side.
-    sched = OnlineScheduler(engine)
-    rids = [sched.add_request(prompt_token_ids=p, params=greedy(NEW_TOKENS)) for p in prompts]
-    while sched.has_unfinished():
-        sched.step()
-    for p, rid, t in zip(prompts, rids, theirs, strict=True):
-        assert_greedy_match(hf, p, sched.get_generated_ids(rid), t)
+    for p, ours, t in zip(
+        prompts, scheduled_greedy(engine, prompts, NEW_TOKENS), theirs, strict=True
+    ):
+        assert_greedy_match(hf, p, ours, t)
 
 
 # ---- SmolLM2 from the GGUF -------------------------------------------------------------------
@@ -199,12 +216,7 @@ SMOL_TEXTS = [
 
 @pytest.fixture(scope="module", params=list(PATHS))
 def smollm2_pair(request):
-    import transformers
-
-    path = smollm2_gguf_path()
-    hf = transformers.AutoModelForCausalLM.from_pretrained(
-        os.path.dirname(path), gguf_file=os.path.basename(path), dtype=torch.float32
-    ).eval()
+    hf = hf_smollm2(torch.float32)
     ours = InferenceEngine(
         EngineConfig(
             model="smollm2",
@@ -236,12 +248,10 @@ def test_smollm2_gguf_greedy_32_tokens_match_transformers(smollm2_pair):
     hf, engine = smollm2_pair
     prompts = [engine.encode_prompt(t) for t in SMOL_TEXTS]
     theirs = [hf_greedy(hf, p, NEW_TOKENS) for p in prompts]
-    sched = OnlineScheduler(engine)
-    rids = [sched.add_request(prompt_token_ids=p, params=greedy(NEW_TOKENS)) for p in prompts]
-    while sched.has_unfinished():
-        sched.step()
-    for p, rid, t in zip(prompts, rids, theirs, strict=True):
-        assert_greedy_match(hf, p, sched.get_generated_ids(rid), t)
+    for p, ours, t in zip(
+        prompts, scheduled_greedy(engine, prompts, NEW_TOKENS), theirs, strict=True
+    ):
+        assert_greedy_match(hf, p, ours, t)
     assert_greedy_match(
         hf, prompts[0], engine.generate_ids(prompts[0], greedy(NEW_TOKENS)), theirs[0]
     )
@@ -256,15 +266,7 @@ def test_smollm2_bf16_stays_within_tolerance_of_transformers():
     tokens must match transformers (fp32, the reference) except where its top two logits are
     closer than bf16 can tell apart; past such a tie, every token must be fp32 transformers'
     argmax given our own prefix, to the same tolerance."""
-    import transformers
-
-    path = smollm2_gguf_path()
-    hf16, hf32 = (
-        transformers.AutoModelForCausalLM.from_pretrained(
-            os.path.dirname(path), gguf_file=os.path.basename(path), dtype=dtype
-        ).eval()
-        for dtype in (torch.bfloat16, torch.float32)
-    )
+    hf16, hf32 = hf_smollm2(torch.bfloat16), hf_smollm2(torch.float32)
     engine = InferenceEngine(EngineConfig(model="smollm2", dtype="bfloat16", num_kv_blocks=64))
     ids = engine.encode_prompt(SMOL_TEXTS[1]) + engine.encode_prompt(SMOL_TEXTS[0])
     want = hf_logits(hf16, ids)
@@ -274,11 +276,5 @@ def test_smollm2_bf16_stays_within_tolerance_of_transformers():
     assert float((got - want).abs().max()) < 1.5
     assert float((got.argmax(-1) == want.argmax(-1)).float().mean()) >= 0.9
     prompts = [engine.encode_prompt(t) for t in SMOL_TEXTS]
-    sched = OnlineScheduler(engine)
-    rids = [sched.add_request(prompt_token_ids=p, params=greedy(16)) for p in prompts]
-    while sched.has_unfinished():
-        sched.step()
-    for p, rid in zip(prompts, rids, strict=True):
-        assert_greedy_match(
-            hf32, p, sched.get_generated_ids(rid), hf_greedy(hf32, p, 16), BF16_TIE_TOL
-        )
+    for p, ours in zip(prompts, scheduled_greedy(engine, prompts, 16), strict=True):
+        assert_greedy_match(hf32, p, ours, hf_greedy(hf32, p, 16), BF16_TIE_TOL)

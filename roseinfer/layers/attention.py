@@ -172,6 +172,12 @@ class CpuPagedAttention(ReferenceAttention):
         if nd < meta.num_seqs:
             groups.append(self._group(meta, nd, meta.num_seqs, slice(nd, num_tokens)))
         meta.prepared["groups"] = groups
+        # The decoding sequences' rows of the index tensors, sliced once for every layer.
+        meta.prepared["decode"] = (
+            meta.slot_mapping[:nd],
+            meta.block_tables[:nd],
+            meta.context_lens[:nd],
+        )
 
     def forward(
         self,
@@ -206,18 +212,9 @@ class CpuPagedAttention(ReferenceAttention):
         meta: AttentionMetadata,
         scale: float,
     ) -> torch.Tensor:  # [nd, H, D]
-        nd = q.shape[0]
+        slots, tables, context_lens = meta.prepared["decode"]
         return self.kernels.paged_decode_attention(
-            q,
-            k,
-            v,
-            k_cache,
-            v_cache,
-            meta.slot_mapping[:nd],
-            meta.block_tables[:nd],
-            meta.context_lens[:nd],
-            meta.block_size,
-            scale,
+            q, k, v, k_cache, v_cache, slots, tables, context_lens, meta.block_size, scale
         )
 
 
