@@ -45,7 +45,7 @@ def _our_logits(model: torch.nn.Module, ids: torch.Tensor) -> torch.Tensor:
     backend = ReferenceAttention()
     backend.prepare(meta)
     caches = [
-        torch.zeros(num_blocks * BLOCK, cfg.num_kv_heads, cfg.head_dim)
+        torch.zeros(num_blocks, cfg.num_kv_heads, BLOCK, cfg.head_dim)
         for _ in range(2 * cfg.num_layers)
     ]
     ctx = ForwardContext(meta, backend, caches[: cfg.num_layers], caches[cfg.num_layers :])

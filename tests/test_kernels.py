@@ -119,7 +119,7 @@ def test_paged_decode_attention_matches_the_reference_backend(
     meta = _decode_batch([1, 16, 17, 70, 200], block_size, num_blocks)
     b = meta.num_seqs
     caches = [
-        torch.randn(num_blocks * block_size, kv_heads, head_dim, dtype=dtype) for _ in range(2)
+        torch.randn(num_blocks, kv_heads, block_size, head_dim, dtype=dtype) for _ in range(2)
     ]
     q = torch.randn(b, heads, head_dim, dtype=dtype)
     k, v = (torch.randn(b, kv_heads, head_dim, dtype=dtype) for _ in range(2))
@@ -139,7 +139,7 @@ def test_mixed_decode_and_prefill_step_matches_the_reference_backend(kernels):
     """Decodes go through the kernel, the prefill chunk through SDPA, in one forward."""
     torch.manual_seed(1)
     block_size, heads, kv_heads, head_dim = 4, 4, 2, 64
-    k_cache = torch.randn(64 * block_size, kv_heads, head_dim)
+    k_cache = torch.randn(64, kv_heads, block_size, head_dim)
     v_cache = torch.randn_like(k_cache)
     # Two decodes (contexts 9 and 5) then a 6-token chunk of a sequence with 3 cached tokens.
     tables = [[7, 2, 9], [4, 11, 0], [5, 13, 0]]
@@ -177,7 +177,7 @@ def test_bad_inputs_are_clear_errors(kernels):
     with pytest.raises(RuntimeError, match="even"):
         kernels.silu_and_mul(torch.zeros(2, 7))
     meta = _decode_batch([5], 4, 8)
-    cache = torch.zeros(32, 2, 16)
+    cache = torch.zeros(8, 2, 4, 16)
     with pytest.raises(RuntimeError, match="share a dtype"):
         kernels.paged_decode_attention(
             torch.zeros(1, 2, 16, dtype=torch.bfloat16),
@@ -188,7 +188,6 @@ def test_bad_inputs_are_clear_errors(kernels):
             meta.slot_mapping,
             meta.block_tables,
             meta.context_lens,
-            4,
             0.25,
         )
 

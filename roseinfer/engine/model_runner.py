@@ -59,12 +59,13 @@ class ModelRunner:
         self.kv_cache = torch.zeros(
             mc.num_layers,
             2,
-            num_blocks * block_size,
+            num_blocks,
             mc.num_kv_heads,
+            block_size,
             mc.head_dim,
             dtype=dtype,
             device=self.device,
-        )  # [layers, k/v, slots, KVH, D]
+        )  # [layers, k/v, num_blocks, KVH, block_size, D]: head-major, see layers/attention.py
         self.k_caches = list(self.kv_cache[:, 0].unbind(0))
         self.v_caches = list(self.kv_cache[:, 1].unbind(0))
 

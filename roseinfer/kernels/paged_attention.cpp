@@ -11,14 +11,23 @@
 namespace roseinfer {
 namespace {
 
+// The cache is head-major, [num_blocks, KVH, block_size, D]: one KV head's rows of a block are
+// contiguous, so a (sequence, KV head) task streams whole runs of memory instead of picking one
+// head out of every slot (the hardware prefetchers follow runs; they cannot follow strides
+// across scattered blocks).
+
 // Scores of one query head against keys [len] then the softmax-weighted sum of values.
-// Plain loops: correct for any head_dim and instruction set.
+// Plain loops: correct for any head_dim and instruction set. `kc`/`vc` point at this KV head's
+// rows of block 0; `block_stride` elements separate consecutive blocks.
 template <typename T>
 void attend_head_scalar(const float* q, const T* kc, const T* vc, const int64_t* table,
-                        int64_t len, int64_t block_size, int64_t row, int64_t head_dim,
+                        int64_t len, int64_t block_size, int64_t block_stride, int64_t head_dim,
                         float* scores, float* acc) {
+  auto row = [&](const T* cache, int64_t t) {
+    return cache + table[t / block_size] * block_stride + (t % block_size) * head_dim;
+  };
   for (int64_t t = 0; t < len; ++t) {
-    const T* key = kc + (table[t / block_size] * block_size + t % block_size) * row;
+    const T* key = row(kc, t);
     float s = 0.f;
     for (int64_t d = 0; d < head_dim; ++d) s += q[d] * to_float(key[d]);
     scores[t] = s;
@@ -28,7 +37,7 @@ void attend_head_scalar(const float* q, const T* kc, const T* vc, const int64_t*
   for (int64_t t = 0; t < len; ++t) sum += (scores[t] = std::exp(scores[t] - mx));
   std::fill(acc, acc + head_dim, 0.f);
   for (int64_t t = 0; t < len; ++t) {
-    const T* value = vc + (table[t / block_size] * block_size + t % block_size) * row;
+    const T* value = row(vc, t);
     const float p = scores[t] / sum;
     for (int64_t d = 0; d < head_dim; ++d) acc[d] += p * to_float(value[d]);
   }
@@ -40,56 +49,104 @@ using GroupFn = void (*)(const float*, const T*, const T*, const int64_t*, int64
                          int64_t, float*, float*);
 
 #if defined(__AVX512F__)
-// Asks for the cache lines of one head's rows in a block ahead of use: the blocks of a
-// sequence are scattered, so the hardware prefetchers cannot see the next one coming, and a
-// decode step reads K/V that the weights streamed through since have evicted from the caches.
+// Asks for one block's rows of a head ahead of use: the blocks of a sequence are scattered, so
+// the hardware prefetchers cannot see the next one coming, and a decode step reads K/V that the
+// weights streamed through since have evicted from the caches. Into L2: L1's fill buffers are
+// too few to keep enough lines in flight.
+#ifndef ROSEINFER_PREFETCH_HINT
+#define ROSEINFER_PREFETCH_HINT _MM_HINT_T1
+#endif
+#ifndef ROSEINFER_PREFETCH_BLOCKS
+#define ROSEINFER_PREFETCH_BLOCKS 4
+#endif
+inline void prefetch_bytes(const void* p, int64_t bytes) {
+  const char* c = static_cast<const char*>(p);
+  for (int64_t b = 0; b < bytes; b += 64) _mm_prefetch(c + b, ROSEINFER_PREFETCH_HINT);
+}
+
+constexpr int64_t kPrefetchBlocks = ROSEINFER_PREFETCH_BLOCKS;
+
+// Block b of a (sequence, KV head)'s keys and values, K and V both: V is read right after the
+// K pass, from L2 by then (a few KB per head).
 template <typename T>
-inline void prefetch_block(const T* rows, int64_t n, int64_t row, int64_t head_bytes) {
-  for (int64_t j = 0; j < n; ++j, rows += row) {
-    const char* p = reinterpret_cast<const char*>(rows);
-    for (int64_t b = 0; b < head_bytes; b += 64) _mm_prefetch(p + b, _MM_HINT_T0);
+inline void prefetch_kv_block(const T* kc, const T* vc, const int64_t* table, int64_t b,
+                              int64_t len, int64_t block_size, int64_t block_stride,
+                              int64_t row_bytes) {
+  if (b * block_size < len) {
+    const int64_t bytes = std::min(block_size, len - b * block_size) * row_bytes;
+    prefetch_bytes(kc + table[b] * block_stride, bytes);
+    prefetch_bytes(vc + table[b] * block_stride, bytes);
   }
 }
 
-constexpr int64_t kPrefetchBlocks = 2;
+// q . row for one key row of 16 * NV elements, as 16 partial sums.
+template <typename T, int NV>
+inline __m512 dot_row(const __m512* q, const T* row) {
+  __m512 s = _mm512_mul_ps(q[0], load16(row));
+  for (int i = 1; i < NV; ++i) s = _mm512_fmadd_ps(q[i], load16(row + 16 * i), s);
+  return s;
+}
+
+// Lane j of the result is the sum of v[j]'s 16 lanes: pairwise unpack/shuffle-and-add rounds,
+// about three instructions per vector where one horizontal sum takes eight.
+inline __m512 hsum16(const __m512* v) {
+  __m512 r[8], s[4];
+  for (int i = 0; i < 8; ++i)  // per 128-bit lane: [a0+a2, b0+b2, a1+a3, b1+b3]
+    r[i] = _mm512_add_ps(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]),
+                         _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
+  for (int i = 0; i < 4; ++i)  // per 128-bit lane: the lane's partial sums of 4 vectors
+    s[i] = _mm512_add_ps(_mm512_shuffle_ps(r[2 * i], r[2 * i + 1], 0x44),
+                         _mm512_shuffle_ps(r[2 * i], r[2 * i + 1], 0xEE));
+  // Then across the four 128-bit lanes, twice.
+  const __m512 t0 = _mm512_add_ps(_mm512_shuffle_f32x4(s[0], s[1], 0x88),
+                                  _mm512_shuffle_f32x4(s[0], s[1], 0xDD));
+  const __m512 t1 = _mm512_add_ps(_mm512_shuffle_f32x4(s[2], s[3], 0x88),
+                                  _mm512_shuffle_f32x4(s[2], s[3], 0xDD));
+  return _mm512_add_ps(_mm512_shuffle_f32x4(t0, t1, 0x88), _mm512_shuffle_f32x4(t0, t1, 0xDD));
+}
 
 // The G query heads that share one KV head, for head_dim = 16 * NV: each key and value row is
 // loaded and widened once for all G heads; queries and accumulators stay in registers.
 template <typename T, int NV, int G>
 void attend_group_avx512(const float* q, const T* kc, const T* vc, const int64_t* table,
-                         int64_t len, int64_t block_size, int64_t row, float* scores,
+                         int64_t len, int64_t block_size, int64_t block_stride, float* scores,
                          float* acc) {
+  constexpr int64_t D = 16 * NV;
   __m512 qv[G][NV];
   for (int g = 0; g < G; ++g)
     for (int i = 0; i < NV; ++i) qv[g][i] = _mm512_loadu_ps(q + (g * NV + i) * 16);
-  const int64_t num_blocks = (len + block_size - 1) / block_size;
-  const int64_t head_bytes = 16 * NV * sizeof(T);
-  auto prefetch = [&](const T* cache, int64_t b) {
-    if (b < num_blocks)
-      prefetch_block(cache + table[b] * block_size * row,
-                     std::min(block_size, len - b * block_size), row, head_bytes);
+  auto prefetch = [&](int64_t b) {
+    prefetch_kv_block(kc, vc, table, b, len, block_size, block_stride, D * sizeof(T));
   };
-  // K and V both: V is read right after the K pass, from L1/L2 by then (a few KB per head).
-  for (int64_t b = 0; b < kPrefetchBlocks; ++b) prefetch(kc, b), prefetch(vc, b);
-  float mx[G];
-  for (int g = 0; g < G; ++g) mx[g] = -std::numeric_limits<float>::infinity();
-  for (int64_t start = 0; start < len; start += block_size) {
-    prefetch(kc, start / block_size + kPrefetchBlocks);
-    prefetch(vc, start / block_size + kPrefetchBlocks);
-    const T* key = kc + table[start / block_size] * block_size * row;
+  // The first blocks were asked for by the caller, during the previous task.
+  // Scores 16 keys at a time: 16 dot-product vectors summed across lanes together (hsum16)
+  // cost a fraction of 16 separate horizontal sums.
+  __m512 mxv[G];
+  for (int g = 0; g < G; ++g) mxv[g] = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
+    prefetch(b + kPrefetchBlocks);
+    const T* block = kc + table[b] * block_stride;
     const int64_t n = std::min(block_size, len - start);
-    for (int64_t j = 0; j < n; ++j, key += row) {
-      __m512 kv[NV];
-      for (int i = 0; i < NV; ++i) kv[i] = load16(key + 16 * i);
+    for (int64_t c = 0; c < n; c += 16) {
+      const T* key = block + c * D;
+      const int64_t m = std::min<int64_t>(16, n - c);
+      const __mmask16 valid = static_cast<__mmask16>((1u << m) - 1);
       for (int g = 0; g < G; ++g) {
-        __m512 s = _mm512_mul_ps(qv[g][0], kv[0]);
-        for (int i = 1; i < NV; ++i) s = _mm512_fmadd_ps(qv[g][i], kv[i], s);
-        const float score = _mm512_reduce_add_ps(s);
-        scores[g * len + start + j] = score;
-        mx[g] = std::max(mx[g], score);
+        __m512 dots[16];
+        if (m == 16) {
+          for (int j = 0; j < 16; ++j) dots[j] = dot_row<T, NV>(qv[g], key + j * D);
+        } else {
+          for (int j = 0; j < 16; ++j)
+            dots[j] = j < m ? dot_row<T, NV>(qv[g], key + j * D) : _mm512_setzero_ps();
+        }
+        const __m512 sc = hsum16(dots);
+        _mm512_mask_storeu_ps(scores + g * len + start + c, valid, sc);
+        mxv[g] = _mm512_mask_max_ps(mxv[g], valid, mxv[g], sc);
       }
     }
   }
+  float mx[G];
+  for (int g = 0; g < G; ++g) mx[g] = _mm512_reduce_max_ps(mxv[g]);
   float inv_sum[G];
   for (int g = 0; g < G; ++g) {
     float* sc = scores + g * len;
@@ -112,10 +169,10 @@ void attend_group_avx512(const float* q, const T* kc, const T* vc, const int64_t
   __m512 av[G][NV];
   for (int g = 0; g < G; ++g)
     for (int i = 0; i < NV; ++i) av[g][i] = _mm512_setzero_ps();
-  for (int64_t start = 0; start < len; start += block_size) {
-    const T* value = vc + table[start / block_size] * block_size * row;
+  for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
+    const T* value = vc + table[b] * block_stride;
     const int64_t n = std::min(block_size, len - start);
-    for (int64_t j = 0; j < n; ++j, value += row) {
+    for (int64_t j = 0; j < n; ++j, value += D) {
       __m512 vv[NV];
       for (int i = 0; i < NV; ++i) vv[i] = load16(value + 16 * i);
       for (int g = 0; g < G; ++g) {
@@ -159,12 +216,13 @@ template <typename T>
 void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                    torch::Tensor& k_cache, torch::Tensor& v_cache,
                    const torch::Tensor& slot_mapping, const torch::Tensor& block_tables,
-                   const torch::Tensor& context_lens, int64_t block_size, double scale,
-                   torch::Tensor& out) {
+                   const torch::Tensor& context_lens, double scale, torch::Tensor& out) {
   const int64_t num_seqs = q.size(0), num_heads = q.size(1), head_dim = q.size(2);
-  const int64_t num_kv_heads = k_cache.size(1), group = num_heads / num_kv_heads;
+  const int64_t num_kv_heads = k_cache.size(1), block_size = k_cache.size(2);
+  const int64_t group = num_heads / num_kv_heads;
   const int64_t max_blocks = block_tables.size(1);
-  const int64_t row = num_kv_heads * head_dim;  // elements per cache slot
+  const int64_t head_stride = block_size * head_dim;      // one KV head's rows of a block
+  const int64_t block_stride = num_kv_heads * head_stride;  // one block, all heads
   const T* qp = q.data_ptr<T>();
   T* kc = k_cache.data_ptr<T>();
   T* vc = v_cache.data_ptr<T>();
@@ -177,8 +235,11 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
   const T* vp = v.data_ptr<T>();
   const int64_t* slots = slot_mapping.data_ptr<int64_t>();
   for (int64_t s = 0; s < num_seqs; ++s) {
-    std::copy_n(kp + s * k.stride(0), row, kc + slots[s] * row);
-    std::copy_n(vp + s * v.stride(0), row, vc + slots[s] * row);
+    const int64_t at = slots[s] / block_size * block_stride + slots[s] % block_size * head_dim;
+    for (int64_t h = 0; h < num_kv_heads; ++h) {
+      std::copy_n(kp + s * k.stride(0) + h * head_dim, head_dim, kc + at + h * head_stride);
+      std::copy_n(vp + s * v.stride(0) + h * head_dim, head_dim, vc + at + h * head_stride);
+    }
   }
 
   int64_t max_len = 0;
@@ -187,10 +248,22 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
 #if defined(__AVX512F__)
   vectorised = group_kernel<T>(head_dim, group);
 #endif
+  // The first blocks of a task's K/V, asked for while the task before it runs: tasks are short
+  // (a few blocks each), so waiting for their first blocks would be a large share of them.
+  auto prefetch_start = [&](int64_t task) {
+#if defined(__AVX512F__)
+    const int64_t s = task / num_kv_heads, kvh = task % num_kv_heads;
+    for (int64_t b = 0; b < kPrefetchBlocks; ++b)
+      prefetch_kv_block(kc + kvh * head_stride, vc + kvh * head_stride, tables + s * max_blocks,
+                        b, lens[s], block_size, block_stride, head_dim * int64_t(sizeof(T)));
+#endif
+  };
   // One task per (sequence, KV head), covering the query heads of its group.
   at::parallel_for(0, num_seqs * num_kv_heads, 1, [&](int64_t begin, int64_t end) {
     std::vector<float> qf(group * head_dim), acc(group * head_dim), scores(group * max_len);
+    prefetch_start(begin);
     for (int64_t task = begin; task < end; ++task) {
+      if (task + 1 < end) prefetch_start(task + 1);
       const int64_t s = task / num_kv_heads, kvh = task % num_kv_heads;
       for (int64_t g = 0; g < group; ++g) {
         const T* src = qp + s * q.stride(0) + (kvh * group + g) * q.stride(1);
@@ -198,15 +271,15 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
           qf[g * head_dim + d] = to_float(src[d]) * static_cast<float>(scale);
       }
       const int64_t* table = tables + s * max_blocks;
-      const T* keys = kc + kvh * head_dim;
-      const T* values = vc + kvh * head_dim;
+      const T* keys = kc + kvh * head_stride;
+      const T* values = vc + kvh * head_stride;
       if (vectorised != nullptr) {
-        vectorised(qf.data(), keys, values, table, lens[s], block_size, row, scores.data(),
-                   acc.data());
+        vectorised(qf.data(), keys, values, table, lens[s], block_size, block_stride,
+                   scores.data(), acc.data());
       } else {
         for (int64_t g = 0; g < group; ++g)
           attend_head_scalar<T>(&qf[g * head_dim], keys, values, table, lens[s], block_size,
-                                row, head_dim, scores.data(), &acc[g * head_dim]);
+                                block_stride, head_dim, scores.data(), &acc[g * head_dim]);
       }
       for (int64_t g = 0; g < group; ++g) {
         T* dst = op + s * out.stride(0) + (kvh * group + g) * out.stride(1);
@@ -221,9 +294,13 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
 torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Tensor v,
                                      torch::Tensor k_cache, torch::Tensor v_cache,
                                      torch::Tensor slot_mapping, torch::Tensor block_tables,
-                                     torch::Tensor context_lens, int64_t block_size,
-                                     double scale) {
+                                     torch::Tensor context_lens, double scale) {
   TORCH_CHECK(q.dim() == 3 && k.dim() == 3 && v.dim() == 3, "q, k, v must be [B, heads, D]");
+  TORCH_CHECK(k_cache.dim() == 4 && k_cache.sizes() == v_cache.sizes(),
+              "the caches must be [num_blocks, kv_heads, block_size, head_dim], both alike");
+  TORCH_CHECK(k_cache.size(1) == k.size(1) && k_cache.size(3) == q.size(2) &&
+                  k.sizes() == v.sizes() && k.size(0) == q.size(0),
+              "q, k, v and the caches disagree on heads or head_dim");
   TORCH_CHECK(q.stride(2) == 1 && k.stride(2) == 1 && v.stride(2) == 1,
               "q, k, v must have contiguous head_dim");
   TORCH_CHECK(k.stride(1) == k.size(2) && v.stride(1) == v.size(2),
@@ -241,8 +318,8 @@ torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Te
   auto out = torch::empty({q.size(0), q.size(1), q.size(2)}, q.options());
   auto run = [&](auto tag) {
     using T = decltype(tag);
-    decode_kernel<T>(q, k, v, k_cache, v_cache, slot_mapping, block_tables, context_lens,
-                     block_size, scale, out);
+    decode_kernel<T>(q, k, v, k_cache, v_cache, slot_mapping, block_tables, context_lens, scale,
+                     out);
   };
   dispatch(q.scalar_type(), "paged_decode_attention", run);
   return out;

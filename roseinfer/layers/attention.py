@@ -2,6 +2,8 @@
 
 A step's tokens from all sequences are flattened into one token dimension. `AttentionMetadata`
 describes where each sequence's queries sit in it and where its keys/values live in the cache.
+Each layer's cache is head-major, `[num_blocks, KVH, block_size, D]`: one KV head's rows of a
+block are contiguous, which is what the decode kernel streams through.
 The backend writes the new K/V into the cache slots and attends each query to its sequence's
 cached keys. Index tensors shared by every layer are built once per step in `prepare`.
 """
@@ -72,6 +74,7 @@ class ReferenceAttention:
         if nd < meta.num_seqs:
             groups.append(self._group(meta, nd, meta.num_seqs, slice(nd, num_tokens)))
         meta.prepared["groups"] = groups
+        meta.prepared["write"] = _cache_positions(meta.slot_mapping, meta.block_size)
 
     @staticmethod
     def _group(meta: AttentionMetadata, first: int, last: int, tokens: slice) -> _Group:
@@ -102,13 +105,14 @@ class ReferenceAttention:
         q: torch.Tensor,  # [N, H, D]
         k: torch.Tensor,  # [N, KVH, D]
         v: torch.Tensor,  # [N, KVH, D]
-        k_cache: torch.Tensor,  # [num_slots, KVH, D]
-        v_cache: torch.Tensor,  # [num_slots, KVH, D]
+        k_cache: torch.Tensor,  # [num_blocks, KVH, block_size, D]
+        v_cache: torch.Tensor,  # [num_blocks, KVH, block_size, D]
         meta: AttentionMetadata,
         scale: float,
     ) -> torch.Tensor:  # [N, H, D]
-        k_cache[meta.slot_mapping] = k
-        v_cache[meta.slot_mapping] = v
+        blocks, offsets = meta.prepared["write"]
+        k_cache[blocks, :, offsets] = k
+        v_cache[blocks, :, offsets] = v
         groups = meta.prepared["groups"]
         if len(groups) == 1:
             return self._attend(q, k_cache, v_cache, groups[0], meta.block_size, scale)
@@ -150,10 +154,16 @@ class ReferenceAttention:
 
 def _gather(cache: torch.Tensor, g: _Group, block_size: int) -> torch.Tensor:
     """Each sequence's blocks, contiguous: [b, KVH, max_blocks * block_size, D]."""
-    num_slots, kv_heads, head_dim = cache.shape
-    blocks = cache.view(num_slots // block_size, block_size * kv_heads * head_dim)
-    out = blocks.index_select(0, g.block_ids)  # [b * max_blocks, block_size * KVH * D]
-    return out.view(g.num_seqs, -1, kv_heads, head_dim).transpose(1, 2)
+    num_blocks, kv_heads, _, head_dim = cache.shape
+    out = cache.index_select(0, g.block_ids)  # [b * max_blocks, KVH, block_size, D]
+    out = out.view(g.num_seqs, -1, kv_heads, block_size, head_dim).transpose(1, 2)
+    return out.reshape(g.num_seqs, kv_heads, -1, head_dim)
+
+
+def _cache_positions(slots: torch.Tensor, block_size: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(block, offset in block) of each slot: a head-major cache is written as
+    `cache[blocks, :, offsets] = x` with x [N, KVH, D]."""
+    return slots // block_size, slots % block_size
 
 
 class CpuPagedAttention(ReferenceAttention):
@@ -171,6 +181,7 @@ class CpuPagedAttention(ReferenceAttention):
         groups = []
         if nd < meta.num_seqs:
             groups.append(self._group(meta, nd, meta.num_seqs, slice(nd, num_tokens)))
+            meta.prepared["write"] = _cache_positions(meta.slot_mapping[nd:], meta.block_size)
         meta.prepared["groups"] = groups
         # The decoding sequences' rows of the index tensors, sliced once for every layer.
         meta.prepared["decode"] = (
@@ -184,8 +195,8 @@ class CpuPagedAttention(ReferenceAttention):
         q: torch.Tensor,  # [N, H, D]
         k: torch.Tensor,  # [N, KVH, D]
         v: torch.Tensor,  # [N, KVH, D]
-        k_cache: torch.Tensor,  # [num_slots, KVH, D]
-        v_cache: torch.Tensor,  # [num_slots, KVH, D]
+        k_cache: torch.Tensor,  # [num_blocks, KVH, block_size, D]
+        v_cache: torch.Tensor,  # [num_blocks, KVH, block_size, D]
         meta: AttentionMetadata,
         scale: float,
     ) -> torch.Tensor:  # [N, H, D]
@@ -196,9 +207,9 @@ class CpuPagedAttention(ReferenceAttention):
         if nd:
             out[:nd] = self._decode(q[:nd], k[:nd], v[:nd], k_cache, v_cache, meta, scale)
         (g,) = meta.prepared["groups"]
-        slots = meta.slot_mapping[g.tokens]
-        k_cache[slots] = k[g.tokens]
-        v_cache[slots] = v[g.tokens]
+        blocks, offsets = meta.prepared["write"]
+        k_cache[blocks, :, offsets] = k[g.tokens]
+        v_cache[blocks, :, offsets] = v[g.tokens]
         out[g.tokens] = self._attend(q[g.tokens], k_cache, v_cache, g, meta.block_size, scale)
         return out
 
@@ -214,7 +225,7 @@ class CpuPagedAttention(ReferenceAttention):
     ) -> torch.Tensor:  # [nd, H, D]
         slots, tables, context_lens = meta.prepared["decode"]
         return self.kernels.paged_decode_attention(
-            q, k, v, k_cache, v_cache, slots, tables, context_lens, meta.block_size, scale
+            q, k, v, k_cache, v_cache, slots, tables, context_lens, scale
         )
 
 
@@ -240,7 +251,7 @@ class ForwardContext:
 
     meta: AttentionMetadata
     backend: ReferenceAttention
-    k_caches: list[torch.Tensor]  # per layer [num_slots, KVH, D]
+    k_caches: list[torch.Tensor]  # per layer [num_blocks, KVH, block_size, D]
     v_caches: list[torch.Tensor]
 
     def attend(
