@@ -4,10 +4,12 @@
     .venv/bin/python benchmarks/decode_step.py --batch-size 32
 
 eager: the plain path (`--enforce-eager --attention-backend reference`); reference-attention:
-the default with the plain PyTorch attention; default: oneDNN-prepacked bf16 weights and the C++
-decode-attention kernel; int8-eager: the plain path with aten's weight-only int8 matmul; int8: the
-default with the C++ weight-only int8 linear (`--quantization int8`). Each engine holds `batch` sequences that have
-prefilled a 70-token prompt; the step time is the median over interleaved decode steps.
+the default with the plain PyTorch attention; onednn-linears: the default with oneDNN for every
+linear (no `small_batch_linear` kernel at few rows); default: oneDNN-prepacked bf16 weights (the
+C++ `small_batch_linear` at up to 4 rows) and the C++ decode-attention kernel; int8-eager: the
+plain path with aten's weight-only int8 matmul; int8: the default with the C++ weight-only int8
+linear (`--quantization int8`). Each engine holds `batch` sequences that have prefilled a 70-token
+prompt; the step time is the median over interleaved decode steps.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ import time
 from decoding import decoding_core
 
 from roseinfer.engine import InferenceEngine
+from roseinfer.layers.linear import PackedLinear
 
 VARIANTS = {
     "eager": {"enforce_eager": True, "attention_backend": "reference"},
     "reference-attention": {"attention_backend": "reference"},
+    "onednn-linears": {},  # the default with every linear on oneDNN, even at few rows
     "default": {},
     "int8-eager": {"quantization": "int8", "enforce_eager": True, "attention_backend": "reference"},
     "int8": {"quantization": "int8"},
@@ -40,6 +44,10 @@ def main() -> None:
     cores = {}
     for name, overrides in VARIANTS.items():
         engine = InferenceEngine(model=args.model, dtype="bfloat16", **overrides)
+        if name == "onednn-linears":
+            for module in engine.model.modules():
+                if isinstance(module, PackedLinear):
+                    module.small_batch_rows = 0
         cores[name] = decoding_core(engine, args.batch_size)
     times: dict[str, list[float]] = {name: [] for name in cores}
     for _ in range(args.steps):

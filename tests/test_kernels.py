@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import shutil
+from types import SimpleNamespace
 
 import pytest
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from roseinfer.kernels import load_cpu_kernels
@@ -16,7 +18,7 @@ from roseinfer.layers.attention import (
     ReferenceAttention,
     get_attention_backend,
 )
-from roseinfer.layers.linear import Int8Linear
+from roseinfer.layers.linear import SMALL_BATCH_ROWS, Int8Linear, PackedLinear, can_pack
 from roseinfer.layers.norm import RMSNorm
 from roseinfer.layers.rotary import RotaryTables
 
@@ -226,3 +228,43 @@ def test_int8_linear_matches_the_dequantized_matmul(
     if dtype == torch.bfloat16:  # and agrees with aten's kernel, the path without C++
         q.kernels = None
         torch.testing.assert_close(got, q(x), atol=tol, rtol=tol)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("rows,in_features,out_features", [(1, 576, 960), (4, 64, 37), (3, 40, 70)])
+def test_small_batch_linear_matches_f_linear(kernels, dtype, rows, in_features, out_features):
+    torch.manual_seed(0)
+    lin = nn.Linear(in_features, out_features, bias=True).to(dtype)
+    x = torch.randn(rows, in_features, dtype=dtype)
+    got = kernels.small_batch_linear(x, lin.weight.detach(), lin.bias.detach())
+    # fp32 accumulation and one rounding, as F.linear: only the summation order differs.
+    exact = (x.double() @ lin.weight.double().T + lin.bias.double()).to(dtype)
+    tol = {torch.float32: 1e-5, torch.bfloat16: 1.6e-2, torch.float16: 2e-3}[dtype]
+    torch.testing.assert_close(got, exact, atol=tol, rtol=tol)
+    torch.testing.assert_close(got, F.linear(x, lin.weight, lin.bias), atol=tol, rtol=tol)
+    assert torch.equal(
+        kernels.small_batch_linear(x, lin.weight.detach()),
+        (kernels.small_batch_linear(x, lin.weight.detach(), torch.zeros_like(lin.bias))),
+    )
+    with pytest.raises(RuntimeError, match="dtype"):
+        kernels.small_batch_linear(x, lin.weight.detach().double())
+
+
+@pytest.mark.skipif(not can_pack(torch.bfloat16, torch.device("cpu")), reason="no oneDNN")
+def test_packed_linear_takes_the_kernel_for_few_rows_and_onednn_for_more(kernels):
+    torch.manual_seed(0)
+    lin = nn.Linear(576, 960, bias=False).bfloat16()
+    packed = PackedLinear(lin)
+    calls = []
+
+    def spy(x, weight, bias=None):
+        calls.append(x.shape[0])
+        return kernels.small_batch_linear(x, weight, bias)
+
+    packed.kernels = SimpleNamespace(small_batch_linear=spy)
+    for shape in ([1, 576], [SMALL_BATCH_ROWS, 576], [2, 2, 576], [SMALL_BATCH_ROWS + 1, 576]):
+        x = torch.randn(shape).bfloat16()
+        got = packed(x)
+        assert got.shape == (*shape[:-1], 960)
+        torch.testing.assert_close(got, F.linear(x, lin.weight), atol=2e-2, rtol=1.6e-2)
+    assert calls == [1, SMALL_BATCH_ROWS, 4]  # the 5-row batch went to oneDNN

@@ -13,9 +13,11 @@ void rotary_embedding(torch::Tensor q, torch::Tensor k, torch::Tensor cos, torch
 torch::Tensor silu_and_mul(torch::Tensor x);
 torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor scale,
                           c10::optional<torch::Tensor> bias);
+torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
+                                 c10::optional<torch::Tensor> bias);
 }  // namespace roseinfer
 
-// The attention and int8 kernels run long enough (~0.1-0.3 ms) to hand the GIL to the HTTP thread; the
+// The attention and linear kernels run long enough (~0.1-0.3 ms) to hand the GIL to the HTTP thread; the
 // others take microseconds, less than a GIL hand-off is worth.
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("paged_decode_attention", &roseinfer::paged_decode_attention,
@@ -30,5 +32,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("int8_linear", &roseinfer::int8_linear,
         "weight-only int8 linear: (x @ w.T) * scale + bias",
         py::arg("x"), py::arg("weight"), py::arg("scale"), py::arg("bias") = py::none(),
+        py::call_guard<py::gil_scoped_release>());
+  m.def("small_batch_linear", &roseinfer::small_batch_linear,
+        "x @ w.T + bias streaming w once (w in x's dtype): for a few rows of x",
+        py::arg("x"), py::arg("weight"), py::arg("bias") = py::none(),
         py::call_guard<py::gil_scoped_release>());
 }

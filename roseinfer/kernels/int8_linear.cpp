@@ -1,7 +1,8 @@
-// Weight-only int8 linear: y = (x @ w.T) * scale + bias with int8 weights [N, K], one scale per
-// output channel, fp32 accumulation. A decode step at small batch is bound by reading the
-// weights: this streams them once with software prefetch, four weight rows at a time, and
-// applies each loaded tile to four rows of x at a time.
+// Linear layers for small batches, streaming the weights once: y = (x @ w.T) [* scale] + bias
+// with weights [N, K] either int8 (one scale per output channel) or in x's own dtype, fp32
+// accumulation. A decode step at small batch is bound by reading the weights: this streams them
+// with software prefetch, four weight rows at a time, and applies each loaded tile to four rows
+// of x at a time.
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -11,24 +12,31 @@
 namespace roseinfer {
 namespace {
 
+inline float weight_to_float(int8_t w) { return static_cast<float>(w); }
+template <typename W>
+inline float weight_to_float(W w) { return to_float(w); }
+
 #if defined(__AVX512F__)
-inline __m512 load_int8x16(const int8_t* p) {
+inline __m512 load_weights16(const int8_t* p) {
   return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
 }
+template <typename W>
+inline __m512 load_weights16(const W* p) { return load16(p); }
 
 // Dot products of 4 weight rows with M rows of x (fp32, K a multiple of 16): out[m][r].
-template <int M>
-inline void dot4(const float* xf, int64_t K, const int8_t* w, float out[M][4]) {
+template <typename W, int M>
+inline void dot4(const float* xf, int64_t K, const W* w, float out[M][4]) {
+  constexpr int64_t kLine = 64 / sizeof(W);  // weights per cache line
   __m512 acc[M][4];
   for (int m = 0; m < M; ++m)
     for (int r = 0; r < 4; ++r) acc[m][r] = _mm512_setzero_ps();
   // The rows 2 groups ahead: the hardware prefetchers stop at each 4 KB page.
-  const int8_t* ahead = w + 2 * 4 * K;
+  const W* ahead = w + 2 * 4 * K;
   for (int64_t k = 0; k < K; k += 16) {
-    if ((k & 63) == 0)
+    if (k % kLine == 0)
       for (int r = 0; r < 4; ++r) _mm_prefetch(reinterpret_cast<const char*>(ahead + r * K + k), _MM_HINT_T0);
     __m512 wv[4];
-    for (int r = 0; r < 4; ++r) wv[r] = load_int8x16(w + r * K + k);
+    for (int r = 0; r < 4; ++r) wv[r] = load_weights16(w + r * K + k);
     for (int m = 0; m < M; ++m) {
       const __m512 xv = _mm512_loadu_ps(xf + m * K + k);
       for (int r = 0; r < 4; ++r) acc[m][r] = _mm512_fmadd_ps(xv, wv[r], acc[m][r]);
@@ -39,26 +47,32 @@ inline void dot4(const float* xf, int64_t K, const int8_t* w, float out[M][4]) {
 }
 #endif
 
-inline float dot1(const float* xf, int64_t K, const int8_t* w) {
+template <typename W>
+inline float dot1(const float* xf, int64_t K, const W* w) {
   float acc = 0.f;
-  for (int64_t k = 0; k < K; ++k) acc += xf[k] * static_cast<float>(w[k]);
+  for (int64_t k = 0; k < K; ++k) acc += xf[k] * weight_to_float(w[k]);
   return acc;
 }
 
-// Rows m0..m0+M of y for output channels [n, n_end).
-template <typename T, int M>
-void gemv_rows(const float* xf, const int8_t* w, int64_t N, int64_t K, const T* scale,
+// Rows m0..m0+M of y for output channels [n, n_end). `scale` is null for unquantised weights.
+template <typename T, typename W, int M>
+void gemv_rows(const float* xf, const W* w, int64_t N, int64_t K, const T* scale,
                const T* bias, T* y, int64_t m0, int64_t n, int64_t n_end) {
   auto finish = [&](int m, int64_t c, float acc) {
+    T& out = y[(m0 + m) * N + c];
+    if (scale == nullptr) {  // as F.linear: bias added in fp32, one rounding
+      out = static_cast<T>(bias == nullptr ? acc : acc + to_float(bias[c]));
+      return;
+    }
     // As aten._weight_int8pack_mm then a bias add: the scaled product rounded, then the sum.
     const T prod = static_cast<T>(acc * to_float(scale[c]));
-    y[(m0 + m) * N + c] = bias == nullptr ? prod : static_cast<T>(to_float(prod) + to_float(bias[c]));
+    out = bias == nullptr ? prod : static_cast<T>(to_float(prod) + to_float(bias[c]));
   };
 #if defined(__AVX512F__)
   if (K % 16 == 0) {
     float out[M][4];
     for (; n + 4 <= n_end; n += 4) {
-      dot4<M>(xf + m0 * K, K, w + n * K, out);
+      dot4<W, M>(xf + m0 * K, K, w + n * K, out);
       for (int m = 0; m < M; ++m)
         for (int r = 0; r < 4; ++r) finish(m, n + r, out[m][r]);
     }
@@ -68,49 +82,74 @@ void gemv_rows(const float* xf, const int8_t* w, int64_t N, int64_t K, const T* 
     for (int m = 0; m < M; ++m) finish(m, n, dot1(xf + (m0 + m) * K, K, w + n * K));
 }
 
-template <typename T>
-void gemv(const float* xf, int64_t M, const int8_t* w, int64_t N, int64_t K, const T* scale,
+template <typename T, typename W>
+void gemv(const float* xf, int64_t M, const W* w, int64_t N, int64_t K, const T* scale,
           const T* bias, T* y) {
-  // Tasks of 64 output channels; within one, every 4 rows of x reuse its weights from L1/L2.
-  at::parallel_for(0, (N + 63) / 64, 1, [&](int64_t c0, int64_t c1) {
+  // Tasks of 32 output channels (an even split over the threads even for N = 576); within one,
+  // every 4 rows of x reuse its weights from L1/L2.
+  constexpr int64_t kTask = 32;
+  at::parallel_for(0, (N + kTask - 1) / kTask, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
-      const int64_t n = c * 64, n_end = std::min(N, n + 64);
+      const int64_t n = c * kTask, n_end = std::min(N, n + kTask);
       for (int64_t m0 = 0; m0 < M; m0 += 4) {
         switch (std::min<int64_t>(4, M - m0)) {
-          case 1: gemv_rows<T, 1>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
-          case 2: gemv_rows<T, 2>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
-          case 3: gemv_rows<T, 3>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
-          default: gemv_rows<T, 4>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
+          case 1: gemv_rows<T, W, 1>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
+          case 2: gemv_rows<T, W, 2>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
+          case 3: gemv_rows<T, W, 3>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
+          default: gemv_rows<T, W, 4>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
         }
       }
     }
   });
 }
 
+void check_x_and_bias(const torch::Tensor& x, const torch::Tensor& weight,
+                      const c10::optional<torch::Tensor>& bias, const char* name) {
+  TORCH_CHECK(x.dim() == 2 && x.is_contiguous(), name, ": x must be contiguous [M, K]");
+  TORCH_CHECK(weight.dim() == 2 && weight.is_contiguous() && weight.size(1) == x.size(1), name,
+              ": weight must be contiguous [N, K]");
+  if (bias.has_value())
+    TORCH_CHECK(bias->is_contiguous() && bias->numel() == weight.size(0) &&
+                    bias->scalar_type() == x.scalar_type(),
+                name, ": bias must be [N] in x's dtype");
+}
+
 }  // namespace
 
 torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor scale,
                           c10::optional<torch::Tensor> bias) {
-  TORCH_CHECK(x.dim() == 2 && x.is_contiguous(), "int8_linear: x must be contiguous [M, K]");
-  TORCH_CHECK(weight.dim() == 2 && weight.is_contiguous() && weight.scalar_type() == at::kChar &&
-                  weight.size(1) == x.size(1),
-              "int8_linear: weight must be contiguous int8 [N, K]");
+  check_x_and_bias(x, weight, bias, "int8_linear");
+  TORCH_CHECK(weight.scalar_type() == at::kChar, "int8_linear: weight must be int8");
   TORCH_CHECK(scale.is_contiguous() && scale.numel() == weight.size(0) &&
                   scale.scalar_type() == x.scalar_type(),
               "int8_linear: scale must be [N] in x's dtype");
-  if (bias.has_value())
-    TORCH_CHECK(bias->is_contiguous() && bias->numel() == weight.size(0) &&
-                    bias->scalar_type() == x.scalar_type(),
-                "int8_linear: bias must be [N] in x's dtype");
   const int64_t M = x.size(0), K = x.size(1), N = weight.size(0);
   auto y = torch::empty({M, N}, x.options());
   auto xf = x.to(at::kFloat).contiguous();  // [M, K] widened once
   auto run = [&](auto tag) {
     using T = decltype(tag);
-    gemv<T>(xf.data_ptr<float>(), M, weight.data_ptr<int8_t>(), N, K, scale.data_ptr<T>(),
-            bias.has_value() ? bias->data_ptr<T>() : nullptr, y.data_ptr<T>());
+    gemv<T, int8_t>(xf.data_ptr<float>(), M, weight.data_ptr<int8_t>(), N, K,
+                    scale.data_ptr<T>(), bias.has_value() ? bias->data_ptr<T>() : nullptr,
+                    y.data_ptr<T>());
   };
   dispatch(x.scalar_type(), "int8_linear", run);
+  return y;
+}
+
+torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
+                                 c10::optional<torch::Tensor> bias) {
+  check_x_and_bias(x, weight, bias, "small_batch_linear");
+  TORCH_CHECK(weight.scalar_type() == x.scalar_type(),
+              "small_batch_linear: weight must be in x's dtype");
+  const int64_t M = x.size(0), K = x.size(1), N = weight.size(0);
+  auto y = torch::empty({M, N}, x.options());
+  auto xf = x.to(at::kFloat).contiguous();  // [M, K] widened once
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    gemv<T, T>(xf.data_ptr<float>(), M, weight.data_ptr<T>(), N, K, nullptr,
+               bias.has_value() ? bias->data_ptr<T>() : nullptr, y.data_ptr<T>());
+  };
+  dispatch(x.scalar_type(), "small_batch_linear", run);
   return y;
 }
 

@@ -2,7 +2,9 @@
 
 - `PackedLinear`: bf16 weights reordered once into oneDNN's blocked layout. Eager `F.linear`
   reorders the weight on every call; this is what Inductor's freezing pass does, without
-  compiling anything (measured in BENCHMARKS.md).
+  compiling anything (measured in BENCHMARKS.md). For up to `SMALL_BATCH_ROWS` rows (decode
+  at small batch) the C++ kernel streams the plain weight instead, faster than oneDNN there;
+  the price is a second copy of the weights in memory (the tied LM head shares the embedding's).
 - `Int8Linear` (`--quantization int8`): weight-only int8 with one scale per output channel:
   half the bytes of bf16 per decode step. The C++ kernel (`roseinfer/kernels/int8_linear.cpp`)
   where it builds, else `aten._weight_int8pack_mm` (and always with `--enforce-eager`).
@@ -15,6 +17,11 @@ from types import ModuleType
 import torch
 from torch import nn
 
+# Rows up to which `small_batch_linear` beats oneDNN's packed bf16 matmul: SmolLM2's 120 decode
+# linears on 2 cores (benchmarks/small_batch_linear.py, 2026-11-22) took 11.6 vs 16.8 ms at 1
+# row, 14.5 vs 16.5 ms at 4 rows and 20.4 vs 14.2 ms at 8 rows.
+SMALL_BATCH_ROWS = 4
+
 
 class PackedLinear(nn.Module):
     def __init__(self, linear: nn.Linear, batch_hint: int = 32) -> None:
@@ -24,12 +31,19 @@ class PackedLinear(nn.Module):
         self.register_buffer(
             "packed_weight", torch.ops.mkldnn._reorder_linear_weight(weight, batch_hint)
         )
+        self.register_buffer("weight", weight, persistent=False)  # [out, in], for few rows
         self.bias = None if linear.bias is None else linear.bias.detach()
+        self.kernels: ModuleType | None = None  # set by `roseinfer.kernels.attach_cpu_kernels`
+        self.small_batch_rows = SMALL_BATCH_ROWS  # 0: always oneDNN (benchmarks compare)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
-        y = torch.ops.mkldnn._linear_pointwise(
-            x.reshape(-1, x.shape[-1]), self.packed_weight, self.bias, "none", [], ""
-        )
+        x2 = x.reshape(-1, x.shape[-1])
+        if self.kernels is not None and x2.shape[0] <= self.small_batch_rows:
+            y = self.kernels.small_batch_linear(x2.contiguous(), self.weight, self.bias)
+        else:
+            y = torch.ops.mkldnn._linear_pointwise(
+                x2, self.packed_weight, self.bias, "none", [], ""
+            )
         return y.view(*x.shape[:-1], self.out_features)
 
 
