@@ -231,7 +231,9 @@ def test_int8_linear_matches_the_dequantized_matmul(
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("rows,in_features,out_features", [(1, 576, 960), (4, 64, 37), (3, 40, 70)])
+@pytest.mark.parametrize(
+    "rows,in_features,out_features", [(1, 576, 960), (4, 64, 37), (8, 64, 37), (3, 40, 70)]
+)
 def test_small_batch_linear_matches_f_linear(kernels, dtype, rows, in_features, out_features):
     torch.manual_seed(0)
     lin = nn.Linear(in_features, out_features, bias=True).to(dtype)

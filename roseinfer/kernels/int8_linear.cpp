@@ -1,8 +1,8 @@
 // Linear layers for small batches, streaming the weights once: y = (x @ w.T) [* scale] + bias
 // with weights [N, K] either int8 (one scale per output channel) or in x's own dtype, fp32
 // accumulation. A decode step at small batch is bound by reading the weights: this streams them
-// with software prefetch, four weight rows at a time, and applies each loaded tile to four rows
-// of x at a time.
+// with software prefetch, a few weight rows at a time, and applies each loaded tile to up to
+// eight rows of x at a time.
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -23,27 +23,28 @@ inline __m512 load_weights16(const int8_t* p) {
 template <typename W>
 inline __m512 load_weights16(const W* p) { return load16(p); }
 
-// Dot products of 4 weight rows with M rows of x (fp32, K a multiple of 16): out[m][r].
-template <typename W, int M>
-inline void dot4(const float* xf, int64_t K, const W* w, float out[M][4]) {
+// Dot products of R weight rows with M rows of x (fp32, K a multiple of 16): out[m][r].
+// M * R accumulators stay in registers: R = 4 for up to 4 rows of x, R = 2 for up to 8.
+template <typename W, int M, int R>
+inline void dot_tile(const float* xf, int64_t K, const W* w, float out[M][R]) {
   constexpr int64_t kLine = 64 / sizeof(W);  // weights per cache line
-  __m512 acc[M][4];
+  __m512 acc[M][R];
   for (int m = 0; m < M; ++m)
-    for (int r = 0; r < 4; ++r) acc[m][r] = _mm512_setzero_ps();
-  // The rows 2 groups ahead: the hardware prefetchers stop at each 4 KB page.
-  const W* ahead = w + 2 * 4 * K;
+    for (int r = 0; r < R; ++r) acc[m][r] = _mm512_setzero_ps();
+  // The rows 2 tiles ahead: the hardware prefetchers stop at each 4 KB page.
+  const W* ahead = w + 2 * R * K;
   for (int64_t k = 0; k < K; k += 16) {
     if (k % kLine == 0)
-      for (int r = 0; r < 4; ++r) _mm_prefetch(reinterpret_cast<const char*>(ahead + r * K + k), _MM_HINT_T0);
-    __m512 wv[4];
-    for (int r = 0; r < 4; ++r) wv[r] = load_weights16(w + r * K + k);
+      for (int r = 0; r < R; ++r) _mm_prefetch(reinterpret_cast<const char*>(ahead + r * K + k), _MM_HINT_T0);
+    __m512 wv[R];
+    for (int r = 0; r < R; ++r) wv[r] = load_weights16(w + r * K + k);
     for (int m = 0; m < M; ++m) {
       const __m512 xv = _mm512_loadu_ps(xf + m * K + k);
-      for (int r = 0; r < 4; ++r) acc[m][r] = _mm512_fmadd_ps(xv, wv[r], acc[m][r]);
+      for (int r = 0; r < R; ++r) acc[m][r] = _mm512_fmadd_ps(xv, wv[r], acc[m][r]);
     }
   }
   for (int m = 0; m < M; ++m)
-    for (int r = 0; r < 4; ++r) out[m][r] = _mm512_reduce_add_ps(acc[m][r]);
+    for (int r = 0; r < R; ++r) out[m][r] = _mm512_reduce_add_ps(acc[m][r]);
 }
 #endif
 
@@ -70,11 +71,12 @@ void gemv_rows(const float* xf, const W* w, int64_t N, int64_t K, const T* scale
   };
 #if defined(__AVX512F__)
   if (K % 16 == 0) {
-    float out[M][4];
-    for (; n + 4 <= n_end; n += 4) {
-      dot4<W, M>(xf + m0 * K, K, w + n * K, out);
+    constexpr int R = M <= 4 ? 4 : 2;
+    float out[M][R];
+    for (; n + R <= n_end; n += R) {
+      dot_tile<W, M, R>(xf + m0 * K, K, w + n * K, out);
       for (int m = 0; m < M; ++m)
-        for (int r = 0; r < 4; ++r) finish(m, n + r, out[m][r]);
+        for (int r = 0; r < R; ++r) finish(m, n + r, out[m][r]);
     }
   }
 #endif
@@ -86,17 +88,21 @@ template <typename T, typename W>
 void gemv(const float* xf, int64_t M, const W* w, int64_t N, int64_t K, const T* scale,
           const T* bias, T* y) {
   // Tasks of 32 output channels (an even split over the threads even for N = 576); within one,
-  // every 4 rows of x reuse its weights from L1/L2.
+  // every 8 rows of x reuse its weights from L1/L2.
   constexpr int64_t kTask = 32;
   at::parallel_for(0, (N + kTask - 1) / kTask, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
       const int64_t n = c * kTask, n_end = std::min(N, n + kTask);
-      for (int64_t m0 = 0; m0 < M; m0 += 4) {
-        switch (std::min<int64_t>(4, M - m0)) {
+      for (int64_t m0 = 0; m0 < M; m0 += 8) {
+        switch (std::min<int64_t>(8, M - m0)) {
           case 1: gemv_rows<T, W, 1>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
           case 2: gemv_rows<T, W, 2>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
           case 3: gemv_rows<T, W, 3>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
-          default: gemv_rows<T, W, 4>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
+          case 4: gemv_rows<T, W, 4>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
+          case 5: gemv_rows<T, W, 5>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
+          case 6: gemv_rows<T, W, 6>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
+          case 7: gemv_rows<T, W, 7>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
+          default: gemv_rows<T, W, 8>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
         }
       }
     }

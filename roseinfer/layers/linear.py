@@ -37,14 +37,11 @@ class PackedLinear(nn.Module):
         self.small_batch_rows = SMALL_BATCH_ROWS  # 0: always oneDNN (benchmarks compare)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
-        x2 = x.reshape(-1, x.shape[-1])
-        if self.kernels is not None and x2.shape[0] <= self.small_batch_rows:
-            y = self.kernels.small_batch_linear(x2.contiguous(), self.weight, self.bias)
-        else:
-            y = torch.ops.mkldnn._linear_pointwise(
-                x2, self.packed_weight, self.bias, "none", [], ""
-            )
-        return y.view(*x.shape[:-1], self.out_features)
+        if x.dim() != 2:  # the models pass [N, in]; a few microseconds per call add up
+            return self.forward(x.reshape(-1, x.shape[-1])).view(*x.shape[:-1], -1)
+        if self.kernels is not None and x.shape[0] <= self.small_batch_rows:
+            return self.kernels.small_batch_linear(x.contiguous(), self.weight, self.bias)
+        return torch.ops.mkldnn._linear_pointwise(x, self.packed_weight, self.bias, "none", [], "")
 
 
 class Int8Linear(nn.Module):
