@@ -5,8 +5,9 @@
 
 eager: the plain path (`--enforce-eager --attention-backend reference`); reference-attention:
 the default with the plain PyTorch attention; onednn-linears: the default with oneDNN for every
-linear (no `small_batch_linear` kernel at few rows); default: oneDNN-prepacked bf16 weights (the
-C++ `small_batch_linear` at up to 4 rows) and the C++ decode-attention kernel; int8-eager: the
+linear (no C++ decode linear); default: oneDNN-prepacked bf16 weights for prefill, the C++
+`amx_linear` for up to 32 rows (`small_batch_linear` for up to 4 where the CPU has no AMX) and
+the C++ decode-attention kernel; int8-eager: the
 plain path with aten's weight-only int8 matmul; int8: the default with the C++ weight-only int8
 linear (`--quantization int8`). Each engine holds `batch` sequences that have prefilled a 70-token
 prompt; the step time is the median over interleaved decode steps.
@@ -47,7 +48,7 @@ def main() -> None:
         if name == "onednn-linears":
             for module in engine.model.modules():
                 if isinstance(module, PackedLinear):
-                    module.small_batch_rows = 0
+                    module.decode_rows = 0
         cores[name] = decoding_core(engine, args.batch_size)
     times: dict[str, list[float]] = {name: [] for name in cores}
     for _ in range(args.steps):

@@ -1,6 +1,7 @@
 """The 120 linear layers of a SmolLM2-135M decode step at a few rows of x: the C++
-`small_batch_linear` kernel (streams the plain bf16 weights) against oneDNN's prepacked matmul.
-This is where `roseinfer.layers.linear.SMALL_BATCH_ROWS` comes from.
+`small_batch_linear` kernel (streams the plain bf16 weights) and `amx_linear` (AMX tiles, where
+the CPU has them) against oneDNN's prepacked matmul. The thresholds in
+`roseinfer.layers.linear` come from here.
 
     .venv/bin/python benchmarks/small_batch_linear.py
 
@@ -38,7 +39,9 @@ def main() -> None:
     with torch.inference_mode():
         weights = [torch.randn(n, k).bfloat16() * 0.02 for n, k in shapes]
         packed = [torch.ops.mkldnn._reorder_linear_weight(w, 32) for w in weights]
-        for rows in (1, 4, 6, 8, 12, 16):
+        amx = kernels.amx_linear_available()
+        tiles = [kernels.amx_pack_weight(w) for w in weights] if amx else []
+        for rows in (1, 4, 8, 16, 32):
             xs = {k: torch.randn(rows, k).bfloat16() for k in (H, INTER)}
 
             def streamed(xs=xs) -> None:
@@ -49,14 +52,19 @@ def main() -> None:
                 for w, p in zip(weights, packed, strict=True):
                     torch.ops.mkldnn._linear_pointwise(xs[w.shape[1]], p, None, "none", [], "")
 
-            ours, theirs = [], []
+            def on_amx(xs=xs) -> None:
+                for w, t in zip(weights, tiles, strict=True):
+                    kernels.amx_linear(xs[w.shape[1]], t)
+
+            runs: dict[str, list[float]] = {"small_batch_linear": [], "oneDNN packed": []}
+            if amx:
+                runs["amx_linear"] = []
             for _ in range(2):
-                ours.append(median_ms(streamed))
-                theirs.append(median_ms(onednn))
-            print(
-                f"{rows} rows: small_batch_linear {min(ours):.1f} ms, "
-                f"oneDNN packed {min(theirs):.1f} ms"
-            )
+                runs["small_batch_linear"].append(median_ms(streamed))
+                runs["oneDNN packed"].append(median_ms(onednn))
+                if amx:
+                    runs["amx_linear"].append(median_ms(on_amx))
+            print(f"{rows} rows: " + ", ".join(f"{k} {min(v):.1f} ms" for k, v in runs.items()))
 
 
 if __name__ == "__main__":

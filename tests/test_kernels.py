@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-from types import SimpleNamespace
 
 import pytest
 import torch
@@ -18,7 +17,13 @@ from roseinfer.layers.attention import (
     ReferenceAttention,
     get_attention_backend,
 )
-from roseinfer.layers.linear import SMALL_BATCH_ROWS, Int8Linear, PackedLinear, can_pack
+from roseinfer.layers.linear import (
+    AMX_ROWS,
+    SMALL_BATCH_ROWS,
+    Int8Linear,
+    PackedLinear,
+    can_pack,
+)
 from roseinfer.layers.norm import RMSNorm
 from roseinfer.layers.rotary import RotaryTables
 
@@ -252,21 +257,81 @@ def test_small_batch_linear_matches_f_linear(kernels, dtype, rows, in_features, 
         kernels.small_batch_linear(x, lin.weight.detach().double())
 
 
+@pytest.mark.parametrize(
+    "rows,in_features,out_features",
+    [(1, 576, 960), (5, 32, 48), (16, 64, 48), (17, 64, 96), (32, 576, 3072), (32, 64, 80)],
+)
+def test_amx_linear_matches_the_exact_product(kernels, rows, in_features, out_features):
+    if not kernels.amx_linear_available():
+        pytest.skip("no AMX on this CPU")
+    torch.manual_seed(0)
+    lin = nn.Linear(in_features, out_features, bias=True).bfloat16()
+    x = torch.randn(rows, in_features).bfloat16()
+    tiles = kernels.amx_pack_weight(lin.weight.detach())
+    assert tiles.shape == (out_features // 16, in_features // 32, 16, 32)
+    exact = x.double() @ lin.weight.double().T
+    # bf16 products are exact in fp32; only the summation order and the final rounding differ.
+    torch.testing.assert_close(
+        kernels.amx_linear(x, tiles, lin.bias.detach()),
+        (exact + lin.bias.double()).bfloat16(),
+        atol=2e-2,
+        rtol=1.6e-2,
+    )
+    torch.testing.assert_close(
+        kernels.amx_linear(x, tiles), exact.bfloat16(), atol=2e-2, rtol=1.6e-2
+    )
+
+
+def test_amx_linear_rejects_what_it_cannot_do(kernels):
+    if not kernels.amx_linear_available():
+        pytest.skip("no AMX on this CPU")
+    tiles = kernels.amx_pack_weight(torch.zeros(32, 64).bfloat16())
+    with pytest.raises(RuntimeError, match="1 to 32 rows"):
+        kernels.amx_linear(torch.zeros(33, 64).bfloat16(), tiles)
+    with pytest.raises(RuntimeError, match="for this K"):
+        kernels.amx_linear(torch.zeros(2, 96).bfloat16(), tiles)
+    with pytest.raises(RuntimeError, match="bf16"):
+        kernels.amx_linear(torch.zeros(2, 64), tiles)
+    with pytest.raises(RuntimeError, match="multiple of 16"):
+        kernels.amx_pack_weight(torch.zeros(40, 64).bfloat16())
+
+
+class _Spy:
+    """The kernels module with its decode linears counted (rows of each call)."""
+
+    def __init__(self, kernels: object, amx: bool) -> None:
+        self.kernels, self.amx, self.calls = kernels, amx, []
+
+    def amx_linear_available(self) -> bool:
+        return self.amx
+
+    def amx_pack_weight(self, w: torch.Tensor) -> torch.Tensor:
+        return self.kernels.amx_pack_weight(w)
+
+    def amx_linear(self, x, tiles, bias=None):
+        self.calls.append(("amx", x.shape[0]))
+        return self.kernels.amx_linear(x, tiles, bias)
+
+    def small_batch_linear(self, x, weight, bias=None):
+        self.calls.append(("streamed", x.shape[0]))
+        return self.kernels.small_batch_linear(x, weight, bias)
+
+
 @pytest.mark.skipif(not can_pack(torch.bfloat16, torch.device("cpu")), reason="no oneDNN")
-def test_packed_linear_takes_the_kernel_for_few_rows_and_onednn_for_more(kernels):
+@pytest.mark.parametrize("amx", [True, False])
+def test_packed_linear_sends_decode_rows_to_a_kernel_and_the_rest_to_onednn(kernels, amx):
+    if amx and not kernels.amx_linear_available():
+        pytest.skip("no AMX on this CPU")
     torch.manual_seed(0)
     lin = nn.Linear(576, 960, bias=False).bfloat16()
     packed = PackedLinear(lin)
-    calls = []
-
-    def spy(x, weight, bias=None):
-        calls.append(x.shape[0])
-        return kernels.small_batch_linear(x, weight, bias)
-
-    packed.kernels = SimpleNamespace(small_batch_linear=spy)
-    for shape in ([1, 576], [SMALL_BATCH_ROWS, 576], [2, 2, 576], [SMALL_BATCH_ROWS + 1, 576]):
+    spy = _Spy(kernels, amx)
+    packed.attach_kernels(spy)
+    limit = AMX_ROWS if amx else SMALL_BATCH_ROWS
+    for shape in ([1, 576], [limit, 576], [2, 2, 576], [limit + 1, 576]):
         x = torch.randn(shape).bfloat16()
         got = packed(x)
         assert got.shape == (*shape[:-1], 960)
         torch.testing.assert_close(got, F.linear(x, lin.weight), atol=2e-2, rtol=1.6e-2)
-    assert calls == [1, SMALL_BATCH_ROWS, 4]  # the 5-row batch went to oneDNN
+    kind = "amx" if amx else "streamed"
+    assert spy.calls == [(kind, 1), (kind, limit), (kind, 4)]  # limit + 1 rows: oneDNN

@@ -19,7 +19,13 @@ from torch import nn
 
 logger = logging.getLogger(__name__)
 
-_SOURCES = ["bindings.cpp", "paged_attention.cpp", "fused_ops.cpp", "int8_linear.cpp"]
+_SOURCES = [
+    "bindings.cpp",
+    "paged_attention.cpp",
+    "fused_ops.cpp",
+    "int8_linear.cpp",
+    "amx_linear.cpp",
+]
 _HEADERS = ["vec.h"]
 
 
@@ -58,12 +64,14 @@ def load_cpu_kernels() -> ModuleType | None:
 
 
 def attach_cpu_kernels(model: nn.Module) -> bool:
-    """Route the model's fused-op layers (norms, rotary, activation) to the C++ kernels.
-    Returns False, changing nothing, where the kernels cannot be built."""
+    """Route the model's fused-op layers (norms, rotary, activation) and its decode linears to
+    the C++ kernels. Returns False, changing nothing, where the kernels cannot be built."""
     kernels = load_cpu_kernels()
     if kernels is None:
         return False
     for module in model.modules():
-        if hasattr(module, "kernels"):
+        if hasattr(module, "attach_kernels"):  # layers that prepare weights for their kernel
+            module.attach_kernels(kernels)
+        elif hasattr(module, "kernels"):
             module.kernels = kernels
     return True

@@ -15,6 +15,9 @@ torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor s
                           c10::optional<torch::Tensor> bias);
 torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
                                  c10::optional<torch::Tensor> bias);
+bool amx_linear_available();
+torch::Tensor amx_pack_weight(torch::Tensor w);
+torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias);
 }  // namespace roseinfer
 
 // The attention and linear kernels run long enough (~0.1-0.3 ms) to hand the GIL to the HTTP thread; the
@@ -36,5 +39,13 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("small_batch_linear", &roseinfer::small_batch_linear,
         "x @ w.T + bias streaming w once (w in x's dtype): for a few rows of x",
         py::arg("x"), py::arg("weight"), py::arg("bias") = py::none(),
+        py::call_guard<py::gil_scoped_release>());
+  m.def("amx_linear_available", &roseinfer::amx_linear_available,
+        "whether amx_linear runs here (built with AMX, and the OS grants the tile state)");
+  m.def("amx_pack_weight", &roseinfer::amx_pack_weight,
+        "bf16 w [N, K] in AMX tile layout [N/16, K/32, 16, 32], for amx_linear");
+  m.def("amx_linear", &roseinfer::amx_linear,
+        "x @ w.T + bias for 1-32 rows of bf16 x, w packed by amx_pack_weight",
+        py::arg("x"), py::arg("packed"), py::arg("bias") = py::none(),
         py::call_guard<py::gil_scoped_release>());
 }

@@ -2,9 +2,10 @@
 
 - `PackedLinear`: bf16 weights reordered once into oneDNN's blocked layout. Eager `F.linear`
   reorders the weight on every call; this is what Inductor's freezing pass does, without
-  compiling anything (measured in BENCHMARKS.md). For up to `SMALL_BATCH_ROWS` rows (decode
-  at small batch) the C++ kernel streams the plain weight instead, faster than oneDNN there;
-  the price is a second copy of the weights in memory (the tied LM head shares the embedding's).
+  compiling anything (measured in BENCHMARKS.md). Decode steps (a few rows) go to a C++ kernel
+  instead, which streams the weights faster and without oneDNN's ~25 µs set-up per call:
+  `amx_linear` on CPUs with AMX (up to `AMX_ROWS` rows), else `small_batch_linear` (up to
+  `SMALL_BATCH_ROWS`). The price is a second copy of the weights in memory.
 - `Int8Linear` (`--quantization int8`): weight-only int8 with one scale per output channel:
   half the bytes of bf16 per decode step. The C++ kernel (`roseinfer/kernels/int8_linear.cpp`)
   where it builds, else `aten._weight_int8pack_mm` (and always with `--enforce-eager`).
@@ -17,10 +18,12 @@ from types import ModuleType
 import torch
 from torch import nn
 
-# Rows up to which `small_batch_linear` beats oneDNN's packed bf16 matmul: SmolLM2's 120 decode
-# linears on 2 cores (benchmarks/small_batch_linear.py, 2026-11-22) took 11.6 vs 16.8 ms at 1
-# row, 14.5 vs 16.5 ms at 4 rows and 20.4 vs 14.2 ms at 8 rows.
+# Rows up to which the C++ kernels beat oneDNN's packed bf16 matmul: SmolLM2's 120 decode
+# linears on 2 cores (benchmarks/small_batch_linear.py, 2026-11-22): small_batch_linear 10.2 /
+# 12.8 / 16.6 ms at 1 / 4 / 8 rows, amx_linear 8.7 / 8.8 / 9.8 / 12.3 ms at 1 / 4 / 8 / 32 rows,
+# oneDNN 13.1 / 13.1 / 13.3 / 19.3 ms. amx_linear takes at most 32 rows.
 SMALL_BATCH_ROWS = 4
+AMX_ROWS = 32
 
 
 class PackedLinear(nn.Module):
@@ -31,15 +34,30 @@ class PackedLinear(nn.Module):
         self.register_buffer(
             "packed_weight", torch.ops.mkldnn._reorder_linear_weight(weight, batch_hint)
         )
-        self.register_buffer("weight", weight, persistent=False)  # [out, in], for few rows
         self.bias = None if linear.bias is None else linear.bias.detach()
-        self.kernels: ModuleType | None = None  # set by `roseinfer.kernels.attach_cpu_kernels`
-        self.small_batch_rows = SMALL_BATCH_ROWS  # 0: always oneDNN (benchmarks compare)
+        # The plain [out, in] weight until `attach_kernels` decides which decode kernel to use.
+        self.weight: torch.Tensor | None = weight
+        self.tile_weight: torch.Tensor | None = None  # [out/16, in/32, 16, 32] for amx_linear
+        self.kernels: ModuleType | None = None
+        self.decode_rows = 0  # rows up to which a C++ kernel runs; 0: always oneDNN
+
+    def attach_kernels(self, kernels: ModuleType) -> None:
+        """Called by `roseinfer.kernels.attach_cpu_kernels`: pick the decode kernel, pack for it."""
+        self.kernels = kernels
+        out_features, in_features = self.weight.shape
+        if kernels.amx_linear_available() and out_features % 16 == 0 and in_features % 32 == 0:
+            self.tile_weight = kernels.amx_pack_weight(self.weight)
+            self.weight = None
+            self.decode_rows = AMX_ROWS
+        else:
+            self.decode_rows = SMALL_BATCH_ROWS
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
         if x.dim() != 2:  # the models pass [N, in]; a few microseconds per call add up
             return self.forward(x.reshape(-1, x.shape[-1])).view(*x.shape[:-1], -1)
-        if self.kernels is not None and x.shape[0] <= self.small_batch_rows:
+        if x.shape[0] <= self.decode_rows:
+            if self.tile_weight is not None:
+                return self.kernels.amx_linear(x.contiguous(), self.tile_weight, self.bias)
             return self.kernels.small_batch_linear(x.contiguous(), self.weight, self.bias)
         return torch.ops.mkldnn._linear_pointwise(x, self.packed_weight, self.bias, "none", [], "")
 

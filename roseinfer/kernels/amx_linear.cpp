@@ -1,0 +1,215 @@
+// bf16 linear layers for decode batches (up to 32 rows of x) on AMX: y = x @ w.T + bias, fp32
+// accumulation. oneDNN does the same matmuls with AMX but spends ~25 µs of set-up per call
+// (121 calls per decode step) and reads the weights slower than the memory allows; this streams
+// weights prepacked once into AMX's tile layout.
+//
+// Tile layout of a packed weight w [N, K] (N % 16 == 0, K % 32 == 0): [N / 16, K / 32, 16, 32]
+// bf16, tile (nb, kb) holding w[16 nb + n][32 kb + 2 r + j] at [r][2 n + j] (AMX's "VNNI" B
+// operand: pairs of consecutive k for each output column).
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <cstring>
+
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+#include "vec.h"
+
+namespace roseinfer {
+namespace {
+
+constexpr int64_t kTileRows = 16;   // rows of x (and k pairs of w) per tile
+constexpr int64_t kTileK = 32;      // bf16 along k per tile row (64 bytes)
+constexpr int64_t kMaxRows = 32;    // rows of x handled in one pass over the weights
+
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+// Linux hands out the 8 KB AMX register state only to processes that ask for it.
+bool request_amx() {
+  constexpr int kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+  static const bool ok = syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+  return ok;
+}
+
+struct alignas(64) TileConfig {
+  uint8_t palette_id = 1;
+  uint8_t start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
+// Tiles: C accumulators 0-3, x (A) 4-5, weights (B) 6-7. With one 16-row block of x (m <= 16)
+// a pass covers 4 column blocks (64 outputs); with two (m <= 32), 2 column blocks.
+void configure_tiles(int64_t m) {
+  TileConfig cfg;
+  const uint8_t rows0 = static_cast<uint8_t>(std::min<int64_t>(m, kTileRows));
+  const uint8_t rows1 = static_cast<uint8_t>(std::max<int64_t>(m - kTileRows, 1));
+  for (int t = 0; t < 8; ++t) cfg.colsb[t] = 64;
+  if (m <= kTileRows) {
+    for (int t = 0; t < 4; ++t) cfg.rows[t] = rows0;
+    cfg.rows[4] = rows0;
+    cfg.rows[5] = rows0;  // unused
+  } else {
+    cfg.rows[0] = cfg.rows[1] = rows0;
+    cfg.rows[2] = cfg.rows[3] = rows1;
+    cfg.rows[4] = rows0;
+    cfg.rows[5] = rows1;
+  }
+  cfg.rows[6] = cfg.rows[7] = kTileRows;
+  _tile_loadconfig(&cfg);
+}
+
+inline void prefetch_tile(const c10::BFloat16* tile) {
+  const char* p = reinterpret_cast<const char*>(tile);
+  for (int i = 0; i < 1024; i += 64) _mm_prefetch(p + i, _MM_HINT_T0);
+}
+
+constexpr int64_t kPrefetchTiles = 4;  // k tiles ahead, per column block
+
+// out [m, 64] fp32 (row stride 64) for column blocks nb0..nb0+3, m <= 16.
+void pass_16(const c10::BFloat16* x, int64_t K, const c10::BFloat16* w, int64_t nb0,
+             float* out) {
+  const int64_t KB = K / kTileK, x_stride = K * 2;
+  const c10::BFloat16* b[4];
+  for (int j = 0; j < 4; ++j) b[j] = w + (nb0 + j) * KB * 512;
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  for (int64_t kb = 0; kb < KB; ++kb) {
+    if (kb + kPrefetchTiles < KB)
+      for (int j = 0; j < 4; ++j) prefetch_tile(b[j] + (kb + kPrefetchTiles) * 512);
+    _tile_loadd(4, x + kb * kTileK, x_stride);
+    _tile_loadd(6, b[0] + kb * 512, 64);
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_loadd(7, b[1] + kb * 512, 64);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_loadd(6, b[2] + kb * 512, 64);
+    _tile_dpbf16ps(2, 4, 6);
+    _tile_loadd(7, b[3] + kb * 512, 64);
+    _tile_dpbf16ps(3, 4, 7);
+  }
+  _tile_stored(0, out, 64 * 4);
+  _tile_stored(1, out + 16, 64 * 4);
+  _tile_stored(2, out + 32, 64 * 4);
+  _tile_stored(3, out + 48, 64 * 4);
+}
+
+// out [m, 32] fp32 (row stride 32) for column blocks nb0, nb0+1, 16 < m <= 32.
+void pass_32(const c10::BFloat16* x, int64_t K, const c10::BFloat16* w, int64_t nb0,
+             float* out) {
+  const int64_t KB = K / kTileK, x_stride = K * 2;
+  const c10::BFloat16* b0 = w + nb0 * KB * 512;
+  const c10::BFloat16* b1 = b0 + KB * 512;
+  const c10::BFloat16* x1 = x + kTileRows * K;
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  for (int64_t kb = 0; kb < KB; ++kb) {
+    if (kb + kPrefetchTiles < KB) {
+      prefetch_tile(b0 + (kb + kPrefetchTiles) * 512);
+      prefetch_tile(b1 + (kb + kPrefetchTiles) * 512);
+    }
+    _tile_loadd(4, x + kb * kTileK, x_stride);
+    _tile_loadd(5, x1 + kb * kTileK, x_stride);
+    _tile_loadd(6, b0 + kb * 512, 64);
+    _tile_loadd(7, b1 + kb * 512, 64);
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
+  }
+  _tile_stored(0, out, 32 * 4);
+  _tile_stored(1, out + 16, 32 * 4);
+  _tile_stored(2, out + 16 * 32, 32 * 4);
+  _tile_stored(3, out + 16 * 32 + 16, 32 * 4);
+}
+#endif
+
+}  // namespace
+
+bool amx_linear_available() {
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+  return request_amx();
+#else
+  return false;
+#endif
+}
+
+torch::Tensor amx_pack_weight(torch::Tensor w) {
+  TORCH_CHECK(w.dim() == 2 && w.scalar_type() == at::kBFloat16, "amx_pack_weight: w must be bf16 [N, K]");
+  const int64_t N = w.size(0), K = w.size(1);
+  TORCH_CHECK(N % kTileRows == 0 && K % kTileK == 0,
+              "amx_pack_weight: N must be a multiple of 16 and K of 32");
+  // [N/16, 16, K/32, 16, 2] -> [N/16, K/32, 16 (k pairs), 16 (n), 2]
+  return w.contiguous()
+      .view({N / 16, 16, K / kTileK, 16, 2})
+      .permute({0, 2, 3, 1, 4})
+      .contiguous()
+      .view({N / 16, K / kTileK, 16, 32});
+}
+
+torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias) {
+  TORCH_CHECK(x.dim() == 2 && x.is_contiguous() && x.scalar_type() == at::kBFloat16,
+              "amx_linear: x must be contiguous bf16 [M, K]");
+  TORCH_CHECK(packed.dim() == 4 && packed.is_contiguous() && packed.scalar_type() == at::kBFloat16 &&
+                  packed.size(2) == 16 && packed.size(3) == 32 && packed.size(1) * kTileK == x.size(1),
+              "amx_linear: packed must come from amx_pack_weight for this K");
+  const int64_t M = x.size(0), K = x.size(1), N = packed.size(0) * 16;
+  TORCH_CHECK(M >= 1 && M <= kMaxRows, "amx_linear: 1 to 32 rows of x");
+  if (bias.has_value())
+    TORCH_CHECK(bias->is_contiguous() && bias->numel() == N && bias->scalar_type() == at::kBFloat16,
+                "amx_linear: bias must be bf16 [N]");
+  TORCH_CHECK(amx_linear_available(), "amx_linear: this CPU or kernel offers no AMX");
+  auto y = torch::empty({M, N}, x.options());
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+  const auto* xp = x.data_ptr<c10::BFloat16>();
+  const auto* wp = packed.data_ptr<c10::BFloat16>();
+  const c10::BFloat16* bp = bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr;
+  auto* yp = y.data_ptr<c10::BFloat16>();
+  const int64_t cols = M <= kTileRows ? 64 : 32;  // outputs per pass
+  const int64_t passes = N / cols, tail_blocks = (N % cols) / 16;
+  at::parallel_for(0, passes + (tail_blocks > 0), 1, [&](int64_t p0, int64_t p1) {
+    configure_tiles(M);
+    alignas(64) float out[kMaxRows * 64];
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t n0 = p * cols;
+      const int64_t width = std::min<int64_t>(cols, N - n0);
+      if (width == cols) {
+        if (M <= kTileRows)
+          pass_16(xp, K, wp, n0 / 16, out);
+        else
+          pass_32(xp, K, wp, n0 / 16, out);
+      } else {
+        // The last columns (N not a multiple of the pass width): one 16-column block at a time
+        // through the plain path, rare (N % 64 != 0 with m <= 16, or N % 32 != 0).
+        for (int64_t m = 0; m < M; ++m)
+          for (int64_t n = n0; n < N; ++n) {
+            const c10::BFloat16* tile_base = wp + (n / 16) * (K / kTileK) * 512;
+            float acc = 0.f;
+            for (int64_t k = 0; k < K; ++k) {
+              const c10::BFloat16 wv =
+                  tile_base[(k / kTileK) * 512 + ((k % kTileK) / 2) * 32 + (n % 16) * 2 + k % 2];
+              acc += static_cast<float>(xp[m * K + k]) * static_cast<float>(wv);
+            }
+            out[m * cols + (n - n0)] = acc;
+          }
+      }
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < width; n += 16) {
+          __m512 v = _mm512_loadu_ps(out + m * cols + n);
+          if (bp != nullptr) v = _mm512_add_ps(v, load16(bp + n0 + n));
+          store16(yp + m * N + n0 + n, v);
+        }
+    }
+    _tile_release();
+  });
+#endif
+  return y;
+}
+
+}  // namespace roseinfer
