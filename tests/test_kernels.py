@@ -335,3 +335,34 @@ def test_packed_linear_sends_decode_rows_to_a_kernel_and_the_rest_to_onednn(kern
         torch.testing.assert_close(got, F.linear(x, lin.weight), atol=2e-2, rtol=1.6e-2)
     kind = "amx" if amx else "streamed"
     assert spy.calls == [(kind, 1), (kind, limit), (kind, 4)]  # limit + 1 rows: oneDNN
+
+
+def test_a_fresh_prompt_attends_causally_to_its_own_keys_without_the_cache():
+    """One sequence with nothing cached: plain causal SDPA, same result as the gathered path."""
+    torch.manual_seed(2)
+    block_size, heads, kv_heads, head_dim, n = 4, 6, 2, 16, 11
+    blocks = [5, 1, 7]
+    meta = AttentionMetadata(
+        query_start_loc=torch.tensor([0, n]),
+        context_lens=torch.tensor([n]),
+        slot_mapping=torch.tensor([blocks[p // 4] * 4 + p % 4 for p in range(n)]),
+        block_tables=torch.tensor([blocks]),
+        query_lens=[n],
+        context_lens_host=[n],
+        num_decode_seqs=0,
+        block_size=block_size,
+    )
+    q = torch.randn(n, heads, head_dim)
+    k, v = torch.randn(n, kv_heads, head_dim), torch.randn(n, kv_heads, head_dim)
+    backend = ReferenceAttention()
+    outs = []
+    for fresh in (True, False):
+        backend.prepare(meta)
+        (group,) = meta.prepared["groups"]
+        assert group.fresh
+        group.fresh = fresh
+        caches = [torch.randn(8, kv_heads, block_size, head_dim) for _ in range(2)]
+        outs.append(backend.forward(q, k, v, *caches, meta, head_dim**-0.5))
+        for cache, new in zip(caches, (k, v), strict=True):  # written either way
+            assert torch.equal(cache[meta.slot_mapping // 4, :, meta.slot_mapping % 4], new)
+    torch.testing.assert_close(outs[0], outs[1], atol=1e-5, rtol=1e-5)

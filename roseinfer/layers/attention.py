@@ -54,6 +54,9 @@ class _Group:
     block_ids: torch.Tensor  # [num_seqs * max_blocks] blocks to gather, row-major
     mask: torch.Tensor  # [num_seqs, 1, max_query_len, max_blocks * block_size] bool
     query_rows: torch.Tensor | None  # [tokens] row of each token in the padded queries
+    # One sequence with nothing cached before this chunk (a fresh prompt): its keys are exactly
+    # the chunk's own, so attention is plain causal SDPA, without gathering from the cache.
+    fresh: bool = False
 
 
 class ReferenceAttention:
@@ -98,7 +101,8 @@ class ReferenceAttention:
             seq_of_token = torch.repeat_interleave(torch.arange(bsz, device=device), q_lens)
             offset = torch.arange(seq_of_token.numel(), device=device) - q_start[seq_of_token]
             query_rows = seq_of_token * max_q + offset
-        return _Group(tokens, bsz, max_q, tables.reshape(-1), mask[:, None], query_rows)
+        fresh = bsz == 1 and meta.context_lens_host[first] == meta.query_lens[first]
+        return _Group(tokens, bsz, max_q, tables.reshape(-1), mask[:, None], query_rows, fresh)
 
     def forward(
         self,
@@ -115,21 +119,34 @@ class ReferenceAttention:
         v_cache[blocks, :, offsets] = v
         groups = meta.prepared["groups"]
         if len(groups) == 1:
-            return self._attend(q, k_cache, v_cache, groups[0], meta.block_size, scale)
+            return self._attend(q, k, v, k_cache, v_cache, groups[0], meta.block_size, scale)
         out = torch.empty_like(q)
         for g in groups:
-            out[g.tokens] = self._attend(q[g.tokens], k_cache, v_cache, g, meta.block_size, scale)
+            t = g.tokens
+            out[t] = self._attend(q[t], k[t], v[t], k_cache, v_cache, g, meta.block_size, scale)
         return out
 
     @staticmethod
     def _attend(
         q: torch.Tensor,  # [n, H, D] the group's tokens
+        k: torch.Tensor,  # [n, KVH, D] their new keys and values (already in the cache too)
+        v: torch.Tensor,
         k_cache: torch.Tensor,
         v_cache: torch.Tensor,
         g: _Group,
         block_size: int,
         scale: float,
     ) -> torch.Tensor:  # [n, H, D]
+        if g.fresh:
+            out = F.scaled_dot_product_attention(
+                q.transpose(0, 1)[None],  # [1, H, n, D]
+                k.transpose(0, 1)[None],  # [1, KVH, n, D]
+                v.transpose(0, 1)[None],
+                is_causal=True,
+                scale=scale,
+                enable_gqa=k.shape[1] != q.shape[1],
+            )
+            return out[0].transpose(0, 1)
         num_heads, head_dim = q.shape[1], q.shape[2]
         keys = _gather(k_cache, g, block_size)  # [b, KVH, L, D]
         values = _gather(v_cache, g, block_size)
@@ -210,7 +227,8 @@ class CpuPagedAttention(ReferenceAttention):
         blocks, offsets = meta.prepared["write"]
         k_cache[blocks, :, offsets] = k[g.tokens]
         v_cache[blocks, :, offsets] = v[g.tokens]
-        out[g.tokens] = self._attend(q[g.tokens], k_cache, v_cache, g, meta.block_size, scale)
+        t = g.tokens
+        out[t] = self._attend(q[t], k[t], v[t], k_cache, v_cache, g, meta.block_size, scale)
         return out
 
     def _decode(
