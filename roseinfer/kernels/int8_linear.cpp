@@ -6,6 +6,7 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "vec.h"
 
@@ -120,6 +121,25 @@ void check_x_and_bias(const torch::Tensor& x, const torch::Tensor& weight,
                 name, ": bias must be [N] in x's dtype");
 }
 
+// y = x @ w.T [* scale] + bias through gemv, with int8 weights or weights in x's own dtype.
+template <bool kInt8>
+torch::Tensor run_gemv(const torch::Tensor& x, const torch::Tensor& weight,
+                       const c10::optional<torch::Tensor>& scale,
+                       const c10::optional<torch::Tensor>& bias, const char* name) {
+  const int64_t M = x.size(0), K = x.size(1), N = weight.size(0);
+  auto y = torch::empty({M, N}, x.options());
+  auto xf = x.to(at::kFloat).contiguous();  // [M, K] widened once
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    using W = std::conditional_t<kInt8, int8_t, T>;
+    gemv<T, W>(xf.data_ptr<float>(), M, weight.data_ptr<W>(), N, K,
+               scale.has_value() ? scale->data_ptr<T>() : nullptr,
+               bias.has_value() ? bias->data_ptr<T>() : nullptr, y.data_ptr<T>());
+  };
+  dispatch(x.scalar_type(), name, run);
+  return y;
+}
+
 }  // namespace
 
 torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor scale,
@@ -129,17 +149,7 @@ torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor s
   TORCH_CHECK(scale.is_contiguous() && scale.numel() == weight.size(0) &&
                   scale.scalar_type() == x.scalar_type(),
               "int8_linear: scale must be [N] in x's dtype");
-  const int64_t M = x.size(0), K = x.size(1), N = weight.size(0);
-  auto y = torch::empty({M, N}, x.options());
-  auto xf = x.to(at::kFloat).contiguous();  // [M, K] widened once
-  auto run = [&](auto tag) {
-    using T = decltype(tag);
-    gemv<T, int8_t>(xf.data_ptr<float>(), M, weight.data_ptr<int8_t>(), N, K,
-                    scale.data_ptr<T>(), bias.has_value() ? bias->data_ptr<T>() : nullptr,
-                    y.data_ptr<T>());
-  };
-  dispatch(x.scalar_type(), "int8_linear", run);
-  return y;
+  return run_gemv<true>(x, weight, scale, bias, "int8_linear");
 }
 
 torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
@@ -147,16 +157,7 @@ torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
   check_x_and_bias(x, weight, bias, "small_batch_linear");
   TORCH_CHECK(weight.scalar_type() == x.scalar_type(),
               "small_batch_linear: weight must be in x's dtype");
-  const int64_t M = x.size(0), K = x.size(1), N = weight.size(0);
-  auto y = torch::empty({M, N}, x.options());
-  auto xf = x.to(at::kFloat).contiguous();  // [M, K] widened once
-  auto run = [&](auto tag) {
-    using T = decltype(tag);
-    gemv<T, T>(xf.data_ptr<float>(), M, weight.data_ptr<T>(), N, K, nullptr,
-               bias.has_value() ? bias->data_ptr<T>() : nullptr, y.data_ptr<T>());
-  };
-  dispatch(x.scalar_type(), "small_batch_linear", run);
-  return y;
+  return run_gemv<false>(x, weight, c10::nullopt, bias, "small_batch_linear");
 }
 
 }  // namespace roseinfer
