@@ -327,6 +327,7 @@ def test_packed_linear_sends_decode_rows_to_a_kernel_and_the_rest_to_onednn(kern
     packed = PackedLinear(lin)
     spy = _Spy(kernels, amx)
     packed.attach_kernels(spy)
+    packed.attach_kernels(spy)  # a second attach changes nothing
     limit = AMX_ROWS if amx else SMALL_BATCH_ROWS
     for shape in ([1, 576], [limit, 576], [2, 2, 576], [limit + 1, 576]):
         x = torch.randn(shape).bfloat16()

@@ -43,6 +43,8 @@ class PackedLinear(nn.Module):
 
     def attach_kernels(self, kernels: ModuleType) -> None:
         """Called by `roseinfer.kernels.attach_cpu_kernels`: pick the decode kernel, pack for it."""
+        if self.kernels is not None:  # already attached (the plain weight may be gone)
+            return
         self.kernels = kernels
         out_features, in_features = self.weight.shape
         if kernels.amx_linear_available() and out_features % 16 == 0 and in_features % 32 == 0:
