@@ -334,6 +334,7 @@ def test_packed_linear_sends_decode_rows_to_a_kernel_and_the_rest_to_onednn(kern
         got = packed(x)
         assert got.shape == (*shape[:-1], 960)
         torch.testing.assert_close(got, F.linear(x, lin.weight), atol=2e-2, rtol=1.6e-2)
+    assert packed(torch.zeros(0, 576).bfloat16()).shape == (0, 960)  # no rows: oneDNN
     kind = "amx" if amx else "streamed"
     assert spy.calls == [(kind, 1), (kind, limit), (kind, 4)]  # limit + 1 rows: oneDNN
 

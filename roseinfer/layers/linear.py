@@ -57,7 +57,7 @@ class PackedLinear(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
         if x.dim() != 2:  # the models pass [N, in]; a few microseconds per call add up
             return self.forward(x.reshape(-1, x.shape[-1])).view(*x.shape[:-1], -1)
-        if x.shape[0] <= self.decode_rows:
+        if 0 < x.shape[0] <= self.decode_rows:
             if self.tile_weight is not None:
                 return self.kernels.amx_linear(x.contiguous(), self.tile_weight, self.bias)
             return self.kernels.small_batch_linear(x.contiguous(), self.weight, self.bias)
