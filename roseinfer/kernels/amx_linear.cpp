@@ -9,7 +9,6 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
-#include <cstring>
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
 #include <sys/syscall.h>

@@ -53,18 +53,12 @@ using GroupFn = void (*)(const float*, const T*, const T*, const int64_t*, int64
 // the hardware prefetchers cannot see the next one coming, and a decode step reads K/V that the
 // weights streamed through since have evicted from the caches. Into L2: L1's fill buffers are
 // too few to keep enough lines in flight.
-#ifndef ROSEINFER_PREFETCH_HINT
-#define ROSEINFER_PREFETCH_HINT _MM_HINT_T1
-#endif
-#ifndef ROSEINFER_PREFETCH_BLOCKS
-#define ROSEINFER_PREFETCH_BLOCKS 4
-#endif
 inline void prefetch_bytes(const void* p, int64_t bytes) {
   const char* c = static_cast<const char*>(p);
-  for (int64_t b = 0; b < bytes; b += 64) _mm_prefetch(c + b, ROSEINFER_PREFETCH_HINT);
+  for (int64_t b = 0; b < bytes; b += 64) _mm_prefetch(c + b, _MM_HINT_T1);
 }
 
-constexpr int64_t kPrefetchBlocks = ROSEINFER_PREFETCH_BLOCKS;
+constexpr int64_t kPrefetchBlocks = 4;  // 2 and 8 measured no better (BENCHMARKS.md)
 
 // Block b of a (sequence, KV head)'s keys and values, K and V both: V is read right after the
 // K pass, from L2 by then (a few KB per head).
