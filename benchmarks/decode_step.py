@@ -5,9 +5,11 @@
 
 eager: the plain path (`--enforce-eager --attention-backend reference`); reference-attention:
 the default with the plain PyTorch attention; onednn-linears: the default with oneDNN for every
-linear (no C++ decode linear); default: oneDNN-prepacked bf16 weights for prefill, the C++
-`amx_linear` for up to 32 rows (`small_batch_linear` for up to 4 where the CPU has no AMX) and
-the C++ decode-attention kernel; int8-eager: the
+linear (no C++ decode linear); module-calls: the default with each layer's kernels called
+from the PyTorch modules instead of the C++ decoder stack; default: oneDNN-prepacked bf16
+weights for prefill, the C++ `amx_linear` for up to 32 rows (`small_batch_linear` for up to 4
+where the CPU has no AMX), the C++ decode-attention kernel, a decode step's layers in one C++
+call (`roseinfer/kernels/decode_stack.cpp`); int8-eager: the
 plain path with aten's weight-only int8 matmul; int8: the default with the C++ weight-only int8
 linear (`--quantization int8`). Each engine holds `batch` sequences that have prefilled a 70-token
 prompt; the step time is the median over interleaved decode steps.
@@ -28,6 +30,7 @@ VARIANTS = {
     "eager": {"enforce_eager": True, "attention_backend": "reference"},
     "reference-attention": {"attention_backend": "reference"},
     "onednn-linears": {},  # the default with every linear on oneDNN, even at few rows
+    "module-calls": {},  # the default with each layer's kernels called from the PyTorch modules
     "default": {},
     "int8-eager": {"quantization": "int8", "enforce_eager": True, "attention_backend": "reference"},
     "int8": {"quantization": "int8"},
@@ -49,6 +52,9 @@ def main() -> None:
             for module in engine.model.modules():
                 if isinstance(module, PackedLinear):
                     module.decode_rows = 0
+            engine.model.decode_stack = None
+        if name == "module-calls":
+            engine.model.decode_stack = None
         cores[name] = decoding_core(engine, args.batch_size)
     times: dict[str, list[float]] = {name: [] for name in cores}
     for _ in range(args.steps):

@@ -25,8 +25,9 @@ _SOURCES = [
     "fused_ops.cpp",
     "int8_linear.cpp",
     "amx_linear.cpp",
+    "decode_stack.cpp",
 ]
-_HEADERS = ["vec.h"]
+_HEADERS = ["vec.h", "decode_stack.h"]
 
 
 @functools.cache
@@ -69,7 +70,8 @@ def attach_cpu_kernels(model: nn.Module) -> bool:
     kernels = load_cpu_kernels()
     if kernels is None:
         return False
-    for module in model.modules():
+    # Children first: a model's `attach_kernels` builds on its layers' prepared weights.
+    for module in reversed(list(model.modules())):
         if hasattr(module, "attach_kernels"):  # layers that prepare weights for their kernel
             module.attach_kernels(kernels)
         elif hasattr(module, "kernels"):

@@ -1,6 +1,8 @@
 // Python bindings of the CPU kernels (one extension module: `roseinfer.kernels.load_cpu_kernels`).
 #include <torch/extension.h>
 
+#include "decode_stack.h"
+
 namespace roseinfer {
 torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Tensor v,
                                      torch::Tensor k_cache, torch::Tensor v_cache,
@@ -48,4 +50,26 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "x @ w.T + bias for 1-32 rows of bf16 x, w packed by amx_pack_weight",
         py::arg("x"), py::arg("packed"), py::arg("bias") = py::none(),
         py::call_guard<py::gil_scoped_release>());
+  py::class_<roseinfer::DecodeLinear>(m, "DecodeLinear",
+                                      "a linear layer's decode kernel and prepared weights")
+      .def(py::init<std::string, torch::Tensor, c10::optional<torch::Tensor>,
+                    c10::optional<torch::Tensor>>(),
+           py::arg("kind"), py::arg("weight"), py::arg("scale") = py::none(),
+           py::arg("bias") = py::none());
+  py::class_<roseinfer::DecodeLayer>(m, "DecodeLayer", "one decoder layer's decode weights")
+      .def(py::init([](torch::Tensor input_norm, torch::Tensor post_norm,
+                       roseinfer::DecodeLinear qkv, roseinfer::DecodeLinear o_proj,
+                       roseinfer::DecodeLinear gate_up_proj, roseinfer::DecodeLinear down_proj) {
+             return roseinfer::DecodeLayer{input_norm, post_norm, qkv, o_proj, gate_up_proj,
+                                           down_proj};
+           }),
+           py::arg("input_norm"), py::arg("post_norm"), py::arg("qkv"), py::arg("o_proj"),
+           py::arg("gate_up_proj"), py::arg("down_proj"));
+  py::class_<roseinfer::DecodeStack>(m, "DecodeStack",
+                                     "a Llama decoder stack for decode steps, one call per step")
+      .def(py::init<std::vector<roseinfer::DecodeLayer>, torch::Tensor, double, int64_t, int64_t,
+                    int64_t, double>(),
+           py::arg("layers"), py::arg("final_norm"), py::arg("eps"), py::arg("num_heads"),
+           py::arg("num_kv_heads"), py::arg("head_dim"), py::arg("scale"))
+      .def("forward", &roseinfer::DecodeStack::forward, py::call_guard<py::gil_scoped_release>());
 }

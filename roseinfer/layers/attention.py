@@ -79,6 +79,13 @@ class ReferenceAttention:
         meta.prepared["groups"] = groups
         meta.prepared["write"] = _cache_positions(meta.slot_mapping, meta.block_size)
 
+    def decode_indices(
+        self, meta: AttentionMetadata
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
+        """(slot_mapping, block_tables, context_lens) for the C++ decode kernel when every
+        sequence of the step decodes through it; None here: this backend has no such kernel."""
+        return None
+
     @staticmethod
     def _group(meta: AttentionMetadata, first: int, last: int, tokens: slice) -> _Group:
         device = meta.context_lens.device
@@ -207,6 +214,13 @@ class CpuPagedAttention(ReferenceAttention):
             meta.context_lens[:nd],
         )
 
+    def decode_indices(
+        self, meta: AttentionMetadata
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
+        if meta.num_decode_seqs != meta.num_seqs:
+            return None
+        return meta.prepared["decode"]
+
     def forward(
         self,
         q: torch.Tensor,  # [N, H, D]
@@ -278,3 +292,7 @@ class ForwardContext:
         return self.backend.forward(
             q, k, v, self.k_caches[layer], self.v_caches[layer], self.meta, scale
         )
+
+    def decode_indices(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
+        """The C++ decode kernel's index tensors when the whole step is decodes through it."""
+        return self.backend.decode_indices(self.meta)

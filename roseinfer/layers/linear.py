@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import sys
 from types import ModuleType
 
 import torch
@@ -63,6 +64,19 @@ class PackedLinear(nn.Module):
             return self.kernels.small_batch_linear(x.contiguous(), self.weight, self.bias)
         return torch.ops.mkldnn._linear_pointwise(x, self.packed_weight, self.bias, "none", [], "")
 
+    def decode_linear(self) -> tuple[object, int] | None:
+        """(the C++ `DecodeLinear` running this layer's decode kernel, rows up to which it
+        runs), or None before `attach_kernels`."""
+        if self.kernels is None or self.decode_rows == 0:
+            return None
+        if self.tile_weight is not None:
+            return self.kernels.DecodeLinear(
+                "amx", self.tile_weight, None, self.bias
+            ), self.decode_rows
+        return self.kernels.DecodeLinear(
+            "small_batch", self.weight, None, self.bias
+        ), self.decode_rows
+
 
 class Int8Linear(nn.Module):
     def __init__(self, linear: nn.Linear) -> None:
@@ -90,6 +104,13 @@ class Int8Linear(nn.Module):
             if self.bias is not None:
                 y = y + self.bias
         return y.view(*x.shape[:-1], self.out_features)
+
+    def decode_linear(self) -> tuple[object, int] | None:
+        """As `PackedLinear.decode_linear`: the C++ int8 kernel, at any number of rows."""
+        if self.kernels is None:
+            return None
+        linear = self.kernels.DecodeLinear("int8", self.qweight, self.scale, self.bias)
+        return linear, sys.maxsize
 
 
 def can_pack(dtype: torch.dtype, device: torch.device) -> bool:

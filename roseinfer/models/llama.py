@@ -6,6 +6,9 @@ dim) and `gate_up_proj` (gate, up). `load_weights` does the stacking.
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
+
 import torch
 from torch import nn
 
@@ -102,6 +105,14 @@ class LlamaForCausalLM(nn.Module):
         )
         self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)
         self.tie_weights()
+        # Decode steps of up to `decode_stack_rows` tokens run as one C++ call (`attach_kernels`).
+        self.decode_stack: object | None = None
+        self.decode_stack_rows = 0
+
+    def attach_kernels(self, kernels: ModuleType) -> None:
+        """Called by `attach_cpu_kernels` after every layer has its kernels: build the C++
+        decoder stack (`roseinfer/kernels/decode_stack.cpp`) where every layer can run in it."""
+        self.decode_stack, self.decode_stack_rows = _decode_stack(self, kernels)
 
     def tie_weights(self) -> None:
         """Share the embedding with the LM head (again after `to_empty`, which unties them)."""
@@ -114,6 +125,12 @@ class LlamaForCausalLM(nn.Module):
         # input_ids, positions: [N] -> hidden [N, hidden]
         x = self.model.embed_tokens(input_ids)
         rope = self.rotary(positions, x.dtype)
+        decode = ctx.decode_indices()
+        if decode is not None and self.decode_stack is not None:
+            if x.shape[0] <= self.decode_stack_rows:  # the same kernels, in one call
+                return self.decode_stack.forward(
+                    x, rope.cos, rope.sin, ctx.k_caches, ctx.v_caches, *decode
+                )
         residual = None
         for layer in self.model.layers:
             x, residual = layer(x, residual, rope, ctx)
@@ -138,6 +155,45 @@ class LlamaForCausalLM(nn.Module):
         if self.config.tie_word_embeddings:
             weights.pop("lm_head.weight", None)
         load_state(self, weights)
+
+
+def _decode_stack(model: LlamaForCausalLM, kernels: ModuleType) -> tuple[object | None, int]:
+    """(the C++ decoder stack of `model`, rows up to which it runs), or (None, 0) where a layer
+    has no C++ decode kernel or the model has per-head q/k norms (Qwen3), which it lacks."""
+    cfg = model.config
+    if cfg.qk_norm:
+        return None, 0
+    layers, max_rows = [], sys.maxsize
+    for layer in model.model.layers:
+        attn, mlp = layer.self_attn, layer.mlp
+        linears = []
+        for module in (attn.qkv_proj, attn.o_proj, mlp.gate_up_proj, mlp.down_proj):
+            if type(module) is nn.Linear:  # fp32/fp16 weights: F.linear either way
+                prepared = (
+                    kernels.DecodeLinear("dense", module.weight, None, module.bias),
+                    sys.maxsize,
+                )
+            elif hasattr(module, "decode_linear"):
+                prepared = module.decode_linear()
+            else:
+                prepared = None
+            if prepared is None:
+                return None, 0
+            linears.append(prepared[0])
+            max_rows = min(max_rows, prepared[1])
+        norms = (layer.input_layernorm.weight, layer.post_attention_layernorm.weight)
+        layers.append(kernels.DecodeLayer(*norms, *linears))
+    scale = model.model.layers[0].self_attn.scale
+    stack = kernels.DecodeStack(
+        layers,
+        model.model.norm.weight,
+        cfg.norm_eps,
+        cfg.num_heads,
+        cfg.num_kv_heads,
+        cfg.head_dim,
+        scale,
+    )
+    return stack, max_rows
 
 
 def load_state(model: nn.Module, weights: dict[str, torch.Tensor]) -> None:

@@ -1,0 +1,97 @@
+// A Llama-family decoder stack for decode steps in one call: the same kernels the model's
+// modules call, in the same order, without ~20 Python calls and module dispatches per layer.
+// At batch 1 those cost about as much as the attention itself (BENCHMARKS.md). Prefill steps,
+// models with per-head q/k norms and `--enforce-eager` keep the PyTorch modules.
+#include "decode_stack.h"
+
+namespace roseinfer {
+
+torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Tensor v,
+                                     torch::Tensor k_cache, torch::Tensor v_cache,
+                                     torch::Tensor slot_mapping, torch::Tensor block_tables,
+                                     torch::Tensor context_lens, double scale);
+torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps);
+torch::Tensor add_rms_norm(torch::Tensor x, torch::Tensor residual, torch::Tensor weight,
+                           double eps);
+void rotary_embedding(torch::Tensor q, torch::Tensor k, torch::Tensor cos, torch::Tensor sin);
+torch::Tensor silu_and_mul(torch::Tensor x);
+torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor scale,
+                          c10::optional<torch::Tensor> bias);
+torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
+                                 c10::optional<torch::Tensor> bias);
+torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias);
+
+DecodeLinear::DecodeLinear(std::string kind, torch::Tensor weight,
+                           c10::optional<torch::Tensor> scale, c10::optional<torch::Tensor> bias)
+    : weight_(std::move(weight)), scale_(std::move(scale)), bias_(std::move(bias)) {
+  if (kind == "amx") {
+    kind_ = Kind::kAmx;
+  } else if (kind == "int8") {
+    TORCH_CHECK(scale_.has_value(), "DecodeLinear: int8 needs a scale");
+    kind_ = Kind::kInt8;
+  } else if (kind == "small_batch") {
+    kind_ = Kind::kSmallBatch;
+  } else if (kind == "dense") {
+    kind_ = Kind::kDense;
+  } else {
+    TORCH_CHECK(false, "DecodeLinear: unknown kind ", kind);
+  }
+}
+
+torch::Tensor DecodeLinear::operator()(const torch::Tensor& x) const {
+  switch (kind_) {
+    case Kind::kAmx: return amx_linear(x, weight_, bias_);
+    case Kind::kInt8: return int8_linear(x, weight_, *scale_, bias_);
+    case Kind::kSmallBatch: return small_batch_linear(x, weight_, bias_);
+    case Kind::kDense: break;
+  }
+  return at::linear(x, weight_, bias_);
+}
+
+DecodeStack::DecodeStack(std::vector<DecodeLayer> layers, torch::Tensor final_norm, double eps,
+                         int64_t num_heads, int64_t num_kv_heads, int64_t head_dim, double scale)
+    : layers_(std::move(layers)),
+      final_norm_(std::move(final_norm)),
+      eps_(eps),
+      num_heads_(num_heads),
+      num_kv_heads_(num_kv_heads),
+      head_dim_(head_dim),
+      scale_(scale) {}
+
+torch::Tensor DecodeStack::forward(torch::Tensor hidden, torch::Tensor cos, torch::Tensor sin,
+                                   std::vector<torch::Tensor> k_caches,
+                                   std::vector<torch::Tensor> v_caches,
+                                   torch::Tensor slot_mapping, torch::Tensor block_tables,
+                                   torch::Tensor context_lens) const {
+  const int64_t num_layers = static_cast<int64_t>(layers_.size());
+  TORCH_CHECK(hidden.dim() == 2 && hidden.is_contiguous(), "DecodeStack: hidden must be [B, hidden]");
+  TORCH_CHECK(static_cast<int64_t>(k_caches.size()) == num_layers &&
+                  static_cast<int64_t>(v_caches.size()) == num_layers,
+              "DecodeStack: one K and one V cache per layer");
+  const int64_t rows = hidden.size(0);
+  const int64_t q_size = num_heads_ * head_dim_, kv_size = num_kv_heads_ * head_dim_;
+  // As LlamaDecoderLayer: the embedding output is the first residual, handed over (the fused
+  // norms add into the residual in place).
+  torch::Tensor residual = hidden;
+  torch::Tensor x;
+  for (int64_t i = 0; i < num_layers; ++i) {
+    const DecodeLayer& layer = layers_[i];
+    x = i == 0 ? rms_norm(residual, layer.input_norm, eps_)
+               : add_rms_norm(x, residual, layer.input_norm, eps_);
+    const torch::Tensor qkv = layer.qkv(x);  // [B, q + 2 kv]
+    const torch::Tensor q = qkv.narrow(1, 0, q_size).view({rows, num_heads_, head_dim_});
+    const torch::Tensor k = qkv.narrow(1, q_size, kv_size).view({rows, num_kv_heads_, head_dim_});
+    const torch::Tensor v =
+        qkv.narrow(1, q_size + kv_size, kv_size).view({rows, num_kv_heads_, head_dim_});
+    rotary_embedding(q, k, cos, sin);
+    const torch::Tensor attn = paged_decode_attention(q, k, v, k_caches[i], v_caches[i],
+                                                      slot_mapping, block_tables, context_lens,
+                                                      scale_);  // [B, H, D]
+    x = layer.o_proj(attn.view({rows, q_size}));
+    x = add_rms_norm(x, residual, layer.post_norm, eps_);
+    x = layer.down_proj(silu_and_mul(layer.gate_up_proj(x)));
+  }
+  return add_rms_norm(x, residual, final_norm_, eps_);
+}
+
+}  // namespace roseinfer

@@ -1,0 +1,51 @@
+// The decoder stack for decode steps (decode_stack.cpp), declared for the bindings.
+#pragma once
+
+#include <torch/extension.h>
+
+#include <string>
+#include <vector>
+
+namespace roseinfer {
+
+// One linear layer's decode kernel and its prepared weights: "amx" (weight packed by
+// amx_pack_weight), "int8" (int8 weight [N, K] and scale [N]), "small_batch" (weight [N, K]) or
+// "dense" (an unpacked nn.Linear's weight [N, K]: aten's linear, as F.linear).
+class DecodeLinear {
+ public:
+  DecodeLinear(std::string kind, torch::Tensor weight, c10::optional<torch::Tensor> scale,
+               c10::optional<torch::Tensor> bias);
+  torch::Tensor operator()(const torch::Tensor& x) const;
+
+ private:
+  enum class Kind { kAmx, kInt8, kSmallBatch, kDense };
+  Kind kind_;
+  torch::Tensor weight_;
+  c10::optional<torch::Tensor> scale_, bias_;
+};
+
+struct DecodeLayer {
+  torch::Tensor input_norm, post_norm;  // RMSNorm weights [hidden]
+  DecodeLinear qkv, o_proj, gate_up_proj, down_proj;
+};
+
+class DecodeStack {
+ public:
+  DecodeStack(std::vector<DecodeLayer> layers, torch::Tensor final_norm, double eps,
+              int64_t num_heads, int64_t num_kv_heads, int64_t head_dim, double scale);
+  // hidden [B, hidden] (the embeddings, consumed as the residual stream), cos/sin [B, D/2]:
+  // the final norm's output [B, hidden]. Writes each token's K/V into the caches.
+  torch::Tensor forward(torch::Tensor hidden, torch::Tensor cos, torch::Tensor sin,
+                        std::vector<torch::Tensor> k_caches, std::vector<torch::Tensor> v_caches,
+                        torch::Tensor slot_mapping, torch::Tensor block_tables,
+                        torch::Tensor context_lens) const;
+
+ private:
+  std::vector<DecodeLayer> layers_;
+  torch::Tensor final_norm_;
+  double eps_;
+  int64_t num_heads_, num_kv_heads_, head_dim_;
+  double scale_;
+};
+
+}  // namespace roseinfer

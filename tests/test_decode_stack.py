@@ -1,0 +1,113 @@
+"""The C++ decoder stack (roseinfer/kernels/decode_stack.cpp) against the module path it
+replaces: the same kernels in the same order, so a decode step's logits are bit-identical."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from roseinfer.config import EngineConfig, SamplingParams
+from roseinfer.engine import InferenceEngine
+from roseinfer.engine.scheduler import ScheduledSequence
+from roseinfer.engine.sequence import Sequence
+from roseinfer.kernels import load_cpu_kernels
+
+pytestmark = pytest.mark.skipif(load_cpu_kernels() is None, reason="no C++ kernels here")
+
+
+class CountingStack:
+    """Stands in for the model's decode stack, counting the steps that go through it."""
+
+    def __init__(self, stack: object) -> None:
+        self.stack, self.calls = stack, 0
+
+    def forward(self, *args: object) -> torch.Tensor:
+        self.calls += 1
+        return self.stack.forward(*args)
+
+
+def engine_for(path: str, **overrides: object) -> InferenceEngine:
+    return InferenceEngine(EngineConfig(model=path, block_size=4, num_kv_blocks=128, **overrides))
+
+
+@pytest.mark.parametrize("kind", ["llama", "qwen2", "llama_tied"])
+@pytest.mark.parametrize(
+    "overrides",
+    [{"dtype": "bfloat16"}, {"dtype": "bfloat16", "quantization": "int8"}, {"dtype": "float32"}],
+    ids=["bf16", "int8", "fp32"],
+)
+def test_decode_steps_through_the_stack_match_the_modules_exactly(tiny_model_dir, kind, overrides):
+    engine = engine_for(tiny_model_dir(kind), **overrides)
+    model = engine.model
+    assert model.decode_stack is not None
+    spy = CountingStack(model.decode_stack)
+    model.decode_stack = spy
+    core = engine.new_core(num_kv_blocks=128, block_size=4)
+    runner, bm = core.runner, core.block_manager
+    gen = torch.Generator().manual_seed(0)
+    lengths = [3, 9, 22]
+    seqs = [
+        Sequence(i, torch.randint(3, 300, (n,), generator=gen).tolist(), n, SamplingParams())
+        for i, n in enumerate(lengths)
+    ]
+
+    def step(chunks: list[int]) -> list[ScheduledSequence]:
+        batch = []
+        for seq, n in zip(seqs, chunks, strict=True):
+            bm.allocate(seq, n)
+            batch.append(ScheduledSequence(seq, n))
+        return batch
+
+    def advance(batch: list[ScheduledSequence]) -> None:
+        for s in batch:
+            s.seq.num_computed_tokens += s.num_new_tokens
+
+    prefill = step([n - 3 for n in lengths])  # all but the last 3 tokens of each prompt
+    runner.compute_logits(prefill)
+    advance(prefill)
+    assert spy.calls == 0  # prefill chunks go through the modules
+    for k in range(3):  # then one token per sequence per step: decode steps
+        batch = step([1, 1, 1])
+        stacked = runner.compute_logits(batch, all_positions=True)
+        assert spy.calls == k + 1
+        model.decode_stack = None  # the same step again, module by module (K/V rewritten alike)
+        modules = runner.compute_logits(batch, all_positions=True)
+        model.decode_stack = spy
+        assert torch.equal(stacked, modules)
+        advance(batch)
+
+
+def generate(engine: InferenceEngine, prompts: list[list[int]], n: int) -> list[list[int]]:
+    """Greedy `n` tokens per prompt, all in one batch."""
+    core = engine.new_core()
+    params = SamplingParams(max_new_tokens=n, stop_on_eos=False, do_sample=False)
+    seqs = [core.add_request(p, params) for p in prompts]
+    for _ in range(4 * n):  # bounded: prefill then n - 1 decode steps
+        if not core.has_unfinished():
+            break
+        core.step()
+    return [s.token_ids[s.num_prompt_tokens :] for s in seqs]
+
+
+def test_more_rows_than_the_stack_takes_go_through_the_modules(tiny_model_dir):
+    engine = engine_for(tiny_model_dir("llama"), dtype="bfloat16")
+    spy = CountingStack(engine.model.decode_stack)
+    engine.model.decode_stack = spy
+    engine.model.decode_stack_rows = 1
+    alone = generate(engine, [[5, 6, 7]], 3)
+    assert spy.calls == 2  # one sequence: its two decode steps through the stack
+    together = generate(engine, [[5, 6, 7], [8, 9]], 3)
+    assert spy.calls == 2  # two rows per decode step: the modules
+    assert together[0] == alone[0]
+
+
+@pytest.mark.parametrize(
+    "kind,overrides",
+    [("qwen3", {}), ("llama", {"enforce_eager": True}), ("gpt2", {})],
+    ids=["qk-norms", "enforce-eager", "not-llama"],
+)
+def test_no_stack_where_it_does_not_apply(tiny_model_dir, kind, overrides):
+    engine = engine_for(tiny_model_dir(kind), dtype="bfloat16", **overrides)
+    assert getattr(engine.model, "decode_stack", None) is None
+    (out,) = generate(engine, [[5, 6, 7]], 4)
+    assert len(out) == 4
