@@ -1,0 +1,76 @@
+"""The C++ paged decode-attention kernel alone, as one decode step of SmolLM2-135M runs it: 30
+layers, each with its own bf16 cache, `--batch-size` sequences of `--context` tokens.
+
+    .venv/bin/python benchmarks/decode_attention.py --batch-size 32 --context 135
+
+"scattered": each sequence's blocks are drawn at random from the whole cache (as after a while
+of serving); "contiguous": a sequence's blocks are adjacent; "warm": one layer's call repeated,
+its K/V already in cache, which shows the kernel's compute cost without memory stalls. Each line
+is the best of 5 medians of 10 steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import torch
+
+from roseinfer.kernels import load_cpu_kernels
+
+LAYERS, HEADS, KV_HEADS, HEAD_DIM, BLOCK = 30, 9, 3, 64, 16
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--context", type=int, default=135)
+    args = parser.parse_args()
+    kernels = load_cpu_kernels()
+    if kernels is None:
+        raise SystemExit("the C++ kernels did not build on this machine")
+    torch.manual_seed(0)
+    b, n = args.batch_size, args.context
+    per_seq = -(-n // BLOCK)
+    num_blocks = 4 * b * per_seq  # a cache four times what the batch needs, as in serving
+    dtype = torch.bfloat16
+    caches = [
+        torch.randn(2, num_blocks, KV_HEADS, BLOCK, HEAD_DIM, dtype=dtype) for _ in range(LAYERS)
+    ]
+    q = torch.randn(b, HEADS, HEAD_DIM, dtype=dtype)
+    k, v = (torch.randn(b, KV_HEADS, HEAD_DIM, dtype=dtype) for _ in range(2))
+    lens = torch.full((b,), n, dtype=torch.long)
+    layouts = {
+        "scattered": torch.randperm(num_blocks)[: b * per_seq].view(b, per_seq),
+        "contiguous": torch.arange(b * per_seq).view(b, per_seq),
+    }
+    kv_bytes = LAYERS * b * n * KV_HEADS * HEAD_DIM * 2 * dtype.itemsize
+
+    def step(tables: torch.Tensor, layers: range) -> None:
+        slots = tables[:, (n - 1) // BLOCK] * BLOCK + (n - 1) % BLOCK
+        for layer in layers:
+            kc, vc = caches[layer]
+            kernels.paged_decode_attention(q, k, v, kc, vc, slots, tables, lens, HEAD_DIM**-0.5)
+
+    runs = [(name, tables, range(LAYERS)) for name, tables in layouts.items()]
+    runs.append(("warm", layouts["contiguous"], [0] * LAYERS))
+    results: dict[str, list[float]] = {name: [] for name, _, _ in runs}
+    for _ in range(5):
+        for name, tables, layers in runs:
+            times = []
+            for _ in range(10):
+                start = time.perf_counter()
+                step(tables, layers)
+                times.append(time.perf_counter() - start)
+            results[name].append(statistics.median(times))
+    print(f"batch {b}, context {n}: {kv_bytes / 1e6:.1f} MB of K/V per step ({LAYERS} layers)")
+    for name, times in results.items():
+        best = min(times)
+        print(f"  {name:<10} {best * 1000:6.2f} ms/step  {kv_bytes / best / 1e9:5.1f} GB/s")
+
+
+if __name__ == "__main__":
+    main()
