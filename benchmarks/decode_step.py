@@ -51,7 +51,7 @@ def main() -> None:
         if name == "onednn-linears":
             for module in engine.model.modules():
                 if isinstance(module, PackedLinear):
-                    module.decode_rows = 0
+                    module.kernel_rows = 0
             engine.model.decode_stack = None
         if name == "module-calls":
             engine.model.decode_stack = None

@@ -259,7 +259,17 @@ def test_small_batch_linear_matches_f_linear(kernels, dtype, rows, in_features, 
 
 @pytest.mark.parametrize(
     "rows,in_features,out_features",
-    [(1, 576, 960), (5, 32, 48), (16, 64, 48), (17, 64, 96), (32, 576, 3072), (32, 64, 80)],
+    [
+        (1, 576, 960),
+        (5, 32, 48),
+        (16, 64, 48),
+        (17, 64, 96),
+        (32, 576, 3072),
+        (32, 64, 80),
+        (70, 576, 960),  # prefill chunks: 32-row chunks per pass, the last one of 6 rows
+        (100, 64, 80),  # ... and the scalar tail columns
+        (48, 64, 96),  # ... the last chunk of exactly 16 rows
+    ],
 )
 def test_amx_linear_matches_the_exact_product(kernels, rows, in_features, out_features):
     if not kernels.amx_linear_available():
@@ -286,8 +296,8 @@ def test_amx_linear_rejects_what_it_cannot_do(kernels):
     if not kernels.amx_linear_available():
         pytest.skip("no AMX on this CPU")
     tiles = kernels.amx_pack_weight(torch.zeros(32, 64).bfloat16())
-    with pytest.raises(RuntimeError, match="1 to 32 rows"):
-        kernels.amx_linear(torch.zeros(33, 64).bfloat16(), tiles)
+    with pytest.raises(RuntimeError, match="no rows"):
+        kernels.amx_linear(torch.zeros(0, 64).bfloat16(), tiles)
     with pytest.raises(RuntimeError, match="for this K"):
         kernels.amx_linear(torch.zeros(2, 96).bfloat16(), tiles)
     with pytest.raises(RuntimeError, match="bf16"):
@@ -319,7 +329,7 @@ class _Spy:
 
 @pytest.mark.skipif(not can_pack(torch.bfloat16, torch.device("cpu")), reason="no oneDNN")
 @pytest.mark.parametrize("amx", [True, False])
-def test_packed_linear_sends_decode_rows_to_a_kernel_and_the_rest_to_onednn(kernels, amx):
+def test_packed_linear_sends_kernel_rows_to_a_kernel_and_the_rest_to_onednn(kernels, amx):
     if amx and not kernels.amx_linear_available():
         pytest.skip("no AMX on this CPU")
     torch.manual_seed(0)

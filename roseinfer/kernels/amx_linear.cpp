@@ -1,7 +1,7 @@
-// bf16 linear layers for decode batches (up to 32 rows of x) on AMX: y = x @ w.T + bias, fp32
-// accumulation. oneDNN does the same matmuls with AMX but spends ~25 µs of set-up per call
-// (121 calls per decode step) and reads the weights slower than the memory allows; this streams
-// weights prepacked once into AMX's tile layout.
+// bf16 linear layers on AMX for decode batches and short prefill chunks: y = x @ w.T + bias,
+// fp32 accumulation. oneDNN does the same matmuls with AMX but spends ~25 µs of set-up per call
+// (121 calls per step) and reads the weights slower than the memory allows; this streams
+// weights prepacked once into AMX's tile layout, each weight read from memory once per call.
 //
 // Tile layout of a packed weight w [N, K] (N % 16 == 0, K % 32 == 0): [N / 16, K / 32, 16, 32]
 // bf16, tile (nb, kb) holding w[16 nb + n][32 kb + 2 r + j] at [r][2 n + j] (AMX's "VNNI" B
@@ -22,7 +22,7 @@ namespace {
 
 constexpr int64_t kTileRows = 16;   // rows of x (and k pairs of w) per tile
 constexpr int64_t kTileK = 32;      // bf16 along k per tile row (64 bytes)
-constexpr int64_t kMaxRows = 32;    // rows of x handled in one pass over the weights
+constexpr int64_t kChunkRows = 32;  // rows of x per pass over a block of weight columns
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
 // Linux hands out the 8 KB AMX register state only to processes that ask for it.
@@ -97,10 +97,12 @@ void pass_16(const c10::BFloat16* x, int64_t K, const c10::BFloat16* w, int64_t 
   _tile_stored(3, out + 48, 64 * 4);
 }
 
-// out [m, 32] fp32 (row stride 32) for column blocks nb0, nb0+1, 16 < m <= 32.
-void pass_32(const c10::BFloat16* x, int64_t K, const c10::BFloat16* w, int64_t nb0,
+// out [m, 32] fp32 (row stride 32) for column blocks nb0, nb0+1, m <= 32 (tiles configured by
+// configure_tiles(m)): one or two 16-row blocks of x.
+void pass_32(const c10::BFloat16* x, int64_t m, int64_t K, const c10::BFloat16* w, int64_t nb0,
              float* out) {
   const int64_t KB = K / kTileK, x_stride = K * 2;
+  const bool two = m > kTileRows;
   const c10::BFloat16* b0 = w + nb0 * KB * 512;
   const c10::BFloat16* b1 = b0 + KB * 512;
   const c10::BFloat16* x1 = x + kTileRows * K;
@@ -114,18 +116,22 @@ void pass_32(const c10::BFloat16* x, int64_t K, const c10::BFloat16* w, int64_t 
       prefetch_tile(b1 + (kb + kPrefetchTiles) * 512);
     }
     _tile_loadd(4, x + kb * kTileK, x_stride);
-    _tile_loadd(5, x1 + kb * kTileK, x_stride);
     _tile_loadd(6, b0 + kb * 512, 64);
     _tile_loadd(7, b1 + kb * 512, 64);
     _tile_dpbf16ps(0, 4, 6);
     _tile_dpbf16ps(1, 4, 7);
-    _tile_dpbf16ps(2, 5, 6);
-    _tile_dpbf16ps(3, 5, 7);
+    if (two) {
+      _tile_loadd(5, x1 + kb * kTileK, x_stride);
+      _tile_dpbf16ps(2, 5, 6);
+      _tile_dpbf16ps(3, 5, 7);
+    }
   }
   _tile_stored(0, out, 32 * 4);
   _tile_stored(1, out + 16, 32 * 4);
-  _tile_stored(2, out + 16 * 32, 32 * 4);
-  _tile_stored(3, out + 16 * 32 + 16, 32 * 4);
+  if (two) {
+    _tile_stored(2, out + 16 * 32, 32 * 4);
+    _tile_stored(3, out + 16 * 32 + 16, 32 * 4);
+  }
 }
 #endif
 
@@ -159,7 +165,7 @@ torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<to
                   packed.size(2) == 16 && packed.size(3) == 32 && packed.size(1) * kTileK == x.size(1),
               "amx_linear: packed must come from amx_pack_weight for this K");
   const int64_t M = x.size(0), K = x.size(1), N = packed.size(0) * 16;
-  TORCH_CHECK(M >= 1 && M <= kMaxRows, "amx_linear: 1 to 32 rows of x");
+  TORCH_CHECK(M >= 1, "amx_linear: x has no rows");
   if (bias.has_value())
     TORCH_CHECK(bias->is_contiguous() && bias->numel() == N && bias->scalar_type() == at::kBFloat16,
                 "amx_linear: bias must be bf16 [N]");
@@ -173,37 +179,47 @@ torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<to
   const int64_t cols = M <= kTileRows ? 64 : 32;  // outputs per pass
   const int64_t passes = N / cols, tail_blocks = (N % cols) / 16;
   at::parallel_for(0, passes + (tail_blocks > 0), 1, [&](int64_t p0, int64_t p1) {
-    configure_tiles(M);
-    alignas(64) float out[kMaxRows * 64];
+    int64_t configured = 0;  // the rows the tiles are configured for
+    alignas(64) float out[kChunkRows * 64];
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t n0 = p * cols;
       const int64_t width = std::min<int64_t>(cols, N - n0);
-      if (width == cols) {
-        if (M <= kTileRows)
-          pass_16(xp, K, wp, n0 / 16, out);
-        else
-          pass_32(xp, K, wp, n0 / 16, out);
-      } else {
-        // The last columns (N not a multiple of the pass width): one 16-column block at a time
-        // through the plain path, rare (N % 64 != 0 with m <= 16, or N % 32 != 0).
-        for (int64_t m = 0; m < M; ++m)
-          for (int64_t n = n0; n < N; ++n) {
-            const c10::BFloat16* tile_base = wp + (n / 16) * (K / kTileK) * 512;
-            float acc = 0.f;
-            for (int64_t k = 0; k < K; ++k) {
-              const c10::BFloat16 wv =
-                  tile_base[(k / kTileK) * 512 + ((k % kTileK) / 2) * 32 + (n % 16) * 2 + k % 2];
-              acc += static_cast<float>(xp[m * K + k]) * static_cast<float>(wv);
+      // Rows in chunks of 32: the pass's weights are read from memory for the first chunk and
+      // from L1/L2 for the others (a prefill chunk reads each weight once, as a decode step).
+      for (int64_t r0 = 0; r0 < M; r0 += kChunkRows) {
+        const int64_t m = std::min(kChunkRows, M - r0);
+        const c10::BFloat16* xc = xp + r0 * K;
+        if (width == cols) {
+          if (m != configured) {
+            configure_tiles(m);
+            configured = m;
+          }
+          if (M <= kTileRows)
+            pass_16(xc, K, wp, n0 / 16, out);
+          else
+            pass_32(xc, m, K, wp, n0 / 16, out);
+        } else {
+          // The last columns (N not a multiple of the pass width) through the plain path,
+          // rare (N % 64 != 0 with M <= 16, or N % 32 != 0).
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t n = n0; n < N; ++n) {
+              const c10::BFloat16* tile_base = wp + (n / 16) * (K / kTileK) * 512;
+              float acc = 0.f;
+              for (int64_t k = 0; k < K; ++k) {
+                const c10::BFloat16 wv =
+                    tile_base[(k / kTileK) * 512 + ((k % kTileK) / 2) * 32 + (n % 16) * 2 + k % 2];
+                acc += static_cast<float>(xc[i * K + k]) * static_cast<float>(wv);
+              }
+              out[i * cols + (n - n0)] = acc;
             }
-            out[m * cols + (n - n0)] = acc;
+        }
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t n = 0; n < width; n += 16) {
+            __m512 v = _mm512_loadu_ps(out + i * cols + n);
+            if (bp != nullptr) v = _mm512_add_ps(v, load16(bp + n0 + n));
+            store16(yp + (r0 + i) * N + n0 + n, v);
           }
       }
-      for (int64_t m = 0; m < M; ++m)
-        for (int64_t n = 0; n < width; n += 16) {
-          __m512 v = _mm512_loadu_ps(out + m * cols + n);
-          if (bp != nullptr) v = _mm512_add_ps(v, load16(bp + n0 + n));
-          store16(yp + m * N + n0 + n, v);
-        }
     }
     _tile_release();
   });

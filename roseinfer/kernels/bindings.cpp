@@ -47,7 +47,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("amx_pack_weight", &roseinfer::amx_pack_weight,
         "bf16 w [N, K] in AMX tile layout [N/16, K/32, 16, 32], for amx_linear");
   m.def("amx_linear", &roseinfer::amx_linear,
-        "x @ w.T + bias for 1-32 rows of bf16 x, w packed by amx_pack_weight",
+        "x @ w.T + bias for bf16 x [M, K], w packed by amx_pack_weight",
         py::arg("x"), py::arg("packed"), py::arg("bias") = py::none(),
         py::call_guard<py::gil_scoped_release>());
   py::class_<roseinfer::DecodeLinear>(m, "DecodeLinear",

@@ -234,15 +234,17 @@ class CpuPagedAttention(ReferenceAttention):
         nd = meta.num_decode_seqs
         if nd == meta.num_seqs:
             return self._decode(q, k, v, k_cache, v_cache, meta, scale)
-        out = torch.empty_like(q)
-        if nd:
-            out[:nd] = self._decode(q[:nd], k[:nd], v[:nd], k_cache, v_cache, meta, scale)
         (g,) = meta.prepared["groups"]
         blocks, offsets = meta.prepared["write"]
-        k_cache[blocks, :, offsets] = k[g.tokens]
-        v_cache[blocks, :, offsets] = v[g.tokens]
         t = g.tokens
-        out[t] = self._attend(q[t], k[t], v[t], k_cache, v_cache, g, meta.block_size, scale)
+        k_cache[blocks, :, offsets] = k[t]
+        v_cache[blocks, :, offsets] = v[t]
+        prefill = self._attend(q[t], k[t], v[t], k_cache, v_cache, g, meta.block_size, scale)
+        if not nd:  # prefill chunks only: no copy into a combined output
+            return prefill
+        out = torch.empty_like(q)
+        out[:nd] = self._decode(q[:nd], k[:nd], v[:nd], k_cache, v_cache, meta, scale)
+        out[t] = prefill
         return out
 
     def _decode(

@@ -2,9 +2,9 @@
 
 - `PackedLinear`: bf16 weights reordered once into oneDNN's blocked layout. Eager `F.linear`
   reorders the weight on every call; this is what Inductor's freezing pass does, without
-  compiling anything (measured in BENCHMARKS.md). Decode steps (a few rows) go to a C++ kernel
-  instead, which streams the weights faster and without oneDNN's ~25 µs set-up per call:
-  `amx_linear` on CPUs with AMX (up to `AMX_ROWS` rows), else `small_batch_linear` (up to
+  compiling anything (measured in BENCHMARKS.md). Decode steps and short prefill chunks go to a
+  C++ kernel instead, which streams the weights faster and without oneDNN's ~25 µs set-up per
+  call: `amx_linear` on CPUs with AMX (up to `AMX_ROWS` rows), else `small_batch_linear` (up to
   `SMALL_BATCH_ROWS`). The price is a second copy of the weights in memory.
 - `Int8Linear` (`--quantization int8`): weight-only int8 with one scale per output channel:
   half the bytes of bf16 per decode step. The C++ kernel (`roseinfer/kernels/int8_linear.cpp`)
@@ -19,12 +19,13 @@ from types import ModuleType
 import torch
 from torch import nn
 
-# Rows up to which the C++ kernels beat oneDNN's packed bf16 matmul: SmolLM2's 120 decode
-# linears on 2 cores (benchmarks/small_batch_linear.py, 2026-11-22): small_batch_linear 10.2 /
-# 12.8 / 16.6 ms at 1 / 4 / 8 rows, amx_linear 8.7 / 8.8 / 9.8 / 12.3 ms at 1 / 4 / 8 / 32 rows,
-# oneDNN 13.1 / 13.1 / 13.3 / 19.3 ms. amx_linear takes at most 32 rows.
+# Rows up to which the C++ kernels beat oneDNN's packed bf16 matmul: SmolLM2's 120 linears on
+# 2 cores (benchmarks/small_batch_linear.py, 2026-11-22 03:25 UTC): small_batch_linear 9.4 /
+# 11.0 / 13.2 ms at 1 / 4 / 8 rows, oneDNN 12.3 / 12.0 / 12.1; amx_linear 8.4 / 8.4 / 8.4 / 11.3
+# / 16.7 / 20.2 / 33.4 ms at 1 / 4 / 8 / 32 / 70 / 128 / 256 rows, oneDNN 12.3 / 12.0 / 12.1 /
+# 15.6 / 17.9 / 23.5 / 32.0 ms. So amx_linear also takes prefill chunks of up to 128 rows.
 SMALL_BATCH_ROWS = 4
-AMX_ROWS = 32
+AMX_ROWS = 128
 
 
 class PackedLinear(nn.Module):
@@ -36,14 +37,14 @@ class PackedLinear(nn.Module):
             "packed_weight", torch.ops.mkldnn._reorder_linear_weight(weight, batch_hint)
         )
         self.bias = None if linear.bias is None else linear.bias.detach()
-        # The plain [out, in] weight until `attach_kernels` decides which decode kernel to use.
+        # The plain [out, in] weight until `attach_kernels` decides which C++ kernel to use.
         self.weight: torch.Tensor | None = weight
         self.tile_weight: torch.Tensor | None = None  # [out/16, in/32, 16, 32] for amx_linear
         self.kernels: ModuleType | None = None
-        self.decode_rows = 0  # rows up to which a C++ kernel runs; 0: always oneDNN
+        self.kernel_rows = 0  # rows up to which a C++ kernel runs; 0: always oneDNN
 
     def attach_kernels(self, kernels: ModuleType) -> None:
-        """Called by `roseinfer.kernels.attach_cpu_kernels`: pick the decode kernel, pack for it."""
+        """Called by `roseinfer.kernels.attach_cpu_kernels`: pick the C++ kernel, pack for it."""
         if self.kernels is not None:  # already attached (the plain weight may be gone)
             return
         self.kernels = kernels
@@ -51,14 +52,14 @@ class PackedLinear(nn.Module):
         if kernels.amx_linear_available() and out_features % 16 == 0 and in_features % 32 == 0:
             self.tile_weight = kernels.amx_pack_weight(self.weight)
             self.weight = None
-            self.decode_rows = AMX_ROWS
+            self.kernel_rows = AMX_ROWS
         else:
-            self.decode_rows = SMALL_BATCH_ROWS
+            self.kernel_rows = SMALL_BATCH_ROWS
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
         if x.dim() != 2:  # the models pass [N, in]; a few microseconds per call add up
             return self.forward(x.reshape(-1, x.shape[-1])).view(*x.shape[:-1], -1)
-        if 0 < x.shape[0] <= self.decode_rows:
+        if 0 < x.shape[0] <= self.kernel_rows:
             if self.tile_weight is not None:
                 return self.kernels.amx_linear(x.contiguous(), self.tile_weight, self.bias)
             return self.kernels.small_batch_linear(x.contiguous(), self.weight, self.bias)
@@ -67,15 +68,15 @@ class PackedLinear(nn.Module):
     def decode_linear(self) -> tuple[object, int] | None:
         """(the C++ `DecodeLinear` running this layer's decode kernel, rows up to which it
         runs), or None before `attach_kernels`."""
-        if self.kernels is None or self.decode_rows == 0:
+        if self.kernels is None or self.kernel_rows == 0:
             return None
         if self.tile_weight is not None:
             return self.kernels.DecodeLinear(
                 "amx", self.tile_weight, None, self.bias
-            ), self.decode_rows
+            ), self.kernel_rows
         return self.kernels.DecodeLinear(
             "small_batch", self.weight, None, self.bias
-        ), self.decode_rows
+        ), self.kernel_rows
 
 
 class Int8Linear(nn.Module):
