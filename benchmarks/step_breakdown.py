@@ -1,7 +1,9 @@
 """Where a decode step's wall time goes, by layer kind, timed around each module call.
 
 torch.profiler does not see the C++ kernels (they are pybind calls, not ATen ops), so this
-wraps the layer classes' forward methods with wall-clock timers instead:
+wraps the layer classes' forward methods with wall-clock timers instead. The decode steps run
+through the modules (the C++ decoder stack, which calls the same kernels without them, is
+turned off here: `decode_step.py`'s module-calls vs default shows what it saves):
 
     .venv/bin/python benchmarks/step_breakdown.py --batch-size 32 --context 134
     .venv/bin/python benchmarks/step_breakdown.py --batch-size 1 --quantization int8
@@ -40,6 +42,8 @@ def main() -> None:
         enforce_eager=args.enforce_eager,
         attention_backend=args.attention_backend,
     )
+    if hasattr(engine.model, "decode_stack"):
+        engine.model.decode_stack = None
     core = decoding_core(
         engine, args.batch_size, args.context, kv_cache_memory=0.5, max_new_tokens=args.steps + 8
     )
