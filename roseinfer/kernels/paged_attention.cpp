@@ -3,7 +3,9 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "vec.h"
@@ -22,7 +24,7 @@ namespace {
 template <typename T>
 void attend_head_scalar(const float* q, const T* kc, const T* vc, const int64_t* table,
                         int64_t len, int64_t block_size, int64_t block_stride, int64_t head_dim,
-                        float* scores, float* acc) {
+                        float scale, float* scores, float* acc) {
   auto row = [&](const T* cache, int64_t t) {
     return cache + table[t / block_size] * block_stride + (t % block_size) * head_dim;
   };
@@ -30,7 +32,7 @@ void attend_head_scalar(const float* q, const T* kc, const T* vc, const int64_t*
     const T* key = row(kc, t);
     float s = 0.f;
     for (int64_t d = 0; d < head_dim; ++d) s += q[d] * to_float(key[d]);
-    scores[t] = s;
+    scores[t] = s * scale;
   }
   const float mx = *std::max_element(scores, scores + len);
   float sum = 0.f;
@@ -43,10 +45,11 @@ void attend_head_scalar(const float* q, const T* kc, const T* vc, const int64_t*
   }
 }
 
-// A kernel for the G query heads of one KV head (queries pre-scaled, fp32).
+// A kernel for the G query heads of one KV head: (q [G, D] fp32 unscaled, keys, values, table,
+// len, block_size, block_stride, scale, scores [G, len], probs [G, len + 1], acc [G, D]).
 template <typename T>
 using GroupFn = void (*)(const float*, const T*, const T*, const int64_t*, int64_t, int64_t,
-                         int64_t, float*, float*);
+                         int64_t, float, float*, c10::BFloat16*, float*);
 
 #if defined(__AVX512F__)
 // Asks for one block's rows of a head ahead of use: the blocks of a sequence are scattered, so
@@ -99,26 +102,43 @@ inline __m512 hsum16(const __m512* v) {
   return _mm512_add_ps(_mm512_shuffle_f32x4(t0, t1, 0x88), _mm512_shuffle_f32x4(t0, t1, 0xDD));
 }
 
-// The G query heads that share one KV head, for head_dim = 16 * NV: each key and value row is
-// loaded and widened once for all G heads; queries and accumulators stay in registers.
-template <typename T, int NV, int G>
-void attend_group_avx512(const float* q, const T* kc, const T* vc, const int64_t* table,
-                         int64_t len, int64_t block_size, int64_t block_stride, float* scores,
-                         float* acc) {
-  constexpr int64_t D = 16 * NV;
-  __m512 qv[G][NV];
-  for (int g = 0; g < G; ++g)
-    for (int i = 0; i < NV; ++i) qv[g][i] = _mm512_loadu_ps(q + (g * NV + i) * 16);
-  auto prefetch = [&](int64_t b) {
-    prefetch_kv_block(kc, vc, table, b, len, block_size, block_stride, D * sizeof(T));
-  };
-  // The first blocks were asked for by the caller, during the previous task.
-  // Scores 16 keys at a time: 16 dot-product vectors summed across lanes together (hsum16)
-  // cost a fraction of 16 separate horizontal sums.
-  __m512 mxv[G];
+// Turns each of the G rows of `len` scores (row stride `len`) into exp(score - row max) in
+// place and returns 1 / (the row's sum) in inv_sum; `mxv` holds each row's running max lanes.
+template <int G>
+inline void softmax_numerators(float* scores, int64_t len, const __m512* mxv, float* inv_sum) {
+  for (int g = 0; g < G; ++g) {
+    float* sc = scores + g * len;
+    const __m512 mx = _mm512_set1_ps(_mm512_reduce_max_ps(mxv[g]));
+    __m512 sumv = _mm512_setzero_ps();
+    int64_t t = 0;
+    for (; t + 16 <= len; t += 16) {
+      const __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(sc + t), mx));
+      _mm512_storeu_ps(sc + t, e);
+      sumv = _mm512_add_ps(sumv, e);
+    }
+    if (t < len) {
+      const __mmask16 m = static_cast<__mmask16>((1u << (len - t)) - 1);
+      const __m512 e = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, sc + t), mx));
+      _mm512_mask_storeu_ps(sc + t, m, e);
+      sumv = _mm512_add_ps(sumv, _mm512_maskz_mov_ps(m, e));
+    }
+    inv_sum[g] = 1.f / _mm512_reduce_add_ps(sumv);
+  }
+}
+
+// Scores of G query heads against the keys, 16 keys at a time: 16 dot-product vectors summed
+// across lanes together (hsum16) cost a fraction of 16 separate horizontal sums. `dot(g, key)`
+// is q_g . key as 16 partial sums; scores are stored scaled, and each row's max kept in mxv.
+template <typename T, int G, typename Dot>
+inline void score_keys(const Dot& dot, const T* kc, const T* vc, const int64_t* table,
+                       int64_t len, int64_t block_size, int64_t block_stride, int64_t D,
+                       float scale, float* scores, __m512* mxv) {
+  const __m512 scalev = _mm512_set1_ps(scale);
   for (int g = 0; g < G; ++g) mxv[g] = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  // The first blocks were asked for by the caller, during the previous task.
   for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
-    prefetch(b + kPrefetchBlocks);
+    prefetch_kv_block(kc, vc, table, b + kPrefetchBlocks, len, block_size, block_stride,
+                      D * int64_t(sizeof(T)));
     const T* block = kc + table[b] * block_stride;
     const int64_t n = std::min(block_size, len - start);
     for (int64_t c = 0; c < n; c += 16) {
@@ -128,38 +148,33 @@ void attend_group_avx512(const float* q, const T* kc, const T* vc, const int64_t
       for (int g = 0; g < G; ++g) {
         __m512 dots[16];
         if (m == 16) {
-          for (int j = 0; j < 16; ++j) dots[j] = dot_row<T, NV>(qv[g], key + j * D);
+          for (int j = 0; j < 16; ++j) dots[j] = dot(g, key + j * D);
         } else {
-          for (int j = 0; j < 16; ++j)
-            dots[j] = j < m ? dot_row<T, NV>(qv[g], key + j * D) : _mm512_setzero_ps();
+          for (int j = 0; j < 16; ++j) dots[j] = j < m ? dot(g, key + j * D) : _mm512_setzero_ps();
         }
-        const __m512 sc = hsum16(dots);
+        const __m512 sc = _mm512_mul_ps(hsum16(dots), scalev);
         _mm512_mask_storeu_ps(scores + g * len + start + c, valid, sc);
         mxv[g] = _mm512_mask_max_ps(mxv[g], valid, mxv[g], sc);
       }
     }
   }
-  float mx[G];
-  for (int g = 0; g < G; ++g) mx[g] = _mm512_reduce_max_ps(mxv[g]);
+}
+
+// The G query heads that share one KV head, for head_dim = 16 * NV, any storage type: each key
+// and value row is widened to fp32 for fp32 FMAs; queries and accumulators stay in registers.
+template <typename T, int NV, int G>
+void attend_group_avx512(const float* q, const T* kc, const T* vc, const int64_t* table,
+                         int64_t len, int64_t block_size, int64_t block_stride, float scale,
+                         float* scores, c10::BFloat16* /*probs*/, float* acc) {
+  constexpr int64_t D = 16 * NV;
+  __m512 qv[G][NV];
+  for (int g = 0; g < G; ++g)
+    for (int i = 0; i < NV; ++i) qv[g][i] = _mm512_loadu_ps(q + (g * NV + i) * 16);
+  auto dot = [&](int g, const T* row) { return dot_row<T, NV>(qv[g], row); };
+  __m512 mxv[G];
+  score_keys<T, G>(dot, kc, vc, table, len, block_size, block_stride, D, scale, scores, mxv);
   float inv_sum[G];
-  for (int g = 0; g < G; ++g) {
-    float* sc = scores + g * len;
-    const __m512 mxv = _mm512_set1_ps(mx[g]);
-    __m512 sumv = _mm512_setzero_ps();
-    int64_t t = 0;
-    for (; t + 16 <= len; t += 16) {
-      const __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(sc + t), mxv));
-      _mm512_storeu_ps(sc + t, e);
-      sumv = _mm512_add_ps(sumv, e);
-    }
-    if (t < len) {
-      const __mmask16 m = static_cast<__mmask16>((1u << (len - t)) - 1);
-      const __m512 e = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, sc + t), mxv));
-      _mm512_mask_storeu_ps(sc + t, m, e);
-      sumv = _mm512_add_ps(sumv, _mm512_maskz_mov_ps(m, e));
-    }
-    inv_sum[g] = 1.f / _mm512_reduce_add_ps(sumv);
-  }
+  softmax_numerators<G>(scores, len, mxv, inv_sum);
   __m512 av[G][NV];
   for (int g = 0; g < G; ++g)
     for (int i = 0; i < NV; ++i) av[g][i] = _mm512_setzero_ps();
@@ -182,6 +197,89 @@ void attend_group_avx512(const float* q, const T* kc, const T* vc, const int64_t
   }
 }
 
+#if defined(__AVX512BF16__)
+inline __m512bh load_bf16x32(const c10::BFloat16* p) {
+  return reinterpret_cast<__m512bh>(_mm512_loadu_si512(p));
+}
+
+// bf16 caches where the CPU has AVX512-BF16, head_dim = 32 * NV: q . k and p . v as dot products
+// of bf16 pairs (vdpbf16ps, fp32 sums), so K and V are never widened: about a third of the
+// instructions of the fp32 path, which is what bounds it once K/V are in cache. The products
+// are exact; p is rounded to bf16 for p . v, as flash-attention kernels do.
+template <int NV, int G>
+void attend_group_bf16(const float* q, const c10::BFloat16* kc, const c10::BFloat16* vc,
+                       const int64_t* table, int64_t len, int64_t block_size, int64_t block_stride,
+                       float scale, float* scores, c10::BFloat16* probs, float* acc) {
+  using T = c10::BFloat16;
+  constexpr int64_t D = 32 * NV;
+  __m512bh qv[G][NV];  // q came from bf16: exact again in bf16
+  for (int g = 0; g < G; ++g)
+    for (int i = 0; i < NV; ++i)
+      qv[g][i] = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(q + g * D + 32 * i + 16),
+                                     _mm512_loadu_ps(q + g * D + 32 * i));
+  auto dot = [&](int g, const T* row) {
+    __m512 s = _mm512_dpbf16_ps(_mm512_setzero_ps(), qv[g][0], load_bf16x32(row));
+    for (int i = 1; i < NV; ++i) s = _mm512_dpbf16_ps(s, qv[g][i], load_bf16x32(row + 32 * i));
+    return s;
+  };
+  __m512 mxv[G];
+  score_keys<T, G>(dot, kc, vc, table, len, block_size, block_stride, D, scale, scores, mxv);
+  float inv_sum[G];
+  softmax_numerators<G>(scores, len, mxv, inv_sum);
+  const int64_t stride = len + 1;  // probs row stride: a pair may start at the last token
+  for (int g = 0; g < G; ++g)
+    for (int64_t t = 0; t < len; t += 16) {
+      const int64_t m = std::min<int64_t>(16, len - t);
+      const __mmask16 valid = static_cast<__mmask16>((1u << m) - 1);
+      const __m256bh p = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(valid, scores + g * len + t));
+      _mm256_mask_storeu_epi16(probs + g * stride + t, valid, reinterpret_cast<__m256i>(p));
+    }
+  // Values two rows at a time: unpacking rows t and t+1 gives, per 32-bit lane, the pair
+  // (v[t][d], v[t+1][d]) that vdpbf16ps multiplies with (p[t], p[t+1]). Within each 128-bit
+  // lane, unpacklo holds dims 0-3 of the lane's 8 and unpackhi dims 4-7: put back at the end.
+  __m512 lo[G][NV], hi[G][NV];
+  for (int g = 0; g < G; ++g)
+    for (int i = 0; i < NV; ++i) lo[g][i] = hi[g][i] = _mm512_setzero_ps();
+  for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
+    const T* value = vc + table[b] * block_stride;
+    const int64_t n = std::min(block_size, len - start);
+    for (int64_t j = 0; j < n; j += 2) {
+      const bool pair = j + 1 < n;  // else row t+1 is not this sequence's: zeros, p = 0
+      __m512i ul[NV], uh[NV];
+      for (int i = 0; i < NV; ++i) {
+        const __m512i r0 = _mm512_loadu_si512(value + j * D + 32 * i);
+        const __m512i r1 = pair ? _mm512_loadu_si512(value + (j + 1) * D + 32 * i)
+                                : _mm512_setzero_si512();
+        ul[i] = _mm512_unpacklo_epi16(r0, r1);
+        uh[i] = _mm512_unpackhi_epi16(r0, r1);
+      }
+      for (int g = 0; g < G; ++g) {
+        uint32_t pp;
+        std::memcpy(&pp, probs + g * stride + start + j, sizeof(pp));
+        if (!pair) pp &= 0xFFFFu;
+        const __m512bh pv = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(pp)));
+        for (int i = 0; i < NV; ++i) {
+          lo[g][i] = _mm512_dpbf16_ps(lo[g][i], pv, reinterpret_cast<__m512bh>(ul[i]));
+          hi[g][i] = _mm512_dpbf16_ps(hi[g][i], pv, reinterpret_cast<__m512bh>(uh[i]));
+        }
+      }
+    }
+  }
+  const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const __m512i second = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29,
+                                           30, 31);
+  for (int g = 0; g < G; ++g) {
+    const __m512 inv = _mm512_set1_ps(inv_sum[g]);
+    for (int i = 0; i < NV; ++i) {
+      float* dst = acc + g * D + 32 * i;
+      _mm512_storeu_ps(dst, _mm512_mul_ps(_mm512_permutex2var_ps(lo[g][i], first, hi[g][i]), inv));
+      _mm512_storeu_ps(dst + 16,
+                       _mm512_mul_ps(_mm512_permutex2var_ps(lo[g][i], second, hi[g][i]), inv));
+    }
+  }
+}
+#endif
+
 // The vectorised group kernel for this (head_dim, group), or nullptr where there is none.
 template <typename T, int NV>
 GroupFn<T> group_kernel_for(int64_t group) {
@@ -198,8 +296,32 @@ GroupFn<T> group_kernel_for(int64_t group) {
   }
 }
 
+#if defined(__AVX512BF16__)
+// Up to 12 * 2 accumulators: the V pass keeps them all in the 32 vector registers.
+template <int NV>
+GroupFn<c10::BFloat16> bf16_group_kernel_for(int64_t group) {
+  switch (group) {
+    case 1: return attend_group_bf16<NV, 1>;
+    case 2: return attend_group_bf16<NV, 2>;
+    case 3: return attend_group_bf16<NV, 3>;
+    case 4: return attend_group_bf16<NV, 4>;
+    case 5: return NV <= 2 ? attend_group_bf16<NV, 5> : nullptr;
+    case 6: return NV <= 2 ? attend_group_bf16<NV, 6> : nullptr;
+    default: return nullptr;
+  }
+}
+#endif
+
 template <typename T>
 GroupFn<T> group_kernel(int64_t head_dim, int64_t group) {
+#if defined(__AVX512BF16__)
+  if constexpr (std::is_same_v<T, c10::BFloat16>) {
+    GroupFn<T> fn = nullptr;
+    if (head_dim == 64) fn = bf16_group_kernel_for<2>(group);
+    if (head_dim == 128) fn = bf16_group_kernel_for<4>(group);
+    if (fn != nullptr) return fn;
+  }
+#endif
   if (head_dim == 64) return group_kernel_for<T, 4>(group);
   if (head_dim == 128) return group_kernel_for<T, 8>(group);
   return nullptr;
@@ -214,6 +336,7 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
   const int64_t num_seqs = q.size(0), num_heads = q.size(1), head_dim = q.size(2);
   const int64_t num_kv_heads = k_cache.size(1), block_size = k_cache.size(2);
   const int64_t group = num_heads / num_kv_heads;
+  const float fscale = static_cast<float>(scale);
   const int64_t max_blocks = block_tables.size(1);
   const int64_t head_stride = block_size * head_dim;      // one KV head's rows of a block
   const int64_t block_stride = num_kv_heads * head_stride;  // one block, all heads
@@ -255,6 +378,7 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
   // One task per (sequence, KV head), covering the query heads of its group.
   at::parallel_for(0, num_seqs * num_kv_heads, 1, [&](int64_t begin, int64_t end) {
     std::vector<float> qf(group * head_dim), acc(group * head_dim), scores(group * max_len);
+    std::vector<c10::BFloat16> probs(group * (max_len + 1));
     prefetch_start(begin);
     for (int64_t task = begin; task < end; ++task) {
       if (task + 1 < end) prefetch_start(task + 1);
@@ -262,18 +386,18 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
       for (int64_t g = 0; g < group; ++g) {
         const T* src = qp + s * q.stride(0) + (kvh * group + g) * q.stride(1);
         for (int64_t d = 0; d < head_dim; ++d)
-          qf[g * head_dim + d] = to_float(src[d]) * static_cast<float>(scale);
+          qf[g * head_dim + d] = to_float(src[d]);
       }
       const int64_t* table = tables + s * max_blocks;
       const T* keys = kc + kvh * head_stride;
       const T* values = vc + kvh * head_stride;
       if (vectorised != nullptr) {
-        vectorised(qf.data(), keys, values, table, lens[s], block_size, block_stride,
-                   scores.data(), acc.data());
+        vectorised(qf.data(), keys, values, table, lens[s], block_size, block_stride, fscale,
+                   scores.data(), probs.data(), acc.data());
       } else {
         for (int64_t g = 0; g < group; ++g)
           attend_head_scalar<T>(&qf[g * head_dim], keys, values, table, lens[s], block_size,
-                                block_stride, head_dim, scores.data(), &acc[g * head_dim]);
+                                block_stride, head_dim, fscale, scores.data(), &acc[g * head_dim]);
       }
       for (int64_t g = 0; g < group; ++g) {
         T* dst = op + s * out.stride(0) + (kvh * group + g) * out.stride(1);
