@@ -45,36 +45,26 @@ def test_decode_steps_through_the_stack_match_the_modules_exactly(tiny_model_dir
     core = engine.new_core(num_kv_blocks=128, block_size=4)
     runner, bm = core.runner, core.block_manager
     gen = torch.Generator().manual_seed(0)
-    lengths = [3, 9, 22]
+    lengths = [5, 9, 22]
     seqs = [
         Sequence(i, torch.randint(3, 300, (n,), generator=gen).tolist(), n, SamplingParams())
         for i, n in enumerate(lengths)
     ]
-
-    def step(chunks: list[int]) -> list[ScheduledSequence]:
+    # A small prefill step (each prompt but its last 3 tokens: every token a query of the
+    # attention kernel), then decode steps (one token per sequence).
+    for k, chunks in enumerate([[n - 3 for n in lengths], [1, 1, 1], [1, 1, 1], [1, 1, 1]]):
         batch = []
         for seq, n in zip(seqs, chunks, strict=True):
             bm.allocate(seq, n)
             batch.append(ScheduledSequence(seq, n))
-        return batch
-
-    def advance(batch: list[ScheduledSequence]) -> None:
-        for s in batch:
-            s.seq.num_computed_tokens += s.num_new_tokens
-
-    prefill = step([n - 3 for n in lengths])  # all but the last 3 tokens of each prompt
-    runner.compute_logits(prefill)
-    advance(prefill)
-    assert spy.calls == 0  # prefill chunks go through the modules
-    for k in range(3):  # then one token per sequence per step: decode steps
-        batch = step([1, 1, 1])
         stacked = runner.compute_logits(batch, all_positions=True)
         assert spy.calls == k + 1
         model.decode_stack = None  # the same step again, module by module (K/V rewritten alike)
         modules = runner.compute_logits(batch, all_positions=True)
         model.decode_stack = spy
         assert torch.equal(stacked, modules)
-        advance(batch)
+        for s in batch:
+            s.seq.num_computed_tokens += s.num_new_tokens
 
 
 def generate(engine: InferenceEngine, prompts: list[list[int]], n: int) -> list[list[int]]:
@@ -99,6 +89,16 @@ def test_more_rows_than_the_stack_takes_go_through_the_modules(tiny_model_dir):
     together = generate(engine, [[5, 6, 7], [8, 9]], 3)
     assert spy.calls == 2  # two rows per decode step: the modules
     assert together[0] == alone[0]
+
+
+def test_large_prefill_steps_go_through_the_modules(tiny_model_dir):
+    engine = engine_for(tiny_model_dir("llama"), dtype="bfloat16")
+    spy = CountingStack(engine.model.decode_stack)
+    engine.model.decode_stack = spy
+    generate(engine, [list(range(3, 153))], 3)  # 150 prompt tokens: more than 128 rows
+    assert spy.calls == 2  # the decode steps only
+    generate(engine, [list(range(3, 23))], 3)  # a 20-token prompt: its prefill too
+    assert spy.calls == 2 + 3
 
 
 @pytest.mark.parametrize(

@@ -379,3 +379,63 @@ def test_a_fresh_prompt_attends_causally_to_its_own_keys_without_the_cache():
         for cache, new in zip(caches, (k, v), strict=True):  # written either way
             assert torch.equal(cache[meta.slot_mapping // 4, :, meta.slot_mapping % 4], new)
     torch.testing.assert_close(outs[0], outs[1], atol=1e-5, rtol=1e-5)
+
+
+def _chunk_meta(chunks: list[tuple[int, int]], block_size: int = 4) -> AttentionMetadata:
+    """One step: (cached tokens, new tokens) per sequence, blocks numbered consecutively."""
+    tables, slots, starts, next_block = [], [], [0], 1
+    for cached, new in chunks:
+        n_blocks = -(-(cached + new) // block_size)
+        table = list(range(next_block, next_block + n_blocks))
+        next_block += n_blocks
+        tables.append(table)
+        slots += [
+            table[p // block_size] * block_size + p % block_size
+            for p in range(cached, cached + new)
+        ]
+        starts.append(starts[-1] + new)
+    width = max(len(t) for t in tables)
+    return AttentionMetadata(
+        query_start_loc=torch.tensor(starts),
+        context_lens=torch.tensor([c + n for c, n in chunks]),
+        slot_mapping=torch.tensor(slots),
+        block_tables=torch.tensor([t + [0] * (width - len(t)) for t in tables]),
+        query_lens=[n for _, n in chunks],
+        context_lens_host=[c + n for c, n in chunks],
+        num_decode_seqs=sum(1 for _, n in chunks if n == 1),
+        block_size=block_size,
+    )
+
+
+@pytest.mark.parametrize(
+    "chunks,per_token",
+    [
+        ([(9, 1), (0, 20), (5, 7)], True),  # a decode, a fresh prompt, a chunk after a prefix
+        ([(0, 70)], True),  # the served workload's prompt
+        ([(0, 129)], False),  # more tokens than PER_TOKEN_MAX_TOKENS
+        ([(400, 60)], False),  # few tokens but deep in a context: too many keys
+    ],
+)
+def test_small_prefill_steps_run_token_by_token_through_the_kernel(kernels, chunks, per_token):
+    torch.manual_seed(3)
+    heads, kv_heads, head_dim = 6, 2, 64
+    meta = _chunk_meta(chunks)
+    n = int(meta.query_start_loc[-1])
+    q = torch.randn(n, heads, head_dim)
+    k, v = torch.randn(n, kv_heads, head_dim), torch.randn(n, kv_heads, head_dim)
+    caches = [
+        torch.randn(int(meta.block_tables.max()) + 1, kv_heads, 4, head_dim) for _ in range(2)
+    ]
+    outs, written = [], []
+    for backend in (ReferenceAttention(), CpuPagedAttention(kernels)):
+        kc, vc = (c.clone() for c in caches)
+        backend.prepare(meta)
+        outs.append(backend.forward(q, k, v, kc, vc, meta, head_dim**-0.5))
+        written.append((kc, vc))
+    assert ("per_token" in meta.prepared) == per_token
+    assert (CpuPagedAttention(kernels).decode_indices(meta) is not None) == (
+        per_token or meta.num_decode_seqs == meta.num_seqs
+    )
+    torch.testing.assert_close(outs[1], outs[0], atol=1e-5, rtol=1e-5)
+    for ref, got in zip(written[0], written[1], strict=True):
+        assert torch.equal(ref, got)

@@ -184,16 +184,51 @@ def _gather(cache: torch.Tensor, g: _Group, block_size: int) -> torch.Tensor:
     return out.reshape(g.num_seqs, kv_heads, -1, head_dim)
 
 
+def _small_step(meta: AttentionMetadata, num_tokens: int) -> bool:
+    """Whether a step with prefill chunks is small enough to run token by token (see above)."""
+    if num_tokens > PER_TOKEN_MAX_TOKENS:
+        return False
+    # A chunk of q tokens after c cached ones attends to (c + 1) + ... + (c + q) keys.
+    keys = sum(
+        q * (n - q) + q * (q + 1) // 2
+        for q, n in zip(meta.query_lens, meta.context_lens_host, strict=True)
+    )
+    return keys <= PER_TOKEN_MAX_KEYS
+
+
+def _per_token_indices(
+    meta: AttentionMetadata, num_tokens: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The decode kernel's (slot_mapping, block_tables, context_lens) with one row per token: its
+    sequence's block table, and its own position + 1 as the context (causal by construction)."""
+    device = meta.context_lens.device
+    q_lens = meta.query_start_loc[1:] - meta.query_start_loc[:-1]  # [B]
+    seq = torch.repeat_interleave(torch.arange(meta.num_seqs, device=device), q_lens)  # [N]
+    offset = torch.arange(num_tokens, device=device) - meta.query_start_loc[seq]  # [N]
+    lens = meta.context_lens[seq] - q_lens[seq] + offset + 1  # [N]
+    return meta.slot_mapping, meta.block_tables[seq], lens
+
+
 def _cache_positions(slots: torch.Tensor, block_size: int) -> tuple[torch.Tensor, torch.Tensor]:
     """(block, offset in block) of each slot: a head-major cache is written as
     `cache[blocks, :, offsets] = x` with x [N, KVH, D]."""
     return slots // block_size, slots % block_size
 
 
+# Steps with prefill chunks run every token through the decode kernel, as a query of its own
+# that sees its sequence's keys up to its position, when the step is this small: SDPA's set-up
+# then costs more than the few keys (a 70-token prompt: 95 vs 128 µs per layer with the cache
+# writes), and the whole step can go through the C++ decoder stack. The key bound keeps long
+# prompts and chunks deep into a long context on SDPA, whose work per key is lower.
+PER_TOKEN_MAX_TOKENS = 128
+PER_TOKEN_MAX_KEYS = 16384  # keys attended in all, summed over the step's tokens
+
+
 class CpuPagedAttention(ReferenceAttention):
     """Decodes through the C++ kernel (`roseinfer/kernels/paged_attention.cpp`), which reads each
     sequence's keys and values in place from the paged cache: no gathered copy, no mask, one call
-    per layer. Prefill chunks keep the reference path, whose SDPA is faster for many queries."""
+    per layer. Prefill chunks keep the reference path, whose SDPA is faster for many queries,
+    except in small steps (`PER_TOKEN_MAX_TOKENS`), where every token is a query of the kernel."""
 
     name = "cpu"
 
@@ -202,6 +237,11 @@ class CpuPagedAttention(ReferenceAttention):
 
     def prepare(self, meta: AttentionMetadata) -> None:
         nd, num_tokens = meta.num_decode_seqs, int(meta.query_start_loc[-1])
+        if nd < meta.num_seqs and _small_step(meta, num_tokens):
+            meta.prepared["groups"] = []
+            meta.prepared["decode"] = _per_token_indices(meta, num_tokens)
+            meta.prepared["per_token"] = True
+            return
         groups = []
         if nd < meta.num_seqs:
             groups.append(self._group(meta, nd, meta.num_seqs, slice(nd, num_tokens)))
@@ -217,7 +257,7 @@ class CpuPagedAttention(ReferenceAttention):
     def decode_indices(
         self, meta: AttentionMetadata
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
-        if meta.num_decode_seqs != meta.num_seqs:
+        if meta.num_decode_seqs != meta.num_seqs and "per_token" not in meta.prepared:
             return None
         return meta.prepared["decode"]
 
@@ -232,7 +272,7 @@ class CpuPagedAttention(ReferenceAttention):
         scale: float,
     ) -> torch.Tensor:  # [N, H, D]
         nd = meta.num_decode_seqs
-        if nd == meta.num_seqs:
+        if nd == meta.num_seqs or "per_token" in meta.prepared:
             return self._decode(q, k, v, k_cache, v_cache, meta, scale)
         (g,) = meta.prepared["groups"]
         blocks, offsets = meta.prepared["write"]
