@@ -27,7 +27,7 @@ _SOURCES = [
     "amx_linear.cpp",
     "decode_stack.cpp",
 ]
-_HEADERS = ["vec.h", "decode_stack.h"]
+_HEADERS = ["vec.h", "decode_stack.h", "ops.h"]
 
 
 @functools.cache

@@ -2,25 +2,7 @@
 #include <torch/extension.h>
 
 #include "decode_stack.h"
-
-namespace roseinfer {
-torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Tensor v,
-                                     torch::Tensor k_cache, torch::Tensor v_cache,
-                                     torch::Tensor slot_mapping, torch::Tensor block_tables,
-                                     torch::Tensor context_lens, double scale);
-torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps);
-torch::Tensor add_rms_norm(torch::Tensor x, torch::Tensor residual, torch::Tensor weight,
-                           double eps);
-void rotary_embedding(torch::Tensor q, torch::Tensor k, torch::Tensor cos, torch::Tensor sin);
-torch::Tensor silu_and_mul(torch::Tensor x);
-torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor scale,
-                          c10::optional<torch::Tensor> bias);
-torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
-                                 c10::optional<torch::Tensor> bias);
-bool amx_linear_available();
-torch::Tensor amx_pack_weight(torch::Tensor w);
-torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias);
-}  // namespace roseinfer
+#include "ops.h"
 
 // The attention and linear kernels run long enough (~0.1-0.3 ms) to hand the GIL to the HTTP thread; the
 // others take microseconds, less than a GIL hand-off is worth.

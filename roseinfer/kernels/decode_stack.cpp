@@ -1,25 +1,13 @@
 // A Llama-family decoder stack for decode steps in one call: the same kernels the model's
-// modules call, in the same order, without ~20 Python calls and module dispatches per layer.
-// At batch 1 those cost about as much as the attention itself (BENCHMARKS.md). Prefill steps,
+// modules call, in the same order, without ~20 Python calls and module dispatches per layer
+// (≈ 2 ms per step, three times the attention at batch 1: BENCHMARKS.md). Small prefill steps
+// come too, their tokens attending one query each through the decode kernel; larger ones,
 // models with per-head q/k norms and `--enforce-eager` keep the PyTorch modules.
 #include "decode_stack.h"
 
-namespace roseinfer {
+#include "ops.h"
 
-torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Tensor v,
-                                     torch::Tensor k_cache, torch::Tensor v_cache,
-                                     torch::Tensor slot_mapping, torch::Tensor block_tables,
-                                     torch::Tensor context_lens, double scale);
-torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps);
-torch::Tensor add_rms_norm(torch::Tensor x, torch::Tensor residual, torch::Tensor weight,
-                           double eps);
-void rotary_embedding(torch::Tensor q, torch::Tensor k, torch::Tensor cos, torch::Tensor sin);
-torch::Tensor silu_and_mul(torch::Tensor x);
-torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor scale,
-                          c10::optional<torch::Tensor> bias);
-torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
-                                 c10::optional<torch::Tensor> bias);
-torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias);
+namespace roseinfer {
 
 DecodeLinear::DecodeLinear(std::string kind, torch::Tensor weight,
                            c10::optional<torch::Tensor> scale, c10::optional<torch::Tensor> bias)
