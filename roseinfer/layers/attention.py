@@ -82,8 +82,8 @@ class ReferenceAttention:
     def decode_indices(
         self, meta: AttentionMetadata
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
-        """(slot_mapping, block_tables, context_lens) for the C++ decode kernel when every
-        sequence of the step decodes through it; None here: this backend has no such kernel."""
+        """(slot_mapping, block_tables, context_lens) of the C++ decode kernel when the whole
+        step attends through it (one row per query token); None here: this backend has none."""
         return None
 
     @staticmethod
@@ -184,6 +184,15 @@ def _gather(cache: torch.Tensor, g: _Group, block_size: int) -> torch.Tensor:
     return out.reshape(g.num_seqs, kv_heads, -1, head_dim)
 
 
+# Steps with prefill chunks run every token through the decode kernel, as a query of its own
+# that sees its sequence's keys up to its position, when the step is this small: SDPA's set-up
+# then costs more than the few keys (a 70-token prompt: 95 vs 128 µs per layer with the cache
+# writes), and the whole step can go through the C++ decoder stack. The key bound keeps long
+# prompts and chunks deep into a long context on SDPA, whose work per key is lower.
+PER_TOKEN_MAX_TOKENS = 128
+PER_TOKEN_MAX_KEYS = 16384  # keys attended in all, summed over the step's tokens
+
+
 def _small_step(meta: AttentionMetadata, num_tokens: int) -> bool:
     """Whether a step with prefill chunks is small enough to run token by token (see above)."""
     if num_tokens > PER_TOKEN_MAX_TOKENS:
@@ -213,15 +222,6 @@ def _cache_positions(slots: torch.Tensor, block_size: int) -> tuple[torch.Tensor
     """(block, offset in block) of each slot: a head-major cache is written as
     `cache[blocks, :, offsets] = x` with x [N, KVH, D]."""
     return slots // block_size, slots % block_size
-
-
-# Steps with prefill chunks run every token through the decode kernel, as a query of its own
-# that sees its sequence's keys up to its position, when the step is this small: SDPA's set-up
-# then costs more than the few keys (a 70-token prompt: 95 vs 128 µs per layer with the cache
-# writes), and the whole step can go through the C++ decoder stack. The key bound keeps long
-# prompts and chunks deep into a long context on SDPA, whose work per key is lower.
-PER_TOKEN_MAX_TOKENS = 128
-PER_TOKEN_MAX_KEYS = 16384  # keys attended in all, summed over the step's tokens
 
 
 class CpuPagedAttention(ReferenceAttention):
@@ -336,5 +336,6 @@ class ForwardContext:
         )
 
     def decode_indices(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
-        """The C++ decode kernel's index tensors when the whole step is decodes through it."""
+        """The C++ decode kernel's index tensors when the whole step attends through it: a
+        decode step, or a small step with prefill chunks, token by token."""
         return self.backend.decode_indices(self.meta)

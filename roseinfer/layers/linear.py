@@ -71,12 +71,10 @@ class PackedLinear(nn.Module):
         if self.kernels is None or self.kernel_rows == 0:
             return None
         if self.tile_weight is not None:
-            return self.kernels.DecodeLinear(
-                "amx", self.tile_weight, None, self.bias
-            ), self.kernel_rows
-        return self.kernels.DecodeLinear(
-            "small_batch", self.weight, None, self.bias
-        ), self.kernel_rows
+            kind, weight = "amx", self.tile_weight
+        else:
+            kind, weight = "small_batch", self.weight
+        return self.kernels.DecodeLinear(kind, weight, None, self.bias), self.kernel_rows
 
 
 class Int8Linear(nn.Module):

@@ -105,7 +105,8 @@ class LlamaForCausalLM(nn.Module):
         )
         self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)
         self.tie_weights()
-        # Decode steps of up to `decode_stack_rows` tokens run as one C++ call (`attach_kernels`).
+        # Steps that attend through the C++ decode kernel (decodes; small prefill steps, token by
+        # token), of up to `decode_stack_rows` tokens, run as one C++ call (`attach_kernels`).
         self.decode_stack: object | None = None
         self.decode_stack_rows = 0
 
