@@ -36,7 +36,7 @@ def engine_for(path: str, **overrides: object) -> InferenceEngine:
     [{"dtype": "bfloat16"}, {"dtype": "bfloat16", "quantization": "int8"}, {"dtype": "float32"}],
     ids=["bf16", "int8", "fp32"],
 )
-def test_decode_steps_through_the_stack_match_the_modules_exactly(tiny_model_dir, kind, overrides):
+def test_steps_through_the_stack_match_the_modules_exactly(tiny_model_dir, kind, overrides):
     engine = engine_for(tiny_model_dir(kind), **overrides)
     model = engine.model
     assert model.decode_stack is not None
