@@ -1,4 +1,5 @@
-// The decoder stack for decode steps (decode_stack.cpp), declared for the bindings.
+// The decoder stack for steps that attend through the decode kernel (decode_stack.cpp),
+// declared for the bindings.
 #pragma once
 
 #include <torch/extension.h>
@@ -33,8 +34,9 @@ class DecodeStack {
  public:
   DecodeStack(std::vector<DecodeLayer> layers, torch::Tensor final_norm, double eps,
               int64_t num_heads, int64_t num_kv_heads, int64_t head_dim, double scale);
-  // hidden [B, hidden] (the embeddings, consumed as the residual stream), cos/sin [B, D/2]:
-  // the final norm's output [B, hidden]. Writes each token's K/V into the caches.
+  // hidden [N, hidden] (the step's N token embeddings, consumed as the residual stream),
+  // cos/sin [N, D/2], the decode kernel's per-token indices: the final norm's output
+  // [N, hidden]. Writes each token's K/V into the caches.
   torch::Tensor forward(torch::Tensor hidden, torch::Tensor cos, torch::Tensor sin,
                         std::vector<torch::Tensor> k_caches, std::vector<torch::Tensor> v_caches,
                         torch::Tensor slot_mapping, torch::Tensor block_tables,

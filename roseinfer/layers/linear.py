@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 # Rows up to which the C++ kernels beat oneDNN's packed bf16 matmul: SmolLM2's 120 linears on
-# 2 cores (benchmarks/small_batch_linear.py, 2026-11-22 03:25 UTC): small_batch_linear 9.4 /
+# 2 cores (benchmarks/small_batch_linear.py, 2026-11-22, the run before e387460): small_batch_linear 9.4 /
 # 11.0 / 13.2 ms at 1 / 4 / 8 rows, oneDNN 12.3 / 12.0 / 12.1; amx_linear 8.4 / 8.4 / 8.4 / 11.3
 # / 16.7 / 20.2 / 33.4 ms at 1 / 4 / 8 / 32 / 70 / 128 / 256 rows, oneDNN 12.3 / 12.0 / 12.1 /
 # 15.6 / 17.9 / 23.5 / 32.0 ms. So amx_linear also takes prefill chunks of up to 128 rows.

@@ -126,12 +126,11 @@ class LlamaForCausalLM(nn.Module):
         # input_ids, positions: [N] -> hidden [N, hidden]
         x = self.model.embed_tokens(input_ids)
         rope = self.rotary(positions, x.dtype)
-        decode = ctx.decode_indices()
-        if decode is not None and self.decode_stack is not None:
-            if x.shape[0] <= self.decode_stack_rows:  # the same kernels, in one call
-                return self.decode_stack.forward(
-                    x, rope.cos, rope.sin, ctx.k_caches, ctx.v_caches, *decode
-                )
+        decode = ctx.decode_indices() if self.decode_stack is not None else None
+        if decode is not None and x.shape[0] <= self.decode_stack_rows:  # same kernels, one call
+            return self.decode_stack.forward(
+                x, rope.cos, rope.sin, ctx.k_caches, ctx.v_caches, *decode
+            )
         residual = None
         for layer in self.model.layers:
             x, residual = layer(x, residual, rope, ctx)
