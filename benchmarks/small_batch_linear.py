@@ -1,11 +1,12 @@
 """The 120 linear layers of a SmolLM2-135M step at 1 to 512 rows of x (decode batches and
 prefill chunks): the C++ `small_batch_linear` kernel (streams the plain bf16 weights; up to 32
-rows) and `amx_linear` (AMX tiles, where the CPU has them) against oneDNN's prepacked matmul.
-The thresholds in `roseinfer.layers.linear` come from here.
+rows) and `amx_linear` (AMX tiles, where the CPU has them) against oneDNN's prepacked matmul;
+for weight-only int8, `int8_linear` (vector FMAs; up to 32 rows) against `amx_int8_linear`
+(int8 tiles widened to bf16 for AMX). The thresholds in `roseinfer.layers.linear` come from here.
 
     .venv/bin/python benchmarks/small_batch_linear.py
 
-Each line is the median of 7 runs of all 120 layers, the two kernels interleaved.
+Each figure is the better of two medians of 7 runs of all 120 layers, the kernels interleaved.
 """
 
 from __future__ import annotations
@@ -40,33 +41,46 @@ def main() -> None:
         weights = [torch.randn(n, k).bfloat16() * 0.02 for n, k in shapes]
         packed = [torch.ops.mkldnn._reorder_linear_weight(w, 32) for w in weights]
         amx = kernels.amx_linear_available()
+        amx_int8 = kernels.amx_int8_linear_available()
         tiles = [kernels.amx_pack_weight(w) for w in weights] if amx else []
+        # Weight-only int8 as `Int8Linear` quantises: one scale per output channel.
+        scales = [(w.float().abs().amax(1) / 127).clamp(min=1e-8) for w in weights]
+        qweights = [
+            torch.round(w.float() / s[:, None]).clamp(-127, 127).to(torch.int8)
+            for w, s in zip(weights, scales, strict=True)
+        ]
+        scales = [s.bfloat16() for s in scales]
+        qtiles = [kernels.amx_pack_weight(q) for q in qweights] if amx_int8 else []
         for rows in (1, 4, 8, 16, 32, 48, 70, 128, 256, 512):
             xs = {k: torch.randn(rows, k).bfloat16() for k in (H, INTER)}
-
-            def streamed(xs=xs) -> None:
-                for w in weights:
-                    kernels.small_batch_linear(xs[w.shape[1]], w)
-
-            def onednn(xs=xs) -> None:
-                for w, p in zip(weights, packed, strict=True):
-                    torch.ops.mkldnn._linear_pointwise(xs[w.shape[1]], p, None, "none", [], "")
-
-            def on_amx(xs=xs) -> None:
-                for w, t in zip(weights, tiles, strict=True):
-                    kernels.amx_linear(xs[w.shape[1]], t)
-
-            runs: dict[str, list[float]] = {"oneDNN packed": []}
+            variants: dict[str, Callable[[torch.Tensor, int], object]] = {
+                "oneDNN packed": lambda x, i: torch.ops.mkldnn._linear_pointwise(
+                    x, packed[i], None, "none", [], ""
+                ),
+            }
             if rows <= 32:  # it streams the weights once per 8 rows: slow above
-                runs["small_batch_linear"] = []
+                variants["small_batch_linear"] = lambda x, i: kernels.small_batch_linear(
+                    x, weights[i]
+                )
             if amx:
-                runs["amx_linear"] = []
+                variants["amx_linear"] = lambda x, i: kernels.amx_linear(x, tiles[i])
+            if rows <= 32:
+                variants["int8_linear"] = lambda x, i: kernels.int8_linear(
+                    x, qweights[i], scales[i]
+                )
+            if amx_int8:
+                variants["amx_int8_linear"] = lambda x, i: kernels.amx_int8_linear(
+                    x, qtiles[i], scales[i]
+                )
+            runs: dict[str, list[float]] = {name: [] for name in variants}
             for _ in range(2):
-                if rows <= 32:
-                    runs["small_batch_linear"].append(median_ms(streamed))
-                runs["oneDNN packed"].append(median_ms(onednn))
-                if amx:
-                    runs["amx_linear"].append(median_ms(on_amx))
+                for name, linear in variants.items():
+
+                    def step(linear=linear, xs=xs) -> None:
+                        for i, w in enumerate(weights):
+                            linear(xs[w.shape[1]], i)
+
+                    runs[name].append(median_ms(step))
             print(f"{rows} rows: " + ", ".join(f"{k} {min(v):.1f} ms" for k, v in runs.items()))
 
 

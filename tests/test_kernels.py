@@ -307,6 +307,76 @@ def test_amx_linear_rejects_what_it_cannot_do(kernels):
         kernels.amx_pack_weight(torch.zeros(40, 64).bfloat16())
 
 
+@pytest.mark.parametrize(
+    "rows,in_features,out_features",
+    [
+        (1, 576, 960),
+        (5, 32, 48),  # the scalar tail columns (N % 64 != 0 at up to 16 rows)
+        (16, 64, 48),
+        (17, 64, 96),
+        (32, 576, 3072),
+        (33, 64, 80),  # two row chunks: the second runs on the widened tiles; scalar tail
+        (70, 576, 960),
+        (130, 64, 96),
+    ],
+)
+def test_amx_int8_linear_matches_the_exact_int8_product(kernels, rows, in_features, out_features):
+    if not kernels.amx_int8_linear_available():
+        pytest.skip("no AMX with AVX512-BF16 on this CPU")
+    torch.manual_seed(0)
+    lin = nn.Linear(in_features, out_features, bias=True).bfloat16()
+    q = Int8Linear(lin)
+    x = torch.randn(rows, in_features).bfloat16()
+    tiles = kernels.amx_pack_weight(q.qweight)
+    assert tiles.dtype == torch.int8 and tiles.shape == (
+        out_features // 16,
+        in_features // 32,
+        16,
+        32,
+    )
+    # As int8_linear: the int8 weights are exact in bf16, products exact in fp32; the scaled
+    # product is rounded to bf16, then the bias added.
+    exact = ((x.double() @ q.qweight.double().T) * q.scale.double()).bfloat16()
+    tol = {"atol": 2e-2, "rtol": 1.6e-2}
+    torch.testing.assert_close(kernels.amx_int8_linear(x, tiles, q.scale), exact, **tol)
+    torch.testing.assert_close(
+        kernels.amx_int8_linear(x, tiles, q.scale, lin.bias.detach()),
+        (exact.double() + lin.bias.double()).bfloat16(),
+        **tol,
+    )
+    torch.testing.assert_close(
+        kernels.amx_int8_linear(x, tiles, q.scale),
+        kernels.int8_linear(x, q.qweight, q.scale),
+        **tol,
+    )
+    with pytest.raises(RuntimeError, match="scale must be bf16"):
+        kernels.amx_int8_linear(x, tiles, q.scale.float())
+    with pytest.raises(RuntimeError, match="for this K"):
+        kernels.amx_int8_linear(x, kernels.amx_pack_weight(lin.weight.detach()), q.scale)
+
+
+def test_int8_linear_layer_packs_for_amx_and_keeps_its_results(kernels):
+    if not kernels.amx_int8_linear_available():
+        pytest.skip("no AMX with AVX512-BF16 on this CPU")
+    torch.manual_seed(0)
+    lin = nn.Linear(576, 960, bias=True).bfloat16()
+    q = Int8Linear(lin)
+    xs = [torch.randn(n, 576).bfloat16() for n in (1, 8, 40, 200)]
+    before = [q(x) for x in xs]  # aten's int8 matmul: the path without C++
+    q.attach_kernels(kernels)
+    q.attach_kernels(kernels)  # a second attach changes nothing
+    assert q.qweight is None and q.tile_qweight.dtype == torch.int8  # one copy of the weights
+    for x, want in zip(xs, before, strict=True):
+        torch.testing.assert_close(q(x), want, atol=2e-2, rtol=1.6e-2)
+    assert q.decode_linear() is not None
+    # Shapes AMX cannot tile keep the plain int8 weight and the vector kernel.
+    odd = Int8Linear(nn.Linear(40, 70).bfloat16())
+    odd.attach_kernels(kernels)
+    assert odd.tile_qweight is None and odd.qweight is not None
+    x = torch.randn(3, 40).bfloat16()
+    torch.testing.assert_close(odd(x), kernels.int8_linear(x, odd.qweight, odd.scale, odd.bias))
+
+
 class _Spy:
     """The kernels module with its decode linears counted (rows of each call)."""
 

@@ -9,6 +9,8 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <type_traits>
+#include <vector>
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
 #include <sys/syscall.h>
@@ -58,21 +60,54 @@ void configure_tiles(int64_t m) {
     cfg.rows[5] = rows1;
   }
   cfg.rows[6] = cfg.rows[7] = kTileRows;
+  // GCC does not count ldtilecfg as reading all 64 bytes and may drop the stores above: a
+  // memory barrier that sees &cfg keeps them (without it, ldtilecfg faults on garbage).
+  asm volatile("" : : "r"(&cfg) : "memory");
   _tile_loadconfig(&cfg);
 }
 
-inline void prefetch_tile(const c10::BFloat16* tile) {
+template <typename W>
+inline void prefetch_tile(const W* tile) {
   const char* p = reinterpret_cast<const char*>(tile);
-  for (int i = 0; i < 1024; i += 64) _mm_prefetch(p + i, _MM_HINT_T0);
+  for (int i = 0; i < 512 * int(sizeof(W)); i += 64) _mm_prefetch(p + i, _MM_HINT_T0);
 }
 
 constexpr int64_t kPrefetchTiles = 4;  // k tiles ahead, per column block
 
+// Tile `kb` of a column block whose tiles start at `w`, in bf16: bf16 weights in place; int8
+// ones widened into `dst` first (integers up to 127 in magnitude are exact in bf16, so the
+// matmul is the int8 one). Widening next to the tile loads lets it overlap the memory reads.
+inline const c10::BFloat16* b_tile(const c10::BFloat16* w, int64_t kb, c10::BFloat16*) {
+  return w + kb * 512;
+}
+#if defined(__AVX512BF16__)
+inline const c10::BFloat16* b_tile(const int8_t* w, int64_t kb, c10::BFloat16* dst) {
+  const int8_t* src = w + kb * 512;
+  for (int i = 0; i < 512; i += 32) {
+    const __m512 lo = _mm512_cvtepi32_ps(
+        _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+    const __m512 hi = _mm512_cvtepi32_ps(
+        _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16))));
+    _mm512_storeu_si512(dst + i, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo)));
+  }
+  return dst;
+}
+#endif
+
+// Where b_tile puts block j's tile kb: with `widened` (a buffer for the pass's blocks in the
+// packed bf16 layout, kept for the pass's next row chunks), there; else in a one-tile slot of
+// `scratch` per block, reused at every kb.
+inline c10::BFloat16* widen_slot(c10::BFloat16* widened, c10::BFloat16* scratch, int64_t KB,
+                                 int j, int64_t kb) {
+  return widened != nullptr ? widened + (j * KB + kb) * 512 : scratch + j * 512;
+}
+
 // out [m, 64] fp32 (row stride 64) for column blocks nb0..nb0+3, m <= 16.
-void pass_16(const c10::BFloat16* x, int64_t K, const c10::BFloat16* w, int64_t nb0,
-             float* out) {
+template <typename W>
+void pass_16(const c10::BFloat16* x, int64_t K, const W* w, int64_t nb0, float* out) {
   const int64_t KB = K / kTileK, x_stride = K * 2;
-  const c10::BFloat16* b[4];
+  alignas(64) c10::BFloat16 scratch[4 * 512];
+  const W* b[4];
   for (int j = 0; j < 4; ++j) b[j] = w + (nb0 + j) * KB * 512;
   _tile_zero(0);
   _tile_zero(1);
@@ -82,13 +117,13 @@ void pass_16(const c10::BFloat16* x, int64_t K, const c10::BFloat16* w, int64_t 
     if (kb + kPrefetchTiles < KB)
       for (int j = 0; j < 4; ++j) prefetch_tile(b[j] + (kb + kPrefetchTiles) * 512);
     _tile_loadd(4, x + kb * kTileK, x_stride);
-    _tile_loadd(6, b[0] + kb * 512, 64);
+    _tile_loadd(6, b_tile(b[0], kb, scratch), 64);
     _tile_dpbf16ps(0, 4, 6);
-    _tile_loadd(7, b[1] + kb * 512, 64);
+    _tile_loadd(7, b_tile(b[1], kb, scratch + 512), 64);
     _tile_dpbf16ps(1, 4, 7);
-    _tile_loadd(6, b[2] + kb * 512, 64);
+    _tile_loadd(6, b_tile(b[2], kb, scratch + 1024), 64);
     _tile_dpbf16ps(2, 4, 6);
-    _tile_loadd(7, b[3] + kb * 512, 64);
+    _tile_loadd(7, b_tile(b[3], kb, scratch + 1536), 64);
     _tile_dpbf16ps(3, 4, 7);
   }
   _tile_stored(0, out, 64 * 4);
@@ -98,13 +133,16 @@ void pass_16(const c10::BFloat16* x, int64_t K, const c10::BFloat16* w, int64_t 
 }
 
 // out [m, 32] fp32 (row stride 32) for column blocks nb0, nb0+1, m <= 32 (tiles configured by
-// configure_tiles(m)): one or two 16-row blocks of x.
-void pass_32(const c10::BFloat16* x, int64_t m, int64_t K, const c10::BFloat16* w, int64_t nb0,
-             float* out) {
+// configure_tiles(m)): one or two 16-row blocks of x. int8 weights are widened into `widened`
+// ([2, KB, 512]) when it is given, for the pass's next row chunks to run on as bf16.
+template <typename W>
+void pass_32(const c10::BFloat16* x, int64_t m, int64_t K, const W* w, int64_t nb0, float* out,
+             c10::BFloat16* widened = nullptr) {
   const int64_t KB = K / kTileK, x_stride = K * 2;
   const bool two = m > kTileRows;
-  const c10::BFloat16* b0 = w + nb0 * KB * 512;
-  const c10::BFloat16* b1 = b0 + KB * 512;
+  alignas(64) c10::BFloat16 scratch[2 * 512];
+  const W* b0 = w + nb0 * KB * 512;
+  const W* b1 = b0 + KB * 512;
   const c10::BFloat16* x1 = x + kTileRows * K;
   _tile_zero(0);
   _tile_zero(1);
@@ -116,8 +154,8 @@ void pass_32(const c10::BFloat16* x, int64_t m, int64_t K, const c10::BFloat16* 
       prefetch_tile(b1 + (kb + kPrefetchTiles) * 512);
     }
     _tile_loadd(4, x + kb * kTileK, x_stride);
-    _tile_loadd(6, b0 + kb * 512, 64);
-    _tile_loadd(7, b1 + kb * 512, 64);
+    _tile_loadd(6, b_tile(b0, kb, widen_slot(widened, scratch, KB, 0, kb)), 64);
+    _tile_loadd(7, b_tile(b1, kb, widen_slot(widened, scratch, KB, 1, kb)), 64);
     _tile_dpbf16ps(0, 4, 6);
     _tile_dpbf16ps(1, 4, 7);
     if (two) {
@@ -146,7 +184,8 @@ bool amx_linear_available() {
 }
 
 torch::Tensor amx_pack_weight(torch::Tensor w) {
-  TORCH_CHECK(w.dim() == 2 && w.scalar_type() == at::kBFloat16, "amx_pack_weight: w must be bf16 [N, K]");
+  TORCH_CHECK(w.dim() == 2 && (w.scalar_type() == at::kBFloat16 || w.scalar_type() == at::kChar),
+              "amx_pack_weight: w must be bf16 or int8 [N, K]");
   const int64_t N = w.size(0), K = w.size(1);
   TORCH_CHECK(N % kTileRows == 0 && K % kTileK == 0,
               "amx_pack_weight: N must be a multiple of 16 and K of 32");
@@ -158,29 +197,43 @@ torch::Tensor amx_pack_weight(torch::Tensor w) {
       .view({N / 16, K / kTileK, 16, 32});
 }
 
-torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias) {
-  TORCH_CHECK(x.dim() == 2 && x.is_contiguous() && x.scalar_type() == at::kBFloat16,
-              "amx_linear: x must be contiguous bf16 [M, K]");
-  TORCH_CHECK(packed.dim() == 4 && packed.is_contiguous() && packed.scalar_type() == at::kBFloat16 &&
+namespace {
+
+void check_amx_inputs(const torch::Tensor& x, const torch::Tensor& packed, at::ScalarType wtype,
+                      const c10::optional<torch::Tensor>& bias, const char* name) {
+  TORCH_CHECK(x.dim() == 2 && x.is_contiguous() && x.scalar_type() == at::kBFloat16, name,
+              ": x must be contiguous bf16 [M, K]");
+  TORCH_CHECK(packed.dim() == 4 && packed.is_contiguous() && packed.scalar_type() == wtype &&
                   packed.size(2) == 16 && packed.size(3) == 32 && packed.size(1) * kTileK == x.size(1),
-              "amx_linear: packed must come from amx_pack_weight for this K");
-  const int64_t M = x.size(0), K = x.size(1), N = packed.size(0) * 16;
-  TORCH_CHECK(M >= 1, "amx_linear: x has no rows");
+              name, ": packed must come from amx_pack_weight for this K");
+  TORCH_CHECK(x.size(0) >= 1, name, ": x has no rows");
   if (bias.has_value())
-    TORCH_CHECK(bias->is_contiguous() && bias->numel() == N && bias->scalar_type() == at::kBFloat16,
-                "amx_linear: bias must be bf16 [N]");
-  TORCH_CHECK(amx_linear_available(), "amx_linear: this CPU or kernel offers no AMX");
-  auto y = torch::empty({M, N}, x.options());
+    TORCH_CHECK(bias->is_contiguous() && bias->numel() == packed.size(0) * 16 &&
+                    bias->scalar_type() == at::kBFloat16,
+                name, ": bias must be bf16 [N]");
+  TORCH_CHECK(amx_linear_available(), name, ": this CPU or kernel offers no AMX");
+}
+
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
-  const auto* xp = x.data_ptr<c10::BFloat16>();
-  const auto* wp = packed.data_ptr<c10::BFloat16>();
-  const c10::BFloat16* bp = bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr;
-  auto* yp = y.data_ptr<c10::BFloat16>();
+// Element (n, k) of a weight in the packed layout.
+inline int64_t packed_index(int64_t n, int64_t k, int64_t K) {
+  return (n / 16) * (K / kTileK) * 512 + (k / kTileK) * 512 + ((k % kTileK) / 2) * 32 +
+         (n % 16) * 2 + k % 2;
+}
+
+// y [M, N] = finish(x [M, K] @ w.T) over passes of `cols` outputs, w packed (bf16 or int8);
+// `finish(row, n0, width, out)` stores a row's `width` results (row stride `cols`).
+template <typename W, typename Finish>
+void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, int64_t N, const W* wp,
+                const Finish& finish) {
   const int64_t cols = M <= kTileRows ? 64 : 32;  // outputs per pass
   const int64_t passes = N / cols, tail_blocks = (N % cols) / 16;
+  constexpr bool kWiden = !std::is_same_v<W, c10::BFloat16>;
   at::parallel_for(0, passes + (tail_blocks > 0), 1, [&](int64_t p0, int64_t p1) {
     int64_t configured = 0;  // the rows the tiles are configured for
     alignas(64) float out[kChunkRows * 64];
+    // int8 weights of a pass with more than one row chunk: widened once, by the first chunk.
+    std::vector<c10::BFloat16> widened(kWiden && M > kChunkRows ? 2 * (K / kTileK) * 512 : 0);
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t n0 = p * cols;
       const int64_t width = std::min<int64_t>(cols, N - n0);
@@ -196,33 +249,85 @@ torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<to
           }
           if (M <= kTileRows)
             pass_16(xc, K, wp, n0 / 16, out);
-          else
+          else if (!kWiden || M <= kChunkRows)
             pass_32(xc, m, K, wp, n0 / 16, out);
+          else if (r0 == 0)
+            pass_32(xc, m, K, wp, n0 / 16, out, widened.data());
+          else
+            pass_32(xc, m, K, static_cast<const c10::BFloat16*>(widened.data()), 0, out);
         } else {
           // The last columns (N not a multiple of the pass width) through the plain path,
           // rare (N % 64 != 0 with M <= 16, or N % 32 != 0).
           for (int64_t i = 0; i < m; ++i)
             for (int64_t n = n0; n < N; ++n) {
-              const c10::BFloat16* tile_base = wp + (n / 16) * (K / kTileK) * 512;
               float acc = 0.f;
-              for (int64_t k = 0; k < K; ++k) {
-                const c10::BFloat16 wv =
-                    tile_base[(k / kTileK) * 512 + ((k % kTileK) / 2) * 32 + (n % 16) * 2 + k % 2];
-                acc += static_cast<float>(xc[i * K + k]) * static_cast<float>(wv);
-              }
+              for (int64_t k = 0; k < K; ++k)
+                acc += static_cast<float>(xc[i * K + k]) *
+                       static_cast<float>(wp[packed_index(n, k, K)]);
               out[i * cols + (n - n0)] = acc;
             }
         }
-        for (int64_t i = 0; i < m; ++i)
-          for (int64_t n = 0; n < width; n += 16) {
-            __m512 v = _mm512_loadu_ps(out + i * cols + n);
-            if (bp != nullptr) v = _mm512_add_ps(v, load16(bp + n0 + n));
-            store16(yp + (r0 + i) * N + n0 + n, v);
-          }
+        for (int64_t i = 0; i < m; ++i) finish(r0 + i, n0, width, out + i * cols);
       }
     }
     _tile_release();
   });
+}
+#endif
+
+}  // namespace
+
+torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias) {
+  check_amx_inputs(x, packed, at::kBFloat16, bias, "amx_linear");
+  const int64_t M = x.size(0), K = x.size(1), N = packed.size(0) * 16;
+  auto y = torch::empty({M, N}, x.options());
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+  const auto* wp = packed.data_ptr<c10::BFloat16>();
+  const c10::BFloat16* bp = bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr;
+  auto* yp = y.data_ptr<c10::BFloat16>();
+  run_passes(x.data_ptr<c10::BFloat16>(), M, K, N, wp,
+      [&](int64_t row, int64_t n0, int64_t width, const float* out) {
+        for (int64_t n = 0; n < width; n += 16) {
+          __m512 v = _mm512_loadu_ps(out + n);
+          if (bp != nullptr) v = _mm512_add_ps(v, load16(bp + n0 + n));
+          store16(yp + row * N + n0 + n, v);
+        }
+      });
+#endif
+  return y;
+}
+
+bool amx_int8_linear_available() {
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AVX512BF16__)
+  return amx_linear_available();
+#else
+  return false;
+#endif
+}
+
+torch::Tensor amx_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
+                              c10::optional<torch::Tensor> bias) {
+  check_amx_inputs(x, packed, at::kChar, bias, "amx_int8_linear");
+  const int64_t M = x.size(0), K = x.size(1), N = packed.size(0) * 16;
+  TORCH_CHECK(scale.is_contiguous() && scale.numel() == N && scale.scalar_type() == at::kBFloat16,
+              "amx_int8_linear: scale must be bf16 [N]");
+  TORCH_CHECK(amx_int8_linear_available(), "amx_int8_linear: built without AVX512-BF16");
+  auto y = torch::empty({M, N}, x.options());
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AVX512BF16__)
+  const auto* wp = packed.data_ptr<int8_t>();
+  const auto* sp = scale.data_ptr<c10::BFloat16>();
+  const c10::BFloat16* bp = bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr;
+  auto* yp = y.data_ptr<c10::BFloat16>();
+  run_passes(x.data_ptr<c10::BFloat16>(), M, K, N, wp,
+      [&](int64_t row, int64_t n0, int64_t width, const float* out) {
+        // As int8_linear (and aten's int8 matmul then a bias add): the scaled product is
+        // rounded, then the bias added.
+        for (int64_t n = 0; n < width; n += 16) {
+          __m512 v = round16<c10::BFloat16>(_mm512_mul_ps(_mm512_loadu_ps(out + n), load16(sp + n0 + n)));
+          if (bp != nullptr) v = _mm512_add_ps(v, load16(bp + n0 + n));
+          store16(yp + row * N + n0 + n, v);
+        }
+      });
 #endif
   return y;
 }

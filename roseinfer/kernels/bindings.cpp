@@ -27,10 +27,17 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("amx_linear_available", &roseinfer::amx_linear_available,
         "whether amx_linear runs here (built with AMX, and the OS grants the tile state)");
   m.def("amx_pack_weight", &roseinfer::amx_pack_weight,
-        "bf16 w [N, K] in AMX tile layout [N/16, K/32, 16, 32], for amx_linear");
+        "bf16 or int8 w [N, K] in AMX tile layout [N/16, K/32, 16, 32], for amx_linear or "
+        "amx_int8_linear");
   m.def("amx_linear", &roseinfer::amx_linear,
         "x @ w.T + bias for bf16 x [M, K], w packed by amx_pack_weight",
         py::arg("x"), py::arg("packed"), py::arg("bias") = py::none(),
+        py::call_guard<py::gil_scoped_release>());
+  m.def("amx_int8_linear_available", &roseinfer::amx_int8_linear_available,
+        "whether amx_int8_linear runs here (amx_linear's, and built with AVX512-BF16)");
+  m.def("amx_int8_linear", &roseinfer::amx_int8_linear,
+        "(x @ w.T) * scale + bias for bf16 x [M, K], int8 w packed by amx_pack_weight",
+        py::arg("x"), py::arg("packed"), py::arg("scale"), py::arg("bias") = py::none(),
         py::call_guard<py::gil_scoped_release>());
   py::class_<roseinfer::DecodeLinear>(m, "DecodeLinear",
                                       "a linear layer's decode kernel and prepared weights")

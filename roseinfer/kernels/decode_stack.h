@@ -10,8 +10,9 @@
 namespace roseinfer {
 
 // One linear layer's decode kernel and its prepared weights: "amx" (weight packed by
-// amx_pack_weight), "int8" (int8 weight [N, K] and scale [N]), "small_batch" (weight [N, K]) or
-// "dense" (an unpacked nn.Linear's weight [N, K]: aten's linear, as F.linear).
+// amx_pack_weight), "int8" (int8 weight [N, K] and scale [N]), "amx_int8" (int8 weight packed
+// by amx_pack_weight and scale [N]), "small_batch" (weight [N, K]) or "dense" (an unpacked
+// nn.Linear's weight [N, K]: aten's linear, as F.linear).
 class DecodeLinear {
  public:
   DecodeLinear(std::string kind, torch::Tensor weight, c10::optional<torch::Tensor> scale,
@@ -19,7 +20,7 @@ class DecodeLinear {
   torch::Tensor operator()(const torch::Tensor& x) const;
 
  private:
-  enum class Kind { kAmx, kInt8, kSmallBatch, kDense };
+  enum class Kind { kAmx, kInt8, kAmxInt8, kSmallBatch, kDense };
   Kind kind_;
   torch::Tensor weight_;
   c10::optional<torch::Tensor> scale_, bias_;

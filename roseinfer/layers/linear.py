@@ -82,17 +82,41 @@ class Int8Linear(nn.Module):
         super().__init__()
         w = linear.weight.detach().float()  # [out, in]
         scale = (w.abs().amax(dim=1) / 127.0).clamp(min=1e-8)  # [out]
+        # [out, in] int8 until `attach_kernels` packs it for amx_int8_linear (then None).
         self.register_buffer(
             "qweight", torch.round(w / scale[:, None]).clamp(-127, 127).to(torch.int8)
         )
         self.register_buffer("scale", scale.to(linear.weight.dtype))
         self.bias = None if linear.bias is None else linear.bias.detach()
         self.out_features = linear.out_features
-        self.kernels: ModuleType | None = None  # set by `roseinfer.kernels.attach_cpu_kernels`
+        self.tile_qweight: torch.Tensor | None = None  # [out/16, in/32, 16, 32] int8
+        self.kernels: ModuleType | None = None
+
+    def attach_kernels(self, kernels: ModuleType) -> None:
+        """Called by `roseinfer.kernels.attach_cpu_kernels`: AMX tiles where the CPU has them
+        (bf16 activations), else the vector kernel on the plain int8 weight."""
+        if self.kernels is not None:  # already attached (the plain weight may be gone)
+            return
+        self.kernels = kernels
+        out_features, in_features = self.qweight.shape
+        if (
+            self.scale.dtype == torch.bfloat16
+            and kernels.amx_int8_linear_available()
+            and out_features % 16 == 0
+            and in_features % 32 == 0
+        ):
+            self.tile_qweight = kernels.amx_pack_weight(self.qweight)
+            self.qweight = None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x2 = x.reshape(-1, x.shape[-1])
-        if self.kernels is not None:
+        if self.tile_qweight is not None:
+            # int8 tiles widened to bf16 next to the AMX tile loads: 5.7 / 6.2 / 8.7 ms for
+            # SmolLM2's 120 linears at 1 / 8 / 32 rows, int8_linear 5.6 / 10.3 / 38.8 ms.
+            y = self.kernels.amx_int8_linear(
+                x2.contiguous(), self.tile_qweight, self.scale, self.bias
+            )
+        elif self.kernels is not None:
             # Streams the weights with software prefetch: 1.6x aten's kernel at batch 1.
             y = self.kernels.int8_linear(x2.contiguous(), self.qweight, self.scale, self.bias)
         else:
@@ -108,7 +132,11 @@ class Int8Linear(nn.Module):
         """As `PackedLinear.decode_linear`: the C++ int8 kernel, at any number of rows."""
         if self.kernels is None:
             return None
-        linear = self.kernels.DecodeLinear("int8", self.qweight, self.scale, self.bias)
+        if self.tile_qweight is not None:
+            kind, weight = "amx_int8", self.tile_qweight
+        else:
+            kind, weight = "int8", self.qweight
+        linear = self.kernels.DecodeLinear(kind, weight, self.scale, self.bias)
         return linear, sys.maxsize
 
 
