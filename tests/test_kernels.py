@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from roseinfer.config import SamplingParams
 from roseinfer.kernels import load_cpu_kernels
 from roseinfer.layers.activation import SiluAndMul
 from roseinfer.layers.attention import (
@@ -26,6 +27,7 @@ from roseinfer.layers.linear import (
 )
 from roseinfer.layers.norm import RMSNorm
 from roseinfer.layers.rotary import RotaryTables
+from roseinfer.layers.sampler import Sampler
 
 DTYPES = [torch.float32, torch.bfloat16, torch.float16]
 
@@ -509,3 +511,46 @@ def test_small_prefill_steps_run_token_by_token_through_the_kernel(kernels, chun
     torch.testing.assert_close(outs[1], outs[0], atol=1e-5, rtol=1e-5)
     for ref, got in zip(written[0], written[1], strict=True):
         assert torch.equal(ref, got)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("rows,vocab", [(1, 49152), (4, 7), (3, 16), (2, 33), (32, 1000)])
+def test_argmax_rows_matches_torch_max(kernels, dtype, rows, vocab):
+    torch.manual_seed(0)
+    logits = torch.randn(rows, vocab).to(dtype)
+    with_nans = logits.clone()
+    with_nans[0, -1] = with_nans[-1, vocab // 2] = with_nans[0, 1] = float("nan")
+    cases = {
+        "random": logits,
+        "ties": logits.round(),  # the first maximal index wins
+        "nans": with_nans,  # the first NaN, as torch.max
+        "all -inf": torch.full_like(logits, float("-inf")),
+        "strided rows": torch.randn(rows, vocab + 5).to(dtype)[:, :vocab],
+    }
+    for name, x in cases.items():
+        got = kernels.argmax_rows(x)
+        assert got.dtype == torch.long and torch.equal(got, x.max(dim=-1).indices), name
+    with pytest.raises(RuntimeError, match="contiguous rows"):
+        kernels.argmax_rows(logits.t())
+
+
+def test_sampler_takes_greedy_tokens_from_the_kernel(kernels):
+    torch.manual_seed(0)
+    logits = torch.randn(5, 300).bfloat16().round()  # many ties
+    greedy = SamplingParams(temperature=0.0)
+    sampled = SamplingParams(temperature=0.8, do_sample=True, seed=7)
+    params = [greedy, sampled, greedy, greedy, sampled]
+
+    class Spy:
+        calls = 0
+
+        def argmax_rows(self, x):
+            Spy.calls += 1
+            return kernels.argmax_rows(x)
+
+    def run(sampler: Sampler) -> torch.Tensor:
+        generators = [sampler.new_request_state(p) for p in params]
+        return sampler(logits.clone(), params, generators, [0] * len(params))
+
+    plain = run(Sampler("cpu", 0, [2]))
+    assert torch.equal(run(Sampler("cpu", 0, [2], Spy())), plain) and Spy.calls == 1

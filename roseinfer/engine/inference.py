@@ -20,6 +20,7 @@ from roseinfer.engine.llm_engine import InvalidRequestError, LLMEngine, check_pr
 from roseinfer.engine.model_runner import ModelRunner
 from roseinfer.engine.scheduler import ScheduledSequence
 from roseinfer.engine.sequence import Sequence
+from roseinfer.kernels import cpu_kernels_for
 from roseinfer.layers.sampler import Sampler
 from roseinfer.loader import LoadedModel, load_model
 
@@ -44,7 +45,12 @@ class InferenceEngine:
             config.max_model_len or self.model_config.max_position_embeddings,
             self.model_config.max_position_embeddings,
         )
-        self._sampler = Sampler(config.device, config.seed, self.tokenizer.stop_token_ids)
+        self._sampler = Sampler(
+            config.device,
+            config.seed,
+            self.tokenizer.stop_token_ids,
+            cpu_kernels_for(config.device, config.enforce_eager),
+        )
 
     def new_core(self, **overrides) -> LLMEngine:
         """A batched engine (its own KV cache) over this model; overrides change EngineConfig fields."""

@@ -16,6 +16,7 @@ from roseinfer.engine.block_manager import BlockManager
 from roseinfer.engine.model_runner import ModelRunner, num_blocks_for_budget
 from roseinfer.engine.scheduler import Scheduler
 from roseinfer.engine.sequence import Sequence
+from roseinfer.kernels import cpu_kernels_for
 from roseinfer.layers.sampler import Sampler
 from roseinfer.loader import LoadedModel
 
@@ -67,7 +68,12 @@ class LLMEngine:
             mc, config.block_size, loaded.dtype, config.kv_cache_memory
         )
         self.stop_token_ids = frozenset(self.tokenizer.stop_token_ids)
-        sampler = Sampler(config.device, config.seed, self.stop_token_ids)
+        sampler = Sampler(
+            config.device,
+            config.seed,
+            self.stop_token_ids,
+            cpu_kernels_for(config.device, config.enforce_eager),
+        )
         self.runner = ModelRunner(
             loaded.model,
             mc,

@@ -23,6 +23,7 @@ _SOURCES = [
     "bindings.cpp",
     "paged_attention.cpp",
     "fused_ops.cpp",
+    "sampling.cpp",
     "int8_linear.cpp",
     "amx_linear.cpp",
     "decode_stack.cpp",
@@ -62,6 +63,16 @@ def load_cpu_kernels() -> ModuleType | None:
             "could not build the C++ CPU kernels (%s); using the plain PyTorch path", exc
         )
         return None
+
+
+def uses_cpu_kernels(device: str, enforce_eager: bool) -> bool:
+    """Whether an engine on `device` runs the C++ kernels (not with `--enforce-eager`)."""
+    return device == "cpu" and not enforce_eager
+
+
+def cpu_kernels_for(device: str, enforce_eager: bool) -> ModuleType | None:
+    """The kernels an engine on `device` runs, or None (off CPU, `--enforce-eager`, no build)."""
+    return load_cpu_kernels() if uses_cpu_kernels(device, enforce_eager) else None
 
 
 def attach_cpu_kernels(model: nn.Module) -> bool:

@@ -33,6 +33,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "x @ w.T + bias for bf16 x [M, K], w packed by amx_pack_weight",
         py::arg("x"), py::arg("packed"), py::arg("bias") = py::none(),
         py::call_guard<py::gil_scoped_release>());
+  m.def("argmax_rows", &roseinfer::argmax_rows,
+        "index of each row's first maximum (or first NaN), as torch.max(dim=-1).indices");
   m.def("amx_int8_linear_available", &roseinfer::amx_int8_linear_available,
         "whether amx_int8_linear runs here (amx_linear's, and built with AVX512-BF16)");
   m.def("amx_int8_linear", &roseinfer::amx_int8_linear,

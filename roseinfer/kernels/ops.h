@@ -21,6 +21,7 @@ torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
 bool amx_linear_available();
 torch::Tensor amx_pack_weight(torch::Tensor w);
 torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias);
+torch::Tensor argmax_rows(torch::Tensor logits);
 bool amx_int8_linear_available();
 torch::Tensor amx_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
                               c10::optional<torch::Tensor> bias);

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence as Seq
+from types import ModuleType
 
 import torch
 
@@ -32,12 +33,29 @@ class Sampler:
     which draws from p. Rows with a `seed` draw their noise from their own generator, so a
     seeded request's output does not depend on what else is in the batch."""
 
-    def __init__(self, device: torch.device | str, seed: int, stop_token_ids: Seq[int]) -> None:
+    def __init__(
+        self,
+        device: torch.device | str,
+        seed: int,
+        stop_token_ids: Seq[int],
+        kernels: ModuleType | None = None,
+    ) -> None:
+        """`kernels`: the C++ CPU kernels (their greedy argmax), or None for PyTorch's."""
         self.device = torch.device(device)
+        self.kernels = kernels
         self.generator = torch.Generator(self.device).manual_seed(seed)
         self.stop_token_ids = torch.tensor(
             sorted(stop_token_ids), dtype=torch.long, device=self.device
         )
+
+    def argmax(self, logits: torch.Tensor) -> torch.Tensor:  # [B, V] -> [B] int64
+        """Each row's first maximal index, on the model-dtype logits (the same values, so the
+        same token, with no fp32 copy)."""
+        if self.kernels is not None and logits.device.type == "cpu" and logits.stride(-1) == 1:
+            # 73 vs 667 µs for 32 rows of 49,152 bf16 logits (torch.max), 5 vs 43 µs for one.
+            return self.kernels.argmax_rows(logits)
+        # `max` returns the first maximal index like `argmax`, ~4x faster on bf16.
+        return logits.max(dim=-1).indices
 
     def new_request_state(self, params: SamplingParams) -> torch.Generator | None:
         if params.seed is None or params.greedy:
@@ -57,9 +75,7 @@ class Sampler:
                 if p.stop_token_ids:
                     logits[i, list(p.stop_token_ids)] = float("-inf")
         greedy = [p.greedy for p in params]
-        # On the model-dtype logits: the same values, so the same token, with no fp32 copy.
-        # `max` returns the first maximal index like `argmax`, ~4x faster on bf16 (BENCHMARKS.md).
-        greedy_ids = logits.max(dim=-1).indices
+        greedy_ids = self.argmax(logits)
         if all(greedy):
             return greedy_ids
         logits = logits.float()

@@ -16,7 +16,7 @@ from torch import nn
 from tqdm import tqdm
 
 from roseinfer.config import EngineConfig
-from roseinfer.kernels import attach_cpu_kernels
+from roseinfer.kernels import attach_cpu_kernels, uses_cpu_kernels
 from roseinfer.layers.linear import optimize_linears
 from roseinfer.loader.hf import generation_eos_ids, iter_safetensors, read_hf_config
 from roseinfer.models import ModelConfig, build_model
@@ -141,7 +141,7 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
         model = model.to(device=cfg.device, dtype=dtype).eval()
         _rebuild_buffers(model, model_config, cfg.device)
         optimize_linears(model, cfg.quantization, cfg.enforce_eager)
-        if not cfg.enforce_eager and cfg.device == "cpu":
+        if uses_cpu_kernels(cfg.device, cfg.enforce_eager):
             bar.set_description("Loading model: C++ kernels (the first build takes ~1 min)")
             attach_cpu_kernels(model)
         bar.update()

@@ -1,0 +1,74 @@
+// Greedy sampling: the index of each row's largest logit. torch's max over a bf16 row of 49,152
+// logits takes ~20 µs (0.63 ms for a batch of 32, a few percent of a decode step); this reads
+// each row once with 16-lane compares.
+#include <ATen/Parallel.h>
+
+#include <cmath>
+
+#include "vec.h"
+
+namespace roseinfer {
+namespace {
+
+// The first index of the row's maximum (n > 0), or of its first NaN if it has one (as torch.max).
+template <typename T>
+int64_t argmax_row(const T* row, int64_t n) {
+  int64_t i = 1, best_at = 0;
+  float best = to_float(row[0]);
+  bool has_nan = std::isnan(best);
+#if defined(__AVX512F__)
+  if (n >= 16) {
+    // Per lane: the largest value seen and where (strictly greater: its first occurrence).
+    __m512 mx = load16(row);
+    __m512i idx = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m512i at = idx;
+    __mmask16 nan = _mm512_cmp_ps_mask(mx, mx, _CMP_UNORD_Q);
+    for (i = 16; i + 16 <= n; i += 16) {
+      idx = _mm512_add_epi32(idx, _mm512_set1_epi32(16));
+      const __m512 v = load16(row + i);
+      const __mmask16 gt = _mm512_cmp_ps_mask(v, mx, _CMP_GT_OQ);
+      nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+      mx = _mm512_mask_mov_ps(mx, gt, v);
+      at = _mm512_mask_mov_epi32(at, gt, idx);
+    }
+    has_nan = nan != 0;
+    best = _mm512_reduce_max_ps(mx);
+    // The smallest index among the lanes holding the maximum: its first occurrence overall.
+    const __mmask16 is_best = _mm512_cmp_ps_mask(mx, _mm512_set1_ps(best), _CMP_EQ_OQ);
+    best_at = _mm512_mask_reduce_min_epi32(is_best, at);
+  }
+#endif
+  for (; i < n; ++i) {
+    const float v = to_float(row[i]);
+    has_nan |= std::isnan(v);
+    if (v > best) {
+      best = v;
+      best_at = i;
+    }
+  }
+  if (has_nan) {  // rare (a broken model): the first NaN, in order
+    for (int64_t j = 0; j < n; ++j)
+      if (std::isnan(to_float(row[j]))) return j;
+  }
+  return best_at;
+}
+
+}  // namespace
+
+torch::Tensor argmax_rows(torch::Tensor logits) {
+  TORCH_CHECK(logits.dim() == 2 && logits.stride(1) == 1 && logits.size(1) > 0,
+              "argmax_rows: logits must be [B, V] with contiguous rows and V > 0");
+  const int64_t rows = logits.size(0), n = logits.size(1), stride = logits.stride(0);
+  auto out = torch::empty({rows}, logits.options().dtype(at::kLong));
+  int64_t* op = out.data_ptr<int64_t>();
+  dispatch(logits.scalar_type(), "argmax_rows", [&](auto tag) {
+    using T = decltype(tag);
+    const T* lp = logits.data_ptr<T>();
+    at::parallel_for(0, rows, 1, [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) op[r] = argmax_row(lp + r * stride, n);
+    });
+  });
+  return out;
+}
+
+}  // namespace roseinfer
