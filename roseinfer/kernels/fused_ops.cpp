@@ -70,10 +70,12 @@ torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps) {
   auto out = torch::empty({x.size(0), x.size(1)}, x.options());
   dispatch(x.scalar_type(), "rms_norm", [&](auto tag) {
     using T = decltype(tag);
-    const int64_t n = x.size(1);
+    const int64_t n = x.size(1), stride = x.stride(0);
+    const T* xp = x.data_ptr<T>();
+    const T* wp = weight.data_ptr<T>();
+    T* op = out.data_ptr<T>();
     for_rows(x.size(0), n, [&](int64_t r) {
-      norm_row<T>(x.data_ptr<T>() + r * x.stride(0), weight.data_ptr<T>(),
-                  out.data_ptr<T>() + r * n, n, static_cast<float>(eps));
+      norm_row<T>(xp + r * stride, wp, op + r * n, n, static_cast<float>(eps));
     });
   });
   return out;
@@ -92,12 +94,15 @@ torch::Tensor add_rms_norm(torch::Tensor x, torch::Tensor residual, torch::Tenso
   auto out = torch::empty({x.size(0), x.size(1)}, x.options());
   dispatch(x.scalar_type(), "add_rms_norm", [&](auto tag) {
     using T = decltype(tag);
-    const int64_t n = x.size(1);
+    const int64_t n = x.size(1), stride = x.stride(0);
+    const T* xp = x.data_ptr<T>();
+    const T* wp = weight.data_ptr<T>();
+    T* rp = residual.data_ptr<T>();
+    T* op = out.data_ptr<T>();
     for_rows(x.size(0), n, [&](int64_t r) {
-      T* res = residual.data_ptr<T>() + r * n;
-      add_row<T>(res, x.data_ptr<T>() + r * x.stride(0), n);
-      norm_row<T>(res, weight.data_ptr<T>(), out.data_ptr<T>() + r * n, n,
-                  static_cast<float>(eps));
+      T* res = rp + r * n;
+      add_row<T>(res, xp + r * stride, n);
+      norm_row<T>(res, wp, op + r * n, n, static_cast<float>(eps));
     });
   });
   return out;
@@ -138,14 +143,19 @@ void rotary_embedding(torch::Tensor q, torch::Tensor k, torch::Tensor cos, torch
         x[half + i] = round_to<T>(r(x2 * cv) + r(x1 * sv));
       }
     };
-    const int64_t heads = q.size(1) + k.size(1);
-    for_rows(q.size(0), heads * q.size(2), [&](int64_t r) {
-      const T* c = cos.data_ptr<T>() + r * half;
-      const T* s = sin.data_ptr<T>() + r * half;
-      for (int64_t h = 0; h < q.size(1); ++h)
-        rotate(q.data_ptr<T>() + r * q.stride(0) + h * q.stride(1), c, s);
-      for (int64_t h = 0; h < k.size(1); ++h)
-        rotate(k.data_ptr<T>() + r * k.stride(0) + h * k.stride(1), c, s);
+    // Pointers and strides read once, outside the per-row loop.
+    T* qp = q.data_ptr<T>();
+    T* kp = k.data_ptr<T>();
+    const T* cp = cos.data_ptr<T>();
+    const T* sp = sin.data_ptr<T>();
+    const int64_t q_heads = q.size(1), k_heads = k.size(1);
+    const int64_t q_row = q.stride(0), q_head = q.stride(1);
+    const int64_t k_row = k.stride(0), k_head = k.stride(1);
+    for_rows(q.size(0), (q_heads + k_heads) * q.size(2), [&](int64_t r) {
+      const T* c = cp + r * half;
+      const T* s = sp + r * half;
+      for (int64_t h = 0; h < q_heads; ++h) rotate(qp + r * q_row + h * q_head, c, s);
+      for (int64_t h = 0; h < k_heads; ++h) rotate(kp + r * k_row + h * k_head, c, s);
     });
   });
 }
@@ -158,10 +168,13 @@ torch::Tensor silu_and_mul(torch::Tensor x) {
   auto out = torch::empty({x.size(0), inter}, x.options());
   dispatch(x.scalar_type(), "silu_and_mul", [&](auto tag) {
     using T = decltype(tag);
+    const T* xp = x.data_ptr<T>();
+    T* op = out.data_ptr<T>();
+    const int64_t stride = x.stride(0);
     for_rows(x.size(0), x.size(1), [&](int64_t r) {
-      const T* gate = x.data_ptr<T>() + r * x.stride(0);
+      const T* gate = xp + r * stride;
       const T* up = gate + inter;
-      T* y = out.data_ptr<T>() + r * inter;
+      T* y = op + r * inter;
       int64_t i = 0;
 #if defined(__AVX512F__)
       const __m512 one = _mm512_set1_ps(1.f);

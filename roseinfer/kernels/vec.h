@@ -60,9 +60,13 @@ template <>
 inline __m512 round16<float>(__m512 v) { return v; }
 template <>
 inline __m512 round16<c10::BFloat16>(__m512 v) {
-  alignas(64) c10::BFloat16 tmp[16];
-  store16(tmp, v);
-  return load16(tmp);
+  // store16's rounding, kept in the register: the upper 16 bits of the rounded pattern.
+  const __m512i bits = _mm512_castps_si512(v);
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+  __m512i rounded = _mm512_add_epi32(bits, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
+  const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+  rounded = _mm512_mask_mov_epi32(rounded, nan, _mm512_set1_epi32(0x7fc00000));
+  return _mm512_castsi512_ps(_mm512_and_si512(rounded, _mm512_set1_epi32(int(0xffff0000u))));
 }
 template <>
 inline __m512 round16<c10::Half>(__m512 v) {
