@@ -484,8 +484,9 @@ def _chunk_meta(chunks: list[tuple[int, int]], block_size: int = 4) -> Attention
     [
         ([(9, 1), (0, 20), (5, 7)], True),  # a decode, a fresh prompt, a chunk after a prefix
         ([(0, 70)], True),  # the served workload's prompt
-        ([(0, 129)], False),  # more tokens than PER_TOKEN_MAX_TOKENS
-        ([(400, 60)], False),  # few tokens but deep in a context: too many keys
+        ([(0, 70)] * 7, True),  # a wave of prompts: 490 tokens, 17k keys
+        ([(0, 320)], False),  # one long prompt: 51k keys, more than PER_TOKEN_MAX_KEYS
+        ([(900, 60)], False),  # few tokens but deep in a context: too many keys
     ],
 )
 def test_small_prefill_steps_run_token_by_token_through_the_kernel(kernels, chunks, per_token):

@@ -185,18 +185,17 @@ def _gather(cache: torch.Tensor, g: _Group, block_size: int) -> torch.Tensor:
 
 
 # Steps with prefill chunks run every token through the decode kernel, as a query of its own
-# that sees its sequence's keys up to its position, when the step is this small: SDPA's set-up
-# then costs more than the few keys (a 70-token prompt: 95 vs 128 µs per layer with the cache
-# writes), and the whole step can go through the C++ decoder stack. The key bound keeps long
-# prompts and chunks deep into a long context on SDPA, whose work per key is lower.
-PER_TOKEN_MAX_TOKENS = 128
-PER_TOKEN_MAX_KEYS = 16384  # keys attended in all, summed over the step's tokens
+# that sees its sequence's keys up to its position, while the step attends to few keys in all:
+# SDPA's set-up, padding and gathers then cost more than the kernel's work per key, and a step of
+# up to 128 tokens can go through the C++ decoder stack. Prefill steps (2026-11-22, SmolLM2, bf16):
+# 7 prompts of 70 tokens (17k keys) 131 -> 110 ms, 16 of 32 (8k) 133 -> 115 ms, 3 of 170 (44k)
+# 137 -> 130 ms, 2 of 256 (66k) even, 1 of 512 (131k) 148 vs 212 ms: hence the bound on keys,
+# which also keeps chunks deep into a long context on SDPA (it reads each key once per chunk).
+PER_TOKEN_MAX_KEYS = 49152  # keys attended in all, summed over the step's tokens
 
 
-def _small_step(meta: AttentionMetadata, num_tokens: int) -> bool:
-    """Whether a step with prefill chunks is small enough to run token by token (see above)."""
-    if num_tokens > PER_TOKEN_MAX_TOKENS:
-        return False
+def _small_step(meta: AttentionMetadata) -> bool:
+    """Whether a step with prefill chunks attends to few enough keys to run token by token."""
     # A chunk of q tokens after c cached ones attends to (c + 1) + ... + (c + q) keys.
     keys = sum(
         q * (n - q) + q * (q + 1) // 2
@@ -227,8 +226,8 @@ def _cache_positions(slots: torch.Tensor, block_size: int) -> tuple[torch.Tensor
 class CpuPagedAttention(ReferenceAttention):
     """Decodes through the C++ kernel (`roseinfer/kernels/paged_attention.cpp`), which reads each
     sequence's keys and values in place from the paged cache: no gathered copy, no mask, one call
-    per layer. Prefill chunks keep the reference path, whose SDPA is faster for many queries,
-    except in small steps (`PER_TOKEN_MAX_TOKENS`), where every token is a query of the kernel."""
+    per layer. Prefill chunks keep the reference path, whose SDPA is faster for many keys,
+    except in steps with few (`PER_TOKEN_MAX_KEYS`), where every token is a query of the kernel."""
 
     name = "cpu"
 
@@ -237,7 +236,7 @@ class CpuPagedAttention(ReferenceAttention):
 
     def prepare(self, meta: AttentionMetadata) -> None:
         nd, num_tokens = meta.num_decode_seqs, int(meta.query_start_loc[-1])
-        if nd < meta.num_seqs and _small_step(meta, num_tokens):
+        if nd < meta.num_seqs and _small_step(meta):
             meta.prepared["groups"] = []
             meta.prepared["decode"] = _per_token_indices(meta, num_tokens)
             meta.prepared["per_token"] = True
