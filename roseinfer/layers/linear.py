@@ -7,8 +7,10 @@
   call: `amx_linear` on CPUs with AMX (up to `AMX_ROWS` rows), else `small_batch_linear` (up to
   `SMALL_BATCH_ROWS`). The price is a second copy of the weights in memory.
 - `Int8Linear` (`--quantization int8`): weight-only int8 with one scale per output channel:
-  half the bytes of bf16 per decode step. The C++ kernel (`roseinfer/kernels/int8_linear.cpp`)
-  where it builds, else `aten._weight_int8pack_mm` (and always with `--enforce-eager`).
+  half the bytes of bf16 per decode step. Where the C++ kernels build: `amx_int8_linear` on CPUs
+  with AMX (the weight packed into tiles, widened to bf16 as they load; any number of rows),
+  else `int8_linear` (`roseinfer/kernels/int8_linear.cpp`); without them (and always with
+  `--enforce-eager`) `aten._weight_int8pack_mm`.
 """
 
 from __future__ import annotations
