@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
-from decoding import decoding_core
+from decoding import decoding_core, interleaved_step_medians
 
 from roseinfer.engine import InferenceEngine
 
@@ -31,13 +30,7 @@ def main() -> None:
         c: decoding_core(engine, args.batch_size, c, kv_cache_memory=0.5, max_new_tokens=500)
         for c in contexts
     }
-    times: dict[int, list[float]] = {c: [] for c in contexts}
-    for _ in range(args.steps):
-        for c, core in cores.items():
-            start = time.perf_counter()
-            core.step()
-            times[c].append(time.perf_counter() - start)
-    steps = {c: statistics.median(ts) * 1000 for c, ts in times.items()}
+    steps = {c: s * 1000 for c, s in interleaved_step_medians(cores, args.steps).items()}
     for c, ms in steps.items():
         print(f"batch {args.batch_size}, context {c}+: step p50 {ms:.2f} ms")
     # Least-squares line through (context, step time).

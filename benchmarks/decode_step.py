@@ -18,10 +18,8 @@ prompt; the step time is the median over interleaved decode steps.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
-from decoding import decoding_core
+from decoding import decoding_core, interleaved_step_medians
 
 from roseinfer.engine import InferenceEngine
 from roseinfer.layers.linear import PackedLinear
@@ -56,14 +54,7 @@ def main() -> None:
         if name == "module-calls":
             engine.model.decode_stack = None
         cores[name] = decoding_core(engine, args.batch_size)
-    times: dict[str, list[float]] = {name: [] for name in cores}
-    for _ in range(args.steps):
-        for name, core in cores.items():
-            start = time.perf_counter()
-            core.step()
-            times[name].append(time.perf_counter() - start)
-    for name, ts in times.items():
-        step = statistics.median(ts)
+    for name, step in interleaved_step_medians(cores, args.steps).items():
         print(
             f"batch {args.batch_size} {name}: step p50 {step * 1000:.1f} ms ({args.batch_size / step:.0f} tok/s)"
         )

@@ -1,6 +1,11 @@
-"""Shared by the step benchmarks: an engine core whose sequences all decode one token per step."""
+"""Shared by the step benchmarks: an engine core whose sequences all decode one token per step,
+and the median step time of several such cores measured in turns."""
 
 from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Hashable
 
 from roseinfer import SamplingParams
 from roseinfer.engine import InferenceEngine
@@ -22,3 +27,15 @@ def decoding_core(
     while len(core.step()) < batch_size:
         pass  # prefill until every sequence decodes one token per step
     return core
+
+
+def interleaved_step_medians(cores: dict[Hashable, LLMEngine], steps: int) -> dict[Hashable, float]:
+    """Median seconds per step of each core, the cores taking turns step by step: a host that
+    slows down mid-run slows them all alike, so their ratios hold."""
+    times: dict[Hashable, list[float]] = {key: [] for key in cores}
+    for _ in range(steps):
+        for key, core in cores.items():
+            start = time.perf_counter()
+            core.step()
+            times[key].append(time.perf_counter() - start)
+    return {key: statistics.median(ts) for key, ts in times.items()}
