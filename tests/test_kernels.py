@@ -353,8 +353,12 @@ def test_amx_int8_linear_matches_the_exact_int8_product(kernels, rows, in_featur
     )
     with pytest.raises(RuntimeError, match="scale must be bf16"):
         kernels.amx_int8_linear(x, tiles, q.scale.float())
-    with pytest.raises(RuntimeError, match="for this K"):
+    with pytest.raises(RuntimeError, match="must hold int8 weights"):
         kernels.amx_int8_linear(x, kernels.amx_pack_weight(lin.weight.detach()), q.scale)
+    with pytest.raises(RuntimeError, match="must hold bf16 weights"):
+        kernels.amx_linear(x, tiles)
+    with pytest.raises(RuntimeError, match="for this K"):
+        kernels.amx_int8_linear(x[:, :-32].contiguous(), tiles, q.scale)
 
 
 def test_int8_linear_layer_packs_for_amx_and_keeps_its_results(kernels):
@@ -371,6 +375,7 @@ def test_int8_linear_layer_packs_for_amx_and_keeps_its_results(kernels):
     for x, want in zip(xs, before, strict=True):
         torch.testing.assert_close(q(x), want, atol=2e-2, rtol=1.6e-2)
     assert q.decode_linear() is not None
+    assert q(torch.zeros(0, 576).bfloat16()).shape == (0, 960)
     # Shapes AMX cannot tile keep the plain int8 weight and the vector kernel.
     odd = Int8Linear(nn.Linear(40, 70).bfloat16())
     odd.attach_kernels(kernels)
@@ -525,6 +530,7 @@ def test_argmax_rows_matches_torch_max(kernels, dtype, rows, vocab):
         "random": logits,
         "ties": logits.round(),  # the first maximal index wins
         "nans": with_nans,  # the first NaN, as torch.max
+        "a NaN last": torch.where(torch.arange(vocab) == vocab - 1, float("nan"), logits),
         "all -inf": torch.full_like(logits, float("-inf")),
         "strided rows": torch.randn(rows, vocab + 5).to(dtype)[:, :vocab],
     }

@@ -1,16 +1,18 @@
-// bf16 linear layers on AMX for decode batches and short prefill chunks: y = x @ w.T + bias,
-// fp32 accumulation. oneDNN does the same matmuls with AMX but spends ~25 µs of set-up per call
-// (121 calls per step) and reads the weights slower than the memory allows; this streams
-// weights prepacked once into AMX's tile layout, each weight read from memory once per call.
+// Linear layers on AMX with bf16 x, fp32 accumulation: `amx_linear` (bf16 weights, decode
+// batches and short prefill chunks: y = x @ w.T + bias) and `amx_int8_linear` (weight-only int8,
+// any number of rows: y = (x @ w.T) * scale + bias). oneDNN does the bf16 matmuls with AMX but
+// spends ~25 µs of set-up per call (121 calls per step) and reads the weights slower than the
+// memory allows; these stream weights prepacked once into AMX's tile layout, each weight read
+// from memory once per call.
 //
 // Tile layout of a packed weight w [N, K] (N % 16 == 0, K % 32 == 0): [N / 16, K / 32, 16, 32]
-// bf16, tile (nb, kb) holding w[16 nb + n][32 kb + 2 r + j] at [r][2 n + j] (AMX's "VNNI" B
-// operand: pairs of consecutive k for each output column).
+// in w's dtype (bf16 or int8), tile (nb, kb) holding w[16 nb + n][32 kb + 2 r + j] at [r][2 n + j]
+// (AMX's "VNNI" B operand: pairs of consecutive k for each output column).
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <memory>
 #include <type_traits>
-#include <vector>
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
 #include <sys/syscall.h>
@@ -42,6 +44,12 @@ struct alignas(64) TileConfig {
   uint8_t rows[16] = {};
 };
 
+// GCC's tile intrinsics are asm statements without memory operands: nothing tells the compiler
+// that ldtilecfg and tileloadd read memory or that tilestored writes it, so it may drop or move
+// the plain loads and stores around them. A compiler barrier at each hand-over keeps them in
+// order (without one, GCC dropped the tile configuration's stores and ldtilecfg faulted).
+inline void memory_barrier() { asm volatile("" : : : "memory"); }
+
 // Tiles: C accumulators 0-3, x (A) 4-5, weights (B) 6-7. With one 16-row block of x (m <= 16)
 // a pass covers 4 column blocks (64 outputs); with two (m <= 32), 2 column blocks.
 void configure_tiles(int64_t m) {
@@ -60,9 +68,7 @@ void configure_tiles(int64_t m) {
     cfg.rows[5] = rows1;
   }
   cfg.rows[6] = cfg.rows[7] = kTileRows;
-  // GCC does not count ldtilecfg as reading all 64 bytes and may drop the stores above: a
-  // memory barrier that sees &cfg keeps them (without it, ldtilecfg faults on garbage).
-  asm volatile("" : : "r"(&cfg) : "memory");
+  memory_barrier();
   _tile_loadconfig(&cfg);
 }
 
@@ -90,6 +96,9 @@ inline const c10::BFloat16* b_tile(const int8_t* w, int64_t kb, c10::BFloat16* d
         _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16))));
     _mm512_storeu_si512(dst + i, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo)));
   }
+  // The tile load that follows reads these 1 KB (see memory_barrier): an empty asm that says it
+  // reads them keeps the stores before it, without fencing every other access.
+  asm volatile("" : : "m"(*reinterpret_cast<const char(*)[1024]>(dst)));
   return dst;
 }
 #endif
@@ -97,7 +106,7 @@ inline const c10::BFloat16* b_tile(const int8_t* w, int64_t kb, c10::BFloat16* d
 // Where b_tile puts block j's tile kb: with `widened` (a buffer for the pass's blocks in the
 // packed bf16 layout, kept for the pass's next row chunks), there; else in a one-tile slot of
 // `scratch` per block, reused at every kb.
-inline c10::BFloat16* widen_slot(c10::BFloat16* widened, c10::BFloat16* scratch, int64_t KB,
+inline c10::BFloat16* b_tile_dst(c10::BFloat16* widened, c10::BFloat16* scratch, int64_t KB,
                                  int j, int64_t kb) {
   return widened != nullptr ? widened + (j * KB + kb) * 512 : scratch + j * 512;
 }
@@ -130,6 +139,7 @@ void pass_16(const c10::BFloat16* x, int64_t K, const W* w, int64_t nb0, float* 
   _tile_stored(1, out + 16, 64 * 4);
   _tile_stored(2, out + 32, 64 * 4);
   _tile_stored(3, out + 48, 64 * 4);
+  memory_barrier();  // the caller reads `out`
 }
 
 // out [m, 32] fp32 (row stride 32) for column blocks nb0, nb0+1, m <= 32 (tiles configured by
@@ -154,8 +164,8 @@ void pass_32(const c10::BFloat16* x, int64_t m, int64_t K, const W* w, int64_t n
       prefetch_tile(b1 + (kb + kPrefetchTiles) * 512);
     }
     _tile_loadd(4, x + kb * kTileK, x_stride);
-    _tile_loadd(6, b_tile(b0, kb, widen_slot(widened, scratch, KB, 0, kb)), 64);
-    _tile_loadd(7, b_tile(b1, kb, widen_slot(widened, scratch, KB, 1, kb)), 64);
+    _tile_loadd(6, b_tile(b0, kb, b_tile_dst(widened, scratch, KB, 0, kb)), 64);
+    _tile_loadd(7, b_tile(b1, kb, b_tile_dst(widened, scratch, KB, 1, kb)), 64);
     _tile_dpbf16ps(0, 4, 6);
     _tile_dpbf16ps(1, 4, 7);
     if (two) {
@@ -170,6 +180,7 @@ void pass_32(const c10::BFloat16* x, int64_t m, int64_t K, const W* w, int64_t n
     _tile_stored(2, out + 16 * 32, 32 * 4);
     _tile_stored(3, out + 16 * 32 + 16, 32 * 4);
   }
+  memory_barrier();  // the caller reads `out`
 }
 #endif
 
@@ -203,8 +214,10 @@ void check_amx_inputs(const torch::Tensor& x, const torch::Tensor& packed, at::S
                       const c10::optional<torch::Tensor>& bias, const char* name) {
   TORCH_CHECK(x.dim() == 2 && x.is_contiguous() && x.scalar_type() == at::kBFloat16, name,
               ": x must be contiguous bf16 [M, K]");
-  TORCH_CHECK(packed.dim() == 4 && packed.is_contiguous() && packed.scalar_type() == wtype &&
-                  packed.size(2) == 16 && packed.size(3) == 32 && packed.size(1) * kTileK == x.size(1),
+  TORCH_CHECK(packed.scalar_type() == wtype, name, ": packed must hold ",
+              wtype == at::kChar ? "int8" : "bf16", " weights (from amx_pack_weight)");
+  TORCH_CHECK(packed.dim() == 4 && packed.is_contiguous() && packed.size(2) == 16 &&
+                  packed.size(3) == 32 && packed.size(1) * kTileK == x.size(1),
               name, ": packed must come from amx_pack_weight for this K");
   TORCH_CHECK(x.size(0) >= 1, name, ": x has no rows");
   if (bias.has_value())
@@ -228,12 +241,14 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, int64_t N, const 
                 const Finish& finish) {
   const int64_t cols = M <= kTileRows ? 64 : 32;  // outputs per pass
   const int64_t passes = N / cols, tail_blocks = (N % cols) / 16;
-  constexpr bool kWiden = !std::is_same_v<W, c10::BFloat16>;
+  constexpr bool kInt8 = !std::is_same_v<W, c10::BFloat16>;
   at::parallel_for(0, passes + (tail_blocks > 0), 1, [&](int64_t p0, int64_t p1) {
     int64_t configured = 0;  // the rows the tiles are configured for
     alignas(64) float out[kChunkRows * 64];
-    // int8 weights of a pass with more than one row chunk: widened once, by the first chunk.
-    std::vector<c10::BFloat16> widened(kWiden && M > kChunkRows ? 2 * (K / kTileK) * 512 : 0);
+    // int8 weights of a pass with more than one row chunk: widened once, by the first chunk
+    // (uninitialised storage: every element is written before it is read).
+    std::unique_ptr<c10::BFloat16[]> widened(
+        kInt8 && M > kChunkRows ? new c10::BFloat16[2 * (K / kTileK) * 512] : nullptr);
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t n0 = p * cols;
       const int64_t width = std::min<int64_t>(cols, N - n0);
@@ -249,12 +264,12 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, int64_t N, const 
           }
           if (M <= kTileRows)
             pass_16(xc, K, wp, n0 / 16, out);
-          else if (!kWiden || M <= kChunkRows)
+          else if (!kInt8 || M <= kChunkRows)
             pass_32(xc, m, K, wp, n0 / 16, out);
           else if (r0 == 0)
-            pass_32(xc, m, K, wp, n0 / 16, out, widened.data());
+            pass_32(xc, m, K, wp, n0 / 16, out, widened.get());
           else
-            pass_32(xc, m, K, static_cast<const c10::BFloat16*>(widened.data()), 0, out);
+            pass_32(xc, m, K, static_cast<const c10::BFloat16*>(widened.get()), 0, out);
         } else {
           // The last columns (N not a multiple of the pass width) through the plain path,
           // rare (N % 64 != 0 with M <= 16, or N % 32 != 0).

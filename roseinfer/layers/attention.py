@@ -186,11 +186,12 @@ def _gather(cache: torch.Tensor, g: _Group, block_size: int) -> torch.Tensor:
 
 # Steps with prefill chunks run every token through the decode kernel, as a query of its own
 # that sees its sequence's keys up to its position, while the step attends to few keys in all:
-# SDPA's set-up, padding and gathers then cost more than the kernel's work per key, and a step of
-# up to 128 tokens can go through the C++ decoder stack. Prefill steps (2026-11-22, SmolLM2, bf16):
-# 7 prompts of 70 tokens (17k keys) 131 -> 110 ms, 16 of 32 (8k) 133 -> 115 ms, 3 of 170 (44k)
-# 137 -> 130 ms, 2 of 256 (66k) even, 1 of 512 (131k) 148 vs 212 ms: hence the bound on keys,
-# which also keeps chunks deep into a long context on SDPA (it reads each key once per chunk).
+# SDPA's set-up, padding and gathers then cost more than the kernel's work per key, and a step
+# within the decoder stack's row limit runs as one C++ call. Prefill steps, SDPA vs token by
+# token (2026-11-22, SmolLM2, bf16 on AMX; not measured on other CPUs or in fp32): 7 prompts of
+# 70 tokens (17k keys) 131 -> 110 ms, 16 of 32 (8k) 133 -> 115 ms, 3 of 170 (44k) 137 -> 130 ms,
+# 2 of 256 (66k) even, 1 of 512 (131k) 148 vs 212 ms: hence the bound on keys, which also keeps
+# chunks deep into a long context on SDPA (it reads each key once per chunk).
 PER_TOKEN_MAX_KEYS = 49152  # keys attended in all, summed over the step's tokens
 
 

@@ -7,10 +7,11 @@
   call: `amx_linear` on CPUs with AMX (up to `AMX_ROWS` rows), else `small_batch_linear` (up to
   `SMALL_BATCH_ROWS`). The price is a second copy of the weights in memory.
 - `Int8Linear` (`--quantization int8`): weight-only int8 with one scale per output channel:
-  half the bytes of bf16 per decode step. Where the C++ kernels build: `amx_int8_linear` on CPUs
-  with AMX (the weight packed into tiles, widened to bf16 as they load; any number of rows),
-  else `int8_linear` (`roseinfer/kernels/int8_linear.cpp`); without them (and always with
-  `--enforce-eager`) `aten._weight_int8pack_mm`.
+  half the bytes of bf16 per decode step. Where the C++ kernels build: `amx_int8_linear` for bf16
+  models on CPUs with AMX and AVX512-BF16 (the weight packed into tiles, widened to bf16 as they
+  load; any number of rows; out % 16 == 0 and in % 32 == 0), else `int8_linear`
+  (`roseinfer/kernels/int8_linear.cpp`); without them (and always with `--enforce-eager`)
+  `aten._weight_int8pack_mm`.
 """
 
 from __future__ import annotations
@@ -112,9 +113,12 @@ class Int8Linear(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x2 = x.reshape(-1, x.shape[-1])
+        if x2.shape[0] == 0:  # the AMX kernel wants rows; the others return nothing anyway
+            return x.new_empty(*x.shape[:-1], self.out_features)
         if self.tile_qweight is not None:
-            # int8 tiles widened to bf16 next to the AMX tile loads: 5.7 / 6.2 / 8.7 ms for
-            # SmolLM2's 120 linears at 1 / 8 / 32 rows, int8_linear 5.6 / 10.3 / 38.8 ms.
+            # int8 tiles widened to bf16 next to the AMX tile loads: 5.7 / 6.3 / 8.2 ms for
+            # SmolLM2's 120 linears at 1 / 8 / 32 rows, int8_linear 5.9 / 10.2 / 37.6 ms
+            # (benchmarks/small_batch_linear.py, BENCHMARKS.md).
             y = self.kernels.amx_int8_linear(
                 x2.contiguous(), self.tile_qweight, self.scale, self.bias
             )
