@@ -63,6 +63,30 @@ def test_rms_norm_and_fused_residual_add_match_pytorch(kernels, dtype, rows, dim
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("head_dim", [64, 24])
+def test_per_head_rms_norm_on_the_fused_qkv_views_matches_pytorch(kernels, dtype, head_dim):
+    """Qwen3's q/k norms: each head's vector normed, read through a strided view of qkv."""
+    torch.manual_seed(0)
+    n, heads, kv_heads = 5, 6, 2
+    qkv = torch.randn(n, (heads + 2 * kv_heads) * head_dim, dtype=dtype) * 3
+    q = qkv[:, : heads * head_dim].view(n, heads, head_dim)
+    k = qkv[:, heads * head_dim : (heads + kv_heads) * head_dim].view(n, kv_heads, head_dim)
+    norm = RMSNorm(head_dim, 1e-6).to(dtype)
+    norm.weight.data = torch.randn(head_dim, dtype=dtype)
+    want = [norm(q), norm(k)]
+    norm.kernels = kernels
+    got = [norm(q), norm(k)]
+    # Same roundings as the unfused ops; the mean of squares sums in another order, which can
+    # move a result by one unit in the last place of the dtype.
+    ulp = {torch.float32: 2e-6, torch.bfloat16: 8e-3, torch.float16: 1e-3}[dtype]
+    for g, w in zip(got, want, strict=True):
+        assert g.is_contiguous() and g.shape == w.shape
+        torch.testing.assert_close(g, w, atol=1e-5, rtol=ulp)
+    with pytest.raises(RuntimeError, match="contiguous rows"):
+        kernels.rms_norm(q.transpose(1, 2), norm.weight, 1e-6)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("rows,inter", [(1, 1536), (5, 24)])
 def test_silu_and_mul_matches_pytorch(kernels, dtype, rows, inter):
     torch.manual_seed(0)

@@ -50,12 +50,17 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   py::class_<roseinfer::DecodeLayer>(m, "DecodeLayer", "one decoder layer's decode weights")
       .def(py::init([](torch::Tensor input_norm, torch::Tensor post_norm,
                        roseinfer::DecodeLinear qkv, roseinfer::DecodeLinear o_proj,
-                       roseinfer::DecodeLinear gate_up_proj, roseinfer::DecodeLinear down_proj) {
+                       roseinfer::DecodeLinear gate_up_proj, roseinfer::DecodeLinear down_proj,
+                       c10::optional<torch::Tensor> q_norm, c10::optional<torch::Tensor> k_norm) {
+             TORCH_CHECK(q_norm.has_value() == k_norm.has_value(),
+                         "DecodeLayer: q_norm and k_norm come together");
              return roseinfer::DecodeLayer{input_norm, post_norm, qkv, o_proj, gate_up_proj,
-                                           down_proj};
+                                           down_proj, q_norm.value_or(torch::Tensor()),
+                                           k_norm.value_or(torch::Tensor())};
            }),
            py::arg("input_norm"), py::arg("post_norm"), py::arg("qkv"), py::arg("o_proj"),
-           py::arg("gate_up_proj"), py::arg("down_proj"));
+           py::arg("gate_up_proj"), py::arg("down_proj"), py::arg("q_norm") = py::none(),
+           py::arg("k_norm") = py::none());
   py::class_<roseinfer::DecodeStack>(m, "DecodeStack",
                                      "a Llama decoder stack for decode steps, one call per step")
       .def(py::init<std::vector<roseinfer::DecodeLayer>, torch::Tensor, double, int64_t, int64_t,

@@ -1,8 +1,8 @@
 // A Llama-family decoder stack for decode steps in one call: the same kernels the model's
 // modules call, in the same order, without ~20 Python calls and module dispatches per layer
 // (≈ 2 ms per step, three times the attention at batch 1: BENCHMARKS.md). Small prefill steps
-// come too, their tokens attending one query each through the decode kernel; larger ones,
-// models with per-head q/k norms and `--enforce-eager` keep the PyTorch modules.
+// come too, their tokens attending one query each through the decode kernel; larger ones and
+// `--enforce-eager` keep the PyTorch modules.
 #include "decode_stack.h"
 
 #include "ops.h"
@@ -68,8 +68,12 @@ torch::Tensor DecodeStack::forward(torch::Tensor hidden, torch::Tensor cos, torc
     x = i == 0 ? rms_norm(residual, layer.input_norm, eps_)
                : add_rms_norm(x, residual, layer.input_norm, eps_);
     const torch::Tensor qkv = layer.qkv(x);  // [B, q + 2 kv]
-    const torch::Tensor q = qkv.narrow(1, 0, q_size).view({rows, num_heads_, head_dim_});
-    const torch::Tensor k = qkv.narrow(1, q_size, kv_size).view({rows, num_kv_heads_, head_dim_});
+    torch::Tensor q = qkv.narrow(1, 0, q_size).view({rows, num_heads_, head_dim_});
+    torch::Tensor k = qkv.narrow(1, q_size, kv_size).view({rows, num_kv_heads_, head_dim_});
+    if (layer.q_norm.defined()) {  // as the modules: the norms make q and k contiguous copies
+      q = rms_norm(q, layer.q_norm, eps_);
+      k = rms_norm(k, layer.k_norm, eps_);
+    }
     const torch::Tensor v =
         qkv.narrow(1, q_size + kv_size, kv_size).view({rows, num_kv_heads_, head_dim_});
     rotary_embedding(q, k, cos, sin);

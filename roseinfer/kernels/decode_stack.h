@@ -29,6 +29,7 @@ class DecodeLinear {
 struct DecodeLayer {
   torch::Tensor input_norm, post_norm;  // RMSNorm weights [hidden]
   DecodeLinear qkv, o_proj, gate_up_proj, down_proj;
+  torch::Tensor q_norm, k_norm;  // per-head RMSNorm weights [head_dim] (Qwen3), or undefined
 };
 
 class DecodeStack {

@@ -62,20 +62,27 @@ void check_rows(const torch::Tensor& x, const char* name) {
 
 }  // namespace
 
+// x [rows, n], or [rows, heads, n] (per-head norms, e.g. Qwen3's q/k norms on strided views
+// into the fused qkv output): the norm of each n-vector, into a new contiguous tensor.
 torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps) {
-  check_rows(x, "rms_norm: x");
-  TORCH_CHECK(weight.is_contiguous() && weight.numel() == x.size(1) &&
+  TORCH_CHECK((x.dim() == 2 || x.dim() == 3) && x.stride(-1) == 1,
+              "rms_norm: x must be [rows, n] or [rows, heads, n] with contiguous rows");
+  const int64_t n = x.size(-1);
+  TORCH_CHECK(weight.is_contiguous() && weight.numel() == n &&
                   weight.scalar_type() == x.scalar_type(),
               "rms_norm: weight must be [n] in x's dtype");
-  auto out = torch::empty({x.size(0), x.size(1)}, x.options());
+  const int64_t heads = x.dim() == 3 ? x.size(1) : 1;
+  const int64_t head_stride = x.dim() == 3 ? x.stride(1) : 0;
+  auto out = torch::empty(x.sizes(), x.options());
   dispatch(x.scalar_type(), "rms_norm", [&](auto tag) {
     using T = decltype(tag);
-    const int64_t n = x.size(1), stride = x.stride(0);
+    const int64_t stride = x.stride(0);
     const T* xp = x.data_ptr<T>();
     const T* wp = weight.data_ptr<T>();
     T* op = out.data_ptr<T>();
-    for_rows(x.size(0), n, [&](int64_t r) {
-      norm_row<T>(xp + r * stride, wp, op + r * n, n, static_cast<float>(eps));
+    for_rows(x.size(0) * heads, n, [&](int64_t r) {
+      norm_row<T>(xp + r / heads * stride + r % heads * head_stride, wp, op + r * n, n,
+                  static_cast<float>(eps));
     });
   });
   return out;

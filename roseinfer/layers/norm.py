@@ -19,10 +19,11 @@ class RMSNorm(nn.Module):
     def forward(
         self, x: torch.Tensor, residual: torch.Tensor | None = None
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
-        """norm(x) [N, dim]; with `residual`: (norm(residual + x), residual + x)."""
+        """norm(x) [N, dim] (or [N, heads, dim], per head); with `residual`:
+        (norm(residual + x), residual + x)."""
+        if self.kernels is not None and residual is None and x.dim() in (2, 3):
+            return self.kernels.rms_norm(x, self.weight, self.eps)
         if self.kernels is not None and x.dim() == 2:
-            if residual is None:
-                return self.kernels.rms_norm(x, self.weight, self.eps)
             # The kernel adds x into `residual` in place: the caller hands it over.
             return self.kernels.add_rms_norm(x, residual, self.weight, self.eps), residual
         if residual is None:

@@ -159,10 +159,8 @@ class LlamaForCausalLM(nn.Module):
 
 def _decode_stack(model: LlamaForCausalLM, kernels: ModuleType) -> tuple[object | None, int]:
     """(the C++ decoder stack of `model`, rows up to which it runs), or (None, 0) where a layer
-    has no C++ decode kernel or the model has per-head q/k norms (Qwen3), which it lacks."""
+    has no C++ decode kernel."""
     cfg = model.config
-    if cfg.qk_norm:
-        return None, 0
     layers, max_rows = [], sys.maxsize
     for layer in model.model.layers:
         attn, mlp = layer.self_attn, layer.mlp
@@ -182,7 +180,10 @@ def _decode_stack(model: LlamaForCausalLM, kernels: ModuleType) -> tuple[object 
             linears.append(prepared[0])
             max_rows = min(max_rows, prepared[1])
         norms = (layer.input_layernorm.weight, layer.post_attention_layernorm.weight)
-        layers.append(kernels.DecodeLayer(*norms, *linears))
+        head_norms = (
+            (attn.q_norm.weight, attn.k_norm.weight) if attn.q_norm is not None else (None, None)
+        )
+        layers.append(kernels.DecodeLayer(*norms, *linears, *head_norms))
     scale = model.model.layers[0].self_attn.scale
     stack = kernels.DecodeStack(
         layers,
