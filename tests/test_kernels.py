@@ -142,6 +142,17 @@ def _decode_batch(context_lens: list[int], block_size: int, num_blocks: int, see
     return meta
 
 
+def _through_both_backends(q, k, v, caches, meta, scale):
+    """(outputs, written caches) of the reference and the C++ backend, each on copies of `caches`."""
+    outs, written = [], []
+    for backend in (ReferenceAttention(), CpuPagedAttention(load_cpu_kernels())):
+        k_cache, v_cache = (c.clone() for c in caches)
+        backend.prepare(meta)
+        outs.append(backend.forward(q, k, v, k_cache, v_cache, meta, scale))
+        written.append((k_cache, v_cache))
+    return outs, written
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("head_dim,heads,kv_heads", [(64, 9, 3), (128, 4, 4), (16, 4, 2)])
 @pytest.mark.parametrize("block_size", [16, 5])  # odd: the bf16 kernel's value pairs
@@ -157,12 +168,7 @@ def test_paged_decode_attention_matches_the_reference_backend(
     ]
     q = torch.randn(b, heads, head_dim, dtype=dtype)
     k, v = (torch.randn(b, kv_heads, head_dim, dtype=dtype) for _ in range(2))
-    outs, written = [], []
-    for backend in (ReferenceAttention(), CpuPagedAttention(kernels)):
-        k_cache, v_cache = (c.clone() for c in caches)
-        backend.prepare(meta)
-        outs.append(backend.forward(q, k, v, k_cache, v_cache, meta, head_dim**-0.5))
-        written.append((k_cache, v_cache))
+    outs, written = _through_both_backends(q, k, v, caches, meta, head_dim**-0.5)
     tol = 1e-5 if dtype == torch.float32 else 2e-2
     torch.testing.assert_close(outs[1], outs[0], atol=tol, rtol=tol)
     for ref, got in zip(written[0], written[1], strict=True):
@@ -193,11 +199,7 @@ def test_mixed_decode_and_prefill_step_matches_the_reference_backend(kernels):
     )
     q = torch.randn(8, heads, head_dim)
     k, v = torch.randn(8, kv_heads, head_dim), torch.randn(8, kv_heads, head_dim)
-    outs = []
-    for backend in (ReferenceAttention(), CpuPagedAttention(kernels)):
-        kc, vc = k_cache.clone(), v_cache.clone()
-        backend.prepare(meta)
-        outs.append(backend.forward(q, k, v, kc, vc, meta, head_dim**-0.5))
+    outs, _ = _through_both_backends(q, k, v, (k_cache, v_cache), meta, head_dim**-0.5)
     torch.testing.assert_close(outs[1], outs[0], atol=1e-5, rtol=1e-5)
 
 
@@ -528,12 +530,7 @@ def test_small_prefill_steps_run_token_by_token_through_the_kernel(kernels, chun
     caches = [
         torch.randn(int(meta.block_tables.max()) + 1, kv_heads, 4, head_dim) for _ in range(2)
     ]
-    outs, written = [], []
-    for backend in (ReferenceAttention(), CpuPagedAttention(kernels)):
-        kc, vc = (c.clone() for c in caches)
-        backend.prepare(meta)
-        outs.append(backend.forward(q, k, v, kc, vc, meta, head_dim**-0.5))
-        written.append((kc, vc))
+    outs, written = _through_both_backends(q, k, v, caches, meta, head_dim**-0.5)
     assert ("per_token" in meta.prepared) == per_token
     assert (CpuPagedAttention(kernels).decode_indices(meta) is not None) == (
         per_token or meta.num_decode_seqs == meta.num_seqs

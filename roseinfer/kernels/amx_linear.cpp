@@ -234,11 +234,23 @@ inline int64_t packed_index(int64_t n, int64_t k, int64_t K) {
          (n % 16) * 2 + k % 2;
 }
 
-// y [M, N] = finish(x [M, K] @ w.T) over passes of `cols` outputs, w packed (bf16 or int8);
-// `finish(row, n0, width, out)` stores a row's `width` results (row stride `cols`).
-template <typename W, typename Finish>
+// One row of a pass's `width` fp32 results into y: times the per-channel scale (int8 weights;
+// the product rounded, as int8_linear and aten's int8 matmul round it), plus the bias.
+inline void store_row(const float* out, int64_t width, const c10::BFloat16* scale,
+                      const c10::BFloat16* bias, c10::BFloat16* y) {
+  for (int64_t n = 0; n < width; n += 16) {
+    __m512 v = _mm512_loadu_ps(out + n);
+    if (scale != nullptr) v = round16<c10::BFloat16>(_mm512_mul_ps(v, load16(scale + n)));
+    if (bias != nullptr) v = _mm512_add_ps(v, load16(bias + n));
+    store16(y + n, v);
+  }
+}
+
+// y [M, N] = (x [M, K] @ w.T) [* scale] [+ bias] over passes of `cols` outputs, w packed (bf16
+// or int8); scale and bias may be null.
+template <typename W>
 void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, int64_t N, const W* wp,
-                const Finish& finish) {
+                const c10::BFloat16* scale, const c10::BFloat16* bias, c10::BFloat16* y) {
   const int64_t cols = M <= kTileRows ? 64 : 32;  // outputs per pass
   const int64_t passes = N / cols, tail_blocks = (N % cols) / 16;
   constexpr bool kInt8 = !std::is_same_v<W, c10::BFloat16>;
@@ -282,7 +294,9 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, int64_t N, const 
               out[i * cols + (n - n0)] = acc;
             }
         }
-        for (int64_t i = 0; i < m; ++i) finish(r0 + i, n0, width, out + i * cols);
+        for (int64_t i = 0; i < m; ++i)
+          store_row(out + i * cols, width, scale == nullptr ? nullptr : scale + n0,
+                    bias == nullptr ? nullptr : bias + n0, y + (r0 + i) * N + n0);
       }
     }
     _tile_release();
@@ -297,17 +311,9 @@ torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<to
   const int64_t M = x.size(0), K = x.size(1), N = packed.size(0) * 16;
   auto y = torch::empty({M, N}, x.options());
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
-  const auto* wp = packed.data_ptr<c10::BFloat16>();
-  const c10::BFloat16* bp = bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr;
-  auto* yp = y.data_ptr<c10::BFloat16>();
-  run_passes(x.data_ptr<c10::BFloat16>(), M, K, N, wp,
-      [&](int64_t row, int64_t n0, int64_t width, const float* out) {
-        for (int64_t n = 0; n < width; n += 16) {
-          __m512 v = _mm512_loadu_ps(out + n);
-          if (bp != nullptr) v = _mm512_add_ps(v, load16(bp + n0 + n));
-          store16(yp + row * N + n0 + n, v);
-        }
-      });
+  run_passes(x.data_ptr<c10::BFloat16>(), M, K, N, packed.data_ptr<c10::BFloat16>(), nullptr,
+             bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr,
+             y.data_ptr<c10::BFloat16>());
 #endif
   return y;
 }
@@ -329,20 +335,10 @@ torch::Tensor amx_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tens
   TORCH_CHECK(amx_int8_linear_available(), "amx_int8_linear: built without AVX512-BF16");
   auto y = torch::empty({M, N}, x.options());
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AVX512BF16__)
-  const auto* wp = packed.data_ptr<int8_t>();
-  const auto* sp = scale.data_ptr<c10::BFloat16>();
-  const c10::BFloat16* bp = bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr;
-  auto* yp = y.data_ptr<c10::BFloat16>();
-  run_passes(x.data_ptr<c10::BFloat16>(), M, K, N, wp,
-      [&](int64_t row, int64_t n0, int64_t width, const float* out) {
-        // As int8_linear (and aten's int8 matmul then a bias add): the scaled product is
-        // rounded, then the bias added.
-        for (int64_t n = 0; n < width; n += 16) {
-          __m512 v = round16<c10::BFloat16>(_mm512_mul_ps(_mm512_loadu_ps(out + n), load16(sp + n0 + n)));
-          if (bp != nullptr) v = _mm512_add_ps(v, load16(bp + n0 + n));
-          store16(yp + row * N + n0 + n, v);
-        }
-      });
+  run_passes(x.data_ptr<c10::BFloat16>(), M, K, N, packed.data_ptr<int8_t>(),
+             scale.data_ptr<c10::BFloat16>(),
+             bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr,
+             y.data_ptr<c10::BFloat16>());
 #endif
   return y;
 }
