@@ -6,7 +6,8 @@ layers, each with its own bf16 cache, `--batch-size` sequences of `--context` to
 "scattered": each sequence's blocks are drawn at random from the whole cache (as after a while
 of serving); "contiguous": a sequence's blocks are adjacent; "warm": one layer's call repeated,
 its K/V already in cache, which shows the kernel's compute cost without memory stalls. Each line
-is the best of 5 medians of 10 steps.
+is the best of 5 medians of 10 steps. `--kv-cache-dtype int8`: the caches in int8 with a scale per
+(token, KV head) row, as `roseinfer serve --kv-cache-dtype int8` keeps them.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import time
 import torch
 
 from roseinfer.kernels import load_cpu_kernels
+from roseinfer.layers.kv_cache import quantize_rows
 
 LAYERS, HEADS, KV_HEADS, HEAD_DIM, BLOCK = 30, 9, 3, 64, 16
 
@@ -28,6 +30,7 @@ def main() -> None:
     )
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--context", type=int, default=135)
+    parser.add_argument("--kv-cache-dtype", choices=["auto", "int8"], default="auto")
     args = parser.parse_args()
     kernels = load_cpu_kernels()
     if kernels is None:
@@ -37,9 +40,11 @@ def main() -> None:
     per_seq = -(-n // BLOCK)
     num_blocks = 4 * b * per_seq  # a cache four times what the batch needs, as in serving
     dtype = torch.bfloat16
-    caches = [
-        torch.randn(2, num_blocks, KV_HEADS, BLOCK, HEAD_DIM, dtype=dtype) for _ in range(LAYERS)
-    ]
+    int8 = args.kv_cache_dtype == "int8"
+    caches = []
+    for _ in range(LAYERS):
+        kv = torch.randn(2, num_blocks, KV_HEADS, BLOCK, HEAD_DIM, dtype=dtype)
+        caches.append(quantize_rows(kv) if int8 else (kv, None))
     q = torch.randn(b, HEADS, HEAD_DIM, dtype=dtype)
     k, v = (torch.randn(b, KV_HEADS, HEAD_DIM, dtype=dtype) for _ in range(2))
     lens = torch.full((b,), n, dtype=torch.long)
@@ -47,13 +52,17 @@ def main() -> None:
         "scattered": torch.randperm(num_blocks)[: b * per_seq].view(b, per_seq),
         "contiguous": torch.arange(b * per_seq).view(b, per_seq),
     }
-    kv_bytes = LAYERS * b * n * KV_HEADS * HEAD_DIM * 2 * dtype.itemsize
+    row_bytes = HEAD_DIM + 4 if int8 else HEAD_DIM * dtype.itemsize  # int8: values and a scale
+    kv_bytes = LAYERS * b * n * KV_HEADS * 2 * row_bytes
 
     def step(tables: torch.Tensor, layers: range) -> None:
         slots = tables[:, (n - 1) // BLOCK] * BLOCK + (n - 1) % BLOCK
         for layer in layers:
-            kc, vc = caches[layer]
-            kernels.paged_decode_attention(q, k, v, kc, vc, slots, tables, lens, HEAD_DIM**-0.5)
+            (kc, vc), scales = caches[layer]
+            ks, vs = (None, None) if scales is None else scales
+            kernels.paged_decode_attention(
+                q, k, v, kc, vc, slots, tables, lens, HEAD_DIM**-0.5, k_scale=ks, v_scale=vs
+            )
 
     runs = [(name, tables, range(LAYERS)) for name, tables in layouts.items()]
     runs.append(("warm", layouts["contiguous"], [0] * LAYERS))
@@ -66,7 +75,10 @@ def main() -> None:
                 step(tables, layers)
                 times.append(time.perf_counter() - start)
             results[name].append(statistics.median(times))
-    print(f"batch {b}, context {n}: {kv_bytes / 1e6:.1f} MB of K/V per step ({LAYERS} layers)")
+    print(
+        f"batch {b}, context {n}, {'int8' if int8 else 'bf16'} cache: "
+        f"{kv_bytes / 1e6:.1f} MB of K/V per step ({LAYERS} layers)"
+    )
     for name, times in results.items():
         best = min(times)
         print(f"  {name:<10} {best * 1000:6.2f} ms/step  {kv_bytes / best / 1e9:5.1f} GB/s")

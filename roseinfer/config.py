@@ -14,6 +14,7 @@ from typing import Any
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 QUANTIZATIONS = ("none", "int8")
 ATTENTION_BACKENDS = ("auto", "reference", "cpu")
+KV_CACHE_DTYPES = ("auto", "int8")
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,13 @@ class EngineConfig:
     num_kv_blocks: int | None = field(
         default=None, metadata={"help": "exact number of KV blocks (overrides --kv-cache-memory)"}
     )
+    kv_cache_dtype: str = field(
+        default="auto",
+        metadata={
+            "help": "auto (the model's dtype) | int8 (8-bit K/V, a scale per token and head: "
+            "half the bytes of bf16 to store and to read)"
+        },
+    )
     enable_prefix_cache: bool = field(
         default=True, metadata={"help": "reuse KV blocks of shared prompt prefixes"}
     )
@@ -143,6 +151,10 @@ class EngineConfig:
             raise ValueError(f"kv_cache_memory must be > 0 GiB, got {self.kv_cache_memory}")
         if self.num_kv_blocks is not None and self.num_kv_blocks < 1:
             raise ValueError(f"num_kv_blocks must be >= 1, got {self.num_kv_blocks}")
+        if self.kv_cache_dtype not in KV_CACHE_DTYPES:
+            raise ValueError(
+                f"kv_cache_dtype must be one of {KV_CACHE_DTYPES}, got {self.kv_cache_dtype!r}"
+            )
         if self.attention_backend not in ATTENTION_BACKENDS:
             raise ValueError(
                 f"attention_backend must be one of {ATTENTION_BACKENDS}, "
@@ -183,6 +195,7 @@ def add_engine_args(parser: argparse.ArgumentParser, **defaults: Any) -> argpars
                 "dtype": DTYPES,
                 "quantization": QUANTIZATIONS,
                 "attention_backend": ATTENTION_BACKENDS,
+                "kv_cache_dtype": KV_CACHE_DTYPES,
             }.get(f.name)
             group.add_argument(flag, type=kind, default=default, choices=choices, help=help_text)
     return parser

@@ -9,6 +9,7 @@ import torch
 from transformers import GPT2Config, GPT2LMHeadModel
 
 from roseinfer.layers.attention import AttentionMetadata, ForwardContext, ReferenceAttention
+from roseinfer.layers.kv_cache import KVCache
 from roseinfer.loader.checkpoint import CheckpointError, read_checkpoint
 from roseinfer.models import ModelConfig, build_model
 
@@ -44,11 +45,7 @@ def _our_logits(model: torch.nn.Module, ids: torch.Tensor) -> torch.Tensor:
     )
     backend = ReferenceAttention()
     backend.prepare(meta)
-    caches = [
-        torch.zeros(num_blocks, cfg.num_kv_heads, BLOCK, cfg.head_dim)
-        for _ in range(2 * cfg.num_layers)
-    ]
-    ctx = ForwardContext(meta, backend, caches[: cfg.num_layers], caches[cfg.num_layers :])
+    ctx = ForwardContext(meta, backend, KVCache(cfg, num_blocks, BLOCK, torch.float32, "cpu"))
     with torch.no_grad():
         return model.compute_logits(model(ids, torch.arange(t), ctx))
 

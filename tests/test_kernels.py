@@ -18,6 +18,7 @@ from roseinfer.layers.attention import (
     ReferenceAttention,
     get_attention_backend,
 )
+from roseinfer.layers.kv_cache import LayerCache, quantize_rows
 from roseinfer.layers.linear import (
     AMX_ROWS,
     SMALL_BATCH_ROWS,
@@ -143,13 +144,14 @@ def _decode_batch(context_lens: list[int], block_size: int, num_blocks: int, see
 
 
 def _through_both_backends(q, k, v, caches, meta, scale):
-    """(outputs, written caches) of the reference and the C++ backend, each on copies of `caches`."""
+    """(outputs, written caches) of the reference and the C++ backend, each on copies of `caches`
+    (k, v and, for int8 caches, their scales)."""
     outs, written = [], []
     for backend in (ReferenceAttention(), CpuPagedAttention(load_cpu_kernels())):
-        k_cache, v_cache = (c.clone() for c in caches)
+        cache = LayerCache(*(c.clone() for c in caches))
         backend.prepare(meta)
-        outs.append(backend.forward(q, k, v, k_cache, v_cache, meta, scale))
-        written.append((k_cache, v_cache))
+        outs.append(backend.forward(q, k, v, cache, meta, scale))
+        written.append(tuple(c for c in cache if c is not None))
     return outs, written
 
 
@@ -173,6 +175,47 @@ def test_paged_decode_attention_matches_the_reference_backend(
     torch.testing.assert_close(outs[1], outs[0], atol=tol, rtol=tol)
     for ref, got in zip(written[0], written[1], strict=True):
         assert torch.equal(ref, got)  # the new K/V land in the same slots, nothing else moves
+
+
+def test_int8_rows_round_trip_within_half_a_step():
+    torch.manual_seed(0)
+    x = torch.randn(5, 3, 64, dtype=torch.bfloat16) * torch.tensor([1e-3, 1.0, 40.0])[:, None]
+    x[4, 1] = 0  # an all-zero row: scale 0, values 0
+    q, scale = quantize_rows(x)
+    assert q.dtype == torch.int8 and scale.shape == (5, 3) and scale.dtype == torch.float32
+    assert int(q.abs().max()) == 127 and scale[4, 1] == 0 and not q[4, 1].any()
+    err = (q.float() * scale[..., None] - x.float()).abs()
+    assert bool((err <= scale[..., None] / 2 * (1 + 1e-6)).all())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("head_dim,heads,kv_heads", [(64, 9, 3), (128, 4, 2), (16, 4, 2)])
+@pytest.mark.parametrize("block_size", [16, 5])
+def test_int8_cache_decode_matches_the_reference_backend(
+    kernels, dtype, head_dim, heads, kv_heads, block_size
+):
+    """An int8 cache: the kernel quantizes the new K/V to the same bits as the reference path
+    (values and scales) and attends within tolerance of the dequantized reference (it also
+    rounds q to int8 for the q . k products, as llama.cpp's q8_0 path does)."""
+    torch.manual_seed(0)
+    num_blocks = 64 if block_size == 16 else 200
+    meta = _decode_batch([1, 16, 17, 70, 200], block_size, num_blocks)
+    b = meta.num_seqs
+    shape = (num_blocks, kv_heads, block_size, head_dim)
+    caches = [
+        torch.randint(-127, 128, shape, dtype=torch.int8),
+        torch.randint(-127, 128, shape, dtype=torch.int8),
+        torch.rand(shape[:3]) / 64,
+        torch.rand(shape[:3]) / 64,
+    ]
+    q = torch.randn(b, heads, head_dim, dtype=dtype)
+    k, v = (torch.randn(b, kv_heads, head_dim, dtype=dtype) for _ in range(2))
+    k[0, 0] = 0  # a zero row quantizes to zeros with scale 0
+    outs, written = _through_both_backends(q, k, v, caches, meta, head_dim**-0.5)
+    assert outs[1].dtype == dtype
+    torch.testing.assert_close(outs[1], outs[0], atol=3e-2, rtol=3e-2)
+    for ref, got in zip(written[0], written[1], strict=True):
+        assert torch.equal(ref, got)
 
 
 def test_mixed_decode_and_prefill_step_matches_the_reference_backend(kernels):
@@ -221,6 +264,19 @@ def test_bad_inputs_are_clear_errors(kernels):
             torch.zeros(1, 2, 16),
             cache,
             cache.clone(),
+            meta.slot_mapping,
+            meta.block_tables,
+            meta.context_lens,
+            0.25,
+        )
+    int8_cache = torch.zeros(8, 2, 4, 16, dtype=torch.int8)
+    with pytest.raises(RuntimeError, match="k_scale and v_scale"):
+        kernels.paged_decode_attention(
+            torch.zeros(1, 2, 16),
+            torch.zeros(1, 2, 16),
+            torch.zeros(1, 2, 16),
+            int8_cache,
+            int8_cache.clone(),
             meta.slot_mapping,
             meta.block_tables,
             meta.context_lens,
@@ -478,7 +534,7 @@ def test_a_fresh_prompt_attends_causally_to_its_own_keys_without_the_cache():
         assert group.fresh
         group.fresh = fresh
         caches = [torch.randn(8, kv_heads, block_size, head_dim) for _ in range(2)]
-        outs.append(backend.forward(q, k, v, *caches, meta, head_dim**-0.5))
+        outs.append(backend.forward(q, k, v, LayerCache(*caches), meta, head_dim**-0.5))
         for cache, new in zip(caches, (k, v), strict=True):  # written either way
             assert torch.equal(cache[meta.slot_mapping // 4, :, meta.slot_mapping % 4], new)
     torch.testing.assert_close(outs[0], outs[1], atol=1e-5, rtol=1e-5)

@@ -251,6 +251,7 @@ class InferenceSession:
             eng.loaded.dtype,
             eng._sampler,
             eng.config.attention_backend,
+            eng.config.kv_cache_dtype,
         )
         self._generator = eng._sampler.new_request_state(self.params)
         self.input_ids = ids

@@ -65,7 +65,7 @@ class LLMEngine:
             config.max_model_len or mc.max_position_embeddings, mc.max_position_embeddings
         )
         num_blocks = config.num_kv_blocks or num_blocks_for_budget(
-            mc, config.block_size, loaded.dtype, config.kv_cache_memory
+            mc, config.block_size, loaded.dtype, config.kv_cache_memory, config.kv_cache_dtype
         )
         self.stop_token_ids = frozenset(self.tokenizer.stop_token_ids)
         sampler = Sampler(
@@ -83,6 +83,7 @@ class LLMEngine:
             loaded.dtype,
             sampler,
             config.attention_backend,
+            config.kv_cache_dtype,
         )
         self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_cache)
         self.scheduler = Scheduler(
@@ -98,7 +99,7 @@ class LLMEngine:
             num_blocks,
             config.block_size,
             self.runner.capacity_tokens,
-            loaded.dtype,
+            "int8" if config.kv_cache_dtype == "int8" else loaded.dtype,
         )
 
     def add_request(self, prompt_token_ids: list[int], params: SamplingParams) -> Sequence:

@@ -10,29 +10,22 @@ from torch import nn
 
 from roseinfer.engine.scheduler import ScheduledSequence
 from roseinfer.layers.attention import AttentionMetadata, ForwardContext, get_attention_backend
+from roseinfer.layers.kv_cache import KVCache
 from roseinfer.layers.sampler import Sampler
 from roseinfer.models.config import ModelConfig
 
 logger = logging.getLogger(__name__)
 
 
-def kv_block_bytes(model_config: ModelConfig, block_size: int, dtype: torch.dtype) -> int:
-    """Bytes of K and V for one block across all layers."""
-    elem = torch.empty((), dtype=dtype).element_size()
-    return (
-        2
-        * model_config.num_layers
-        * block_size
-        * model_config.num_kv_heads
-        * model_config.head_dim
-        * elem
-    )
-
-
 def num_blocks_for_budget(
-    model_config: ModelConfig, block_size: int, dtype: torch.dtype, gib: float
+    model_config: ModelConfig,
+    block_size: int,
+    dtype: torch.dtype,
+    gib: float,
+    kv_cache_dtype: str = "auto",
 ) -> int:
-    return max(1, int(gib * (1 << 30)) // kv_block_bytes(model_config, block_size, dtype))
+    block = KVCache.block_bytes(model_config, block_size, dtype, kv_cache_dtype)
+    return max(1, int(gib * (1 << 30)) // block)
 
 
 class ModelRunner:
@@ -46,6 +39,7 @@ class ModelRunner:
         dtype: torch.dtype,
         sampler: Sampler,
         attention_backend: str = "auto",
+        kv_cache_dtype: str = "auto",
     ) -> None:
         self.model = model
         self.model_config = model_config
@@ -54,20 +48,9 @@ class ModelRunner:
         self.device = torch.device(device)
         self.sampler = sampler
         self.backend = get_attention_backend(attention_backend, self.device)
-        mc = model_config
-        # Zeroed, not empty: masked-out slots must not hold NaN bit patterns (0 * NaN = NaN).
-        self.kv_cache = torch.zeros(
-            mc.num_layers,
-            2,
-            num_blocks,
-            mc.num_kv_heads,
-            block_size,
-            mc.head_dim,
-            dtype=dtype,
-            device=self.device,
-        )  # [layers, k/v, num_blocks, KVH, block_size, D]: head-major, see layers/attention.py
-        self.k_caches = list(self.kv_cache[:, 0].unbind(0))
-        self.v_caches = list(self.kv_cache[:, 1].unbind(0))
+        self.kv_cache = KVCache(
+            model_config, num_blocks, block_size, dtype, self.device, kv_cache_dtype
+        )
 
     @property
     def capacity_tokens(self) -> int:
@@ -128,9 +111,7 @@ class ModelRunner:
         (or [N, vocab] for every new token with `all_positions`, to score text), in batch order."""
         input_ids, positions, meta, last_rows = self.prepare(batch)
         self.backend.prepare(meta)
-        ctx = ForwardContext(
-            meta=meta, backend=self.backend, k_caches=self.k_caches, v_caches=self.v_caches
-        )
+        ctx = ForwardContext(meta=meta, backend=self.backend, kv_cache=self.kv_cache)
         hidden = self.model(input_ids, positions, ctx)  # [N, hidden]
         if all_positions:
             rows = [

@@ -8,7 +8,11 @@
 // others take microseconds, less than a GIL hand-off is worth.
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("paged_decode_attention", &roseinfer::paged_decode_attention,
-        "Decode attention over the paged KV cache; writes the new tokens' K/V first",
+        "Decode attention over the paged KV cache; writes the new tokens' K/V first (int8 "
+        "caches: quantized, with their scales)",
+        py::arg("q"), py::arg("k"), py::arg("v"), py::arg("k_cache"), py::arg("v_cache"),
+        py::arg("slot_mapping"), py::arg("block_tables"), py::arg("context_lens"),
+        py::arg("scale"), py::arg("k_scale") = py::none(), py::arg("v_scale") = py::none(),
         py::call_guard<py::gil_scoped_release>());
   m.def("rms_norm", &roseinfer::rms_norm, "RMSNorm of rows [N, n]");
   m.def("add_rms_norm", &roseinfer::add_rms_norm,

@@ -50,6 +50,8 @@ DecodeStack::DecodeStack(std::vector<DecodeLayer> layers, torch::Tensor final_no
 torch::Tensor DecodeStack::forward(torch::Tensor hidden, torch::Tensor cos, torch::Tensor sin,
                                    std::vector<torch::Tensor> k_caches,
                                    std::vector<torch::Tensor> v_caches,
+                                   std::vector<torch::Tensor> k_scales,
+                                   std::vector<torch::Tensor> v_scales,
                                    torch::Tensor slot_mapping, torch::Tensor block_tables,
                                    torch::Tensor context_lens) const {
   const int64_t num_layers = static_cast<int64_t>(layers_.size());
@@ -57,6 +59,10 @@ torch::Tensor DecodeStack::forward(torch::Tensor hidden, torch::Tensor cos, torc
   TORCH_CHECK(static_cast<int64_t>(k_caches.size()) == num_layers &&
                   static_cast<int64_t>(v_caches.size()) == num_layers,
               "DecodeStack: one K and one V cache per layer");
+  const bool scaled = !k_scales.empty();
+  TORCH_CHECK(k_scales.size() == v_scales.size() &&
+                  (!scaled || static_cast<int64_t>(k_scales.size()) == num_layers),
+              "DecodeStack: one K and one V scale tensor per layer (int8 caches), or none");
   const int64_t rows = hidden.size(0);
   const int64_t q_size = num_heads_ * head_dim_, kv_size = num_kv_heads_ * head_dim_;
   // As LlamaDecoderLayer: the embedding output is the first residual, handed over (the fused
@@ -77,9 +83,10 @@ torch::Tensor DecodeStack::forward(torch::Tensor hidden, torch::Tensor cos, torc
     const torch::Tensor v =
         qkv.narrow(1, q_size + kv_size, kv_size).view({rows, num_kv_heads_, head_dim_});
     rotary_embedding(q, k, cos, sin);
-    const torch::Tensor attn = paged_decode_attention(q, k, v, k_caches[i], v_caches[i],
-                                                      slot_mapping, block_tables, context_lens,
-                                                      scale_);  // [B, H, D]
+    const torch::Tensor attn = paged_decode_attention(
+        q, k, v, k_caches[i], v_caches[i], slot_mapping, block_tables, context_lens, scale_,
+        scaled ? c10::optional<torch::Tensor>(k_scales[i]) : c10::nullopt,
+        scaled ? c10::optional<torch::Tensor>(v_scales[i]) : c10::nullopt);  // [B, H, D]
     x = layer.o_proj(attn.view({rows, q_size}));
     x = add_rms_norm(x, residual, layer.post_norm, eps_);
     x = layer.down_proj(silu_and_mul(layer.gate_up_proj(x)));

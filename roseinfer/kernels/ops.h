@@ -8,7 +8,9 @@ namespace roseinfer {
 torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Tensor v,
                                      torch::Tensor k_cache, torch::Tensor v_cache,
                                      torch::Tensor slot_mapping, torch::Tensor block_tables,
-                                     torch::Tensor context_lens, double scale);
+                                     torch::Tensor context_lens, double scale,
+                                     c10::optional<torch::Tensor> k_scale,
+                                     c10::optional<torch::Tensor> v_scale);
 torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps);
 torch::Tensor add_rms_norm(torch::Tensor x, torch::Tensor residual, torch::Tensor weight,
                            double eps);

@@ -1,5 +1,6 @@
 // Paged decode attention on CPU: one query token per sequence, keys and values read in place
-// from the block-paged cache (no gathered copy), fp32 accumulation, fp32/bf16/fp16 storage.
+// from the block-paged cache (no gathered copy), fp32 accumulation, fp32/bf16/fp16 storage or
+// int8 with one fp32 scale per (token, KV head) row (`--kv-cache-dtype int8`).
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -18,38 +19,60 @@ namespace {
 // head out of every slot (the hardware prefetchers follow runs; they cannot follow strides
 // across scattered blocks).
 
+// One (sequence, KV head)'s keys and values in the paged cache. `k`/`v` point at this KV head's
+// rows of block 0 and `block_stride` elements separate consecutive blocks; int8 caches also
+// have a scale per row, `k_scale`/`v_scale` at this head's scales of block 0, `scale_stride`
+// apart per block (nullptr for the other dtypes).
+template <typename C>
+struct KVView {
+  const C* k;
+  const C* v;
+  const float* k_scale;
+  const float* v_scale;
+  const int64_t* table;
+  int64_t len, block_size, block_stride, scale_stride;
+
+  const C* k_block(int64_t b) const { return k + table[b] * block_stride; }
+  const C* v_block(int64_t b) const { return v + table[b] * block_stride; }
+  const float* k_scales(int64_t b) const { return k_scale + table[b] * scale_stride; }
+  const float* v_scales(int64_t b) const { return v_scale + table[b] * scale_stride; }
+};
+
 // Scores of one query head against keys [len] then the softmax-weighted sum of values.
-// Plain loops: correct for any head_dim and instruction set. `kc`/`vc` point at this KV head's
-// rows of block 0; `block_stride` elements separate consecutive blocks.
-template <typename T>
-void attend_head_scalar(const float* q, const T* kc, const T* vc, const int64_t* table,
-                        int64_t len, int64_t block_size, int64_t block_stride, int64_t head_dim,
-                        float scale, float* scores, float* acc) {
-  auto row = [&](const T* cache, int64_t t) {
-    return cache + table[t / block_size] * block_stride + (t % block_size) * head_dim;
+// Plain loops: correct for any head_dim, cache dtype and instruction set.
+template <typename C>
+void attend_head_scalar(const float* q, const KVView<C>& kv, int64_t head_dim, float scale,
+                        float* scores, float* acc) {
+  auto row = [&](const C* block0, int64_t t) {
+    return block0 + kv.table[t / kv.block_size] * kv.block_stride + (t % kv.block_size) * head_dim;
   };
+  auto row_scale = [&](const float* scale0, int64_t t) {
+    return scale0 == nullptr
+               ? 1.f
+               : scale0[kv.table[t / kv.block_size] * kv.scale_stride + t % kv.block_size];
+  };
+  const int64_t len = kv.len;
   for (int64_t t = 0; t < len; ++t) {
-    const T* key = row(kc, t);
+    const C* key = row(kv.k, t);
     float s = 0.f;
     for (int64_t d = 0; d < head_dim; ++d) s += q[d] * to_float(key[d]);
-    scores[t] = s * scale;
+    scores[t] = s * row_scale(kv.k_scale, t) * scale;
   }
   const float mx = *std::max_element(scores, scores + len);
   float sum = 0.f;
   for (int64_t t = 0; t < len; ++t) sum += (scores[t] = std::exp(scores[t] - mx));
   std::fill(acc, acc + head_dim, 0.f);
   for (int64_t t = 0; t < len; ++t) {
-    const T* value = row(vc, t);
-    const float p = scores[t] / sum;
+    const C* value = row(kv.v, t);
+    const float p = scores[t] / sum * row_scale(kv.v_scale, t);
     for (int64_t d = 0; d < head_dim; ++d) acc[d] += p * to_float(value[d]);
   }
 }
 
-// A kernel for the G query heads of one KV head: (q [G, D] fp32 unscaled, keys, values, table,
-// len, block_size, block_stride, scale, scores [G, len], probs [G, len + 1], acc [G, D]).
-template <typename T>
-using GroupFn = void (*)(const float*, const T*, const T*, const int64_t*, int64_t, int64_t,
-                         int64_t, float, float*, c10::BFloat16*, float*);
+// A kernel for the G query heads of one KV head: (q [G, D] fp32 unscaled, the head's K/V, scale,
+// scores [G, len], probs [G, len + 1], acc [G, D]).
+template <typename C>
+using GroupFn = void (*)(const float*, const KVView<C>&, float, float*, c10::BFloat16*, float*);
 
 #if defined(__AVX512F__)
 // Asks for one block's rows of a head ahead of use: the blocks of a sequence are scattered, so
@@ -65,14 +88,17 @@ constexpr int64_t kPrefetchBlocks = 4;  // 2 and 8 measured no better (BENCHMARK
 
 // Block b of a (sequence, KV head)'s keys and values, K and V both: V is read right after the
 // K pass, from L2 by then (a few KB per head).
-template <typename T>
-inline void prefetch_kv_block(const T* kc, const T* vc, const int64_t* table, int64_t b,
-                              int64_t len, int64_t block_size, int64_t block_stride,
-                              int64_t row_bytes) {
-  if (b * block_size < len) {
-    const int64_t bytes = std::min(block_size, len - b * block_size) * row_bytes;
-    prefetch_bytes(kc + table[b] * block_stride, bytes);
-    prefetch_bytes(vc + table[b] * block_stride, bytes);
+// int8 caches: their scales too.
+template <typename C>
+inline void prefetch_kv_block(const KVView<C>& kv, int64_t b, int64_t row_bytes) {
+  if (b * kv.block_size < kv.len) {
+    const int64_t rows = std::min(kv.block_size, kv.len - b * kv.block_size);
+    prefetch_bytes(kv.k_block(b), rows * row_bytes);
+    prefetch_bytes(kv.v_block(b), rows * row_bytes);
+    if (kv.k_scale != nullptr) {
+      prefetch_bytes(kv.k_scales(b), rows * int64_t(sizeof(float)));
+      prefetch_bytes(kv.v_scales(b), rows * int64_t(sizeof(float)));
+    }
   }
 }
 
@@ -85,21 +111,30 @@ inline __m512 dot_row(const __m512* q, const T* row) {
 }
 
 // Lane j of the result is the sum of v[j]'s 16 lanes: pairwise unpack/shuffle-and-add rounds,
-// about three instructions per vector where one horizontal sum takes eight.
+// about three instructions per vector where one horizontal sum takes eight. kInt: the lanes
+// hold int32 (vpdpbusd sums), added as integers.
+template <bool kInt = false>
 inline __m512 hsum16(const __m512* v) {
+  auto add = [](__m512 a, __m512 b) {
+    if constexpr (kInt)
+      return _mm512_castsi512_ps(
+          _mm512_add_epi32(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+    else
+      return _mm512_add_ps(a, b);
+  };
   __m512 r[8], s[4];
   for (int i = 0; i < 8; ++i)  // per 128-bit lane: [a0+a2, b0+b2, a1+a3, b1+b3]
-    r[i] = _mm512_add_ps(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]),
-                         _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
+    r[i] = add(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]),
+               _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
   for (int i = 0; i < 4; ++i)  // per 128-bit lane: the lane's partial sums of 4 vectors
-    s[i] = _mm512_add_ps(_mm512_shuffle_ps(r[2 * i], r[2 * i + 1], 0x44),
-                         _mm512_shuffle_ps(r[2 * i], r[2 * i + 1], 0xEE));
+    s[i] = add(_mm512_shuffle_ps(r[2 * i], r[2 * i + 1], 0x44),
+               _mm512_shuffle_ps(r[2 * i], r[2 * i + 1], 0xEE));
   // Then across the four 128-bit lanes, twice.
-  const __m512 t0 = _mm512_add_ps(_mm512_shuffle_f32x4(s[0], s[1], 0x88),
-                                  _mm512_shuffle_f32x4(s[0], s[1], 0xDD));
-  const __m512 t1 = _mm512_add_ps(_mm512_shuffle_f32x4(s[2], s[3], 0x88),
-                                  _mm512_shuffle_f32x4(s[2], s[3], 0xDD));
-  return _mm512_add_ps(_mm512_shuffle_f32x4(t0, t1, 0x88), _mm512_shuffle_f32x4(t0, t1, 0xDD));
+  const __m512 t0 =
+      add(_mm512_shuffle_f32x4(s[0], s[1], 0x88), _mm512_shuffle_f32x4(s[0], s[1], 0xDD));
+  const __m512 t1 =
+      add(_mm512_shuffle_f32x4(s[2], s[3], 0x88), _mm512_shuffle_f32x4(s[2], s[3], 0xDD));
+  return add(_mm512_shuffle_f32x4(t0, t1, 0x88), _mm512_shuffle_f32x4(t0, t1, 0xDD));
 }
 
 // Turns each of the G rows of `len` scores (row stride `len`) into exp(score - row max) in
@@ -130,16 +165,15 @@ inline void softmax_numerators(float* scores, int64_t len, const __m512* mxv, fl
 // across lanes together (hsum16) cost a fraction of 16 separate horizontal sums. `dot(g, key)`
 // is q_g . key as 16 partial sums; scores are stored scaled, and each row's max kept in mxv.
 template <typename T, int G, typename Dot>
-inline void score_keys(const Dot& dot, const T* kc, const T* vc, const int64_t* table,
-                       int64_t len, int64_t block_size, int64_t block_stride, int64_t D,
-                       float scale, float* scores, __m512* mxv) {
+inline void score_keys(const Dot& dot, const KVView<T>& kv, int64_t D, float scale,
+                       float* scores, __m512* mxv) {
+  const int64_t len = kv.len, block_size = kv.block_size;
   const __m512 scalev = _mm512_set1_ps(scale);
   for (int g = 0; g < G; ++g) mxv[g] = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   // The first blocks were asked for by the caller, during the previous task.
   for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
-    prefetch_kv_block(kc, vc, table, b + kPrefetchBlocks, len, block_size, block_stride,
-                      D * int64_t(sizeof(T)));
-    const T* block = kc + table[b] * block_stride;
+    prefetch_kv_block(kv, b + kPrefetchBlocks, D * int64_t(sizeof(T)));
+    const T* block = kv.k_block(b);
     const int64_t n = std::min(block_size, len - start);
     for (int64_t c = 0; c < n; c += 16) {
       const T* key = block + c * D;
@@ -163,23 +197,23 @@ inline void score_keys(const Dot& dot, const T* kc, const T* vc, const int64_t* 
 // The G query heads that share one KV head, for head_dim = 16 * NV, any storage type: each key
 // and value row is widened to fp32 for fp32 FMAs; queries and accumulators stay in registers.
 template <typename T, int NV, int G>
-void attend_group_avx512(const float* q, const T* kc, const T* vc, const int64_t* table,
-                         int64_t len, int64_t block_size, int64_t block_stride, float scale,
-                         float* scores, c10::BFloat16* /*probs*/, float* acc) {
+void attend_group_avx512(const float* q, const KVView<T>& kv, float scale, float* scores,
+                         c10::BFloat16* /*probs*/, float* acc) {
   constexpr int64_t D = 16 * NV;
   __m512 qv[G][NV];
   for (int g = 0; g < G; ++g)
     for (int i = 0; i < NV; ++i) qv[g][i] = _mm512_loadu_ps(q + (g * NV + i) * 16);
   auto dot = [&](int g, const T* row) { return dot_row<T, NV>(qv[g], row); };
   __m512 mxv[G];
-  score_keys<T, G>(dot, kc, vc, table, len, block_size, block_stride, D, scale, scores, mxv);
+  score_keys<T, G>(dot, kv, D, scale, scores, mxv);
+  const int64_t len = kv.len, block_size = kv.block_size;
   float inv_sum[G];
   softmax_numerators<G>(scores, len, mxv, inv_sum);
   __m512 av[G][NV];
   for (int g = 0; g < G; ++g)
     for (int i = 0; i < NV; ++i) av[g][i] = _mm512_setzero_ps();
   for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
-    const T* value = vc + table[b] * block_stride;
+    const T* value = kv.v_block(b);
     const int64_t n = std::min(block_size, len - start);
     for (int64_t j = 0; j < n; ++j, value += D) {
       __m512 vv[NV];
@@ -207,9 +241,8 @@ inline __m512bh load_bf16x32(const c10::BFloat16* p) {
 // instructions of the fp32 path, which is what bounds it once K/V are in cache. The products
 // are exact; p is rounded to bf16 for p . v, as flash-attention kernels do.
 template <int NV, int G>
-void attend_group_bf16(const float* q, const c10::BFloat16* kc, const c10::BFloat16* vc,
-                       const int64_t* table, int64_t len, int64_t block_size, int64_t block_stride,
-                       float scale, float* scores, c10::BFloat16* probs, float* acc) {
+void attend_group_bf16(const float* q, const KVView<c10::BFloat16>& kv, float scale,
+                       float* scores, c10::BFloat16* probs, float* acc) {
   using T = c10::BFloat16;
   constexpr int64_t D = 32 * NV;
   __m512bh qv[G][NV];  // q came from bf16: exact again in bf16
@@ -223,7 +256,8 @@ void attend_group_bf16(const float* q, const c10::BFloat16* kc, const c10::BFloa
     return s;
   };
   __m512 mxv[G];
-  score_keys<T, G>(dot, kc, vc, table, len, block_size, block_stride, D, scale, scores, mxv);
+  score_keys<T, G>(dot, kv, D, scale, scores, mxv);
+  const int64_t len = kv.len, block_size = kv.block_size;
   float inv_sum[G];
   softmax_numerators<G>(scores, len, mxv, inv_sum);
   const int64_t stride = len + 1;  // probs row stride: a pair may start at the last token
@@ -241,7 +275,7 @@ void attend_group_bf16(const float* q, const c10::BFloat16* kc, const c10::BFloa
   for (int g = 0; g < G; ++g)
     for (int i = 0; i < NV; ++i) lo[g][i] = hi[g][i] = _mm512_setzero_ps();
   for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
-    const T* value = vc + table[b] * block_stride;
+    const T* value = kv.v_block(b);
     const int64_t n = std::min(block_size, len - start);
     for (int64_t j = 0; j < n; j += 2) {
       const bool pair = j + 1 < n;  // else row t+1 is not this sequence's: zeros, p = 0
@@ -280,6 +314,118 @@ void attend_group_bf16(const float* q, const c10::BFloat16* kc, const c10::BFloa
 }
 #endif
 
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+// int8 caches, head_dim = 64 * NV: half the bytes of bf16 to hold and to read (a decode step over
+// many sequences reads a lot of them). The query is quantized per head like the keys (as
+// llama.cpp's q8_0 path quantizes it), so q . k is a sum of int8 products, 64 per vpdpbusd, taken
+// back to fp32 with both scales; values are widened to fp32 once per row for all G heads, each
+// probability multiplied by its row's scale first.
+template <int NV, int G>
+void attend_group_int8(const float* q, const KVView<int8_t>& kv, float scale, float* scores,
+                       c10::BFloat16* /*probs*/, float* acc) {
+  constexpr int64_t D = 64 * NV;
+  constexpr int NF = D / 16;  // fp32 vectors per row
+  const int64_t len = kv.len, block_size = kv.block_size;
+  // vpdpbusd multiplies unsigned bytes by signed ones: (q + 128) by k, whose 128 * sum(k) is then
+  // taken back off; the keys go in as they are stored.
+  __m512i qv[G][NV];
+  float q_scale[G];
+  for (int g = 0; g < G; ++g) {
+    __m512 amax = _mm512_setzero_ps();
+    for (int i = 0; i < NF; ++i)
+      amax = _mm512_max_ps(amax, _mm512_abs_ps(_mm512_loadu_ps(q + g * D + 16 * i)));
+    const float s = _mm512_reduce_max_ps(amax) / 127.f;
+    q_scale[g] = s * scale;
+    const __m512 inv = _mm512_set1_ps(s > 0.f ? 1.f / s : 0.f);
+    for (int i = 0; i < NV; ++i) {
+      __m512i bytes = _mm512_setzero_si512();
+      for (int j = 0; j < 4; ++j) {
+        const __m512 x = _mm512_mul_ps(_mm512_loadu_ps(q + g * D + 64 * i + 16 * j), inv);
+        const __m512i xi =
+            _mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        bytes = _mm512_inserti32x4(bytes, _mm512_cvtsepi32_epi8(xi), j);
+      }
+      qv[g][i] = _mm512_xor_si512(bytes, _mm512_set1_epi8(int8_t(0x80)));  // + 128, unsigned
+    }
+  }
+  const __m512i ones = _mm512_set1_epi8(1);
+  auto dot = [&](const __m512i* a, const int8_t* key) {
+    __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), a[0], _mm512_loadu_si512(key));
+    for (int i = 1; i < NV; ++i) s = _mm512_dpbusd_epi32(s, a[i], _mm512_loadu_si512(key + 64 * i));
+    return _mm512_castsi512_ps(s);
+  };
+  __m512i ones_row[NV];  // sum(k) as a dot product with ones
+  for (int i = 0; i < NV; ++i) ones_row[i] = ones;
+  __m512 mxv[G];
+  for (int g = 0; g < G; ++g) mxv[g] = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
+    prefetch_kv_block(kv, b + kPrefetchBlocks, D);
+    const int8_t* block = kv.k_block(b);
+    const float* row_scales = kv.k_scales(b);
+    const int64_t n = std::min(block_size, len - start);
+    for (int64_t c = 0; c < n; c += 16) {
+      const int8_t* key = block + c * D;
+      const int64_t m = std::min<int64_t>(16, n - c);
+      const __mmask16 valid = static_cast<__mmask16>((1u << m) - 1);
+      const __m512 k_scale = _mm512_maskz_loadu_ps(valid, row_scales + c);
+      __m512 dots[16];
+      for (int j = 0; j < 16; ++j)
+        dots[j] = j < m ? dot(ones_row, key + j * D) : _mm512_setzero_ps();
+      const __m512i bias = _mm512_slli_epi32(_mm512_castps_si512(hsum16<true>(dots)), 7);
+      for (int g = 0; g < G; ++g) {
+        for (int j = 0; j < 16; ++j)
+          dots[j] = j < m ? dot(qv[g], key + j * D) : _mm512_setzero_ps();
+        const __m512i sums = _mm512_sub_epi32(_mm512_castps_si512(hsum16<true>(dots)), bias);
+        const __m512 sc = _mm512_mul_ps(_mm512_cvtepi32_ps(sums),
+                                        _mm512_mul_ps(k_scale, _mm512_set1_ps(q_scale[g])));
+        _mm512_mask_storeu_ps(scores + g * len + start + c, valid, sc);
+        mxv[g] = _mm512_mask_max_ps(mxv[g], valid, mxv[g], sc);
+      }
+    }
+  }
+  float inv_sum[G];
+  softmax_numerators<G>(scores, len, mxv, inv_sum);
+  __m512 av[G][NF];
+  for (int g = 0; g < G; ++g)
+    for (int i = 0; i < NF; ++i) av[g][i] = _mm512_setzero_ps();
+  for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
+    const int8_t* value = kv.v_block(b);
+    const float* row_scales = kv.v_scales(b);
+    const int64_t n = std::min(block_size, len - start);
+    for (int64_t j = 0; j < n; ++j, value += D) {
+      __m512 vv[NF];
+      for (int i = 0; i < NF; ++i)
+        vv[i] = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(value + 16 * i))));
+      const float v_scale = row_scales[j];
+      for (int g = 0; g < G; ++g) {
+        const __m512 p = _mm512_set1_ps(scores[g * len + start + j] * v_scale);
+        for (int i = 0; i < NF; ++i) av[g][i] = _mm512_fmadd_ps(p, vv[i], av[g][i]);
+      }
+    }
+  }
+  for (int g = 0; g < G; ++g) {
+    const __m512 inv = _mm512_set1_ps(inv_sum[g]);
+    for (int i = 0; i < NF; ++i)
+      _mm512_storeu_ps(acc + g * D + 16 * i, _mm512_mul_ps(av[g][i], inv));
+  }
+}
+
+// Up to 6 * 4 accumulators for head_dim 64 (3 * 8 for 128): the value pass keeps them in registers.
+template <int NV>
+GroupFn<int8_t> int8_group_kernel_for(int64_t group) {
+  switch (group) {
+    case 1: return attend_group_int8<NV, 1>;
+    case 2: return attend_group_int8<NV, 2>;
+    case 3: return attend_group_int8<NV, 3>;
+    case 4: return NV == 1 ? attend_group_int8<NV, 4> : nullptr;
+    case 5: return NV == 1 ? attend_group_int8<NV, 5> : nullptr;
+    case 6: return NV == 1 ? attend_group_int8<NV, 6> : nullptr;
+    default: return nullptr;
+  }
+}
+#endif
+
 // The vectorised group kernel for this (head_dim, group), or nullptr where there is none.
 template <typename T, int NV>
 GroupFn<T> group_kernel_for(int64_t group) {
@@ -312,27 +458,63 @@ GroupFn<c10::BFloat16> bf16_group_kernel_for(int64_t group) {
 }
 #endif
 
-template <typename T>
-GroupFn<T> group_kernel(int64_t head_dim, int64_t group) {
-#if defined(__AVX512BF16__)
-  if constexpr (std::is_same_v<T, c10::BFloat16>) {
-    GroupFn<T> fn = nullptr;
-    if (head_dim == 64) fn = bf16_group_kernel_for<2>(group);
-    if (head_dim == 128) fn = bf16_group_kernel_for<4>(group);
-    if (fn != nullptr) return fn;
-  }
+// The vectorised kernel for a cache of type C, or nullptr where there is none.
+template <typename C>
+GroupFn<C> group_kernel(int64_t head_dim, int64_t group) {
+  if constexpr (std::is_same_v<C, int8_t>) {
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+    if (head_dim == 64) return int8_group_kernel_for<1>(group);
+    if (head_dim == 128) return int8_group_kernel_for<2>(group);
 #endif
-  if (head_dim == 64) return group_kernel_for<T, 4>(group);
-  if (head_dim == 128) return group_kernel_for<T, 8>(group);
-  return nullptr;
+    return nullptr;
+  } else {
+#if defined(__AVX512BF16__)
+    if constexpr (std::is_same_v<C, c10::BFloat16>) {
+      GroupFn<C> fn = nullptr;
+      if (head_dim == 64) fn = bf16_group_kernel_for<2>(group);
+      if (head_dim == 128) fn = bf16_group_kernel_for<4>(group);
+      if (fn != nullptr) return fn;
+    }
+#endif
+    if (head_dim == 64) return group_kernel_for<C, 4>(group);
+    if (head_dim == 128) return group_kernel_for<C, 8>(group);
+    return nullptr;
+  }
 }
 #endif
 
+// One (token, KV head) row of an int8 cache: x ~ scale * q with scale = max|x| / 127 and q
+// rounded to nearest even, exactly as `roseinfer.layers.kv_cache.quantize_rows` computes it.
 template <typename T>
+void quantize_row(const T* x, int64_t n, int8_t* out, float* scale) {
+  float amax = 0.f;
+  for (int64_t d = 0; d < n; ++d) amax = std::max(amax, std::abs(to_float(x[d])));
+  const float s = amax / 127.f;
+  *scale = s;
+  int64_t d = 0;
+#if defined(__AVX512F__)
+  const __m512 sv = _mm512_set1_ps(s), lo = _mm512_set1_ps(-127.f), hi = _mm512_set1_ps(127.f);
+  for (; s > 0.f && d + 16 <= n; d += 16) {
+    __m512 r = _mm512_roundscale_ps(_mm512_div_ps(load16(x + d), sv),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm512_min_ps(_mm512_max_ps(r, lo), hi);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + d),
+                     _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(r)));
+  }
+#endif
+  for (; d < n; ++d)
+    out[d] = s > 0.f ? static_cast<int8_t>(
+                           std::clamp(std::nearbyint(to_float(x[d]) / s), -127.f, 127.f))
+                     : int8_t(0);
+}
+
+// T: the dtype of q, k, v and the output; C: the cache's (T, or int8_t with scales).
+template <typename T, typename C>
 void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                   torch::Tensor& k_cache, torch::Tensor& v_cache,
-                   const torch::Tensor& slot_mapping, const torch::Tensor& block_tables,
-                   const torch::Tensor& context_lens, double scale, torch::Tensor& out) {
+                   torch::Tensor& k_cache, torch::Tensor& v_cache, float* k_scales,
+                   float* v_scales, const torch::Tensor& slot_mapping,
+                   const torch::Tensor& block_tables, const torch::Tensor& context_lens,
+                   double scale, torch::Tensor& out) {
   const int64_t num_seqs = q.size(0), num_heads = q.size(1), head_dim = q.size(2);
   const int64_t num_kv_heads = k_cache.size(1), block_size = k_cache.size(2);
   const int64_t group = num_heads / num_kv_heads;
@@ -340,9 +522,10 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
   const int64_t max_blocks = block_tables.size(1);
   const int64_t head_stride = block_size * head_dim;      // one KV head's rows of a block
   const int64_t block_stride = num_kv_heads * head_stride;  // one block, all heads
+  const int64_t scale_stride = num_kv_heads * block_size;   // one block's scales
   const T* qp = q.data_ptr<T>();
-  T* kc = k_cache.data_ptr<T>();
-  T* vc = v_cache.data_ptr<T>();
+  C* kc = k_cache.data_ptr<C>();
+  C* vc = v_cache.data_ptr<C>();
   T* op = out.data_ptr<T>();
   const int64_t* tables = block_tables.data_ptr<int64_t>();
   const int64_t* lens = context_lens.data_ptr<int64_t>();
@@ -352,27 +535,48 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
   const T* vp = v.data_ptr<T>();
   const int64_t* slots = slot_mapping.data_ptr<int64_t>();
   for (int64_t s = 0; s < num_seqs; ++s) {
-    const int64_t at = slots[s] / block_size * block_stride + slots[s] % block_size * head_dim;
+    const int64_t block = slots[s] / block_size, offset = slots[s] % block_size;
+    const int64_t at = block * block_stride + offset * head_dim;
     for (int64_t h = 0; h < num_kv_heads; ++h) {
-      std::copy_n(kp + s * k.stride(0) + h * head_dim, head_dim, kc + at + h * head_stride);
-      std::copy_n(vp + s * v.stride(0) + h * head_dim, head_dim, vc + at + h * head_stride);
+      const T* k_row = kp + s * k.stride(0) + h * head_dim;
+      const T* v_row = vp + s * v.stride(0) + h * head_dim;
+      if constexpr (std::is_same_v<C, int8_t>) {
+        const int64_t scale_at = block * scale_stride + h * block_size + offset;
+        quantize_row(k_row, head_dim, kc + at + h * head_stride, k_scales + scale_at);
+        quantize_row(v_row, head_dim, vc + at + h * head_stride, v_scales + scale_at);
+      } else {
+        std::copy_n(k_row, head_dim, kc + at + h * head_stride);
+        std::copy_n(v_row, head_dim, vc + at + h * head_stride);
+      }
     }
   }
 
   int64_t max_len = 0;
   for (int64_t s = 0; s < num_seqs; ++s) max_len = std::max(max_len, lens[s]);
-  GroupFn<T> vectorised = nullptr;
+  GroupFn<C> vectorised = nullptr;
 #if defined(__AVX512F__)
-  vectorised = group_kernel<T>(head_dim, group);
+  vectorised = group_kernel<C>(head_dim, group);
 #endif
+  auto view = [&](int64_t task) {
+    const int64_t s = task / num_kv_heads, kvh = task % num_kv_heads;
+    const bool scaled = k_scales != nullptr;
+    return KVView<C>{kc + kvh * head_stride,
+                     vc + kvh * head_stride,
+                     scaled ? k_scales + kvh * block_size : nullptr,
+                     scaled ? v_scales + kvh * block_size : nullptr,
+                     tables + s * max_blocks,
+                     lens[s],
+                     block_size,
+                     block_stride,
+                     scale_stride};
+  };
   // The first blocks of a task's K/V, asked for while the task before it runs: tasks are short
   // (a few blocks each), so waiting for their first blocks would be a large share of them.
   auto prefetch_start = [&](int64_t task) {
 #if defined(__AVX512F__)
-    const int64_t s = task / num_kv_heads, kvh = task % num_kv_heads;
+    const KVView<C> kv = view(task);
     for (int64_t b = 0; b < kPrefetchBlocks; ++b)
-      prefetch_kv_block(kc + kvh * head_stride, vc + kvh * head_stride, tables + s * max_blocks,
-                        b, lens[s], block_size, block_stride, head_dim * int64_t(sizeof(T)));
+      prefetch_kv_block(kv, b, head_dim * int64_t(sizeof(C)));
 #endif
   };
   // One task per (sequence, KV head), covering the query heads of its group.
@@ -388,16 +592,13 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
         for (int64_t d = 0; d < head_dim; ++d)
           qf[g * head_dim + d] = to_float(src[d]);
       }
-      const int64_t* table = tables + s * max_blocks;
-      const T* keys = kc + kvh * head_stride;
-      const T* values = vc + kvh * head_stride;
+      const KVView<C> kv = view(task);
       if (vectorised != nullptr) {
-        vectorised(qf.data(), keys, values, table, lens[s], block_size, block_stride, fscale,
-                   scores.data(), probs.data(), acc.data());
+        vectorised(qf.data(), kv, fscale, scores.data(), probs.data(), acc.data());
       } else {
         for (int64_t g = 0; g < group; ++g)
-          attend_head_scalar<T>(&qf[g * head_dim], keys, values, table, lens[s], block_size,
-                                block_stride, head_dim, fscale, scores.data(), &acc[g * head_dim]);
+          attend_head_scalar<C>(&qf[g * head_dim], kv, head_dim, fscale, scores.data(),
+                                &acc[g * head_dim]);
       }
       for (int64_t g = 0; g < group; ++g) {
         T* dst = op + s * out.stride(0) + (kvh * group + g) * out.stride(1);
@@ -412,7 +613,9 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
 torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Tensor v,
                                      torch::Tensor k_cache, torch::Tensor v_cache,
                                      torch::Tensor slot_mapping, torch::Tensor block_tables,
-                                     torch::Tensor context_lens, double scale) {
+                                     torch::Tensor context_lens, double scale,
+                                     c10::optional<torch::Tensor> k_scale,
+                                     c10::optional<torch::Tensor> v_scale) {
   TORCH_CHECK(q.dim() == 3 && k.dim() == 3 && v.dim() == 3, "q, k, v must be [B, heads, D]");
   TORCH_CHECK(k_cache.dim() == 4 && k_cache.sizes() == v_cache.sizes(),
               "the caches must be [num_blocks, kv_heads, block_size, head_dim], both alike");
@@ -424,8 +627,20 @@ torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Te
   TORCH_CHECK(k.stride(1) == k.size(2) && v.stride(1) == v.size(2),
               "k and v heads must be contiguous");
   TORCH_CHECK(k_cache.is_contiguous() && v_cache.is_contiguous(), "caches must be contiguous");
-  TORCH_CHECK(q.scalar_type() == k_cache.scalar_type() && k.scalar_type() == k_cache.scalar_type(),
-              "q, k, v and the cache must share a dtype");
+  TORCH_CHECK(k_cache.scalar_type() == v_cache.scalar_type(), "the caches must share a dtype");
+  const bool int8_cache = k_cache.scalar_type() == at::kChar;
+  TORCH_CHECK(k.scalar_type() == q.scalar_type() && v.scalar_type() == q.scalar_type() &&
+                  (int8_cache || k_cache.scalar_type() == q.scalar_type()),
+              "q, k, v and the cache must share a dtype (or the cache be int8)");
+  TORCH_CHECK(int8_cache == (k_scale.has_value() && v_scale.has_value()),
+              "an int8 cache comes with k_scale and v_scale, other caches without");
+  if (int8_cache) {
+    const auto rows = k_cache.sizes().slice(0, 3);  // [num_blocks, kv_heads, block_size]
+    TORCH_CHECK(k_scale->sizes() == rows && v_scale->sizes() == rows &&
+                    k_scale->scalar_type() == at::kFloat && v_scale->scalar_type() == at::kFloat &&
+                    k_scale->is_contiguous() && v_scale->is_contiguous(),
+                "k_scale and v_scale must be contiguous fp32 [num_blocks, kv_heads, block_size]");
+  }
   TORCH_CHECK(q.size(1) % k_cache.size(1) == 0, "query heads must be a multiple of kv heads");
   TORCH_CHECK(block_tables.scalar_type() == at::kLong && slot_mapping.scalar_type() == at::kLong &&
                   context_lens.scalar_type() == at::kLong,
@@ -436,8 +651,13 @@ torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Te
   auto out = torch::empty({q.size(0), q.size(1), q.size(2)}, q.options());
   auto run = [&](auto tag) {
     using T = decltype(tag);
-    decode_kernel<T>(q, k, v, k_cache, v_cache, slot_mapping, block_tables, context_lens, scale,
-                     out);
+    if (int8_cache)
+      decode_kernel<T, int8_t>(q, k, v, k_cache, v_cache, k_scale->data_ptr<float>(),
+                               v_scale->data_ptr<float>(), slot_mapping, block_tables,
+                               context_lens, scale, out);
+    else
+      decode_kernel<T, T>(q, k, v, k_cache, v_cache, nullptr, nullptr, slot_mapping,
+                          block_tables, context_lens, scale, out);
   };
   dispatch(q.scalar_type(), "paged_decode_attention", run);
   return out;

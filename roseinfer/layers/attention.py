@@ -2,8 +2,8 @@
 
 A step's tokens from all sequences are flattened into one token dimension. `AttentionMetadata`
 describes where each sequence's queries sit in it and where its keys/values live in the cache.
-Each layer's cache is head-major, `[num_blocks, KVH, block_size, D]`: one KV head's rows of a
-block are contiguous, which is what the decode kernel streams through.
+Each layer's cache (`layers/kv_cache.py`) is head-major, `[num_blocks, KVH, block_size, D]`: one
+KV head's rows of a block are contiguous, which is what the decode kernel streams through.
 The backend writes the new K/V into the cache slots and attends each query to its sequence's
 cached keys. Index tensors shared by every layer are built once per step in `prepare`.
 """
@@ -18,6 +18,7 @@ import torch.nn.functional as F
 
 from roseinfer.config import ATTENTION_BACKENDS
 from roseinfer.kernels import load_cpu_kernels
+from roseinfer.layers.kv_cache import KVCache, LayerCache
 
 
 @dataclass
@@ -116,21 +117,19 @@ class ReferenceAttention:
         q: torch.Tensor,  # [N, H, D]
         k: torch.Tensor,  # [N, KVH, D]
         v: torch.Tensor,  # [N, KVH, D]
-        k_cache: torch.Tensor,  # [num_blocks, KVH, block_size, D]
-        v_cache: torch.Tensor,  # [num_blocks, KVH, block_size, D]
+        cache: LayerCache,
         meta: AttentionMetadata,
         scale: float,
     ) -> torch.Tensor:  # [N, H, D]
         blocks, offsets = meta.prepared["write"]
-        k_cache[blocks, :, offsets] = k
-        v_cache[blocks, :, offsets] = v
+        cache.write(blocks, offsets, k, v)
         groups = meta.prepared["groups"]
         if len(groups) == 1:
-            return self._attend(q, k, v, k_cache, v_cache, groups[0], meta.block_size, scale)
+            return self._attend(q, k, v, cache, groups[0], scale)
         out = torch.empty_like(q)
         for g in groups:
             t = g.tokens
-            out[t] = self._attend(q[t], k[t], v[t], k_cache, v_cache, g, meta.block_size, scale)
+            out[t] = self._attend(q[t], k[t], v[t], cache, g, scale)
         return out
 
     @staticmethod
@@ -138,12 +137,11 @@ class ReferenceAttention:
         q: torch.Tensor,  # [n, H, D] the group's tokens
         k: torch.Tensor,  # [n, KVH, D] their new keys and values (already in the cache too)
         v: torch.Tensor,
-        k_cache: torch.Tensor,
-        v_cache: torch.Tensor,
+        cache: LayerCache,
         g: _Group,
-        block_size: int,
         scale: float,
     ) -> torch.Tensor:  # [n, H, D]
+        # A fresh prompt attends to its own K/V as computed (an int8 cache holds them rounded).
         if g.fresh:
             out = F.scaled_dot_product_attention(
                 q.transpose(0, 1)[None],  # [1, H, n, D]
@@ -155,8 +153,7 @@ class ReferenceAttention:
             )
             return out[0].transpose(0, 1)
         num_heads, head_dim = q.shape[1], q.shape[2]
-        keys = _gather(k_cache, g, block_size)  # [b, KVH, L, D]
-        values = _gather(v_cache, g, block_size)
+        keys, values = cache.gather(g.block_ids, g.num_seqs, q.dtype)  # [b, KVH, L, D] each
         if g.query_rows is None:
             q_pad = q.view(g.num_seqs, 1, num_heads, head_dim)
         else:
@@ -174,14 +171,6 @@ class ReferenceAttention:
         if g.query_rows is None:
             return out.reshape(g.num_seqs, num_heads, head_dim)
         return out.reshape(-1, num_heads, head_dim)[g.query_rows]
-
-
-def _gather(cache: torch.Tensor, g: _Group, block_size: int) -> torch.Tensor:
-    """Each sequence's blocks, contiguous: [b, KVH, max_blocks * block_size, D]."""
-    num_blocks, kv_heads, _, head_dim = cache.shape
-    out = cache.index_select(0, g.block_ids)  # [b * max_blocks, KVH, block_size, D]
-    out = out.view(g.num_seqs, -1, kv_heads, block_size, head_dim).transpose(1, 2)
-    return out.reshape(g.num_seqs, kv_heads, -1, head_dim)
 
 
 # Steps with prefill chunks run every token through the decode kernel, as a query of its own
@@ -266,24 +255,22 @@ class CpuPagedAttention(ReferenceAttention):
         q: torch.Tensor,  # [N, H, D]
         k: torch.Tensor,  # [N, KVH, D]
         v: torch.Tensor,  # [N, KVH, D]
-        k_cache: torch.Tensor,  # [num_blocks, KVH, block_size, D]
-        v_cache: torch.Tensor,  # [num_blocks, KVH, block_size, D]
+        cache: LayerCache,
         meta: AttentionMetadata,
         scale: float,
     ) -> torch.Tensor:  # [N, H, D]
         nd = meta.num_decode_seqs
         if nd == meta.num_seqs or "per_token" in meta.prepared:
-            return self._decode(q, k, v, k_cache, v_cache, meta, scale)
+            return self._decode(q, k, v, cache, meta, scale)
         (g,) = meta.prepared["groups"]
         blocks, offsets = meta.prepared["write"]
         t = g.tokens
-        k_cache[blocks, :, offsets] = k[t]
-        v_cache[blocks, :, offsets] = v[t]
-        prefill = self._attend(q[t], k[t], v[t], k_cache, v_cache, g, meta.block_size, scale)
+        cache.write(blocks, offsets, k[t], v[t])
+        prefill = self._attend(q[t], k[t], v[t], cache, g, scale)
         if not nd:  # prefill chunks only: no copy into a combined output
             return prefill
         out = torch.empty_like(q)
-        out[:nd] = self._decode(q[:nd], k[:nd], v[:nd], k_cache, v_cache, meta, scale)
+        out[:nd] = self._decode(q[:nd], k[:nd], v[:nd], cache, meta, scale)
         out[t] = prefill
         return out
 
@@ -292,14 +279,23 @@ class CpuPagedAttention(ReferenceAttention):
         q: torch.Tensor,  # [nd, H, D], one token per decoding sequence
         k: torch.Tensor,
         v: torch.Tensor,
-        k_cache: torch.Tensor,
-        v_cache: torch.Tensor,
+        cache: LayerCache,
         meta: AttentionMetadata,
         scale: float,
     ) -> torch.Tensor:  # [nd, H, D]
         slots, tables, context_lens = meta.prepared["decode"]
         return self.kernels.paged_decode_attention(
-            q, k, v, k_cache, v_cache, slots, tables, context_lens, scale
+            q,
+            k,
+            v,
+            cache.k,
+            cache.v,
+            slots,
+            tables,
+            context_lens,
+            scale,
+            k_scale=cache.k_scale,
+            v_scale=cache.v_scale,
         )
 
 
@@ -325,15 +321,12 @@ class ForwardContext:
 
     meta: AttentionMetadata
     backend: ReferenceAttention
-    k_caches: list[torch.Tensor]  # per layer [num_blocks, KVH, block_size, D]
-    v_caches: list[torch.Tensor]
+    kv_cache: KVCache
 
     def attend(
         self, layer: int, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float
     ) -> torch.Tensor:
-        return self.backend.forward(
-            q, k, v, self.k_caches[layer], self.v_caches[layer], self.meta, scale
-        )
+        return self.backend.forward(q, k, v, self.kv_cache.layers[layer], self.meta, scale)
 
     def decode_indices(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
         """The C++ decode kernel's index tensors when the whole step attends through it: a

@@ -1,0 +1,138 @@
+"""The paged KV cache: every layer's key and value blocks, in the model's dtype or in int8.
+
+Each layer's K (and V) is `[num_blocks, KVH, block_size, D]`, head-major (see attention.py).
+With `--kv-cache-dtype int8` each (token, KV head) row is stored as int8 with one fp32 scale,
+`x ~ scale * q`, `scale = max|x| / 127` (per row, as llama.cpp's q8_0 cache keeps a scale per
+32 values): half the bytes of bf16, which is what a decode step over many sequences spends
+its attention time reading.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+import torch
+
+from roseinfer.config import KV_CACHE_DTYPES
+
+if TYPE_CHECKING:  # roseinfer.models imports the layers
+    from roseinfer.models.config import ModelConfig
+
+INT8_MAX = 127
+
+
+def quantize_rows(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """x [..., D] -> (int8 [..., D], fp32 scale [...]), rounded half to even: the C++ kernel's
+    `quantize_row` gives the same bits."""
+    xf = x.float()
+    scale = xf.abs().amax(dim=-1) / INT8_MAX  # [...]
+    q = torch.where(scale[..., None] > 0, xf / scale[..., None], 0.0)
+    return q.round_().clamp_(-INT8_MAX, INT8_MAX).to(torch.int8), scale
+
+
+class LayerCache(NamedTuple):
+    """One layer's cache; `k_scale`/`v_scale` [num_blocks, KVH, block_size] fp32 for int8."""
+
+    k: torch.Tensor  # [num_blocks, KVH, block_size, D]
+    v: torch.Tensor
+    k_scale: torch.Tensor | None = None
+    v_scale: torch.Tensor | None = None
+
+    def write(
+        self,
+        blocks: torch.Tensor,  # [N] block of each new token
+        offsets: torch.Tensor,  # [N] its row in the block
+        k: torch.Tensor,  # [N, KVH, D]
+        v: torch.Tensor,
+    ) -> None:
+        if self.k_scale is None:
+            self.k[blocks, :, offsets] = k
+            self.v[blocks, :, offsets] = v
+            return
+        for cache, scales, x in ((self.k, self.k_scale, k), (self.v, self.v_scale, v)):
+            q, s = quantize_rows(x)
+            cache[blocks, :, offsets] = q
+            scales[blocks, :, offsets] = s
+
+    def gather(
+        self, block_ids: torch.Tensor, num_seqs: int, dtype: torch.dtype
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Each sequence's keys and values, contiguous, in `dtype`: two [b, KVH, L, D] with
+        `block_ids` the b sequences' blocks, row-major, and L their count times block_size."""
+        return (
+            _gather(self.k, self.k_scale, block_ids, num_seqs, dtype),
+            _gather(self.v, self.v_scale, block_ids, num_seqs, dtype),
+        )
+
+
+def _gather(
+    cache: torch.Tensor,
+    scales: torch.Tensor | None,
+    block_ids: torch.Tensor,
+    num_seqs: int,
+    dtype: torch.dtype,
+) -> torch.Tensor:
+    _, kv_heads, block_size, head_dim = cache.shape
+    out = cache.index_select(0, block_ids)  # [b * max_blocks, KVH, block_size, D]
+    if scales is not None:
+        out = (out.float() * scales.index_select(0, block_ids)[..., None]).to(dtype)
+    out = out.view(num_seqs, -1, kv_heads, block_size, head_dim).transpose(1, 2)
+    return out.reshape(num_seqs, kv_heads, -1, head_dim)
+
+
+class KVCache:
+    """Every layer's cache, allocated at once; `layers[i]` is layer i's `LayerCache`."""
+
+    def __init__(
+        self,
+        model_config: ModelConfig,
+        num_blocks: int,
+        block_size: int,
+        dtype: torch.dtype,
+        device: torch.device | str,
+        kv_cache_dtype: str = "auto",
+    ) -> None:
+        if kv_cache_dtype not in KV_CACHE_DTYPES:
+            raise ValueError(f"kv_cache_dtype must be one of {KV_CACHE_DTYPES}")
+        mc = model_config
+        self.quantized = kv_cache_dtype == "int8"
+        rows = (mc.num_layers, 2, num_blocks, mc.num_kv_heads, block_size)
+        # Zeroed, not empty: masked-out slots must not hold NaN bit patterns (0 * NaN = NaN).
+        self.data = torch.zeros(
+            *rows, mc.head_dim, dtype=torch.int8 if self.quantized else dtype, device=device
+        )  # [layers, k/v, num_blocks, KVH, block_size, D]
+        self.scales = (
+            torch.zeros(rows, dtype=torch.float32, device=device) if self.quantized else None
+        )  # [layers, k/v, num_blocks, KVH, block_size]
+        self.layers = [
+            LayerCache(
+                self.data[i, 0],
+                self.data[i, 1],
+                None if self.scales is None else self.scales[i, 0],
+                None if self.scales is None else self.scales[i, 1],
+            )
+            for i in range(mc.num_layers)
+        ]
+
+    def stack_args(self) -> tuple[list, list, list, list]:
+        """The decoder stack's (k_caches, v_caches, k_scales, v_scales): scales empty unless
+        int8."""
+        scaled = self.scales is not None
+        return (
+            [c.k for c in self.layers],
+            [c.v for c in self.layers],
+            [c.k_scale for c in self.layers] if scaled else [],
+            [c.v_scale for c in self.layers] if scaled else [],
+        )
+
+    @staticmethod
+    def block_bytes(
+        model_config: ModelConfig, block_size: int, dtype: torch.dtype, kv_cache_dtype: str
+    ) -> int:
+        """Bytes of K and V (and their scales) for one block across all layers."""
+        mc = model_config
+        if kv_cache_dtype == "int8":
+            row = mc.head_dim + 4  # int8 values and an fp32 scale
+        else:
+            row = mc.head_dim * torch.empty((), dtype=dtype).element_size()
+        return 2 * mc.num_layers * block_size * mc.num_kv_heads * row
