@@ -218,6 +218,29 @@ def test_int8_cache_decode_matches_the_reference_backend(
         assert torch.equal(ref, got)
 
 
+def test_int8_cache_long_context_of_extreme_values(kernels):
+    """4,000 keys of value 127 (every row's maximum) and equal scores: the kernel's fixed-point
+    p . v sums reach their largest and must not overflow; the output is the value itself."""
+    n, block_size, heads, kv_heads, head_dim = 4000, 16, 9, 3, 64
+    num_blocks = n // block_size + 1
+    meta = _decode_batch([n], block_size, num_blocks)
+    shape = (num_blocks, kv_heads, block_size, head_dim)
+    caches = [
+        torch.zeros(shape, dtype=torch.int8),  # keys 0: every score equal
+        torch.full(shape, 127, dtype=torch.int8),
+        torch.ones(shape[:3]),
+        torch.full(shape[:3], 0.5),
+    ]
+    q = torch.randn(1, heads, head_dim, dtype=torch.bfloat16)
+    k = torch.zeros(1, kv_heads, head_dim, dtype=torch.bfloat16)
+    v = torch.full((1, kv_heads, head_dim), 63.5, dtype=torch.bfloat16)  # stored as 127 * 0.5
+    outs, _ = _through_both_backends(q, k, v, caches, meta, head_dim**-0.5)
+    for out in outs:
+        torch.testing.assert_close(
+            out.float(), torch.full((1, heads, head_dim), 63.5), rtol=4e-3, atol=0
+        )
+
+
 def test_mixed_decode_and_prefill_step_matches_the_reference_backend(kernels):
     """Decodes go through the kernel, the prefill chunk through SDPA, in one forward."""
     torch.manual_seed(1)
