@@ -18,9 +18,14 @@ def decoding_core(
     context: int = 70,
     kv_cache_memory: float = 0.25,
     max_new_tokens: int = 500,
+    kv_cache_dtype: str = "auto",
 ) -> LLMEngine:
     """`batch_size` sequences with distinct `context`-token prompts, prefilled, now decoding."""
-    core = engine.new_core(kv_cache_memory=kv_cache_memory, max_num_seqs=max(64, batch_size))
+    core = engine.new_core(
+        kv_cache_memory=kv_cache_memory,
+        max_num_seqs=max(64, batch_size),
+        kv_cache_dtype=kv_cache_dtype,
+    )
     params = SamplingParams(max_new_tokens=max_new_tokens, stop_on_eos=False, do_sample=False)
     for i in range(batch_size):
         core.add_request([100 + (i + j) % 1000 for j in range(context)], params)
