@@ -54,6 +54,11 @@ def test_seeds_and_engine_flags():
         10,
     )
     assert build_parser().parse_args(["--hf-model-id", "org/name"]).hf_model_id == "org/name"
+    assert EngineConfig.from_args(build_parser().parse_args([])).kv_cache_dtype == "auto"
+    int8 = EngineConfig.from_args(build_parser().parse_args(["--kv-cache-dtype", "int8"]))
+    assert int8.kv_cache_dtype == "int8"
+    with pytest.raises(SystemExit):  # argparse refuses other values with a usage line
+        build_parser().parse_args(["--kv-cache-dtype", "fp8"])
 
 
 def test_roseinfer_serve_help(capsys):
