@@ -279,10 +279,10 @@ def test_bad_inputs_are_clear_errors(kernels):
     with pytest.raises(RuntimeError, match="even"):
         kernels.silu_and_mul(torch.zeros(2, 7))
     meta = _decode_batch([5], 4, 8)
-    cache = torch.zeros(8, 2, 4, 16)
-    with pytest.raises(RuntimeError, match="share a dtype"):
+
+    def attend(q_dtype: torch.dtype, cache: torch.Tensor) -> None:
         kernels.paged_decode_attention(
-            torch.zeros(1, 2, 16, dtype=torch.bfloat16),
+            torch.zeros(1, 2, 16, dtype=q_dtype),
             torch.zeros(1, 2, 16),
             torch.zeros(1, 2, 16),
             cache,
@@ -292,19 +292,11 @@ def test_bad_inputs_are_clear_errors(kernels):
             meta.context_lens,
             0.25,
         )
-    int8_cache = torch.zeros(8, 2, 4, 16, dtype=torch.int8)
-    with pytest.raises(RuntimeError, match="k_scale and v_scale"):
-        kernels.paged_decode_attention(
-            torch.zeros(1, 2, 16),
-            torch.zeros(1, 2, 16),
-            torch.zeros(1, 2, 16),
-            int8_cache,
-            int8_cache.clone(),
-            meta.slot_mapping,
-            meta.block_tables,
-            meta.context_lens,
-            0.25,
-        )
+
+    with pytest.raises(RuntimeError, match="share a dtype"):
+        attend(torch.bfloat16, torch.zeros(8, 2, 4, 16))
+    with pytest.raises(RuntimeError, match="k_scale and v_scale"):  # an int8 cache without them
+        attend(torch.float32, torch.zeros(8, 2, 4, 16, dtype=torch.int8))
 
 
 def test_backend_choice():

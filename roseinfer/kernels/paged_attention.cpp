@@ -231,6 +231,47 @@ void attend_group_avx512(const float* q, const KVView<T>& kv, float scale, float
   }
 }
 
+// Value rows two at a time, for the pair dot products (vdpbf16ps, vpdpwssd): rows t and t+1
+// (zeros past a block's last row) unpacked as 16-bit elements give, per 32-bit lane, the pair
+// (v[t][d], v[t+1][d]) to multiply with (p[t], p[t+1]), `p16` being the task's 16-bit
+// probabilities [G, len + 1]. row(value, r, i): elements 32i.. of row r as 32 16-bit lanes;
+// step(g, pv, ul, uh): head g's pair of probabilities (broadcast) and the unpacked rows.
+template <int G, int NI, typename C, typename Row, typename Step>
+inline void for_value_pairs(const KVView<C>& kv, const uint16_t* p16, const Row& row,
+                            const Step& step) {
+  const int64_t len = kv.len, stride = len + 1;
+  for (int64_t b = 0, start = 0; start < len; ++b, start += kv.block_size) {
+    const C* value = kv.v_block(b);
+    const int64_t n = std::min(kv.block_size, len - start);
+    for (int64_t j = 0; j < n; j += 2) {
+      const bool pair = j + 1 < n;  // else row t+1 is not this sequence's: zeros, p = 0
+      __m512i ul[NI], uh[NI];
+      for (int i = 0; i < NI; ++i) {
+        const __m512i r0 = row(value, j, i);
+        const __m512i r1 = pair ? row(value, j + 1, i) : _mm512_setzero_si512();
+        ul[i] = _mm512_unpacklo_epi16(r0, r1);
+        uh[i] = _mm512_unpackhi_epi16(r0, r1);
+      }
+      for (int g = 0; g < G; ++g) {
+        uint32_t pp;
+        std::memcpy(&pp, p16 + g * stride + start + j, sizeof(pp));
+        if (!pair) pp &= 0xFFFFu;
+        step(g, _mm512_set1_epi32(static_cast<int>(pp)), ul, uh);
+      }
+    }
+  }
+}
+
+// dst[0..32) = scale * one pair-dot accumulator pair put back in dimension order: within each
+// 128-bit lane unpacklo held dims 0-3 of the lane's 8 and unpackhi dims 4-7.
+inline void store_pair_sums(__m512 lo, __m512 hi, __m512 scale, float* dst) {
+  const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const __m512i second = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29,
+                                           30, 31);
+  _mm512_storeu_ps(dst, _mm512_mul_ps(_mm512_permutex2var_ps(lo, first, hi), scale));
+  _mm512_storeu_ps(dst + 16, _mm512_mul_ps(_mm512_permutex2var_ps(lo, second, hi), scale));
+}
+
 #if defined(__AVX512BF16__)
 inline __m512bh load_bf16x32(const c10::BFloat16* p) {
   return reinterpret_cast<__m512bh>(_mm512_loadu_si512(p));
@@ -257,7 +298,7 @@ void attend_group_bf16(const float* q, const KVView<c10::BFloat16>& kv, float sc
   };
   __m512 mxv[G];
   score_keys<T, G>(dot, kv, D, scale, scores, mxv);
-  const int64_t len = kv.len, block_size = kv.block_size;
+  const int64_t len = kv.len;
   float inv_sum[G];
   softmax_numerators<G>(scores, len, mxv, inv_sum);
   const int64_t stride = len + 1;  // probs row stride: a pair may start at the last token
@@ -268,49 +309,24 @@ void attend_group_bf16(const float* q, const KVView<c10::BFloat16>& kv, float sc
       const __m256bh p = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(valid, scores + g * len + t));
       _mm256_mask_storeu_epi16(probs + g * stride + t, valid, reinterpret_cast<__m256i>(p));
     }
-  // Values two rows at a time: unpacking rows t and t+1 gives, per 32-bit lane, the pair
-  // (v[t][d], v[t+1][d]) that vdpbf16ps multiplies with (p[t], p[t+1]). Within each 128-bit
-  // lane, unpacklo holds dims 0-3 of the lane's 8 and unpackhi dims 4-7: put back at the end.
+  // p . v two value rows at a time (for_value_pairs), p rounded to bf16.
   __m512 lo[G][NV], hi[G][NV];
   for (int g = 0; g < G; ++g)
     for (int i = 0; i < NV; ++i) lo[g][i] = hi[g][i] = _mm512_setzero_ps();
-  for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
-    const T* value = kv.v_block(b);
-    const int64_t n = std::min(block_size, len - start);
-    for (int64_t j = 0; j < n; j += 2) {
-      const bool pair = j + 1 < n;  // else row t+1 is not this sequence's: zeros, p = 0
-      __m512i ul[NV], uh[NV];
-      for (int i = 0; i < NV; ++i) {
-        const __m512i r0 = _mm512_loadu_si512(value + j * D + 32 * i);
-        const __m512i r1 = pair ? _mm512_loadu_si512(value + (j + 1) * D + 32 * i)
-                                : _mm512_setzero_si512();
-        ul[i] = _mm512_unpacklo_epi16(r0, r1);
-        uh[i] = _mm512_unpackhi_epi16(r0, r1);
-      }
-      for (int g = 0; g < G; ++g) {
-        uint32_t pp;
-        std::memcpy(&pp, probs + g * stride + start + j, sizeof(pp));
-        if (!pair) pp &= 0xFFFFu;
-        const __m512bh pv = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(pp)));
-        for (int i = 0; i < NV; ++i) {
-          lo[g][i] = _mm512_dpbf16_ps(lo[g][i], pv, reinterpret_cast<__m512bh>(ul[i]));
-          hi[g][i] = _mm512_dpbf16_ps(hi[g][i], pv, reinterpret_cast<__m512bh>(uh[i]));
-        }
-      }
-    }
-  }
-  const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-  const __m512i second = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29,
-                                           30, 31);
-  for (int g = 0; g < G; ++g) {
-    const __m512 inv = _mm512_set1_ps(inv_sum[g]);
+  auto row = [](const T* value, int64_t r, int i) {
+    return _mm512_loadu_si512(value + r * D + 32 * i);
+  };
+  auto step = [&](int g, __m512i pv, const __m512i* ul, const __m512i* uh) {
+    const __m512bh p = reinterpret_cast<__m512bh>(pv);
     for (int i = 0; i < NV; ++i) {
-      float* dst = acc + g * D + 32 * i;
-      _mm512_storeu_ps(dst, _mm512_mul_ps(_mm512_permutex2var_ps(lo[g][i], first, hi[g][i]), inv));
-      _mm512_storeu_ps(dst + 16,
-                       _mm512_mul_ps(_mm512_permutex2var_ps(lo[g][i], second, hi[g][i]), inv));
+      lo[g][i] = _mm512_dpbf16_ps(lo[g][i], p, reinterpret_cast<__m512bh>(ul[i]));
+      hi[g][i] = _mm512_dpbf16_ps(hi[g][i], p, reinterpret_cast<__m512bh>(uh[i]));
     }
-  }
+  };
+  for_value_pairs<G, NV>(kv, reinterpret_cast<const uint16_t*>(probs), row, step);
+  for (int g = 0; g < G; ++g)
+    for (int i = 0; i < NV; ++i)
+      store_pair_sums(lo[g][i], hi[g][i], _mm512_set1_ps(inv_sum[g]), acc + g * D + 32 * i);
 }
 #endif
 
@@ -421,53 +437,26 @@ void attend_group_int8(const float* q, const KVView<int8_t>& kv, float scale, fl
       _mm256_mask_storeu_epi16(fixed + g * stride + t, valid, _mm512_cvtepi32_epi16(x));
     }
   }
-  // Values two rows at a time, as the bf16 kernel does: rows t and t+1 widened to int16 and
-  // unpacked give, per 32-bit lane, the pair (v[t][d], v[t+1][d]) that vpdpwssd multiplies with
-  // (p[t], p[t+1]); unpacklo holds dims 0-3 of each 128-bit lane's 8, unpackhi dims 4-7.
+  // Then two value rows at a time (for_value_pairs), widened to int16.
   constexpr int NI = D / 32;  // int16 vectors per row
   __m512i lo[G][NI], hi[G][NI];
   for (int g = 0; g < G; ++g)
     for (int i = 0; i < NI; ++i) lo[g][i] = hi[g][i] = _mm512_setzero_si512();
-  for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
-    const int8_t* value = kv.v_block(b);
-    const int64_t n = std::min(block_size, len - start);
-    auto widen = [&](int64_t row, int i) {
-      return _mm512_cvtepi8_epi16(
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(value + row * D + 32 * i)));
-    };
-    for (int64_t j = 0; j < n; j += 2) {
-      const bool pair = j + 1 < n;  // else row t+1 is not this sequence's: zeros, p = 0
-      __m512i ul[NI], uh[NI];
-      for (int i = 0; i < NI; ++i) {
-        const __m512i r0 = widen(j, i);
-        const __m512i r1 = pair ? widen(j + 1, i) : _mm512_setzero_si512();
-        ul[i] = _mm512_unpacklo_epi16(r0, r1);
-        uh[i] = _mm512_unpackhi_epi16(r0, r1);
-      }
-      for (int g = 0; g < G; ++g) {
-        uint32_t pp;
-        std::memcpy(&pp, fixed + g * stride + start + j, sizeof(pp));
-        if (!pair) pp &= 0xFFFFu;
-        const __m512i pv = _mm512_set1_epi32(static_cast<int>(pp));
-        for (int i = 0; i < NI; ++i) {
-          lo[g][i] = _mm512_dpwssd_epi32(lo[g][i], ul[i], pv);
-          hi[g][i] = _mm512_dpwssd_epi32(hi[g][i], uh[i], pv);
-        }
-      }
-    }
-  }
-  const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-  const __m512i second = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29,
-                                           30, 31);
-  for (int g = 0; g < G; ++g) {
-    const __m512 scale_out = _mm512_set1_ps(from_fixed[g]);
+  auto row = [](const int8_t* value, int64_t r, int i) {
+    return _mm512_cvtepi8_epi16(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(value + r * D + 32 * i)));
+  };
+  auto step = [&](int g, __m512i pv, const __m512i* ul, const __m512i* uh) {
     for (int i = 0; i < NI; ++i) {
-      float* dst = acc + g * D + 32 * i;
-      const __m512 l = _mm512_cvtepi32_ps(lo[g][i]), h = _mm512_cvtepi32_ps(hi[g][i]);
-      _mm512_storeu_ps(dst, _mm512_mul_ps(_mm512_permutex2var_ps(l, first, h), scale_out));
-      _mm512_storeu_ps(dst + 16, _mm512_mul_ps(_mm512_permutex2var_ps(l, second, h), scale_out));
+      lo[g][i] = _mm512_dpwssd_epi32(lo[g][i], ul[i], pv);
+      hi[g][i] = _mm512_dpwssd_epi32(hi[g][i], uh[i], pv);
     }
-  }
+  };
+  for_value_pairs<G, NI>(kv, reinterpret_cast<const uint16_t*>(fixed), row, step);
+  for (int g = 0; g < G; ++g)
+    for (int i = 0; i < NI; ++i)
+      store_pair_sums(_mm512_cvtepi32_ps(lo[g][i]), _mm512_cvtepi32_ps(hi[g][i]),
+                      _mm512_set1_ps(from_fixed[g]), acc + g * D + 32 * i);
 }
 
 // Up to 6 * 2 * 2 accumulators for head_dim 64 (3 * 4 * 2 for 128): in registers with the rows.
