@@ -3,8 +3,9 @@
 Each layer's K (and V) is `[num_blocks, KVH, block_size, D]`, head-major (see attention.py).
 With `--kv-cache-dtype int8` each (token, KV head) row is stored as int8 with one fp32 scale,
 `x ~ scale * q`, `scale = max|x| / 127` (per row, as llama.cpp's q8_0 cache keeps a scale per
-32 values): half the bytes of bf16, which is what a decode step over many sequences spends
-its attention time reading.
+32 values): 68 bytes per row of 64 instead of bf16's 128, to hold and to read. Only the C++
+decode kernel and the reference path's gather read it; a fresh prompt's prefill attends to its
+own K/V as computed.
 """
 
 from __future__ import annotations
