@@ -161,14 +161,13 @@ inline void softmax_numerators(float* scores, int64_t len, const __m512* mxv, fl
   }
 }
 
-// Scores of G query heads against the keys, 16 keys at a time: 16 dot-product vectors summed
-// across lanes together (hsum16) cost a fraction of 16 separate horizontal sums. `dot(g, key)`
-// is q_g . key as 16 partial sums; scores are stored scaled, and each row's max kept in mxv.
-template <typename T, int G, typename Dot>
-inline void score_keys(const Dot& dot, const KVView<T>& kv, int64_t D, float scale,
-                       float* scores, __m512* mxv) {
+// Scores of G query heads against the keys, 16 keys at a time: `chunk(key, m, b, c, sc)` puts
+// into sc[G] the scaled scores of the m <= 16 keys from row c of block b (`key` points at it);
+// they are stored, and each row's max kept in mxv.
+template <typename T, int G, typename Chunk>
+inline void score_chunks(const Chunk& chunk, const KVView<T>& kv, int64_t D, float* scores,
+                         __m512* mxv) {
   const int64_t len = kv.len, block_size = kv.block_size;
-  const __m512 scalev = _mm512_set1_ps(scale);
   for (int g = 0; g < G; ++g) mxv[g] = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   // The first blocks were asked for by the caller, during the previous task.
   for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
@@ -176,22 +175,36 @@ inline void score_keys(const Dot& dot, const KVView<T>& kv, int64_t D, float sca
     const T* block = kv.k_block(b);
     const int64_t n = std::min(block_size, len - start);
     for (int64_t c = 0; c < n; c += 16) {
-      const T* key = block + c * D;
       const int64_t m = std::min<int64_t>(16, n - c);
       const __mmask16 valid = static_cast<__mmask16>((1u << m) - 1);
+      __m512 sc[G];
+      chunk(block + c * D, m, b, c, sc);
       for (int g = 0; g < G; ++g) {
-        __m512 dots[16];
-        if (m == 16) {
-          for (int j = 0; j < 16; ++j) dots[j] = dot(g, key + j * D);
-        } else {
-          for (int j = 0; j < 16; ++j) dots[j] = j < m ? dot(g, key + j * D) : _mm512_setzero_ps();
-        }
-        const __m512 sc = _mm512_mul_ps(hsum16(dots), scalev);
-        _mm512_mask_storeu_ps(scores + g * len + start + c, valid, sc);
-        mxv[g] = _mm512_mask_max_ps(mxv[g], valid, mxv[g], sc);
+        _mm512_mask_storeu_ps(scores + g * len + start + c, valid, sc[g]);
+        mxv[g] = _mm512_mask_max_ps(mxv[g], valid, mxv[g], sc[g]);
       }
     }
   }
+}
+
+// The float kernels' chunks: 16 dot-product vectors summed across lanes together (hsum16) cost
+// a fraction of 16 separate horizontal sums. `dot(g, key)` is q_g . key as 16 partial sums.
+template <typename T, int G, typename Dot>
+inline void score_keys(const Dot& dot, const KVView<T>& kv, int64_t D, float scale,
+                       float* scores, __m512* mxv) {
+  const __m512 scalev = _mm512_set1_ps(scale);
+  auto chunk = [&](const T* key, int64_t m, int64_t /*b*/, int64_t /*c*/, __m512* sc) {
+    for (int g = 0; g < G; ++g) {
+      __m512 dots[16];
+      if (m == 16) {
+        for (int j = 0; j < 16; ++j) dots[j] = dot(g, key + j * D);
+      } else {
+        for (int j = 0; j < 16; ++j) dots[j] = j < m ? dot(g, key + j * D) : _mm512_setzero_ps();
+      }
+      sc[g] = _mm512_mul_ps(hsum16(dots), scalev);
+    }
+  };
+  score_chunks<T, G>(chunk, kv, D, scores, mxv);
 }
 
 // The G query heads that share one KV head, for head_dim = 16 * NV, any storage type: each key
@@ -366,41 +379,28 @@ void attend_group_int8(const float* q, const KVView<int8_t>& kv, float scale, fl
       qv[g][i] = _mm512_xor_si512(bytes, _mm512_set1_epi8(int8_t(0x80)));  // + 128, unsigned
     }
   }
-  const __m512i ones = _mm512_set1_epi8(1);
   auto dot = [&](const __m512i* a, const int8_t* key) {
     __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), a[0], _mm512_loadu_si512(key));
     for (int i = 1; i < NV; ++i) s = _mm512_dpbusd_epi32(s, a[i], _mm512_loadu_si512(key + 64 * i));
     return _mm512_castsi512_ps(s);
   };
-  __m512i ones_row[NV];  // sum(k) as a dot product with ones
-  for (int i = 0; i < NV; ++i) ones_row[i] = ones;
-  __m512 mxv[G];
-  for (int g = 0; g < G; ++g) mxv[g] = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
-  for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
-    prefetch_kv_block(kv, b + kPrefetchBlocks, D);
-    const int8_t* block = kv.k_block(b);
-    const float* row_scales = kv.k_scales(b);
-    const int64_t n = std::min(block_size, len - start);
-    for (int64_t c = 0; c < n; c += 16) {
-      const int8_t* key = block + c * D;
-      const int64_t m = std::min<int64_t>(16, n - c);
-      const __mmask16 valid = static_cast<__mmask16>((1u << m) - 1);
-      const __m512 k_scale = _mm512_maskz_loadu_ps(valid, row_scales + c);
-      __m512 dots[16];
-      for (int j = 0; j < 16; ++j)
-        dots[j] = j < m ? dot(ones_row, key + j * D) : _mm512_setzero_ps();
-      const __m512i bias = _mm512_slli_epi32(_mm512_castps_si512(hsum16<true>(dots)), 7);
-      for (int g = 0; g < G; ++g) {
-        for (int j = 0; j < 16; ++j)
-          dots[j] = j < m ? dot(qv[g], key + j * D) : _mm512_setzero_ps();
-        const __m512i sums = _mm512_sub_epi32(_mm512_castps_si512(hsum16<true>(dots)), bias);
-        const __m512 sc = _mm512_mul_ps(_mm512_cvtepi32_ps(sums),
-                                        _mm512_mul_ps(k_scale, _mm512_set1_ps(q_scale[g])));
-        _mm512_mask_storeu_ps(scores + g * len + start + c, valid, sc);
-        mxv[g] = _mm512_mask_max_ps(mxv[g], valid, mxv[g], sc);
-      }
+  __m512i ones[NV];  // sum(k) as a dot product with ones
+  for (int i = 0; i < NV; ++i) ones[i] = _mm512_set1_epi8(1);
+  auto chunk = [&](const int8_t* key, int64_t m, int64_t b, int64_t c, __m512* sc) {
+    const __mmask16 valid = static_cast<__mmask16>((1u << m) - 1);
+    const __m512 k_scale = _mm512_maskz_loadu_ps(valid, kv.k_scales(b) + c);
+    __m512 dots[16];
+    for (int j = 0; j < 16; ++j) dots[j] = j < m ? dot(ones, key + j * D) : _mm512_setzero_ps();
+    const __m512i bias = _mm512_slli_epi32(_mm512_castps_si512(hsum16<true>(dots)), 7);
+    for (int g = 0; g < G; ++g) {
+      for (int j = 0; j < 16; ++j) dots[j] = j < m ? dot(qv[g], key + j * D) : _mm512_setzero_ps();
+      const __m512i sums = _mm512_sub_epi32(_mm512_castps_si512(hsum16<true>(dots)), bias);
+      sc[g] = _mm512_mul_ps(_mm512_cvtepi32_ps(sums),
+                            _mm512_mul_ps(k_scale, _mm512_set1_ps(q_scale[g])));
     }
-  }
+  };
+  __m512 mxv[G];
+  score_chunks<int8_t, G>(chunk, kv, D, scores, mxv);
   float inv_sum[G];
   softmax_numerators<G>(scores, len, mxv, inv_sum);
   // p . v in int16 x int16 products (vpdpwssd): each probability times its row's scale, in

@@ -114,12 +114,10 @@ class KVCache:
             )
             for i in range(mc.num_layers)
         ]
-
-    def stack_args(self) -> tuple[list, list, list, list]:
-        """The decoder stack's (k_caches, v_caches, k_scales, v_scales): scales empty unless
-        int8."""
+        # The decoder stack's (k_caches, v_caches, k_scales, v_scales), built once: scales empty
+        # unless int8.
         scaled = self.scales is not None
-        return (
+        self.stack_args = (
             [c.k for c in self.layers],
             [c.v for c in self.layers],
             [c.k_scale for c in self.layers] if scaled else [],

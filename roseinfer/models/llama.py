@@ -129,7 +129,7 @@ class LlamaForCausalLM(nn.Module):
         decode = ctx.decode_indices() if self.decode_stack is not None else None
         if decode is not None and x.shape[0] <= self.decode_stack_rows:  # same kernels, one call
             return self.decode_stack.forward(
-                x, rope.cos, rope.sin, *ctx.kv_cache.stack_args(), *decode
+                x, rope.cos, rope.sin, *ctx.kv_cache.stack_args, *decode
             )
         residual = None
         for layer in self.model.layers:
