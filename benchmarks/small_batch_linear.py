@@ -1,8 +1,9 @@
 """The 120 linear layers of a SmolLM2-135M step at 1 to 512 rows of x (decode batches and
 prefill chunks): the C++ `small_batch_linear` kernel (streams the plain bf16 weights; up to 32
 rows) and `amx_linear` (AMX tiles, where the CPU has them) against oneDNN's prepacked matmul;
-for weight-only int8, `int8_linear` (vector FMAs; up to 32 rows) against `amx_int8_linear`
-(int8 tiles widened to bf16 for AMX). The thresholds in `roseinfer.layers.linear` come from here.
+for int8 weights, `int8_linear` (vector FMAs; up to 32 rows) against `amx_int8_linear` (int8
+tiles widened to bf16 for AMX) and `vnni_int8_linear` (x rounded to int8 too; AVX512-VNNI). The
+thresholds in `roseinfer.layers.linear` come from here.
 
     .venv/bin/python benchmarks/small_batch_linear.py
 
@@ -51,6 +52,8 @@ def main() -> None:
         ]
         scales = [s.bfloat16() for s in scales]
         qtiles = [kernels.amx_pack_weight(q) for q in qweights] if amx_int8 else []
+        vnni = kernels.vnni_int8_linear_available()
+        vnni_weights = [kernels.vnni_pack_weight(q) for q in qweights] if vnni else []
         for rows in (1, 4, 8, 16, 32, 48, 70, 128, 256, 512):
             xs = {k: torch.randn(rows, k).bfloat16() for k in (H, INTER)}
             variants: dict[str, Callable[[torch.Tensor, int], object]] = {
@@ -71,6 +74,10 @@ def main() -> None:
             if amx_int8:
                 variants["amx_int8_linear"] = lambda x, i: kernels.amx_int8_linear(
                     x, qtiles[i], scales[i]
+                )
+            if vnni:
+                variants["vnni_int8_linear"] = lambda x, i: kernels.vnni_int8_linear(
+                    x, vnni_weights[i], scales[i]
                 )
             runs: dict[str, list[float]] = {name: [] for name in variants}
             for _ in range(2):

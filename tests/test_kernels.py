@@ -481,6 +481,110 @@ def test_int8_linear_layer_packs_for_amx_and_keeps_its_results(kernels):
     torch.testing.assert_close(odd(x), kernels.int8_linear(x, odd.qweight, odd.scale, odd.bias))
 
 
+def vnni_quantize_reference(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """What vnni_int8_linear does to x [M, K]: per block of 64 inputs, scale = max|x| / 127 and
+    q = round(x / scale) (0 where the block is all zeros): (q [M, K] float, scale [M, K/64])."""
+    blocks = x.float().view(x.shape[0], -1, 64)
+    scale = blocks.abs().amax(2, keepdim=True) / 127
+    q = torch.where(scale > 0, torch.round(blocks / scale), torch.zeros_like(blocks))
+    return q.view_as(x.float()), scale.squeeze(2)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "rows,in_features,out_features",
+    [(1, 576, 960), (3, 64, 16), (4, 128, 32), (7, 1536, 576), (33, 576, 80), (130, 64, 96)],
+)
+def test_vnni_int8_linear_matches_the_blockwise_int8_product(
+    kernels, dtype, rows, in_features, out_features
+):
+    if not kernels.vnni_int8_linear_available():
+        pytest.skip("no AVX512-VNNI on this CPU")
+    torch.manual_seed(0)
+    lin = nn.Linear(in_features, out_features, bias=True).to(dtype)
+    q = Int8Linear(lin)
+    x = torch.randn(rows, in_features).to(dtype)
+    x[0, :64] = 0  # a block of zeros: scale 0
+    x[-1, 5] = 300.0  # an outlier sets its block's scale alone
+    packed = kernels.vnni_pack_weight(q.qweight)
+    assert packed.dtype == torch.uint8 and packed.shape == (
+        out_features // 16,
+        in_features // 4,
+        16,
+        4,
+    )
+    # The int8 x int8 sums are exact; only the fp32 sum of the blocks' scaled sums may round.
+    xq, xs = vnni_quantize_reference(x)
+    xq = (xq.double().view(rows, -1, 64) * xs.double()[:, :, None]).view(rows, in_features)
+    exact = (xq @ q.qweight.double().T) * q.scale.double()
+    tol = {torch.float32: 1e-5, torch.bfloat16: 1.6e-2, torch.float16: 2e-3}[dtype]
+    got = kernels.vnni_int8_linear(x, packed, q.scale)
+    assert got.shape == (rows, out_features) and got.dtype == dtype
+    torch.testing.assert_close(got, exact.to(dtype), atol=tol, rtol=tol)
+    want = (exact.to(dtype).double() + lin.bias.double()).to(dtype)  # rounded, then the bias
+    torch.testing.assert_close(
+        kernels.vnni_int8_linear(x, packed, q.scale, lin.bias.detach()), want, atol=tol, rtol=tol
+    )
+    if rows > 1:  # the rows without the outlier stay close to weight-only int8 (x unrounded)
+        weight_only = kernels.int8_linear(x, q.qweight, q.scale).double()[:-1]
+        assert (got.double()[:-1] - weight_only).abs().max() <= 0.02 * weight_only.abs().max()
+
+
+def test_vnni_int8_linear_rejects_what_it_cannot_run(kernels):
+    if not kernels.vnni_int8_linear_available():
+        with pytest.raises(RuntimeError, match="without AVX512-VNNI"):
+            kernels.vnni_pack_weight(torch.zeros(16, 64, dtype=torch.int8))
+        return
+    w = torch.zeros(32, 128, dtype=torch.int8)
+    packed = kernels.vnni_pack_weight(w)
+    x, scale = torch.randn(2, 128), torch.ones(32)
+    with pytest.raises(RuntimeError, match="K % 64 == 0"):
+        kernels.vnni_pack_weight(torch.zeros(32, 96, dtype=torch.int8))
+    with pytest.raises(RuntimeError, match="N % 16 == 0"):
+        kernels.vnni_pack_weight(torch.zeros(24, 64, dtype=torch.int8))
+    with pytest.raises(RuntimeError, match=r"\[-127, 127\]"):
+        kernels.vnni_pack_weight(torch.full((16, 64), -128, dtype=torch.int8))
+    with pytest.raises(RuntimeError, match="must be int8"):
+        kernels.vnni_pack_weight(torch.zeros(16, 64))
+    with pytest.raises(RuntimeError, match="x has 64 inputs, the weights 128"):
+        kernels.vnni_int8_linear(x[:, :64].contiguous(), packed, scale)
+    with pytest.raises(RuntimeError, match="scale must be"):
+        kernels.vnni_int8_linear(x, packed, scale.bfloat16())
+    with pytest.raises(RuntimeError, match="must come from vnni_pack_weight"):
+        kernels.vnni_int8_linear(x, w, scale)
+    assert kernels.vnni_int8_linear(x[:0], packed, scale).shape == (0, 32)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_int8_linear_layer_packs_for_vnni_without_amx(kernels, dtype):
+    if not kernels.vnni_int8_linear_available():
+        pytest.skip("no AVX512-VNNI on this CPU")
+    if dtype == torch.bfloat16 and kernels.amx_int8_linear_available():
+        pytest.skip("bf16 layers take the AMX kernel here")
+    torch.manual_seed(0)
+    lin = nn.Linear(576, 960, bias=True).to(dtype)
+    q = Int8Linear(lin)
+    xs = [torch.randn(n, 576).to(dtype) for n in (1, 8, 40)]
+    before = [q(x) for x in xs]  # aten's weight-only int8 matmul: the path without C++
+    q.attach_kernels(kernels)
+    q.attach_kernels(kernels)  # a second attach changes nothing
+    assert q.qweight is None and q.vnni_qweight.dtype == torch.uint8  # one copy of the weights
+    for x, want in zip(xs, before, strict=True):
+        got = q(x)
+        assert (got - want).abs().max() <= 0.02 * want.abs().max()  # x rounded to 8 bits
+        torch.testing.assert_close(
+            got, kernels.vnni_int8_linear(x, q.vnni_qweight, q.scale, q.bias)
+        )
+    assert q.decode_linear() is not None
+    assert q(torch.zeros(0, 576).to(dtype)).shape == (0, 960)
+    # Inputs not a multiple of 64 keep the plain int8 weight and the vector kernel.
+    odd = Int8Linear(nn.Linear(96, 64).to(dtype))
+    odd.attach_kernels(kernels)
+    assert odd.vnni_qweight is None and odd.qweight is not None
+    x = torch.randn(3, 96).to(dtype)
+    torch.testing.assert_close(odd(x), kernels.int8_linear(x, odd.qweight, odd.scale, odd.bias))
+
+
 class _Spy:
     """The kernels module with its decode linears counted (rows of each call)."""
 

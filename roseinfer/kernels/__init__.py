@@ -26,6 +26,7 @@ _SOURCES = [
     "sampling.cpp",
     "int8_linear.cpp",
     "amx_linear.cpp",
+    "vnni_linear.cpp",
     "decode_stack.cpp",
 ]
 _HEADERS = ["vec.h", "decode_stack.h", "ops.h"]

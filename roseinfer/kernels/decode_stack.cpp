@@ -14,9 +14,9 @@ DecodeLinear::DecodeLinear(std::string kind, torch::Tensor weight,
     : weight_(std::move(weight)), scale_(std::move(scale)), bias_(std::move(bias)) {
   if (kind == "amx") {
     kind_ = Kind::kAmx;
-  } else if (kind == "int8" || kind == "amx_int8") {
+  } else if (kind == "int8" || kind == "amx_int8" || kind == "vnni_int8") {
     TORCH_CHECK(scale_.has_value(), "DecodeLinear: ", kind, " needs a scale");
-    kind_ = kind == "int8" ? Kind::kInt8 : Kind::kAmxInt8;
+    kind_ = kind == "int8" ? Kind::kInt8 : kind == "amx_int8" ? Kind::kAmxInt8 : Kind::kVnniInt8;
   } else if (kind == "small_batch") {
     kind_ = Kind::kSmallBatch;
   } else if (kind == "dense") {
@@ -31,6 +31,7 @@ torch::Tensor DecodeLinear::operator()(const torch::Tensor& x) const {
     case Kind::kAmx: return amx_linear(x, weight_, bias_);
     case Kind::kInt8: return int8_linear(x, weight_, *scale_, bias_);
     case Kind::kAmxInt8: return amx_int8_linear(x, weight_, *scale_, bias_);
+    case Kind::kVnniInt8: return vnni_int8_linear(x, weight_, *scale_, bias_);
     case Kind::kSmallBatch: return small_batch_linear(x, weight_, bias_);
     case Kind::kDense: break;
   }

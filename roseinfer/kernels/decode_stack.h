@@ -20,7 +20,7 @@ class DecodeLinear {
   torch::Tensor operator()(const torch::Tensor& x) const;
 
  private:
-  enum class Kind { kAmx, kInt8, kAmxInt8, kSmallBatch, kDense };
+  enum class Kind { kAmx, kInt8, kAmxInt8, kVnniInt8, kSmallBatch, kDense };
   Kind kind_;
   torch::Tensor weight_;
   c10::optional<torch::Tensor> scale_, bias_;

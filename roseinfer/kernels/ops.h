@@ -27,4 +27,8 @@ torch::Tensor argmax_rows(torch::Tensor logits);
 bool amx_int8_linear_available();
 torch::Tensor amx_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
                               c10::optional<torch::Tensor> bias);
+bool vnni_int8_linear_available();
+torch::Tensor vnni_pack_weight(torch::Tensor w);
+torch::Tensor vnni_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
+                               c10::optional<torch::Tensor> bias);
 }  // namespace roseinfer

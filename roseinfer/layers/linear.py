@@ -9,9 +9,11 @@
 - `Int8Linear` (`--quantization int8`): weight-only int8 with one scale per output channel:
   half the bytes of bf16 per decode step. Where the C++ kernels build: `amx_int8_linear` for bf16
   models on CPUs with AMX and AVX512-BF16 (the weight packed into tiles, widened to bf16 as they
-  load; any number of rows; out % 16 == 0 and in % 32 == 0), else `int8_linear`
-  (`roseinfer/kernels/int8_linear.cpp`); without them (and always with `--enforce-eager`)
-  `aten._weight_int8pack_mm`.
+  load; any number of rows; out % 16 == 0 and in % 32 == 0); on CPUs with AVX512-VNNI but no
+  AMX (AMD Zen 4, Intel Ice Lake) `vnni_int8_linear`, which also rounds the activations to int8
+  (a scale per 64 inputs, as llama.cpp's q8_0 path) to multiply bytes by bytes (out % 16 == 0
+  and in % 64 == 0); else `int8_linear` (`roseinfer/kernels/int8_linear.cpp`); without them
+  (and always with `--enforce-eager`) `aten._weight_int8pack_mm`.
 """
 
 from __future__ import annotations
@@ -93,11 +95,13 @@ class Int8Linear(nn.Module):
         self.bias = None if linear.bias is None else linear.bias.detach()
         self.out_features = linear.out_features
         self.tile_qweight: torch.Tensor | None = None  # [out/16, in/32, 16, 32] int8
+        self.vnni_qweight: torch.Tensor | None = None  # [out/16, in/4, 16, 4] uint8 (int8 + 128)
         self.kernels: ModuleType | None = None
 
     def attach_kernels(self, kernels: ModuleType) -> None:
         """Called by `roseinfer.kernels.attach_cpu_kernels`: AMX tiles where the CPU has them
-        (bf16 activations), else the vector kernel on the plain int8 weight."""
+        (bf16 activations), else the VNNI layout where it has that, else the vector kernel on
+        the plain int8 weight."""
         if self.kernels is not None:  # already attached (the plain weight may be gone)
             return
         self.kernels = kernels
@@ -110,6 +114,13 @@ class Int8Linear(nn.Module):
         ):
             self.tile_qweight = kernels.amx_pack_weight(self.qweight)
             self.qweight = None
+        elif (
+            kernels.vnni_int8_linear_available()
+            and out_features % 16 == 0
+            and in_features % 64 == 0
+        ):
+            self.vnni_qweight = kernels.vnni_pack_weight(self.qweight)
+            self.qweight = None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x2 = x.reshape(-1, x.shape[-1])
@@ -121,6 +132,12 @@ class Int8Linear(nn.Module):
             # (benchmarks/small_batch_linear.py, BENCHMARKS.md).
             y = self.kernels.amx_int8_linear(
                 x2.contiguous(), self.tile_qweight, self.scale, self.bias
+            )
+        elif self.vnni_qweight is not None:
+            # Bytes times bytes: 6.2 / 16.6 ms for SmolLM2's 120 linears at 1 / 32 rows on an
+            # AMD EPYC without AMX, int8_linear 9.9 / 51.1, bf16 oneDNN 17.4 / 23.3 (BENCHMARKS.md).
+            y = self.kernels.vnni_int8_linear(
+                x2.contiguous(), self.vnni_qweight, self.scale, self.bias
             )
         elif self.kernels is not None:
             # Streams the weights with software prefetch: 1.6x aten's kernel at batch 1.
@@ -140,6 +157,8 @@ class Int8Linear(nn.Module):
             return None
         if self.tile_qweight is not None:
             kind, weight = "amx_int8", self.tile_qweight
+        elif self.vnni_qweight is not None:
+            kind, weight = "vnni_int8", self.vnni_qweight
         else:
             kind, weight = "int8", self.qweight
         linear = self.kernels.DecodeLinear(kind, weight, self.scale, self.bias)

@@ -1,0 +1,223 @@
+// int8 x int8 linear layers on AVX512-VNNI without AMX (AMD Zen 4, Intel Ice Lake): the int8
+// weights of `--quantization int8` times activations rounded to int8 per block of 64 inputs (as
+// llama.cpp's q8_0 path does with blocks of 32), summed four products at a time by vpdpbusd. On
+// these CPUs a bf16 linear at 32 rows is bound by its multiplies (vdpbf16ps: 32 per instruction),
+// which vpdpbusd doubles (64); at one row both read the weights at memory speed.
+//
+// vpdpbusd multiplies unsigned by signed bytes, so the weights are stored plus 128 (1..255): each
+// block's int32 sum then carries 128 * (sum of that block's int8 activations), which one
+// correction per row takes off at the end.
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "ops.h"
+#include "vec.h"
+
+namespace roseinfer {
+
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+namespace {
+
+constexpr int64_t kBlock = 64;  // activations share one scale per 64 inputs
+constexpr int kRows = 4;        // rows of x per register tile
+constexpr int kTiles = 3;       // 16-output weight tiles per register tile: 4 x 3 x 2 + 3 zmm
+
+// x [M, K] -> int8 [M, K], a scale per (row, block) [M, K/64] and, per row, the correction
+// sum over blocks of 128 * scale * (sum of the block's int8 values). Per block: scale = max|x| / 127,
+// q = round(x / scale), as `vnni_quantize_reference` in tests/test_kernels.py.
+template <typename T>
+void quantize_activations(const T* x, int64_t M, int64_t K, int8_t* q, float* scales,
+                          float* correction) {
+  const int64_t nb = K / kBlock;
+  at::parallel_for(0, M, 1, [&](int64_t m0, int64_t m1) {
+    for (int64_t m = m0; m < m1; ++m) {
+      float corr = 0.f;
+      for (int64_t b = 0; b < nb; ++b) {
+        const T* xb = x + m * K + b * kBlock;
+        __m512 v[kBlock / 16];
+        __m512 amax = _mm512_setzero_ps();
+        for (int i = 0; i < kBlock / 16; ++i) {
+          v[i] = load16(xb + 16 * i);
+          amax = _mm512_max_ps(amax, _mm512_abs_ps(v[i]));
+        }
+        const float scale = _mm512_reduce_max_ps(amax) / 127.f;
+        scales[m * nb + b] = scale;
+        if (scale == 0.f) {
+          std::fill(q + m * K + b * kBlock, q + m * K + (b + 1) * kBlock, int8_t{0});
+          continue;
+        }
+        const __m512 s = _mm512_set1_ps(scale);
+        __m512i sum = _mm512_setzero_si512();
+        for (int i = 0; i < kBlock / 16; ++i) {
+          // Division, not a multiply by 1/scale: the same rounding as torch's x / scale.
+          const __m512i qi = _mm512_cvtps_epi32(_mm512_roundscale_ps(
+              _mm512_div_ps(v[i], s), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+          sum = _mm512_add_epi32(sum, qi);
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(q + m * K + b * kBlock + 16 * i),
+                           _mm512_cvtepi32_epi8(qi));
+        }
+        corr += 128.f * scale * static_cast<float>(_mm512_reduce_add_epi32(sum));
+      }
+      correction[m] = corr;
+    }
+  });
+}
+
+// acc[r][t] = sum over blocks of scale[r, b] * (int32 sum of block b) for R rows of x and T
+// weight tiles; `w` points at the first tile, `tile_stride` bytes between tiles.
+template <int R, int T>
+inline void dot_tiles(const int8_t* q, const float* scales, int64_t K, const uint8_t* w,
+                      int64_t tile_stride, __m512 acc[R][T]) {
+  const int64_t nb = K / kBlock;
+  for (int r = 0; r < R; ++r)
+    for (int t = 0; t < T; ++t) acc[r][t] = _mm512_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b) {
+    __m512i sum[R][T];
+    for (int r = 0; r < R; ++r)
+      for (int t = 0; t < T; ++t) sum[r][t] = _mm512_setzero_si512();
+    for (int64_t k = b * kBlock; k < (b + 1) * kBlock; k += 4) {
+      __m512i wv[T];
+      for (int t = 0; t < T; ++t) {
+        const uint8_t* p = w + t * tile_stride + k * 16;
+        _mm_prefetch(reinterpret_cast<const char*>(p + 1024), _MM_HINT_T0);
+        wv[t] = _mm512_loadu_si512(p);
+      }
+      for (int r = 0; r < R; ++r) {
+        const __m512i xv = _mm512_set1_epi32(*reinterpret_cast<const int32_t*>(q + r * K + k));
+        for (int t = 0; t < T; ++t) sum[r][t] = _mm512_dpbusd_epi32(sum[r][t], wv[t], xv);
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      const __m512 s = _mm512_set1_ps(scales[r * nb + b]);
+      for (int t = 0; t < T; ++t)
+        acc[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[r][t]), s, acc[r][t]);
+    }
+  }
+}
+
+// One call's operands: the quantized x, the packed weights and the output.
+template <typename Out>
+struct Operands {
+  const int8_t* q;           // [M, K]
+  const float* scales;       // [M, K/64]
+  const float* correction;   // [M]
+  const uint8_t* w;          // [N/16, K/4, 16, 4]
+  const Out* wscale;         // [N]
+  const Out* bias;           // [N] or null
+  Out* y;                    // [M, N]
+  int64_t M, K, N;
+};
+
+// y[m0 .. m0+R, n .. n+16T) = (acc - correction) * weight scale, rounded to Out, then + bias
+// (as int8_linear: the scaled product rounded, then the sum).
+template <typename Out, int R, int T>
+void run_tile(const Operands<Out>& a, int64_t m0, int64_t n) {
+  const int64_t nb = a.K / kBlock, tile_stride = 16 * a.K;
+  __m512 acc[R][T];
+  dot_tiles<R, T>(a.q + m0 * a.K, a.scales + m0 * nb, a.K, a.w + (n / 16) * tile_stride,
+                  tile_stride, acc);
+  for (int r = 0; r < R; ++r) {
+    const __m512 corr = _mm512_set1_ps(a.correction[m0 + r]);
+    for (int t = 0; t < T; ++t) {
+      const int64_t c = n + 16 * t;
+      __m512 out = round16<Out>(_mm512_mul_ps(_mm512_sub_ps(acc[r][t], corr), load16(a.wscale + c)));
+      if (a.bias != nullptr) out = _mm512_add_ps(out, load16(a.bias + c));
+      store16(a.y + (m0 + r) * a.N + c, out);
+    }
+  }
+}
+
+// Every row of x against T weight tiles from output n: kRows rows at a time, then the rest.
+template <typename Out, int T>
+void run_rows(const Operands<Out>& a, int64_t n) {
+  int64_t m0 = 0;
+  for (; m0 + kRows <= a.M; m0 += kRows) run_tile<Out, kRows, T>(a, m0, n);
+  switch (a.M - m0) {
+    case 1: run_tile<Out, 1, T>(a, m0, n); break;
+    case 2: run_tile<Out, 2, T>(a, m0, n); break;
+    case 3: run_tile<Out, 3, T>(a, m0, n); break;
+    default: break;
+  }
+}
+
+}  // namespace
+
+bool vnni_int8_linear_available() { return true; }
+
+torch::Tensor vnni_pack_weight(torch::Tensor w) {
+  TORCH_CHECK(w.dim() == 2 && w.scalar_type() == at::kChar, "vnni_pack_weight: w must be int8 [N, K]");
+  const int64_t N = w.size(0), K = w.size(1);
+  TORCH_CHECK(N % 16 == 0 && K % kBlock == 0, "vnni_pack_weight: needs N % 16 == 0 and K % 64 == 0, got [",
+              N, ", ", K, "]");
+  TORCH_CHECK(w.min().item<int8_t>() > -128, "vnni_pack_weight: weights must lie in [-127, 127]");
+  // [N, K] -> [N/16, K/4, 16, 4]: one 64-byte load holds 4 inputs of 16 outputs, as vpdpbusd sums.
+  auto shifted = (w.to(at::kShort) + 128).to(at::kByte);
+  return shifted.view({N / 16, 16, K / 4, 4}).permute({0, 2, 1, 3}).contiguous();
+}
+
+torch::Tensor vnni_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
+                               c10::optional<torch::Tensor> bias) {
+  TORCH_CHECK(x.dim() == 2 && x.is_contiguous(), "vnni_int8_linear: x must be contiguous [M, K]");
+  TORCH_CHECK(packed.dim() == 4 && packed.scalar_type() == at::kByte && packed.size(2) == 16 &&
+                  packed.size(3) == 4 && packed.is_contiguous(),
+              "vnni_int8_linear: packed must come from vnni_pack_weight");
+  const int64_t M = x.size(0), K = x.size(1), N = packed.size(0) * 16;
+  TORCH_CHECK(packed.size(1) * 4 == K, "vnni_int8_linear: x has ", K, " inputs, the weights ",
+              packed.size(1) * 4);
+  TORCH_CHECK(scale.is_contiguous() && scale.numel() == N && scale.scalar_type() == x.scalar_type(),
+              "vnni_int8_linear: scale must be [N] in x's dtype");
+  if (bias.has_value())
+    TORCH_CHECK(bias->is_contiguous() && bias->numel() == N && bias->scalar_type() == x.scalar_type(),
+                "vnni_int8_linear: bias must be [N] in x's dtype");
+  auto y = torch::empty({M, N}, x.options());
+  if (M == 0) return y;
+  auto q = torch::empty({M, K}, x.options().dtype(at::kChar));
+  auto scales = torch::empty({M, K / kBlock}, x.options().dtype(at::kFloat));
+  auto correction = torch::empty({M}, x.options().dtype(at::kFloat));
+  auto run = [&](auto tag) {
+    using Out = decltype(tag);
+    const Operands<Out> a{q.data_ptr<int8_t>(),
+                          scales.data_ptr<float>(),
+                          correction.data_ptr<float>(),
+                          packed.data_ptr<uint8_t>(),
+                          scale.data_ptr<Out>(),
+                          bias.has_value() ? bias->data_ptr<Out>() : nullptr,
+                          y.data_ptr<Out>(),
+                          M, K, N};
+    quantize_activations(x.data_ptr<Out>(), M, K, q.data_ptr<int8_t>(), scales.data_ptr<float>(),
+                         correction.data_ptr<float>());
+    // Tasks of kTiles tiles (48 outputs); every row of x reuses a task's weights from L1/L2.
+    const int64_t tiles = N / 16, tasks = (tiles + kTiles - 1) / kTiles;
+    at::parallel_for(0, tasks, 1, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t n = t * kTiles * 16;
+        switch (std::min<int64_t>(kTiles, tiles - t * kTiles)) {
+          case 1: run_rows<Out, 1>(a, n); break;
+          case 2: run_rows<Out, 2>(a, n); break;
+          default: run_rows<Out, kTiles>(a, n); break;
+        }
+      }
+    });
+  };
+  dispatch(x.scalar_type(), "vnni_int8_linear", run);
+  return y;
+}
+
+#else  // no AVX512-VNNI: Int8Linear keeps int8_linear
+
+bool vnni_int8_linear_available() { return false; }
+
+torch::Tensor vnni_pack_weight(torch::Tensor) {
+  TORCH_CHECK(false, "vnni_pack_weight: built without AVX512-VNNI");
+}
+
+torch::Tensor vnni_int8_linear(torch::Tensor, torch::Tensor, torch::Tensor,
+                               c10::optional<torch::Tensor>) {
+  TORCH_CHECK(false, "vnni_int8_linear: built without AVX512-VNNI");
+}
+
+#endif
+
+}  // namespace roseinfer
