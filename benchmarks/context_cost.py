@@ -2,9 +2,9 @@
 several context lengths, interleaved in one process. The slope is the attention's share (its
 K/V reads grow with the context); the intercept is the rest of the step (linears, LM head,
 norms, Python), which the context does not change. `--kv-cache-dtypes auto,int8` interleaves
-both caches too.
+both caches too; `--quantization int8` runs the engine on int8 linears.
 
-    .venv/bin/python benchmarks/context_cost.py --batch-size 32 [--kv-cache-dtypes auto,int8]
+    .venv/bin/python benchmarks/context_cost.py --batch-size 32 [--kv-cache-dtypes auto,int8] [--quantization int8]
 """
 
 from __future__ import annotations
@@ -28,10 +28,11 @@ def main() -> None:
     parser.add_argument("--contexts", default="8,70,134,200,300")
     parser.add_argument("--kv-cache-dtypes", default="auto")
     parser.add_argument("--steps", type=int, default=25)
+    parser.add_argument("--quantization", default="none")
     args = parser.parse_args()
     contexts = [int(c) for c in args.contexts.split(",")]
     kv_dtypes = args.kv_cache_dtypes.split(",")
-    engine = InferenceEngine(dtype="bfloat16")
+    engine = InferenceEngine(dtype="bfloat16", quantization=args.quantization)
     cores = {
         (kv, c): decoding_core(
             engine, args.batch_size, c, kv_cache_memory=0.5, max_new_tokens=500, kv_cache_dtype=kv
