@@ -65,35 +65,31 @@ void quantize_activations(const T* x, int64_t M, int64_t K, int8_t* q, float* sc
   });
 }
 
-// acc[r][t] = sum over blocks of scale[r, b] * (int32 sum of block b) for R rows of x and T
-// weight tiles; `w` points at the first tile, `tile_stride` bytes between tiles.
+// acc[r][t] += scale[r, b] * (int32 sum over block b) for R rows of x and T weight tiles; `w`
+// points at the first tile, `tile_stride` bytes between tiles; acc is [R][T] in memory (L1).
 template <int R, int T>
-inline void dot_tiles(const int8_t* q, const float* scales, int64_t K, const uint8_t* w,
-                      int64_t tile_stride, __m512 acc[R][T]) {
+inline void block_tile(const int8_t* q, const float* scales, int64_t K, int64_t b,
+                       const uint8_t* w, int64_t tile_stride, __m512* acc) {
   const int64_t nb = K / kBlock;
+  __m512i sum[R][T];
   for (int r = 0; r < R; ++r)
-    for (int t = 0; t < T; ++t) acc[r][t] = _mm512_setzero_ps();
-  for (int64_t b = 0; b < nb; ++b) {
-    __m512i sum[R][T];
-    for (int r = 0; r < R; ++r)
-      for (int t = 0; t < T; ++t) sum[r][t] = _mm512_setzero_si512();
-    for (int64_t k = b * kBlock; k < (b + 1) * kBlock; k += 4) {
-      __m512i wv[T];
-      for (int t = 0; t < T; ++t) {
-        const uint8_t* p = w + t * tile_stride + k * 16;
-        _mm_prefetch(reinterpret_cast<const char*>(p + 1024), _MM_HINT_T0);
-        wv[t] = _mm512_loadu_si512(p);
-      }
-      for (int r = 0; r < R; ++r) {
-        const __m512i xv = _mm512_set1_epi32(*reinterpret_cast<const int32_t*>(q + r * K + k));
-        for (int t = 0; t < T; ++t) sum[r][t] = _mm512_dpbusd_epi32(sum[r][t], wv[t], xv);
-      }
+    for (int t = 0; t < T; ++t) sum[r][t] = _mm512_setzero_si512();
+  for (int64_t k = b * kBlock; k < (b + 1) * kBlock; k += 4) {
+    __m512i wv[T];
+    for (int t = 0; t < T; ++t) {
+      const uint8_t* p = w + t * tile_stride + k * 16;
+      _mm_prefetch(reinterpret_cast<const char*>(p + 1024), _MM_HINT_T0);  // the next block
+      wv[t] = _mm512_loadu_si512(p);
     }
     for (int r = 0; r < R; ++r) {
-      const __m512 s = _mm512_set1_ps(scales[r * nb + b]);
-      for (int t = 0; t < T; ++t)
-        acc[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[r][t]), s, acc[r][t]);
+      const __m512i xv = _mm512_set1_epi32(*reinterpret_cast<const int32_t*>(q + r * K + k));
+      for (int t = 0; t < T; ++t) sum[r][t] = _mm512_dpbusd_epi32(sum[r][t], wv[t], xv);
     }
+  }
+  for (int r = 0; r < R; ++r) {
+    const __m512 s = _mm512_set1_ps(scales[r * nb + b]);
+    for (int t = 0; t < T; ++t)
+      acc[r * T + t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[r][t]), s, acc[r * T + t]);
   }
 }
 
@@ -110,35 +106,41 @@ struct Operands {
   int64_t M, K, N;
 };
 
-// y[m0 .. m0+R, n .. n+16T) = (acc - correction) * weight scale, rounded to Out, then + bias
-// (as int8_linear: the scaled product rounded, then the sum).
-template <typename Out, int R, int T>
-void run_tile(const Operands<Out>& a, int64_t m0, int64_t n) {
-  const int64_t nb = a.K / kBlock, tile_stride = 16 * a.K;
-  __m512 acc[R][T];
-  dot_tiles<R, T>(a.q + m0 * a.K, a.scales + m0 * nb, a.K, a.w + (n / 16) * tile_stride,
-                  tile_stride, acc);
-  for (int r = 0; r < R; ++r) {
-    const __m512 corr = _mm512_set1_ps(a.correction[m0 + r]);
-    for (int t = 0; t < T; ++t) {
-      const int64_t c = n + 16 * t;
-      __m512 out = round16<Out>(_mm512_mul_ps(_mm512_sub_ps(acc[r][t], corr), load16(a.wscale + c)));
-      if (a.bias != nullptr) out = _mm512_add_ps(out, load16(a.bias + c));
-      store16(a.y + (m0 + r) * a.N + c, out);
-    }
-  }
-}
+constexpr int64_t kGroupRows = 32;  // rows whose fp32 sums [32][T] stay in L1
 
-// Every row of x against T weight tiles from output n: kRows rows at a time, then the rest.
+// y[all rows, n .. n+16T): block by block, each weight block serving kGroupRows rows of x
+// (kRows at a time) while it is in L1; then (sum - correction) * weight scale, rounded to Out,
+// then + bias (as int8_linear: the scaled product rounded, then the sum).
 template <typename Out, int T>
 void run_rows(const Operands<Out>& a, int64_t n) {
-  int64_t m0 = 0;
-  for (; m0 + kRows <= a.M; m0 += kRows) run_tile<Out, kRows, T>(a, m0, n);
-  switch (a.M - m0) {
-    case 1: run_tile<Out, 1, T>(a, m0, n); break;
-    case 2: run_tile<Out, 2, T>(a, m0, n); break;
-    case 3: run_tile<Out, 3, T>(a, m0, n); break;
-    default: break;
+  const int64_t nb = a.K / kBlock, tile_stride = 16 * a.K;
+  const uint8_t* w = a.w + (n / 16) * tile_stride;
+  __m512 acc[kGroupRows * T];
+  for (int64_t g0 = 0; g0 < a.M; g0 += kGroupRows) {
+    const int64_t rows = std::min(kGroupRows, a.M - g0);
+    for (int64_t i = 0; i < rows * T; ++i) acc[i] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < nb; ++b) {
+      const int8_t* q = a.q + g0 * a.K;
+      const float* s = a.scales + g0 * nb;
+      int64_t m = 0;
+      for (; m + kRows <= rows; m += kRows)
+        block_tile<kRows, T>(q + m * a.K, s + m * nb, a.K, b, w, tile_stride, acc + m * T);
+      switch (rows - m) {
+        case 1: block_tile<1, T>(q + m * a.K, s + m * nb, a.K, b, w, tile_stride, acc + m * T); break;
+        case 2: block_tile<2, T>(q + m * a.K, s + m * nb, a.K, b, w, tile_stride, acc + m * T); break;
+        case 3: block_tile<3, T>(q + m * a.K, s + m * nb, a.K, b, w, tile_stride, acc + m * T); break;
+        default: break;
+      }
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      const __m512 corr = _mm512_set1_ps(a.correction[g0 + r]);
+      for (int t = 0; t < T; ++t) {
+        const int64_t c = n + 16 * t;
+        __m512 out = round16<Out>(_mm512_mul_ps(_mm512_sub_ps(acc[r * T + t], corr), load16(a.wscale + c)));
+        if (a.bias != nullptr) out = _mm512_add_ps(out, load16(a.bias + c));
+        store16(a.y + (g0 + r) * a.N + c, out);
+      }
+    }
   }
 }
 

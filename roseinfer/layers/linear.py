@@ -134,8 +134,8 @@ class Int8Linear(nn.Module):
                 x2.contiguous(), self.tile_qweight, self.scale, self.bias
             )
         elif self.vnni_qweight is not None:
-            # Bytes times bytes: 6.2 / 16.6 ms for SmolLM2's 120 linears at 1 / 32 rows on an
-            # AMD EPYC without AMX, int8_linear 9.9 / 51.1, bf16 oneDNN 17.4 / 23.3 (BENCHMARKS.md).
+            # Bytes times bytes: 4.0 / 13.5 ms for SmolLM2's 120 linears at 1 / 32 rows on an
+            # AMD EPYC without AMX, int8_linear 5.9 / 48.7, bf16 oneDNN 11.1 / 23.2 (BENCHMARKS.md).
             y = self.kernels.vnni_int8_linear(
                 x2.contiguous(), self.vnni_qweight, self.scale, self.bias
             )
