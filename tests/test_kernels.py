@@ -553,6 +553,11 @@ def test_vnni_int8_linear_rejects_what_it_cannot_run(kernels):
     with pytest.raises(RuntimeError, match="must come from vnni_pack_weight"):
         kernels.vnni_int8_linear(x, w, scale)
     assert kernels.vnni_int8_linear(x[:0], packed, scale).shape == (0, 32)
+    x[1, 70] = float("nan")  # a NaN reaches its row's outputs, as in a matmul, and only those
+    y = kernels.vnni_int8_linear(
+        x, kernels.vnni_pack_weight(torch.ones(32, 128, dtype=torch.int8)), scale
+    )
+    assert y[1].isnan().all() and not y[0].isnan().any()
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ops.h"
 #include "vec.h"
@@ -38,11 +39,15 @@ void quantize_activations(const T* x, int64_t M, int64_t K, int8_t* q, float* sc
         const T* xb = x + m * K + b * kBlock;
         __m512 v[kBlock / 16];
         __m512 amax = _mm512_setzero_ps();
+        __mmask16 nan = 0;
         for (int i = 0; i < kBlock / 16; ++i) {
           v[i] = load16(xb + 16 * i);
           amax = _mm512_max_ps(amax, _mm512_abs_ps(v[i]));
+          nan |= _mm512_cmp_ps_mask(v[i], v[i], _CMP_UNORD_Q);
         }
-        const float scale = _mm512_reduce_max_ps(amax) / 127.f;
+        // max_ps drops NaNs; a NaN scale carries them into the row's outputs, as a matmul would.
+        const float scale =
+            nan ? std::numeric_limits<float>::quiet_NaN() : _mm512_reduce_max_ps(amax) / 127.f;
         scales[m * nb + b] = scale;
         if (scale == 0.f) {
           std::fill(q + m * K + b * kBlock, q + m * K + (b + 1) * kBlock, int8_t{0});
