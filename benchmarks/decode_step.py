@@ -10,8 +10,8 @@ from the PyTorch modules instead of the C++ decoder stack; default: oneDNN-prepa
 weights for prefill, the C++ `amx_linear` for up to 32 rows (`small_batch_linear` for up to 4
 where the CPU has no AMX), the C++ decode-attention kernel, a decode step's layers in one C++
 call (`roseinfer/kernels/decode_stack.cpp`); int8-eager: the
-plain path with aten's weight-only int8 matmul; int8: the default with the C++ weight-only int8
-linear (`--quantization int8`). Each engine holds `batch` sequences that have prefilled a 70-token
+plain path with aten's weight-only int8 matmul; int8: the default with the C++ int8 linear
+(`--quantization int8`: AMX, VNNI or the vector kernel, as `roseinfer.layers.linear` picks). Each engine holds `batch` sequences that have prefilled a 70-token
 prompt; the step time is the median over interleaved decode steps.
 """
 

@@ -1,4 +1,5 @@
-"""Quality of weight-only int8 (`--quantization int8`) against bf16 on the same model, or with
+"""Quality of int8 weights (`--quantization int8`; with activations rounded to int8 too on CPUs
+with VNNI and no AMX) against bf16 on the same model, or with
 `--kv-cache-dtype int8` of the int8 KV cache against the bf16 one (bf16 weights both).
 
 Reports greedy token agreement on a prompt set and the perplexity of a small text under each.

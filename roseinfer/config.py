@@ -88,7 +88,10 @@ class EngineConfig:
         metadata={"help": "auto|float32|bfloat16|float16 (auto: bf16 where fast, else fp32)"},
     )
     quantization: str = field(
-        default="none", metadata={"help": "none|int8 (weight-only int8 linear layers)"}
+        default="none",
+        metadata={
+            "help": "none|int8 (int8 linear layers; on CPUs with VNNI and no AMX the activations too)"
+        },
     )
     max_num_seqs: int = field(default=64, metadata={"help": "max requests running at once"})
     max_num_batched_tokens: int = field(

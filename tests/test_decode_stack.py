@@ -38,8 +38,9 @@ def engine_for(path: str, **overrides: object) -> InferenceEngine:
         {"dtype": "bfloat16", "quantization": "int8"},
         {"dtype": "bfloat16", "kv_cache_dtype": "int8"},
         {"dtype": "float32"},
+        {"dtype": "float32", "quantization": "int8"},  # the VNNI kernel on AMX hosts too
     ],
-    ids=["bf16", "int8", "int8_kv", "fp32"],
+    ids=["bf16", "int8", "int8_kv", "fp32", "fp32_int8"],
 )
 def test_steps_through_the_stack_match_the_modules_exactly(tiny_model_dir, kind, overrides):
     engine = engine_for(tiny_model_dir(kind), **overrides)

@@ -483,10 +483,13 @@ def test_int8_linear_layer_packs_for_amx_and_keeps_its_results(kernels):
 
 def vnni_quantize_reference(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """What vnni_int8_linear does to x [M, K]: per block of 64 inputs, scale = max|x| / 127 and
-    q = round(x / scale) (0 where the block is all zeros): (q [M, K] float, scale [M, K/64])."""
+    q = round(x / scale) clamped to [-127, 127] (0 where the block is all zeros): (q [M, K] float,
+    scale [M, K/64])."""
     blocks = x.float().view(x.shape[0], -1, 64)
     scale = blocks.abs().amax(2, keepdim=True) / 127
-    q = torch.where(scale > 0, torch.round(blocks / scale), torch.zeros_like(blocks))
+    q = torch.where(
+        scale > 0, torch.round(blocks / scale).clamp(-127, 127), torch.zeros_like(blocks)
+    )
     return q.view_as(x.float()), scale.squeeze(2)
 
 
@@ -552,7 +555,20 @@ def test_vnni_int8_linear_rejects_what_it_cannot_run(kernels):
         kernels.vnni_int8_linear(x, packed, scale.bfloat16())
     with pytest.raises(RuntimeError, match="must come from vnni_pack_weight"):
         kernels.vnni_int8_linear(x, w, scale)
+    with pytest.raises(RuntimeError, match="K % 64 == 0"):  # a look-alike of a K = 96 weight
+        kernels.vnni_int8_linear(
+            torch.randn(2, 96), torch.zeros(2, 24, 16, 4, dtype=torch.uint8), scale
+        )
     assert kernels.vnni_int8_linear(x[:0], packed, scale).shape == (0, 32)
+    # A subnormal block: max|x| / 127 rounds to the smallest float, x / scale to 189: clamped.
+    tiny = torch.full((1, 128), 2.65e-43)
+    xq, xs = vnni_quantize_reference(tiny)
+    assert xq.max() == 127
+    want = (xq.double().view(1, 2, 64) * xs.double()[:, :, None]).sum((1, 2))
+    got = kernels.vnni_int8_linear(
+        tiny, kernels.vnni_pack_weight(torch.ones(32, 128, dtype=torch.int8)), torch.ones(32)
+    )
+    torch.testing.assert_close(got.double(), want.expand(1, 32), rtol=1e-3, atol=0)
     x[1, 70] = float("nan")  # a NaN reaches its row's outputs, as in a matmul, and only those
     y = kernels.vnni_int8_linear(
         x, kernels.vnni_pack_weight(torch.ones(32, 128, dtype=torch.int8)), scale
@@ -561,7 +577,7 @@ def test_vnni_int8_linear_rejects_what_it_cannot_run(kernels):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_int8_linear_layer_packs_for_vnni_without_amx(kernels, dtype):
+def test_int8_linear_layer_packs_for_vnni(kernels, dtype):
     if not kernels.vnni_int8_linear_available():
         pytest.skip("no AVX512-VNNI on this CPU")
     if dtype == torch.bfloat16 and kernels.amx_int8_linear_available():

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "ops.h"
@@ -23,11 +24,12 @@ namespace {
 
 constexpr int64_t kBlock = 64;  // activations share one scale per 64 inputs
 constexpr int kRows = 4;        // rows of x per register tile
-constexpr int kTiles = 3;       // 16-output weight tiles per register tile: 4 x 3 x 2 + 3 zmm
+constexpr int kTiles = 3;       // 16-output weight tiles: 4 x 3 int32 sums + 3 weight zmm
 
 // x [M, K] -> int8 [M, K], a scale per (row, block) [M, K/64] and, per row, the correction
 // sum over blocks of 128 * scale * (sum of the block's int8 values). Per block: scale = max|x| / 127,
-// q = round(x / scale), as `vnni_quantize_reference` in tests/test_kernels.py.
+// q = round(x / scale) clamped to [-127, 127], as `vnni_quantize_reference` in
+// tests/test_kernels.py.
 template <typename T>
 void quantize_activations(const T* x, int64_t M, int64_t K, int8_t* q, float* scales,
                           float* correction) {
@@ -57,8 +59,12 @@ void quantize_activations(const T* x, int64_t M, int64_t K, int8_t* q, float* sc
         __m512i sum = _mm512_setzero_si512();
         for (int i = 0; i < kBlock / 16; ++i) {
           // Division, not a multiply by 1/scale: the same rounding as torch's x / scale.
-          const __m512i qi = _mm512_cvtps_epi32(_mm512_roundscale_ps(
-              _mm512_div_ps(v[i], s), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+          // Clamped: with a subnormal scale x / scale can pass 127.
+          const __m512i qi = _mm512_max_epi32(
+              _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_roundscale_ps(
+                                   _mm512_div_ps(v[i], s), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)),
+                               _mm512_set1_epi32(127)),
+              _mm512_set1_epi32(-127));
           sum = _mm512_add_epi32(sum, qi);
           _mm_storeu_si128(reinterpret_cast<__m128i*>(q + m * K + b * kBlock + 16 * i),
                            _mm512_cvtepi32_epi8(qi));
@@ -87,7 +93,9 @@ inline void block_tile(const int8_t* q, const float* scales, int64_t K, int64_t 
       wv[t] = _mm512_loadu_si512(p);
     }
     for (int r = 0; r < R; ++r) {
-      const __m512i xv = _mm512_set1_epi32(*reinterpret_cast<const int32_t*>(q + r * K + k));
+      int32_t four;  // x's 4 bytes for these inputs, broadcast
+      std::memcpy(&four, q + r * K + k, sizeof(four));
+      const __m512i xv = _mm512_set1_epi32(four);
       for (int t = 0; t < T; ++t) sum[r][t] = _mm512_dpbusd_epi32(sum[r][t], wv[t], xv);
     }
   }
@@ -173,6 +181,7 @@ torch::Tensor vnni_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Ten
   const int64_t M = x.size(0), K = x.size(1), N = packed.size(0) * 16;
   TORCH_CHECK(packed.size(1) * 4 == K, "vnni_int8_linear: x has ", K, " inputs, the weights ",
               packed.size(1) * 4);
+  TORCH_CHECK(K % kBlock == 0, "vnni_int8_linear: needs K % 64 == 0, got ", K);
   TORCH_CHECK(scale.is_contiguous() && scale.numel() == N && scale.scalar_type() == x.scalar_type(),
               "vnni_int8_linear: scale must be [N] in x's dtype");
   if (bias.has_value())

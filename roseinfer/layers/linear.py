@@ -6,14 +6,15 @@
   C++ kernel instead, which streams the weights faster and without oneDNN's ~25 µs set-up per
   call: `amx_linear` on CPUs with AMX (up to `AMX_ROWS` rows), else `small_batch_linear` (up to
   `SMALL_BATCH_ROWS`). The price is a second copy of the weights in memory.
-- `Int8Linear` (`--quantization int8`): weight-only int8 with one scale per output channel:
-  half the bytes of bf16 per decode step. Where the C++ kernels build: `amx_int8_linear` for bf16
+- `Int8Linear` (`--quantization int8`): int8 weights with one scale per output channel: half
+  the bytes of bf16 per decode step. Where the C++ kernels build: `amx_int8_linear` for bf16
   models on CPUs with AMX and AVX512-BF16 (the weight packed into tiles, widened to bf16 as they
-  load; any number of rows; out % 16 == 0 and in % 32 == 0); on CPUs with AVX512-VNNI but no
-  AMX (AMD Zen 4, Intel Ice Lake) `vnni_int8_linear`, which also rounds the activations to int8
-  (a scale per 64 inputs, as llama.cpp's q8_0 path) to multiply bytes by bytes (out % 16 == 0
-  and in % 64 == 0); else `int8_linear` (`roseinfer/kernels/int8_linear.cpp`); without them
-  (and always with `--enforce-eager`) `aten._weight_int8pack_mm`.
+  load; any number of rows; out % 16 == 0 and in % 32 == 0); else, on CPUs with AVX512-VNNI (AMD
+  Zen 4, Intel Ice Lake; on AMX CPUs for fp32/fp16 models) `vnni_int8_linear`, which also rounds
+  the activations to int8 (a scale per 64 inputs, as llama.cpp's q8_0 path) to multiply bytes by
+  bytes (out % 16 == 0 and in % 64 == 0); else the weight-only `int8_linear`
+  (`roseinfer/kernels/int8_linear.cpp`); without them (and always with `--enforce-eager`) the
+  weight-only `aten._weight_int8pack_mm`.
 """
 
 from __future__ import annotations
