@@ -1,4 +1,5 @@
-// int8 x int8 linear layers on AVX512-VNNI without AMX (AMD Zen 4, Intel Ice Lake): the int8
+// int8 x int8 linear layers on AVX512-VNNI where AMX's bf16 kernel does not apply (CPUs without
+// AMX such as AMD Zen 4 and Intel Ice Lake; fp32/fp16 models on AMX ones): the int8
 // weights of `--quantization int8` times activations rounded to int8 per block of 64 inputs (as
 // llama.cpp's q8_0 path does with blocks of 32), summed four products at a time by vpdpbusd. On
 // these CPUs a bf16 linear at 32 rows is bound by its multiplies (vdpbf16ps: 32 per instruction),
