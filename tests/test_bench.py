@@ -149,8 +149,18 @@ def test_other_load_is_well_formed():
     from roseinfer.bench.machine import OtherLoad, machine_info
 
     with OtherLoad(pids=(os.getpid(),)) as load:
-        sum(range(200_000))
+        sum(range(2_000_000))
     assert load.cores is None or load.cores >= 0.0
+    assert load.own_cores > 0.0 and load.pid_cores is None  # our own pid is not counted twice
+    child = subprocess.Popen([sys.executable, "-c", "while True: pass"])  # a busy "server"
+    try:
+        time.sleep(0.2)
+        with OtherLoad(pids=(child.pid,)) as load:
+            time.sleep(0.5)
+    finally:
+        child.kill()
+        child.wait(timeout=10)
+    assert load.pid_cores is not None and load.pid_cores > 0.2
     assert machine_info()["cpu_count"] >= 1
 
 
@@ -372,6 +382,9 @@ def test_bench_serve_sweep_against_fake_server(tmp_path, capsys):
         assert r["median_ttft_ms"] <= r["median_e2el_ms"]
         assert r["request_throughput"] > 0 and r["output_throughput"] > 0
         assert r["other_cpu_cores"] is None or r["other_cpu_cores"] >= 0
+        assert r["client_cpu_cores"] > 0  # this process streamed the requests
+        assert r["server_cpu_cores"] is None  # --server-pid is this process: counted as ours
+    assert out.count("Client CPU (cores):") == 2
     assert is_png(png)
     assert len(bodies) == 1 + 8  # one warm-up request, then 4 per sweep point
     for b in bodies:

@@ -40,33 +40,51 @@ def _pid_seconds(pid: int) -> float:
     return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-def _own_seconds(pids: tuple[int, ...] = ()) -> float:
+def _own_seconds() -> float:
     t = os.times()
-    return (
-        t.user + t.system + t.children_user + t.children_system + sum(_pid_seconds(p) for p in pids)
-    )
+    return t.user + t.system + t.children_user + t.children_system
 
 
 class OtherLoad:
     """with OtherLoad() as load: ...; load.cores -> other processes' average cores in use.
 
-    `pids`: processes that belong to the measurement too (e.g. the server under test)."""
+    `pids`: processes that belong to the measurement too (e.g. the server under test); their
+    cores are `load.pid_cores`, this process's own (e.g. a load client's) `load.own_cores`."""
 
     def __init__(self, pids: tuple[int, ...] = ()) -> None:
         self.cores: float | None = None
-        self.pids = tuple(pids)
-        self._start: tuple[float | None, float, float] | None = None
+        self.own_cores: float | None = None
+        self.pid_cores: float | None = None
+        self.pids = tuple(p for p in pids if p != os.getpid())  # ours is counted as our own
+        self._start: tuple[float | None, float, float, float] | None = None
+
+    def _pids_seconds(self) -> float:
+        return sum(_pid_seconds(p) for p in self.pids)
 
     def __enter__(self) -> OtherLoad:
-        self._start = (_machine_busy_seconds(), _own_seconds(self.pids), time.perf_counter())
+        self._start = (
+            _machine_busy_seconds(),
+            _own_seconds(),
+            self._pids_seconds(),
+            time.perf_counter(),
+        )
         return self
 
     def __exit__(self, *exc) -> None:
-        busy0, own0, t0 = self._start
-        busy1, own1, t1 = _machine_busy_seconds(), _own_seconds(self.pids), time.perf_counter()
-        if busy0 is None or busy1 is None or t1 <= t0:
+        busy0, own0, pids0, t0 = self._start
+        busy1, own1, pids1, t1 = (
+            _machine_busy_seconds(),
+            _own_seconds(),
+            self._pids_seconds(),
+            time.perf_counter(),
+        )
+        if t1 <= t0:
             return
-        self.cores = max(0.0, ((busy1 - busy0) - (own1 - own0)) / (t1 - t0))
+        own, pids, wall = own1 - own0, pids1 - pids0, t1 - t0
+        self.own_cores = own / wall
+        self.pid_cores = pids / wall if self.pids else None
+        if busy0 is not None and busy1 is not None:
+            self.cores = max(0.0, ((busy1 - busy0) - own - pids) / wall)
 
     def warn(self, what: str = "the measurement") -> None:
         if self.cores is not None and self.cores > WARN_CORES:

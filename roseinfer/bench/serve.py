@@ -29,6 +29,8 @@ E2EL = request sent -> last chunk; ITL = gaps between successive text chunks;
 TPOT = (E2EL - TTFT) / (output tokens - 1). Output tokens come from the server's `usage`
 (`stream_options.include_usage`) when it sends one, else they are the number of text chunks.
 Each reported as mean/median/std/p90/p99. Completed = HTTP 200 and a stream that ended well.
+CPU: the cores this client, the `--server-pid` server and all other processes used during each
+point (on a small machine the client's share is taken from the server).
 """
 
 from __future__ import annotations
@@ -376,6 +378,20 @@ def print_result(m: dict, base_url: str, model: str) -> None:
         row(f"Median {name} (ms):", m[f"median_{key}_ms"])
         row(f"P90 {name} (ms):", m[f"p90_{key}_ms"])
         row(f"P99 {name} (ms):", m[f"p99_{key}_ms"])
+    # On a small machine the client's CPU is taken from the server's.
+    cpu = [
+        (name, m.get(key))
+        for name, key in (
+            ("Client CPU (cores):", "client_cpu_cores"),
+            ("Server CPU (cores, --server-pid):", "server_cpu_cores"),
+            ("Other processes' CPU (cores):", "other_cpu_cores"),
+        )
+        if m.get(key) is not None
+    ]
+    if cpu:
+        print("{s:{c}^50}".format(s="CPU during the run", c="-"))
+        for name, value in cpu:
+            row(name, value)
     print("=" * 50)
     errors = [e for e in m["errors"] if e]
     if errors:
@@ -543,7 +559,7 @@ def add_args(p: argparse.ArgumentParser) -> None:
         "--server-pid",
         type=int,
         default=None,
-        help="the server's process id, when local: its CPU time is not counted as other load",
+        help="the server's process id, when local: its CPU is reported apart, not as other load",
     )
     o = p.add_argument_group("output")
     o.add_argument("--json", default=None, metavar="PATH", help="write config and results as JSON")
@@ -641,8 +657,11 @@ def serve_main(args: argparse.Namespace) -> int:
                     desc=f"concurrency {conc or 'none'}",
                 )
             )
-        # CPU cores used by processes other than this client (and the --server-pid server).
+        # CPU cores used by processes other than this client (and the --server-pid server), by
+        # this client (on a small machine it takes CPU from the server), and by the server.
         m["other_cpu_cores"] = load.cores
+        m["client_cpu_cores"] = load.own_cores
+        m["server_cpu_cores"] = load.pid_cores
         print_result(m, args.base_url, model)
         if args.server_pid:
             load.warn(f"concurrency {conc or 'none'}")
