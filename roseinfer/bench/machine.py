@@ -80,7 +80,8 @@ class OtherLoad:
         )
         if t1 <= t0:
             return
-        own, pids, wall = own1 - own0, pids1 - pids0, t1 - t0
+        # A pid gone before the end reads 0: count it as having used nothing rather than < 0.
+        own, pids, wall = own1 - own0, max(0.0, pids1 - pids0), t1 - t0
         self.own_cores = own / wall
         self.pid_cores = pids / wall if self.pids else None
         if busy0 is not None and busy1 is not None:
