@@ -531,31 +531,6 @@ GroupFn<C> group_kernel(int64_t head_dim, int64_t group) {
 }
 #endif
 
-// One (token, KV head) row of an int8 cache: x ~ scale * q with scale = max|x| / 127 and q
-// rounded to nearest even, exactly as `roseinfer.layers.kv_cache.quantize_rows` computes it.
-template <typename T>
-void quantize_row(const T* x, int64_t n, int8_t* out, float* scale) {
-  float amax = 0.f;
-  for (int64_t d = 0; d < n; ++d) amax = std::max(amax, std::abs(to_float(x[d])));
-  const float s = amax / 127.f;
-  *scale = s;
-  int64_t d = 0;
-#if defined(__AVX512F__)
-  const __m512 sv = _mm512_set1_ps(s), lo = _mm512_set1_ps(-127.f), hi = _mm512_set1_ps(127.f);
-  for (; s > 0.f && d + 16 <= n; d += 16) {
-    __m512 r = _mm512_roundscale_ps(_mm512_div_ps(load16(x + d), sv),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm512_min_ps(_mm512_max_ps(r, lo), hi);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + d),
-                     _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(r)));
-  }
-#endif
-  for (; d < n; ++d)
-    out[d] = s > 0.f ? static_cast<int8_t>(
-                           std::clamp(std::nearbyint(to_float(x[d]) / s), -127.f, 127.f))
-                     : int8_t(0);
-}
-
 // T: the dtype of q, k, v and the output; C: the cache's (T, or int8_t with scales).
 template <typename T, typename C>
 void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,

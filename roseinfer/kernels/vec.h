@@ -8,7 +8,9 @@
 #include <immintrin.h>
 #endif
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace roseinfer {
 
@@ -91,5 +93,49 @@ inline __m512 exp16(__m512 x) {
   return _mm512_scalef_ps(p, n);
 }
 #endif
+
+// x[0..n) ~ scale * q: scale = max|x| / 127, q = x / scale rounded to nearest even and clamped
+// to [-127, 127] (0 where scale is 0; scale NaN and q 0 where x holds a NaN), exactly as
+// `roseinfer.layers.kv_cache.quantize_rows` computes it. For int8 cache rows and the blocks of
+// activations `vnni_int8_linear` multiplies.
+template <typename T>
+inline void quantize_row(const T* x, int64_t n, int8_t* out, float* scale) {
+  float amax = 0.f;
+  bool nan = false;
+  int64_t d = 0;
+#if defined(__AVX512F__)
+  __m512 amaxv = _mm512_setzero_ps();
+  __mmask16 nanv = 0;
+  for (; d + 16 <= n; d += 16) {
+    const __m512 v = load16(x + d);
+    amaxv = _mm512_max_ps(amaxv, _mm512_abs_ps(v));  // drops NaNs: counted apart
+    nanv |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+  }
+  amax = _mm512_reduce_max_ps(amaxv);
+  nan = nanv != 0;
+#endif
+  for (; d < n; ++d) {
+    const float v = to_float(x[d]);
+    nan = nan || std::isnan(v);
+    amax = std::max(amax, std::abs(v));
+  }
+  const float s = nan ? std::numeric_limits<float>::quiet_NaN() : amax / 127.f;
+  *scale = s;
+  d = 0;
+#if defined(__AVX512F__)
+  const __m512 sv = _mm512_set1_ps(s), lo = _mm512_set1_ps(-127.f), hi = _mm512_set1_ps(127.f);
+  for (; s > 0.f && d + 16 <= n; d += 16) {
+    __m512 r = _mm512_roundscale_ps(_mm512_div_ps(load16(x + d), sv),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm512_min_ps(_mm512_max_ps(r, lo), hi);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + d),
+                     _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(r)));
+  }
+#endif
+  for (; d < n; ++d)
+    out[d] = s > 0.f ? static_cast<int8_t>(
+                           std::clamp(std::nearbyint(to_float(x[d]) / s), -127.f, 127.f))
+                     : int8_t(0);
+}
 
 }  // namespace roseinfer

@@ -11,9 +11,7 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
-#include <limits>
 
 #include "ops.h"
 #include "vec.h"
@@ -27,50 +25,23 @@ constexpr int64_t kBlock = 64;  // activations share one scale per 64 inputs
 constexpr int kRows = 4;        // rows of x per register tile
 constexpr int kTiles = 3;       // 16-output weight tiles: 4 x 3 int32 sums + 3 weight zmm
 
-// x [M, K] -> int8 [M, K], a scale per (row, block) [M, K/64] and, per row, the correction
-// sum over blocks of 128 * scale * (sum of the block's int8 values). Per block: scale = max|x| / 127,
-// q = round(x / scale) clamped to [-127, 127], as `vnni_quantize_reference` in
-// tests/test_kernels.py.
+// x [M, K] -> int8 [M, K], a scale per (row, block) [M, K/64] (`quantize_row` of each block)
+// and, per row, the correction: the sum over blocks of 128 * scale * (sum of the block's q).
 template <typename T>
 void quantize_activations(const T* x, int64_t M, int64_t K, int8_t* q, float* scales,
                           float* correction) {
   const int64_t nb = K / kBlock;
+  const __m512i ones = _mm512_set1_epi8(1);
   at::parallel_for(0, M, 1, [&](int64_t m0, int64_t m1) {
     for (int64_t m = m0; m < m1; ++m) {
       float corr = 0.f;
       for (int64_t b = 0; b < nb; ++b) {
-        const T* xb = x + m * K + b * kBlock;
-        __m512 v[kBlock / 16];
-        __m512 amax = _mm512_setzero_ps();
-        __mmask16 nan = 0;
-        for (int i = 0; i < kBlock / 16; ++i) {
-          v[i] = load16(xb + 16 * i);
-          amax = _mm512_max_ps(amax, _mm512_abs_ps(v[i]));
-          nan |= _mm512_cmp_ps_mask(v[i], v[i], _CMP_UNORD_Q);
-        }
-        // max_ps drops NaNs; a NaN scale carries them into the row's outputs, as a matmul would.
-        const float scale =
-            nan ? std::numeric_limits<float>::quiet_NaN() : _mm512_reduce_max_ps(amax) / 127.f;
-        scales[m * nb + b] = scale;
-        if (scale == 0.f) {
-          std::fill(q + m * K + b * kBlock, q + m * K + (b + 1) * kBlock, int8_t{0});
-          continue;
-        }
-        const __m512 s = _mm512_set1_ps(scale);
-        __m512i sum = _mm512_setzero_si512();
-        for (int i = 0; i < kBlock / 16; ++i) {
-          // Division, not a multiply by 1/scale: the same rounding as torch's x / scale.
-          // Clamped: with a subnormal scale x / scale can pass 127.
-          const __m512i qi = _mm512_max_epi32(
-              _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_roundscale_ps(
-                                   _mm512_div_ps(v[i], s), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)),
-                               _mm512_set1_epi32(127)),
-              _mm512_set1_epi32(-127));
-          sum = _mm512_add_epi32(sum, qi);
-          _mm_storeu_si128(reinterpret_cast<__m128i*>(q + m * K + b * kBlock + 16 * i),
-                           _mm512_cvtepi32_epi8(qi));
-        }
-        corr += 128.f * scale * static_cast<float>(_mm512_reduce_add_epi32(sum));
+        int8_t* qb = q + m * K + b * kBlock;
+        float& scale = scales[m * nb + b];
+        quantize_row(x + m * K + b * kBlock, kBlock, qb, &scale);
+        const __m512i sums = _mm512_dpbusd_epi32(_mm512_setzero_si512(), ones, _mm512_loadu_si512(qb));
+        // A NaN scale (x held a NaN) makes the row's outputs NaN, as a matmul would.
+        corr += 128.f * scale * static_cast<float>(_mm512_reduce_add_epi32(sums));
       }
       correction[m] = corr;
     }
