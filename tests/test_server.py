@@ -87,7 +87,8 @@ def servers(tmp_path_factory):
     started = [
         Server("open", [], tmp),
         Server("locked", ["--api-key", API_KEY, "--max-num-seqs", "1", "--max-waiting-requests", "2",
-                          "--max-request-bytes", "4096", "--served-model-name", "rose-test"], tmp),
+                          "--max-request-bytes", "4096", "--served-model-name", "rose-test",
+                          "--stream-interval", "4"], tmp),
     ]  # fmt: skip
     try:
         deadline = time.monotonic() + START_TIMEOUT
@@ -544,6 +545,29 @@ def test_body_size_limit(locked):
     r = httpx.post(locked.url + C, content=chunked(), headers=auth)
     assert r.status_code == 413
     assert httpx.get(locked.url + "/health").status_code == 200
+
+
+def test_stream_interval_sends_tokens_in_groups(locked):
+    """--stream-interval 4: the first token in a chunk of its own, then chunks of 4 tokens; the
+    text and the usage are those of the non-streamed completion."""
+    good = OpenAI(base_url=locked.url + "/v1", api_key=API_KEY, max_retries=0, timeout=120)
+    kwargs = dict(
+        model="rose-test",
+        prompt=PROMPT,
+        max_tokens=13,
+        temperature=0,
+        extra_body={"ignore_eos": True},
+    )
+    full = good.completions.create(**kwargs)
+    chunks = list(
+        good.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
+    )
+    assert "".join(c.choices[0].text for c in chunks if c.choices) == full.choices[0].text
+    assert chunks[-1].usage.completion_tokens == full.usage.completion_tokens == 13
+    # 13 tokens: 1 + 4 + 4 + 4, the last group with the finish reason; then the usage chunk
+    # (a group may hold text that the detokenizer still waits on, so count at most 4 chunks).
+    assert 2 <= len([c for c in chunks if c.choices]) <= 4
+    assert [c for c in chunks if c.choices][-1].choices[0].finish_reason == "length"
 
 
 def test_503_when_waiting_queue_is_full(locked):

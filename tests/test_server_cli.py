@@ -31,7 +31,7 @@ def test_seeds_and_engine_flags():
         "--checkpoint-path", "ckpt.pt", "--tokenizer-name", "gpt2", "--device", "cpu", "--port", "8080",
         "--max-num-seqs", "4", "--max-num-batched-tokens", "256", "--kv-cache-memory", "0.5", "--block-size", "32",
         "--no-prefix-cache", "--dtype", "bfloat16", "--served-model-name", "rose", "--api-key", "k",
-        "--max-waiting-requests", "10", "--max-request-bytes", "1000",
+        "--max-waiting-requests", "10", "--max-request-bytes", "1000", "--stream-interval", "8",
     ])  # fmt: skip
     cfg = EngineConfig.from_args(args)
     assert (cfg.checkpoint_path, cfg.tokenizer_name, cfg.device, cfg.dtype) == (
@@ -53,6 +53,7 @@ def test_seeds_and_engine_flags():
         "k",
         10,
     )
+    assert (args.stream_interval, build_parser().parse_args([]).stream_interval) == (8, 1)
     assert build_parser().parse_args(["--hf-model-id", "org/name"]).hf_model_id == "org/name"
     assert EngineConfig.from_args(build_parser().parse_args([])).kv_cache_dtype == "auto"
     int8 = EngineConfig.from_args(build_parser().parse_args(["--kv-cache-dtype", "int8"]))
@@ -77,6 +78,7 @@ def test_roseinfer_serve_help(capsys):
         "--api-key",
         "--max-waiting-requests",
         "--max-num-seqs",
+        "--stream-interval",
     ):
         assert flag in out
 
@@ -88,3 +90,12 @@ def test_missing_model_is_a_one_line_error():
     )  # fmt: skip
     assert r.returncode == 1
     assert "error" in r.stderr and "/nonexistent/model" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_stream_interval_below_one_is_refused_before_loading():
+    r = subprocess.run(
+        [sys.executable, "-m", "roseinfer.server", "--stream-interval", "0", "--port", "1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 2
+    assert "--stream-interval must be >= 1" in r.stderr and "Traceback" not in r.stderr

@@ -78,6 +78,44 @@ def test_async_api_many_concurrent_requests(engine, manager):
     assert wait_until(lambda: manager.stats.num_running == 0 and manager.stats.num_used_blocks == 0)
 
 
+def test_stream_interval_groups_tokens_after_the_first(engine):
+    """stream_interval=4: the first token alone, then 4 at a time, the rest with the finish;
+    the same tokens as one per event, in the same order."""
+
+    def events(interval: int, n: int) -> list[tuple[tuple[int, ...], str | None]]:
+        mgr = SchedulerManager(engine, stream_interval=interval)
+        out: asyncio.Queue = asyncio.Queue()
+
+        async def main():
+            ids = engine.encode_prompt("Count with me")
+            params = SamplingParams(max_new_tokens=n, temperature=0, stop_on_eos=False)
+            mgr.submit(ids, params, out)
+            got = []
+            while not got or got[-1][1] is None:
+                _, event = await asyncio.wait_for(out.get(), 30)
+                got.append((event.token_ids, event.finish_reason))
+            return got
+
+        try:
+            return asyncio.run(main())
+        finally:
+            mgr.shutdown()
+
+    one = events(1, 10)
+    grouped = events(4, 10)
+    assert [len(t) for t, _ in one] == [1] * 10
+    assert [len(t) for t, _ in grouped] == [1, 4, 4, 1]
+    assert [tok for t, _ in grouped for tok in t] == [tok for t, _ in one for tok in t]
+    assert grouped[-1][1] == one[-1][1] == "length"
+    assert [len(t) for t, _ in events(4, 3)] == [1, 2]  # finished before a group filled
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5, True])
+def test_stream_interval_must_be_a_positive_integer(engine, bad):
+    with pytest.raises(ValueError, match="stream_interval"):
+        SchedulerManager(engine, stream_interval=bad, start_thread=False)
+
+
 def test_closing_a_stream_aborts_and_frees_blocks(manager):
     rid = manager.add_request(
         "The quick brown fox", max_new_tokens=200, do_sample=False, stop_on_eos=False

@@ -52,13 +52,16 @@ class ServerConfig:
     max_waiting_requests: int | None = None  # None: unbounded
     max_request_bytes: int = 4 << 20
     log_level: str = "info"
+    stream_interval: int = 1  # streamed tokens per chunk after the first (SchedulerManager)
 
 
 def create_app(engine: InferenceEngine, server_config: ServerConfig | None = None,
                manager: SchedulerManager | None = None) -> FastAPI:  # fmt: skip
     cfg = server_config or ServerConfig()
     metrics = ServerMetrics()
-    manager = manager or SchedulerManager(engine, metrics=metrics)
+    manager = manager or SchedulerManager(
+        engine, metrics=metrics, stream_interval=cfg.stream_interval
+    )
     if manager.metrics is None:
         manager.metrics = metrics
     model_name = cfg.served_model_name or engine.loaded.name

@@ -10,6 +10,10 @@ Threads and hand-offs:
 - Outputs go back as `EngineEvent`s. Async callers pass an `asyncio.Queue`: each step's events
   for one event loop travel in a single `loop.call_soon_threadsafe`, so thousands of concurrent
   streams need no thread each. Sync callers (the seeds' `stream_text`) get a `queue.Queue`.
+- `stream_interval` N > 1 (`--stream-interval`, as vLLM's and SGLang's flag) hands a request's
+  tokens over N at a time: the first token and the last event go at once, the rest wait for N.
+  Each event costs the HTTP thread (and the client) a chunk to write and parse; on 2 cores that
+  time comes out of the engine's OpenMP threads.
 - Detokenization and stop strings are the reader's job, off the engine thread.
 - An exception in `step()` fails the requests that were running (each gets an error event) and
   the loop goes on serving the waiting and future requests.
@@ -44,7 +48,7 @@ __all__ = ["EngineEvent", "SchedulerManager"]
 class EngineEvent:
     """What one step produced for one request."""
 
-    token_ids: tuple[int, ...] = ()  # new tokens, in order (one per step)
+    token_ids: tuple[int, ...] = ()  # new tokens, in order (one per step, or stream_interval)
     finish_reason: str | None = None  # set on a request's last event: stop | length | abort | error
     error: str | None = None  # why the request failed inside the engine
 
@@ -66,6 +70,7 @@ class _Request:
     submit_time: float = field(default_factory=time.perf_counter)
     first_token_time: float | None = None
     num_output_tokens: int = 0
+    pending: list[int] = field(default_factory=list)  # tokens held back by stream_interval
 
 
 class SchedulerManager:
@@ -78,9 +83,16 @@ class SchedulerManager:
         metrics: Any = None,
         scheduler: OnlineScheduler | None = None,
         start_thread: bool = True,
+        stream_interval: int = 1,
     ) -> None:
         """`start_thread=False`: the caller runs the loop itself with `run_forever()`; the server
-        does that on its main thread (see `server/cli.py` for why)."""
+        does that on its main thread (see `server/cli.py` for why). `stream_interval`: tokens per
+        event after a request's first (see the module docstring)."""
+        if isinstance(stream_interval, bool) or not isinstance(stream_interval, int):
+            raise ValueError(f"stream_interval must be an integer, got {stream_interval!r}")
+        if stream_interval < 1:
+            raise ValueError(f"stream_interval must be >= 1, got {stream_interval}")
+        self.stream_interval = stream_interval
         self.engine = engine
         overrides = (
             {}
@@ -290,7 +302,10 @@ class SchedulerManager:
                 if self.metrics is not None:
                     self.metrics.on_first_token(now - req.submit_time)
             if srid not in finished:
-                self._emit(req, EngineEvent((token,)))
+                req.pending.append(token)
+                if req.num_output_tokens == 1 or len(req.pending) >= self.stream_interval:
+                    self._emit(req, EngineEvent(tuple(req.pending)))
+                    req.pending.clear()
         if self.metrics is not None and step_tokens:
             self.metrics.on_generated_tokens(len(step_tokens))
         for srid in finished_ids:
@@ -300,7 +315,8 @@ class SchedulerManager:
             seq = self.scheduler.get_sequence(srid)
             reason = (seq.finish_reason if seq is not None else None) or "abort"
             token = step_tokens.get(srid)
-            self._emit(req, EngineEvent((token,) if token is not None else (), reason))
+            tokens = req.pending + ([token] if token is not None else [])
+            self._emit(req, EngineEvent(tuple(tokens), reason))
             self._forget(req)
             if self.metrics is not None:
                 self.metrics.on_finished(
