@@ -226,7 +226,7 @@ def test_int8_cache_long_context_of_extreme_values(kernels):
     meta = _decode_batch([n], block_size, num_blocks)
     shape = (num_blocks, kv_heads, block_size, head_dim)
     caches = [
-        torch.zeros(shape, dtype=torch.int8),  # keys 0: every score equal
+        torch.zeros(shape, dtype=torch.int8),  # every key alike: every score equal
         torch.full(shape, 127, dtype=torch.int8),
         torch.ones(shape[:3]),
         torch.full(shape[:3], 0.5),

@@ -38,6 +38,18 @@ struct KVView {
   const float* v_scales(int64_t b) const { return v_scale + table[b] * scale_stride; }
 };
 
+// int8 caches keep a (block, KV head)'s keys transposed in groups of 4 inputs, [D/4][block_size]
+// [4], each byte plus 128 (`k ^ 0x80`, an unsigned byte): the next 4 inputs of 16 keys are one
+// 64-byte load, which vpdpbusd multiplies by 4 broadcast query bytes into 16 lanes, one sum per
+// key, so no horizontal sums, and the 128 * sum(q) that the +128 adds comes off once per query
+// head. Values keep rows, [block_size][D]. `roseinfer.layers.kv_cache` writes and reads the same.
+inline int64_t int8_key_at(int64_t row, int64_t d, int64_t block_size) {
+  return (d / 4) * block_size * 4 + row * 4 + d % 4;
+}
+inline float int8_key(const int8_t* block, int64_t row, int64_t d, int64_t block_size) {
+  return static_cast<float>(static_cast<int8_t>(block[int8_key_at(row, d, block_size)] ^ 0x80));
+}
+
 // Scores of one query head against keys [len] then the softmax-weighted sum of values.
 // Plain loops: correct for any head_dim, cache dtype and instruction set.
 template <typename C>
@@ -53,9 +65,15 @@ void attend_head_scalar(const float* q, const KVView<C>& kv, int64_t head_dim, f
   };
   const int64_t len = kv.len;
   for (int64_t t = 0; t < len; ++t) {
-    const C* key = row(kv.k, t);
     float s = 0.f;
-    for (int64_t d = 0; d < head_dim; ++d) s += q[d] * to_float(key[d]);
+    if constexpr (std::is_same_v<C, int8_t>) {
+      const int8_t* block = kv.k_block(t / kv.block_size);
+      for (int64_t d = 0; d < head_dim; ++d)
+        s += q[d] * int8_key(block, t % kv.block_size, d, kv.block_size);
+    } else {
+      const C* key = row(kv.k, t);
+      for (int64_t d = 0; d < head_dim; ++d) s += q[d] * to_float(key[d]);
+    }
     scores[t] = s * row_scale(kv.k_scale, t) * scale;
   }
   const float mx = *std::max_element(scores, scores + len);
@@ -93,7 +111,8 @@ template <typename C>
 inline void prefetch_kv_block(const KVView<C>& kv, int64_t b, int64_t row_bytes) {
   if (b * kv.block_size < kv.len) {
     const int64_t rows = std::min(kv.block_size, kv.len - b * kv.block_size);
-    prefetch_bytes(kv.k_block(b), rows * row_bytes);
+    // int8 keys are transposed: any row's bytes span the whole block.
+    prefetch_bytes(kv.k_block(b), (std::is_same_v<C, int8_t> ? kv.block_size : rows) * row_bytes);
     prefetch_bytes(kv.v_block(b), rows * row_bytes);
     if (kv.k_scale != nullptr) {
       prefetch_bytes(kv.k_scales(b), rows * int64_t(sizeof(float)));
@@ -346,20 +365,22 @@ void attend_group_bf16(const float* q, const KVView<c10::BFloat16>& kv, float sc
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__)
 // int8 caches, head_dim = 64 * NV: half the bytes of bf16 to hold and to read (a decode step over
 // many sequences reads a lot of them). The query is quantized per head like the keys (as
-// llama.cpp's q8_0 path quantizes it), so q . k is a sum of int8 products, 64 per vpdpbusd, taken
-// back to fp32 with both scales; p . v sums int16 products too (vpdpwssd), values widened to
-// int16 once per row for all G heads and probabilities in fixed point (below). Compute per key
-// about the bf16 kernel's (the first version, values widened to fp32, took 2.3x its value
-// pass, and its time did not drop below bf16's though it reads half the bytes).
+// llama.cpp's q8_0 path quantizes it), so q . k is a sum of int8 products, 64 per vpdpbusd (16
+// keys x 4 inputs, on the transposed keys), taken back to fp32 with both scales; p . v sums
+// int16 products too (vpdpwssd), values widened to int16 once per row for all G heads and
+// probabilities in fixed point (below). (The first version widened values to fp32: 2.3x the
+// value pass, and no faster than bf16 though it reads half the bytes; the keys were rows, each
+// 16 keys' sums needing a horizontal sum per head and one more for the +128 bias.)
 template <int NV, int G>
 void attend_group_int8(const float* q, const KVView<int8_t>& kv, float scale, float* scores,
                        c10::BFloat16* probs, float* acc) {
   constexpr int64_t D = 64 * NV;
   constexpr int NF = D / 16;  // fp32 vectors per row
   const int64_t len = kv.len, block_size = kv.block_size;
-  // vpdpbusd multiplies unsigned bytes by signed ones: (q + 128) by k, whose 128 * sum(k) is then
-  // taken back off; the keys go in as they are stored.
-  __m512i qv[G][NV];
+  // Each query head rounded to int8 like a key row, its 4-byte groups broadcast against the
+  // transposed keys (see int8_key_at): sum over d of (k + 128) q = k . q + 128 sum(q).
+  alignas(64) int8_t qb[G][D];
+  __m512i q_bias[G];
   float q_scale[G];
   for (int g = 0; g < G; ++g) {
     __m512 amax = _mm512_setzero_ps();
@@ -368,36 +389,33 @@ void attend_group_int8(const float* q, const KVView<int8_t>& kv, float scale, fl
     const float s = _mm512_reduce_max_ps(amax) / 127.f;
     q_scale[g] = s * scale;
     const __m512 inv = _mm512_set1_ps(s > 0.f ? 1.f / s : 0.f);
-    for (int i = 0; i < NV; ++i) {
-      __m512i bytes = _mm512_setzero_si512();
-      for (int j = 0; j < 4; ++j) {
-        const __m512 x = _mm512_mul_ps(_mm512_loadu_ps(q + g * D + 64 * i + 16 * j), inv);
-        const __m512i xi =
-            _mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        bytes = _mm512_inserti32x4(bytes, _mm512_cvtsepi32_epi8(xi), j);
-      }
-      qv[g][i] = _mm512_xor_si512(bytes, _mm512_set1_epi8(int8_t(0x80)));  // + 128, unsigned
+    __m512i sum = _mm512_setzero_si512();
+    for (int i = 0; i < NF; ++i) {
+      const __m512i xi = _mm512_cvt_roundps_epi32(_mm512_mul_ps(_mm512_loadu_ps(q + g * D + 16 * i), inv),
+                                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      _mm_store_si128(reinterpret_cast<__m128i*>(qb[g] + 16 * i), _mm512_cvtsepi32_epi8(xi));
+      sum = _mm512_add_epi32(sum, xi);
     }
+    q_bias[g] = _mm512_set1_epi32(128 * _mm512_reduce_add_epi32(sum));
   }
-  auto dot = [&](const __m512i* a, const int8_t* key) {
-    __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), a[0], _mm512_loadu_si512(key));
-    for (int i = 1; i < NV; ++i) s = _mm512_dpbusd_epi32(s, a[i], _mm512_loadu_si512(key + 64 * i));
-    return _mm512_castsi512_ps(s);
-  };
-  __m512i ones[NV];  // sum(k) as a dot product with ones
-  for (int i = 0; i < NV; ++i) ones[i] = _mm512_set1_epi8(1);
-  auto chunk = [&](const int8_t* key, int64_t m, int64_t b, int64_t c, __m512* sc) {
+  auto chunk = [&](const int8_t* /*rows*/, int64_t m, int64_t b, int64_t c, __m512* sc) {
     const __mmask16 valid = static_cast<__mmask16>((1u << m) - 1);
+    const __mmask64 bytes = m == 16 ? ~__mmask64(0) : (__mmask64(1) << (4 * m)) - 1;
     const __m512 k_scale = _mm512_maskz_loadu_ps(valid, kv.k_scales(b) + c);
-    __m512 dots[16];
-    for (int j = 0; j < 16; ++j) dots[j] = j < m ? dot(ones, key + j * D) : _mm512_setzero_ps();
-    const __m512i bias = _mm512_slli_epi32(_mm512_castps_si512(hsum16<true>(dots)), 7);
-    for (int g = 0; g < G; ++g) {
-      for (int j = 0; j < 16; ++j) dots[j] = j < m ? dot(qv[g], key + j * D) : _mm512_setzero_ps();
-      const __m512i sums = _mm512_sub_epi32(_mm512_castps_si512(hsum16<true>(dots)), bias);
-      sc[g] = _mm512_mul_ps(_mm512_cvtepi32_ps(sums),
-                            _mm512_mul_ps(k_scale, _mm512_set1_ps(q_scale[g])));
+    const int8_t* keys = kv.k_block(b) + c * 4;
+    __m512i sums[G];
+    for (int g = 0; g < G; ++g) sums[g] = _mm512_setzero_si512();
+    for (int64_t i = 0; i < D / 4; ++i) {
+      const __m512i k4 = _mm512_maskz_loadu_epi8(bytes, keys + i * block_size * 4);
+      for (int g = 0; g < G; ++g) {
+        int32_t four;
+        std::memcpy(&four, qb[g] + 4 * i, sizeof(four));
+        sums[g] = _mm512_dpbusd_epi32(sums[g], k4, _mm512_set1_epi32(four));
+      }
     }
+    for (int g = 0; g < G; ++g)
+      sc[g] = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(sums[g], q_bias[g])),
+                            _mm512_mul_ps(k_scale, _mm512_set1_ps(q_scale[g])));
   };
   __m512 mxv[G];
   score_chunks<int8_t, G>(chunk, kv, D, scores, mxv);
@@ -565,7 +583,11 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
       const T* v_row = vp + s * v.stride(0) + h * head_dim;
       if constexpr (std::is_same_v<C, int8_t>) {
         const int64_t scale_at = block * scale_stride + h * block_size + offset;
-        quantize_row(k_row, head_dim, kc + at + h * head_stride, k_scales + scale_at);
+        int8_t row[512];  // head_dim <= 512: checked by the caller
+        quantize_row(k_row, head_dim, row, k_scales + scale_at);
+        int8_t* k_block = kc + block * block_stride + h * head_stride;
+        for (int64_t d = 0; d < head_dim; ++d)
+          k_block[int8_key_at(offset, d, block_size)] = static_cast<int8_t>(row[d] ^ 0x80);
         quantize_row(v_row, head_dim, vc + at + h * head_stride, v_scales + scale_at);
       } else {
         std::copy_n(k_row, head_dim, kc + at + h * head_stride);
@@ -663,6 +685,9 @@ torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Te
                     k_scale->scalar_type() == at::kFloat && v_scale->scalar_type() == at::kFloat &&
                     k_scale->is_contiguous() && v_scale->is_contiguous(),
                 "k_scale and v_scale must be contiguous fp32 [num_blocks, kv_heads, block_size]");
+    TORCH_CHECK(q.size(2) % 4 == 0 && q.size(2) <= 512,
+                "an int8 cache needs head_dim a multiple of 4, at most 512 (its keys are stored "
+                "in groups of 4)");
   }
   TORCH_CHECK(q.size(1) % k_cache.size(1) == 0, "query heads must be a multiple of kv heads");
   TORCH_CHECK(block_tables.scalar_type() == at::kLong && slot_mapping.scalar_type() == at::kLong &&

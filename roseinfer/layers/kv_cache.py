@@ -5,7 +5,9 @@ With `--kv-cache-dtype int8` each (token, KV head) row is stored as int8 with on
 `x ~ scale * q`, `scale = max|x| / 127` (per row, as llama.cpp's q8_0 cache keeps a scale per
 32 values): 68 bytes per row of 64 instead of bf16's 128, to hold and to read. Only the C++
 decode kernel and the reference path's gather read it; a fresh prompt's prefill attends to its
-own K/V as computed.
+own K/V as computed. int8 keys are laid out for the kernel's dot products: each (block, KV head)'s
+`[block_size, D]` bytes hold `[D/4, block_size, 4]` (the next 4 inputs of consecutive keys
+together) and each byte is the value plus 128 (`q ^ 0x80`, read as unsigned); values keep rows.
 """
 
 from __future__ import annotations
@@ -50,10 +52,13 @@ class LayerCache(NamedTuple):
             self.k[blocks, :, offsets] = k
             self.v[blocks, :, offsets] = v
             return
-        for cache, scales, x in ((self.k, self.k_scale, k), (self.v, self.v_scale, v)):
-            q, s = quantize_rows(x)
-            cache[blocks, :, offsets] = q
-            scales[blocks, :, offsets] = s
+        q, s = quantize_rows(k)
+        keys = _transposed_keys(self.k)  # [num_blocks, KVH, D/4, block_size, 4]
+        keys[blocks, :, :, offsets] = (q ^ -128).view(*q.shape[:2], -1, 4)
+        self.k_scale[blocks, :, offsets] = s
+        q, s = quantize_rows(v)
+        self.v[blocks, :, offsets] = q
+        self.v_scale[blocks, :, offsets] = s
 
     def gather(
         self, block_ids: torch.Tensor, num_seqs: int, dtype: torch.dtype
@@ -61,9 +66,15 @@ class LayerCache(NamedTuple):
         """Each sequence's keys and values, contiguous, in `dtype`: two [b, KVH, L, D] with
         `block_ids` the b sequences' blocks, row-major, and L their count times block_size."""
         return (
-            _gather(self.k, self.k_scale, block_ids, num_seqs, dtype),
+            _gather(self.k, self.k_scale, block_ids, num_seqs, dtype, keys=True),
             _gather(self.v, self.v_scale, block_ids, num_seqs, dtype),
         )
+
+
+def _transposed_keys(cache: torch.Tensor) -> torch.Tensor:
+    """An int8 key cache as its layout: [num_blocks, KVH, D/4, block_size, 4] (module docstring)."""
+    num_blocks, kv_heads, block_size, head_dim = cache.shape
+    return cache.view(num_blocks, kv_heads, head_dim // 4, block_size, 4)
 
 
 def _gather(
@@ -72,9 +83,14 @@ def _gather(
     block_ids: torch.Tensor,
     num_seqs: int,
     dtype: torch.dtype,
+    keys: bool = False,
 ) -> torch.Tensor:
     _, kv_heads, block_size, head_dim = cache.shape
-    out = cache.index_select(0, block_ids)  # [b * max_blocks, KVH, block_size, D]
+    if scales is not None and keys:  # back to rows, minus the 128
+        out = _transposed_keys(cache).index_select(0, block_ids).transpose(2, 3)
+        out = out.reshape(-1, kv_heads, block_size, head_dim) ^ -128
+    else:
+        out = cache.index_select(0, block_ids)  # [b * max_blocks, KVH, block_size, D]
     if scales is not None:
         out = (out.float() * scales.index_select(0, block_ids)[..., None]).to(dtype)
     out = out.view(num_seqs, -1, kv_heads, block_size, head_dim).transpose(1, 2)
@@ -97,6 +113,11 @@ class KVCache:
             raise ValueError(f"kv_cache_dtype must be one of {KV_CACHE_DTYPES}")
         mc = model_config
         self.quantized = kv_cache_dtype == "int8"
+        if self.quantized and mc.head_dim % 4:
+            raise ValueError(
+                f"an int8 KV cache needs head_dim a multiple of 4 (its keys are stored in groups "
+                f"of 4), this model's is {mc.head_dim}"
+            )
         rows = (mc.num_layers, 2, num_blocks, mc.num_kv_heads, block_size)
         # Zeroed, not empty: masked-out slots must not hold NaN bit patterns (0 * NaN = NaN).
         self.data = torch.zeros(
