@@ -571,16 +571,20 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
   const int64_t* tables = block_tables.data_ptr<int64_t>();
   const int64_t* lens = context_lens.data_ptr<int64_t>();
 
-  // The new token's K/V go into the cache first: each sequence attends to itself too.
+  // The new token's K/V go into the cache first: each sequence attends to itself too (and a
+  // prompt's tokens, when a step's chunks come through here, to each other's). In parallel: at
+  // batch 32 the int8 rows took ~15 µs per layer on one thread while the other waited.
   const T* kp = k.data_ptr<T>();
   const T* vp = v.data_ptr<T>();
   const int64_t* slots = slot_mapping.data_ptr<int64_t>();
-  for (int64_t s = 0; s < num_seqs; ++s) {
-    const int64_t block = slots[s] / block_size, offset = slots[s] % block_size;
-    const int64_t at = block * block_stride + offset * head_dim;
-    for (int64_t h = 0; h < num_kv_heads; ++h) {
-      const T* k_row = kp + s * k.stride(0) + h * head_dim;
-      const T* v_row = vp + s * v.stride(0) + h * head_dim;
+  const int64_t k_seq = k.stride(0), v_seq = v.stride(0);
+  at::parallel_for(0, num_seqs * num_kv_heads, 16, [&](int64_t w0, int64_t w1) {
+    for (int64_t w = w0; w < w1; ++w) {
+      const int64_t s = w / num_kv_heads, h = w % num_kv_heads;
+      const int64_t block = slots[s] / block_size, offset = slots[s] % block_size;
+      const int64_t at = block * block_stride + offset * head_dim;
+      const T* k_row = kp + s * k_seq + h * head_dim;
+      const T* v_row = vp + s * v_seq + h * head_dim;
       if constexpr (std::is_same_v<C, int8_t>) {
         const int64_t scale_at = block * scale_stride + h * block_size + offset;
         int8_t row[512];  // head_dim <= 512: checked by the caller
@@ -594,7 +598,7 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
         std::copy_n(v_row, head_dim, vc + at + h * head_stride);
       }
     }
-  }
+  });
 
   int64_t max_len = 0;
   for (int64_t s = 0; s < num_seqs; ++s) max_len = std::max(max_len, lens[s]);
