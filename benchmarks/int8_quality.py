@@ -1,11 +1,13 @@
 """Quality of int8 weights (`--quantization int8`; with activations rounded to int8 too on CPUs
 with VNNI and no AMX) against bf16 on the same model, or with
-`--kv-cache-dtype int8` of the int8 KV cache against the bf16 one (bf16 weights both).
+`--kv-cache-dtype int8` of the int8 KV cache against the bf16 one (bf16 weights both), or with
+both flags of the two together (the fastest serving mode) against bf16 weights and cache.
 
 Reports greedy token agreement on a prompt set and the perplexity of a small text under each.
 
     .venv/bin/python benchmarks/int8_quality.py [--model smollm2] [--max-new-tokens 64]
     .venv/bin/python benchmarks/int8_quality.py --kv-cache-dtype int8
+    .venv/bin/python benchmarks/int8_quality.py --quantization int8 --kv-cache-dtype int8
 """
 
 from __future__ import annotations
@@ -80,10 +82,21 @@ def main() -> None:
         default="auto",
         help="int8: compare the int8 KV cache with the bf16 one instead of int8 weights",
     )
-    args = parser.parse_args()
-    quantized = (
-        {"kv_cache_dtype": "int8"} if args.kv_cache_dtype == "int8" else {"quantization": "int8"}
+    parser.add_argument(
+        "--quantization",
+        choices=["none", "int8"],
+        default=None,
+        help="the weights compared with bf16 (default: int8, or none with --kv-cache-dtype int8)",
     )
+    args = parser.parse_args()
+    quantization = args.quantization or ("none" if args.kv_cache_dtype == "int8" else "int8")
+    if quantization == "none" and args.kv_cache_dtype == "auto":
+        parser.error("nothing to compare: bf16 weights and cache on both sides")
+    quantized = {
+        k: v
+        for k, v in (("quantization", quantization), ("kv_cache_dtype", args.kv_cache_dtype))
+        if v not in ("none", "auto")
+    }
     engines = {
         q: InferenceEngine(model=args.model, dtype="bfloat16", **(quantized if q == "int8" else {}))
         for q in ("none", "int8")

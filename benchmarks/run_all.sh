@@ -98,4 +98,17 @@ if [[ $what == all || $what == serve ]]; then
       --server-pid "$server" --json "$OUT/serve_sweep_int8.json"; stamp; } 2>&1 | tee "$OUT/serve_sweep_int8.txt"
   kill $server
   wait $server 2>/dev/null || true
+  # 5. int8 weights and the int8 KV cache (the fastest mode at 32 streams).
+  $PY -m roseinfer.server --model smollm2 --quantization int8 --kv-cache-dtype int8 --port "$PORT" \
+      --log-level warning > "${TMPDIR:-/tmp}/roseinfer_bench_server_int8_kv.log" 2>&1 &
+  server=$!
+  for _ in $(seq 120); do
+    curl -sf "http://127.0.0.1:$PORT/v1/models" > /dev/null && break
+    sleep 1
+  done
+  quiet; { stamp; $PY -m roseinfer.cli bench serve --base-url "http://127.0.0.1:$PORT/v1" --random-input-len 70 \
+      --random-output-len 128 --concurrency 1,8,32 --num-prompts 8,64,64 --no-progress \
+      --server-pid "$server" --json "$OUT/serve_sweep_int8_kv.json"; stamp; } 2>&1 | tee "$OUT/serve_sweep_int8_kv.txt"
+  kill $server
+  wait $server 2>/dev/null || true
 fi
