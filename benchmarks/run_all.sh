@@ -71,9 +71,15 @@ if [[ $what == all || $what == throughput ]]; then
       --trace "$OUT/throughput_trace.png"; stamp; } 2>&1 | tee "$OUT/throughput.txt"
 fi
 
-if [[ $what == all || $what == serve ]]; then
-  # 3. Serving sweep: our server on 127.0.0.1, ~70-token prompts, 128 output tokens, ignore_eos.
-  $PY -m roseinfer.server --model smollm2 --port "$PORT" --log-level warning > "${TMPDIR:-/tmp}/roseinfer_bench_server.log" 2>&1 &
+# One serving sweep: our server on 127.0.0.1 with "$2" (server flags), ~70-token prompts, 128
+# output tokens, ignore_eos, at concurrencies "$3" with "$4" requests each; logs as $OUT/$1.*,
+# plus any extra `bench serve` flags after that.
+serve_sweep() {
+  local name=$1 flags=$2 concurrency=$3 prompts=$4
+  shift 4
+  # shellcheck disable=SC2086  # the flags are words
+  $PY -m roseinfer.server --model smollm2 $flags --port "$PORT" --log-level warning \
+      > "${TMPDIR:-/tmp}/roseinfer_bench_$name.log" 2>&1 &
   server=$!
   trap 'kill $server 2>/dev/null || true; probe' EXIT
   for _ in $(seq 120); do
@@ -81,34 +87,17 @@ if [[ $what == all || $what == serve ]]; then
     sleep 1
   done
   quiet; { stamp; $PY -m roseinfer.cli bench serve --base-url "http://127.0.0.1:$PORT/v1" --random-input-len 70 \
-      --random-output-len 128 --concurrency 1,4,8,16,32 --num-prompts 8,16,64,32,64 --no-progress \
-      --server-pid "$server" --json "$OUT/serve_sweep.json" --plot "$OUT/serve_sweep.png"; stamp; } 2>&1 | tee "$OUT/serve_sweep.txt"
+      --random-output-len 128 --concurrency "$concurrency" --num-prompts "$prompts" --no-progress \
+      --server-pid "$server" --json "$OUT/$name.json" "$@"; stamp; } 2>&1 | tee "$OUT/$name.txt"
   kill $server
   wait $server 2>/dev/null || true
-  # 4. The same workload against --quantization int8 (the single-stream latency target).
-  $PY -m roseinfer.server --model smollm2 --quantization int8 --port "$PORT" --log-level warning \
-      > "${TMPDIR:-/tmp}/roseinfer_bench_server_int8.log" 2>&1 &
-  server=$!
-  for _ in $(seq 120); do
-    curl -sf "http://127.0.0.1:$PORT/v1/models" > /dev/null && break
-    sleep 1
-  done
-  quiet; { stamp; $PY -m roseinfer.cli bench serve --base-url "http://127.0.0.1:$PORT/v1" --random-input-len 70 \
-      --random-output-len 128 --concurrency 1,8,32 --num-prompts 8,64,64 --no-progress \
-      --server-pid "$server" --json "$OUT/serve_sweep_int8.json"; stamp; } 2>&1 | tee "$OUT/serve_sweep_int8.txt"
-  kill $server
-  wait $server 2>/dev/null || true
-  # 5. int8 weights and the int8 KV cache (the fastest mode at 32 streams).
-  $PY -m roseinfer.server --model smollm2 --quantization int8 --kv-cache-dtype int8 --port "$PORT" \
-      --log-level warning > "${TMPDIR:-/tmp}/roseinfer_bench_server_int8_kv.log" 2>&1 &
-  server=$!
-  for _ in $(seq 120); do
-    curl -sf "http://127.0.0.1:$PORT/v1/models" > /dev/null && break
-    sleep 1
-  done
-  quiet; { stamp; $PY -m roseinfer.cli bench serve --base-url "http://127.0.0.1:$PORT/v1" --random-input-len 70 \
-      --random-output-len 128 --concurrency 1,8,32 --num-prompts 8,64,64 --no-progress \
-      --server-pid "$server" --json "$OUT/serve_sweep_int8_kv.json"; stamp; } 2>&1 | tee "$OUT/serve_sweep_int8_kv.txt"
-  kill $server
-  wait $server 2>/dev/null || true
+  trap probe EXIT
+}
+
+if [[ $what == all || $what == serve ]]; then
+  # 3. The serving sweep; 4. the same against --quantization int8 (the single-stream latency
+  # target); 5. int8 weights and the int8 KV cache (the fastest mode at 32 streams).
+  serve_sweep serve_sweep "" 1,4,8,16,32 8,16,64,32,64 --plot "$OUT/serve_sweep.png"
+  serve_sweep serve_sweep_int8 "--quantization int8" 1,8,32 8,64,64
+  serve_sweep serve_sweep_int8_kv "--quantization int8 --kv-cache-dtype int8" 1,8,32 8,64,64
 fi

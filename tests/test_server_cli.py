@@ -83,19 +83,17 @@ def test_roseinfer_serve_help(capsys):
         assert flag in out
 
 
-def test_missing_model_is_a_one_line_error():
+@pytest.mark.parametrize(
+    "args,code,message",
+    [
+        (["--model", "/nonexistent/model"], 1, "/nonexistent/model"),  # while loading
+        (["--stream-interval", "0"], 2, "--stream-interval must be >= 1"),  # before loading
+    ],
+)
+def test_bad_flags_are_a_one_line_error(args, code, message):
     r = subprocess.run(
-        [sys.executable, "-m", "roseinfer.server", "--model", "/nonexistent/model", "--port", "1"],
+        [sys.executable, "-m", "roseinfer.server", *args, "--port", "1"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert r.returncode == 1
-    assert "error" in r.stderr and "/nonexistent/model" in r.stderr and "Traceback" not in r.stderr
-
-
-def test_stream_interval_below_one_is_refused_before_loading():
-    r = subprocess.run(
-        [sys.executable, "-m", "roseinfer.server", "--stream-interval", "0", "--port", "1"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert r.returncode == 2
-    assert "--stream-interval must be >= 1" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == code
+    assert "error" in r.stderr and message in r.stderr and "Traceback" not in r.stderr
