@@ -108,7 +108,8 @@ inline const c10::BFloat16* b_tile(const int8_t* w, int64_t kb, c10::BFloat16* d
 // `scratch` per block and parity of kb ([2][blocks][512]), reused every other kb.
 inline c10::BFloat16* b_tile_dst(c10::BFloat16* widened, c10::BFloat16* scratch, int64_t KB,
                                  int blocks, int j, int64_t kb) {
-  return widened != nullptr ? widened + (j * KB + kb) * 512 : scratch + ((kb & 1) * blocks + j) * 512;
+  return widened != nullptr ? widened + (j * KB + kb) * 512
+                            : scratch + ((kb & 1) * blocks + j) * 512;
 }
 
 // out [m, 64] fp32 (row stride 64) for column blocks nb0..nb0+3, m <= 16.

@@ -391,8 +391,8 @@ void attend_group_int8(const float* q, const KVView<int8_t>& kv, float scale, fl
     const __m512 inv = _mm512_set1_ps(s > 0.f ? 1.f / s : 0.f);
     __m512i sum = _mm512_setzero_si512();
     for (int i = 0; i < NF; ++i) {
-      const __m512i xi = _mm512_cvt_roundps_epi32(_mm512_mul_ps(_mm512_loadu_ps(q + g * D + 16 * i), inv),
-                                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      const __m512 x = _mm512_mul_ps(_mm512_loadu_ps(q + g * D + 16 * i), inv);
+      const __m512i xi = _mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
       _mm_store_si128(reinterpret_cast<__m128i*>(qb[g] + 16 * i), _mm512_cvtsepi32_epi8(xi));
       sum = _mm512_add_epi32(sum, xi);
     }
