@@ -5,13 +5,14 @@ for int8 weights, `int8_linear` (vector FMAs; up to 32 rows) against `amx_int8_l
 tiles widened to bf16 for AMX) and `vnni_int8_linear` (x rounded to int8 too; AVX512-VNNI). The
 thresholds in `roseinfer.layers.linear` come from here.
 
-    .venv/bin/python benchmarks/small_batch_linear.py
+    .venv/bin/python benchmarks/small_batch_linear.py [--rows 1,32,512,2048]
 
 Each figure is the better of two medians of 7 runs of all 120 layers, the kernels interleaved.
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 from collections.abc import Callable
 
@@ -33,6 +34,11 @@ def median_ms(fn: Callable[[], None], runs: int = 7) -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rows", default="1,4,8,16,32,48,70,128,256,512")
+    rows_list = [int(r) for r in parser.parse_args().rows.split(",")]
     kernels = load_cpu_kernels()
     if kernels is None:
         raise SystemExit("the C++ kernels did not build on this machine")
@@ -54,7 +60,7 @@ def main() -> None:
         qtiles = [kernels.amx_pack_weight(q) for q in qweights] if amx_int8 else []
         vnni = kernels.vnni_int8_linear_available()
         vnni_weights = [kernels.vnni_pack_weight(q) for q in qweights] if vnni else []
-        for rows in (1, 4, 8, 16, 32, 48, 70, 128, 256, 512):
+        for rows in rows_list:
             xs = {k: torch.randn(rows, k).bfloat16() for k in (H, INTER)}
             variants: dict[str, Callable[[torch.Tensor, int], object]] = {
                 "oneDNN packed": lambda x, i: torch.ops.mkldnn._linear_pointwise(

@@ -2,7 +2,7 @@
 
 - `PackedLinear`: bf16 weights reordered once into oneDNN's blocked layout. Eager `F.linear`
   reorders the weight on every call; this is what Inductor's freezing pass does, without
-  compiling anything (measured in BENCHMARKS.md). Decode steps and short prefill chunks go to a
+  compiling anything (measured in BENCHMARKS.md). Decode steps and prefill chunks go to a
   C++ kernel instead, which streams the weights faster and without oneDNN's ~25 µs set-up per
   call: `amx_linear` on CPUs with AMX (up to `AMX_ROWS` rows), else `small_batch_linear` (up to
   `SMALL_BATCH_ROWS`). The price is a second copy of the weights in memory.
@@ -28,10 +28,13 @@ from torch import nn
 # Rows up to which the C++ kernels beat oneDNN's packed bf16 matmul: SmolLM2's 120 linears on
 # 2 cores (benchmarks/small_batch_linear.py, 2026-11-22, the run before e387460): small_batch_linear 9.4 /
 # 11.0 / 13.2 ms at 1 / 4 / 8 rows, oneDNN 12.3 / 12.0 / 12.1; amx_linear 8.4 / 8.4 / 8.4 / 11.3
-# / 16.7 / 20.2 / 33.4 ms at 1 / 4 / 8 / 32 / 70 / 128 / 256 rows, oneDNN 12.3 / 12.0 / 12.1 /
-# 15.6 / 17.9 / 23.5 / 32.0 ms. So amx_linear also takes prefill chunks of up to 128 rows.
+# ms at 1 / 4 / 8 / 32 rows, oneDNN 12.3 / 12.0 / 12.1 / 15.6. Since its prefill chunks load x as
+# non-temporal (2026-11-23, `--rows 70,128,256,512,1024,2048`): amx_linear 15.5 / 18.9 / 28.1 /
+# 48.0-48.9 / 116.7 / 320.9 ms at 70 / 128 / 256 / 512 / 1,024 / 2,048 rows, oneDNN 19.4 / 23.9 /
+# 31.1 / 63.7-66.5 / 129.2 / 177.1 ms (x outgrows L2 at 2,048). So amx_linear takes prefill
+# chunks of up to 1,024 rows (a default step holds 512), and so does the decoder stack.
 SMALL_BATCH_ROWS = 4
-AMX_ROWS = 128
+AMX_ROWS = 1024
 
 
 class PackedLinear(nn.Module):
