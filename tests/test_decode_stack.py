@@ -110,7 +110,7 @@ def test_large_prefill_steps_go_through_the_modules(tiny_model_dir):
     generate(engine, [list(range(3, 153))], 3)  # 150 prompt tokens: more than the stack takes
     assert spy.calls == 2  # the decode steps only
     generate(engine, [list(range(3, 23))], 3)  # a 20-token prompt: its prefill too, where
-    # the linears take 20 rows (AMX: 128; without it, bf16 takes 4 and the prefill the modules)
+    # the linears take 20 rows (AMX: 1,024; without it, bf16 takes 4 and the prefill the modules)
     assert spy.calls == 2 + 2 + (20 <= engine.model.decode_stack_rows)
 
 

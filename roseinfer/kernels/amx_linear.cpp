@@ -149,7 +149,7 @@ void pass_16(const c10::BFloat16* x, int64_t K, const W* w, int64_t nb0, float* 
 // `stream_x`: x's tiles are loaded as non-temporal (TILELOADDT1), for a chunk of a call with
 // more rows than L1 holds: each pass reads all of x once from L2, and without the hint x
 // evicts the pass's weights, which every chunk of the pass reads again (120 linears at 512
-// rows: bf16 62.7-66.4 -> 51.5-53.7 ms, int8 68.6-72.0 -> 61.9-63.6 ms).
+// rows: bf16 62.0-62.2 -> 50.6-53.2 ms, int8 68.5-69.0 -> 59.3-61.8 ms).
 template <typename W>
 void pass_32(const c10::BFloat16* x, int64_t m, int64_t K, const W* w, int64_t nb0, float* out,
              c10::BFloat16* widened = nullptr, bool stream_x = false) {
@@ -277,6 +277,7 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, int64_t N, const 
   const int64_t cols = M <= kTileRows ? 64 : 32;  // outputs per pass
   const int64_t passes = N / cols, tail_blocks = (N % cols) / 16;
   constexpr bool kInt8 = !std::is_same_v<W, c10::BFloat16>;
+  const bool stream_x = M > kChunkRows;  // x outgrows L1: see pass_32
   at::parallel_for(0, passes + (tail_blocks > 0), 1, [&](int64_t p0, int64_t p1) {
     int64_t configured = 0;  // the rows the tiles are configured for
     alignas(64) float out[kChunkRows * 64];
@@ -297,7 +298,6 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, int64_t N, const 
             configure_tiles(m);
             configured = m;
           }
-          const bool stream_x = M > kChunkRows;
           if (M <= kTileRows)
             pass_16(xc, K, wp, n0 / 16, out);
           else if (!kInt8 || M <= kChunkRows)
