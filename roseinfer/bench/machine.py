@@ -2,7 +2,7 @@
 
 On a 2-core machine one other busy process halves what we measure, and OpenMP threads fighting
 for the same cores can make a step 10x slower. `OtherLoad` compares the CPU time the whole machine
-spent (/proc/stat) with the CPU time this process spent (os.times) over the measured interval; the
+spent (/proc/stat) with the CPU time this process spent (getrusage) over the measured interval; the
 difference is other processes' work, reported as average cores in use. Benchmarks record it in
 their JSON and warn when it is high, so a number taken on a busy machine is not mistaken for one
 taken on a quiet one.
@@ -11,6 +11,7 @@ taken on a quiet one.
 from __future__ import annotations
 
 import os
+import resource
 import sys
 import time
 
@@ -41,8 +42,12 @@ def _pid_seconds(pid: int) -> float:
 
 
 def _own_seconds() -> float:
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
+    # getrusage, not os.times: its clock ticks (10 ms) round a short sweep point to 0
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 class OtherLoad:
