@@ -78,7 +78,18 @@ inline void prefetch_tile(const W* tile) {
   for (int i = 0; i < 512 * int(sizeof(W)); i += 64) _mm_prefetch(p + i, _MM_HINT_T0);
 }
 
-constexpr int64_t kPrefetchTiles = 4;  // k tiles ahead, per column block
+constexpr int64_t kPrefetchTiles = 4;  // k tiles ahead, per column block, into L1
+
+// Each column block's weights are also prefetched into L2 32 KB ahead of the tile being
+// multiplied (a later block of the pass, or of the thread's next pass: a thread's passes read
+// its blocks in memory order). L1 has few line-fill buffers and takes only the next few tiles.
+constexpr int64_t kL2AheadBytes = 32 * 1024;
+
+template <typename W>
+inline void prefetch_tile_l2(const W* tile) {
+  const char* p = reinterpret_cast<const char*>(tile) + kL2AheadBytes;
+  for (int i = 0; i < 512 * int(sizeof(W)); i += 64) _mm_prefetch(p + i, _MM_HINT_T1);
+}
 
 // Tile `kb` of a column block whose tiles start at `w`, in bf16: bf16 weights in place; int8
 // ones widened into `dst` first (integers up to 127 in magnitude are exact in bf16, so the
@@ -126,6 +137,7 @@ void pass_16(const c10::BFloat16* x, int64_t K, const W* w, int64_t nb0, float* 
   for (int64_t kb = 0; kb < KB; ++kb) {
     if (kb + kPrefetchTiles < KB)
       for (int j = 0; j < 4; ++j) prefetch_tile(b[j] + (kb + kPrefetchTiles) * 512);
+    for (int j = 0; j < 4; ++j) prefetch_tile_l2(b[j] + kb * 512);
     _tile_loadd(4, x + kb * kTileK, x_stride);
     _tile_loadd(6, b_tile(b[0], kb, scratch), 64);
     _tile_dpbf16ps(0, 4, 6);
@@ -150,9 +162,11 @@ void pass_16(const c10::BFloat16* x, int64_t K, const W* w, int64_t nb0, float* 
 // more rows than L1 holds: each pass reads all of x once from L2, and without the hint x
 // evicts the pass's weights, which every chunk of the pass reads again (120 linears at 512
 // rows: bf16 62.0-62.2 -> 50.6-53.2 ms, int8 68.5-69.0 -> 59.3-61.8 ms).
+// `from_memory`: w is read from memory (not the widened copy, or the bf16 weights of a prefill
+// chunk after the first, which are in cache).
 template <typename W>
 void pass_32(const c10::BFloat16* x, int64_t m, int64_t K, const W* w, int64_t nb0, float* out,
-             c10::BFloat16* widened = nullptr, bool stream_x = false) {
+             bool from_memory, c10::BFloat16* widened = nullptr, bool stream_x = false) {
   const int64_t KB = K / kTileK, x_stride = K * 2;
   const bool two = m > kTileRows;
   alignas(64) c10::BFloat16 scratch[2 * 2 * 512];
@@ -172,6 +186,10 @@ void pass_32(const c10::BFloat16* x, int64_t m, int64_t K, const W* w, int64_t n
     if (kb + kPrefetchTiles < KB) {
       prefetch_tile(b0 + (kb + kPrefetchTiles) * 512);
       prefetch_tile(b1 + (kb + kPrefetchTiles) * 512);
+    }
+    if (from_memory) {
+      prefetch_tile_l2(b0 + kb * 512);
+      prefetch_tile_l2(b1 + kb * 512);
     }
     const c10::BFloat16 *n0 = nullptr, *n1 = nullptr;
     if (kb + 1 < KB) {
@@ -301,12 +319,12 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, int64_t N, const 
           if (M <= kTileRows)
             pass_16(xc, K, wp, n0 / 16, out);
           else if (!kInt8 || M <= kChunkRows)
-            pass_32(xc, m, K, wp, n0 / 16, out, nullptr, stream_x);
+            pass_32(xc, m, K, wp, n0 / 16, out, r0 == 0, nullptr, stream_x);
           else if (r0 == 0)
-            pass_32(xc, m, K, wp, n0 / 16, out, widened.get(), stream_x);
+            pass_32(xc, m, K, wp, n0 / 16, out, true, widened.get(), stream_x);
           else
-            pass_32(xc, m, K, static_cast<const c10::BFloat16*>(widened.get()), 0, out, nullptr,
-                    stream_x);
+            pass_32(xc, m, K, static_cast<const c10::BFloat16*>(widened.get()), 0, out, false,
+                    nullptr, stream_x);
         } else {
           // The last columns (N not a multiple of the pass width) through the plain path,
           // rare (N % 64 != 0 with M <= 16, or N % 32 != 0).
