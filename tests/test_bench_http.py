@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from roseinfer.bench import http as http_client
 from roseinfer.bench.http import ConnectionPool, HTTPError
 from roseinfer.bench.serve import PromptSpec, ServeConfig, send_request
 
@@ -178,3 +179,22 @@ def test_send_request_reports_stream_failures_without_raising():
     assert "IncompleteReadError" in cut_off.error or "without [DONE]" in cut_off.error
     assert not server_error.success and "boom" in server_error.error
     assert not timed_out.success and timed_out.error == "timed out after 0.5 s"
+
+
+def test_a_request_cancelled_before_its_response_closes_its_connection(monkeypatch):
+    closes = []
+    monkeypatch.setattr(http_client._Connection, "close", lambda self: closes.append(self))
+
+    async def main():
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await reader.read()  # never answers
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        pool = ConnectionPool(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}")
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.2), pool.request("GET", "/"):
+                pass
+        server.close()
+        return pool._idle
+
+    assert run(main()) == [] and len(closes) == 1  # closed at once, not left to the GC

@@ -4,7 +4,7 @@ The load client shares the machine with the server it measures, so its CPU per s
 is taken from the server. httpx spends ~100 µs per SSE chunk (0.13-0.15 cores at 32 streams,
 ~1,300 chunks/s); this client reads the same stream for ~40 µs (0.05-0.06 cores). It speaks just
 what `bench serve` needs: one request at a time per connection, `Content-Length` and chunked
-bodies, `http://` and `https://`.
+bodies, `http://` and `https://`; no proxies, redirects or compression.
 """
 
 from __future__ import annotations
@@ -139,6 +139,9 @@ class ConnectionPool:
                 conn.close()
                 if not reused:
                     raise
+            except BaseException:  # a bad head, a timeout, a cancellation: don't leak the socket
+                conn.close()
+                raise
         assert resp is not None
         try:
             yield resp
