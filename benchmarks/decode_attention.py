@@ -8,7 +8,9 @@ layers, each with its own bf16 cache, `--batch-size` sequences of `--context` to
 out a batch admitted at once from a fresh free list (each prompt's 70 tokens in adjacent blocks,
 then the decode blocks taken in turn by all sequences, so a sequence's later blocks lie
 `batch-size` blocks apart); "warm": one layer's call repeated,
-its K/V already in cache, which shows the kernel's compute cost without memory stalls. Each line
+its K/V already in cache, which shows the kernel's compute cost without memory stalls; "mixed
+lengths": contiguous blocks, half the sequences at `--context` tokens and half at an eighth of
+it (the kernel splits its work among threads by keys, not by sequences). Each line
 is the best of 5 medians of 10 steps. `--kv-cache-dtype int8`: the caches in int8 with a scale per
 (token, KV head) row, as `roseinfer serve --kv-cache-dtype int8` keeps them.
 """
@@ -59,7 +61,8 @@ def main() -> None:
         caches.append(quantize_rows(kv) if int8 else (kv, None))
     q = torch.randn(b, HEADS, HEAD_DIM, dtype=dtype)
     k, v = (torch.randn(b, KV_HEADS, HEAD_DIM, dtype=dtype) for _ in range(2))
-    lens = torch.full((b,), n, dtype=torch.long)
+    full = torch.full((b,), n, dtype=torch.long)
+    mixed = torch.tensor([n] * (b // 2) + [max(1, n // 8)] * (b - b // 2))
     layouts = {
         "scattered": torch.randperm(num_blocks)[: b * per_seq].view(b, per_seq),
         "contiguous": torch.arange(b * per_seq).view(b, per_seq),
@@ -68,8 +71,9 @@ def main() -> None:
     row_bytes = HEAD_DIM + 4 if int8 else HEAD_DIM * dtype.itemsize  # int8: values and a scale
     kv_bytes = LAYERS * b * n * KV_HEADS * 2 * row_bytes
 
-    def step(tables: torch.Tensor, layers: range) -> None:
-        slots = tables[:, (n - 1) // BLOCK] * BLOCK + (n - 1) % BLOCK
+    def step(tables: torch.Tensor, layers: range, lens: torch.Tensor) -> None:
+        last = lens - 1
+        slots = tables[torch.arange(b), last // BLOCK] * BLOCK + last % BLOCK
         for layer in layers:
             (kc, vc), scales = caches[layer]
             ks, vs = (None, None) if scales is None else scales
@@ -77,15 +81,16 @@ def main() -> None:
                 q, k, v, kc, vc, slots, tables, lens, HEAD_DIM**-0.5, k_scale=ks, v_scale=vs
             )
 
-    runs = [(name, tables, range(LAYERS)) for name, tables in layouts.items()]
-    runs.append(("warm", layouts["contiguous"], [0] * LAYERS))
-    results: dict[str, list[float]] = {name: [] for name, _, _ in runs}
+    runs = [(name, tables, range(LAYERS), full) for name, tables in layouts.items()]
+    runs.append(("warm", layouts["contiguous"], [0] * LAYERS, full))
+    runs.append(("mixed lengths", layouts["contiguous"], range(LAYERS), mixed))
+    results: dict[str, list[float]] = {name: [] for name, *_ in runs}
     for _ in range(5):
-        for name, tables, layers in runs:
+        for name, tables, layers, lens in runs:
             times = []
             for _ in range(10):
                 start = time.perf_counter()
-                step(tables, layers)
+                step(tables, layers, lens)
                 times.append(time.perf_counter() - start)
             results[name].append(statistics.median(times))
     print(
@@ -94,7 +99,8 @@ def main() -> None:
     )
     for name, times in results.items():
         best = min(times)
-        print(f"  {name:<17} {best * 1000:6.2f} ms/step  {kv_bytes / best / 1e9:5.1f} GB/s")
+        nbytes = kv_bytes * (int(mixed.sum()) / (b * n) if name == "mixed lengths" else 1)
+        print(f"  {name:<17} {best * 1000:6.2f} ms/step  {nbytes / best / 1e9:5.1f} GB/s")
 
 
 if __name__ == "__main__":

@@ -177,6 +177,30 @@ def test_paged_decode_attention_matches_the_reference_backend(
         assert torch.equal(ref, got)  # the new K/V land in the same slots, nothing else moves
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3, 5])
+@pytest.mark.parametrize(
+    "context_lens",
+    [[900, 1, 2, 5, 1, 7, 40, 1], [5] * 40 + [700], [64] * 6],  # one sequence dominating, even
+)
+def test_paged_decode_attention_any_split_of_mixed_lengths(kernels, threads, context_lens):
+    """The kernel splits its (sequence, KV head) tasks among threads by keys, not by count: with
+    one long sequence among short ones some threads get no task. Every output is still there."""
+    torch.manual_seed(0)
+    block_size, heads, kv_heads, head_dim = 16, 9, 3, 64
+    num_blocks = sum(-(-n // block_size) for n in context_lens) + 8
+    meta = _decode_batch(context_lens, block_size, num_blocks)
+    caches = [torch.randn(num_blocks, kv_heads, block_size, head_dim) for _ in range(2)]
+    q = torch.randn(meta.num_seqs, heads, head_dim)
+    k, v = (torch.randn(meta.num_seqs, kv_heads, head_dim) for _ in range(2))
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        outs, _ = _through_both_backends(q, k, v, caches, meta, head_dim**-0.5)
+    finally:
+        torch.set_num_threads(before)
+    torch.testing.assert_close(outs[1], outs[0], atol=1e-5, rtol=1e-5)
+
+
 def test_int8_rows_round_trip_within_half_a_step():
     torch.manual_seed(0)
     x = torch.randn(5, 3, 64, dtype=torch.bfloat16) * torch.tensor([1e-3, 1.0, 40.0])[:, None]

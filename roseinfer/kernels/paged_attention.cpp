@@ -549,6 +549,31 @@ GroupFn<C> group_kernel(int64_t head_dim, int64_t group) {
 }
 #endif
 
+// Task boundaries [parts + 1] splitting the (sequence, KV head) tasks into `parts` runs of
+// about equal work, a task costing its sequence's keys plus a fixed overhead. An even split by
+// task count gave one thread 3/4 of the keys when the batch's lengths differ (32 sequences of
+// 400 and 50 keys: 9.8 ms per step's attention where the keys alone take ~5).
+std::vector<int64_t> balanced_ranges(const int64_t* lens, int64_t num_seqs, int64_t num_kv_heads,
+                                     int64_t parts) {
+  constexpr int64_t kTaskOverhead = 16;  // keys' worth of per-task work (q, softmax, output)
+  parts = std::max<int64_t>(1, std::min(parts, num_seqs * num_kv_heads));
+  int64_t total = 0;
+  for (int64_t s = 0; s < num_seqs; ++s) total += lens[s] + kTaskOverhead;
+  total *= num_kv_heads;
+  std::vector<int64_t> bounds{0};
+  int64_t done = 0;
+  for (int64_t task = 0; task < num_seqs * num_kv_heads; ++task) {
+    const int64_t work = lens[task / num_kv_heads] + kTaskOverhead;
+    done += work;
+    // A part ends after the task whose midpoint reaches the part's share of the work.
+    while (int64_t(bounds.size()) < parts &&
+           (2 * done - work) * parts >= 2 * int64_t(bounds.size()) * total)
+      bounds.push_back(task + 1);
+  }
+  while (int64_t(bounds.size()) <= parts) bounds.push_back(num_seqs * num_kv_heads);
+  return bounds;
+}
+
 // T: the dtype of q, k, v and the output; C: the cache's (T, or int8_t with scales).
 template <typename T, typename C>
 void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
@@ -629,7 +654,7 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
 #endif
   };
   // One task per (sequence, KV head), covering the query heads of its group.
-  at::parallel_for(0, num_seqs * num_kv_heads, 1, [&](int64_t begin, int64_t end) {
+  auto run_tasks = [&](int64_t begin, int64_t end) {
     std::vector<float> qf(group * head_dim), acc(group * head_dim), scores(group * max_len);
     std::vector<c10::BFloat16> probs(group * (max_len + 1));
     prefetch_start(begin);
@@ -654,6 +679,13 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
         for (int64_t d = 0; d < head_dim; ++d) dst[d] = static_cast<T>(acc[g * head_dim + d]);
       }
     }
+  };
+  // Each thread gets one run of tasks holding about the same number of keys.
+  const std::vector<int64_t> bounds =
+      balanced_ranges(lens, num_seqs, num_kv_heads, at::get_num_threads());
+  at::parallel_for(0, int64_t(bounds.size()) - 1, 1, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      if (bounds[r] < bounds[r + 1]) run_tasks(bounds[r], bounds[r + 1]);
   });
 }
 
