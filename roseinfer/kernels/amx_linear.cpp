@@ -83,6 +83,7 @@ constexpr int64_t kPrefetchTiles = 4;  // k tiles ahead, per column block, into 
 // Each column block's weights are also prefetched into L2 32 KB ahead of the tile being
 // multiplied (a later block of the pass, or of the thread's next pass: a thread's passes read
 // its blocks in memory order). L1 has few line-fill buffers and takes only the next few tiles.
+// Near the end of the weights this asks for lines past them: prefetches never fault.
 constexpr int64_t kL2AheadBytes = 32 * 1024;
 
 template <typename W>

@@ -551,8 +551,9 @@ GroupFn<C> group_kernel(int64_t head_dim, int64_t group) {
 
 // Task boundaries [parts + 1] splitting the (sequence, KV head) tasks into `parts` runs of
 // about equal work, a task costing its sequence's keys plus a fixed overhead. An even split by
-// task count gave one thread 3/4 of the keys when the batch's lengths differ (32 sequences of
-// 400 and 50 keys: 9.8 ms per step's attention where the keys alone take ~5).
+// task count can give one thread most of the keys when the batch's lengths differ (half of 32
+// sequences at 400 keys, half at 50: a step's attention 11.3 -> 7.4 ms with the int8 cache,
+// benchmarks/decode_attention.py's "mixed lengths").
 std::vector<int64_t> balanced_ranges(const int64_t* lens, int64_t num_seqs, int64_t num_kv_heads,
                                      int64_t parts) {
   constexpr int64_t kTaskOverhead = 16;  // keys' worth of per-task work (q, softmax, output)
