@@ -40,11 +40,12 @@ class Response:
         self.status = status
         self.headers = headers
         self._conn = conn
-        self.complete = False  # the whole body was read: the connection can be reused
+        self.reusable = False  # set once the whole body was read on a kept-alive connection
 
     async def chunks(self) -> AsyncIterator[bytes]:
         """The body as it arrives (transfer chunks, or reads of a `Content-Length` body)."""
         reader = self._conn.reader
+        keep_alive = self.headers.get("connection", "").lower() != "close"
         if self.status in (204, 304) or 100 <= self.status < 200:
             pass  # no body
         elif self.headers.get("transfer-encoding", "").lower() == "chunked":
@@ -71,8 +72,8 @@ class Response:
         else:  # the body ends when the server closes the connection
             while data := await reader.read(1 << 16):
                 yield data
-            self.headers["connection"] = "close"
-        self.complete = True
+            keep_alive = False
+        self.reusable = keep_alive
 
     async def read(self) -> bytes:
         return b"".join([c async for c in self.chunks()])
@@ -146,7 +147,7 @@ class ConnectionPool:
         try:
             yield resp
         finally:
-            if resp.complete and resp.headers.get("connection", "").lower() != "close":
+            if resp.reusable:
                 self._idle.append(conn)
             else:
                 conn.close()
