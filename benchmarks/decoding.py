@@ -26,9 +26,9 @@ def decoding_core(
         max_num_seqs=max(64, batch_size),
         kv_cache_dtype=kv_cache_dtype,
     )
-    params = SamplingParams(max_new_tokens=max_new_tokens, stop_on_eos=False, do_sample=False)
+    params = SamplingParams(max_new_tokens=max_new_tokens, temperature=0, ignore_eos=True)
     for i in range(batch_size):
-        core.add_request([100 + (i + j) % 1000 for j in range(context)], params)
+        core.add_request(str(i), [100 + (i + j) % 1000 for j in range(context)], params)
     while len(core.step()) < batch_size:
         pass  # prefill until every sequence decodes one token per step
     return core

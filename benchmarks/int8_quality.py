@@ -102,7 +102,7 @@ def main() -> None:
         for q in ("none", "int8")
     }
     print("int8:", ", ".join(f"{k}={v}" for k, v in quantized.items()))
-    params = SamplingParams(max_new_tokens=args.max_new_tokens, do_sample=False)
+    params = SamplingParams(max_new_tokens=args.max_new_tokens, temperature=0)
     same = total = identical = 0
     for prompt in PROMPTS:
         outs = {

@@ -19,8 +19,9 @@ from roseinfer.engine import InferenceEngine
 def main() -> None:
     core = InferenceEngine(dtype="bfloat16").new_core()
     core.add_request(
+        "0",
         list(range(100, 170)),
-        SamplingParams(max_new_tokens=1000, stop_on_eos=False, do_sample=False),
+        SamplingParams(max_new_tokens=1000, temperature=0, ignore_eos=True),
     )
     for _ in range(5):
         core.step()

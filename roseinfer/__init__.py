@@ -1,17 +1,34 @@
-"""roseinfer: a small, readable LLM inference engine and OpenAI-compatible server."""
+"""roseinfer: a small, readable LLM inference engine and OpenAI-compatible server.
 
-from roseinfer.config import EngineConfig, SamplingParams
-from roseinfer.engine import InferenceEngine, InferenceSession, OfflineScheduler, OnlineScheduler
-from roseinfer.llm import LLM, RequestOutput
+Names are imported lazily (PEP 562): `import roseinfer` costs nothing, and the plain-Python
+core (`roseinfer.engine.scheduler`, `roseinfer.engine.block_manager`) imports without torch.
+"""
 
-__all__ = [
-    "LLM",
-    "EngineConfig",
-    "InferenceEngine",
-    "InferenceSession",
-    "OfflineScheduler",
-    "OnlineScheduler",
-    "RequestOutput",
-    "SamplingParams",
-]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    "LLM": "roseinfer.llm",
+    "EngineConfig": "roseinfer.config",
+    "SamplingParams": "roseinfer.config",
+    "RequestOutput": "roseinfer.outputs",
+    "CompletionOutput": "roseinfer.outputs",
+    "EngineClient": "roseinfer.engine.client",
+    "InferenceEngine": "roseinfer.compat",
+    "InferenceSession": "roseinfer.compat",
+    "OfflineScheduler": "roseinfer.compat",
+    "OnlineScheduler": "roseinfer.compat",
+    "SchedulerManager": "roseinfer.server.manager",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

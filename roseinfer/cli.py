@@ -6,7 +6,7 @@ import argparse
 import logging
 import sys
 
-from roseinfer.config import EngineConfig, add_engine_args
+from roseinfer.config import EngineConfig, SamplingParams, add_engine_args
 
 # Errors a user can cause (bad path, bad model, bad input): one line, no traceback.
 USER_ERRORS = (ValueError, FileNotFoundError, OSError)
@@ -21,45 +21,39 @@ def add_sampling_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--ignore-eos", action="store_true", help="do not stop at EOS / chat end tokens")
 
 
-def sampling_params(args: argparse.Namespace):
-    from roseinfer.config import SamplingParams
-
+def sampling_params(args: argparse.Namespace) -> SamplingParams:
     return SamplingParams(
-        max_new_tokens=args.max_new_tokens,
+        max_tokens=args.max_new_tokens,
         temperature=args.temperature,
         top_k=args.top_k,
         top_p=args.top_p,
-        do_sample=args.temperature > 0,
-        stop_on_eos=not args.ignore_eos,
+        ignore_eos=args.ignore_eos,
     )
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from roseinfer.detokenizer import IncrementalDetokenizer
-    from roseinfer.engine import InferenceEngine
+    from roseinfer.llm import LLM
 
     params = sampling_params(args)
     if not args.prompt:  # refuse before spending seconds loading a model
         raise ValueError("prompt must be a non-empty string")
-    engine = InferenceEngine(EngineConfig.from_args(args))
-    if args.chat:
-        ids = engine.encode_chat([{"role": "user", "content": args.prompt}])
-    else:
-        ids = engine.encode_prompt(args.prompt)
-    detok = IncrementalDetokenizer(engine.tokenizer)
-    detok.start_prompt(ids)
-    for token in engine.new_session(params).iter_tokens(ids):
-        print(detok.on_token(token), end="", flush=True)
-    print(detok.flush())
+    llm = LLM(**vars(EngineConfig.from_args(args)))
+    ids = (
+        llm.encode_chat([{"role": "user", "content": args.prompt}])
+        if args.chat
+        else llm.encode(args.prompt)
+    )
+    for piece in llm.stream(ids, params):
+        print(piece, end="", flush=True)
+    print()
     return 0
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    from roseinfer.detokenizer import IncrementalDetokenizer
-    from roseinfer.engine import InferenceEngine
+    from roseinfer.llm import LLM
 
     params = sampling_params(args)
-    engine = InferenceEngine(EngineConfig.from_args(args))
+    llm = LLM(**vars(EngineConfig.from_args(args)))
     history: list[dict] = [{"role": "system", "content": args.system}] if args.system else []
     print(
         "roseinfer chat: type a message, /reset to clear the history, Ctrl-D to quit.",
@@ -77,22 +71,17 @@ def cmd_chat(args: argparse.Namespace) -> int:
             history = history[:1] if args.system else []
             continue
         history.append({"role": "user", "content": line})
-        ids = engine.encode_chat(history)
-        detok = IncrementalDetokenizer(engine.tokenizer)
-        detok.start_prompt(ids)
         reply = ""
         try:
-            for token in engine.new_session(params).iter_tokens(ids):
-                piece = detok.on_token(token)
+            for piece in llm.stream(llm.encode_chat(history), params):
                 reply += piece
                 print(piece, end="", flush=True)
         except ValueError as e:  # e.g. the history outgrew the context window
             print(f"\nerror: {e}", file=sys.stderr)
             history.pop()
             continue
-        tail = detok.flush()
-        print(tail)
-        history.append({"role": "assistant", "content": reply + tail})
+        print()
+        history.append({"role": "assistant", "content": reply})
 
 
 def build_parser() -> argparse.ArgumentParser:

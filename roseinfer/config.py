@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from dataclasses import dataclass, field
+import math
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
@@ -17,51 +18,96 @@ ATTENTION_BACKENDS = ("auto", "reference", "cpu")
 KV_CACHE_DTYPES = ("auto", "int8")
 
 
+# Temperatures below this sample as greedy: dividing logits by 1e-40 overflows to inf/NaN, and
+# vLLM draws the same line (its _SAMPLING_EPS).
+GREEDY_TEMPERATURE = 1e-5
+# What torch.Generator.manual_seed takes: a seed is used modulo 2**64 (choice i of n: seed + i).
+SEED_MIN, SEED_MAX = -(1 << 63), (1 << 64) - 1
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 @dataclass(frozen=True)
 class SamplingParams:
-    """How one request is sampled and when it stops.
+    """How one request is sampled and when it stops (vLLM's names).
 
-    Greedy decoding when `do_sample` is False or `temperature` is 0.
+    `temperature` 0 (or below `GREEDY_TEMPERATURE`) is greedy. `n` choices per prompt; with a
+    `seed`, choice i draws from `seed + i`. `max_new_tokens` (the seeds' name) is accepted for
+    `max_tokens`. Every value is checked here, so the Python API and the server refuse the same
+    requests with the same messages.
     """
 
-    max_new_tokens: int = 64
+    n: int = 1
+    max_tokens: int = 64
     temperature: float = 1.0
-    top_k: int = 0
     top_p: float = 1.0
-    do_sample: bool = True
-    stop_on_eos: bool = True
+    top_k: int = 0  # 0 (or -1) disables it
     min_tokens: int = 0
     seed: int | None = None
     stop: tuple[str, ...] = ()
     stop_token_ids: tuple[int, ...] = ()
+    ignore_eos: bool = False
+    max_new_tokens: InitVar[int | None] = None
 
-    def __post_init__(self) -> None:
-        if isinstance(self.max_new_tokens, bool) or not isinstance(self.max_new_tokens, int):
-            raise ValueError(f"max_new_tokens must be an integer, got {self.max_new_tokens!r}")
-        if self.max_new_tokens < 1:
-            raise ValueError(f"max_new_tokens must be at least 1, got {self.max_new_tokens}")
-        if not isinstance(self.temperature, int | float) or self.temperature < 0:
-            raise ValueError(f"temperature must be >= 0, got {self.temperature!r}")
-        if not isinstance(self.top_p, int | float) or not 0.0 < self.top_p <= 1.0:
+    def __post_init__(self, max_new_tokens: int | None) -> None:
+        if max_new_tokens is not None:
+            object.__setattr__(self, "max_tokens", max_new_tokens)
+        given = {
+            "n": self.n,
+            "max_new_tokens" if max_new_tokens is not None else "max_tokens": self.max_tokens,
+        }
+        for name, value in given.items():
+            if not _is_int(value) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        if not _is_number(self.temperature) or self.temperature < 0:
+            raise ValueError(f"temperature must be a finite number >= 0, got {self.temperature!r}")
+        if not _is_number(self.top_p) or not 0.0 < self.top_p <= 1.0:
             raise ValueError(f"top_p must be in (0, 1], got {self.top_p!r}")
-        if isinstance(self.top_k, bool) or not isinstance(self.top_k, int) or self.top_k < 0:
-            raise ValueError(f"top_k must be an integer >= 0 (0 disables it), got {self.top_k!r}")
-        if self.min_tokens < 0 or self.min_tokens > self.max_new_tokens:
+        if not _is_int(self.top_k) or self.top_k < -1:
             raise ValueError(
-                f"min_tokens must be in [0, max_new_tokens={self.max_new_tokens}], got {self.min_tokens}"
+                f"top_k must be an integer >= 0 (0 or -1 disable it), got {self.top_k!r}"
+            )
+        if self.top_k == -1:
+            object.__setattr__(self, "top_k", 0)
+        if not _is_int(self.min_tokens) or not 0 <= self.min_tokens <= self.max_tokens:
+            raise ValueError(
+                f"min_tokens must be an integer in [0, max_tokens={self.max_tokens}], "
+                f"got {self.min_tokens!r}"
             )
         if self.seed is not None and (
-            isinstance(self.seed, bool) or not isinstance(self.seed, int)
+            not _is_int(self.seed) or not SEED_MIN <= self.seed <= SEED_MAX
         ):
-            raise ValueError(f"seed must be an integer, got {self.seed!r}")
-        if isinstance(self.stop, str):
-            object.__setattr__(self, "stop", (self.stop,))
-        object.__setattr__(self, "stop", tuple(s for s in self.stop if s))
-        object.__setattr__(self, "stop_token_ids", tuple(int(t) for t in self.stop_token_ids))
+            raise ValueError(
+                f"seed must be an integer in [{SEED_MIN}, {SEED_MAX}], got {self.seed!r}"
+            )
+        stop = (self.stop,) if isinstance(self.stop, str) else tuple(self.stop)
+        if not all(isinstance(s, str) for s in stop):
+            raise ValueError("stop must be a string or a list of strings")
+        object.__setattr__(self, "stop", tuple(s for s in stop if s))
+        ids = tuple(self.stop_token_ids)
+        if not all(_is_int(t) and t >= 0 for t in ids):
+            raise ValueError("stop_token_ids must be non-negative integers")
+        object.__setattr__(self, "stop_token_ids", ids)
+        if not isinstance(self.ignore_eos, bool):
+            raise ValueError(f"ignore_eos must be a boolean, got {self.ignore_eos!r}")
 
     @property
     def greedy(self) -> bool:
-        return not self.do_sample or self.temperature == 0.0
+        return self.temperature < GREEDY_TEMPERATURE
+
+    def choice_seed(self, index: int) -> int | None:
+        """The seed of choice `index` of `n`, wrapped into what the generator takes."""
+        return None if self.seed is None else (self.seed + index) % (1 << 64)
+
+
+# The seeds' `max_new_tokens`, readable too (it is an init-only alias of `max_tokens`).
+SamplingParams.max_new_tokens = property(lambda self: self.max_tokens)  # type: ignore[assignment,method-assign]
 
 
 @dataclass(frozen=True)

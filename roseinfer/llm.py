@@ -1,86 +1,68 @@
-"""The offline Python API: `LLM(model=...).generate(prompts, SamplingParams(...))`."""
+"""The offline front door: `LLM(model=...).generate(prompts, SamplingParams(...))`.
+
+One `LLMEngine` (continuous batching underneath) and the one `OutputProcessor`; the seeds'
+classes (`roseinfer.compat`) and the CLI are built on this.
+"""
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from collections.abc import Sequence as Seq
-from dataclasses import dataclass
 
 from tqdm import tqdm
 
 from roseinfer.config import EngineConfig, SamplingParams
-from roseinfer.detokenizer import IncrementalDetokenizer
-from roseinfer.engine.inference import InferenceEngine
-from roseinfer.engine.llm_engine import LLMEngine
-from roseinfer.engine.sequence import Sequence
-from roseinfer.stop import StopStringChecker
+from roseinfer.engine.llm_engine import InvalidRequestError, LLMEngine
+from roseinfer.loader import LoadedModel, load_model
+from roseinfer.output.processor import OutputProcessor
+from roseinfer.outputs import RequestOutput
+from roseinfer.tokenizer import Tokenizer
+
+Prompt = str | Seq[int]
 
 
-@dataclass(frozen=True)
-class RequestMetrics:
-    ttft: float  # seconds from submission to the first token
-    e2e_latency: float  # seconds from submission to the last token
-    num_cached_tokens: int  # prompt tokens served by the prefix cache
-
-
-@dataclass(frozen=True)
-class RequestOutput:
-    index: int
-    prompt_token_ids: list[int]
-    text: str
-    token_ids: list[int]
-    finish_reason: str  # "stop" | "length"
-    metrics: RequestMetrics
-
-
-class _Tracked:
-    """Per-request output state: incremental text and stop strings."""
-
-    def __init__(self, index: int, seq: Sequence, engine: InferenceEngine) -> None:
-        self.index, self.seq = index, seq
-        self.detok = IncrementalDetokenizer(engine.tokenizer)
-        self.detok.start_prompt(seq.prompt_token_ids)
-        self.stop = StopStringChecker(seq.params.stop) if seq.params.stop else None
-        self.text = ""
-        self.stopped_by_string = False
-
-    def feed(self, token_id: int, finished: bool) -> bool:
-        """Add a token's text; True when a stop string ended the request."""
-        piece = self.detok.on_token(token_id) + (self.detok.flush() if finished else "")
-        if self.stop is None:
-            self.text += piece
-            return False
-        emitted, matched = self.stop.feed(piece)
-        self.text += emitted
-        if matched:
-            self.stopped_by_string = True
-        elif finished:
-            self.text += self.stop.flush()
-        return matched
+def encode_prompt(tokenizer: Tokenizer, prompt: str) -> list[int]:
+    """A text prompt's token ids; empty text (or text that encodes to nothing) is refused."""
+    if not isinstance(prompt, str) or not prompt:
+        raise InvalidRequestError("prompt must be a non-empty string")
+    ids = tokenizer.encode(prompt)
+    if not ids:
+        raise InvalidRequestError("prompt encodes to no tokens")
+    return ids
 
 
 class LLM:
-    """A model plus a batched engine for offline generation (continuous batching underneath)."""
+    """A model plus a batched engine for offline generation."""
 
-    def __init__(self, model: str | None = None, **config: object) -> None:
-        engine_config = EngineConfig(model=model, **config)  # type: ignore[arg-type]
-        self.engine = InferenceEngine(engine_config)
-        self.tokenizer = self.engine.tokenizer
-        self.core: LLMEngine = self.engine.new_core()
+    def __init__(
+        self, model: str | None = None, *, loaded: LoadedModel | None = None, **config: object
+    ) -> None:
+        """`config`: `EngineConfig` fields (`dtype`, `max_num_seqs`, ...). `loaded`: reuse a
+        loaded model (its weights are shared, the engine and its KV cache are new)."""
+        self.config = EngineConfig(model=model, **config)  # type: ignore[arg-type]
+        self.loaded = loaded or load_model(self.config)
+        self.tokenizer = self.loaded.tokenizer
+        self.engine = LLMEngine(self.loaded, self.config)
+        self.processor = OutputProcessor(self.engine)
+        self._ids = itertools.count()
 
-    @property
-    def config(self) -> EngineConfig:
-        return self.engine.config
+    def encode(self, prompt: Prompt) -> list[int]:
+        return encode_prompt(self.tokenizer, prompt) if isinstance(prompt, str) else list(prompt)
+
+    def encode_chat(self, messages: Seq[dict]) -> list[int]:
+        return self.tokenizer.encode_chat(list(messages))
 
     def generate(
         self,
-        prompts: str | Seq[str] | Seq[Seq[int]],
+        prompts: Prompt | Seq[Prompt],
         sampling_params: SamplingParams | Seq[SamplingParams] | None = None,
         use_tqdm: bool = True,
     ) -> list[RequestOutput]:
         """Outputs in the order of `prompts` (strings, or lists of token ids)."""
-        if isinstance(prompts, str):
-            prompts = [prompts]
-        ids = [list(p) if not isinstance(p, str) else self.engine.encode_prompt(p) for p in prompts]
+        if isinstance(prompts, str) or (prompts and isinstance(prompts[0], int)):
+            prompts = [prompts]  # type: ignore[list-item]
+        ids = [self.encode(p) for p in prompts]  # type: ignore[union-attr]
         return self._run(ids, sampling_params, use_tqdm)
 
     def chat(
@@ -89,13 +71,38 @@ class LLM:
         sampling_params: SamplingParams | Seq[SamplingParams] | None = None,
         use_tqdm: bool = True,
     ) -> list[RequestOutput]:
-        """One conversation (a list of {"role", "content"}) or a list of them, via the chat template."""
+        """One conversation (a list of {"role", "content"}) or a list of them, via the chat
+        template."""
         conversations = [messages] if messages and isinstance(messages[0], dict) else messages
-        ids = [self.engine.encode_chat(list(conv)) for conv in conversations]
+        ids = [self.encode_chat(conv) for conv in conversations]  # type: ignore[arg-type]
         return self._run(ids, sampling_params, use_tqdm)
 
+    def stream(self, prompt_token_ids: Seq[int], params: SamplingParams) -> Iterator[str]:
+        """The text of one request's first choice, piece by piece as it is generated."""
+        rid = self._add(prompt_token_ids, params)
+        try:
+            while self.engine.has_unfinished():
+                for delta in self.processor.step():
+                    if delta.state.request_id == rid and delta.index == 0 and delta.text:
+                        yield delta.text
+                if self.processor.states[rid].finished:
+                    break
+        finally:
+            self.processor.abort(rid)
+
+    def reset_prefix_cache(self) -> None:
+        self.engine.block_manager.reset_prefix_cache()
+
+    def _add(self, prompt_token_ids: Seq[int], params: SamplingParams) -> str:
+        rid = str(next(self._ids))
+        self.processor.add_request(rid, prompt_token_ids, params)
+        return rid
+
     def _run(
-        self, prompt_ids: list[list[int]], sampling_params, use_tqdm: bool
+        self,
+        prompt_ids: list[list[int]],
+        sampling_params: SamplingParams | Seq[SamplingParams] | None,
+        use_tqdm: bool,
     ) -> list[RequestOutput]:
         params = sampling_params if sampling_params is not None else SamplingParams()
         if isinstance(params, SamplingParams):
@@ -104,38 +111,16 @@ class LLM:
             raise ValueError(f"{len(params)} sampling params for {len(prompt_ids)} prompts")
         # Validate every request before queuing any, so a bad one leaves nothing behind.
         for ids, p in zip(prompt_ids, params, strict=True):
-            self.core.validate(ids, p)
-        tracked = {}
-        for i, (ids, p) in enumerate(zip(prompt_ids, params, strict=True)):
-            seq = self.core.add_request(ids, p)
-            tracked[seq.seq_id] = _Tracked(i, seq, self.engine)
-        bar = tqdm(total=len(tracked), desc="Generating", unit="req", disable=not use_tqdm)
+            self.engine.validate(ids, p)
+        rids = [self._add(ids, p) for ids, p in zip(prompt_ids, params, strict=True)]
+        bar = tqdm(total=len(rids), desc="Generating", unit="req", disable=not use_tqdm)
         try:
-            while self.core.has_unfinished():
-                for out in self.core.step():
-                    t = tracked[out.seq.seq_id]
-                    if t.feed(out.token_id, out.finished) and not out.finished:
-                        self.core.abort(out.seq, "stop")
-                    if out.seq.is_finished:
+            while self.engine.has_unfinished():
+                for delta in self.processor.step():
+                    if delta.finished and delta.state.finished:
                         bar.update(1)
+            return [self.processor.states[rid].output() for rid in rids]
         finally:
             bar.close()
-            for t in tracked.values():  # a KeyboardInterrupt must not leave blocks held
-                self.core.abort(t.seq)
-        return [self._output(t) for t in sorted(tracked.values(), key=lambda t: t.index)]
-
-    @staticmethod
-    def _output(t: _Tracked) -> RequestOutput:
-        seq = t.seq
-        reason = "stop" if t.stopped_by_string else seq.finish_reason
-        metrics = RequestMetrics(
-            ttft=(seq.first_token_time or seq.arrival_time) - seq.arrival_time,
-            e2e_latency=(seq.finish_time or seq.arrival_time) - seq.arrival_time,
-            num_cached_tokens=seq.num_cached_tokens,
-        )
-        return RequestOutput(
-            t.index, seq.prompt_token_ids, t.text, seq.output_token_ids, reason, metrics
-        )
-
-    def reset_prefix_cache(self) -> None:
-        self.core.block_manager.reset_prefix_cache()
+            for rid in rids:  # a KeyboardInterrupt must not leave blocks held
+                self.processor.abort(rid)

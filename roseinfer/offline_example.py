@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     add_engine_args(parser)
     args = parser.parse_args(argv)
     try:
-        from roseinfer.engine import InferenceEngine, OfflineScheduler
+        from roseinfer.compat import InferenceEngine, OfflineScheduler
 
         engine = InferenceEngine(EngineConfig.from_args(args))
         scheduler = OfflineScheduler(engine)

@@ -35,8 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     add_engine_args(parser)
     args = parser.parse_args(argv)
     try:
+        from roseinfer.compat import InferenceEngine, OnlineScheduler
         from roseinfer.detokenizer import IncrementalDetokenizer
-        from roseinfer.engine import InferenceEngine, OnlineScheduler
 
         engine = InferenceEngine(EngineConfig.from_args(args))
         scheduler = OnlineScheduler(engine)

@@ -80,13 +80,16 @@ def test_steps_through_the_stack_match_the_modules_exactly(tiny_model_dir, kind,
 def generate(engine: InferenceEngine, prompts: list[list[int]], n: int) -> list[list[int]]:
     """Greedy `n` tokens per prompt, all in one batch."""
     core = engine.new_core()
-    params = SamplingParams(max_new_tokens=n, stop_on_eos=False, do_sample=False)
-    seqs = [core.add_request(p, params) for p in prompts]
+    params = SamplingParams(max_new_tokens=n, temperature=0, ignore_eos=True)
+    outputs: dict[str, list[int]] = {str(i): [] for i in range(len(prompts))}
+    for rid, p in zip(outputs, prompts, strict=True):
+        core.add_request(rid, p, params)
     for _ in range(4 * n):  # bounded: prefill then n - 1 decode steps
         if not core.has_unfinished():
             break
-        core.step()
-    return [s.token_ids[s.num_prompt_tokens :] for s in seqs]
+        for out in core.step():
+            outputs[out.request_id].append(out.token_id)
+    return list(outputs.values())
 
 
 def test_more_rows_than_the_stack_takes_go_through_the_modules(tiny_model_dir):

@@ -42,7 +42,7 @@ class Reference:
 
 
 def greedy(max_new_tokens: int, stop_on_eos: bool = False) -> SamplingParams:
-    return SamplingParams(max_new_tokens=max_new_tokens, do_sample=False, stop_on_eos=stop_on_eos)
+    return SamplingParams(max_new_tokens=max_new_tokens, temperature=0, ignore_eos=not stop_on_eos)
 
 
 def run_all(
@@ -182,7 +182,7 @@ def test_batch_parity_64_requests_tiny(tiny, kind):
     outputs = run_all(sched, requests)
     assert_outputs_match(engine, requests, outputs, reference)
     for (_, params), out in zip(requests, outputs, strict=True):
-        if not params.stop_on_eos:
+        if params.ignore_eos:
             assert len(out) == params.max_new_tokens
     # The run really batched: chunked prefills next to decodes, many sequences at once.
     assert max(s.num_running for s in stats) >= 8
@@ -260,7 +260,7 @@ def test_seeded_sampling_does_not_depend_on_the_batch(llama):
     prompts = [[rng.randrange(300) for _ in range(rng.randint(2, 20))] for _ in range(6)]
     params = [
         SamplingParams(
-            max_new_tokens=10, temperature=0.8, top_p=0.9, top_k=50, seed=i, stop_on_eos=False
+            max_new_tokens=10, temperature=0.8, top_p=0.9, top_k=50, seed=i, ignore_eos=True
         )
         for i in range(6)
     ]
@@ -395,7 +395,7 @@ def test_preemption_with_a_tiny_pool_gives_identical_outputs(llama, enable_prefi
     )
     # Every fourth request samples with its own seed: its generator must survive preemption.
     requests = [
-        (p, dataclasses.replace(sp, do_sample=True, temperature=0.8, seed=i) if i % 4 == 1 else sp)
+        (p, dataclasses.replace(sp, temperature=0.8, seed=i) if i % 4 == 1 else sp)
         for i, (p, sp) in enumerate(requests)
     ]
     # 16 blocks x 4 = 64 tokens: one request at most; 16 may run at once.
@@ -496,9 +496,9 @@ BAD_REQUESTS = [
     (dict(prompt_token_ids=[]), "prompt is empty"),
     (dict(prompt=""), "non-empty"),
     (dict(), "give a prompt"),
-    (dict(prompt_token_ids=[1, 2], max_new_tokens=0), "max_new_tokens must be at least 1"),
-    (dict(prompt_token_ids=[1, 2], max_new_tokens=-4), "max_new_tokens must be at least 1"),
-    (dict(prompt_token_ids=[1, 2], temperature=-0.5), "temperature must be >= 0"),
+    (dict(prompt_token_ids=[1, 2], max_new_tokens=0), "max_new_tokens must be an integer >= 1"),
+    (dict(prompt_token_ids=[1, 2], max_new_tokens=-4), "max_new_tokens must be an integer >= 1"),
+    (dict(prompt_token_ids=[1, 2], temperature=-0.5), "temperature must be a finite number >= 0"),
     (dict(prompt_token_ids=[1, 2], top_p=0.0), r"top_p must be in \(0, 1\]"),
     (dict(prompt_token_ids=[1, 2], top_p=1.5), r"top_p must be in \(0, 1\]"),
     (dict(prompt_token_ids=list(range(70)), max_new_tokens=1), "context window of 64"),
@@ -534,9 +534,9 @@ def test_bad_input_is_refused_at_add_request_and_disturbs_nothing(llama):
         assert after == before, kwargs
     # The engine core refuses the same, with its own exception type.
     with pytest.raises(InvalidRequestError, match="prompt is empty"):
-        core.add_request([], greedy(4))
+        core.add_request("bad", [], greedy(4))
     with pytest.raises(InvalidRequestError, match="context window"):
-        core.add_request(list(range(64)), greedy(1))
+        core.add_request("bad", list(range(64)), greedy(1))
     # A request that would never fit the KV cache, however long it waits.
     small = OnlineScheduler(engine, num_kv_blocks=2)
     with pytest.raises(ValueError, match="KV blocks"):

@@ -786,7 +786,7 @@ def test_sampler_takes_greedy_tokens_from_the_kernel(kernels):
     torch.manual_seed(0)
     logits = torch.randn(5, 300).bfloat16().round()  # many ties
     greedy = SamplingParams(temperature=0.0)
-    sampled = SamplingParams(temperature=0.8, do_sample=True, seed=7)
+    sampled = SamplingParams(temperature=0.8, seed=7)
     params = [greedy, sampled, greedy, greedy, sampled]
 
     class Spy:

@@ -110,7 +110,7 @@ def test_int8_cache_serves_batches_with_preemption(engines):
     """Many requests through a pool too small for all: int8 blocks are freed and reused like
     any others, and every request finishes with its full output."""
     sched = OnlineScheduler(engines["int8"], num_kv_blocks=24, block_size=4, max_num_seqs=8)
-    params = SamplingParams(max_new_tokens=12, stop_on_eos=False, do_sample=False)
+    params = SamplingParams(max_new_tokens=12, temperature=0, ignore_eos=True)
     rids = [
         sched.add_request(prompt_token_ids=[5 + i] * (10 + i), params=params) for i in range(12)
     ]

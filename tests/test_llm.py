@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from roseinfer import LLM, RequestOutput, SamplingParams
+from roseinfer import LLM, InferenceEngine, RequestOutput, SamplingParams
 from roseinfer.engine import InvalidRequestError
 
 PROMPTS = [
@@ -21,7 +21,7 @@ PROMPTS = [
 
 
 def greedy(n: int, **kw) -> SamplingParams:
-    return SamplingParams(max_new_tokens=n, do_sample=False, stop_on_eos=False, **kw)
+    return SamplingParams(max_new_tokens=n, temperature=0, ignore_eos=True, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -37,22 +37,22 @@ def llm(tiny_model_dir) -> LLM:
 
 
 def alone(llm: LLM, prompt_ids: list[int], params: SamplingParams) -> list[int]:
-    return llm.engine.generate_ids(prompt_ids, params)
+    return InferenceEngine(llm.config, loaded=llm.loaded).generate_ids(prompt_ids, params)
 
 
 def assert_idle(llm: LLM) -> None:
-    bm = llm.core.block_manager
-    assert not llm.core.has_unfinished()
+    bm = llm.engine.block_manager
+    assert not llm.engine.has_unfinished()
     assert all(b.ref_count == 0 for b in bm.blocks) and bm.num_free_blocks == bm.num_blocks
 
 
 def test_generate_matches_single_requests_in_order(llm):
     params = greedy(10)
     outs = llm.generate(PROMPTS, params, use_tqdm=False)
-    assert [o.index for o in outs] == list(range(len(PROMPTS)))
+    assert len({o.request_id for o in outs}) == len(PROMPTS)  # in order: prompt ids below
     for prompt, out in zip(PROMPTS, outs, strict=True):
         assert isinstance(out, RequestOutput)
-        ids = llm.engine.encode_prompt(prompt)
+        ids = llm.encode(prompt)
         assert out.prompt_token_ids == ids
         assert out.token_ids == alone(llm, ids, params)
         assert out.text == llm.tokenizer.decode(out.token_ids)
@@ -63,7 +63,7 @@ def test_generate_matches_single_requests_in_order(llm):
 
 def test_single_string_token_ids_and_per_request_params(llm):
     [one] = llm.generate(PROMPTS[0], greedy(4), use_tqdm=False)
-    assert one.token_ids == alone(llm, llm.engine.encode_prompt(PROMPTS[0]), greedy(4))
+    assert one.token_ids == alone(llm, llm.encode(PROMPTS[0]), greedy(4))
     id_prompts = [[5, 6, 7], [100, 3, 42, 42, 9, 1], [7]]
     params = [greedy(3), greedy(7), greedy(1)]
     outs = llm.generate(id_prompts, params, use_tqdm=False)
@@ -75,15 +75,15 @@ def test_single_string_token_ids_and_per_request_params(llm):
 
 def test_seeded_sampling_matches_the_single_request(llm):
     params = SamplingParams(
-        max_new_tokens=12, temperature=0.9, top_k=40, top_p=0.95, seed=123, stop_on_eos=False
+        max_new_tokens=12, temperature=0.9, top_k=40, top_p=0.95, seed=123, ignore_eos=True
     )
     outs = llm.generate(PROMPTS[:3], params, use_tqdm=False)
     for prompt, out in zip(PROMPTS[:3], outs, strict=True):
-        assert out.token_ids == alone(llm, llm.engine.encode_prompt(prompt), params)
+        assert out.token_ids == alone(llm, llm.encode(prompt), params)
 
 
 def test_stop_token_ids_and_stop_strings(llm):
-    ids = llm.engine.encode_prompt(PROMPTS[3])
+    ids = llm.encode(PROMPTS[3])
     ref = alone(llm, ids, greedy(16))
     # A stop token: generation ends right after it, with reason "stop".
     k = 5
@@ -116,7 +116,7 @@ def test_prefix_cache_metrics_and_reset(llm):
 def test_chat(llm):
     conv = [{"role": "user", "content": "Hello, world!"}]
     [out] = llm.chat(conv, greedy(6), use_tqdm=False)
-    ids = llm.engine.encode_chat(conv)
+    ids = llm.encode_chat(conv)
     assert out.prompt_token_ids == ids and out.token_ids == alone(llm, ids, greedy(6))
     outs = llm.chat(
         [conv, [{"role": "user", "content": "def add(a, b):"}]], greedy(2), use_tqdm=False
@@ -137,7 +137,7 @@ def test_bad_request_in_a_batch_queues_nothing(llm, prompts, message):
     with pytest.raises(ValueError, match=message):
         llm.generate(prompts, greedy(4), use_tqdm=False)
     assert_idle(llm)
-    assert llm.core.scheduler.num_waiting == 0 and not llm.core.scheduler.waiting
+    assert llm.engine.scheduler.num_waiting == 0 and not llm.engine.scheduler.waiting
     [out] = llm.generate([[1, 2]], greedy(2), use_tqdm=False)  # still works
     assert out.token_ids == alone(llm, [1, 2], greedy(2))
 
@@ -148,7 +148,7 @@ def test_bad_sampling_params():
         (dict(temperature=-1.0), "temperature"),
         (dict(top_p=0.0), "top_p"),
         (dict(top_p=1.01), "top_p"),
-        (dict(top_k=-1), "top_k"),
+        (dict(top_k=-2), "top_k"),
     ]:
         with pytest.raises(ValueError, match=message):
             SamplingParams(**kwargs)
@@ -162,7 +162,7 @@ def test_params_count_mismatch(llm):
 
 def test_interrupted_generate_frees_every_block(llm, monkeypatch):
     calls = {"n": 0}
-    step = llm.core.step
+    step = llm.engine.step
 
     def interrupted_step():
         calls["n"] += 1
@@ -170,13 +170,13 @@ def test_interrupted_generate_frees_every_block(llm, monkeypatch):
             raise KeyboardInterrupt
         return step()
 
-    monkeypatch.setattr(llm.core, "step", interrupted_step)
+    monkeypatch.setattr(llm.engine, "step", interrupted_step)
     with pytest.raises(KeyboardInterrupt):
         llm.generate(PROMPTS, greedy(20), use_tqdm=False)
     monkeypatch.undo()
     assert_idle(llm)
     outs = llm.generate(PROMPTS[:2], greedy(5), use_tqdm=False)
-    assert outs[1].token_ids == alone(llm, llm.engine.encode_prompt(PROMPTS[1]), greedy(5))
+    assert outs[1].token_ids == alone(llm, llm.encode(PROMPTS[1]), greedy(5))
 
 
 def test_missing_model_is_a_clear_error(tmp_path):

@@ -23,7 +23,7 @@ def test_sharded_safetensors_load_like_a_single_file(tiny_model_dir, tmp_path) -
     index = json.load(open(os.path.join(sharded, "model.safetensors.index.json")))
     assert len(set(index["weight_map"].values())) > 1  # really sharded
 
-    params = SamplingParams(max_new_tokens=12, do_sample=False, stop_on_eos=False)
+    params = SamplingParams(max_new_tokens=12, temperature=0, ignore_eos=True)
     outs = []
     for path in (single, sharded):
         engine = InferenceEngine(EngineConfig(model=path, dtype="float32"))

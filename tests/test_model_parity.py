@@ -34,7 +34,7 @@ SMOL_ATOL = 2e-4  # observed ~3e-5 on SmolLM2 (30 layers, logits up to ~30)
 
 
 def greedy(n: int) -> SamplingParams:
-    return SamplingParams(max_new_tokens=n, do_sample=False, stop_on_eos=False)
+    return SamplingParams(max_new_tokens=n, temperature=0, ignore_eos=True)
 
 
 @torch.no_grad()

@@ -16,7 +16,8 @@ import uvicorn
 
 from roseinfer.config import EngineConfig
 from roseinfer.engine import InferenceEngine
-from roseinfer.server import serving
+from roseinfer.engine.client import EngineClient
+from roseinfer.output.processor import ChoiceState
 from roseinfer.server.app import ServerConfig, create_app
 
 POISON = 13  # requests with this max_tokens raise inside the handler's processing
@@ -27,7 +28,7 @@ def live(tiny_model_dir):
     engine = InferenceEngine(
         EngineConfig(model=tiny_model_dir("llama"), dtype="float32", num_kv_blocks=64)
     )
-    app = create_app(engine, ServerConfig())
+    app = create_app(EngineClient(engine.new_core()), ServerConfig())
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -45,14 +46,14 @@ def live(tiny_model_dir):
 
 @pytest.fixture
 def poisoned(monkeypatch):
-    real_feed = serving.Choice.feed
+    real_feed = ChoiceState.feed
 
-    def feed(self, event):
-        if self.params.max_new_tokens == POISON and self.num_output_tokens >= 2:
+    def feed(self, token_ids, finish_reason):
+        if self.max_tokens == POISON and len(self.token_ids) >= 2:
             raise ValueError("poisoned request")
-        return real_feed(self, event)
+        return real_feed(self, token_ids, finish_reason)
 
-    monkeypatch.setattr(serving.Choice, "feed", feed)
+    monkeypatch.setattr(ChoiceState, "feed", feed)
 
 
 def body(max_tokens: int, **extra) -> dict:
@@ -66,7 +67,7 @@ def body(max_tokens: int, **extra) -> dict:
 
 
 def wait_idle(app, timeout: float = 10.0) -> bool:
-    manager = app.state.manager
+    manager = app.state.client
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if (
@@ -101,17 +102,17 @@ def test_exception_in_one_request_fails_only_that_request(live, poisoned):
 
 def test_engine_step_failure_fails_the_batch_and_serving_goes_on(live, monkeypatch):
     app, url = live
-    manager = app.state.manager
-    real_step = manager.scheduler.step
+    manager = app.state.client
+    real_step = manager.engine.step
     failures = {"left": 1}
 
     def flaky_step():
-        if failures["left"] and manager.scheduler.core.stats().num_running:
+        if failures["left"] and manager.engine.stats().num_running:
             failures["left"] -= 1
             raise RuntimeError("device on fire")
         return real_step()
 
-    monkeypatch.setattr(manager.scheduler, "step", flaky_step)
+    monkeypatch.setattr(manager.engine, "step", flaky_step)
     r = httpx.post(url + "/v1/completions", json=body(30), timeout=60)
     assert r.status_code == 500
     assert "engine step failed: RuntimeError: device on fire" in r.json()["error"]["message"]

@@ -1,4 +1,5 @@
-"""SchedulerManager in-process on a tiny random model: the seeds' sync API, the async API,
+"""SchedulerManager (over EngineClient) in-process on a tiny random model: the seeds' sync API,
+EngineClient's async API,
 aborts freeing blocks, and an engine step that raises."""
 
 from __future__ import annotations
@@ -58,8 +59,8 @@ def test_async_api_many_concurrent_requests(engine, manager):
     async def one(prompt: str, n: int) -> tuple[int, str]:
         queue: asyncio.Queue = asyncio.Queue()
         ids = engine.encode_prompt(prompt)
-        manager.submit(
-            ids, SamplingParams(max_new_tokens=n, temperature=0, stop_on_eos=False), queue
+        manager.client.submit(
+            prompt, ids, SamplingParams(max_new_tokens=n, temperature=0, ignore_eos=True), queue
         )
         tokens = 0
         while True:
@@ -88,8 +89,8 @@ def test_stream_interval_groups_tokens_after_the_first(engine):
 
         async def main():
             ids = engine.encode_prompt("Count with me")
-            params = SamplingParams(max_new_tokens=n, temperature=0, stop_on_eos=False)
-            mgr.submit(ids, params, out)
+            params = SamplingParams(max_new_tokens=n, temperature=0, ignore_eos=True)
+            mgr.client.submit("count", ids, params, out)
             got = []
             while not got or got[-1][1] is None:
                 _, event = await asyncio.wait_for(out.get(), 30)
@@ -133,17 +134,17 @@ def test_failing_step_fails_running_requests_and_keeps_serving(engine):
     """A step that raises fails the batch it ran (each stream gets the error); the waiting
     request and later requests are served as usual."""
     mgr = SchedulerManager(engine, max_batch_size=1)  # one request runs, the others wait
-    real_step = mgr.scheduler.step
+    real_step = mgr.core.step
     armed = {"on": True}
 
     def flaky_step():
-        stats = mgr.scheduler.core.stats()
+        stats = mgr.core.stats()
         if armed["on"] and stats.num_running >= 1 and stats.num_waiting >= 1:
             armed["on"] = False
             raise RuntimeError("boom")
         return real_step()
 
-    mgr.scheduler.step = flaky_step
+    mgr.core.step = flaky_step
     try:
         a = mgr.add_request("Hello", max_new_tokens=100, do_sample=False, stop_on_eos=False)
         b = mgr.add_request("world", max_new_tokens=6, do_sample=False, stop_on_eos=False)
@@ -172,7 +173,7 @@ def test_shutdown_fails_outstanding_requests(engine):
 
 
 def _engine_thread_stack(mgr: SchedulerManager) -> list[str]:
-    frame = sys._current_frames().get(mgr._thread.ident)
+    frame = sys._current_frames().get(mgr.client._thread.ident)
     names = []
     while frame is not None:
         names.append(frame.f_code.co_name)

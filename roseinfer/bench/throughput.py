@@ -94,9 +94,7 @@ def run_throughput(
     """Run the workload through `llm.generate`; returns the measured numbers."""
 
     def params(n: int) -> SamplingParams:
-        return SamplingParams(
-            max_new_tokens=n, temperature=temperature, do_sample=temperature > 0, stop_on_eos=False
-        )
+        return SamplingParams(max_tokens=n, temperature=temperature, ignore_eos=True)
 
     if num_warmup > 0:
         warm = [r.prompt_token_ids[:16] for r in requests[:num_warmup]]

@@ -1,15 +1,30 @@
-"""The engine stages: scheduler -> block manager -> model runner, and the seeds' front ends."""
+"""The engine stages: scheduler -> block manager -> model runner, driven by `LLMEngine`.
 
-from roseinfer.engine.inference import InferenceEngine, InferenceSession
-from roseinfer.engine.llm_engine import InvalidRequestError, LLMEngine, StepOutput
-from roseinfer.engine.schedulers import OfflineScheduler, OnlineScheduler
+Names are imported lazily (PEP 562), so `roseinfer.engine.scheduler` and
+`roseinfer.engine.block_manager` import without torch.
+"""
 
-__all__ = [
-    "InferenceEngine",
-    "InferenceSession",
-    "InvalidRequestError",
-    "LLMEngine",
-    "OfflineScheduler",
-    "OnlineScheduler",
-    "StepOutput",
-]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "LLMEngine": "roseinfer.engine.llm_engine",
+    "StepOutput": "roseinfer.engine.llm_engine",
+    "InvalidRequestError": "roseinfer.engine.llm_engine",
+    "EngineClient": "roseinfer.engine.client",
+    # The seeds' classes, kept at their old import path.
+    "InferenceEngine": "roseinfer.compat",
+    "InferenceSession": "roseinfer.compat",
+    "OfflineScheduler": "roseinfer.compat",
+    "OnlineScheduler": "roseinfer.compat",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

@@ -1,24 +1,30 @@
 """The engine loop: schedule -> run the batch -> process the outputs.
 
-`LLMEngine` owns one KV cache (model runner), one block manager and one scheduler. Front ends
-(`OnlineScheduler`, `OfflineScheduler`, `LLM`, the server) submit token ids and read
-`StepOutput`s; they never reach into the scheduler's state.
+`LLMEngine` owns one KV cache (model runner), one block manager and one scheduler, and the one
+request table: a request id maps to its `n` sequences (one per choice, each with its own seed).
+Front doors (`LLM`, `EngineClient`, the seeds' wrappers) submit token ids under a request id
+and read `StepOutput`s; they never reach into the scheduler's state.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
+from collections.abc import Sequence as Seq
 from dataclasses import dataclass
+
+import torch
 
 from roseinfer.config import EngineConfig, SamplingParams
 from roseinfer.engine.block_manager import BlockManager
 from roseinfer.engine.model_runner import ModelRunner, num_blocks_for_budget
 from roseinfer.engine.scheduler import Scheduler
-from roseinfer.engine.sequence import Sequence
+from roseinfer.engine.sequence import ScheduledSequence, Sequence
 from roseinfer.kernels import cpu_kernels_for
 from roseinfer.layers.sampler import Sampler
 from roseinfer.loader import LoadedModel
+from roseinfer.outputs import FinishReason
 
 logger = logging.getLogger(__name__)
 
@@ -27,7 +33,7 @@ class InvalidRequestError(ValueError):
     """A request the engine refuses at submission; nothing else is disturbed."""
 
 
-def check_prompt_ids(prompt_token_ids: list[int], vocab_size: int) -> None:
+def check_prompt_ids(prompt_token_ids: Seq[int], vocab_size: int) -> None:
     if not prompt_token_ids:
         raise InvalidRequestError("prompt is empty")
     if any(
@@ -37,11 +43,19 @@ def check_prompt_ids(prompt_token_ids: list[int], vocab_size: int) -> None:
         raise InvalidRequestError(f"prompt token ids must be integers in [0, {vocab_size})")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StepOutput:
-    seq: Sequence
+    """One new token of one choice; `finish_reason` is set on the choice's last one."""
+
+    request_id: str
+    index: int  # the choice, of the request's n
     token_id: int
-    finished: bool
+    finish_reason: FinishReason | None
+    num_cached_tokens: int  # prompt tokens the prefix cache served this choice
+
+    @property
+    def finished(self) -> bool:
+        return self.finish_reason is not None
 
 
 @dataclass(frozen=True)
@@ -59,6 +73,7 @@ class EngineStats:
 class LLMEngine:
     def __init__(self, loaded: LoadedModel, config: EngineConfig) -> None:
         self.config = config
+        self.model_name = loaded.name
         self.tokenizer = loaded.tokenizer
         self.model_config = mc = loaded.model_config
         self.max_model_len = min(
@@ -92,6 +107,7 @@ class LLMEngine:
             config.max_num_batched_tokens,
             self.max_model_len,
         )
+        self._requests: dict[str, list[Sequence]] = {}  # unfinished requests, by request id
         self._next_seq_id = 0
         self.last_step = EngineStats(0, 0, 0, num_blocks, 0.0)
         logger.info(
@@ -102,28 +118,59 @@ class LLMEngine:
             "int8" if config.kv_cache_dtype == "int8" else loaded.dtype,
         )
 
-    def add_request(self, prompt_token_ids: list[int], params: SamplingParams) -> Sequence:
+    # ---- requests ------------------------------------------------------------------------
+    def add_request(
+        self, request_id: str, prompt_token_ids: Seq[int], params: SamplingParams
+    ) -> None:
+        """Queue a request's `params.n` choices. Bad input raises InvalidRequestError (a
+        ValueError) and queues nothing."""
+        if request_id in self._requests:
+            raise InvalidRequestError(f"request id {request_id!r} is already running")
         self.validate(prompt_token_ids, params)
-        seq = Sequence(self._next_seq_id, list(prompt_token_ids), len(prompt_token_ids), params)
-        self._next_seq_id += 1
-        self.scheduler.add(seq)
-        return seq
+        ids = list(prompt_token_ids)
+        seqs = []
+        for i in range(params.n):
+            choice = dataclasses.replace(params, n=1, seed=params.choice_seed(i))
+            seqs.append(Sequence(self._next_seq_id, list(ids), len(ids), choice, request_id, i))
+            self._next_seq_id += 1
+        self._requests[request_id] = seqs
+        for seq in seqs:
+            self.scheduler.add(seq)
 
-    def validate(self, prompt_token_ids: list[int], params: SamplingParams) -> None:
-        """Raise InvalidRequestError for a request this engine can never serve."""
+    def validate(self, prompt_token_ids: Seq[int], params: SamplingParams) -> None:
+        """Raise InvalidRequestError for a request this engine can never serve (reads
+        constants only, so any thread may call it)."""
         check_prompt_ids(prompt_token_ids, self.model_config.vocab_size)
         try:
-            self.scheduler.check_fits(len(prompt_token_ids), params.max_new_tokens)
+            self.scheduler.check_fits(len(prompt_token_ids), params.max_tokens)
         except ValueError as e:
             raise InvalidRequestError(str(e)) from None
 
-    def abort(self, seq: Sequence, reason: str = "abort") -> None:
-        """Stop a sequence now (client gone, stop string seen): its blocks are freed at once."""
-        self.scheduler.finish(seq, reason)
+    def abort_request(
+        self, request_id: str, reason: FinishReason = "abort", index: int | None = None
+    ) -> None:
+        """Finish a request's choices now (or only choice `index`): their blocks are freed at
+        once. Unknown or finished ids are ignored."""
+        seqs = self._requests.get(request_id)
+        if seqs is None:
+            return
+        for seq in seqs:
+            if index is None or seq.index == index:
+                self.scheduler.finish(seq, reason)
+        self._forget_if_done(request_id, seqs)
 
     def has_unfinished(self) -> bool:
         return self.scheduler.has_unfinished()
 
+    def sequences(self, request_id: str) -> list[Sequence]:
+        """The choices of an unfinished request, to read only ([] once it finished)."""
+        return list(self._requests.get(request_id, ()))
+
+    @property
+    def num_requests(self) -> int:
+        return len(self._requests)
+
+    # ---- the loop ------------------------------------------------------------------------
     def step(self) -> list[StepOutput]:
         batch = self.scheduler.schedule()
         tokens = self.runner.run(batch.scheduled) if batch.scheduled else []
@@ -149,7 +196,7 @@ class LLMEngine:
             num_preempted=num_preempted,
         )
 
-    def _process(self, scheduled: list, tokens: list[int]) -> list[StepOutput]:
+    def _process(self, scheduled: list[ScheduledSequence], tokens: list[int]) -> list[StepOutput]:
         now = time.perf_counter()
         outputs = []
         sampling = (s.seq for s in scheduled if s.samples)
@@ -157,19 +204,47 @@ class LLMEngine:
             seq.token_ids.append(token)
             if seq.first_token_time is None:
                 seq.first_token_time = now
-            reason = self._stop_reason(seq, token)
+            reason = self.stop_reason(seq, token)
             if reason is not None:
                 self.scheduler.finish(seq, reason)
-            outputs.append(StepOutput(seq, token, reason is not None))
+                self._forget_if_done(seq.request_id, self._requests.get(seq.request_id, ()))
+            outputs.append(
+                StepOutput(seq.request_id, seq.index, token, reason, seq.num_cached_tokens)
+            )
         return outputs
 
-    def _stop_reason(self, seq: Sequence, token: int) -> str | None:
+    def stop_reason(self, seq: Sequence, token: int) -> FinishReason | None:
+        """Whether `token`, just appended to `seq`, ends it: the one stop rule."""
         p = seq.params
         n = seq.num_output_tokens
         if n >= p.min_tokens and (
-            (p.stop_on_eos and token in self.stop_token_ids) or token in p.stop_token_ids
+            (not p.ignore_eos and token in self.stop_token_ids) or token in p.stop_token_ids
         ):
             return "stop"
-        if n >= p.max_new_tokens or len(seq) >= self.max_model_len:
+        if n >= p.max_tokens or len(seq) >= self.max_model_len:
             return "length"
         return None
+
+    def _forget_if_done(self, request_id: str, seqs: Seq[Sequence]) -> None:
+        if seqs and all(s.is_finished for s in seqs):
+            self._requests.pop(request_id, None)
+
+    # ---- one sequence outside the scheduler (the seeds' InferenceSession) -----------------
+    def forward_alone(self, seq: Sequence, num_new_tokens: int) -> torch.Tensor:
+        """Compute the next `num_new_tokens` of `seq` (not scheduled; its blocks come from this
+        engine's pool) and return the last position's logits [1, V]."""
+        self.block_manager.allocate(seq, num_new_tokens)
+        logits = self.runner.compute_logits([ScheduledSequence(seq, num_new_tokens)])
+        seq.num_computed_tokens += num_new_tokens
+        return logits
+
+    def sample_alone(self, seq: Sequence, logits: torch.Tensor) -> int:
+        """Sample `seq`'s next token from `forward_alone`'s logits [1, V] with its params."""
+        sampler = self.runner.sampler
+        if seq.sampler_state is None:
+            seq.sampler_state = sampler.new_request_state(seq.params)
+        return int(sampler(logits, [seq.params], [seq.sampler_state], [seq.num_output_tokens])[0])
+
+    def release(self, seq: Sequence) -> None:
+        """Free the blocks of a sequence run by `forward_alone`."""
+        self.block_manager.free(seq)

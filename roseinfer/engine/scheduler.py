@@ -16,27 +16,11 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from roseinfer.engine.block_manager import BlockManager
-from roseinfer.engine.sequence import Sequence, SequenceStatus
+from roseinfer.engine.sequence import ScheduledSequence, Sequence, SequenceStatus
 
 
 class RequestTooLargeError(ValueError):
     """A request that can never fit the model's context or the KV cache."""
-
-
-@dataclass
-class ScheduledSequence:
-    """A sequence's share of one step, fixed when scheduled (the sequence itself moves on)."""
-
-    seq: Sequence
-    num_new_tokens: int  # tokens computed this step, from `start` on
-    start: int = field(init=False)  # seq.num_computed_tokens when scheduled
-    samples: bool = field(init=False)  # reaches the last token, so a new token is sampled
-    is_prefill: bool = field(init=False)  # computes prompt tokens
-
-    def __post_init__(self) -> None:
-        self.start = self.seq.num_computed_tokens
-        self.samples = self.start + self.num_new_tokens == len(self.seq)
-        self.is_prefill = self.start < self.seq.num_prompt_tokens
 
 
 @dataclass

@@ -21,7 +21,9 @@ class Sequence:
     seq_id: int
     token_ids: list[int]  # prompt + generated so far
     num_prompt_tokens: int
-    params: SamplingParams
+    params: SamplingParams  # this choice's: n = 1 and its own seed
+    request_id: str = ""
+    index: int = 0  # which of the request's n choices
     status: SequenceStatus = SequenceStatus.WAITING
     num_computed_tokens: int = 0  # tokens whose K/V is in the cache
     num_cached_tokens: int = 0  # of the prompt, served by the prefix cache at the last admission
@@ -56,3 +58,19 @@ class Sequence:
     @property
     def num_uncomputed_tokens(self) -> int:
         return len(self.token_ids) - self.num_computed_tokens
+
+
+@dataclass
+class ScheduledSequence:
+    """A sequence's share of one step, fixed when scheduled (the sequence itself moves on)."""
+
+    seq: Sequence
+    num_new_tokens: int  # tokens computed this step, from `start` on
+    start: int = field(init=False)  # seq.num_computed_tokens when scheduled
+    samples: bool = field(init=False)  # reaches the last token, so a new token is sampled
+    is_prefill: bool = field(init=False)  # computes prompt tokens
+
+    def __post_init__(self) -> None:
+        self.start = self.seq.num_computed_tokens
+        self.samples = self.start + self.num_new_tokens == len(self.seq)
+        self.is_prefill = self.start < self.seq.num_prompt_tokens

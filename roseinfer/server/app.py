@@ -1,8 +1,8 @@
-"""The FastAPI app: `create_app(engine, server_config)`.
+"""The FastAPI app: `create_app(client, server_config)`.
 
 Endpoints: GET /health, GET /v1/models, GET /metrics, POST /generate (the seeds' API),
 POST /v1/completions, POST /v1/chat/completions. Handlers only validate, tokenize, submit to
-the `SchedulerManager` and read results; the engine thread does the stepping.
+the `EngineClient` and read results; the engine thread does the stepping.
 
 `--api-key` protects /v1/* and /generate (Bearer token); /health and /metrics stay open for
 probes and scrapers.
@@ -10,6 +10,7 @@ probes and scrapers.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import secrets
 from collections.abc import AsyncIterator
@@ -20,16 +21,17 @@ from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ValidationError
 
+from roseinfer.compat import seed_params
 from roseinfer.config import SamplingParams
-from roseinfer.engine.inference import InferenceEngine
+from roseinfer.engine.client import EngineClient
 from roseinfer.engine.llm_engine import InvalidRequestError
+from roseinfer.llm import encode_prompt
+from roseinfer.output.processor import ChoiceState
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import APIError, from_validation_error, install_error_handlers
-from roseinfer.server.manager import SchedulerManager
 from roseinfer.server.metrics import ServerMetrics
 from roseinfer.server.middleware import BodySizeLimitMiddleware
 from roseinfer.server.serving import (
-    Choice,
     ClientDisconnected,
     GenerationGroup,
     RequestFailed,
@@ -37,6 +39,7 @@ from roseinfer.server.serving import (
     text_stream,
     until_disconnected,
 )
+from roseinfer.tokenizer import Tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -52,31 +55,29 @@ class ServerConfig:
     max_waiting_requests: int | None = None  # None: unbounded
     max_request_bytes: int = 4 << 20
     log_level: str = "info"
-    stream_interval: int = 1  # streamed tokens per chunk after the first (SchedulerManager)
+    stream_interval: int = 1  # streamed tokens per chunk after the first (EngineClient)
 
 
-def create_app(engine: InferenceEngine, server_config: ServerConfig | None = None,
-               manager: SchedulerManager | None = None) -> FastAPI:  # fmt: skip
+def create_app(client: EngineClient, server_config: ServerConfig | None = None) -> FastAPI:
+    """The app over a running (or about to run) `EngineClient`; it records the server metrics
+    as the client's observer unless the client has one."""
     cfg = server_config or ServerConfig()
     metrics = ServerMetrics()
-    manager = manager or SchedulerManager(
-        engine, metrics=metrics, stream_interval=cfg.stream_interval
-    )
-    if manager.metrics is None:
-        manager.metrics = metrics
-    model_name = cfg.served_model_name or engine.loaded.name
-    tokenizer = engine.tokenizer
-    core = manager.core
+    if client.observer is None:
+        client.observer = metrics
+    core = client.engine
+    model_name = cfg.served_model_name or core.model_name
+    tokenizer = core.tokenizer
     # Longest output a request without max_tokens may ask for (beyond that it could never fit).
     max_total_tokens = min(core.max_model_len, core.runner.capacity_tokens)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
-        manager.shutdown()
+        client.shutdown()
 
     app = FastAPI(title="roseinfer", version="0.1.0", lifespan=lifespan)
-    app.state.manager, app.state.metrics, app.state.server_config = manager, metrics, cfg
+    app.state.client, app.state.metrics, app.state.server_config = client, metrics, cfg
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=cfg.max_request_bytes)
     install_error_handlers(app)
 
@@ -112,15 +113,15 @@ def create_app(engine: InferenceEngine, server_config: ServerConfig | None = Non
                            param="model", code="model_not_found")  # fmt: skip
 
     def check_capacity() -> None:
-        if not manager.is_alive():
+        if not client.is_alive():
             raise APIError(503, "the engine is not running", code="engine_dead")
         limit = cfg.max_waiting_requests
-        if limit is not None and manager.num_waiting >= limit:
-            raise APIError(503, f"server overloaded: {manager.num_waiting} requests are waiting (limit {limit})",
+        if limit is not None and client.num_waiting >= limit:
+            raise APIError(503, f"server overloaded: {client.num_waiting} requests are waiting (limit {limit})",
                            code="server_overloaded", headers={"Retry-After": "1"})  # fmt: skip
 
     def build_params(
-        body: P.SamplingRequest, prompt_len: int, default_max: int | None, i: int
+        body: P.SamplingRequest, prompt_len: int, default_max: int | None
     ) -> SamplingParams:
         max_tokens = body.max_completion_tokens or body.max_tokens or default_max
         if max_tokens is None:  # chat without a limit: whatever room the context leaves
@@ -133,24 +134,24 @@ def create_app(engine: InferenceEngine, server_config: ServerConfig | None = Non
                            param="min_tokens")  # fmt: skip
         try:
             return SamplingParams(
-                max_new_tokens=max_tokens,
+                n=body.n,
+                max_tokens=max_tokens,
                 temperature=1.0 if body.temperature is None else body.temperature,
                 top_p=1.0 if body.top_p is None else body.top_p,
                 top_k=max(0, body.top_k or 0),
-                do_sample=True,
-                seed=None if body.seed is None else body.seed + i,
+                seed=body.seed,
                 stop=tuple(body.stop_list),
                 stop_token_ids=tuple(body.stop_token_ids or ()),
-                stop_on_eos=not body.ignore_eos,
+                ignore_eos=body.ignore_eos,
                 min_tokens=body.min_tokens,
             )
         except ValueError as e:
-            raise APIError(400, str(e)) from None
+            raise APIError(400, str(e), param=_param_of(e)) from None
 
     def submit_checks(requests: list[tuple[list[int], SamplingParams]]) -> None:
         for ids, params in requests:
             try:
-                manager.validate(ids, params)
+                client.validate(ids, params)
             except InvalidRequestError as e:
                 raise APIError(400, str(e), code="invalid_request") from None
         check_capacity()
@@ -159,12 +160,11 @@ def create_app(engine: InferenceEngine, server_config: ServerConfig | None = Non
         request: Request, body: P.SamplingRequest, prompts: list[list[int]], chat: bool
     ) -> Response:
         default_max = None if chat else 16
-        requests = [(ids, build_params(body, len(ids), default_max, i))
-                    for ids in prompts for i in range(body.n)]  # fmt: skip
+        requests = [(ids, build_params(body, len(ids), default_max)) for ids in prompts]
         submit_checks(requests)
         rid, created = P.new_id("chatcmpl" if chat else "cmpl"), P.now()
-        prompt_tokens = sum(len(ids) for ids in prompts)
-        group = GenerationGroup(manager, tokenizer, requests)
+        prompt_tokens = sum(len(ids) for ids in prompts) * body.n
+        group = GenerationGroup(client, rid, requests)
         if body.stream:
             stream = sse_stream(
                 group, rid, created, model_name, chat, prompt_tokens, body.include_usage
@@ -174,7 +174,7 @@ def create_app(engine: InferenceEngine, server_config: ServerConfig | None = Non
         if choices is None:
             return Response(status_code=499)  # the client is gone: nobody reads this
         make = P.chat_choice if chat else P.completion_choice
-        out = [make(c.index, c.text, c.finish_reason) for c in choices]
+        out = [make(index, c.text, c.finish_reason) for index, c in choices]
         use = P.usage(prompt_tokens, group.num_output_tokens)
         build = P.chat_response if chat else P.completion_response
         return JSONResponse(build(rid, created, model_name, out, use))
@@ -182,7 +182,7 @@ def create_app(engine: InferenceEngine, server_config: ServerConfig | None = Non
     # ---- endpoints -----------------------------------------------------------------------
     @app.get("/health")
     async def health() -> Response:
-        if not manager.is_alive():
+        if not client.is_alive():
             return JSONResponse(
                 {"status": "error", "detail": "engine loop is not running"}, status_code=503
             )
@@ -200,7 +200,9 @@ def create_app(engine: InferenceEngine, server_config: ServerConfig | None = Non
     async def completions(request: Request) -> Response:
         body: P.CompletionRequest = await parse(request, P.CompletionRequest)
         check_model(body.model)
-        return await run_openai(request, body, _completion_prompts(engine, body.prompt), chat=False)
+        return await run_openai(
+            request, body, _completion_prompts(tokenizer, body.prompt), chat=False
+        )
 
     @api.post("/v1/chat/completions")
     async def chat_completions(request: Request) -> Response:
@@ -211,7 +213,7 @@ def create_app(engine: InferenceEngine, server_config: ServerConfig | None = Non
         except P.UnsupportedFieldError as e:
             raise APIError(400, str(e), param=e.param, code="invalid_value") from None
         try:
-            ids = engine.encode_chat(messages)
+            ids = tokenizer.encode_chat(messages)
         except ValueError as e:  # TokenizerError: unknown role, template refused the messages
             raise APIError(400, str(e), param="messages") from None
         return await run_openai(request, body, [ids], chat=True)
@@ -220,23 +222,23 @@ def create_app(engine: InferenceEngine, server_config: ServerConfig | None = Non
     async def generate(request: Request) -> Response:
         body: P.GenerateRequest = await parse(request, P.GenerateRequest)
         try:
-            ids = engine.encode_prompt(body.prompt)
-            params = SamplingParams(
-                max_new_tokens=body.max_new_tokens, temperature=body.temperature, top_k=body.top_k,
-                top_p=body.top_p, stop_on_eos=body.stop_on_eos, do_sample=body.do_sample, seed=body.seed,
+            ids = encode_prompt(tokenizer, body.prompt)
+            params = dataclasses.replace(
+                seed_params(body.max_new_tokens, body.temperature, body.top_k, body.top_p,
+                            body.stop_on_eos, body.do_sample, body.seed),
                 stop=(body.stop,) if isinstance(body.stop, str) else tuple(body.stop or ()),
             )  # fmt: skip
         except ValueError as e:
-            raise APIError(400, str(e)) from None
+            raise APIError(400, str(e), param=_param_of(e)) from None
         submit_checks([(ids, params)])
-        group = GenerationGroup(manager, tokenizer, [(ids, params)])
+        group = GenerationGroup(client, P.new_id("gen"), [(ids, params)])
         if body.stream:
             return StreamingResponse(text_stream(group), media_type="text/plain; charset=utf-8")
         choices = await run_to_end(request, group)
         if choices is None:
             return Response(status_code=499)
-        (choice,) = choices
-        use = P.usage(len(ids), choice.num_output_tokens)
+        ((_, choice),) = choices
+        use = P.usage(len(ids), len(choice.token_ids))
         return JSONResponse(
             {"text": choice.text, "finish_reason": choice.finish_reason, "usage": use}
         )
@@ -245,7 +247,9 @@ def create_app(engine: InferenceEngine, server_config: ServerConfig | None = Non
     return app
 
 
-async def run_to_end(request: Request, group: GenerationGroup) -> list[Choice] | None:
+async def run_to_end(
+    request: Request, group: GenerationGroup
+) -> list[tuple[int, ChoiceState]] | None:
     """Generate every choice of a non-streamed request; None if the client disconnects first
     (then, as on any error, the group's exit aborts what is still running)."""
     async with group:
@@ -260,7 +264,16 @@ async def run_to_end(request: Request, group: GenerationGroup) -> list[Choice] |
             raise APIError(500, f"internal error: {type(e).__name__}: {e}") from None
 
 
-def _completion_prompts(engine: InferenceEngine, prompt: str | list) -> list[list[int]]:
+def _param_of(error: ValueError) -> str | None:
+    """The SamplingParams field a validation message starts with ("seed must be ...")."""
+    name = str(error).split(" ", 1)[0]
+    return name if name in SAMPLING_FIELDS else None
+
+
+SAMPLING_FIELDS = frozenset(f.name for f in dataclasses.fields(SamplingParams))
+
+
+def _completion_prompts(tokenizer: Tokenizer, prompt: str | list) -> list[list[int]]:
     """Token ids of each prompt: a string, a list of strings, a token-id list or a list of those."""
     if isinstance(prompt, str):
         prompt = [prompt]
@@ -271,7 +284,7 @@ def _completion_prompts(engine: InferenceEngine, prompt: str | list) -> list[lis
     out = []
     for i, p in enumerate(prompt):
         try:
-            out.append(engine.encode_prompt(p) if isinstance(p, str) else list(p))
+            out.append(encode_prompt(tokenizer, p) if isinstance(p, str) else list(p))
         except ValueError as e:
             raise APIError(
                 400, f"prompt[{i}]: {e}" if len(prompt) > 1 else str(e), param="prompt"

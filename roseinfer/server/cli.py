@@ -12,8 +12,12 @@ import os
 import signal
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 from roseinfer.config import EngineConfig, add_engine_args
+
+if TYPE_CHECKING:
+    from roseinfer.engine.client import EngineClient
 
 logger = logging.getLogger("roseinfer.server")
 
@@ -80,9 +84,10 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     try:
         import uvicorn
 
-        from roseinfer.engine import InferenceEngine
+        from roseinfer.engine.client import EngineClient
+        from roseinfer.engine.llm_engine import LLMEngine
+        from roseinfer.loader import load_model
         from roseinfer.server.app import ServerConfig, create_app
-        from roseinfer.server.manager import SchedulerManager
 
         engine_config = EngineConfig.from_args(args)
         server_config = ServerConfig(
@@ -90,17 +95,17 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
             max_waiting_requests=args.max_waiting_requests, max_request_bytes=args.max_request_bytes,
             log_level=args.log_level, stream_interval=args.stream_interval,
         )  # fmt: skip
-        engine = InferenceEngine(engine_config)
-        manager = SchedulerManager(engine, start_thread=False, stream_interval=args.stream_interval)
-        app = create_app(engine, server_config, manager=manager)
+        loaded = load_model(engine_config)
+        core = LLMEngine(loaded, engine_config)
+        client = EngineClient(core, start_thread=False, stream_interval=args.stream_interval)
+        app = create_app(client, server_config)
     except (ValueError, OSError) as e:  # bad flag values, model not found, unreadable weights
         print(f"roseinfer serve: error: {e}", file=sys.stderr)
         return 1
-    core = app.state.manager.core
-    name = server_config.served_model_name or engine.loaded.name
+    name = server_config.served_model_name or loaded.name
     logger.info(
         "model %s (served as %r), dtype %s, device %s, context %d tokens",
-        engine.loaded.name, name, str(engine.loaded.dtype).removeprefix("torch."), engine_config.device,
+        loaded.name, name, str(loaded.dtype).removeprefix("torch."), engine_config.device,
         core.max_model_len,
     )  # fmt: skip
     logger.info(
@@ -123,23 +128,23 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
             timeout_graceful_shutdown=5,
         )
     )
-    signal.signal(signal.SIGTERM, lambda *_: manager.shutdown(timeout=0))
+    signal.signal(signal.SIGTERM, lambda *_: client.shutdown(timeout=0))
     http = threading.Thread(target=server.run, name="roseinfer-http", daemon=True)
     http.start()
-    watcher = threading.Thread(target=_stop_when_done, args=(http, manager), daemon=True)
+    watcher = threading.Thread(target=_stop_when_done, args=(http, client), daemon=True)
     watcher.start()
     try:
-        manager.run_forever()
+        client.run_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.should_exit = True
         http.join(10)
-        manager.shutdown(timeout=0)
+        client.shutdown(timeout=0)
     return 0 if server.started else 1
 
 
-def _stop_when_done(http: threading.Thread, manager) -> None:
+def _stop_when_done(http: threading.Thread, client: EngineClient) -> None:
     """Stop the engine loop once uvicorn has exited (e.g. the port was taken)."""
     http.join()
-    manager.shutdown(timeout=0)
+    client.shutdown(timeout=0)

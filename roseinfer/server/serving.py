@@ -1,9 +1,9 @@
 """From engine events to client text, on the event loop: one `GenerationGroup` per HTTP request.
 
-A group submits its choices (n per prompt) to the `SchedulerManager`, reads their events from
-one `asyncio.Queue`, and turns each choice's tokens into text (incremental detokenizer, then
-stop strings). Leaving the group's `async with` aborts every choice still running, whatever
-the reason: done, error, client gone, cancelled.
+A group submits its requests (one per prompt, n choices each) to the `EngineClient`, reads
+their events from one `asyncio.Queue`, and feeds them to the one output processor
+(`RequestState`: detokenizer, stop strings, finish reasons). Leaving the group's `async with`
+aborts whatever still runs, whatever the reason: done, error, client gone, cancelled.
 """
 
 from __future__ import annotations
@@ -17,11 +17,9 @@ from typing import TypeVar
 from starlette.requests import Request
 
 from roseinfer.config import SamplingParams
-from roseinfer.detokenizer import IncrementalDetokenizer
+from roseinfer.engine.client import EngineClient
+from roseinfer.output.processor import ChoiceState, RequestState
 from roseinfer.server import protocol as P
-from roseinfer.server.manager import EngineEvent, SchedulerManager
-from roseinfer.stop import StopStringChecker
-from roseinfer.tokenizer import Tokenizer
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
@@ -35,106 +33,78 @@ class ClientDisconnected(Exception):
     """The client went away before the response was ready."""
 
 
-class Choice:
-    """One generated sequence: its text so far, token count and finish reason."""
-
-    def __init__(
-        self, index: int, prompt_ids: list[int], params: SamplingParams, tokenizer: Tokenizer
-    ) -> None:
-        self.index = index
-        self.prompt_ids = prompt_ids
-        self.params = params
-        self.rid: int | None = None
-        self.detok = IncrementalDetokenizer(tokenizer)
-        self.detok.start_prompt(prompt_ids)
-        self.stop = StopStringChecker(params.stop)
-        self.stop_ids = frozenset(tokenizer.stop_token_ids) | frozenset(params.stop_token_ids)
-        self._pieces: list[str] = []
-        self.num_output_tokens = 0
-        self.finish_reason: str | None = None
-        self.stopped_by_string = False
-
-    @property
-    def done(self) -> bool:
-        return self.finish_reason is not None
-
-    @property
-    def text(self) -> str:
-        """Everything emitted so far."""
-        return "".join(self._pieces)
-
-    def feed(self, event: EngineEvent) -> str:
-        """The text this event makes final. Sets `finish_reason` on the last one."""
-        if event.error:
-            self.finish_reason = "error"
-            raise RequestFailed(event.error)
-        pieces = []
-        last = len(event.token_ids) - 1
-        for i, token in enumerate(event.token_ids):
-            self.num_output_tokens += 1
-            if i == last and event.finish_reason == "stop" and token in self.stop_ids:
-                continue  # the EOS / stop token itself is not text
-            pieces.append(self.detok.on_token(token))
-        if event.finished:
-            pieces.append(self.detok.flush())
-        emitted, matched = self.stop.feed("".join(pieces))
-        if matched:
-            self.finish_reason, self.stopped_by_string = "stop", True
-        elif event.finished:
-            emitted += self.stop.flush()
-            self.finish_reason = event.finish_reason
-        if emitted:
-            self._pieces.append(emitted)
-        return emitted
-
-
 class GenerationGroup:
-    """The choices of one HTTP request, multiplexed on one queue."""
+    """The requests of one HTTP request (one per prompt, `n` choices each), read from one
+    queue through the output processor. Choice `k` of prompt `p` is the response's choice
+    `p * n + k`."""
 
-    def __init__(self, manager: SchedulerManager, tokenizer: Tokenizer,
+    def __init__(self, client: EngineClient, request_id: str,
                  requests: list[tuple[list[int], SamplingParams]]) -> None:  # fmt: skip
-        self.manager = manager
-        self.choices = [Choice(i, ids, p, tokenizer) for i, (ids, p) in enumerate(requests)]
+        self.client = client
+        engine = client.engine
+        self.states = [
+            RequestState(f"{request_id}-{p}", ids, params, engine.tokenizer, engine.stop_token_ids)
+            for p, (ids, params) in enumerate(requests)
+        ]
+        self._by_id = {state.request_id: state for state in self.states}
+        self._first_index = {}
+        index = 0
+        for state in self.states:
+            self._first_index[state.request_id] = index
+            index += len(state.choices)
         self._queue: asyncio.Queue = asyncio.Queue()
-        self._num_open = len(self.choices)
+        self._num_open = index
+
+    @property
+    def choices(self) -> list[tuple[int, ChoiceState]]:
+        """(response index, choice) of every choice, in order."""
+        return [
+            (self._first_index[s.request_id] + c.index, c) for s in self.states for c in s.choices
+        ]
 
     async def __aenter__(self) -> GenerationGroup:
-        for c in self.choices:
-            c.rid = self.manager.submit(c.prompt_ids, c.params, self._queue, tag=c.index)
+        for state in self.states:
+            self.client.submit(state.request_id, state.prompt_token_ids, state.params, self._queue)
         return self
 
-    async def __aexit__(self, *exc) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
-        """Abort every choice still running (their KV blocks are freed before the next step)."""
-        for c in self.choices:
-            if not c.done and c.rid is not None:
-                c.finish_reason = "abort"
-                self.manager.abort(c.rid)
+        """Abort what still runs (its KV blocks are freed before the next step)."""
+        for state in self.states:
+            if not state.finished:
+                for choice in state.choices:
+                    if not choice.finished:
+                        choice.feed((), "abort")
+                self.client.abort(state.request_id)
 
-    async def events(self) -> AsyncIterator[tuple[Choice, str]]:
-        """(choice, new text) as tokens arrive, until every choice is done."""
+    async def events(self) -> AsyncIterator[tuple[int, ChoiceState, str]]:
+        """(response index, choice, new text) as tokens arrive, until every choice is done."""
         while self._num_open:
-            tag, event = await self._queue.get()
-            choice = self.choices[tag]
-            if choice.done:
+            request_id, event = await self._queue.get()
+            state = self._by_id[request_id]
+            choice = state.choices[event.index]
+            if choice.finished:
                 continue  # e.g. the abort event after a stop string matched
-            text = choice.feed(event)
-            if choice.done:
+            if event.error:
+                choice.fail()
+                raise RequestFailed(event.error)
+            text = choice.feed(event.token_ids, event.finish_reason)
+            if choice.finished:
                 self._num_open -= 1
-                if choice.stopped_by_string:
-                    self.manager.abort(choice.rid, "stop")
-            yield choice, text
+                if choice.stopped_by_string and not event.finished:
+                    self.client.abort(request_id, "stop", event.index)
+            yield self._first_index[request_id] + event.index, choice, text
 
-    async def collect(self) -> list[Choice]:
+    async def collect(self) -> list[tuple[int, ChoiceState]]:
         async for _ in self.events():
             pass
         return self.choices
 
     @property
     def num_output_tokens(self) -> int:
-        return sum(c.num_output_tokens for c in self.choices)
+        return sum(s.num_output_tokens for s in self.states)
 
 
 async def until_disconnected(request: Request, work: Awaitable[T]) -> T:
@@ -184,21 +154,21 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
     async with group:
         try:
             if chat:
-                for c in group.choices:
+                for index, _ in group.choices:
                     yield chunk(
-                        P.chat_chunk_choice(c.index, {"role": "assistant", "content": ""}, None)
+                        P.chat_chunk_choice(index, {"role": "assistant", "content": ""}, None)
                     )
-            async for c, text in group.events():
-                if not (text or c.done):
+            async for index, c, text in group.events():
+                if not (text or c.finished):
                     continue
                 if chat:
                     yield chunk(
                         P.chat_chunk_choice(
-                            c.index, {"content": text} if text else {}, c.finish_reason
+                            index, {"content": text} if text else {}, c.finish_reason
                         )
                     )
                 else:
-                    yield chunk(P.completion_choice(c.index, text, c.finish_reason))
+                    yield chunk(P.completion_choice(index, text, c.finish_reason))
             if include_usage:
                 final = P.chunk(rid, obj, created, model, [], False)
                 final["usage"] = P.usage(prompt_tokens, group.num_output_tokens)
@@ -217,7 +187,7 @@ async def text_stream(group: GenerationGroup) -> AsyncIterator[bytes]:
     """The seeds' /generate stream: raw UTF-8 text pieces (an error just ends the stream)."""
     async with group:
         try:
-            async for _, text in group.events():
+            async for _, _, text in group.events():
                 if text:
                     yield text.encode("utf-8")
         except Exception:

@@ -1,0 +1,477 @@
+"""The seeds' classes, kept for their users, as thin wrappers over `LLM` / `LLMEngine`.
+
+`InferenceEngine` (a loaded model: `generate`, `stream_generate`, `generate_batch`,
+`generate_ids`), `InferenceSession` (one sequence step by step, logits exposed),
+`OnlineScheduler` / `OfflineScheduler` (the seeds' request-id API), `SchedulerManager` (an
+engine thread, over `EngineClient`; the server uses `EngineClient` itself). All of them run the
+one engine (`LLMEngine`: one model runner and KV cache each, one stop rule) and read text
+through the one output processor. `do_sample` exists only here: it maps to temperature 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import queue
+from collections.abc import Iterator
+from collections.abc import Sequence as Seq
+from typing import Any
+
+import torch
+
+from roseinfer.config import EngineConfig, SamplingParams
+from roseinfer.engine.client import EngineClient, EngineObserver
+from roseinfer.engine.llm_engine import (
+    EngineStats,
+    InvalidRequestError,
+    LLMEngine,
+    check_prompt_ids,
+)
+from roseinfer.engine.sequence import Sequence
+from roseinfer.llm import LLM, encode_prompt
+from roseinfer.loader import LoadedModel, load_model
+from roseinfer.output.processor import OutputProcessor, RequestState
+
+__all__ = [
+    "InferenceEngine",
+    "InferenceSession",
+    "OfflineScheduler",
+    "OnlineScheduler",
+    "SchedulerManager",
+    "seed_params",
+]
+
+
+def seed_params(
+    max_new_tokens: int = 64,
+    temperature: float = 1.0,
+    top_k: int = 0,
+    top_p: float = 1.0,
+    stop_on_eos: bool = True,
+    do_sample: bool = False,
+    seed: int | None = None,
+) -> SamplingParams:
+    """The seeds' sampling arguments (in their order) as `SamplingParams`: greedy unless
+    `do_sample`."""
+    params = SamplingParams(
+        max_new_tokens=max_new_tokens,
+        temperature=temperature,  # checked even when greedy, as the seeds did
+        top_k=top_k,
+        top_p=top_p,
+        ignore_eos=not stop_on_eos,
+        seed=seed,
+    )
+    return params if do_sample else dataclasses.replace(params, temperature=0.0)
+
+
+class InferenceEngine:
+    """A loaded model and tokenizer. Sampling arguments of its methods are `seed_params`'."""
+
+    def __init__(
+        self,
+        config: EngineConfig | None = None,
+        loaded: LoadedModel | None = None,
+        **overrides: Any,
+    ) -> None:
+        config = config or EngineConfig()
+        if overrides:
+            config = dataclasses.replace(config, **overrides)
+        self.config = config
+        self.loaded = loaded or load_model(config)
+        self.model = self.loaded.model
+        self.model_config = self.loaded.model_config
+        self.tokenizer = self.loaded.tokenizer
+        self.eos_token_id = self.tokenizer.eos_token_id
+        self.device = config.device
+        self._llm: LLM | None = None
+
+    @property
+    def llm(self) -> LLM:
+        """The `LLM` (one engine, one KV cache) that this object's methods run on."""
+        if self._llm is None:
+            fields = {
+                f.name: getattr(self.config, f.name) for f in dataclasses.fields(EngineConfig)
+            }
+            self._llm = LLM(loaded=self.loaded, **fields)
+        return self._llm
+
+    @property
+    def core(self) -> LLMEngine:
+        return self.llm.engine
+
+    @property
+    def max_model_len(self) -> int:
+        return self.core.max_model_len
+
+    def new_core(self, **overrides: Any) -> LLMEngine:
+        """A batched engine of its own (KV cache included) over this model; `overrides` change
+        `EngineConfig` fields."""
+        config = dataclasses.replace(self.config, **overrides) if overrides else self.config
+        return LLMEngine(self.loaded, config)
+
+    def encode_prompt(self, prompt: str) -> list[int]:
+        return encode_prompt(self.tokenizer, prompt)
+
+    def encode_chat(self, messages: list[dict]) -> list[int]:
+        return self.tokenizer.encode_chat(messages)
+
+    def _prompt_ids(self, prompt: str, chat: bool) -> list[int]:
+        if chat:
+            return self.encode_chat([{"role": "user", "content": prompt}])
+        return self.encode_prompt(prompt)
+
+    # ---- generation ------------------------------------------------------------------------
+    def new_session(self, params: SamplingParams) -> InferenceSession:
+        session = InferenceSession(self)
+        session.params = params
+        return session
+
+    def generate_ids(self, prompt_ids: list[int], params: SamplingParams) -> list[int]:
+        """One request alone, its prompt in one forward: the reference the tests compare
+        batched runs with."""
+        session = self.new_session(params)
+        for _ in session.iter_tokens(prompt_ids):
+            pass
+        return list(session.generated_ids)
+
+    def stream_generate(
+        self, prompt: str, *args: Any, chat: bool = False, **kwargs: Any
+    ) -> Iterator[str]:
+        """Text pieces as tokens are generated."""
+        yield from self.llm.stream(self._prompt_ids(prompt, chat), seed_params(*args, **kwargs))
+
+    def generate(self, prompt: str, *args: Any, chat: bool = False, **kwargs: Any) -> str:
+        """The generated text (without the prompt)."""
+        return "".join(self.stream_generate(prompt, *args, chat=chat, **kwargs))
+
+    def generate_batch(self, prompts: Seq[str], *args: Any, **kwargs: Any) -> list[str]:
+        """Generated texts of many prompts, batched over the paged cache."""
+        outs = self.llm.generate(list(prompts), seed_params(*args, **kwargs), use_tqdm=False)
+        return [o.text for o in outs]
+
+    def _sample_next_token(
+        self,
+        logits: torch.Tensor,
+        temperature: float = 1.0,
+        top_k: int = 0,
+        top_p: float = 1.0,
+        do_sample: bool = False,
+        generator: torch.Generator | None = None,
+    ) -> int:
+        """Sample one token from logits [V] or [1, V]."""
+        params = seed_params(temperature=temperature, top_k=top_k, top_p=top_p, do_sample=do_sample)
+        sampler = self.core.runner.sampler
+        return int(sampler(logits.reshape(1, -1), [params], [generator], [0])[0])
+
+
+class InferenceSession:
+    """One sequence: `prefill`, then `step_once` until `finished` (the seeds' API). It runs on
+    its engine's `LLMEngine` (blocks from its pool, its runner, its sampler and stop rule),
+    outside the scheduler."""
+
+    def __init__(self, engine: InferenceEngine) -> None:
+        self.engine = engine
+        self.params = SamplingParams(temperature=0.0)
+        self.input_ids: list[int] = []
+        self.generated_ids: list[int] = []
+        self.finished = False
+        self.step_count = 0
+        self._seq: Sequence | None = None
+
+    def set_generation_config(
+        self,
+        max_new_tokens: int,
+        temperature: float,
+        top_k: int,
+        top_p: float,
+        do_sample: bool,
+        stop_on_eos: bool,
+        seed: int | None = None,
+    ) -> None:
+        self.params = seed_params(
+            max_new_tokens, temperature, top_k, top_p, stop_on_eos, do_sample, seed
+        )
+
+    def all_token_ids(self) -> list[int]:
+        return self.input_ids + self.generated_ids
+
+    def decode_text(self) -> str:
+        return self.engine.tokenizer.decode(self.all_token_ids())
+
+    def prefill(self, input_ids: Seq[int] | torch.Tensor) -> torch.Tensor:
+        """Run the prompt; returns the last position's logits [1, V]."""
+        if isinstance(input_ids, torch.Tensor):
+            input_ids = input_ids.reshape(-1).tolist()
+        ids = list(input_ids)
+        core = self.engine.core
+        check_prompt_ids(ids, self.engine.model_config.vocab_size)
+        core.validate(ids, self.params)
+        self._release()
+        self.input_ids, self.generated_ids = ids, []
+        self.finished, self.step_count = False, 0
+        self._seq = Sequence(-1, list(ids), len(ids), self.params)
+        return core.forward_alone(self._seq, len(ids))
+
+    def decode_step(self, token_id: int) -> torch.Tensor:
+        """Feed one token; returns the next logits [1, V]."""
+        if self._seq is None:
+            raise RuntimeError("call prefill first")
+        self._seq.token_ids.append(int(token_id))
+        return self.engine.core.forward_alone(self._seq, 1)
+
+    def step_once(self) -> int | None:
+        """Decode the last generated token and sample the next (None once finished)."""
+        if self.finished:
+            return None
+        if self._seq is None or not self.generated_ids:
+            raise RuntimeError("no generated ids, call prefill first")
+        return self._accept(self.engine.core.forward_alone(self._seq, 1))
+
+    def iter_tokens(self, prompt_ids: list[int]) -> Iterator[int]:
+        try:
+            yield self._accept(self.prefill(prompt_ids))
+            while not self.finished:
+                token = self.step_once()
+                if token is not None:
+                    yield token
+        finally:
+            self._release()
+
+    def _accept(self, logits: torch.Tensor) -> int:
+        core, seq = self.engine.core, self._seq
+        assert seq is not None
+        token = core.sample_alone(seq, logits)
+        seq.token_ids.append(token)
+        self.generated_ids.append(token)
+        self.step_count += 1
+        if core.stop_reason(seq, token) is not None:
+            self.finished = True
+            self._release()
+        return token
+
+    def _release(self) -> None:
+        if self._seq is not None and self._seq.block_table:
+            self.engine.core.release(self._seq)
+
+    def __del__(self) -> None:
+        try:
+            self._release()
+        except Exception:  # interpreter shutdown: nothing left to free
+            pass
+
+
+class OnlineScheduler:
+    """Requests come and go while `step()` runs; each step advances every running request by
+    one token (or one prefill chunk). An engine of its own (`InferenceEngine.new_core`)."""
+
+    def __init__(
+        self,
+        engine: InferenceEngine,
+        max_batch_size: int | None = None,
+        use_prefix_cache: bool | None = None,
+        **config_overrides: Any,
+    ) -> None:
+        if max_batch_size is not None:
+            config_overrides["max_num_seqs"] = max_batch_size
+        if use_prefix_cache is not None:
+            config_overrides["enable_prefix_cache"] = use_prefix_cache
+        self.engine = engine
+        self.core: LLMEngine = engine.new_core(**config_overrides)
+        self.processor = OutputProcessor(self.core)
+        self._ids = itertools.count()
+        self._finished_ids: list[int] = []
+        self._views: dict[int, Sequence] = {}  # for get_sequence: read-only
+
+    def add_request(
+        self,
+        prompt: str | None = None,
+        *args: Any,
+        prompt_token_ids: list[int] | None = None,
+        params: SamplingParams | None = None,
+        **kwargs: Any,
+    ) -> int:
+        """Queue a request; returns its id. Sampling arguments: `seed_params`', or `params`.
+        Bad input raises ValueError and changes nothing."""
+        if params is None:
+            params = seed_params(*args, **kwargs)
+        if prompt_token_ids is None:
+            if prompt is None:
+                raise InvalidRequestError("give a prompt or prompt_token_ids")
+            prompt_token_ids = self.engine.encode_prompt(prompt)
+        rid = next(self._ids)
+        self.processor.add_request(str(rid), prompt_token_ids, params)
+        (self._views[rid], *_) = self.core.sequences(str(rid))
+        return rid
+
+    def step(self) -> dict[int, int]:
+        """One engine step: {request id: new token} for requests that produced one."""
+        step_tokens: dict[int, int] = {}
+        for delta in self.processor.step():
+            rid = int(delta.state.request_id)
+            step_tokens[rid] = delta.token_id
+            if delta.finished:
+                self._finished_ids.append(rid)
+        return step_tokens
+
+    def has_unfinished(self) -> bool:
+        return self.core.has_unfinished()
+
+    def is_finished(self, request_id: int) -> bool:
+        state = self.processor.states.get(str(request_id))
+        return state is None or state.finished
+
+    def pop_finished_ids(self) -> list[int]:
+        ids, self._finished_ids = self._finished_ids, []
+        return ids
+
+    def pop_response(self, request_id: int) -> str:
+        """Prompt plus generated text (as the seeds return it); forgets the request."""
+        state = self.processor.states[str(request_id)]
+        self.discard_request(request_id)
+        ids = state.prompt_token_ids + state.choices[0].token_ids
+        return self.engine.tokenizer.decode(ids)
+
+    def discard_request(self, request_id: int) -> None:
+        """Forget a request, finished or not; its KV blocks are freed now."""
+        self.processor.abort(str(request_id))
+        self._views.pop(request_id, None)
+
+    def abort_request(self, request_id: int, reason: str = "abort") -> None:
+        """Finish a request now but keep it readable."""
+        state = self.processor.states.get(str(request_id))
+        if state is not None and not state.finished:
+            self.core.abort_request(str(request_id), reason)  # type: ignore[arg-type]
+            for choice in state.choices:
+                choice.feed((), reason)  # type: ignore[arg-type]
+            self._finished_ids.append(request_id)
+
+    def get_generated_ids(self, request_id: int) -> list[int]:
+        state = self.processor.states.get(str(request_id))
+        return list(state.choices[0].token_ids) if state is not None else []
+
+    def get_step_count(self, request_id: int) -> int:
+        return len(self.get_generated_ids(request_id))
+
+    def get_sequence(self, request_id: int) -> Sequence | None:
+        """Read-only view of a request's engine state (prefix-cache hits, preemptions, finish
+        reason, timings), until it is discarded."""
+        return self._views.get(request_id)
+
+
+class OfflineScheduler:
+    """Add all requests, then `run()` them to completion in batches."""
+
+    def __init__(self, engine: InferenceEngine, **config_overrides: Any) -> None:
+        self._online = OnlineScheduler(engine, **config_overrides)
+        self._rids: list[int] = []
+
+    def add_request(self, prompt: str | None = None, *args: Any, **kwargs: Any) -> int:
+        rid = self._online.add_request(prompt, *args, **kwargs)
+        self._rids.append(rid)
+        return rid
+
+    def run(self) -> dict[int, str]:
+        """{request id: prompt + generated text} once every request has finished."""
+        while self._online.has_unfinished():
+            self._online.step()
+        self._online.pop_finished_ids()
+        states = self._online.processor.states
+        decode = self._online.engine.tokenizer.decode
+        return {
+            rid: decode(states[str(rid)].prompt_token_ids + states[str(rid)].choices[0].token_ids)
+            for rid in self._rids
+        }
+
+    def get_generated_ids(self, request_id: int) -> list[int]:
+        return self._online.get_generated_ids(request_id)
+
+    @property
+    def core(self) -> LLMEngine:
+        return self._online.core
+
+
+class SchedulerManager:
+    """The seeds' threaded manager: an `EngineClient` (engine thread) over an engine of its own,
+    with the seeds' synchronous `add_request` / `stream_text`."""
+
+    def __init__(
+        self,
+        engine: InferenceEngine,
+        config: EngineConfig | None = None,
+        *,
+        max_batch_size: int | None = None,
+        metrics: EngineObserver | None = None,
+        start_thread: bool = True,
+        stream_interval: int = 1,
+    ) -> None:
+        overrides: dict[str, Any] = {} if config is None else dataclasses.asdict(config)
+        if max_batch_size is not None:
+            overrides["max_num_seqs"] = max_batch_size
+        self.engine = engine
+        self.client = EngineClient(
+            engine.new_core(**overrides),
+            observer=metrics,
+            start_thread=start_thread,
+            stream_interval=stream_interval,
+        )
+        self._ids = itertools.count()
+        self._sync: dict[int, tuple[queue.Queue, RequestState]] = {}
+
+    @property
+    def core(self) -> LLMEngine:
+        return self.client.engine
+
+    @property
+    def metrics(self) -> EngineObserver | None:
+        return self.client.observer
+
+    @property
+    def stats(self) -> EngineStats:
+        return self.client.stats
+
+    def is_alive(self) -> bool:
+        return self.client.is_alive()
+
+    def run_forever(self) -> None:
+        self.client.run_forever()
+
+    def shutdown(self, timeout: float = 5.0) -> None:
+        self.client.shutdown(timeout)
+
+    def add_request(self, prompt: str, *args: Any, **kwargs: Any) -> int:
+        """Queue a prompt (sampling arguments: `seed_params`'); read its text with
+        `stream_text(rid)`. Bad input raises ValueError."""
+        params = seed_params(*args, **kwargs)
+        ids = self.engine.encode_prompt(prompt)
+        self.client.validate(ids, params)
+        rid = next(self._ids)
+        out: queue.Queue = queue.Queue()
+        self.client.submit_sync(str(rid), ids, params, out)
+        core = self.core
+        state = RequestState(str(rid), ids, params, core.tokenizer, core.stop_token_ids)
+        self._sync[rid] = (out, state)
+        return rid
+
+    def stream_text(self, rid: int, timeout: float | None = None) -> Iterator[str]:
+        """Text pieces of a request from `add_request`, detokenized in the caller's thread.
+
+        `timeout`: longest wait for the next token (TimeoutError; the request is aborted)."""
+        entry = self._sync.pop(rid, None)
+        if entry is None:
+            return
+        out, state = entry
+        try:
+            while not state.finished:
+                try:
+                    _, event = out.get(timeout=timeout)
+                except queue.Empty:
+                    raise TimeoutError(f"no output from request {rid} in {timeout} s") from None
+                if event.error:
+                    state.choices[event.index].fail()
+                    raise RuntimeError(event.error)
+                text = state.feed(event.index, event.token_ids, event.finish_reason)
+                if text:
+                    yield text
+        finally:
+            if not state.finished or any(c.stopped_by_string for c in state.choices):
+                self.client.abort(str(rid), "stop" if state.finished else "abort")

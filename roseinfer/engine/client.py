@@ -1,0 +1,361 @@
+"""`EngineClient`: the online front door. One engine thread drives the `LLMEngine`; request
+handlers on any thread or event loop submit requests and read their tokens as events.
+
+Threads and hand-offs:
+
+- The engine thread is the only code that touches the `LLMEngine`. It loops: apply the queued
+  commands (new requests, aborts), run one `step()`, hand each choice its new tokens. Per step
+  it does O(batch) work. When nothing runs it sleeps on a `threading.Event`; `submit()` and
+  `abort()` queue a command and set it, so a new request starts at once (no polling).
+- Events go back as `(request_id, EngineEvent)`. Async callers pass an `asyncio.Queue`: each
+  step's events for one event loop travel in one `loop.call_soon_threadsafe`, so thousands of
+  streams need no thread each. Sync callers (the seeds' `SchedulerManager`) pass a
+  `queue.Queue`.
+- `stream_interval` N > 1 (`--stream-interval`, as vLLM's and SGLang's flag) hands a choice's
+  tokens over N at a time: the first token and the last event go at once, the rest wait for
+  N. Each event costs the reader a chunk to write and parse; on 2 cores that time comes out of
+  the engine's threads.
+- Detokenizing, stop strings and finish reasons are the reader's, through the one output
+  processor (`roseinfer.output.processor.RequestState`), off the engine thread.
+- An exception in `step()` fails the requests that were running (each choice gets an error
+  event) and the loop goes on serving the waiting and future requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import threading
+import time
+from collections.abc import Sequence as Seq
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from roseinfer.config import SamplingParams
+from roseinfer.engine.llm_engine import EngineStats, LLMEngine, StepOutput
+from roseinfer.engine.sequence import SequenceStatus
+from roseinfer.outputs import FinishReason
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["EngineClient", "EngineEvent", "EngineObserver"]
+
+
+@dataclass(frozen=True, slots=True)
+class EngineEvent:
+    """What one step produced for one choice of a request."""
+
+    index: int  # the choice
+    token_ids: tuple[int, ...] = ()  # new tokens, in order (one per step, or stream_interval)
+    finish_reason: FinishReason | None = None  # set on the choice's last event
+    error: str | None = None  # why the engine failed the request
+
+    @property
+    def finished(self) -> bool:
+        return self.finish_reason is not None
+
+
+class EngineObserver(Protocol):
+    """What the engine thread reports (the server's Prometheus metrics implement it)."""
+
+    def on_request_added(self, num_prompt_tokens: int) -> None: ...
+    def on_first_token(self, ttft: float) -> None: ...
+    def on_generated_tokens(self, num_tokens: int) -> None: ...
+    def on_finished(self, reason: str, submit_time: float, first_token_time: float | None,
+                    now: float, num_output_tokens: int) -> None: ...  # fmt: skip
+    def on_stats(
+        self, stats: EngineStats, num_pending: int, num_cached_blocks: int | None
+    ) -> None: ...
+
+
+# Where a request's events go: (its event loop, its asyncio.Queue), or a queue.Queue.
+Sink = tuple[asyncio.AbstractEventLoop, asyncio.Queue] | queue.Queue
+
+
+@dataclass(eq=False, slots=True)
+class _Request:
+    """Engine-thread bookkeeping of one submitted request."""
+
+    request_id: str
+    prompt_ids: list[int]
+    params: SamplingParams
+    sink: Sink
+    submit_time: float = field(default_factory=time.perf_counter)
+    first_token_time: list[float | None] = field(default_factory=list)
+    num_output_tokens: list[int] = field(default_factory=list)
+    pending: list[list[int]] = field(default_factory=list)  # held back by stream_interval
+    open: set[int] = field(default_factory=set)  # choices not finished yet
+
+    def __post_init__(self) -> None:
+        n = self.params.n
+        self.first_token_time = [None] * n
+        self.num_output_tokens = [0] * n
+        self.pending = [[] for _ in range(n)]
+        self.open = set(range(n))
+
+
+class EngineClient:
+    def __init__(
+        self,
+        engine: LLMEngine,
+        *,
+        observer: EngineObserver | None = None,
+        start_thread: bool = True,
+        stream_interval: int = 1,
+    ) -> None:
+        """`start_thread=False`: the caller runs the loop itself with `run_forever()`; the server
+        does that on its main thread (see `server/cli.py` for why)."""
+        if isinstance(stream_interval, bool) or not isinstance(stream_interval, int):
+            raise ValueError(f"stream_interval must be an integer, got {stream_interval!r}")
+        if stream_interval < 1:
+            raise ValueError(f"stream_interval must be >= 1, got {stream_interval}")
+        self.engine = engine
+        self.stream_interval = stream_interval
+        self.observer = observer
+        self._commands: queue.SimpleQueue[tuple] = queue.SimpleQueue()
+        self._wake = threading.Event()
+        self._lock = threading.Lock()  # guards _num_pending
+        self._num_pending = 0  # submitted, not yet handed to the engine
+        self._num_added = 0  # engine thread only: handed over, not yet subtracted from pending
+        self._live: dict[str, _Request] = {}  # engine thread only
+        self._deliveries: dict[asyncio.AbstractEventLoop, list] = {}  # engine thread only
+        self._stopping = False
+        self._running_here = False
+        self._last_cached_count = 0.0
+        self.stats: EngineStats = engine.stats()
+        self._thread = threading.Thread(target=self._run, name="roseinfer-engine", daemon=True)
+        if start_thread:
+            self._thread.start()
+
+    # ---- any thread ----------------------------------------------------------------------
+    @property
+    def num_waiting(self) -> int:
+        """Requests not running yet: still queued here, or waiting in the engine."""
+        return self._num_pending + self.stats.num_waiting
+
+    def validate(self, prompt_ids: Seq[int], params: SamplingParams) -> None:
+        """Raise InvalidRequestError if the engine can never serve this request."""
+        self.engine.validate(prompt_ids, params)
+
+    def submit(
+        self, request_id: str, prompt_ids: Seq[int], params: SamplingParams, out: asyncio.Queue
+    ) -> None:
+        """Queue a request from an event loop; `(request_id, EngineEvent)` items arrive on `out`."""
+        self._submit(request_id, prompt_ids, params, (asyncio.get_running_loop(), out))
+
+    def submit_sync(
+        self, request_id: str, prompt_ids: Seq[int], params: SamplingParams, out: queue.Queue
+    ) -> None:
+        """As `submit`, for a caller on a plain thread."""
+        self._submit(request_id, prompt_ids, params, out)
+
+    def abort(
+        self, request_id: str, reason: FinishReason = "abort", index: int | None = None
+    ) -> None:
+        """Finish a request (or its choice `index`) now: client gone, stop string seen. Its
+        blocks are freed before the next step; its open choices get a last event."""
+        self._commands.put(("abort", request_id, reason, index))
+        self._wake.set()
+
+    def is_alive(self) -> bool:
+        return self._thread.is_alive() or self._running_here
+
+    def run_forever(self) -> None:
+        """Run the engine loop on the calling thread until `shutdown()`."""
+        self._running_here = True
+        try:
+            self._run()
+        finally:
+            self._running_here = False
+
+    def shutdown(self, timeout: float = 5.0) -> None:
+        self._stopping = True
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def _submit(
+        self, request_id: str, prompt_ids: Seq[int], params: SamplingParams, sink: Sink
+    ) -> None:
+        with self._lock:
+            self._num_pending += 1
+        self._commands.put(("add", _Request(request_id, list(prompt_ids), params, sink)))
+        self._wake.set()
+
+    # ---- engine thread -------------------------------------------------------------------
+    def _run(self) -> None:
+        while not self._stopping:
+            self._wake.clear()
+            try:
+                try:
+                    self._apply_commands()
+                finally:
+                    self._settle_pending()
+                outputs = self._step() if self.engine.has_unfinished() else []
+                self._publish(outputs)
+                self._update_stats()
+            except Exception:  # a bug in the bookkeeping: fail what is running, keep serving
+                logger.exception("engine loop error")
+                self._fail_running("internal error in the engine loop")
+            self._deliver()
+            if not self.engine.has_unfinished() and self._commands.empty():
+                self._wake.wait()
+        self._fail_all("server is shutting down")
+        self._deliver()
+
+    def _apply_commands(self) -> None:
+        while True:
+            try:
+                cmd = self._commands.get_nowait()
+            except queue.Empty:
+                return
+            if cmd[0] == "add":
+                self._num_added += 1
+                self._add(cmd[1])
+            else:
+                _, request_id, reason, index = cmd
+                req = self._live.get(request_id)
+                if req is not None:
+                    self.engine.abort_request(request_id, reason, index)
+                    for i in sorted(req.open) if index is None else [index]:
+                        self._finish(req, i, reason, [])
+
+    def _settle_pending(self) -> None:
+        """Refresh the stats, then stop counting the added requests as pending: in this order,
+        `num_waiting` never misses a request that moved from our queue to the engine's."""
+        self.stats = self.engine.stats()
+        if self._num_added:
+            with self._lock:
+                self._num_pending -= self._num_added
+            self._num_added = 0
+
+    def _add(self, req: _Request) -> None:
+        try:
+            self.engine.add_request(req.request_id, req.prompt_ids, req.params)
+        except Exception as e:  # validated before submit, so this is rare
+            for i in range(req.params.n):
+                self._emit(req, EngineEvent(i, finish_reason="error", error=str(e)))
+            return
+        self._live[req.request_id] = req
+        if self.observer is not None:
+            for _ in range(req.params.n):
+                self.observer.on_request_added(len(req.prompt_ids))
+
+    def _step(self) -> list[StepOutput]:
+        try:
+            return self.engine.step()
+        except Exception as e:
+            logger.exception("engine step failed; failing the running requests")
+            self._fail_running(f"engine step failed: {type(e).__name__}: {e}")
+            return []
+
+    def _publish(self, outputs: list[StepOutput]) -> None:
+        now = time.perf_counter()
+        for out in outputs:
+            req = self._live.get(out.request_id)
+            if req is None or out.index not in req.open:
+                continue
+            i = out.index
+            req.num_output_tokens[i] += 1
+            if req.first_token_time[i] is None:
+                req.first_token_time[i] = now
+                if self.observer is not None:
+                    self.observer.on_first_token(now - req.submit_time)
+            if out.finish_reason is not None:
+                self._finish(req, i, out.finish_reason, [out.token_id], now)
+                continue
+            pending = req.pending[i]
+            pending.append(out.token_id)
+            if req.num_output_tokens[i] == 1 or len(pending) >= self.stream_interval:
+                self._emit(req, EngineEvent(i, tuple(pending)))
+                pending.clear()
+        if self.observer is not None and outputs:
+            self.observer.on_generated_tokens(len(outputs))
+
+    def _finish(self, req: _Request, i: int, reason: FinishReason, tokens: list[int],
+                now: float | None = None) -> None:  # fmt: skip
+        """Choice `i`'s last event; the request is forgotten once every choice finished."""
+        if i not in req.open:
+            return
+        req.open.discard(i)
+        self._emit(req, EngineEvent(i, tuple(req.pending[i] + tokens), reason))
+        req.pending[i].clear()
+        if not req.open:
+            self._live.pop(req.request_id, None)
+        if self.observer is not None:
+            self.observer.on_finished(reason, req.submit_time, req.first_token_time[i],
+                                      now or time.perf_counter(), req.num_output_tokens[i])  # fmt: skip
+
+    def _fail_running(self, message: str) -> None:
+        """Fail the requests of the batch that broke (all but those still waiting); the waiting
+        ones go on. If none was running, nothing narrower can be blamed: fail them all."""
+        running = [
+            req
+            for req in self._live.values()
+            if any(
+                s.status is not SequenceStatus.WAITING
+                for s in self.engine.sequences(req.request_id)
+            )
+            or not self.engine.sequences(req.request_id)
+        ]
+        for req in running or list(self._live.values()):
+            self._fail(req, message)
+
+    def _fail_all(self, message: str) -> None:
+        for req in list(self._live.values()):
+            self._fail(req, message)
+        while True:  # requests submitted but never applied
+            try:
+                cmd = self._commands.get_nowait()
+            except queue.Empty:
+                break
+            if cmd[0] == "add":
+                for i in range(cmd[1].params.n):
+                    self._emit(cmd[1], EngineEvent(i, finish_reason="error", error=message))
+
+    def _fail(self, req: _Request, message: str) -> None:
+        try:
+            self.engine.abort_request(req.request_id, "error")
+        except Exception:
+            logger.exception("could not abort request %s cleanly", req.request_id)
+        self._live.pop(req.request_id, None)
+        for i in sorted(req.open):
+            self._emit(req, EngineEvent(i, finish_reason="error", error=message))
+            if self.observer is not None:
+                self.observer.on_finished("error", req.submit_time, req.first_token_time[i],
+                                          time.perf_counter(), 0)  # fmt: skip
+        req.open.clear()
+
+    def _emit(self, req: _Request, event: EngineEvent) -> None:
+        sink = req.sink
+        if isinstance(sink, tuple):  # (event loop, asyncio.Queue): batched per loop, see _deliver
+            self._deliveries.setdefault(sink[0], []).append((sink[1], (req.request_id, event)))
+        else:
+            sink.put((req.request_id, event))
+
+    def _deliver(self) -> None:
+        deliveries, self._deliveries = self._deliveries, {}
+        for loop, items in deliveries.items():
+            try:
+                loop.call_soon_threadsafe(_put_all, items)
+            except RuntimeError:  # the loop is closed: nobody reads these requests any more
+                pass
+
+    def _update_stats(self) -> None:
+        self.stats = self.engine.stats()
+        if self.observer is None:
+            return
+        now = time.monotonic()
+        idle = not self.engine.has_unfinished()
+        # Counting prefix-cache blocks walks the free list: at most once a second, and when idle.
+        cached = None
+        if idle or now - self._last_cached_count > 1.0:
+            self._last_cached_count = now
+            cached = self.engine.block_manager.num_cached_free_blocks
+        self.observer.on_stats(self.stats, self._num_pending, cached)
+
+
+def _put_all(items: list) -> None:
+    for q, item in items:
+        q.put_nowait(item)

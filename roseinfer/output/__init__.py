@@ -1,0 +1,1 @@
+"""From token ids to what clients read: detokenizer, stop strings, request state."""

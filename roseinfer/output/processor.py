@@ -1,0 +1,226 @@
+"""The one place where generated token ids become what a client reads.
+
+Every front door (`LLM`, `EngineClient` for the server, the seeds' wrappers, the CLI) keeps one
+`RequestState` per request and feeds it the engine's tokens; it does the rest, the same way
+for all of them:
+
+- incremental detokenization (`IncrementalDetokenizer`, O(1) per token);
+- finish reasons. The text of the token that stopped a choice (EOS, a stop token id) is not
+  part of its text, as in vLLM and OpenAI; its id is in `token_ids`;
+- stop strings with the hold-back streaming needs (`StopStringChecker`): text that could still
+  become a stop string is held until the next piece decides; a matched stop string and what
+  follows it never reach the client. A match finishes the choice with reason "stop" and
+  `stopped_by_string`, and the front door aborts its sequence in the engine.
+
+Where it runs is the front door's choice: `LLM` right after each engine step, the server on
+its event loop (off the engine thread, so detokenizing never lengthens a step).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from roseinfer.config import SamplingParams
+from roseinfer.output.detokenizer import IncrementalDetokenizer
+from roseinfer.output.stop import StopStringChecker
+from roseinfer.outputs import CompletionOutput, FinishReason, RequestMetrics, RequestOutput
+from roseinfer.tokenizer import Tokenizer
+
+if TYPE_CHECKING:
+    from roseinfer.engine.llm_engine import LLMEngine
+
+__all__ = ["ChoiceState", "OutputProcessor", "RequestState", "TextDelta"]
+
+
+class ChoiceState:
+    """One choice of a request: its text so far, token ids and finish."""
+
+    def __init__(
+        self,
+        index: int,
+        prompt_token_ids: Sequence[int],
+        params: SamplingParams,
+        tokenizer: Tokenizer,
+        stop_token_ids: frozenset[int],
+    ) -> None:
+        self.index = index
+        self.max_tokens = params.max_tokens
+        self.detok = IncrementalDetokenizer(tokenizer)
+        self.detok.start_prompt(prompt_token_ids)
+        self.stop = StopStringChecker(params.stop) if params.stop else None
+        self.request_stop_ids = frozenset(params.stop_token_ids)
+        self.stop_ids = self.request_stop_ids | (
+            frozenset() if params.ignore_eos else stop_token_ids
+        )
+        self.pieces: list[str] = []
+        self.token_ids: list[int] = []
+        self.finish_reason: FinishReason | None = None
+        self.stop_reason: str | int | None = None
+        self.stopped_by_string = False
+        self.first_token_time: float | None = None
+        self.finish_time: float | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.finish_reason is not None
+
+    @property
+    def text(self) -> str:
+        return "".join(self.pieces)
+
+    def feed(self, token_ids: Sequence[int], finish_reason: FinishReason | None) -> str:
+        """Add the engine's new tokens (the last ones of the choice when `finish_reason` is
+        set); returns the text they make final. Nothing changes once the choice finished."""
+        if self.finished:
+            return ""
+        if token_ids and self.first_token_time is None:
+            self.first_token_time = time.perf_counter()
+        pieces = []
+        last = len(token_ids) - 1
+        for i, token in enumerate(token_ids):
+            self.token_ids.append(token)
+            if i == last and finish_reason == "stop" and token in self.stop_ids:
+                if token in self.request_stop_ids:
+                    self.stop_reason = token
+                continue  # the stop token's text is not output
+            pieces.append(self.detok.on_token(token))
+        if finish_reason is not None:
+            pieces.append(self.detok.flush())
+        text = "".join(pieces)
+        if self.stop is not None:
+            text, matched = self.stop.feed(text)
+            if matched:
+                self.stopped_by_string = True
+                self.stop_reason = self.stop.matched
+                finish_reason = "stop"
+            elif finish_reason is not None:
+                text += self.stop.flush()
+        if text:
+            self.pieces.append(text)
+        if finish_reason is not None:
+            self.finish_reason = finish_reason
+            self.finish_time = time.perf_counter()
+        return text
+
+    def fail(self) -> None:
+        """The engine failed this choice: it ends with reason "error"."""
+        if not self.finished:
+            self.finish_reason = "error"
+            self.finish_time = time.perf_counter()
+
+    def output(self) -> CompletionOutput:
+        return CompletionOutput(
+            self.index, self.text, list(self.token_ids), self.finish_reason, self.stop_reason
+        )
+
+
+class RequestState:
+    """A request's `n` choices, read into `RequestOutput`s."""
+
+    def __init__(
+        self,
+        request_id: str,
+        prompt_token_ids: Sequence[int],
+        params: SamplingParams,
+        tokenizer: Tokenizer,
+        stop_token_ids: Iterable[int] = (),
+    ) -> None:
+        """`stop_token_ids`: the model's EOS / end-of-turn ids (`Tokenizer.stop_token_ids`)."""
+        self.request_id = request_id
+        self.prompt_token_ids = list(prompt_token_ids)
+        self.params = params
+        self.arrival_time = time.perf_counter()
+        self.num_cached_tokens = 0
+        stop_ids = frozenset(stop_token_ids)
+        self.choices = [
+            ChoiceState(i, self.prompt_token_ids, params, tokenizer, stop_ids)
+            for i in range(params.n)
+        ]
+
+    @property
+    def finished(self) -> bool:
+        return all(c.finished for c in self.choices)
+
+    @property
+    def num_output_tokens(self) -> int:
+        return sum(len(c.token_ids) for c in self.choices)
+
+    def feed(self, index: int, token_ids: Sequence[int], finish_reason: FinishReason | None) -> str:
+        """`ChoiceState.feed` of choice `index`."""
+        return self.choices[index].feed(token_ids, finish_reason)
+
+    def output(self) -> RequestOutput:
+        first = min((c.first_token_time for c in self.choices if c.first_token_time), default=None)
+        last = max((c.finish_time for c in self.choices if c.finish_time), default=None)
+        start = self.arrival_time
+        metrics = RequestMetrics(
+            ttft=(first or start) - start,
+            e2e_latency=(last or start) - start,
+            num_cached_tokens=self.num_cached_tokens,
+        )
+        return RequestOutput(
+            self.request_id,
+            self.prompt_token_ids,
+            [c.output() for c in self.choices],
+            self.finished,
+            metrics,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """What one engine step added to one choice."""
+
+    state: RequestState
+    index: int
+    token_id: int
+    text: str  # the text this token made final ('' while held back)
+    finished: bool  # the choice is done (its last delta)
+
+
+class OutputProcessor:
+    """The request states of a synchronous front door (`LLM`, the seeds' schedulers, the CLI):
+    `step()` runs one engine step and feeds every new token to its request."""
+
+    def __init__(self, engine: LLMEngine) -> None:
+        self.engine = engine
+        self.states: dict[str, RequestState] = {}
+
+    def add_request(
+        self, request_id: str, prompt_token_ids: Sequence[int], params: SamplingParams
+    ) -> RequestState:
+        """Queue a request in the engine (InvalidRequestError queues nothing) and track it."""
+        self.engine.add_request(request_id, prompt_token_ids, params)
+        state = RequestState(
+            request_id, prompt_token_ids, params, self.engine.tokenizer, self.engine.stop_token_ids
+        )
+        self.states[request_id] = state
+        return state
+
+    def step(self) -> list[TextDelta]:
+        deltas = []
+        for out in self.engine.step():
+            state = self.states.get(out.request_id)
+            if state is None:  # forgotten by the front door
+                continue
+            state.num_cached_tokens = max(state.num_cached_tokens, out.num_cached_tokens)
+            choice = state.choices[out.index]
+            if choice.finished:  # e.g. a stop string matched: its abort is on its way
+                continue
+            text = choice.feed((out.token_id,), out.finish_reason)
+            if choice.stopped_by_string and not out.finished:
+                self.engine.abort_request(out.request_id, "stop", out.index)
+            deltas.append(TextDelta(state, out.index, out.token_id, text, choice.finished))
+        return deltas
+
+    def abort(self, request_id: str) -> None:
+        """End a request now (its blocks are freed) and stop tracking it."""
+        self.engine.abort_request(request_id)
+        state = self.states.pop(request_id, None)
+        if state is not None:
+            for choice in state.choices:
+                if not choice.finished:
+                    choice.feed((), "abort")

@@ -1,0 +1,64 @@
+"""What a request gives back (vLLM's shapes): `RequestOutput` with one `CompletionOutput` per choice.
+
+Plain data, no torch: every front door (`LLM`, `EngineClient`, the seeds' wrappers, the CLI)
+returns or reads these, built by `roseinfer.output.processor`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+# stop: EOS, a stop token id or a stop string; length: max_tokens or the context window;
+# abort: the caller ended it; error: the engine failed this request.
+FinishReason = Literal["stop", "length", "abort", "error"]
+
+
+@dataclass(frozen=True)
+class CompletionOutput:
+    """One choice: its text and token ids so far (all of them, not a delta)."""
+
+    index: int
+    text: str
+    token_ids: list[int]
+    finish_reason: FinishReason | None = None  # None while running
+    # What ended it with "stop": the stop string or the request's stop token id (None for EOS).
+    stop_reason: str | int | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.finish_reason is not None
+
+
+@dataclass(frozen=True)
+class RequestMetrics:
+    ttft: float  # seconds from submission to the first token
+    e2e_latency: float  # seconds from submission to the last token
+    num_cached_tokens: int  # prompt tokens served by the prefix cache
+
+
+@dataclass(frozen=True)
+class RequestOutput:
+    """A request's choices; `text`, `token_ids` and `finish_reason` read the first one."""
+
+    request_id: str
+    prompt_token_ids: list[int]
+    outputs: list[CompletionOutput]
+    finished: bool
+    metrics: RequestMetrics
+
+    @property
+    def text(self) -> str:
+        return self.outputs[0].text
+
+    @property
+    def token_ids(self) -> list[int]:
+        return self.outputs[0].token_ids
+
+    @property
+    def finish_reason(self) -> FinishReason | None:
+        return self.outputs[0].finish_reason
+
+    @property
+    def num_output_tokens(self) -> int:
+        return sum(len(o.token_ids) for o in self.outputs)
