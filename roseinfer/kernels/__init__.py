@@ -9,27 +9,13 @@ plain PyTorch path (reference attention, unfused layers, aten's int8 matmul).
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
-import os
 import platform
 from types import ModuleType
 
 from torch import nn
 
 logger = logging.getLogger(__name__)
-
-_SOURCES = [
-    "bindings.cpp",
-    "paged_attention.cpp",
-    "fused_ops.cpp",
-    "sampling.cpp",
-    "int8_linear.cpp",
-    "amx_linear.cpp",
-    "vnni_linear.cpp",
-    "decode_stack.cpp",
-]
-_HEADERS = ["vec.h", "decode_stack.h", "ops.h"]
 
 
 @functools.cache
@@ -39,26 +25,9 @@ def load_cpu_kernels() -> ModuleType | None:
         logger.info("CPU kernels are built for x86-64 only; using the plain PyTorch path")
         return None
     try:
-        from torch.utils.cpp_extension import load
+        from roseinfer.kernels.build import load_kernels
 
-        here = os.path.dirname(os.path.abspath(__file__))
-        # torch rebuilds when the sources or flags change; the header's hash joins the flags.
-        digest = hashlib.sha1()
-        for name in _HEADERS:
-            with open(os.path.join(here, name), "rb") as f:
-                digest.update(f.read())
-        return load(
-            name="roseinfer_cpu_kernels",
-            sources=[os.path.join(here, s) for s in _SOURCES],
-            extra_cflags=[
-                "-O3",
-                "-march=native",
-                "-fopenmp",
-                f"-DROSEINFER_HEADERS_SHA1={digest.hexdigest()[:16]}",
-            ],
-            extra_ldflags=["-fopenmp"],
-            verbose=False,
-        )
+        return load_kernels()
     except Exception as exc:  # no compiler, no ninja, unsupported flags: fall back, loudly
         logger.warning(
             "could not build the C++ CPU kernels (%s); using the plain PyTorch path", exc

@@ -1,0 +1,237 @@
+"""Build the C++ kernels once per machine, under a lock that cannot hang.
+
+torch's `cpp_extension.load` alone names the build directory by the extension's name, writes the
+sources' absolute paths into `build.ninja` (a checkout at another path rebuilds every object) and
+serializes builders with a `lock` file that a killed build leaves behind for the next start to
+wait on forever. Here the directory is named by a hash of what the library depends on, with the
+sources copied into it (checkouts with the same sources share one build, a changed byte gets a
+new one); builders serialize on `flock`, which dies with its holder, so a torch `lock` found by
+the holder is stale; and ninja, which kills its compilers on SIGTERM, gets SIGTERM when we die.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import functools
+import hashlib
+import logging
+import os
+import signal
+import subprocess
+import sys
+import sysconfig
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import torch
+
+logger = logging.getLogger(__name__)
+
+TIMEOUT_ENV = "ROSEINFER_KERNEL_BUILD_TIMEOUT"  # seconds to wait for another process's build
+_DEFAULT_TIMEOUT_S = 15 * 60
+_BUILT_MARKER = "roseinfer_built"  # written once the library has been built and imported
+
+
+@dataclass(frozen=True)
+class KernelSources:
+    """What a build compiles: files in `src_dir`, and the flags they are compiled with."""
+
+    src_dir: str
+    sources: tuple[str, ...]
+    headers: tuple[str, ...]
+    cflags: tuple[str, ...] = ("-O3", "-march=native", "-fopenmp")
+    ldflags: tuple[str, ...] = ("-fopenmp",)
+    name: str = "roseinfer_cpu_kernels"
+
+
+KERNELS = KernelSources(
+    src_dir=os.path.dirname(os.path.abspath(__file__)),
+    sources=(
+        "bindings.cpp", "paged_attention.cpp", "fused_ops.cpp", "sampling.cpp",
+        "int8_linear.cpp", "amx_linear.cpp", "vnni_linear.cpp", "decode_stack.cpp",
+    ),
+    headers=("vec.h", "decode_stack.h", "ops.h"),
+)  # fmt: skip
+
+
+def _cpu_flags() -> str:
+    # `-march=native` code faults on a CPU without the same extensions (a home directory shared
+    # between machines), so the CPU's feature flags join the key.
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((line for line in f if line.startswith("flags")), "")
+    except OSError:
+        return ""
+
+
+@functools.cache
+def build_key(spec: KernelSources = KERNELS) -> str:
+    """Hash of everything the built library depends on, and nothing that depends on the path."""
+    digest = hashlib.sha256()
+    for name in spec.sources + spec.headers:
+        data = _read(os.path.join(spec.src_dir, name))
+        digest.update(f"{name}:{len(data)}:".encode() + data)
+    # torch's install path and Python's include dir are in ninja's compile commands: a second
+    # virtualenv sharing this directory would otherwise make ninja rebuild on every switch.
+    context = (
+        spec.cflags, spec.ldflags, torch.__version__, os.path.dirname(torch.__file__),
+        sys.version, sysconfig.get_paths()["include"], _cpu_flags(),
+    )  # fmt: skip
+    digest.update(repr(context).encode())
+    return digest.hexdigest()[:16]
+
+
+def build_dir(spec: KernelSources = KERNELS) -> str:
+    """`$TORCH_EXTENSIONS_DIR/<name>_<key>` (torch's default root when the variable is unset)."""
+    root = os.environ.get("TORCH_EXTENSIONS_DIR")
+    if not root:  # the key holds the Python version that torch's default root adds as py311_cpu
+        from torch.utils.cpp_extension import get_default_build_root
+
+        root = get_default_build_root()
+    return os.path.join(root, f"{spec.name}_{build_key(spec)}")
+
+
+def kernels_are_built(spec: KernelSources = KERNELS) -> bool:
+    """Whether loading the kernels only imports a cached library (else it compiles, minutes)."""
+    directory = build_dir(spec)
+    library = os.path.join(directory, f"{spec.name}_{build_key(spec)}.so")
+    return os.path.exists(os.path.join(directory, _BUILT_MARKER)) and os.path.exists(library)
+
+
+def load_kernels(spec: KernelSources = KERNELS) -> ModuleType:
+    """Build (once per machine) and import the extension; raises where it cannot be built."""
+    from torch.utils import cpp_extension
+
+    directory = build_dir(spec)
+    os.makedirs(directory, exist_ok=True)
+    with build_lock(directory + ".lock"):
+        stale = os.path.join(directory, "lock")  # torch's FileBaton; no live builder holds it
+        if os.path.exists(stale):
+            logger.warning("removing a stale build lock left by a killed kernel build: %s", stale)
+            os.remove(stale)
+        built = kernels_are_built(spec)
+        if not built:
+            logger.info("compiling the C++ kernels (first run on this machine, ~3 min)")
+        sources = _copy_sources(spec, os.path.join(directory, "src"))
+        with _ninja_dies_with_us(cpp_extension):
+            module = cpp_extension.load(
+                name=f"{spec.name}_{build_key(spec)}",
+                sources=[s for s in sources if s.endswith(".cpp")],
+                extra_cflags=list(spec.cflags),
+                extra_ldflags=list(spec.ldflags),
+                build_directory=directory,
+                verbose=False,
+            )
+        if not built:
+            with open(os.path.join(directory, _BUILT_MARKER), "w") as f:
+                f.write(f"{module.__name__}\n")
+    logger.debug("loaded the C++ kernels from %s", directory)
+    return module
+
+
+def _copy_sources(spec: KernelSources, dest: str) -> list[str]:
+    """Copy the sources into the build directory, each rewritten only where it differs (ninja
+    rebuilds what is newer than its object; a copy cut short by a kill differs too)."""
+    os.makedirs(dest, exist_ok=True)
+    paths = [os.path.join(dest, name) for name in spec.sources + spec.headers]
+    for name, path in zip(spec.sources + spec.headers, paths, strict=True):
+        data = _read(os.path.join(spec.src_dir, name))
+        if not os.path.exists(path) or _read(path) != data:
+            with open(path + ".tmp", "wb") as f:
+                f.write(data)
+            os.replace(path + ".tmp", path)
+    return paths
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+@contextmanager
+def build_lock(path: str, poll_s: float = 0.5) -> Iterator[None]:
+    """Hold an exclusive `flock` on `path`, waiting at most `$ROSEINFER_KERNEL_BUILD_TIMEOUT`
+    seconds for another holder. The file stays: unlinking it would let a waiter lock the old
+    inode while a newcomer locks a new file, and both would build at once."""
+    timeout_s = float(os.environ.get(TIMEOUT_ENV) or _DEFAULT_TIMEOUT_S)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)  # not inherited by ninja: dies with us
+    try:
+        start = time.monotonic()
+        next_note = start
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                waited = time.monotonic() - start
+                holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+                if waited >= timeout_s:
+                    raise TimeoutError(
+                        f"gave up after {waited:.0f} s waiting for pid {holder} to build the "
+                        f"C++ kernels: end that process if it is stuck, or delete {path} "
+                        f"(set {TIMEOUT_ENV}=<seconds> to wait longer)"
+                    ) from None
+                if time.monotonic() >= next_note:  # say so now, then once a minute
+                    logger.warning(
+                        "waiting for another process building the C++ kernels "
+                        "(pid %s, %.0f s so far, lock: %s)", holder, waited, path,
+                    )  # fmt: skip
+                    next_note += 60
+                time.sleep(poll_s)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)  # for a waiter's messages
+        yield
+    finally:
+        os.close(fd)  # releases the flock
+
+
+_PR_SET_PDEATHSIG = 1
+_libc = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
+
+
+class _SubprocessDyingWithUs:
+    """`subprocess` as torch's `cpp_extension` sees it during a build: `run` (ninja) gets SIGTERM
+    when this process dies, and when this process is interrupted. SIGTERM, not `run`'s SIGKILL:
+    ninja then kills each compiler's process group before exiting, where a SIGKILLed ninja would
+    leave them running. The death signal follows the thread that forked ninja, which sits here
+    until ninja exits, so it fires exactly when the process dies."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(subprocess, name)
+
+    @staticmethod
+    def run(cmd: Any, *, check: bool = False, **kwargs: Any) -> subprocess.CompletedProcess:
+        parent = os.getpid()
+
+        def die_with_parent() -> None:  # in the forked child before exec: keep it to syscalls
+            _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+            if os.getppid() != parent:  # the parent died before prctl took effect
+                os.kill(os.getpid(), signal.SIGTERM)
+
+        with subprocess.Popen(cmd, preexec_fn=die_with_parent, **kwargs) as proc:
+            try:
+                out, err = proc.communicate()
+            except BaseException:  # KeyboardInterrupt, SystemExit from a signal handler
+                proc.terminate()
+                proc.wait()
+                raise
+        if check and proc.returncode:
+            raise subprocess.CalledProcessError(proc.returncode, cmd, out, err)
+        return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+@contextmanager
+def _ninja_dies_with_us(cpp_extension: ModuleType) -> Iterator[None]:
+    if _libc is None or getattr(cpp_extension, "subprocess", None) is not subprocess:
+        yield  # not Linux, or a torch that runs ninja another way: build without the guard
+        return
+    cpp_extension.subprocess = _SubprocessDyingWithUs()
+    try:
+        yield
+    finally:
+        cpp_extension.subprocess = subprocess
