@@ -1,0 +1,147 @@
+"""One request path: the same request gives the same text, finish reason and usage through
+`LLM`, the server (a real subprocess, the `openai` client), the seeds' `OnlineScheduler`,
+`OfflineScheduler` and `SchedulerManager`, and the CLI; and the plain-Python core imports
+without torch."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+from openai import OpenAI
+
+from roseinfer import LLM, InferenceEngine, OfflineScheduler, OnlineScheduler, SamplingParams
+from roseinfer.cli import main as cli_main
+from roseinfer.server.manager import SchedulerManager
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROMPT = "The quick brown fox"
+MAX_TOKENS = 12
+
+
+@pytest.fixture(scope="module")
+def model_dir(tiny_model_dir) -> str:
+    return tiny_model_dir("llama")
+
+
+@pytest.fixture(scope="module")
+def llm(model_dir) -> LLM:
+    return LLM(model=model_dir, dtype="float32", num_kv_blocks=128)
+
+
+@pytest.fixture(scope="module")
+def expected(llm):
+    """What `LLM` gives: greedy to max_tokens, and the same cut by a stop string that its own
+    output contains (so the stop case is exercised whatever the random weights say)."""
+    plain = llm.generate(
+        PROMPT,
+        SamplingParams(max_tokens=MAX_TOKENS, temperature=0, ignore_eos=True),
+        use_tqdm=False,
+    )[0]
+    assert plain.finish_reason == "length" and len(plain.token_ids) == MAX_TOKENS
+    text = plain.text
+    stop = next(text[i : i + 2] for i in range(2, len(text) - 2) if text[i : i + 2].strip())
+    stopped = llm.generate(
+        PROMPT,
+        SamplingParams(max_tokens=MAX_TOKENS, temperature=0, ignore_eos=True, stop=[stop]),
+        use_tqdm=False,
+    )[0]
+    assert stopped.finish_reason == "stop" and stopped.text == text[: text.index(stop)]
+    return plain, stop, stopped
+
+
+@pytest.fixture(scope="module")
+def server_url(model_dir, tmp_path_factory):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = open(tmp_path_factory.mktemp("front") / "server.log", "w")
+    cmd = [sys.executable, "-m", "roseinfer.server", "--model", model_dir, "--dtype", "float32",
+           "--host", "127.0.0.1", "--port", str(port), "--num-kv-blocks", "128"]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            assert proc.poll() is None, open(log.name).read()[-3000:]
+            try:
+                if httpx.get(url + "/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()
+
+
+def test_server_gives_what_llm_gives(expected, server_url):
+    plain, stop, stopped = expected
+    client = OpenAI(base_url=server_url + "/v1", api_key="x", max_retries=0, timeout=60)
+    model = client.models.list().data[0].id
+    for want, extra in ((plain, {}), (stopped, {"stop": [stop]})):
+        kwargs = dict(model=model, prompt=PROMPT, max_tokens=MAX_TOKENS, temperature=0,
+                      extra_body={"ignore_eos": True}, **extra)  # fmt: skip
+        r = client.completions.create(**kwargs)
+        assert r.choices[0].text == want.text
+        assert r.choices[0].finish_reason == want.finish_reason
+        assert r.usage.completion_tokens == len(want.token_ids)
+        streamed = list(client.completions.create(stream=True, **kwargs))
+        assert "".join(c.choices[0].text for c in streamed if c.choices) == want.text
+        assert [c.choices[0].finish_reason for c in streamed if c.choices][-1] == want.finish_reason
+
+
+def test_seeds_schedulers_give_what_llm_gives(llm, expected):
+    plain, stop, stopped = expected
+    engine = InferenceEngine(llm.config, loaded=llm.loaded)
+    decode = llm.tokenizer.decode
+    online = OnlineScheduler(engine)
+    for want, params in (
+        (plain, SamplingParams(max_tokens=MAX_TOKENS, temperature=0, ignore_eos=True)),
+        (
+            stopped,
+            SamplingParams(max_tokens=MAX_TOKENS, temperature=0, ignore_eos=True, stop=[stop]),
+        ),
+    ):
+        rid = online.add_request(PROMPT, params=params)
+        while online.has_unfinished():
+            online.step()
+        assert online.get_generated_ids(rid) == want.token_ids
+        assert online.get_sequence(rid).finish_reason == want.finish_reason
+        assert online.pop_response(rid) == decode(want.prompt_token_ids + want.token_ids)
+    offline = OfflineScheduler(engine)
+    rid = offline.add_request(PROMPT, MAX_TOKENS, stop_on_eos=False)
+    assert offline.run()[rid] == decode(plain.prompt_token_ids + plain.token_ids)
+    assert engine.generate(PROMPT, MAX_TOKENS, stop_on_eos=False) == plain.text
+    assert engine.generate_batch([PROMPT], MAX_TOKENS, stop_on_eos=False) == [plain.text]
+    manager = SchedulerManager(engine)
+    try:
+        rid = manager.add_request(PROMPT, MAX_TOKENS, stop_on_eos=False)
+        assert "".join(manager.stream_text(rid, timeout=60)) == plain.text
+    finally:
+        manager.shutdown()
+
+
+def test_cli_gives_what_llm_gives(model_dir, expected, capsys):
+    plain, _, _ = expected
+    args = ["generate", "--prompt", PROMPT, "--max-new-tokens", str(MAX_TOKENS), "--ignore-eos",
+            "--model", model_dir, "--dtype", "float32", "--num-kv-blocks", "128"]  # fmt: skip
+    assert cli_main(args) == 0
+    assert capsys.readouterr().out == plain.text + "\n"
+
+
+def test_scheduler_and_block_manager_import_without_torch():
+    code = (
+        "import sys; sys.modules['torch'] = None\n"  # any `import torch` now raises
+        "import roseinfer.engine.scheduler, roseinfer.engine.block_manager, roseinfer.outputs\n"
+        "assert 'torch' not in [m for m in sys.modules if sys.modules[m] is not None]\n"
+        "print('ok')"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
