@@ -167,14 +167,12 @@ def prompt_texts(args: argparse.Namespace) -> tuple[list[str], str]:
 
 
 def build_workload(args: argparse.Namespace, engine, texts: list[str], source: str) -> Workload:
-    params = SamplingParams(
-        max_new_tokens=args.max_new_tokens,
-        temperature=args.temperature,
-        top_k=args.top_k,
-        top_p=args.top_p,
-        do_sample=args.do_sample,
-        stop_on_eos=not args.ignore_eos,
-    )
+    from roseinfer.compat import seed_params
+
+    params = seed_params(
+        args.max_new_tokens, args.temperature, args.top_k, args.top_p,
+        stop_on_eos=not args.ignore_eos, do_sample=args.do_sample,
+    )  # fmt: skip
     if args.random_input_len is not None:
         import random
 
