@@ -82,7 +82,7 @@ def test_poisson_arrival_gaps():
 
 
 def test_read_prompts_file(tmp_path):
-    from roseinfer.benchmark_scheduler import read_prompts_file
+    from roseinfer.bench.scheduler_workload import read_prompts_file
 
     txt = tmp_path / "p.txt"
     txt.write_text("Hello\n\nHow are you\n")
