@@ -13,6 +13,7 @@ from collections.abc import Sequence as Seq
 
 import torch
 
+from roseinfer.backends import select_backend
 from roseinfer.config import EngineConfig, SamplingParams
 from roseinfer.detokenizer import IncrementalDetokenizer
 from roseinfer.engine.block_manager import BlockManager
@@ -20,7 +21,6 @@ from roseinfer.engine.llm_engine import InvalidRequestError, LLMEngine, check_pr
 from roseinfer.engine.model_runner import ModelRunner
 from roseinfer.engine.scheduler import ScheduledSequence
 from roseinfer.engine.sequence import Sequence
-from roseinfer.kernels import cpu_kernels_for
 from roseinfer.layers.sampler import Sampler
 from roseinfer.loader import LoadedModel, load_model
 
@@ -45,11 +45,9 @@ class InferenceEngine:
             config.max_model_len or self.model_config.max_position_embeddings,
             self.model_config.max_position_embeddings,
         )
+        backend = self.loaded.backend or select_backend(config, torch.device(config.device))
         self._sampler = Sampler(
-            config.device,
-            config.seed,
-            self.tokenizer.stop_token_ids,
-            cpu_kernels_for(config.device, config.enforce_eager),
+            config.device, config.seed, self.tokenizer.stop_token_ids, backend.argmax
         )
 
     def new_core(self, **overrides) -> LLMEngine:
@@ -242,17 +240,7 @@ class InferenceSession:
             )
         block_size = eng.config.block_size
         self._blocks = BlockManager(-(-total // block_size), block_size, enable_prefix_cache=False)
-        self._runner = ModelRunner(
-            eng.model,
-            eng.model_config,
-            self._blocks.num_blocks,
-            block_size,
-            eng.device,
-            eng.loaded.dtype,
-            eng._sampler,
-            eng.config.attention_backend,
-            eng.config.kv_cache_dtype,
-        )
+        self._runner = ModelRunner(eng.loaded, eng.config, self._blocks.num_blocks)
         self._generator = eng._sampler.new_request_state(self.params)
         self.input_ids = ids
         self._seq = Sequence(0, list(ids), len(ids), self.params)

@@ -16,8 +16,6 @@ from roseinfer.engine.block_manager import BlockManager
 from roseinfer.engine.model_runner import ModelRunner, num_blocks_for_budget
 from roseinfer.engine.scheduler import Scheduler
 from roseinfer.engine.sequence import Sequence
-from roseinfer.kernels import cpu_kernels_for
-from roseinfer.layers.sampler import Sampler
 from roseinfer.loader import LoadedModel
 
 logger = logging.getLogger(__name__)
@@ -68,23 +66,7 @@ class LLMEngine:
             mc, config.block_size, loaded.dtype, config.kv_cache_memory, config.kv_cache_dtype
         )
         self.stop_token_ids = frozenset(self.tokenizer.stop_token_ids)
-        sampler = Sampler(
-            config.device,
-            config.seed,
-            self.stop_token_ids,
-            cpu_kernels_for(config.device, config.enforce_eager),
-        )
-        self.runner = ModelRunner(
-            loaded.model,
-            mc,
-            num_blocks,
-            config.block_size,
-            config.device,
-            loaded.dtype,
-            sampler,
-            config.attention_backend,
-            config.kv_cache_dtype,
-        )
+        self.runner = ModelRunner(loaded, config, num_blocks)
         self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_cache)
         self.scheduler = Scheduler(
             self.block_manager,
