@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import torch
 
 from roseinfer.backends.base import (
@@ -21,6 +23,9 @@ from roseinfer.backends.torch_ref import TorchBackend
 from roseinfer.config import EngineConfig
 from roseinfer.kernels import load_cpu_kernels
 from roseinfer.layers.linear import can_pack
+
+if TYPE_CHECKING:
+    from roseinfer.kernels._ext import CppKernels
 
 __all__ = [
     "AttentionChoice",
@@ -56,7 +61,7 @@ def backend_for(options: BackendOptions) -> Backend:
                 "--attention-backend cpu needs the C++ kernels: not with --enforce-eager"
             )
         return TorchBackend(options)
-    kernels = load_cpu_kernels()
+    kernels = cast("CppKernels | None", load_cpu_kernels())  # typed by kernels/_ext.pyi
     if kernels is not None:
         return CpuBackend(options, kernels)
     if options.attention is AttentionChoice.KERNEL:
