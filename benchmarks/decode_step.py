@@ -11,7 +11,7 @@ weights for prefill, the C++ `amx_linear` for up to 32 rows (`small_batch_linear
 where the CPU has no AMX), the C++ decode-attention kernel, a decode step's layers in one C++
 call (`roseinfer/kernels/decode_stack.cpp`); int8-eager: the
 plain path with aten's weight-only int8 matmul; int8: the default with the C++ int8 linear
-(`--quantization int8`: AMX, VNNI or the vector kernel, as `roseinfer.layers.linear` picks). Each engine holds `batch` sequences that have prefilled a 70-token
+(`--quantization int8`: AMX, VNNI or the vector kernel, as `roseinfer.backends.cpu_linear` picks). Each engine holds `batch` sequences that have prefilled a 70-token
 prompt; the step time is the median over interleaved decode steps.
 """
 
@@ -21,8 +21,8 @@ import argparse
 
 from decoding import decoding_core, interleaved_step_medians
 
+from roseinfer.backends.cpu_linear import KernelPackedLinear
 from roseinfer.engine import InferenceEngine
-from roseinfer.layers.linear import PackedLinear
 
 VARIANTS = {
     "eager": {"enforce_eager": True, "attention_backend": "reference"},
@@ -48,12 +48,11 @@ def main() -> None:
         engine = InferenceEngine(model=args.model, dtype="bfloat16", **overrides)
         if name == "onednn-linears":
             for module in engine.model.modules():
-                if isinstance(module, PackedLinear):
+                if isinstance(module, KernelPackedLinear):
                     module.kernel_rows = 0
-            engine.model.decode_stack = None
-        if name == "module-calls":
-            engine.model.decode_stack = None
         cores[name] = decoding_core(engine, args.batch_size)
+        if name in ("onednn-linears", "module-calls"):
+            cores[name].runner.decoder_stack = None
     for name, step in interleaved_step_medians(cores, args.steps).items():
         print(
             f"batch {args.batch_size} {name}: step p50 {step * 1000:.1f} ms ({args.batch_size / step:.0f} tok/s)"

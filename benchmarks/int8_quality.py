@@ -13,6 +13,7 @@ Reports greedy token agreement on a prompt set and the perplexity of a small tex
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 
 import torch
@@ -50,17 +51,8 @@ def perplexity(engine: InferenceEngine, text: str) -> float:
     an int8 cache's rounded K/V are what they see)."""
     ids = engine.tokenizer.encode(text)
     blocks = BlockManager(-(-len(ids) // 16), 16, enable_prefix_cache=False)
-    runner = ModelRunner(
-        engine.model,
-        engine.model_config,
-        blocks.num_blocks,
-        16,
-        engine.device,
-        engine.loaded.dtype,
-        engine._sampler,
-        engine.config.attention_backend,
-        engine.config.kv_cache_dtype,
-    )
+    config = dataclasses.replace(engine.config, block_size=16)
+    runner = ModelRunner(engine.loaded, config, blocks.num_blocks)
     seq = Sequence(0, ids, len(ids), SamplingParams())
     blocks.allocate(seq, len(ids))
     logits = runner.compute_logits(

@@ -21,8 +21,9 @@ import time
 
 from decoding import decoding_core
 
+from roseinfer.backends import CpuBackend, TorchBackend, cpu_attention, cpu_linear
 from roseinfer.engine import InferenceEngine
-from roseinfer.layers import activation, attention, linear, norm, rotary, sampler
+from roseinfer.layers import activation, attention, linear, norm, sampler
 
 
 def main() -> None:
@@ -42,11 +43,10 @@ def main() -> None:
         enforce_eager=args.enforce_eager,
         attention_backend=args.attention_backend,
     )
-    if hasattr(engine.model, "decode_stack"):
-        engine.model.decode_stack = None
     core = decoding_core(
         engine, args.batch_size, args.context, kv_cache_memory=0.5, max_new_tokens=args.steps + 8
     )
+    core.runner.decoder_stack = None
 
     spent: collections.Counter[str] = collections.Counter()
 
@@ -60,17 +60,21 @@ def main() -> None:
             finally:
                 spent[key] += time.perf_counter() - start
 
-        setattr(cls, method, wrapper)
+        static = isinstance(cls.__dict__.get(method), staticmethod)
+        setattr(cls, method, staticmethod(wrapper) if static else wrapper)
 
     model_cls = type(core.runner.model)
     for cls, method, key in [
         (linear.PackedLinear, "forward", "linear"),
         (linear.Int8Linear, "forward", "linear"),
+        (cpu_linear.KernelPackedLinear, "forward", "linear"),
+        (cpu_linear.KernelInt8Linear, "forward", "linear"),
         (attention.ReferenceAttention, "forward", "attention"),
-        (attention.CpuPagedAttention, "forward", "attention"),
+        (cpu_attention.KernelPagedAttention, "forward", "attention"),
         (norm.RMSNorm, "forward", "norm"),
         (activation.SiluAndMul, "forward", "silu*mul"),
-        (rotary.RotaryTables, "apply", "rotary"),
+        (CpuBackend, "rotary", "rotary"),
+        (TorchBackend, "rotary", "rotary"),
         (sampler.Sampler, "__call__", "sampling"),
         (model_cls, "forward", "model forward"),
         (model_cls, "compute_logits", "LM head"),

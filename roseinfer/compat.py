@@ -308,7 +308,8 @@ class OnlineScheduler:
         step_tokens: dict[int, int] = {}
         for delta in self.processor.step():
             rid = int(delta.state.request_id)
-            step_tokens[rid] = delta.token_id
+            if delta.token_id is not None:  # else the engine failed it: finished, no token
+                step_tokens[rid] = delta.token_id
             if delta.finished:
                 self._finished_ids.append(rid)
         return step_tokens

@@ -8,6 +8,7 @@ import pytest
 import torch
 from transformers import GPT2Config, GPT2LMHeadModel
 
+from roseinfer.backends import BackendOptions, TorchBackend
 from roseinfer.layers.attention import AttentionMetadata, ForwardContext, ReferenceAttention
 from roseinfer.layers.kv_cache import KVCache
 from roseinfer.loader.checkpoint import CheckpointError, read_checkpoint
@@ -43,9 +44,9 @@ def _our_logits(model: torch.nn.Module, ids: torch.Tensor) -> torch.Tensor:
         num_decode_seqs=int(t == 1),
         block_size=BLOCK,
     )
-    backend = ReferenceAttention()
-    backend.prepare(meta)
-    ctx = ForwardContext(meta, backend, KVCache(cfg, num_blocks, BLOCK, torch.float32, "cpu"))
+    attention = ReferenceAttention()
+    step = attention.prepare(meta)
+    ctx = ForwardContext(step, attention, KVCache(cfg, num_blocks, BLOCK, torch.float32, "cpu"))
     with torch.no_grad():
         return model.compute_logits(model(ids, torch.arange(t), ctx))
 
@@ -54,7 +55,7 @@ def _check_logits(path: str, hf_model: GPT2LMHeadModel, n_head: int = 4) -> dict
     cfg, weights = read_checkpoint(path)
     assert cfg["n_head"] == n_head and cfg["n_layer"] == 2 and cfg["n_inner"] == 96
     assert (cfg["vocab_size"], cfg["n_embd"], cfg["n_positions"]) == (100, 64, 64)
-    model = build_model(ModelConfig.from_hf(cfg))
+    model = build_model(ModelConfig.from_hf(cfg), TorchBackend(BackendOptions(torch.device("cpu"))))
     model.load_weights(weights)
     if n_head != hf_model.config.n_head:  # same weights, split into the inferred head count
         twin = GPT2LMHeadModel(GPT2Config(**{**hf_model.config.to_dict(), "n_head": n_head})).eval()

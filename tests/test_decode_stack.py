@@ -3,6 +3,9 @@ replaces: the same kernels in the same order, so a decode step's logits are bit-
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+
 import pytest
 import torch
 
@@ -16,18 +19,37 @@ pytestmark = pytest.mark.skipif(load_cpu_kernels() is None, reason="no C++ kerne
 
 
 class CountingStack:
-    """Stands in for the model's decode stack, counting the steps that go through it."""
+    """Stands in for a runner's decoder stack (optionally with a lower row limit), counting the
+    steps that go through it."""
 
-    def __init__(self, stack: object) -> None:
+    def __init__(self, stack: object, max_rows: int | None = None) -> None:
+        if max_rows is not None:
+            stack = dataclasses.replace(stack, max_rows=max_rows)
         self.stack, self.calls = stack, 0
 
-    def forward(self, *args: object) -> torch.Tensor:
-        self.calls += 1
-        return self.stack.forward(*args)
+    @property
+    def max_rows(self) -> int:
+        return self.stack.max_rows
+
+    def for_step(self, step: object, kv_cache: object) -> Callable | None:
+        run = self.stack.for_step(step, kv_cache)
+        if run is None:
+            return None
+
+        def counted(*args: torch.Tensor) -> torch.Tensor:
+            self.calls += 1
+            return run(*args)
+
+        return counted
 
 
 def engine_for(path: str, **overrides: object) -> InferenceEngine:
     return InferenceEngine(EngineConfig(model=path, block_size=4, num_kv_blocks=128, **overrides))
+
+
+def stack_of(engine: InferenceEngine) -> object:
+    """The decoder stack the engine's runners get from its backend (built once per model)."""
+    return engine.loaded.backend.decoder_stack(engine.model)
 
 
 @pytest.mark.parametrize("kind", ["llama", "qwen2", "qwen3", "llama_tied"])
@@ -44,12 +66,11 @@ def engine_for(path: str, **overrides: object) -> InferenceEngine:
 )
 def test_steps_through_the_stack_match_the_modules_exactly(tiny_model_dir, kind, overrides):
     engine = engine_for(tiny_model_dir(kind), **overrides)
-    model = engine.model
-    assert model.decode_stack is not None
-    spy = CountingStack(model.decode_stack)
-    model.decode_stack = spy
     core = engine.new_core(num_kv_blocks=128, block_size=4)
     runner, bm = core.runner, core.block_manager
+    assert runner.decoder_stack is not None
+    spy = CountingStack(runner.decoder_stack)
+    runner.decoder_stack = spy
     gen = torch.Generator().manual_seed(0)
     lengths = [5, 9, 22]
     seqs = [
@@ -67,19 +88,23 @@ def test_steps_through_the_stack_match_the_modules_exactly(tiny_model_dir, kind,
         stacked = runner.compute_logits(batch, all_positions=True)
         # Up to the stack's row limit (without AMX, bf16 linears take 4 rows: the prefill step
         # then goes through the modules, and the comparison holds all the same).
-        assert spy.calls == calls + (sum(chunks) <= model.decode_stack_rows)
+        assert spy.calls == calls + (sum(chunks) <= spy.max_rows)
         assert spy.calls >= k  # at least every decode step went through the stack
-        model.decode_stack = None  # the same step again, module by module (K/V rewritten alike)
+        runner.decoder_stack = None  # the same step again, module by module (K/V rewritten alike)
         modules = runner.compute_logits(batch, all_positions=True)
-        model.decode_stack = spy
+        runner.decoder_stack = spy
         assert torch.equal(stacked, modules)
         for s in batch:
             s.seq.num_computed_tokens += s.num_new_tokens
 
 
-def generate(engine: InferenceEngine, prompts: list[list[int]], n: int) -> list[list[int]]:
-    """Greedy `n` tokens per prompt, all in one batch."""
+def generate(
+    engine: InferenceEngine, prompts: list[list[int]], n: int, stack: object | None = None
+) -> list[list[int]]:
+    """Greedy `n` tokens per prompt, all in one batch; `stack` in place of the runner's."""
     core = engine.new_core()
+    if stack is not None:
+        core.runner.decoder_stack = stack
     params = SamplingParams(max_new_tokens=n, temperature=0, ignore_eos=True)
     outputs: dict[str, list[int]] = {str(i): [] for i in range(len(prompts))}
     for rid, p in zip(outputs, prompts, strict=True):
@@ -94,27 +119,24 @@ def generate(engine: InferenceEngine, prompts: list[list[int]], n: int) -> list[
 
 def test_more_rows_than_the_stack_takes_go_through_the_modules(tiny_model_dir):
     engine = engine_for(tiny_model_dir("llama"), dtype="bfloat16")
-    spy = CountingStack(engine.model.decode_stack)
-    engine.model.decode_stack = spy
-    engine.model.decode_stack_rows = 1
-    alone = generate(engine, [[5, 6, 7]], 3)
+    spy = CountingStack(stack_of(engine), max_rows=1)
+    alone = generate(engine, [[5, 6, 7]], 3, spy)
     assert spy.calls == 2  # one sequence: its two decode steps through the stack
-    together = generate(engine, [[5, 6, 7], [8, 9]], 3)
+    together = generate(engine, [[5, 6, 7], [8, 9]], 3, spy)
     assert spy.calls == 2  # two rows per decode step: the modules
     assert together[0] == alone[0]
 
 
 def test_large_prefill_steps_go_through_the_modules(tiny_model_dir):
     engine = engine_for(tiny_model_dir("llama"), dtype="bfloat16")
-    spy = CountingStack(engine.model.decode_stack)
-    engine.model.decode_stack = spy
+    stack = stack_of(engine)
     # The stack's limit is its linears' (AMX: 1,024 rows); 128 here keeps the prompt short.
-    engine.model.decode_stack_rows = min(engine.model.decode_stack_rows, 128)
-    generate(engine, [list(range(3, 153))], 3)  # 150 prompt tokens: more than the stack takes
+    spy = CountingStack(stack, max_rows=min(stack.max_rows, 128))
+    generate(engine, [list(range(3, 153))], 3, spy)  # 150 prompt tokens: more than it takes
     assert spy.calls == 2  # the decode steps only
-    generate(engine, [list(range(3, 23))], 3)  # a 20-token prompt: its prefill too, where
+    generate(engine, [list(range(3, 23))], 3, spy)  # a 20-token prompt: its prefill too, where
     # the linears take 20 rows (AMX: 1,024; without it, bf16 takes 4 and the prefill the modules)
-    assert spy.calls == 2 + 2 + (20 <= engine.model.decode_stack_rows)
+    assert spy.calls == 2 + 2 + (20 <= spy.max_rows)
 
 
 @pytest.mark.parametrize(
@@ -124,6 +146,6 @@ def test_large_prefill_steps_go_through_the_modules(tiny_model_dir):
 )
 def test_no_stack_where_it_does_not_apply(tiny_model_dir, kind, overrides):
     engine = engine_for(tiny_model_dir(kind), dtype="bfloat16", **overrides)
-    assert getattr(engine.model, "decode_stack", None) is None
+    assert engine.new_core().runner.decoder_stack is None
     (out,) = generate(engine, [[5, 6, 7]], 4)
     assert len(out) == 4

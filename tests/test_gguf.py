@@ -13,11 +13,13 @@ import pytest
 import torch
 from gguf import GGMLQuantizationType as Q
 
+from roseinfer.backends import BackendOptions, TorchBackend
 from roseinfer.loader import smollm2_path
 from roseinfer.loader.gguf import GGUFError, _dequantize, read_gguf, read_gguf_metadata
 from roseinfer.models import ModelConfig, build_model
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_TORCH = TorchBackend(BackendOptions(torch.device("cpu")))
 
 
 def _smollm2_dir() -> str:
@@ -74,7 +76,7 @@ def test_smollm2_config_matches_transformers(smollm2, transformers_smollm2) -> N
         assert cfg[key] == config[key], key
     assert cfg["rope_theta"] == config["rope_theta"]
     assert "rope_scaling" not in cfg
-    build_model(ModelConfig.from_hf(cfg)).load_weights(weights)
+    build_model(ModelConfig.from_hf(cfg), _TORCH).load_weights(weights)
 
 
 @pytest.mark.parametrize("qtype", [Q.F32, Q.F16, Q.BF16, Q.Q8_0, Q.Q4_0, Q.Q4_1])
@@ -188,7 +190,7 @@ def test_tiny_round_trip_into_our_model(tmp_path, qtype: Q, tie: bool) -> None:
             )
         else:  # Q8_0 error is at most half a step of max|block| / 127
             torch.testing.assert_close(weights[name], original, rtol=0, atol=1e-3, msg=name)
-    build_model(ModelConfig.from_hf(cfg)).load_weights(weights)
+    build_model(ModelConfig.from_hf(cfg), _TORCH).load_weights(weights)
     # Our header parser agrees with gguf-py's reader on every key.
     reader = gguf.GGUFReader(path)
     meta = read_gguf_metadata(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 
 import pytest
@@ -9,28 +10,26 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from roseinfer.backends import BackendOptions, CpuBackend, TorchBackend
+from roseinfer.backends.cpu_attention import KernelPagedAttention
+from roseinfer.backends.cpu_linear import (
+    AMX_ROWS,
+    SMALL_BATCH_ROWS,
+    KernelInt8Linear,
+    KernelPackedLinear,
+)
 from roseinfer.config import SamplingParams
 from roseinfer.kernels import load_cpu_kernels
 from roseinfer.layers.activation import SiluAndMul
-from roseinfer.layers.attention import (
-    AttentionMetadata,
-    CpuPagedAttention,
-    ReferenceAttention,
-    get_attention_backend,
-)
+from roseinfer.layers.attention import AttentionMetadata, ReferenceAttention
 from roseinfer.layers.kv_cache import LayerCache, quantize_rows
-from roseinfer.layers.linear import (
-    AMX_ROWS,
-    SMALL_BATCH_ROWS,
-    Int8Linear,
-    PackedLinear,
-    can_pack,
-)
+from roseinfer.layers.linear import Int8Linear, can_pack
 from roseinfer.layers.norm import RMSNorm
-from roseinfer.layers.rotary import RotaryTables
 from roseinfer.layers.sampler import Sampler
 
 DTYPES = [torch.float32, torch.bfloat16, torch.float16]
+CPU = torch.device("cpu")
+TORCH = TorchBackend(BackendOptions(CPU))
 
 
 @pytest.fixture(scope="module")
@@ -43,40 +42,49 @@ def kernels():
     return k
 
 
+@pytest.fixture(scope="module")
+def cpu_backend(kernels):
+    return CpuBackend(BackendOptions(CPU), kernels)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("rows,dim", [(1, 576), (7, 64), (3, 40)])
-def test_rms_norm_and_fused_residual_add_match_pytorch(kernels, dtype, rows, dim):
+def test_rms_norm_and_fused_residual_add_match_pytorch(cpu_backend, dtype, rows, dim):
     torch.manual_seed(0)
-    norm = RMSNorm(dim, 1e-5).to(dtype)
+    norm = RMSNorm(dim, 1e-5, TORCH).to(dtype)
     norm.weight.data = torch.randn(dim, dtype=dtype)
+    fast = RMSNorm(dim, 1e-5, cpu_backend).to(dtype)
+    fast.weight.data = norm.weight.data
     x, residual = torch.randn(rows, dim, dtype=dtype) * 3, torch.randn(rows, dim, dtype=dtype)
     want = norm(x)
     want_fused, want_residual = norm(x, residual)
-    norm.kernels = kernels
     got_residual = residual.clone()
-    got_fused, returned = norm(x, got_residual)
+    got_fused, returned = fast(x, got_residual)
     assert returned is got_residual  # updated in place
     # Same roundings as the unfused ops: exact in 16-bit types, fp32 within summation order.
     atol = 1e-5 if dtype == torch.float32 else 0
-    torch.testing.assert_close(norm(x), want, atol=atol, rtol=0)
+    torch.testing.assert_close(fast(x), want, atol=atol, rtol=0)
     torch.testing.assert_close(got_fused, want_fused, atol=atol, rtol=0)
     torch.testing.assert_close(got_residual, want_residual, atol=0, rtol=0)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("head_dim", [64, 24])
-def test_per_head_rms_norm_on_the_fused_qkv_views_matches_pytorch(kernels, dtype, head_dim):
+def test_per_head_rms_norm_on_the_fused_qkv_views_matches_pytorch(
+    kernels, cpu_backend, dtype, head_dim
+):
     """Qwen3's q/k norms: each head's vector normed, read through a strided view of qkv."""
     torch.manual_seed(0)
     n, heads, kv_heads = 5, 6, 2
     qkv = torch.randn(n, (heads + 2 * kv_heads) * head_dim, dtype=dtype) * 3
     q = qkv[:, : heads * head_dim].view(n, heads, head_dim)
     k = qkv[:, heads * head_dim : (heads + kv_heads) * head_dim].view(n, kv_heads, head_dim)
-    norm = RMSNorm(head_dim, 1e-6).to(dtype)
+    norm = RMSNorm(head_dim, 1e-6, TORCH).to(dtype)
     norm.weight.data = torch.randn(head_dim, dtype=dtype)
+    fast = RMSNorm(head_dim, 1e-6, cpu_backend).to(dtype)
+    fast.weight.data = norm.weight.data
     want = [norm(q), norm(k)]
-    norm.kernels = kernels
-    got = [norm(q), norm(k)]
+    got = [fast(q), fast(k)]
     # Same roundings as the unfused ops; the mean of squares sums in another order, which can
     # move a result by one unit in the last place of the dtype.
     ulp = {torch.float32: 2e-6, torch.bfloat16: 8e-3, torch.float16: 1e-3}[dtype]
@@ -89,20 +97,18 @@ def test_per_head_rms_norm_on_the_fused_qkv_views_matches_pytorch(kernels, dtype
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("rows,inter", [(1, 1536), (5, 24)])
-def test_silu_and_mul_matches_pytorch(kernels, dtype, rows, inter):
+def test_silu_and_mul_matches_pytorch(cpu_backend, dtype, rows, inter):
     torch.manual_seed(0)
     x = torch.randn(rows, 2 * inter, dtype=dtype) * 4
-    act = SiluAndMul()
-    want = act(x)
-    act.kernels = kernels
+    want = SiluAndMul(TORCH)(x)
     # exp differs from libm's in the last bits: at most one unit in the last place of the dtype.
     ulp = {torch.float32: 2e-7, torch.bfloat16: 8e-3, torch.float16: 1e-3}[dtype]
-    torch.testing.assert_close(act(x), want, atol=1e-6, rtol=ulp)
+    torch.testing.assert_close(SiluAndMul(cpu_backend)(x), want, atol=1e-6, rtol=ulp)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("head_dim", [64, 16])
-def test_rotary_in_place_on_the_fused_qkv_views_matches_pytorch(kernels, dtype, head_dim):
+def test_rotary_in_place_on_the_fused_qkv_views_matches_pytorch(cpu_backend, dtype, head_dim):
     torch.manual_seed(0)
     n, heads, kv_heads = 6, 9, 3
     qkv = torch.randn(n, (heads + 2 * kv_heads) * head_dim, dtype=dtype)
@@ -111,8 +117,8 @@ def test_rotary_in_place_on_the_fused_qkv_views_matches_pytorch(kernels, dtype, 
     v_before = qkv[:, (heads + kv_heads) * head_dim :].clone()
     angles = torch.rand(n, head_dim // 2) * 6
     cos, sin = angles.cos().to(dtype), angles.sin().to(dtype)
-    want_q, want_k = RotaryTables(cos, sin, None).apply(q, k)
-    got_q, got_k = RotaryTables(cos, sin, kernels).apply(q, k)
+    want_q, want_k = TORCH.rotary(q, k, cos, sin)
+    got_q, got_k = cpu_backend.rotary(q, k, cos, sin)
     atol = 1e-6 if dtype == torch.float32 else 0
     torch.testing.assert_close(got_q, want_q, atol=atol, rtol=0)
     torch.testing.assert_close(got_k, want_k, atol=atol, rtol=0)
@@ -147,10 +153,10 @@ def _through_both_backends(q, k, v, caches, meta, scale):
     """(outputs, written caches) of the reference and the C++ backend, each on copies of `caches`
     (k, v and, for int8 caches, their scales)."""
     outs, written = [], []
-    for backend in (ReferenceAttention(), CpuPagedAttention(load_cpu_kernels())):
+    for attention in (ReferenceAttention(), KernelPagedAttention(load_cpu_kernels())):
         cache = LayerCache(*(c.clone() for c in caches))
-        backend.prepare(meta)
-        outs.append(backend.forward(q, k, v, cache, meta, scale))
+        step = attention.prepare(meta)
+        outs.append(attention.forward(q, k, v, cache, step, scale))
         written.append(tuple(c for c in cache if c is not None))
     return outs, written
 
@@ -323,20 +329,6 @@ def test_bad_inputs_are_clear_errors(kernels):
         attend(torch.float32, torch.zeros(8, 2, 4, 16, dtype=torch.int8))
 
 
-def test_backend_choice():
-    cpu = torch.device("cpu")
-    assert isinstance(get_attention_backend("reference", cpu), ReferenceAttention)
-    assert not isinstance(get_attention_backend("reference", cpu), CpuPagedAttention)
-    if load_cpu_kernels() is not None:
-        assert isinstance(get_attention_backend("auto", cpu), CpuPagedAttention)
-        assert isinstance(get_attention_backend("cpu", cpu), CpuPagedAttention)
-    with pytest.raises(ValueError, match="CPU only"):
-        get_attention_backend("cpu", torch.device("cuda"))
-    assert type(get_attention_backend("auto", torch.device("cuda"))) is ReferenceAttention
-    with pytest.raises(ValueError, match="unknown"):
-        get_attention_backend("flash", cpu)
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("rows,in_features,out_features", [(1, 576, 960), (6, 64, 37), (9, 40, 70)])
 def test_int8_linear_matches_the_dequantized_matmul(
@@ -344,18 +336,16 @@ def test_int8_linear_matches_the_dequantized_matmul(
 ):
     torch.manual_seed(0)
     lin = nn.Linear(in_features, out_features, bias=True).to(dtype)
-    q = Int8Linear(lin)
+    q = Int8Linear(lin)  # aten's weight-only int8 matmul: the path without C++
     x = torch.randn(rows, in_features, dtype=dtype)
     # What the int8 weights mean, computed in fp64: the kernel may only add fp32 rounding.
     exact = (x.double() @ q.qweight.double().T) * q.scale.double()
     want = (exact.to(dtype).double() + lin.bias.double()).to(dtype)
-    q.kernels = kernels
-    got = q(x)
+    got = kernels.int8_linear(x, q.qweight, q.scale, q.bias)
     assert got.shape == (rows, out_features) and got.dtype == dtype
     tol = {torch.float32: 1e-5, torch.bfloat16: 1.6e-2, torch.float16: 2e-3}[dtype]
     torch.testing.assert_close(got, want, atol=tol, rtol=tol)
     if dtype == torch.bfloat16:  # and agrees with aten's kernel, the path without C++
-        q.kernels = None
         torch.testing.assert_close(got, q(x), atol=tol, rtol=tol)
 
 
@@ -487,19 +477,16 @@ def test_int8_linear_layer_packs_for_amx_and_keeps_its_results(kernels):
         pytest.skip("no AMX with AVX512-BF16 on this CPU")
     torch.manual_seed(0)
     lin = nn.Linear(576, 960, bias=True).bfloat16()
-    q = Int8Linear(lin)
     xs = [torch.randn(n, 576).bfloat16() for n in (1, 8, 40, 200)]
-    before = [q(x) for x in xs]  # aten's int8 matmul: the path without C++
-    q.attach_kernels(kernels)
-    q.attach_kernels(kernels)  # a second attach changes nothing
+    before = [Int8Linear(lin)(x) for x in xs]  # aten's int8 matmul: the path without C++
+    q = KernelInt8Linear(lin, kernels)
     assert q.qweight is None and q.tile_qweight.dtype == torch.int8  # one copy of the weights
     for x, want in zip(xs, before, strict=True):
         torch.testing.assert_close(q(x), want, atol=2e-2, rtol=1.6e-2)
     assert q.decode_linear() is not None
     assert q(torch.zeros(0, 576).bfloat16()).shape == (0, 960)
     # Shapes AMX cannot tile keep the plain int8 weight and the vector kernel.
-    odd = Int8Linear(nn.Linear(40, 70).bfloat16())
-    odd.attach_kernels(kernels)
+    odd = KernelInt8Linear(nn.Linear(40, 70).bfloat16(), kernels)
     assert odd.tile_qweight is None and odd.qweight is not None
     x = torch.randn(3, 40).bfloat16()
     torch.testing.assert_close(odd(x), kernels.int8_linear(x, odd.qweight, odd.scale, odd.bias))
@@ -608,11 +595,9 @@ def test_int8_linear_layer_packs_for_vnni(kernels, dtype):
         pytest.skip("bf16 layers take the AMX kernel here")
     torch.manual_seed(0)
     lin = nn.Linear(576, 960, bias=True).to(dtype)
-    q = Int8Linear(lin)
     xs = [torch.randn(n, 576).to(dtype) for n in (1, 8, 40)]
-    before = [q(x) for x in xs]  # aten's weight-only int8 matmul: the path without C++
-    q.attach_kernels(kernels)
-    q.attach_kernels(kernels)  # a second attach changes nothing
+    before = [Int8Linear(lin)(x) for x in xs]  # aten's weight-only int8 matmul: without C++
+    q = KernelInt8Linear(lin, kernels)
     assert q.qweight is None and q.vnni_qweight.dtype == torch.uint8  # one copy of the weights
     for x, want in zip(xs, before, strict=True):
         got = q(x)
@@ -623,8 +608,7 @@ def test_int8_linear_layer_packs_for_vnni(kernels, dtype):
     assert q.decode_linear() is not None
     assert q(torch.zeros(0, 576).to(dtype)).shape == (0, 960)
     # Inputs not a multiple of 64 keep the plain int8 weight and the vector kernel.
-    odd = Int8Linear(nn.Linear(96, 64).to(dtype))
-    odd.attach_kernels(kernels)
+    odd = KernelInt8Linear(nn.Linear(96, 64).to(dtype), kernels)
     assert odd.vnni_qweight is None and odd.qweight is not None
     x = torch.randn(3, 96).to(dtype)
     torch.testing.assert_close(odd(x), kernels.int8_linear(x, odd.qweight, odd.scale, odd.bias))
@@ -658,10 +642,8 @@ def test_packed_linear_sends_kernel_rows_to_a_kernel_and_the_rest_to_onednn(kern
         pytest.skip("no AMX on this CPU")
     torch.manual_seed(0)
     lin = nn.Linear(576, 960, bias=False).bfloat16()
-    packed = PackedLinear(lin)
     spy = _Spy(kernels, amx)
-    packed.attach_kernels(spy)
-    packed.attach_kernels(spy)  # a second attach changes nothing
+    packed = KernelPackedLinear(lin, spy)
     limit = AMX_ROWS if amx else SMALL_BATCH_ROWS
     for shape in ([1, 576], [limit, 576], [2, 2, 576], [limit + 1, 576]):
         x = torch.randn(shape).bfloat16()
@@ -690,15 +672,15 @@ def test_a_fresh_prompt_attends_causally_to_its_own_keys_without_the_cache():
     )
     q = torch.randn(n, heads, head_dim)
     k, v = torch.randn(n, kv_heads, head_dim), torch.randn(n, kv_heads, head_dim)
-    backend = ReferenceAttention()
+    attention = ReferenceAttention()
     outs = []
     for fresh in (True, False):
-        backend.prepare(meta)
-        (group,) = meta.prepared["groups"]
+        step = attention.prepare(meta)
+        (group,) = step.groups
         assert group.fresh
-        group.fresh = fresh
+        step = dataclasses.replace(step, groups=(dataclasses.replace(group, fresh=fresh),))
         caches = [torch.randn(8, kv_heads, block_size, head_dim) for _ in range(2)]
-        outs.append(backend.forward(q, k, v, LayerCache(*caches), meta, head_dim**-0.5))
+        outs.append(attention.forward(q, k, v, LayerCache(*caches), step, head_dim**-0.5))
         for cache, new in zip(caches, (k, v), strict=True):  # written either way
             assert torch.equal(cache[meta.slot_mapping // 4, :, meta.slot_mapping % 4], new)
     torch.testing.assert_close(outs[0], outs[1], atol=1e-5, rtol=1e-5)
@@ -751,10 +733,10 @@ def test_small_prefill_steps_run_token_by_token_through_the_kernel(kernels, chun
         torch.randn(int(meta.block_tables.max()) + 1, kv_heads, 4, head_dim) for _ in range(2)
     ]
     outs, written = _through_both_backends(q, k, v, caches, meta, head_dim**-0.5)
-    assert ("per_token" in meta.prepared) == per_token
-    assert (CpuPagedAttention(kernels).decode_indices(meta) is not None) == (
-        per_token or meta.num_decode_seqs == meta.num_seqs
-    )
+    step = KernelPagedAttention(kernels).prepare(meta)
+    assert step.per_token == per_token
+    # The whole step through the kernel (and so the decoder stack) or not.
+    assert step.kernel_only == (per_token or meta.num_decode_seqs == meta.num_seqs)
     torch.testing.assert_close(outs[1], outs[0], atol=1e-5, rtol=1e-5)
     for ref, got in zip(written[0], written[1], strict=True):
         assert torch.equal(ref, got)
@@ -801,4 +783,5 @@ def test_sampler_takes_greedy_tokens_from_the_kernel(kernels):
         return sampler(logits.clone(), params, generators, [0] * len(params))
 
     plain = run(Sampler("cpu", 0, [2]))
-    assert torch.equal(run(Sampler("cpu", 0, [2], Spy())), plain) and Spy.calls == 1
+    spied = CpuBackend(BackendOptions(CPU), Spy())
+    assert torch.equal(run(Sampler("cpu", 0, [2], spied.argmax)), plain) and Spy.calls == 1

@@ -10,7 +10,7 @@ from roseinfer.config import EngineConfig, SamplingParams
 from roseinfer.engine import InferenceEngine, OnlineScheduler
 from roseinfer.engine.scheduler import ScheduledSequence
 from roseinfer.engine.sequence import Sequence
-from roseinfer.layers.kv_cache import KVCache
+from roseinfer.layers.kv_cache import KVCache, KVCacheDtype
 from roseinfer.models.config import ModelConfig
 
 
@@ -34,7 +34,7 @@ def small_config() -> ModelConfig:
 def test_int8_cache_writes_and_gathers_what_it_was_given_within_rounding():
     mc = small_config()
     cache = KVCache(mc, num_blocks=6, block_size=4, dtype=torch.bfloat16, device="cpu",
-                    kv_cache_dtype="int8")  # fmt: skip
+                    kv_cache_dtype=KVCacheDtype.INT8)  # fmt: skip
     layer = cache.layers[1]
     assert layer.k.dtype == torch.int8 and layer.k_scale.shape == (6, 2, 4)
     torch.manual_seed(0)
@@ -56,8 +56,8 @@ def test_int8_cache_writes_and_gathers_what_it_was_given_within_rounding():
 
 def test_block_bytes_and_validation():
     mc = small_config()  # head_dim 8
-    bf16 = KVCache.block_bytes(mc, 16, torch.bfloat16, "auto")
-    int8 = KVCache.block_bytes(mc, 16, torch.bfloat16, "int8")
+    bf16 = KVCache.block_bytes(mc, 16, torch.bfloat16, KVCacheDtype.MODEL)
+    int8 = KVCache.block_bytes(mc, 16, torch.bfloat16, KVCacheDtype.INT8)
     assert bf16 == 2 * 2 * 16 * 2 * 8 * 2 and int8 == 2 * 2 * 16 * 2 * (8 + 4)
     with pytest.raises(ValueError, match="kv_cache_dtype must be one of"):
         EngineConfig(kv_cache_dtype="fp8")

@@ -257,13 +257,14 @@ class EngineClient:
             if req is None or out.index not in req.open:
                 continue
             i = out.index
-            req.num_output_tokens[i] += 1
-            if req.first_token_time[i] is None:
+            req.num_output_tokens[i] += out.token_id is not None
+            if req.first_token_time[i] is None and out.token_id is not None:
                 req.first_token_time[i] = now
                 if self.observer is not None:
                     self.observer.on_first_token(now - req.submit_time)
             if out.finish_reason is not None:
-                self._finish(req, i, out.finish_reason, [out.token_id], now)
+                tokens = [] if out.token_id is None else [out.token_id]
+                self._finish(req, i, out.finish_reason, tokens, now, out.error)
                 continue
             pending = req.pending[i]
             pending.append(out.token_id)
@@ -274,12 +275,12 @@ class EngineClient:
             self.observer.on_generated_tokens(len(outputs))
 
     def _finish(self, req: _Request, i: int, reason: FinishReason, tokens: list[int],
-                now: float | None = None) -> None:  # fmt: skip
+                now: float | None = None, error: str | None = None) -> None:  # fmt: skip
         """Choice `i`'s last event; the request is forgotten once every choice finished."""
         if i not in req.open:
             return
         req.open.discard(i)
-        self._emit(req, EngineEvent(i, tuple(req.pending[i] + tokens), reason))
+        self._emit(req, EngineEvent(i, tuple(req.pending[i] + tokens), reason, error))
         req.pending[i].clear()
         if not req.open:
             self._live.pop(req.request_id, None)

@@ -18,11 +18,9 @@ import torch
 
 from roseinfer.config import EngineConfig, SamplingParams
 from roseinfer.engine.block_manager import BlockManager
-from roseinfer.engine.model_runner import ModelRunner, num_blocks_for_budget
+from roseinfer.engine.model_runner import ModelRunner, SampleFailure, num_blocks_for_budget
 from roseinfer.engine.scheduler import Scheduler
 from roseinfer.engine.sequence import ScheduledSequence, Sequence
-from roseinfer.kernels import cpu_kernels_for
-from roseinfer.layers.sampler import Sampler
 from roseinfer.loader import LoadedModel
 from roseinfer.outputs import FinishReason
 
@@ -49,9 +47,10 @@ class StepOutput:
 
     request_id: str
     index: int  # the choice, of the request's n
-    token_id: int
+    token_id: int | None  # None when the choice failed (finish_reason "error")
     finish_reason: FinishReason | None
     num_cached_tokens: int  # prompt tokens the prefix cache served this choice
+    error: str | None = None  # why the choice failed
 
     @property
     def finished(self) -> bool:
@@ -83,23 +82,7 @@ class LLMEngine:
             mc, config.block_size, loaded.dtype, config.kv_cache_memory, config.kv_cache_dtype
         )
         self.stop_token_ids = frozenset(self.tokenizer.stop_token_ids)
-        sampler = Sampler(
-            config.device,
-            config.seed,
-            sorted(self.stop_token_ids),
-            cpu_kernels_for(config.device, config.enforce_eager),
-        )
-        self.runner = ModelRunner(
-            loaded.model,
-            mc,
-            num_blocks,
-            config.block_size,
-            config.device,
-            loaded.dtype,
-            sampler,
-            config.attention_backend,
-            config.kv_cache_dtype,
-        )
+        self.runner = ModelRunner(loaded, config, num_blocks)
         self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_cache)
         self.scheduler = Scheduler(
             self.block_manager,
@@ -196,11 +179,27 @@ class LLMEngine:
             num_preempted=num_preempted,
         )
 
-    def _process(self, scheduled: list[ScheduledSequence], tokens: list[int]) -> list[StepOutput]:
+    def _process(
+        self, scheduled: list[ScheduledSequence], tokens: list[int | SampleFailure]
+    ) -> list[StepOutput]:
         now = time.perf_counter()
         outputs = []
         sampling = (s.seq for s in scheduled if s.samples)
         for seq, token in zip(sampling, tokens, strict=True):
+            if isinstance(token, SampleFailure):  # this request alone fails
+                self.scheduler.finish(seq, "error")
+                self._forget_if_done(seq.request_id, self._requests.get(seq.request_id, ()))
+                outputs.append(
+                    StepOutput(
+                        seq.request_id,
+                        seq.index,
+                        None,
+                        "error",
+                        seq.num_cached_tokens,
+                        token.message,
+                    )  # fmt: skip
+                )
+                continue
             seq.token_ids.append(token)
             if seq.first_token_time is None:
                 seq.first_token_time = now
@@ -240,10 +239,10 @@ class LLMEngine:
 
     def sample_alone(self, seq: Sequence, logits: torch.Tensor) -> int:
         """Sample `seq`'s next token from `forward_alone`'s logits [1, V] with its params."""
-        sampler = self.runner.sampler
-        if seq.sampler_state is None:
-            seq.sampler_state = sampler.new_request_state(seq.params)
-        return int(sampler(logits, [seq.params], [seq.sampler_state], [seq.num_output_tokens])[0])
+        (token,) = self.runner.sample([seq], logits)
+        if isinstance(token, SampleFailure):
+            raise InvalidRequestError(token.message)
+        return token
 
     def release(self, seq: Sequence) -> None:
         """Free the blocks of a sequence run by `forward_alone`."""

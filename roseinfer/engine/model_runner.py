@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence as Seq
+from dataclasses import dataclass
+from typing import Any
 
 import torch
-from torch import nn
 
-from roseinfer.engine.scheduler import ScheduledSequence
-from roseinfer.layers.attention import AttentionMetadata, ForwardContext, get_attention_backend
-from roseinfer.layers.kv_cache import KVCache
+from roseinfer.backends import Backend, BackendOptions, select_backend
+from roseinfer.config import EngineConfig
+from roseinfer.engine.sequence import ScheduledSequence, Sequence
+from roseinfer.layers.attention import AttentionMetadata, ForwardContext
+from roseinfer.layers.kv_cache import KVCache, KVCacheDtype
 from roseinfer.layers.sampler import Sampler
+from roseinfer.loader import LoadedModel
 from roseinfer.models.config import ModelConfig
 
 logger = logging.getLogger(__name__)
@@ -24,33 +28,33 @@ def num_blocks_for_budget(
     gib: float,
     kv_cache_dtype: str = "auto",
 ) -> int:
-    block = KVCache.block_bytes(model_config, block_size, dtype, kv_cache_dtype)
+    """KV blocks in `gib` GiB; `kv_cache_dtype` the flag, as the engine sizes its cache before
+    it has a runner (and so a backend)."""
+    block = KVCache.block_bytes(model_config, block_size, dtype, KVCacheDtype(kv_cache_dtype))
     return max(1, int(gib * (1 << 30)) // block)
 
 
 class ModelRunner:
-    def __init__(
-        self,
-        model: nn.Module,
-        model_config: ModelConfig,
-        num_blocks: int,
-        block_size: int,
-        device: str,
-        dtype: torch.dtype,
-        sampler: Sampler,
-        attention_backend: str = "auto",
-        kv_cache_dtype: str = "auto",
-    ) -> None:
-        self.model = model
-        self.model_config = model_config
+    def __init__(self, loaded: LoadedModel, config: EngineConfig, num_blocks: int) -> None:
+        self.model = loaded.model
+        self.model_config = loaded.model_config
         self.num_blocks = num_blocks
-        self.block_size = block_size
-        self.device = torch.device(device)
-        self.sampler = sampler
-        self.backend = get_attention_backend(attention_backend, self.device)
-        self.kv_cache = KVCache(
-            model_config, num_blocks, block_size, dtype, self.device, kv_cache_dtype
+        self.block_size = config.block_size
+        self.device = torch.device(config.device)
+        self.backend = _backend(loaded, config, self.device)
+        self.sampler = Sampler(
+            self.device, config.seed, loaded.tokenizer.stop_token_ids, self.backend.argmax
         )
+        self.kv_cache = KVCache(
+            self.model_config,
+            num_blocks,
+            self.block_size,
+            loaded.dtype,
+            self.device,
+            self.backend.options.kv_cache_dtype,
+        )
+        # Asked once: the model's layers fused into one call, for the steps it takes (or None).
+        self.decoder_stack = self.backend.decoder_stack(self.model)
 
     @property
     def capacity_tokens(self) -> int:
@@ -110,8 +114,15 @@ class ModelRunner:
         """Forward the step; logits [num sampling seqs, vocab] for the sequences that sample
         (or [N, vocab] for every new token with `all_positions`, to score text), in batch order."""
         input_ids, positions, meta, last_rows = self.prepare(batch)
-        self.backend.prepare(meta)
-        ctx = ForwardContext(meta=meta, backend=self.backend, kv_cache=self.kv_cache)
+        attention = self.backend.attention
+        step = attention.prepare(meta)
+        stack = self.decoder_stack
+        ctx: ForwardContext[Any] = ForwardContext(
+            step=step,
+            attention=attention,
+            kv_cache=self.kv_cache,
+            decoder_stack=None if stack is None else stack.for_step(step, self.kv_cache),
+        )
         hidden = self.model(input_ids, positions, ctx)  # [N, hidden]
         if all_positions:
             rows = [
@@ -127,19 +138,65 @@ class ModelRunner:
         return self.model.compute_logits(hidden[rows])  # [B, V], in the model dtype
 
     @torch.inference_mode()
-    def run(self, batch: Seq[ScheduledSequence]) -> list[int]:
-        """Forward then sample: one new token per sequence that reached its last token."""
+    def run(self, batch: Seq[ScheduledSequence]) -> list[int | SampleFailure]:
+        """Forward then sample: one new token per sequence that reached its last token (in
+        batch order), or the failure of that sequence's sampling."""
         logits = self.compute_logits(batch)
         seqs = [s.seq for s in batch if s.samples]
-        if not seqs:
-            return []
-        for seq in seqs:
+        return self.sample(seqs, logits) if seqs else []
+
+    def sample(self, seqs: list[Sequence], logits: torch.Tensor) -> list[int | SampleFailure]:
+        """Each sequence's next token from its row of `logits` [B, V]. One request whose
+        sampling raises (its generator, its parameters) fails alone: the batch is sampled
+        again row by row to find it, and the others get their tokens."""
+        failures: dict[int, SampleFailure] = {}
+        for i, seq in enumerate(seqs):
             if seq.sampler_state is None:
-                seq.sampler_state = self.sampler.new_request_state(seq.params)
-        tokens = self.sampler(
+                try:
+                    seq.sampler_state = self.sampler.new_request_state(seq.params)
+                except Exception as e:
+                    failures[i] = SampleFailure.of(e)
+        rows = [i for i in range(len(seqs)) if i not in failures]
+        if failures and rows:
+            logits = logits[rows]
+        sampled: list[int | SampleFailure]
+        try:
+            sampled = self._sample([seqs[i] for i in rows], logits).tolist() if rows else []
+        except Exception:
+            logger.exception("sampling failed; sampling the batch row by row to find the request")
+            sampled = []
+            for j, i in enumerate(rows):
+                try:
+                    sampled.append(int(self._sample([seqs[i]], logits[j : j + 1])[0]))
+                except Exception as e:
+                    sampled.append(SampleFailure.of(e))
+        by_row = dict(zip(rows, sampled, strict=True))
+        return [by_row[i] if i in by_row else failures[i] for i in range(len(seqs))]
+
+    def _sample(self, seqs: list[Sequence], logits: torch.Tensor) -> torch.Tensor:
+        return self.sampler(
             logits,
             [s.params for s in seqs],
             [s.sampler_state for s in seqs],
             [s.num_output_tokens for s in seqs],
         )
-        return tokens.tolist()
+
+
+@dataclass(frozen=True, slots=True)
+class SampleFailure:
+    """Why one sequence's sampling raised: that request fails, the step goes on."""
+
+    message: str
+
+    @classmethod
+    def of(cls, error: Exception) -> SampleFailure:
+        return cls(f"sampling failed: {type(error).__name__}: {error}")
+
+
+def _backend(loaded: LoadedModel, config: EngineConfig, device: torch.device) -> Backend:
+    """The loader's backend, which made the model's layers; a fresh one only for a runner whose
+    flags differ from the loader's (`new_core(attention_backend=...)`, another cache dtype)."""
+    backend = loaded.backend
+    if backend is not None and backend.options == BackendOptions.from_config(config, device):
+        return backend
+    return select_backend(config, device)

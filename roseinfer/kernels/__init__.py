@@ -3,7 +3,9 @@
 The first build takes about a minute on 2 cores; later processes load the cached library from
 `$TORCH_EXTENSIONS_DIR` (default `~/.cache/torch_extensions`) in well under a second. Where no
 C++ compiler is found the build fails, `load_cpu_kernels` returns None and the engine keeps the
-plain PyTorch path (reference attention, unfused layers, aten's int8 matmul).
+plain PyTorch path (reference attention, unfused layers, aten's int8 matmul). Which kernel runs
+where is decided in one place, the `cpu` backend (`roseinfer/backends/cpu.py`); `_ext.pyi` types
+the extension's functions and classes.
 """
 
 from __future__ import annotations
@@ -12,8 +14,6 @@ import functools
 import logging
 import platform
 from types import ModuleType
-
-from torch import nn
 
 logger = logging.getLogger(__name__)
 
@@ -33,28 +33,3 @@ def load_cpu_kernels() -> ModuleType | None:
             "could not build the C++ CPU kernels (%s); using the plain PyTorch path", exc
         )
         return None
-
-
-def uses_cpu_kernels(device: str, enforce_eager: bool) -> bool:
-    """Whether an engine on `device` runs the C++ kernels (not with `--enforce-eager`)."""
-    return device == "cpu" and not enforce_eager
-
-
-def cpu_kernels_for(device: str, enforce_eager: bool) -> ModuleType | None:
-    """The kernels an engine on `device` runs, or None (off CPU, `--enforce-eager`, no build)."""
-    return load_cpu_kernels() if uses_cpu_kernels(device, enforce_eager) else None
-
-
-def attach_cpu_kernels(model: nn.Module) -> bool:
-    """Route the model's fused-op layers (norms, rotary, activation) and its decode linears to
-    the C++ kernels. Returns False, changing nothing, where the kernels cannot be built."""
-    kernels = load_cpu_kernels()
-    if kernels is None:
-        return False
-    # Children first: a model's `attach_kernels` builds on its layers' prepared weights.
-    for module in reversed(list(model.modules())):
-        if hasattr(module, "attach_kernels"):  # layers that prepare weights for their kernel
-            module.attach_kernels(kernels)
-        elif hasattr(module, "kernels"):
-            module.kernels = kernels
-    return True

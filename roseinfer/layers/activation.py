@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-from types import ModuleType
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+if TYPE_CHECKING:  # the backends import the layers
+    from roseinfer.backends.base import LayerOps
+
+
+def silu_and_mul(x: torch.Tensor) -> torch.Tensor:  # [..., 2I] -> [..., I]
+    gate, up = x.chunk(2, dim=-1)
+    return F.silu(gate) * up
+
 
 class SiluAndMul(nn.Module):
-    def __init__(self) -> None:
+    def __init__(self, ops: LayerOps) -> None:
         super().__init__()
-        self.kernels: ModuleType | None = None  # set by `roseinfer.kernels.attach_cpu_kernels`
+        self.ops = ops  # the model's backend
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [N, 2I] -> [N, I]
-        if self.kernels is not None and x.dim() == 2:
-            return self.kernels.silu_and_mul(x)
-        gate, up = x.chunk(2, dim=-1)
-        return F.silu(gate) * up
+        return self.ops.silu_mul(x)

@@ -12,16 +12,22 @@ together) and each byte is the value plus 128 (`q ^ 0x80`, read as unsigned); va
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import TYPE_CHECKING, NamedTuple
 
 import torch
-
-from roseinfer.config import KV_CACHE_DTYPES
 
 if TYPE_CHECKING:  # roseinfer.models imports the layers
     from roseinfer.models.config import ModelConfig
 
 INT8_MAX = 127
+
+
+class KVCacheDtype(Enum):
+    """`--kv-cache-dtype`, resolved once (`roseinfer.backends.BackendOptions`)."""
+
+    MODEL = "auto"  # the model's dtype
+    INT8 = "int8"  # int8 rows with one fp32 scale each
 
 
 def quantize_rows(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -107,12 +113,12 @@ class KVCache:
         block_size: int,
         dtype: torch.dtype,
         device: torch.device | str,
-        kv_cache_dtype: str = "auto",
+        kv_cache_dtype: KVCacheDtype = KVCacheDtype.MODEL,
     ) -> None:
-        if kv_cache_dtype not in KV_CACHE_DTYPES:
-            raise ValueError(f"kv_cache_dtype must be one of {KV_CACHE_DTYPES}")
+        if not isinstance(kv_cache_dtype, KVCacheDtype):
+            raise ValueError(f"kv_cache_dtype must be a KVCacheDtype, got {kv_cache_dtype!r}")
         mc = model_config
-        self.quantized = kv_cache_dtype == "int8"
+        self.quantized = kv_cache_dtype is KVCacheDtype.INT8
         if self.quantized and mc.head_dim % 4:
             raise ValueError(
                 f"an int8 KV cache needs head_dim a multiple of 4 (its keys are stored in groups "
@@ -147,11 +153,14 @@ class KVCache:
 
     @staticmethod
     def block_bytes(
-        model_config: ModelConfig, block_size: int, dtype: torch.dtype, kv_cache_dtype: str
+        model_config: ModelConfig,
+        block_size: int,
+        dtype: torch.dtype,
+        kv_cache_dtype: KVCacheDtype,
     ) -> int:
         """Bytes of K and V (and their scales) for one block across all layers."""
         mc = model_config
-        if kv_cache_dtype == "int8":
+        if kv_cache_dtype is KVCacheDtype.INT8:
             row = mc.head_dim + 4  # int8 values and an fp32 scale
         else:
             row = mc.head_dim * torch.empty((), dtype=dtype).element_size()

@@ -1,37 +1,46 @@
 """RMSNorm as Llama-family models define it (computed in float32), with an optional residual
-add fused in front (vLLM's `fused_add_rms_norm`): one C++ call per norm when kernels are on."""
+add fused in front (vLLM's `fused_add_rms_norm`). The backend computes it: one C++ call per
+norm on the `cpu` backend, `rms_norm` / `add_rms_norm` below on the `torch` one."""
 
 from __future__ import annotations
 
-from types import ModuleType
+from typing import TYPE_CHECKING
 
 import torch
 from torch import nn
 
+if TYPE_CHECKING:  # the backends import the layers
+    from roseinfer.backends.base import LayerOps
+
+
+def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    """norm(x) over the last dim: x [..., dim] -> [..., dim], in x's dtype."""
+    xf = x.float()
+    xf = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)
+    return weight * xf.to(x.dtype)
+
+
+def add_rms_norm(
+    x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, eps: float
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(norm(residual + x), residual + x) for x, residual [N, dim]."""
+    residual = residual + x
+    return rms_norm(residual, weight, eps), residual
+
 
 class RMSNorm(nn.Module):
-    def __init__(self, dim: int, eps: float) -> None:
+    def __init__(self, dim: int, eps: float, ops: LayerOps) -> None:
         super().__init__()
         self.weight = nn.Parameter(torch.ones(dim))
         self.eps = eps
-        self.kernels: ModuleType | None = None  # set by `roseinfer.kernels.attach_cpu_kernels`
+        self.ops = ops  # the model's backend
 
     def forward(
         self, x: torch.Tensor, residual: torch.Tensor | None = None
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
         """norm(x) [N, dim] (or [N, heads, dim], per head); with `residual`:
-        (norm(residual + x), residual + x)."""
-        if self.kernels is not None and residual is None and x.dim() in (2, 3):
-            return self.kernels.rms_norm(x, self.weight, self.eps)
-        if self.kernels is not None and x.dim() == 2:
-            # The kernel adds x into `residual` in place: the caller hands it over.
-            return self.kernels.add_rms_norm(x, residual, self.weight, self.eps), residual
+        (norm(residual + x), residual + x). A backend may add x into `residual` in place: the
+        caller hands it over."""
         if residual is None:
-            return self._norm(x)
-        residual = residual + x
-        return self._norm(residual), residual
-
-    def _norm(self, x: torch.Tensor) -> torch.Tensor:
-        xf = x.float()
-        xf = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + self.eps)
-        return self.weight * xf.to(x.dtype)
+            return self.ops.rms_norm(x, self.weight, self.eps)
+        return self.ops.add_rms_norm(x, residual, self.weight, self.eps)

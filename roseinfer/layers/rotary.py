@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 import torch
@@ -46,28 +45,28 @@ class RotaryEmbedding(nn.Module):
         freqs = torch.outer(torch.arange(max_positions, dtype=torch.float64), inv_freq)  # [P, D/2]
         self.register_buffer("cos", freqs.cos().float(), persistent=False)
         self.register_buffer("sin", freqs.sin().float(), persistent=False)
-        self.kernels: ModuleType | None = None  # set by `roseinfer.kernels.attach_cpu_kernels`
 
     def forward(self, positions: torch.Tensor, dtype: torch.dtype) -> RotaryTables:
-        """The step's tables for positions [N]; computed once per forward, used by every layer."""
-        return RotaryTables(
-            self.cos[positions].to(dtype), self.sin[positions].to(dtype), self.kernels
-        )
+        """The step's tables for positions [N]; computed once per forward, used by every layer
+        (each rotates its q and k with the backend's `rotary`)."""
+        return RotaryTables(self.cos[positions].to(dtype), self.sin[positions].to(dtype))
 
 
 @dataclass(frozen=True)
 class RotaryTables:
     cos: torch.Tensor  # [N, D/2], in the activations' dtype (as transformers rounds them)
     sin: torch.Tensor  # [N, D/2]
-    kernels: ModuleType | None
 
-    def apply(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Rotate q [N, H, D] and k [N, KVH, D]; the C++ kernel rotates them in place."""
-        if self.kernels is not None:
-            self.kernels.rotary_embedding(q, k, self.cos, self.sin)
-            return q, k
-        cos, sin = self.cos.unsqueeze(1), self.sin.unsqueeze(1)  # [N, 1, D/2]
-        return apply_rotary(q, cos, sin), apply_rotary(k, cos, sin)
+
+def rotate(
+    q: torch.Tensor,  # [N, H, D]
+    k: torch.Tensor,  # [N, KVH, D]
+    cos: torch.Tensor,  # [N, D/2]
+    sin: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """q and k rotated (new tensors; the `cpu` backend's kernel rotates in place)."""
+    cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)  # [N, 1, D/2]
+    return apply_rotary(q, cos, sin), apply_rotary(k, cos, sin)
 
 
 def apply_rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Sequence as Seq
-from types import ModuleType
 
 import torch
 
@@ -28,6 +28,13 @@ def apply_top_k_top_p(
     return torch.empty_like(logits).scatter_(1, order, sorted_logits)
 
 
+def greedy_argmax(logits: torch.Tensor) -> torch.Tensor:  # [B, V] -> [B] int64
+    """Each row's first maximal index, on the model-dtype logits (the same values, so the same
+    token, with no fp32 copy). `max` returns the first maximal index like `argmax`, and is
+    faster on bf16 (BENCHMARKS.md, "What each optimisation bought")."""
+    return logits.max(dim=-1).indices
+
+
 class Sampler:
     """Greedy rows take the argmax; sampled rows use the exponential race (argmax of p / E),
     which draws from p. Rows with a `seed` draw their noise from their own generator, so a
@@ -38,24 +45,15 @@ class Sampler:
         device: torch.device | str,
         seed: int,
         stop_token_ids: Seq[int],
-        kernels: ModuleType | None = None,
+        argmax: Callable[[torch.Tensor], torch.Tensor] = greedy_argmax,
     ) -> None:
-        """`kernels`: the C++ CPU kernels (their greedy argmax), or None for PyTorch's."""
+        """`argmax`: the greedy rows' [B, V] -> [B] int64 (the backend's, `Backend.argmax`)."""
         self.device = torch.device(device)
-        self.kernels = kernels
+        self.argmax = argmax
         self.generator = torch.Generator(self.device).manual_seed(seed)
         self.stop_token_ids = torch.tensor(
             sorted(stop_token_ids), dtype=torch.long, device=self.device
         )
-
-    def argmax(self, logits: torch.Tensor) -> torch.Tensor:  # [B, V] -> [B] int64
-        """Each row's first maximal index, on the model-dtype logits (the same values, so the
-        same token, with no fp32 copy)."""
-        if self.kernels is not None and logits.device.type == "cpu" and logits.stride(-1) == 1:
-            # 73 vs 667 µs for 32 rows of 49,152 bf16 logits (torch.max), 5 vs 43 µs for one.
-            return self.kernels.argmax_rows(logits)
-        # `max` returns the first maximal index like `argmax`, ~4x faster on bf16.
-        return logits.max(dim=-1).indices
 
     def new_request_state(self, params: SamplingParams) -> torch.Generator | None:
         if params.seed is None or params.greedy:

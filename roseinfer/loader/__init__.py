@@ -15,9 +15,8 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
+from roseinfer.backends import Backend, select_backend
 from roseinfer.config import EngineConfig
-from roseinfer.kernels import attach_cpu_kernels, uses_cpu_kernels
-from roseinfer.layers.linear import optimize_linears
 from roseinfer.loader.hf import generation_eos_ids, iter_safetensors, read_hf_config
 from roseinfer.models import ModelConfig, build_model
 from roseinfer.tokenizer import Tokenizer
@@ -37,6 +36,8 @@ class LoadedModel:
     model_config: ModelConfig
     name: str  # what /v1/models reports by default
     dtype: torch.dtype
+    # What the model computes with, selected once here (`select_backend`); runners reuse it.
+    backend: Backend | None = None
 
 
 def smollm2_path() -> str:
@@ -128,10 +129,11 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
         hf_config, weights, tokenizer, name = read_source(cfg)
         model_config = ModelConfig.from_hf(hf_config)
         dtype = resolve_dtype(cfg.dtype, cfg.device)
-        bar.set_description("Loading model: building")
+        bar.set_description("Loading model: building (a first C++ kernel build takes ~1 min)")
         bar.update()
+        backend = select_backend(cfg, torch.device(cfg.device))
         with torch.device("meta"):
-            model = build_model(model_config)
+            model = build_model(model_config, backend)
         model = model.to_empty(device="cpu")
         model.tie_weights()
         model.load_weights(weights)
@@ -140,13 +142,15 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
         bar.update()
         model = model.to(device=cfg.device, dtype=dtype).eval()
         _rebuild_buffers(model, model_config, cfg.device)
-        optimize_linears(model, cfg.quantization, cfg.enforce_eager)
-        if uses_cpu_kernels(cfg.device, cfg.enforce_eager):
-            bar.set_description("Loading model: C++ kernels (the first build takes ~1 min)")
-            attach_cpu_kernels(model)
+        backend.prepare_model(model)  # the backend's linears: packed, int8, C++ kernels
         bar.update()
     return LoadedModel(
-        model=model, tokenizer=tokenizer, model_config=model_config, name=name, dtype=dtype
+        model=model,
+        tokenizer=tokenizer,
+        model_config=model_config,
+        name=name,
+        dtype=dtype,
+        backend=backend,
     )
 
 

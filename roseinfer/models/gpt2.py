@@ -1,5 +1,6 @@
 """GPT-2 over the paged KV cache. Weight names follow HF's `GPT2LMHeadModel` (Conv1D weights
-are stored [in, out] there and transposed on load)."""
+are stored [in, out] there and transposed on load). Its LayerNorm and GELU are PyTorch's on every
+backend; the backend swaps the linears after loading and attends through `ctx`."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from roseinfer.backends.base import Backend, DecoderStackSpec
 from roseinfer.layers.attention import ForwardContext
 from roseinfer.models.config import ModelConfig
 from roseinfer.models.llama import load_state
@@ -50,7 +52,8 @@ class GPT2Block(nn.Module):
 
 
 class GPT2LMHeadModel(nn.Module):
-    def __init__(self, cfg: ModelConfig) -> None:
+    def __init__(self, cfg: ModelConfig, backend: Backend) -> None:
+        """`backend`: taken for a uniform `build_model`; GPT-2 has no layer it computes."""
         super().__init__()
         self.config = cfg
         self.transformer = nn.ModuleDict(
@@ -78,6 +81,9 @@ class GPT2LMHeadModel(nn.Module):
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
         return self.lm_head(hidden)
+
+    def decoder_stack_spec(self) -> DecoderStackSpec | None:
+        return None  # the fused stacks are Llama-shaped (RMSNorm, gated MLP, rotary)
 
     def load_weights(self, weights: dict[str, torch.Tensor]) -> None:
         out: dict[str, torch.Tensor] = {}

@@ -1,17 +1,17 @@
 """Llama-family decoder (Llama 2/3, SmolLM2, Mistral, Qwen2, Qwen3) over the paged KV cache.
 
 Weights use HF names except two fused projections: `qkv_proj` (q, k, v stacked on the output
-dim) and `gate_up_proj` (gate, up). `load_weights` does the stacking.
+dim) and `gate_up_proj` (gate, up). `load_weights` does the stacking. The backend given at
+construction computes the norms, rotary and activation, and swaps the linears after loading;
+`decoder_stack_spec` describes the layers to a backend that can fuse them.
 """
 
 from __future__ import annotations
 
-import sys
-from types import ModuleType
-
 import torch
 from torch import nn
 
+from roseinfer.backends.base import Backend, DecoderStackSpec, StackLayer
 from roseinfer.layers.activation import SiluAndMul
 from roseinfer.layers.attention import ForwardContext
 from roseinfer.layers.norm import RMSNorm
@@ -20,9 +20,10 @@ from roseinfer.models.config import ModelConfig
 
 
 class LlamaAttention(nn.Module):
-    def __init__(self, cfg: ModelConfig, layer_idx: int) -> None:
+    def __init__(self, cfg: ModelConfig, layer_idx: int, backend: Backend) -> None:
         super().__init__()
         self.layer_idx = layer_idx
+        self.ops = backend
         self.num_heads, self.num_kv_heads, self.head_dim = (
             cfg.num_heads,
             cfg.num_kv_heads,
@@ -34,8 +35,8 @@ class LlamaAttention(nn.Module):
             cfg.hidden_size, self.q_size + 2 * self.kv_size, bias=cfg.qkv_bias
         )
         self.o_proj = nn.Linear(self.q_size, cfg.hidden_size, bias=False)
-        self.q_norm = RMSNorm(cfg.head_dim, cfg.norm_eps) if cfg.qk_norm else None
-        self.k_norm = RMSNorm(cfg.head_dim, cfg.norm_eps) if cfg.qk_norm else None
+        self.q_norm = RMSNorm(cfg.head_dim, cfg.norm_eps, backend) if cfg.qk_norm else None
+        self.k_norm = RMSNorm(cfg.head_dim, cfg.norm_eps, backend) if cfg.qk_norm else None
         self.scale = cfg.head_dim**-0.5
 
     def forward(self, x: torch.Tensor, rope: RotaryTables, ctx: ForwardContext) -> torch.Tensor:
@@ -46,30 +47,30 @@ class LlamaAttention(nn.Module):
         v = v.view(-1, self.num_kv_heads, self.head_dim)
         if self.q_norm is not None:
             q, k = self.q_norm(q), self.k_norm(k)
-        q, k = rope.apply(q, k)
+        q, k = self.ops.rotary(q, k, rope.cos, rope.sin)
         out = ctx.attend(self.layer_idx, q, k, v, self.scale)  # [N, H, D]
         return self.o_proj(out.reshape(-1, self.q_size))
 
 
 class LlamaMLP(nn.Module):
-    def __init__(self, cfg: ModelConfig) -> None:
+    def __init__(self, cfg: ModelConfig, backend: Backend) -> None:
         super().__init__()
         self.intermediate_size = cfg.intermediate_size
         self.gate_up_proj = nn.Linear(cfg.hidden_size, 2 * cfg.intermediate_size, bias=False)
         self.down_proj = nn.Linear(cfg.intermediate_size, cfg.hidden_size, bias=False)
-        self.act = SiluAndMul()
+        self.act = SiluAndMul(backend)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.down_proj(self.act(self.gate_up_proj(x)))
 
 
 class LlamaDecoderLayer(nn.Module):
-    def __init__(self, cfg: ModelConfig, layer_idx: int) -> None:
+    def __init__(self, cfg: ModelConfig, layer_idx: int, backend: Backend) -> None:
         super().__init__()
-        self.input_layernorm = RMSNorm(cfg.hidden_size, cfg.norm_eps)
-        self.self_attn = LlamaAttention(cfg, layer_idx)
-        self.post_attention_layernorm = RMSNorm(cfg.hidden_size, cfg.norm_eps)
-        self.mlp = LlamaMLP(cfg)
+        self.input_layernorm = RMSNorm(cfg.hidden_size, cfg.norm_eps, backend)
+        self.self_attn = LlamaAttention(cfg, layer_idx, backend)
+        self.post_attention_layernorm = RMSNorm(cfg.hidden_size, cfg.norm_eps, backend)
+        self.mlp = LlamaMLP(cfg, backend)
 
     def forward(
         self,
@@ -88,32 +89,25 @@ class LlamaDecoderLayer(nn.Module):
 
 
 class LlamaModel(nn.Module):
-    def __init__(self, cfg: ModelConfig) -> None:
+    def __init__(self, cfg: ModelConfig, backend: Backend) -> None:
         super().__init__()
         self.embed_tokens = nn.Embedding(cfg.vocab_size, cfg.hidden_size)
-        self.layers = nn.ModuleList(LlamaDecoderLayer(cfg, i) for i in range(cfg.num_layers))
-        self.norm = RMSNorm(cfg.hidden_size, cfg.norm_eps)
+        self.layers = nn.ModuleList(
+            LlamaDecoderLayer(cfg, i, backend) for i in range(cfg.num_layers)
+        )
+        self.norm = RMSNorm(cfg.hidden_size, cfg.norm_eps, backend)
 
 
 class LlamaForCausalLM(nn.Module):
-    def __init__(self, cfg: ModelConfig) -> None:
+    def __init__(self, cfg: ModelConfig, backend: Backend) -> None:
         super().__init__()
         self.config = cfg
-        self.model = LlamaModel(cfg)
+        self.model = LlamaModel(cfg, backend)
         self.rotary = RotaryEmbedding(
             cfg.head_dim, cfg.max_position_embeddings, cfg.rope_theta, cfg.rope_scaling
         )
         self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)
         self.tie_weights()
-        # Steps that attend through the C++ decode kernel (decodes; small prefill steps, token by
-        # token), of up to `decode_stack_rows` tokens, run as one C++ call (`attach_kernels`).
-        self.decode_stack: object | None = None
-        self.decode_stack_rows = 0
-
-    def attach_kernels(self, kernels: ModuleType) -> None:
-        """Called by `attach_cpu_kernels` after every layer has its kernels: build the C++
-        decoder stack (`roseinfer/kernels/decode_stack.cpp`) where every layer can run in it."""
-        self.decode_stack, self.decode_stack_rows = _decode_stack(self, kernels)
 
     def tie_weights(self) -> None:
         """Share the embedding with the LM head (again after `to_empty`, which unties them)."""
@@ -126,11 +120,8 @@ class LlamaForCausalLM(nn.Module):
         # input_ids, positions: [N] -> hidden [N, hidden]
         x = self.model.embed_tokens(input_ids)
         rope = self.rotary(positions, x.dtype)
-        decode = ctx.decode_indices() if self.decode_stack is not None else None
-        if decode is not None and x.shape[0] <= self.decode_stack_rows:  # same kernels, one call
-            return self.decode_stack.forward(
-                x, rope.cos, rope.sin, *ctx.kv_cache.stack_args, *decode
-            )
+        if ctx.decoder_stack is not None:  # the backend runs this step's layers in one call
+            return ctx.decoder_stack(x, rope.cos, rope.sin)
         residual = None
         for layer in self.model.layers:
             x, residual = layer(x, residual, rope, ctx)
@@ -139,6 +130,34 @@ class LlamaForCausalLM(nn.Module):
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
         return self.lm_head(hidden)  # [B, vocab]
+
+    def decoder_stack_spec(self) -> DecoderStackSpec:
+        """The layers' weights and linears, in the order a fused decoder stack runs them."""
+        layers = []
+        for layer in self.model.layers:
+            attn, mlp = layer.self_attn, layer.mlp
+            layers.append(
+                StackLayer(
+                    input_norm=layer.input_layernorm.weight,
+                    post_norm=layer.post_attention_layernorm.weight,
+                    qkv_proj=attn.qkv_proj,
+                    o_proj=attn.o_proj,
+                    gate_up_proj=mlp.gate_up_proj,
+                    down_proj=mlp.down_proj,
+                    q_norm=None if attn.q_norm is None else attn.q_norm.weight,
+                    k_norm=None if attn.k_norm is None else attn.k_norm.weight,
+                )
+            )
+        cfg = self.config
+        return DecoderStackSpec(
+            layers=tuple(layers),
+            final_norm=self.model.norm.weight,
+            eps=cfg.norm_eps,
+            num_heads=cfg.num_heads,
+            num_kv_heads=cfg.num_kv_heads,
+            head_dim=cfg.head_dim,
+            scale=self.model.layers[0].self_attn.scale,
+        )
 
     def load_weights(self, weights: dict[str, torch.Tensor]) -> None:
         """Load HF-named tensors, stacking q/k/v and gate/up into the fused projections."""
@@ -155,46 +174,6 @@ class LlamaForCausalLM(nn.Module):
         if self.config.tie_word_embeddings:
             weights.pop("lm_head.weight", None)
         load_state(self, weights)
-
-
-def _decode_stack(model: LlamaForCausalLM, kernels: ModuleType) -> tuple[object | None, int]:
-    """(the C++ decoder stack of `model`, rows up to which it runs), or (None, 0) where a layer
-    has no C++ decode kernel."""
-    cfg = model.config
-    layers, max_rows = [], sys.maxsize
-    for layer in model.model.layers:
-        attn, mlp = layer.self_attn, layer.mlp
-        linears = []
-        for module in (attn.qkv_proj, attn.o_proj, mlp.gate_up_proj, mlp.down_proj):
-            if type(module) is nn.Linear:  # fp32/fp16 weights: F.linear either way
-                prepared = (
-                    kernels.DecodeLinear("dense", module.weight, None, module.bias),
-                    sys.maxsize,
-                )
-            elif hasattr(module, "decode_linear"):
-                prepared = module.decode_linear()
-            else:
-                prepared = None
-            if prepared is None:
-                return None, 0
-            linears.append(prepared[0])
-            max_rows = min(max_rows, prepared[1])
-        norms = (layer.input_layernorm.weight, layer.post_attention_layernorm.weight)
-        head_norms = (
-            (attn.q_norm.weight, attn.k_norm.weight) if attn.q_norm is not None else (None, None)
-        )
-        layers.append(kernels.DecodeLayer(*norms, *linears, *head_norms))
-    scale = model.model.layers[0].self_attn.scale
-    stack = kernels.DecodeStack(
-        layers,
-        model.model.norm.weight,
-        cfg.norm_eps,
-        cfg.num_heads,
-        cfg.num_kv_heads,
-        cfg.head_dim,
-        scale,
-    )
-    return stack, max_rows
 
 
 def load_state(model: nn.Module, weights: dict[str, torch.Tensor]) -> None:

@@ -60,6 +60,7 @@ class ChoiceState:
         self.finish_reason: FinishReason | None = None
         self.stop_reason: str | int | None = None
         self.stopped_by_string = False
+        self.error: str | None = None  # why the engine failed this choice
         self.first_token_time: float | None = None
         self.finish_time: float | None = None
 
@@ -105,8 +106,9 @@ class ChoiceState:
             self.finish_time = time.perf_counter()
         return text
 
-    def fail(self) -> None:
+    def fail(self, error: str | None = None) -> None:
         """The engine failed this choice: it ends with reason "error"."""
+        self.error = error
         if not self.finished:
             self.finish_reason = "error"
             self.finish_time = time.perf_counter()
@@ -176,7 +178,7 @@ class TextDelta:
 
     state: RequestState
     index: int
-    token_id: int
+    token_id: int | None  # None: the engine failed the choice
     text: str  # the text this token made final ('' while held back)
     finished: bool  # the choice is done (its last delta)
 
@@ -209,6 +211,10 @@ class OutputProcessor:
             state.num_cached_tokens = max(state.num_cached_tokens, out.num_cached_tokens)
             choice = state.choices[out.index]
             if choice.finished:  # e.g. a stop string matched: its abort is on its way
+                continue
+            if out.token_id is None:  # the engine failed this choice alone
+                choice.fail(out.error)
+                deltas.append(TextDelta(state, out.index, None, "", True))
                 continue
             text = choice.feed((out.token_id,), out.finish_reason)
             if choice.stopped_by_string and not out.finished:

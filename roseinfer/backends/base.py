@@ -1,0 +1,188 @@
+"""The seam between the models and the hardware: what a backend gives layers and the runner.
+
+A backend is chosen once per engine (`roseinfer.backends.select_backend`), from the engine's
+flags resolved here into `BackendOptions`. Models get it at construction and hand it to their
+layers, which call its ops (`LayerOps`); the loader lets it swap the model's linears
+(`prepare_model`); the runner asks it for the paged attention, the sampler's argmax and, for
+the steps it takes, a fused decoder stack. Nothing outside a backend asks which one it is, so a
+CUDA backend slots in by implementing `Backend`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+import torch
+from torch import nn
+
+from roseinfer.layers.kv_cache import KVCacheDtype
+
+if TYPE_CHECKING:
+    from roseinfer.config import EngineConfig
+    from roseinfer.layers.attention import AttentionMetadata, ForwardContext
+    from roseinfer.layers.kv_cache import KVCache, LayerCache
+
+StepT = TypeVar("StepT")
+
+# The decoder stack's run of one step: (x [N, hidden] the embeddings, cos [N, D/2], sin
+# [N, D/2]) -> the final norm's output [N, hidden]; the step's K/V written into the cache.
+StackStep = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+class Quantization(Enum):
+    """`--quantization`."""
+
+    NONE = "none"
+    INT8 = "int8"  # int8 linear weights, a scale per output channel
+
+
+class AttentionChoice(Enum):
+    """`--attention-backend`: which paged attention the `cpu` backend runs."""
+
+    AUTO = "auto"  # the C++ decode kernel where the C++ kernels build, else the reference
+    REFERENCE = "reference"  # plain PyTorch (SDPA over gathered blocks)
+    KERNEL = "cpu"  # the C++ decode kernel, or an error where it cannot be built
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """The backend-facing `EngineConfig` flags, turned into enums once (`from_config`)."""
+
+    device: torch.device
+    enforce_eager: bool = False
+    quantization: Quantization = Quantization.NONE
+    attention: AttentionChoice = AttentionChoice.AUTO
+    kv_cache_dtype: KVCacheDtype = KVCacheDtype.MODEL
+
+    @classmethod
+    def from_config(cls, config: EngineConfig, device: torch.device) -> BackendOptions:
+        return cls(
+            device=device,
+            enforce_eager=config.enforce_eager,
+            quantization=Quantization(config.quantization),
+            attention=AttentionChoice(config.attention_backend),
+            kv_cache_dtype=KVCacheDtype(config.kv_cache_dtype),
+        )
+
+
+class LayerOps(Protocol):
+    """The fused-op layers' math (`roseinfer/layers/`): norms, rotary, the MLP activation."""
+
+    def rms_norm(self, x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+        """x [N, dim] or [N, heads, dim] -> RMSNorm(x), same shape."""
+        ...
+
+    def add_rms_norm(
+        self, x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, eps: float
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """x, residual [N, dim] -> (RMSNorm(residual + x), residual + x); may update
+        `residual` in place."""
+        ...
+
+    def rotary(
+        self, q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """q [N, H, D], k [N, KVH, D] rotated by cos/sin [N, D/2] (may be in place)."""
+        ...
+
+    def silu_mul(self, x: torch.Tensor) -> torch.Tensor:
+        """x [N, 2I] = [gate | up] -> silu(gate) * up [N, I]."""
+        ...
+
+
+class PagedAttention(Protocol[StepT]):
+    """Attention over the paged KV cache (`roseinfer/layers/attention.py`)."""
+
+    def prepare(self, meta: AttentionMetadata) -> StepT:
+        """The step's index tensors, built once and shared by every layer."""
+        ...
+
+    def forward(
+        self,
+        q: torch.Tensor,  # [N, H, D]
+        k: torch.Tensor,  # [N, KVH, D], written into the cache
+        v: torch.Tensor,  # [N, KVH, D]
+        cache: LayerCache,
+        step: StepT,
+        scale: float,
+    ) -> torch.Tensor:  # [N, H, D]
+        ...
+
+
+class DecoderStack(Protocol[StepT]):
+    """A model's whole decoder stack fused into one call, for the steps it can run."""
+
+    def for_step(self, step: StepT, kv_cache: KVCache) -> StackStep | None:
+        """The stack bound to this step and cache, or None where the step is not one it runs
+        (then the model runs its layers one by one)."""
+        ...
+
+
+@dataclass(frozen=True)
+class StackLayer:
+    """One Llama-style decoder layer as a fused stack sees it."""
+
+    input_norm: torch.Tensor  # [hidden] RMSNorm weight
+    post_norm: torch.Tensor  # [hidden]
+    qkv_proj: nn.Module  # the linears as the backend made them (`Backend.make_linear`)
+    o_proj: nn.Module
+    gate_up_proj: nn.Module
+    down_proj: nn.Module
+    q_norm: torch.Tensor | None  # [D] per-head RMSNorm weights (Qwen3), or None
+    k_norm: torch.Tensor | None
+
+
+@dataclass(frozen=True)
+class DecoderStackSpec:
+    """What a model tells a backend so that it can fuse its layers (`decoder_stack_spec`)."""
+
+    layers: tuple[StackLayer, ...]
+    final_norm: torch.Tensor  # [hidden]
+    eps: float
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int
+    scale: float  # attention's softmax scale
+
+
+class CausalLM(Protocol):
+    """What the runner and the backends need of a model (`roseinfer/models/`)."""
+
+    def __call__(
+        self, input_ids: torch.Tensor, positions: torch.Tensor, ctx: ForwardContext[Any]
+    ) -> torch.Tensor:  # [N], [N] -> hidden [N, hidden]
+        ...
+
+    def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:  # [B, hidden] -> [B, V]
+        ...
+
+    def decoder_stack_spec(self) -> DecoderStackSpec | None:
+        """Its layers as a fused stack takes them, or None: no stack runs this model."""
+        ...
+
+
+class Backend(LayerOps, Protocol):
+    """How a model computes on one device: its layers' ops, linears, attention and sampling."""
+
+    options: BackendOptions
+    attention: PagedAttention[Any]
+
+    def make_linear(self, linear: nn.Linear, quantization: Quantization) -> nn.Module:
+        """The layer that computes `linear` here ([..., in] -> [..., out]): packed bf16,
+        int8, or the nn.Linear itself."""
+        ...
+
+    def prepare_model(self, model: nn.Module) -> None:
+        """After its weights are loaded: swap every nn.Linear for `make_linear`'s (in place)."""
+        ...
+
+    def argmax(self, logits: torch.Tensor) -> torch.Tensor:
+        """Greedy tokens: logits [B, V] -> each row's first maximal index [B] int64."""
+        ...
+
+    def decoder_stack(self, model: CausalLM) -> DecoderStack[Any] | None:
+        """The model's layers fused into one call for the steps that can take it, or None."""
+        ...

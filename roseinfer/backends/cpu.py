@@ -1,0 +1,161 @@
+"""The `cpu` backend: the C++ kernels (`roseinfer/kernels/`) on x86-64 CPUs.
+
+Every choice between kernels is made here and in `cpu_linear.py` / `cpu_attention.py`, once,
+from what this CPU has (AMX, AVX512-BF16, AVX512-VNNI) and the layer's shapes: models and layers
+only call the backend's ops and the layers it made. `--attention-backend reference` keeps the
+plain PyTorch attention (and so no decoder stack) with the other kernels.
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import torch
+from torch import nn
+
+from roseinfer.backends.base import (
+    AttentionChoice,
+    BackendOptions,
+    CausalLM,
+    Quantization,
+    StackStep,
+)
+from roseinfer.backends.cpu_attention import KernelPagedAttention, KernelStep
+from roseinfer.backends.cpu_linear import KernelInt8Linear, KernelPackedLinear
+from roseinfer.layers.activation import silu_and_mul
+from roseinfer.layers.attention import ReferenceAttention
+from roseinfer.layers.linear import can_pack, replace_linears
+from roseinfer.layers.norm import add_rms_norm, rms_norm
+from roseinfer.layers.sampler import greedy_argmax
+
+if TYPE_CHECKING:
+    from roseinfer.kernels._ext import CppKernels, DecodeLinear, DecodeStack
+    from roseinfer.layers.kv_cache import KVCache
+
+
+@dataclass(frozen=True)
+class CpuDecoderStack:
+    """A Llama-style model's layers as one C++ call per step (`roseinfer/kernels/
+    decode_stack.cpp`): the same kernels in the same order as the layers, so the same logits,
+    without Python between them. It runs the steps that attend through the decode kernel only
+    (decodes; small prefill steps, token by token) of up to `max_rows` tokens."""
+
+    stack: DecodeStack
+    max_rows: int  # its linears' row limit (`AMX_ROWS`, `SMALL_BATCH_ROWS`, or any)
+
+    def for_step(self, step: KernelStep, kv_cache: KVCache) -> StackStep | None:
+        if not step.kernel_only or step.num_tokens > self.max_rows:
+            return None
+        stack, caches, d = self.stack, kv_cache.stack_args, step.decode
+        indices = (d.slot_mapping, d.block_tables, d.context_lens)
+        return lambda x, cos, sin: stack.forward(x, cos, sin, *caches, *indices)
+
+
+# Built once per model (runners of one model share it: it holds no per-engine state).
+_STACKS: weakref.WeakKeyDictionary[nn.Module, CpuDecoderStack | None] = weakref.WeakKeyDictionary()
+
+
+class CpuBackend:
+    """The C++ kernels for norms, rotary, activation, argmax, linears and paged attention."""
+
+    def __init__(self, options: BackendOptions, kernels: CppKernels) -> None:
+        self.options = options
+        self.kernels = kernels
+        self.attention: KernelPagedAttention | ReferenceAttention = (
+            ReferenceAttention()
+            if options.attention is AttentionChoice.REFERENCE
+            else KernelPagedAttention(kernels)
+        )
+
+    # ---- layer ops: the kernels take the shapes the models pass; anything else, PyTorch ----
+    def rms_norm(self, x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+        if x.dim() in (2, 3):
+            return self.kernels.rms_norm(x, weight, eps)
+        return rms_norm(x, weight, eps)
+
+    def add_rms_norm(
+        self, x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, eps: float
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        if x.dim() == 2:  # the kernel adds x into `residual` in place
+            return self.kernels.add_rms_norm(x, residual, weight, eps), residual
+        return add_rms_norm(x, residual, weight, eps)
+
+    def rotary(
+        self, q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        self.kernels.rotary_embedding(q, k, cos, sin)  # in place
+        return q, k
+
+    def silu_mul(self, x: torch.Tensor) -> torch.Tensor:
+        if x.dim() == 2:
+            return self.kernels.silu_and_mul(x)
+        return silu_and_mul(x)
+
+    def argmax(self, logits: torch.Tensor) -> torch.Tensor:
+        # Several times faster than torch.max on bf16 rows (BENCHMARKS.md, session 4).
+        if logits.device.type == "cpu" and logits.stride(-1) == 1:
+            return self.kernels.argmax_rows(logits)
+        return greedy_argmax(logits)
+
+    # ---- linears ---------------------------------------------------------------------------
+    def make_linear(self, linear: nn.Linear, quantization: Quantization) -> nn.Module:
+        if quantization is Quantization.INT8:
+            return KernelInt8Linear(linear, self.kernels)
+        if can_pack(linear.weight.dtype, linear.weight.device):
+            return KernelPackedLinear(linear, self.kernels)
+        return linear  # fp32/fp16: F.linear (the decoder stack runs it as "dense")
+
+    def prepare_model(self, model: nn.Module) -> None:
+        quantization = self.options.quantization
+        replace_linears(model, lambda linear: self.make_linear(linear, quantization))
+
+    # ---- the decoder stack -------------------------------------------------------------------
+    def decoder_stack(self, model: CausalLM) -> CpuDecoderStack | None:
+        """Where the decode kernel attends and every layer of the model has a C++ decode
+        kernel: its stack (built on first use, then shared), else None."""
+        if not isinstance(self.attention, KernelPagedAttention):
+            return None  # the stack attends through the decode kernel only
+        if model not in _STACKS:
+            _STACKS[model] = self._build_stack(model)
+        return _STACKS[model]
+
+    def _build_stack(self, model: CausalLM) -> CpuDecoderStack | None:
+        spec = model.decoder_stack_spec()
+        if spec is None:
+            return None
+        layers, max_rows = [], sys.maxsize
+        for layer in spec.layers:
+            linears = []
+            for module in (layer.qkv_proj, layer.o_proj, layer.gate_up_proj, layer.down_proj):
+                prepared = self._decode_linear(module)
+                if prepared is None:
+                    return None
+                linears.append(prepared[0])
+                max_rows = min(max_rows, prepared[1])
+            layers.append(
+                self.kernels.DecodeLayer(
+                    layer.input_norm, layer.post_norm, *linears, layer.q_norm, layer.k_norm
+                )
+            )
+        stack = self.kernels.DecodeStack(
+            layers,
+            spec.final_norm,
+            spec.eps,
+            spec.num_heads,
+            spec.num_kv_heads,
+            spec.head_dim,
+            spec.scale,
+        )
+        return CpuDecoderStack(stack, max_rows)
+
+    def _decode_linear(self, module: nn.Module) -> tuple[DecodeLinear, int] | None:
+        """(the C++ kernel of a linear this backend made, rows up to which it runs), or None."""
+        if isinstance(module, KernelPackedLinear | KernelInt8Linear):
+            return module.decode_linear()
+        if type(module) is nn.Linear:  # fp32/fp16 weights: aten's linear, as F.linear
+            dense = self.kernels.DecodeLinear("dense", module.weight, None, module.bias)
+            return dense, sys.maxsize
+        return None

@@ -1,0 +1,148 @@
+"""The `cpu` backend's paged attention: the C++ decode kernel
+(`roseinfer/kernels/paged_attention.cpp`), which reads each sequence's keys and values in place
+from the paged cache: no gathered copy, no mask, one call per layer. Prefill chunks keep the
+reference path, whose SDPA is faster for many keys, except in steps with few
+(`PER_TOKEN_MAX_KEYS`), where every token is a query of the kernel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import torch
+
+from roseinfer.layers.attention import (
+    AttentionGroup,
+    AttentionMetadata,
+    attend_group,
+    attention_group,
+    cache_positions,
+)
+from roseinfer.layers.kv_cache import LayerCache
+
+if TYPE_CHECKING:
+    from roseinfer.kernels._ext import CppKernels
+
+# Steps with prefill chunks run every token through the decode kernel, as a query of its own
+# that sees its sequence's keys up to its position, while the step attends to few keys in all:
+# SDPA's set-up, padding and gathers then cost more than the kernel's work per key, and a step
+# within the decoder stack's row limit runs as one C++ call. Past this many keys SDPA wins (it
+# reads each key once per chunk): BENCHMARKS.md, "one C++ call per decode step".
+PER_TOKEN_MAX_KEYS = 49152  # keys attended in all, summed over the step's tokens
+
+
+@dataclass(frozen=True)
+class DecodeIndices:
+    """The decode kernel's index tensors, one row per query token (n of them)."""
+
+    slot_mapping: torch.Tensor  # [n] cache slot of each query's new K/V
+    block_tables: torch.Tensor  # [n, max_blocks] its sequence's blocks
+    context_lens: torch.Tensor  # [n] keys it attends to (its own position + 1 at most)
+
+
+@dataclass(frozen=True)
+class KernelStep:
+    """`KernelPagedAttention`'s per-step metadata, shared by every layer."""
+
+    num_tokens: int  # N
+    num_decode_seqs: int  # the first num_decode_seqs tokens are decodes
+    # Every token attends through the kernel: a decode step, or a small step token by token
+    # (`per_token`). Then `decode` covers all N tokens and the decoder stack may run the step.
+    kernel_only: bool
+    per_token: bool
+    decode: DecodeIndices  # the decodes' rows (all N rows when kernel_only)
+    prefill: AttentionGroup | None  # the prefill chunks, through SDPA (None when kernel_only)
+    # (block, offset) [N - num_decode_seqs] of the prefill tokens' cache slots; the kernel
+    # writes the decodes' own.
+    prefill_write: tuple[torch.Tensor, torch.Tensor] | None
+
+
+def small_step(meta: AttentionMetadata) -> bool:
+    """Whether a step with prefill chunks attends to few enough keys to run token by token."""
+    # A chunk of q tokens after c cached ones attends to (c + 1) + ... + (c + q) keys.
+    keys = sum(
+        q * (n - q) + q * (q + 1) // 2
+        for q, n in zip(meta.query_lens, meta.context_lens_host, strict=True)
+    )
+    return keys <= PER_TOKEN_MAX_KEYS
+
+
+def per_token_indices(meta: AttentionMetadata, num_tokens: int) -> DecodeIndices:
+    """The decode kernel's indices with one row per token: its sequence's block table, and its
+    own position + 1 as the context (causal by construction)."""
+    device = meta.context_lens.device
+    q_lens = meta.query_start_loc[1:] - meta.query_start_loc[:-1]  # [B]
+    seq = torch.repeat_interleave(torch.arange(meta.num_seqs, device=device), q_lens)  # [N]
+    offset = torch.arange(num_tokens, device=device) - meta.query_start_loc[seq]  # [N]
+    lens = meta.context_lens[seq] - q_lens[seq] + offset + 1  # [N]
+    return DecodeIndices(meta.slot_mapping, meta.block_tables[seq], lens)
+
+
+class KernelPagedAttention:
+    """Decodes (and small steps, token by token) through the C++ kernel; prefill chunks
+    through SDPA over the gathered blocks, as `ReferenceAttention` attends them."""
+
+    def __init__(self, kernels: CppKernels) -> None:
+        self.kernels = kernels
+
+    def prepare(self, meta: AttentionMetadata) -> KernelStep:
+        nd, num_tokens = meta.num_decode_seqs, meta.num_tokens
+        if nd < meta.num_seqs and small_step(meta):
+            decode = per_token_indices(meta, num_tokens)
+            return KernelStep(num_tokens, nd, True, True, decode, None, None)
+        prefill, write = None, None
+        if nd < meta.num_seqs:
+            prefill = attention_group(meta, nd, meta.num_seqs, slice(nd, num_tokens))
+            write = cache_positions(meta.slot_mapping[nd:], meta.block_size)
+        # The decoding sequences' rows of the index tensors, sliced once for every layer.
+        decode = DecodeIndices(
+            meta.slot_mapping[:nd], meta.block_tables[:nd], meta.context_lens[:nd]
+        )
+        return KernelStep(num_tokens, nd, nd == meta.num_seqs, False, decode, prefill, write)
+
+    def forward(
+        self,
+        q: torch.Tensor,  # [N, H, D]
+        k: torch.Tensor,  # [N, KVH, D]
+        v: torch.Tensor,  # [N, KVH, D]
+        cache: LayerCache,
+        step: KernelStep,
+        scale: float,
+    ) -> torch.Tensor:  # [N, H, D]
+        if step.kernel_only:
+            return self._decode(q, k, v, cache, step.decode, scale)
+        g = step.prefill
+        blocks, offsets = step.prefill_write
+        t = g.tokens
+        cache.write(blocks, offsets, k[t], v[t])
+        prefill = attend_group(q[t], k[t], v[t], cache, g, scale)
+        nd = step.num_decode_seqs
+        if not nd:  # prefill chunks only: no copy into a combined output
+            return prefill
+        out = torch.empty_like(q)
+        out[:nd] = self._decode(q[:nd], k[:nd], v[:nd], cache, step.decode, scale)
+        out[t] = prefill
+        return out
+
+    def _decode(
+        self,
+        q: torch.Tensor,  # [n, H, D], one row per kernel query
+        k: torch.Tensor,  # [n, KVH, D]
+        v: torch.Tensor,
+        cache: LayerCache,
+        decode: DecodeIndices,
+        scale: float,
+    ) -> torch.Tensor:  # [n, H, D]
+        return self.kernels.paged_decode_attention(
+            q,
+            k,
+            v,
+            cache.k,
+            cache.v,
+            decode.slot_mapping,
+            decode.block_tables,
+            decode.context_lens,
+            scale,
+            k_scale=cache.k_scale,
+            v_scale=cache.v_scale,
+        )

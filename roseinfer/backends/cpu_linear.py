@@ -1,0 +1,126 @@
+"""The `cpu` backend's linear layers: rows go to the C++ kernels (`roseinfer/kernels/`).
+
+Which kernel a layer runs is decided once, when the backend builds it, from what the CPU has:
+
+- bf16 (`KernelPackedLinear`): up to `kernel_rows` rows, `amx_linear` on CPUs with AMX (weights
+  in tiles; up to `AMX_ROWS`, prefill chunks included) or `small_batch_linear` (up to
+  `SMALL_BATCH_ROWS`); more rows, oneDNN's packed matmul. Both stream the weights faster than
+  oneDNN and skip its set-up per call; the price is a second copy of the weights.
+- int8 (`KernelInt8Linear`): `amx_int8_linear` for bf16 models on CPUs with AMX and
+  AVX512-BF16 (out % 16 == 0, in % 32 == 0); else `vnni_int8_linear` on CPUs with AVX512-VNNI
+  (activations rounded to int8 per 64 inputs; out % 16 == 0, in % 64 == 0); else the
+  weight-only `int8_linear`. Any number of rows.
+
+Each layer also hands the decoder stack its kernel (`decode_linear`). Timings: BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import torch
+from torch import nn
+
+from roseinfer.layers.linear import Int8Linear, PackedLinear
+
+if TYPE_CHECKING:
+    from roseinfer.kernels._ext import CppKernels, DecodeLinear
+
+# Rows up to which the C++ kernels beat oneDNN's packed bf16 matmul (benchmarks/
+# small_batch_linear.py; BENCHMARKS.md, "one C++ call per decode step, AMX prefill"):
+# small_batch_linear only for a few rows, amx_linear for prefill chunks too, until x outgrows L2.
+SMALL_BATCH_ROWS = 4
+AMX_ROWS = 1024
+
+
+class KernelPackedLinear(PackedLinear):
+    """bf16: a C++ kernel up to `kernel_rows` rows, oneDNN's packed weights beyond."""
+
+    def __init__(self, linear: nn.Linear, kernels: CppKernels) -> None:
+        super().__init__(linear)
+        self.kernels = kernels
+        weight = linear.weight.detach()  # [out, in]
+        out_features, in_features = weight.shape
+        # [out/16, in/32, 16, 32] for amx_linear, else the plain weight for small_batch_linear.
+        self.tile_weight: torch.Tensor | None = None
+        self.weight: torch.Tensor | None = weight
+        if kernels.amx_linear_available() and out_features % 16 == 0 and in_features % 32 == 0:
+            self.tile_weight = kernels.amx_pack_weight(weight)
+            self.weight = None
+            self.kernel_rows = AMX_ROWS
+        else:
+            self.kernel_rows = SMALL_BATCH_ROWS
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
+        if x.dim() != 2:  # the models pass [N, in]; a few microseconds per call add up
+            return self.forward(x.reshape(-1, x.shape[-1])).view(*x.shape[:-1], -1)
+        if 0 < x.shape[0] <= self.kernel_rows:
+            if self.tile_weight is not None:
+                return self.kernels.amx_linear(x.contiguous(), self.tile_weight, self.bias)
+            return self.kernels.small_batch_linear(x.contiguous(), self.weight, self.bias)
+        return torch.ops.mkldnn._linear_pointwise(x, self.packed_weight, self.bias, "none", [], "")
+
+    def decode_linear(self) -> tuple[DecodeLinear, int]:
+        """(the C++ `DecodeLinear` running this layer's kernel, rows up to which it runs)."""
+        if self.tile_weight is not None:
+            kind, weight = "amx", self.tile_weight
+        else:
+            kind, weight = "small_batch", self.weight
+        return self.kernels.DecodeLinear(kind, weight, None, self.bias), self.kernel_rows
+
+
+class KernelInt8Linear(Int8Linear):
+    """int8 weights multiplied by the best C++ int8 kernel this CPU runs (module docstring)."""
+
+    def __init__(self, linear: nn.Linear, kernels: CppKernels) -> None:
+        super().__init__(linear)
+        self.kernels = kernels
+        self.tile_qweight: torch.Tensor | None = None  # [out/16, in/32, 16, 32] int8
+        self.vnni_qweight: torch.Tensor | None = None  # [out/16, in/4, 16, 4] uint8 (int8 + 128)
+        out_features, in_features = self.qweight.shape
+        if (
+            self.scale.dtype == torch.bfloat16
+            and kernels.amx_int8_linear_available()
+            and out_features % 16 == 0
+            and in_features % 32 == 0
+        ):
+            self.tile_qweight = kernels.amx_pack_weight(self.qweight)
+            self.qweight = None  # one copy of the weights
+        elif (
+            kernels.vnni_int8_linear_available()
+            and out_features % 16 == 0
+            and in_features % 64 == 0
+        ):
+            self.vnni_qweight = kernels.vnni_pack_weight(self.qweight)
+            self.qweight = None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
+        x2 = x.reshape(-1, x.shape[-1])
+        if x2.shape[0] == 0:  # the AMX kernel wants rows; the others return nothing anyway
+            return x.new_empty(*x.shape[:-1], self.out_features)
+        if self.tile_qweight is not None:
+            # int8 tiles widened to bf16 next to the AMX tile loads.
+            y = self.kernels.amx_int8_linear(
+                x2.contiguous(), self.tile_qweight, self.scale, self.bias
+            )
+        elif self.vnni_qweight is not None:
+            # Bytes times bytes: the fastest int8 path on CPUs without AMX.
+            y = self.kernels.vnni_int8_linear(
+                x2.contiguous(), self.vnni_qweight, self.scale, self.bias
+            )
+        else:
+            # Streams the weights with software prefetch: faster than aten's kernel at batch 1.
+            y = self.kernels.int8_linear(x2.contiguous(), self.qweight, self.scale, self.bias)
+        return y.view(*x.shape[:-1], self.out_features)
+
+    def decode_linear(self) -> tuple[DecodeLinear, int]:
+        """As `KernelPackedLinear.decode_linear`: the C++ int8 kernel, at any number of rows."""
+        if self.tile_qweight is not None:
+            kind, weight = "amx_int8", self.tile_qweight
+        elif self.vnni_qweight is not None:
+            kind, weight = "vnni_int8", self.vnni_qweight
+        else:
+            kind, weight = "int8", self.qweight
+        linear = self.kernels.DecodeLinear(kind, weight, self.scale, self.bias)
+        return linear, sys.maxsize

@@ -1,0 +1,47 @@
+"""The `torch` backend: plain PyTorch everywhere, on CPU or CUDA. The reference the `cpu`
+backend is tested against, and `--enforce-eager`: it loads no C++."""
+
+from __future__ import annotations
+
+from torch import nn
+
+from roseinfer.backends.base import BackendOptions, CausalLM, DecoderStack, Quantization
+from roseinfer.layers.activation import silu_and_mul
+from roseinfer.layers.attention import ReferenceAttention
+from roseinfer.layers.linear import Int8Linear, PackedLinear, can_pack, replace_linears
+from roseinfer.layers.norm import add_rms_norm, rms_norm
+from roseinfer.layers.rotary import rotate
+from roseinfer.layers.sampler import greedy_argmax
+
+
+class TorchBackend:
+    """F.linear (or aten's weight-only int8 matmul), unfused norms, rotary and activation,
+    SDPA over the gathered cache blocks, `torch.max` for greedy tokens; no decoder stack."""
+
+    # The ops are the layers' own PyTorch functions: no call in between.
+    rms_norm = staticmethod(rms_norm)
+    add_rms_norm = staticmethod(add_rms_norm)
+    rotary = staticmethod(rotate)
+    silu_mul = staticmethod(silu_and_mul)
+    argmax = staticmethod(greedy_argmax)
+
+    def __init__(self, options: BackendOptions, pack_bf16_linears: bool = False) -> None:
+        """`pack_bf16_linears`: bf16 linears in oneDNN's blocked layout (still plain PyTorch),
+        as on a CPU where the C++ kernels do not build; not with `--enforce-eager`."""
+        self.options = options
+        self.pack_bf16_linears = pack_bf16_linears
+        self.attention = ReferenceAttention()
+
+    def make_linear(self, linear: nn.Linear, quantization: Quantization) -> nn.Module:
+        if quantization is Quantization.INT8:
+            return Int8Linear(linear)
+        if self.pack_bf16_linears and can_pack(linear.weight.dtype, linear.weight.device):
+            return PackedLinear(linear)
+        return linear
+
+    def prepare_model(self, model: nn.Module) -> None:
+        quantization = self.options.quantization
+        replace_linears(model, lambda linear: self.make_linear(linear, quantization))
+
+    def decoder_stack(self, model: CausalLM) -> DecoderStack[object] | None:
+        return None

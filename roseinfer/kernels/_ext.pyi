@@ -1,0 +1,98 @@
+# Types of the C++ extension `load_cpu_kernels` builds (roseinfer/kernels/bindings.cpp).
+# There is no `roseinfer.kernels._ext` module at run time: the extension is JIT-built under its
+# own name. Code imports these names under TYPE_CHECKING only, to type its seams.
+
+from typing import Protocol
+
+from torch import Tensor
+
+class DecodeLinear:
+    """A linear layer's decode kernel and prepared weights. kind: "amx", "small_batch",
+    "int8", "amx_int8", "vnni_int8" or "dense" (roseinfer/kernels/decode_stack.h)."""
+
+    def __init__(
+        self, kind: str, weight: Tensor, scale: Tensor | None = None, bias: Tensor | None = None
+    ) -> None: ...
+
+class DecodeLayer:
+    def __init__(
+        self,
+        input_norm: Tensor,  # [hidden]
+        post_norm: Tensor,  # [hidden]
+        qkv: DecodeLinear,
+        o_proj: DecodeLinear,
+        gate_up_proj: DecodeLinear,
+        down_proj: DecodeLinear,
+        q_norm: Tensor | None = None,  # [D] (Qwen3), with k_norm
+        k_norm: Tensor | None = None,
+    ) -> None: ...
+
+class DecodeStack:
+    def __init__(
+        self,
+        layers: list[DecodeLayer],
+        final_norm: Tensor,  # [hidden]
+        eps: float,
+        num_heads: int,
+        num_kv_heads: int,
+        head_dim: int,
+        scale: float,
+    ) -> None: ...
+    def forward(
+        self,
+        hidden: Tensor,  # [N, hidden] the step's embeddings, consumed as the residual stream
+        cos: Tensor,  # [N, D/2]
+        sin: Tensor,  # [N, D/2]
+        k_caches: list[Tensor],  # per layer [num_blocks, KVH, block_size, D]
+        v_caches: list[Tensor],
+        k_scales: list[Tensor],  # per layer [num_blocks, KVH, block_size] (int8 caches), or []
+        v_scales: list[Tensor],
+        slot_mapping: Tensor,  # [N]
+        block_tables: Tensor,  # [N, max_blocks]
+        context_lens: Tensor,  # [N]
+    ) -> Tensor: ...  # the final norm's output [N, hidden]
+
+class CppKernels(Protocol):
+    """The extension module, as a protocol so that signatures can name it."""
+
+    DecodeLinear: type[DecodeLinear]
+    DecodeLayer: type[DecodeLayer]
+    DecodeStack: type[DecodeStack]
+
+    def paged_decode_attention(
+        self,
+        q: Tensor,  # [n, H, D]
+        k: Tensor,  # [n, KVH, D] written into the cache first
+        v: Tensor,
+        k_cache: Tensor,  # [num_blocks, KVH, block_size, D]
+        v_cache: Tensor,
+        slot_mapping: Tensor,  # [n]
+        block_tables: Tensor,  # [n, max_blocks]
+        context_lens: Tensor,  # [n]
+        scale: float,
+        k_scale: Tensor | None = None,  # [num_blocks, KVH, block_size] for int8 caches
+        v_scale: Tensor | None = None,
+    ) -> Tensor: ...  # [n, H, D]
+    def rms_norm(self, x: Tensor, weight: Tensor, eps: float) -> Tensor: ...
+    def add_rms_norm(self, x: Tensor, residual: Tensor, weight: Tensor, eps: float) -> Tensor: ...
+    def rotary_embedding(self, q: Tensor, k: Tensor, cos: Tensor, sin: Tensor) -> None: ...
+    def silu_and_mul(self, x: Tensor) -> Tensor: ...  # [N, 2I] -> [N, I]
+    def int8_linear(
+        self, x: Tensor, weight: Tensor, scale: Tensor, bias: Tensor | None = None
+    ) -> Tensor: ...
+    def small_batch_linear(
+        self, x: Tensor, weight: Tensor, bias: Tensor | None = None
+    ) -> Tensor: ...
+    def amx_linear_available(self) -> bool: ...
+    def amx_pack_weight(self, weight: Tensor) -> Tensor: ...  # [N, K] -> [N/16, K/32, 16, 32]
+    def amx_linear(self, x: Tensor, packed: Tensor, bias: Tensor | None = None) -> Tensor: ...
+    def argmax_rows(self, logits: Tensor) -> Tensor: ...  # [B, V] -> [B] int64
+    def amx_int8_linear_available(self) -> bool: ...
+    def amx_int8_linear(
+        self, x: Tensor, packed: Tensor, scale: Tensor, bias: Tensor | None = None
+    ) -> Tensor: ...
+    def vnni_int8_linear_available(self) -> bool: ...
+    def vnni_pack_weight(self, weight: Tensor) -> Tensor: ...  # int8 [N, K] -> [N/16, K/4, 16, 4]
+    def vnni_int8_linear(
+        self, x: Tensor, packed: Tensor, scale: Tensor, bias: Tensor | None = None
+    ) -> Tensor: ...
