@@ -423,8 +423,17 @@ def test_non_stream_client_disconnect_aborts(server):
         "temperature": 0,
         "ignore_eos": True,
     }
-    with pytest.raises(httpx.ReadTimeout):
-        httpx.post(server.url + "/v1/completions", json=body, timeout=httpx.Timeout(60, read=1.0))
+    payload = json.dumps(body).encode()
+    request = (f"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+               f"Content-Length: {len(payload)}\r\n\r\n").encode() + payload  # fmt: skip
+    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as conn:
+        conn.sendall(request)
+        # Leave once it runs (not after a fixed time: on a busy machine the server might not
+        # have read the request yet, and a request gone before it is read never starts).
+        deadline = time.monotonic() + 60
+        while metrics(server.url)["roseinfer_num_requests_running"] < 1:
+            assert time.monotonic() < deadline, "the request never started"
+            time.sleep(0.05)
     m = wait_for_idle(server.url)
     assert (m["roseinfer_num_requests_running"], m["roseinfer_kv_cache_used_blocks"]) == (0, 0)
     assert m['roseinfer_requests_finished_total{finished_reason="abort"}'] == before + 1
