@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.no_progress:
         os.environ["TQDM_DISABLE"] = "1"  # transformers' GGUF loader has its own progress bars
-    from roseinfer.bench.serve import load_tokenizer
+    from roseinfer.bench.serve_prompts import load_tokenizer
     from roseinfer.loader import resolve_dtype
 
     config = EngineConfig.from_args(args)

@@ -6,8 +6,7 @@ core (`roseinfer.engine.scheduler`, `roseinfer.engine.block_manager`) imports wi
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from roseinfer.lazy import lazy_getattr
 
 __version__ = "0.1.0"
 
@@ -26,9 +25,4 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -107,7 +107,7 @@ class SamplingParams:
 
 
 # The seeds' `max_new_tokens`, readable too (it is an init-only alias of `max_tokens`).
-SamplingParams.max_new_tokens = property(lambda self: self.max_tokens)  # type: ignore[assignment,method-assign]
+SamplingParams.max_new_tokens = property(lambda self: self.max_tokens)
 
 
 @dataclass(frozen=True)

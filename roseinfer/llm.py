@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from collections.abc import Sequence as Seq
+from typing import cast
 
 from tqdm import tqdm
 
@@ -61,9 +62,10 @@ class LLM:
     ) -> list[RequestOutput]:
         """Outputs in the order of `prompts` (strings, or lists of token ids)."""
         if isinstance(prompts, str) or (prompts and isinstance(prompts[0], int)):
-            prompts = [prompts]  # type: ignore[list-item]
-        ids = [self.encode(p) for p in prompts]  # type: ignore[union-attr]
-        return self._run(ids, sampling_params, use_tqdm)
+            batch = [cast(Prompt, prompts)]
+        else:
+            batch = list(cast(Seq[Prompt], prompts))
+        return self._run([self.encode(p) for p in batch], sampling_params, use_tqdm)
 
     def chat(
         self,

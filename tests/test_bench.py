@@ -73,7 +73,7 @@ def test_random_workload_is_seeded_and_in_range():
 
 
 def test_poisson_arrival_gaps():
-    from roseinfer.bench.serve import arrival_gaps
+    from roseinfer.bench.serve_client import arrival_gaps
 
     assert arrival_gaps(3, float("inf"), 0) == [0.0, 0.0, 0.0]
     gaps = arrival_gaps(50, 10.0, seed=0)
@@ -82,7 +82,7 @@ def test_poisson_arrival_gaps():
 
 
 def test_read_prompts_file(tmp_path):
-    from roseinfer.benchmark_scheduler import read_prompts_file
+    from roseinfer.bench.scheduler_workload import read_prompts_file
 
     txt = tmp_path / "p.txt"
     txt.write_text("Hello\n\nHow are you\n")

@@ -9,7 +9,8 @@ import pytest
 
 from roseinfer.bench import http as http_client
 from roseinfer.bench.http import ConnectionPool, HTTPError
-from roseinfer.bench.serve import PromptSpec, ServeConfig, send_request
+from roseinfer.bench.serve_client import ServeConfig, send_request
+from roseinfer.bench.serve_prompts import PromptSpec
 
 
 class ScriptedServer:

@@ -117,7 +117,7 @@ def sp_transformers(sp_model) -> Tokenizer:
     """
     from transformers import LlamaTokenizer
 
-    from roseinfer.tokenizer import _merges_from_scores
+    from roseinfer.loader.gguf_tokenizer import _merges_from_scores
 
     sp = sp_model
     tokens = [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
@@ -200,7 +200,7 @@ def test_random_ids_match_decode(byte_level: Tokenizer) -> None:
 
 def _byte_token_ids(tok: Tokenizer, data: bytes) -> list[int]:
     """One token per byte: GPT-2's byte alphabet spelling of each byte, looked up."""
-    from roseinfer.tokenizer import _bytes_to_unicode
+    from roseinfer.loader.gguf_tokenizer import _bytes_to_unicode
 
     table = _bytes_to_unicode()
     return tok.hf.convert_tokens_to_ids([table[b] for b in data])

@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def bench_main(argv: list[str]) -> int:
     if argv and argv[0] == "scheduler":
-        from roseinfer.benchmark_scheduler import main
+        from roseinfer.bench.scheduler import main
 
         return main(argv[1:])
     parser = build_parser()

@@ -6,8 +6,7 @@ Names are imported lazily (PEP 562), so `roseinfer.engine.scheduler` and
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from roseinfer.lazy import lazy_getattr
 
 _EXPORTS = {
     "LLMEngine": "roseinfer.engine.llm_engine",
@@ -22,9 +21,4 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

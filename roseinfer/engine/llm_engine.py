@@ -86,7 +86,7 @@ class LLMEngine:
         sampler = Sampler(
             config.device,
             config.seed,
-            self.stop_token_ids,
+            sorted(self.stop_token_ids),
             cpu_kernels_for(config.device, config.enforce_eager),
         )
         self.runner = ModelRunner(

@@ -1,0 +1,270 @@
+"""The seeds' scheduler benchmark: many requests through `OnlineScheduler` / `OfflineScheduler`.
+
+    python -m roseinfer.benchmark_scheduler --model smollm2 --device cpu --prompt "Hello" \\
+        --num-requests 8 --max-new-tokens 8 --mode online --warmup-runs 0 --repeat-runs 1
+
+prints the seeds' summary block (same line names and units):
+
+    === online summary ===
+    Warmup runs: 0
+    Measured runs: 1
+    Decode time p50/mean: 0.171313/0.171313 s
+    Total time p50/mean: 0.193439/0.193439 s
+    Throughput(completion,decode) p50/mean: 373.59/373.59 tokens/s
+    Throughput(completion,total) p50/mean: 330.85/330.85 tokens/s
+    TTFT p50/mean: 0.26/0.26 ms
+    TPOT p50/mean: 24.55/24.55 ms/token
+    Latency p50/mean: 172.09/172.09 ms
+
+Timing. "Total" = add phase (submitting every request) + "decode" phase (stepping until all are
+done, then reading the responses). In the seeds `add_request` prefilled synchronously; here it
+only queues, so the add phase is ~0 and prefill happens inside the steps. Online mode records
+per request: submit (before `add_request`), first (the end of the step that produced its first
+token) and finish (the end of the step that finished it); TTFT = first - submit,
+TPOT = (finish - first) / max(1, n_out - 1), Latency = finish - submit. Each run's TTFT/TPOT/
+Latency is the median over its requests; the summary gives the p50 and mean of those over the
+measured runs (as the seeds). Offline and naive modes have no TTFT/TPOT lines.
+Completion tokens are counted from the engine (tokens generated), not by re-tokenizing text.
+
+Layout: this module is the CLI and the driver; the prompts are built in `scheduler_workload`, the
+timed runs and the summary lines are in `scheduler_runs`. `roseinfer/benchmark_scheduler.py`
+stays as the seeds' entry point (`python -m roseinfer.benchmark_scheduler`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from roseinfer import InferenceEngine, OfflineScheduler, OnlineScheduler
+from roseinfer.bench.machine import OtherLoad, machine_info
+from roseinfer.bench.metrics import jsonable_args
+from roseinfer.bench.scheduler_runs import (
+    print_summary,
+    report_run,
+    run_naive,
+    run_offline,
+    run_online,
+    summarize_runs,
+)
+from roseinfer.bench.scheduler_workload import Workload, build_workload, prompt_texts
+from roseinfer.bench.trace import StepTracer
+from roseinfer.config import EngineConfig, add_engine_args
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m roseinfer.benchmark_scheduler",
+        description="Benchmark the online/offline schedulers (the seeds' benchmark).",
+    )
+    g = p.add_argument_group("workload")
+    g.add_argument(
+        "--prompt", default="Hello", help="prompt repeated --num-requests times (default 'Hello')"
+    )
+    g.add_argument("--prompts", nargs="+", default=None, help="explicit prompts (one request each)")
+    g.add_argument(
+        "--prompts-file",
+        default=None,
+        help="a text file (one prompt per line) or .jsonl (a string or {'prompt': ...} per line)",
+    )
+    g.add_argument(
+        "--random-input-len",
+        type=int,
+        default=None,
+        help="random token-id prompts of about this many tokens instead of --prompt",
+    )
+    g.add_argument(
+        "--random-range-ratio",
+        type=float,
+        default=0.0,
+        help="random prompt lengths uniform in [len*(1-r), len*(1+r)] (default 0)",
+    )
+    g.add_argument(
+        "--num-requests",
+        type=int,
+        default=None,
+        help="requests per run (default 16; with --prompts/--prompts-file: all of them)",
+    )
+    g.add_argument("--max-new-tokens", type=int, default=100)
+    g.add_argument("--temperature", type=float, default=1.0)
+    g.add_argument("--top-k", type=int, default=0)
+    g.add_argument("--top-p", type=float, default=1.0)
+    g.add_argument(
+        "--do-sample", action="store_true", help="sample (default: greedy, as the seeds)"
+    )
+    g.add_argument(
+        "--ignore-eos",
+        "--no-stop-on-eos",
+        dest="ignore_eos",
+        action="store_true",
+        help="generate exactly --max-new-tokens per request",
+    )
+    r = p.add_argument_group("runs")
+    r.add_argument("--mode", default="online", choices=["naive", "online", "offline", "all"])
+    r.add_argument("--warmup-runs", type=int, default=1)
+    r.add_argument("--repeat-runs", type=int, default=3)
+    r.add_argument("--print-per-run", action="store_true", help="print each measured run's stats")
+    r.add_argument(
+        "--keep-prefix-cache-across-runs",
+        action="store_true",
+        help="online mode: keep prefix-cache entries between runs (default: reset before each run)",
+    )
+    o = p.add_argument_group("output")
+    o.add_argument(
+        "--json",
+        default=None,
+        metavar="PATH",
+        help="write runs and summaries as JSON ('-': stdout)",
+    )
+    o.add_argument(
+        "--trace", default=None, metavar="PNG", help="draw the last measured run's engine steps"
+    )
+    o.add_argument(
+        "--trace-json", default=None, metavar="PATH", help="save the last measured run's steps"
+    )
+    add_engine_args(p)
+    # The seeds' name for the running-batch limit.
+    p.add_argument(
+        "--max-batch-size",
+        dest="max_num_seqs",
+        type=int,
+        default=argparse.SUPPRESS,
+        help="alias of --max-num-seqs",
+    )
+    return p
+
+
+# ---- driver -----------------------------------------------------------------------------------
+def benchmark_mode(
+    mode: str,
+    engine: InferenceEngine,
+    work: Workload,
+    args: argparse.Namespace,
+    tracer: StepTracer | None = None,
+) -> dict:
+    warmup_runs = max(0, args.warmup_runs)
+    repeat_runs = max(1, args.repeat_runs)
+    online = OnlineScheduler(engine) if mode == "online" else None
+
+    def once(measured_last: bool) -> dict:
+        if mode == "naive":
+            with OtherLoad() as load:
+                r = run_naive(engine, work)
+            r["other_cpu_cores"] = load.cores
+            return r
+        if mode == "online":
+            if not args.keep_prefix_cache_across_runs:
+                online.core.block_manager.reset_prefix_cache()
+            scheduler = online
+        else:
+            scheduler = OfflineScheduler(engine)  # a fresh KV cache each run, as the seeds
+        if tracer is not None and measured_last:
+            tracer.clear()
+            tracer.attach(scheduler.core)
+        try:
+            with OtherLoad() as load:
+                r = (
+                    run_online(scheduler, work)
+                    if mode == "online"
+                    else run_offline(scheduler, work)
+                )
+            r["other_cpu_cores"] = load.cores
+            return r
+        finally:
+            if tracer is not None:
+                tracer.detach()
+
+    for _ in range(warmup_runs):
+        once(False)
+    runs = []
+    for i in range(repeat_runs):
+        r = once(i == repeat_runs - 1)
+        r["run"] = i
+        runs.append(r)
+        if args.print_per_run:
+            report_run(mode, r)
+    summary = summarize_runs(runs)
+    print_summary(mode, summary, warmup_runs, repeat_runs)
+    worst = OtherLoad()
+    worst.cores = max((r["other_cpu_cores"] or 0.0 for r in runs), default=None)
+    worst.warn(f"the {mode} runs")
+    return {
+        "mode": mode,
+        "warmup_runs": warmup_runs,
+        "measured_runs": repeat_runs,
+        "runs": runs,
+        "summary": summary,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _main(args)
+    except (ValueError, FileNotFoundError, OSError) as e:
+        print(f"benchmark_scheduler: error: {e}", file=sys.stderr)
+        return 1
+
+
+def _main(args: argparse.Namespace) -> int:
+    if args.max_new_tokens < 1:
+        raise ValueError("--max-new-tokens must be >= 1")
+    if args.num_requests is not None and args.num_requests < 1:
+        raise ValueError("--num-requests must be >= 1")
+    texts, source = prompt_texts(args)
+    engine = InferenceEngine(EngineConfig.from_args(args))
+    work = build_workload(args, engine, texts, source)
+    modes = ["naive", "online", "offline"] if args.mode == "all" else [args.mode]
+    print(
+        f"[benchmark_scheduler] model={engine.loaded.name} dtype={str(engine.loaded.dtype).removeprefix('torch.')} "
+        f"device={engine.device} workload: {work.description}, max_new_tokens={args.max_new_tokens}"
+        f"{' ignore_eos' if args.ignore_eos else ''}",
+        file=sys.stderr,
+    )
+    want_trace = bool(args.trace or args.trace_json)
+    results = []
+    for mode in modes:
+        tracer = StepTracer() if want_trace and mode != "naive" else None
+        res = benchmark_mode(mode, engine, work, args, tracer)
+        if tracer is not None:
+            res["trace_summary"] = tracer.summary()
+            suffix = "" if len(modes) == 1 or mode == modes[-1] else f".{mode}"
+            if args.trace:
+                path = _with_suffix(args.trace, suffix)
+                tracer.plot(path, title=f"benchmark_scheduler {mode}: {work.description}")
+                print(f"[benchmark_scheduler] wrote trace plot {path}", file=sys.stderr)
+            if args.trace_json:
+                path = _with_suffix(args.trace_json, suffix)
+                tracer.save_json(path)
+                print(f"[benchmark_scheduler] wrote trace {path}", file=sys.stderr)
+        results.append(res)
+    if args.json:
+        doc = {
+            "benchmark": "scheduler",
+            "model": engine.loaded.name,
+            "dtype": str(engine.loaded.dtype).removeprefix("torch."),
+            "device": engine.device,
+            "workload": work.description,
+            "machine": machine_info(),
+            "args": jsonable_args(args),
+            "results": results,
+        }
+        text = json.dumps(doc, indent=1)
+        if args.json == "-":
+            print(text)
+        else:
+            with open(args.json, "w", encoding="utf-8") as f:
+                f.write(text)
+    return 0
+
+
+def _with_suffix(path: str, suffix: str) -> str:
+    if not suffix:
+        return path
+    stem, dot, ext = path.rpartition(".")
+    return f"{stem}{suffix}.{ext}" if dot else path + suffix
+
+
+if __name__ == "__main__":
+    sys.exit(main())
