@@ -157,21 +157,44 @@ class Tokenizer:
         return self._special_ids
 
     # ---- chat --------------------------------------------------------------------------------
-    def apply_chat_template(self, messages: list[dict], add_generation_prompt: bool = True) -> str:
-        """The prompt text for `messages`: the tokenizer's template, or the plain fallback."""
+    def apply_chat_template(
+        self,
+        messages: list[dict],
+        add_generation_prompt: bool = True,
+        continue_final_message: bool = False,
+        **template_kwargs: Any,
+    ) -> str:
+        """The prompt text for `messages`: the tokenizer's template, or the plain fallback.
+
+        `continue_final_message` leaves the last message open for the model to continue (as
+        transformers' flag); `template_kwargs` are extra variables for the template."""
         messages = _validate_messages(messages)
         if not getattr(self.hf, "chat_template", None):
+            # The fallback's last line is already open: continuing it needs nothing more.
             return format_messages_as_prompt(messages, add_generation_prompt)
         from jinja2 import TemplateError
 
         try:
             return self.hf.apply_chat_template(
-                messages, tokenize=False, add_generation_prompt=add_generation_prompt
+                messages,
+                tokenize=False,
+                add_generation_prompt=add_generation_prompt,
+                continue_final_message=continue_final_message,
+                **template_kwargs,
             )
         except (TemplateError, ValueError, TypeError, KeyError) as e:
             # Templates reject things like non-alternating roles with raise_exception(...).
             raise TokenizerError(f"chat template rejected the messages: {e}") from e
 
-    def encode_chat(self, messages: list[dict], add_generation_prompt: bool = True) -> list[int]:
+    def encode_chat(
+        self,
+        messages: list[dict],
+        add_generation_prompt: bool = True,
+        continue_final_message: bool = False,
+        **template_kwargs: Any,
+    ) -> list[int]:
         """Token ids of the chat prompt; the template writes BOS itself, so none is added."""
-        return self.encode(self.apply_chat_template(messages, add_generation_prompt), False)
+        text = self.apply_chat_template(
+            messages, add_generation_prompt, continue_final_message, **template_kwargs
+        )
+        return self.encode(text, False)

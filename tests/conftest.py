@@ -183,3 +183,37 @@ def cpu_kernels_built() -> None:
     from roseinfer.kernels import load_cpu_kernels
 
     load_cpu_kernels()
+
+
+@pytest.fixture(scope="session")
+def tiny_server(tiny_model_dir):
+    """(app, base url) of the OpenAI server over the tiny random llama, in-process (uvicorn in a
+    thread): seconds cheaper than a subprocess, for tests of the HTTP surface."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from roseinfer.config import EngineConfig
+    from roseinfer.engine import InferenceEngine
+    from roseinfer.engine.client import EngineClient
+    from roseinfer.server.app import ServerConfig, create_app
+
+    engine = InferenceEngine(
+        EngineConfig(model=tiny_model_dir("llama"), dtype="float32", num_kv_blocks=64)
+    )
+    app = create_app(EngineClient(engine.new_core()), ServerConfig())
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started
+    yield app, f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(15)

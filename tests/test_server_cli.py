@@ -1,11 +1,20 @@
-"""`roseinfer serve` / `python -m roseinfer.server` flags (no model is loaded here)."""
+"""`roseinfer serve` / `python -m roseinfer.server`: flags, and start-up errors (one line on
+stderr, a non-zero exit, no traceback; what needs no model fails before the model loads). Only
+one test loads a model (the tiny random llama)."""
 
 from __future__ import annotations
 
+import logging
 import os
+import queue
+import re
+import socket
 import subprocess
 import sys
+import threading
+import time
 
+import httpx
 import pytest
 
 from roseinfer.config import EngineConfig
@@ -92,8 +101,87 @@ def test_roseinfer_serve_help(capsys):
 )
 def test_bad_flags_are_a_one_line_error(args, code, message):
     r = subprocess.run(
-        [sys.executable, "-m", "roseinfer.server", *args, "--port", "1"],
+        [sys.executable, "-m", "roseinfer.server", *args, "--port", "0"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert r.returncode == code
     assert "error" in r.stderr and message in r.stderr and "Traceback" not in r.stderr
+
+
+def serve(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "roseinfer.server", *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def one_error_line(r: subprocess.CompletedProcess) -> str:
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "error" in lines[0], r.stderr
+    return lines[0]
+
+
+def test_a_taken_port_fails_before_the_model_loads():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        # A model that does not exist: had it been loaded first, the error would name it.
+        r = serve("--model", "/nonexistent/model", "--port", str(port))
+    line = one_error_line(r)
+    assert f"127.0.0.1:{port}" in line and "in use" in line and r.returncode == 1
+
+
+def test_an_invalid_port_fails_before_the_model_loads():
+    line = one_error_line(serve("--model", "/nonexistent/model", "--port", "99999"))
+    assert "--port" in line and "99999" in line
+
+
+def test_cuda_on_a_machine_without_it_is_one_line():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    line = one_error_line(serve("--model", "/nonexistent/model", "--port", "0", "--device", "cuda"))
+    assert "CUDA is not available" in line
+
+
+def test_serving_on_is_logged_once_the_server_listens(tiny_model_dir):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "roseinfer.server", "--model", tiny_model_dir("llama"),
+         "--port", "0", "--dtype", "float32", "--num-kv-blocks", "16"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stderr], daemon=True).start()
+    try:
+        deadline, port = time.monotonic() + 180, None
+        while port is None and time.monotonic() < deadline and proc.poll() is None:
+            try:
+                line = lines.get(timeout=1)
+            except queue.Empty:
+                continue
+            found = re.search(r"serving on http://127\.0\.0\.1:(\d+)", line)
+            port = int(found.group(1)) if found else None
+        assert port, "no 'serving on' line"
+        # The line comes once uvicorn listens: the first try connects.
+        assert httpx.get(f"http://127.0.0.1:{port}/health", timeout=10).status_code == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_a_client_leaving_mid_body_is_not_an_error(tiny_server, caplog):
+    caplog.set_level(logging.DEBUG, logger="roseinfer.server.errors")
+    port = int(tiny_server[1].rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as c:
+        c.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                  b"\r\nContent-Length: 1000\r\n\r\n{\"prompt\": ")  # fmt: skip
+        time.sleep(0.2)  # the server is reading the body
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and "client disconnected" not in caplog.text:
+        time.sleep(0.05)
+    assert "client disconnected while sending POST /v1/completions" in caplog.text
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    assert httpx.get(tiny_server[1] + "/health", timeout=10).status_code == 200

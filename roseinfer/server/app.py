@@ -11,6 +11,7 @@ probes and scrapers.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import secrets
 from collections.abc import AsyncIterator
@@ -27,7 +28,9 @@ from roseinfer.engine.client import EngineClient
 from roseinfer.engine.llm_engine import InvalidRequestError
 from roseinfer.llm import encode_prompt
 from roseinfer.output.processor import ChoiceState
+from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
+from roseinfer.server.chat_prompt import chat_prompt_ids
 from roseinfer.server.errors import APIError, from_validation_error, install_error_handlers
 from roseinfer.server.metrics import ServerMetrics
 from roseinfer.server.middleware import BodySizeLimitMiddleware
@@ -94,18 +97,24 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     api = APIRouter(dependencies=[Depends(check_api_key)])
 
     # ---- helpers -------------------------------------------------------------------------
-    async def parse(request: Request, model: type[BaseModel]) -> BaseModel:
+    async def parse(request: Request, model: type[BaseModel], endpoint: str) -> BaseModel:
         body = await request.body()  # the size limit applies while this reads
         try:
-            parsed = model.model_validate_json(body or b"{}")
+            # Python's json, like OpenAI's server, takes NaN/Infinity (SamplingParams refuses
+            # them, naming the field) and integers of any size (a seed too large gets a 400).
+            data = json.loads(body or b"{}")
+        except (ValueError, RecursionError) as e:  # also bad UTF-8 and absurdly deep nesting
+            raise APIError(
+                400, f"request body is not valid JSON: {e}", code="invalid_json"
+            ) from None
+        try:
+            data = F.check_body(data, endpoint)  # the field table: unknown/refused -> 400
+        except F.FieldError as e:
+            raise APIError(400, str(e), param=e.param, code=e.code) from None
+        try:
+            return model.model_validate(data)
         except ValidationError as e:
             raise from_validation_error(e.errors()) from None
-        if isinstance(parsed, P.RequestBase):
-            try:
-                parsed.check_unsupported()
-            except P.UnsupportedFieldError as e:
-                raise APIError(400, str(e), param=e.param, code="unsupported_field") from None
-        return parsed
 
     def check_model(name: str | None) -> None:
         if name is not None and name != model_name:
@@ -121,24 +130,26 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                            code="server_overloaded", headers={"Retry-After": "1"})  # fmt: skip
 
     def build_params(
-        body: P.SamplingRequest, prompt_len: int, default_max: int | None
+        body: P.SamplingRequest, prompt_len: int, default_max: int | None, chat: bool
     ) -> SamplingParams:
-        max_tokens = body.max_completion_tokens or body.max_tokens or default_max
-        if max_tokens is None:  # chat without a limit: whatever room the context leaves
+        max_param, max_tokens = _max_tokens(body)
+        if max_param is None:
+            max_tokens = default_max
+        if max_tokens is None:  # no limit asked for: whatever room the context leaves
             max_tokens = max_total_tokens - prompt_len
             if max_tokens < 1:
                 raise APIError(400, f"prompt ({prompt_len} tokens) leaves no room to generate in the context "
-                                    f"window of {max_total_tokens} tokens", param="messages")  # fmt: skip
-        if body.min_tokens > max_tokens:
-            raise APIError(400, f"min_tokens ({body.min_tokens}) is larger than max_tokens ({max_tokens})",
-                           param="min_tokens")  # fmt: skip
+                                    f"window of {max_total_tokens} tokens",
+                               param="messages" if chat else "prompt")  # fmt: skip
+        if body.n > MAX_N:  # a server limit: SamplingParams takes any n >= 1
+            raise APIError(400, f"n must be at most {MAX_N}, got {body.n}", param="n")
         try:
             return SamplingParams(
                 n=body.n,
                 max_tokens=max_tokens,
                 temperature=1.0 if body.temperature is None else body.temperature,
                 top_p=1.0 if body.top_p is None else body.top_p,
-                top_k=max(0, body.top_k or 0),
+                top_k=0 if body.top_k is None else body.top_k,
                 seed=body.seed,
                 stop=tuple(body.stop_list),
                 stop_token_ids=tuple(body.stop_token_ids or ()),
@@ -146,7 +157,22 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                 min_tokens=body.min_tokens,
             )
         except ValueError as e:
-            raise APIError(400, str(e), param=_param_of(e)) from None
+            param = _param_of(e)
+            raise APIError(
+                400, str(e), param=max_param if param == "max_tokens" else param
+            ) from None
+
+    def truncate(body: P.SamplingRequest, ids: list[int]) -> list[int]:
+        """vLLM's truncate_prompt_tokens: keep the prompt's last k tokens (-1: the context)."""
+        k = body.truncate_prompt_tokens
+        if k is None:
+            return ids
+        if k == -1:
+            k = core.max_model_len
+        if k < 1:
+            raise APIError(400, f"truncate_prompt_tokens must be >= 1 or -1, got {k}",
+                           param="truncate_prompt_tokens")  # fmt: skip
+        return ids[-k:]
 
     def submit_checks(requests: list[tuple[list[int], SamplingParams]]) -> None:
         for ids, params in requests:
@@ -160,11 +186,15 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         request: Request, body: P.SamplingRequest, prompts: list[list[int]], chat: bool
     ) -> Response:
         default_max = None if chat else 16
-        requests = [(ids, build_params(body, len(ids), default_max)) for ids in prompts]
+        prompts = [truncate(body, ids) for ids in prompts]
+        requests = [(ids, build_params(body, len(ids), default_max, chat)) for ids in prompts]
         submit_checks(requests)
-        rid, created = P.new_id("chatcmpl" if chat else "cmpl"), P.now()
+        prefix = "chatcmpl" if chat else "cmpl"
+        # The engine's ids stay ours (unique); a client's request_id names the response only.
+        internal_id, created = P.new_id(prefix), P.now()
+        rid = internal_id if body.request_id is None else f"{prefix}-{body.request_id}"
         prompt_tokens = sum(len(ids) for ids in prompts) * body.n
-        group = GenerationGroup(client, rid, requests)
+        group = GenerationGroup(client, internal_id, requests)
         if body.stream:
             stream = sse_stream(
                 group, rid, created, model_name, chat, prompt_tokens, body.include_usage
@@ -198,7 +228,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
 
     @api.post("/v1/completions")
     async def completions(request: Request) -> Response:
-        body: P.CompletionRequest = await parse(request, P.CompletionRequest)
+        body: P.CompletionRequest = await parse(request, P.CompletionRequest, F.COMPLETIONS)
         check_model(body.model)
         return await run_openai(
             request, body, _completion_prompts(tokenizer, body.prompt), chat=False
@@ -206,21 +236,19 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
 
     @api.post("/v1/chat/completions")
     async def chat_completions(request: Request) -> Response:
-        body: P.ChatCompletionRequest = await parse(request, P.ChatCompletionRequest)
+        body: P.ChatCompletionRequest = await parse(request, P.ChatCompletionRequest, F.CHAT)
         check_model(body.model)
         try:
-            messages = body.template_messages()
-        except P.UnsupportedFieldError as e:
-            raise APIError(400, str(e), param=e.param, code="invalid_value") from None
-        try:
-            ids = tokenizer.encode_chat(messages)
-        except ValueError as e:  # TokenizerError: unknown role, template refused the messages
+            ids = chat_prompt_ids(tokenizer, body)
+        except F.FieldError as e:
+            raise APIError(400, str(e), param=e.param, code=e.code) from None
+        except ValueError as e:  # TokenizerError: the template refused the messages
             raise APIError(400, str(e), param="messages") from None
         return await run_openai(request, body, [ids], chat=True)
 
     @api.post("/generate")
     async def generate(request: Request) -> Response:
-        body: P.GenerateRequest = await parse(request, P.GenerateRequest)
+        body: P.GenerateRequest = await parse(request, P.GenerateRequest, F.GENERATE)
         try:
             ids = encode_prompt(tokenizer, body.prompt)
             params = dataclasses.replace(
@@ -264,13 +292,34 @@ async def run_to_end(
             raise APIError(500, f"internal error: {type(e).__name__}: {e}") from None
 
 
+MAX_N = 128
+
+
+def _max_tokens(body: P.SamplingRequest) -> tuple[str | None, int | None]:
+    """(the field that sets the output limit, its value); max_completion_tokens, max_tokens
+    and llama.cpp's n_predict (-1: no limit) are one setting, so given twice they must agree."""
+    given = [(name, getattr(body, name)) for name in ("max_completion_tokens", "max_tokens",
+             "n_predict") if getattr(body, name) is not None]  # fmt: skip
+    if not given:
+        return None, None
+    (first, value), *others = given
+    for name, other in others:
+        if other != value:
+            raise APIError(400, f"{name} ({other}) and {first} ({value}) set the same limit "
+                                "differently: give one", param=name)  # fmt: skip
+    if first == "n_predict" and value == -1:
+        return first, None
+    return first, value
+
+
 def _param_of(error: ValueError) -> str | None:
     """The SamplingParams field a validation message starts with ("seed must be ...")."""
     name = str(error).split(" ", 1)[0]
     return name if name in SAMPLING_FIELDS else None
 
 
-SAMPLING_FIELDS = frozenset(f.name for f in dataclasses.fields(SamplingParams))
+# The seeds' max_new_tokens is an init-only alias of max_tokens: not among the dataclass fields.
+SAMPLING_FIELDS = frozenset(f.name for f in dataclasses.fields(SamplingParams)) | {"max_new_tokens"}
 
 
 def _completion_prompts(tokenizer: Tokenizer, prompt: str | list) -> list[list[int]]:

@@ -2,6 +2,11 @@
 
 Engine flags come from `roseinfer.config.add_engine_args` (one flag per `EngineConfig` field,
 shared with `roseinfer generate` and `LLM(...)`); server flags from `add_server_args`.
+
+What can be checked without the model is checked first, so a mistake costs no load time: the
+flags, the device, and the address, which is bound before the model loads (and handed to
+uvicorn). Each failure is one line on stderr and a non-zero exit, never a traceback. "serving
+on" is logged once uvicorn listens.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ import argparse
 import logging
 import os
 import signal
+import socket
 import sys
 import threading
 from typing import TYPE_CHECKING
@@ -17,6 +23,8 @@ from typing import TYPE_CHECKING
 from roseinfer.config import EngineConfig, add_engine_args
 
 if TYPE_CHECKING:
+    import uvicorn
+
     from roseinfer.engine.client import EngineClient
 
 logger = logging.getLogger("roseinfer.server")
@@ -81,6 +89,16 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     if args.stream_interval < 1:
         print("error: --stream-interval must be >= 1", file=sys.stderr)
         return 2
+    if not 0 <= args.port <= 65535:
+        print(f"error: --port must be in 0..65535, got {args.port}", file=sys.stderr)
+        return 2
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    try:
+        check_device(args.device)
+        sock = bind_socket(args.host, args.port)
+    except (ValueError, OSError) as e:
+        print(f"roseinfer serve: error: {e}", file=sys.stderr)
+        return 1
     try:
         import uvicorn
 
@@ -100,6 +118,7 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
         client = EngineClient(core, start_thread=False, stream_interval=args.stream_interval)
         app = create_app(client, server_config)
     except (ValueError, OSError) as e:  # bad flag values, model not found, unreadable weights
+        sock.close()
         print(f"roseinfer serve: error: {e}", file=sys.stderr)
         return 1
     name = server_config.served_model_name or loaded.name
@@ -113,9 +132,9 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
         core.block_manager.num_blocks, engine_config.block_size, core.runner.capacity_tokens,
         engine_config.max_num_seqs, engine_config.max_num_batched_tokens,
     )  # fmt: skip
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    logger.info("serving on http://%s:%d (OpenAI API under /v1)%s", host, args.port,
-                ", API key required" if args.api_key else "")  # fmt: skip
+    port = sock.getsockname()[1]  # --port 0: the one the system picked
+    key = ", API key required" if args.api_key else ""
+    serving = f"serving on http://{host}:{port} (OpenAI API under /v1){key}"
     # The engine loop runs on this (main) thread and uvicorn on another: with OpenMP, torch ops
     # run 2-3x slower on a thread other than the first one that ran them (measured: the same decode
     # step took 25 ms on the main thread and 45 ms on a worker thread), and the model was loaded here.
@@ -129,9 +148,9 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
         )
     )
     signal.signal(signal.SIGTERM, lambda *_: client.shutdown(timeout=0))
-    http = threading.Thread(target=server.run, name="roseinfer-http", daemon=True)
+    http = threading.Thread(target=server.run, args=([sock],), name="roseinfer-http", daemon=True)
     http.start()
-    watcher = threading.Thread(target=_stop_when_done, args=(http, client), daemon=True)
+    watcher = threading.Thread(target=_watch, args=(http, server, client, serving), daemon=True)
     watcher.start()
     try:
         client.run_forever()
@@ -144,7 +163,51 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     return 0 if server.started else 1
 
 
-def _stop_when_done(http: threading.Thread, client: EngineClient) -> None:
-    """Stop the engine loop once uvicorn has exited (e.g. the port was taken)."""
+def check_device(device: str) -> None:
+    """ValueError (one line) when `--device` names a device this machine does not have."""
+    if not device.startswith("cuda"):
+        return
+    import torch
+
+    if not torch.cuda.is_available():
+        raise ValueError(
+            f"--device {device}: CUDA is not available on this machine "
+            f"(torch {torch.__version__}, CUDA build: {torch.version.cuda or 'none'})"
+        )
+    index = device.partition(":")[2]
+    if index and (not index.isdigit() or int(index) >= torch.cuda.device_count()):
+        raise ValueError(
+            f"--device {device}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+        )
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """The server's socket, bound (not yet listening: connections are refused until uvicorn
+    listens on it). OSError with one clear line if the address is taken or invalid."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except OSError as e:
+        raise OSError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+    try:
+        sock.bind(address)
+    except OSError as e:
+        sock.close()
+        raise OSError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def _watch(
+    http: threading.Thread, server: uvicorn.Server, client: EngineClient, serving: str
+) -> None:
+    """Log `serving` once uvicorn listens; stop the engine loop once uvicorn has exited."""
+    while http.is_alive() and not server.started:
+        http.join(0.05)
+    if server.started:
+        logger.info(serving)
     http.join()
     client.shutdown(timeout=0)

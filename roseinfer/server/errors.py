@@ -7,9 +7,10 @@ import re
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from roseinfer.server.protocol import error_body
 
@@ -85,6 +86,13 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         headers = getattr(exc, "headers", None)
         return APIError(exc.status_code, str(exc.detail), headers=headers).response()
+
+    @app.exception_handler(ClientDisconnect)
+    async def _client_gone(request: Request, _: ClientDisconnect) -> Response:
+        # The client left while its body was being read: an everyday event, not a server error
+        # (the catch-all below would log a traceback). Nobody reads the answer.
+        logger.debug("client disconnected while sending %s %s", request.method, request.url.path)
+        return Response(status_code=499)
 
     @app.exception_handler(Exception)
     async def _internal(_: Request, exc: Exception) -> JSONResponse:

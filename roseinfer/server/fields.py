@@ -1,0 +1,425 @@
+"""The field table: every request field of /v1/chat/completions, /v1/completions and /generate
+that OpenAI, vLLM or llama.cpp's server takes, and what roseinfer does with it.
+
+Nothing is accepted and ignored. Each field of each endpoint is exactly one of:
+
+- honoured: implemented, and tested by its effect (the pydantic models of `protocol.py` hold
+  exactly these fields);
+- no-op: accepted (its type checked) because no value of it can change the output, e.g. `user`,
+  or a knob of a feature that is refused unless off (`mirostat_tau` without `mirostat`);
+- refused: a 400 naming the field (`param`), unless it holds its neutral value, the one that
+  asks for nothing (`min_p: 0`, `logprobs: false`): that value is a documented no-op.
+
+A field nobody knows is refused with a 400 naming it, as OpenAI does. `null` is the field left
+out, except for unknown fields, which are refused whatever their value.
+
+`check_body` applies the table to a parsed JSON body before pydantic sees it; README.md's "API
+fields" section is `fields_markdown()` (tests/test_fields.py keeps the two in step).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+CHAT, COMPLETIONS, GENERATE = "chat", "completions", "generate"
+ENDPOINTS = {CHAT: "/v1/chat/completions", COMPLETIONS: "/v1/completions", GENERATE: "/generate"}
+_V1 = (CHAT, COMPLETIONS)
+
+
+class Kind(StrEnum):
+    HONOURED = "honoured"
+    NOOP = "no-op"
+    REFUSED = "refused"
+
+
+Check = Callable[[Any, dict], bool]  # (value, the whole body or message) -> accepted
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    name: str  # dotted for nested fields: "messages[].name", "stream_options.include_usage"
+    endpoints: tuple[str, ...]
+    kind: Kind
+    doc: str
+    origin: str  # who defines it: OpenAI, vLLM, llama.cpp, roseinfer
+    # no-op: the values of the right type; refused: the neutral values (accepted as no-ops).
+    accepts: Check | None = None
+    accepts_doc: str = ""
+
+
+class FieldError(ValueError):
+    """A 400 naming `param`."""
+
+    def __init__(self, param: str | None, message: str, code: str = "unsupported_field") -> None:
+        super().__init__(message)
+        self.param, self.code = param, code
+
+
+# ---- value checks ------------------------------------------------------------------------------
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _of(*types: type) -> Check:
+    def check(v: Any, _: dict) -> bool:
+        if isinstance(v, bool) and bool not in types:
+            return False
+        return isinstance(v, types)
+
+    return check
+
+
+_str, _bool, _int, _dict = _of(str), _of(bool), _of(int), _of(dict)
+
+
+def _num(v: Any, _: dict) -> bool:
+    return _number(v)
+
+
+def _str_list(v: Any, _: dict) -> bool:
+    return isinstance(v, list) and all(isinstance(s, str) for s in v)
+
+
+def _equals(*values: Any) -> Check:
+    """Equal to one of `values`, of the same kind (`0` is not `false`)."""
+
+    def check(v: Any, _: dict) -> bool:
+        return any(type(v) is type(x) or (_number(v) and _number(x)) for x in values) and (
+            v in values
+        )
+
+    return check
+
+
+def _empty(v: Any, _: dict) -> bool:
+    return v in ([], {}, "")
+
+
+def _never(_: Any, __: dict) -> bool:
+    return False  # only null (the field left out) asks for nothing
+
+
+def _at_most_zero(v: Any, _: dict) -> bool:
+    return _number(v) and v <= 0
+
+
+def _best_of(v: Any, body: dict) -> bool:
+    n = body.get("n") if body.get("n") is not None else 1
+    return _int(v, body) and v == n
+
+
+def _text_format(v: Any, _: dict) -> bool:
+    return v == {"type": "text"}
+
+
+def _tool_choice_none(v: Any, _: dict) -> bool:
+    return v in ("none", "auto")  # "auto" with no tools is "none"
+
+
+# ---- the table ---------------------------------------------------------------------------------
+
+
+def _h(name: str, endpoints: tuple[str, ...], doc: str, origin: str = "OpenAI") -> FieldSpec:
+    return FieldSpec(name, endpoints, Kind.HONOURED, doc, origin)
+
+
+def _noop(name: str, endpoints: tuple[str, ...], accepts: Check, doc: str,
+          origin: str = "OpenAI") -> FieldSpec:  # fmt: skip
+    return FieldSpec(name, endpoints, Kind.NOOP, doc, origin, accepts)
+
+
+def _ref(name: str, endpoints: tuple[str, ...], neutral: Check, neutral_doc: str, doc: str,
+         origin: str = "OpenAI") -> FieldSpec:  # fmt: skip
+    return FieldSpec(name, endpoints, Kind.REFUSED, doc, origin, neutral, neutral_doc)
+
+
+_C, _CO, _G = (CHAT,), (COMPLETIONS,), (GENERATE,)
+_VL, _LC, _RI = "vLLM", "llama.cpp", "roseinfer"
+_ONLY_WITH = "no value changes the output: only used with `{}`, which is refused unless off"
+
+FIELDS: tuple[FieldSpec, ...] = (
+    # -- honoured: /v1/*
+    _h("model", _V1, "must name the served model (404 otherwise); may be left out"),
+    _h("prompt", _CO, "a string, a list of strings, a token-id list or a list of those"),
+    _h("messages", _C, "the conversation, rendered with the model's chat template"),
+    _h("max_tokens", _V1, "most tokens to generate (completions: 16 by default; chat: what the "
+       "context leaves)"),
+    _h("max_completion_tokens", _V1, "OpenAI's newer name for `max_tokens` (if both are given "
+       "they must agree)"),
+    _h("n_predict", _V1, "llama.cpp's name for `max_tokens` (-1: what the context leaves)", _LC),
+    _h("temperature", _V1, "default 1; 0 (or below 1e-5) is greedy"),
+    _h("top_p", _V1, "nucleus sampling, in (0, 1]"),
+    _h("top_k", _V1, "sample among the k likeliest tokens; 0 or -1: off", _VL),
+    _h("n", _V1, "choices per prompt, 1 to 128"),
+    _h("seed", _V1, "choice i of n samples from seed + i (modulo 2**64): same seed, same text"),
+    _h("stop", _V1, "a string or a list of strings; the text ends before the first match"),
+    _h("stop_token_ids", _V1, "token ids that end a choice", _VL),
+    _h("ignore_eos", _V1, "keep generating past end-of-sequence tokens", _VL),
+    _h("min_tokens", _V1, "end-of-sequence and stop token ids are ignored before this many", _VL),
+    _h("stream", _V1, "server-sent events, one chunk per token (or `--stream-interval` tokens)"),
+    _h("stream_options", _V1, "see `stream_options.*`; accepted (unused) without `stream`"),
+    _h("stream_options.include_usage", _V1, "a last chunk with the usage"),
+    _h("request_id", _V1, "the response's `id` is `chatcmpl-`/`cmpl-` + this", _VL),
+    _h("truncate_prompt_tokens", _V1, "keep only the prompt's last k tokens (-1: the context "
+       "length)", _VL),
+    _h("add_generation_prompt", _C, "end the prompt with the assistant's turn opening "
+       "(default true)", _VL),
+    _h("continue_final_message", _C, "continue the last message instead of opening a new turn "
+       "(needs `add_generation_prompt: false`)", _VL),
+    _h("chat_template_kwargs", _C, "extra variables for the chat template; a name the template "
+       "does not read is refused", _VL),
+    _h("messages[].role", _C, "system, user, assistant, developer (as system) or tool"),
+    _h("messages[].content", _C, "a string or a list of text parts"),
+    _h("messages[].name", _C, "passed to the chat template; refused where the model's template "
+       "does not use it (SmolLM2's does not)"),
+    _h("messages[].content[].type", _C, "`text`; other part types (images, audio, files) are "
+       "refused"),
+    _h("messages[].content[].text", _C, "the part's text; parts are joined with newlines"),
+    # -- honoured: /generate (the seeds' API)
+    _h("prompt", _G, "the prompt text", _RI),
+    _h("max_new_tokens", _G, "most tokens to generate (default 64)", _RI),
+    _h("temperature", _G, "used when `do_sample` (default 1)", _RI),
+    _h("top_k", _G, "used when `do_sample`; 0 or -1: off", _RI),
+    _h("top_p", _G, "used when `do_sample`, in (0, 1]", _RI),
+    _h("do_sample", _G, "sample (true) or greedy (false, the default)", _RI),
+    _h("stop_on_eos", _G, "end at end-of-sequence tokens (default true)", _RI),
+    _h("seed", _G, "seed of the sampler", _RI),
+    _h("stop", _G, "a string or a list of strings", _RI),
+    _h("stream", _G, "stream the raw text", _RI),
+    # -- no-ops
+    _noop("user", _V1, _str, "an end-user id for the caller's own records"),
+    _noop("metadata", _C, _dict, "stored-completion tags; nothing is stored"),
+    _noop("store", _C, _bool, "nothing is stored; the output is the same"),
+    _noop("service_tier", _C, _str, "one tier here; it changes latency only"),
+    _noop("parallel_tool_calls", _C, _bool, "tools are refused, so there is never a tool call"),
+    _noop("prompt_cache_key", _C, _str, "prefix caching is automatic and exact"),
+    _noop("safety_identifier", _C, _str, "an end-user id for the caller's own records"),
+    _noop("stream_options.include_obfuscation", _V1, _bool, "chunks are never padded"),
+    _noop("cache_salt", _V1, _str, "isolates prefix-cache entries; cached or not, the text is "
+          "the same", _VL),
+    _noop("cache_prompt", _V1, _bool, "prefix caching is automatic and exact", _LC),
+    _noop("id_slot", _V1, _int, "no slots here", _LC),
+    _noop("n_keep", _V1, _int, "the context is never shifted (a prompt that does not fit is a "
+          "400)", _LC),
+    _noop("spaces_between_special_tokens", _V1, _bool,
+          _ONLY_WITH.format("skip_special_tokens: false"), _VL),
+    _noop("length_penalty", _V1, _num, _ONLY_WITH.format("use_beam_search"), _VL),
+    _noop("guided_decoding_backend", _V1, _str, _ONLY_WITH.format("guided_*"), _VL),
+    _noop("guided_whitespace_pattern", _V1, _str, _ONLY_WITH.format("guided_*"), _VL),
+    _noop("mirostat_tau", _V1, _num, _ONLY_WITH.format("mirostat"), _LC),
+    _noop("mirostat_eta", _V1, _num, _ONLY_WITH.format("mirostat"), _LC),
+    _noop("dynatemp_exponent", _V1, _num, _ONLY_WITH.format("dynatemp_range"), _LC),
+    _noop("repeat_last_n", _V1, _int, _ONLY_WITH.format("repeat_penalty"), _LC),
+    _noop("dry_base", _V1, _num, _ONLY_WITH.format("dry_multiplier"), _LC),
+    _noop("dry_allowed_length", _V1, _int, _ONLY_WITH.format("dry_multiplier"), _LC),
+    _noop("dry_penalty_last_n", _V1, _int, _ONLY_WITH.format("dry_multiplier"), _LC),
+    _noop("dry_sequence_breakers", _V1, _str_list, _ONLY_WITH.format("dry_multiplier"), _LC),
+    _noop("xtc_threshold", _V1, _num, _ONLY_WITH.format("xtc_probability"), _LC),
+    # -- refused unless neutral: sampling
+    _ref("logprobs", _C, _equals(False), "false", "token log-probabilities"),
+    _ref("logprobs", _CO, _never, "null", "token log-probabilities (0 asks for the sampled one's)"),
+    _ref("top_logprobs", _C, _equals(0), "0", "token log-probabilities"),
+    _ref("prompt_logprobs", _V1, _never, "null", "prompt log-probabilities", _VL),
+    _ref("n_probs", _V1, _equals(0), "0", "token probabilities", _LC),
+    _ref("echo", _V1, _equals(False), "false", "the prompt in the output"),
+    _ref("suffix", _CO, _equals(""), '""', "text after the completion (fill-in-the-middle)"),
+    _ref("best_of", _V1, _best_of, "equal to `n`", "best of more candidates than returned"),
+    _ref("use_beam_search", _V1, _equals(False), "false", "beam search", _VL),
+    _ref("logit_bias", _V1, _empty, "{}", "logit biases"),
+    _ref("presence_penalty", _V1, _equals(0), "0", "presence penalty"),
+    _ref("frequency_penalty", _V1, _equals(0), "0", "frequency penalty"),
+    _ref("repetition_penalty", _V1, _equals(1), "1", "repetition penalty", _VL),
+    _ref("repeat_penalty", _V1, _equals(1), "1", "repetition penalty", _LC),
+    _ref("min_p", _V1, _equals(0), "0", "min-p sampling", _VL),
+    _ref("typical_p", _V1, _equals(1), "1", "locally typical sampling", _LC),
+    _ref("tfs_z", _V1, _equals(1), "1", "tail-free sampling", _LC),
+    _ref("top_n_sigma", _V1, _at_most_zero, "<= 0", "top-n-sigma sampling", _LC),
+    _ref("min_keep", _V1, _equals(0, 1), "0 or 1", "a floor on kept candidates", _LC),
+    _ref("mirostat", _V1, _equals(0), "0", "mirostat sampling", _LC),
+    _ref("dynatemp_range", _V1, _equals(0), "0", "dynamic temperature", _LC),
+    _ref("dry_multiplier", _V1, _equals(0), "0", "DRY repetition penalty", _LC),
+    _ref("xtc_probability", _V1, _equals(0), "0", "XTC sampling", _LC),
+    _ref("samplers", _V1, _never, "null", "a sampler order", _LC),
+    _ref("allowed_token_ids", _V1, _never, "null", "a token allow-list", _VL),
+    _ref("bad_words", _V1, _empty, "[]", "banned words", _VL),
+    _ref("logits_processors", _V1, _empty, "[]", "custom logits processors", _VL),
+    _ref("include_stop_str_in_output", _V1, _equals(False), "false", "the stop string in the "
+         "text", _VL),
+    _ref("skip_special_tokens", _V1, _equals(True), "true", "special tokens in the text", _VL),
+    _ref("add_special_tokens", _CO, _equals(True), "true", "a prompt without BOS/special "
+         "tokens", _VL),
+    _ref("add_special_tokens", _C, _equals(False), "false", "special tokens added to the "
+         "rendered chat prompt", _VL),
+    _ref("t_max_predict_ms", _V1, _at_most_zero, "<= 0", "a time limit on generation", _LC),
+    _ref("n_indent", _V1, _equals(0), "0", "a minimum line indentation", _LC),
+    _ref("priority", _V1, _equals(0), "0", "priority scheduling", _VL),
+    # -- refused unless neutral: structured output, tools, other inputs and outputs
+    _ref("response_format", _V1, _text_format, '{"type": "text"}', "JSON mode / JSON schema"),
+    _ref("structured_outputs", _V1, _never, "null", "structured output", _VL),
+    _ref("guided_json", _V1, _never, "null", "JSON-schema guided decoding", _VL),
+    _ref("guided_regex", _V1, _never, "null", "regex guided decoding", _VL),
+    _ref("guided_choice", _V1, _never, "null", "choice guided decoding", _VL),
+    _ref("guided_grammar", _V1, _never, "null", "grammar guided decoding", _VL),
+    _ref("grammar", _V1, _equals(""), '""', "GBNF grammar", _LC),
+    _ref("json_schema", _V1, _never, "null", "JSON-schema constrained output", _LC),
+    _ref("tools", _V1, _empty, "[]", "tool calling"),
+    _ref("tool_choice", _V1, _tool_choice_none, '"none" or "auto"', "tool calling"),
+    _ref("functions", _V1, _empty, "[]", "function calling (deprecated)"),
+    _ref("function_call", _V1, _tool_choice_none, '"none" or "auto"', "function calling"),
+    _ref("parse_tool_calls", _V1, _equals(False), "false", "tool-call parsing", _LC),
+    _ref("chat_template", _C, _never, "null", "a request's own chat template", _VL),
+    _ref("documents", _C, _empty, "[]", "documents for RAG templates", _VL),
+    _ref("mm_processor_kwargs", _V1, _empty, "{}", "multimodal processing", _VL),
+    _ref("image_data", _V1, _empty, "[]", "images", _LC),
+    _ref("multimodal_data", _V1, _empty, "[]", "multimodal inputs", _LC),
+    _ref("lora", _V1, _empty, "[]", "LoRA adapters", _LC),
+    _ref("modalities", _C, _equals(["text"]), '["text"]', "audio output"),
+    _ref("audio", _C, _never, "null", "audio output"),
+    _ref("prediction", _C, _never, "null", "predicted outputs"),
+    _ref("web_search_options", _C, _never, "null", "web search"),
+    _ref("reasoning_effort", _V1, _never, "null", "reasoning models' effort"),
+    _ref("verbosity", _C, _never, "null", "reasoning models' verbosity"),
+    _ref("reasoning_format", _V1, _equals("none"), '"none"', "reasoning extraction", _LC),
+    _ref("return_tokens_as_token_ids", _V1, _equals(False), "false", "logprob tokens as ids", _VL),
+    _ref("return_token_ids", _V1, _equals(False), "false", "token ids in the response", _VL),
+    _ref("return_tokens", _V1, _equals(False), "false", "token ids in the response", _LC),
+    _ref("timings_per_token", _V1, _equals(False), "false", "timings in the response", _LC),
+    _ref("post_sampling_probs", _V1, _equals(False), "false", "probabilities", _LC),
+    _ref("return_progress", _V1, _equals(False), "false", "prompt progress events", _LC),
+    _ref("response_fields", _V1, _empty, "[]", "a response reshaped", _LC),
+    _ref("kv_transfer_params", _V1, _never, "null", "disaggregated serving", _VL),
+    _ref("vllm_xargs", _V1, _empty, "{}", "vLLM plug-in arguments", _VL),
+    _ref("stream_options.continuous_usage_stats", _V1, _equals(False), "false", "usage in every "
+         "chunk", _VL),
+    # -- refused unless neutral: chat message fields
+    _ref("messages[].tool_calls", _C, _empty, "[]", "tool calls in the history"),
+    _ref("messages[].tool_call_id", _C, _never, "null", "tool results"),
+    _ref("messages[].function_call", _C, _never, "null", "function calls in the history"),
+    _ref("messages[].refusal", _C, _never, "null", "an assistant's refusal in the history"),
+    _ref("messages[].audio", _C, _never, "null", "audio in the history"),
+    _ref("messages[].reasoning_content", _C, _never, "null", "reasoning in the history", _VL),
+)  # fmt: skip
+
+# endpoint -> field name -> spec (a name appears at most once per endpoint)
+TABLE: dict[str, dict[str, FieldSpec]] = {e: {} for e in ENDPOINTS}
+for _spec in FIELDS:
+    for _e in _spec.endpoints:
+        assert _spec.name not in TABLE[_e], f"{_spec.name} twice for {_e}"
+        TABLE[_e][_spec.name] = _spec
+
+
+def honoured(endpoint: str, scope: str = "") -> set[str]:
+    """Names of the honoured fields directly under `scope` ("", "messages[]", ...)."""
+    prefix = scope + "." if scope else ""
+    return {
+        name[len(prefix) :]
+        for name, spec in TABLE[endpoint].items()
+        if spec.kind is Kind.HONOURED and name.startswith(prefix) and "." not in name[len(prefix) :]
+    }
+
+
+# ---- applying it -------------------------------------------------------------------------------
+
+
+def check_body(data: Any, endpoint: str) -> dict:
+    """The body with only its honoured, non-null fields (nested ones too), for pydantic; or a
+    FieldError naming the first field that is unknown, of the wrong type (no-ops), or set to
+    something we do not do (refused)."""
+    if not isinstance(data, dict):
+        raise FieldError(None, "the request body must be a JSON object", "invalid_value")
+    out = _check_object(data, endpoint, "", "")
+    if endpoint == CHAT:
+        if isinstance(out.get("messages"), list):
+            out["messages"] = [_check_message(m, i) for i, m in enumerate(out["messages"])]
+    if isinstance(out.get("stream_options"), dict):
+        out["stream_options"] = _check_object(
+            out["stream_options"], endpoint, "stream_options", "stream_options"
+        )
+    return out
+
+
+def _check_object(data: dict, endpoint: str, scope: str, where: str) -> dict:
+    """Check the keys of one JSON object; `scope` names it in the table, `where` in errors."""
+    table = TABLE[endpoint]
+    out = {}
+    for key, value in data.items():
+        name = f"{scope}.{key}" if scope else key
+        param = f"{where}.{key}" if where else key
+        spec = table.get(name)
+        if spec is None:
+            raise FieldError(param, f"'{param}' is not a field this server knows", "unknown_field")
+        if value is None:
+            continue  # null: the field left out (clients send explicit nulls)
+        if spec.kind is Kind.HONOURED:
+            out[key] = value
+        elif spec.kind is Kind.NOOP:
+            if not spec.accepts(value, data):
+                raise FieldError(
+                    param,
+                    f"'{param}' has the wrong type (it is accepted and unused: {spec.doc})",
+                    "invalid_value",
+                )
+        elif not spec.accepts(value, data):
+            raise FieldError(
+                param,
+                f"'{param}' ({spec.doc}) is not supported by this server; "
+                f"only {spec.accepts_doc}, which asks for nothing, is accepted",
+            )
+    return out
+
+
+def _check_message(message: Any, i: int) -> Any:
+    if not isinstance(message, dict):
+        return message  # pydantic names it
+    out = _check_object(message, CHAT, "messages[]", f"messages.{i}")
+    content = out.get("content")
+    if isinstance(content, list):
+        parts = []
+        for j, part in enumerate(content):
+            where = f"messages.{i}.content.{j}"
+            if isinstance(part, dict):
+                kind = part.get("type")
+                if kind != "text":
+                    raise FieldError(
+                        f"{where}.type",
+                        f"content part type {kind!r} is not supported; only 'text'",
+                    )
+                part = _check_object(part, CHAT, "messages[].content[]", where)
+            parts.append(part)
+        out["content"] = parts
+    return out
+
+
+# ---- the README section ------------------------------------------------------------------------
+
+
+def fields_markdown() -> str:
+    """README.md's "API fields" table, generated from `FIELDS`."""
+    order = {Kind.HONOURED: 0, Kind.NOOP: 1, Kind.REFUSED: 2}
+    rows = sorted(FIELDS, key=lambda s: (order[s.kind], s.endpoints == _G, s.name))
+    lines = [
+        "| field | endpoints | from | class | what it does |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for s in rows:
+        endpoints = ", ".join(ENDPOINTS[e] for e in s.endpoints)
+        kind = s.kind.value
+        if s.kind is Kind.REFUSED:
+            kind = f"refused unless {s.accepts_doc}"
+        doc = s.doc.replace("|", "\\|")
+        lines.append(f"| `{s.name}` | {endpoints} | {s.origin} | {kind} | {doc} |")
+    return "\n".join(lines) + "\n"
+
+
+def counts() -> dict[str, int]:
+    """(field, endpoint) pairs per class."""
+    out = {k.value: 0 for k in Kind}
+    for spec in FIELDS:
+        out[spec.kind.value] += len(spec.endpoints)
+    return out

@@ -1,0 +1,339 @@
+"""The field table (roseinfer/server/fields.py) through the real HTTP server: every refused field
+is a 400 naming it, every no-op and neutral value is accepted without changing the text, an
+unknown field is a 400 naming it, honoured fields act, and values out of range are 400s naming
+the field (SamplingParams' checks) while other requests go on. One in-process server over the
+tiny random llama (`tiny_server` in conftest.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+
+import httpx
+import pytest
+
+from roseinfer.server import fields as F
+from roseinfer.server import protocol as P
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PATHS = {F.CHAT: "/v1/chat/completions", F.COMPLETIONS: "/v1/completions", F.GENERATE: "/generate"}
+CHAT = [{"role": "user", "content": "Hello, world!"}]
+BASE = {
+    F.CHAT: {"messages": CHAT, "max_tokens": 6, "temperature": 0, "ignore_eos": True},
+    F.COMPLETIONS: {"prompt": "The quick brown fox", "max_tokens": 6, "temperature": 0,
+                    "ignore_eos": True},
+    F.GENERATE: {"prompt": "The quick brown fox", "max_new_tokens": 6, "stop_on_eos": False},
+}  # fmt: skip
+CANDIDATES = [0, 1, -1, False, True, "", "none", [], {}, ["text"], {"type": "text"}, 6, 0.5, "x",
+              ["x"], {"k": "v"}]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def http(tiny_server):
+    with httpx.Client(base_url=tiny_server[1], timeout=60) as c:
+        yield c
+
+
+def post(http: httpx.Client, endpoint: str, body: dict | str) -> httpx.Response:
+    content = body if isinstance(body, str) else json.dumps(body)
+    return http.post(PATHS[endpoint], content=content, headers={"Content-Type": "application/json"})
+
+
+def text_of(endpoint: str, r: httpx.Response) -> list[str]:
+    assert r.status_code == 200, r.text
+    out = r.json()
+    if endpoint == F.GENERATE:
+        return [out["text"]]
+    key = "message" if endpoint == F.CHAT else None
+    return [c[key]["content"] if key else c["text"] for c in out["choices"]]
+
+
+def with_field(endpoint: str, name: str, value) -> tuple[dict, str]:
+    """BASE with `name` (possibly nested: messages[].x, stream_options.x) set; and its param."""
+    body = json.loads(json.dumps(BASE[endpoint]))
+    if name.startswith("messages[]."):
+        body["messages"][0][name.split(".", 1)[1]] = value
+        return body, "messages.0." + name.split(".", 1)[1]
+    if name.startswith("stream_options."):
+        body["stream_options"] = {name.split(".", 1)[1]: value}
+        return body, name
+    body[name] = value
+    return body, name
+
+
+def specs(kind: F.Kind) -> list[tuple[str, F.FieldSpec]]:
+    return [(e, s) for s in F.FIELDS if s.kind is kind for e in s.endpoints]
+
+
+def accepted_value(spec: F.FieldSpec, body: dict, accepted: bool):
+    for v in CANDIDATES:
+        if spec.accepts(v, body) == accepted:
+            return v
+    return None
+
+
+# ---- the table itself --------------------------------------------------------------------------
+
+
+def test_readme_section_is_generated_from_the_table():
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    found = re.search(r"<!-- fields:start -->\n(.*?)<!-- fields:end -->", readme, re.S)
+    assert found, "README.md has no API fields section"
+    assert found.group(1) == F.fields_markdown(), "regenerate README's table: fields_markdown()"
+
+
+def test_pydantic_models_hold_exactly_the_honoured_fields():
+    models = {
+        (F.CHAT, ""): P.ChatCompletionRequest, (F.COMPLETIONS, ""): P.CompletionRequest,
+        (F.GENERATE, ""): P.GenerateRequest, (F.CHAT, "messages[]"): P.ChatMessage,
+        (F.CHAT, "messages[].content[]"): P.TextPart,
+        (F.CHAT, "stream_options"): P.StreamOptions,
+        (F.COMPLETIONS, "stream_options"): P.StreamOptions,
+    }  # fmt: skip
+    for (endpoint, scope), model in models.items():
+        assert F.honoured(endpoint, scope) == set(model.model_fields), (endpoint, scope)
+
+
+def test_issue_18_fields_are_all_classified():
+    named = ("min_p bad_words allowed_token_ids grammar json_schema structured_outputs n_predict "
+             "repeat_penalty typical_p mirostat dynatemp_range add_generation_prompt "
+             "continue_final_message truncate_prompt_tokens prompt_logprobs chat_template_kwargs "
+             "skip_special_tokens user metadata store service_tier parallel_tool_calls")  # fmt: skip
+    for name in named.split():
+        assert name in F.TABLE[F.CHAT], name
+    assert all(s.accepts is not None for s in F.FIELDS if s.kind is not F.Kind.HONOURED)
+    counts = F.counts()
+    assert sum(counts.values()) == sum(len(t) for t in F.TABLE.values())
+
+
+# ---- through the server ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("endpoint", "spec"), specs(F.Kind.REFUSED),
+                         ids=[f"{e}-{s.name}" for e, s in specs(F.Kind.REFUSED)])  # fmt: skip
+def test_refused_field_is_a_400_naming_it(http, endpoint, spec):
+    body, param = with_field(endpoint, spec.name, None)
+    value = accepted_value(spec, body, accepted=False)
+    body, param = with_field(endpoint, spec.name, value)
+    r = post(http, endpoint, body)
+    assert r.status_code == 400, r.text
+    err = r.json()["error"]
+    assert err["param"] == param and spec.name.rsplit(".", 1)[-1] in err["message"]
+    assert "not supported" in err["message"]
+
+
+@pytest.mark.parametrize("endpoint", [F.CHAT, F.COMPLETIONS])
+def test_no_ops_and_neutral_values_are_accepted_and_change_nothing(http, endpoint):
+    plain = text_of(endpoint, post(http, endpoint, BASE[endpoint]))
+    body = dict(BASE[endpoint])
+    stream_options, message = {}, {}
+    for spec in F.TABLE[endpoint].values():
+        if spec.kind is F.Kind.HONOURED:
+            continue
+        value = accepted_value(spec, body, accepted=True)
+        if value is None:  # refused unless null: null is the field left out
+            assert spec.kind is F.Kind.REFUSED and spec.accepts_doc == "null"
+            value = None
+        key = spec.name.rsplit(".", 1)[-1]
+        if spec.name.startswith("messages[]."):
+            message[key] = value
+        elif spec.name.startswith("stream_options."):
+            stream_options[key] = value
+        else:
+            body[key] = value
+    body["stream_options"] = stream_options
+    if endpoint == F.CHAT:
+        body["messages"] = [{**CHAT[0], **message}]
+    assert text_of(endpoint, post(http, endpoint, body)) == plain
+
+
+@pytest.mark.parametrize(("endpoint", "where"), [
+    (F.CHAT, ""), (F.COMPLETIONS, ""), (F.GENERATE, ""), (F.CHAT, "message"),
+    (F.CHAT, "part"), (F.COMPLETIONS, "stream_options"),
+])  # fmt: skip
+def test_unknown_field_is_a_400_naming_it(http, endpoint, where):
+    body = json.loads(json.dumps(BASE[endpoint]))
+    if where == "message":
+        body["messages"][0]["mood"], param = "happy", "messages.0.mood"
+    elif where == "part":
+        body["messages"] = [
+            {"role": "user", "content": [{"type": "text", "text": "Hi", "mood": 1}]}
+        ]
+        param = "messages.0.content.0.mood"
+    elif where == "stream_options":
+        body["stream_options"], param = {"mood": True}, "stream_options.mood"
+    else:
+        body["some_future_field"], param = None, "some_future_field"  # even when null
+    r = post(http, endpoint, body)
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["param"] == param and r.json()["error"]["code"] == "unknown_field"
+
+
+def test_non_text_content_part_and_unused_message_name_are_refused(http):
+    image = {"type": "image_url", "image_url": {"url": "http://x/y.png"}}
+    body = {**BASE[F.CHAT], "messages": [{"role": "user", "content": [image]}]}
+    r = post(http, F.CHAT, body)
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "messages.0.content.0.type")
+    # The tiny model's template (like SmolLM2's) never renders a name: the model would not see it.
+    r = post(http, F.CHAT, {**BASE[F.CHAT], "messages": [{**CHAT[0], "name": "bob"}]})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "messages.0.name")
+    r = post(http, F.CHAT, {**BASE[F.CHAT], "messages": [{**CHAT[0], "name": ""}]})
+    assert r.status_code == 200, r.text
+
+
+# ---- honoured fields, by their effect ------------------------------------------------------------
+
+
+def test_n_predict_and_the_output_limit_given_twice(http):
+    r = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "max_tokens": None, "n_predict": 3})
+    assert r.json()["usage"]["completion_tokens"] == 3
+    r = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "max_tokens": 3, "n_predict": 3})
+    assert r.json()["usage"]["completion_tokens"] == 3
+    r = post(http, F.CHAT, {**BASE[F.CHAT], "max_tokens": 3, "max_completion_tokens": 4})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "max_tokens")
+    r = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "max_tokens": 3, "n_predict": -1})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "n_predict")
+
+
+def test_truncate_prompt_tokens_keeps_the_last_tokens(http, tiny_server):
+    tokenizer = tiny_server[0].state.client.engine.tokenizer
+    ids = tokenizer.encode(BASE[F.COMPLETIONS]["prompt"])
+    r = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "truncate_prompt_tokens": 2})
+    assert r.json()["usage"]["prompt_tokens"] == 2
+    same = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "prompt": ids[-2:]})
+    assert text_of(F.COMPLETIONS, r) == text_of(F.COMPLETIONS, same)
+    r = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "truncate_prompt_tokens": 0})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "truncate_prompt_tokens")
+
+
+def test_request_id_names_the_response(http):
+    async def main():
+        async with httpx.AsyncClient(base_url=str(http.base_url), timeout=60) as c:
+            body = {**BASE[F.COMPLETIONS], "request_id": "abc"}
+            return await asyncio.gather(*(c.post(PATHS[F.COMPLETIONS], json=body) for _ in "12"))
+
+    for r in asyncio.run(main()):  # the same id twice at once: the engine's ids stay distinct
+        assert r.status_code == 200 and r.json()["id"] == "cmpl-abc"
+
+
+def test_chat_template_fields(http, tiny_server):
+    tokenizer = tiny_server[0].state.client.engine.tokenizer
+    msgs = [*CHAT, {"role": "assistant", "content": "The quick"}]
+
+    def prompt_tokens(**fields) -> int:
+        r = post(http, F.CHAT, {**BASE[F.CHAT], "messages": msgs, **fields})
+        assert r.status_code == 200, r.text
+        return r.json()["usage"]["prompt_tokens"]
+
+    assert prompt_tokens() == len(tokenizer.encode_chat(msgs))
+    assert prompt_tokens(add_generation_prompt=False) == len(tokenizer.encode_chat(msgs, False))
+    cont = tokenizer.apply_chat_template(msgs, False, True)
+    assert cont.endswith("The quick")  # open: the model continues the assistant's words
+    assert prompt_tokens(add_generation_prompt=False, continue_final_message=True) == len(
+        tokenizer.encode(cont, False)
+    )
+    for fields, param in [
+        ({"continue_final_message": True}, "continue_final_message"),
+        ({"chat_template_kwargs": {"enable_thinking": False}}, "chat_template_kwargs.enable_thinking"),
+        ({"chat_template_kwargs": {"add_generation_prompt": False}},
+         "chat_template_kwargs.add_generation_prompt"),
+    ]:  # fmt: skip
+        r = post(http, F.CHAT, {**BASE[F.CHAT], **fields})
+        assert (r.status_code, r.json()["error"]["param"]) == (400, param), r.text
+
+
+def test_template_fields_act_where_the_template_reads_them():
+    """A template that renders names and reads a variable: both reach the prompt."""
+    from conftest import build_tokenizer
+
+    from roseinfer.server.chat_prompt import chat_prompt_ids
+    from roseinfer.tokenizer import Tokenizer
+
+    hf = build_tokenizer()
+    hf.chat_template = (
+        "{% if greeting %}{{ greeting }}\n{% endif %}{% for m in messages %}{{ m['role'] }}"
+        "{% if m.name %} ({{ m.name }}){% endif %}: {{ m['content'] }}\n{% endfor %}"
+    )
+    tok = Tokenizer(hf)
+    body = P.ChatCompletionRequest(
+        messages=[{"role": "user", "content": "Hi", "name": "bob"}],
+        chat_template_kwargs={"greeting": "Hello"},
+    )
+    assert tok.decode(chat_prompt_ids(tok, body)) == "Hello\nuser (bob): Hi\n"
+
+
+# ---- validation at the edge: SamplingParams' checks as 400s naming the field -------------------
+
+BAD = [
+    (F.CHAT, '{"seed": 99999999999999999999}', "seed"),
+    (F.COMPLETIONS, f'{{"seed": {-(2**63) - 1}}}', "seed"),
+    (F.COMPLETIONS, '{"temperature": NaN}', "temperature"),
+    (F.COMPLETIONS, '{"temperature": -Infinity}', "temperature"),
+    (F.CHAT, '{"top_p": Infinity}', "top_p"),
+    (F.COMPLETIONS, '{"top_p": 0}', "top_p"),
+    (F.COMPLETIONS, '{"top_k": -2}', "top_k"),
+    (F.COMPLETIONS, '{"n": 0}', "n"),
+    (F.COMPLETIONS, '{"n": 129}', "n"),
+    (F.COMPLETIONS, '{"max_tokens": 0}', "max_tokens"),
+    (F.CHAT, '{"max_tokens": null, "max_completion_tokens": -1}', "max_completion_tokens"),
+    (F.COMPLETIONS, '{"max_tokens": null, "n_predict": 0}', "n_predict"),
+    (F.COMPLETIONS, '{"min_tokens": -1}', "min_tokens"),
+    (F.COMPLETIONS, '{"min_tokens": 7}', "min_tokens"),
+    (F.COMPLETIONS, '{"stop": [1]}', "stop"),
+    (F.COMPLETIONS, '{"stop_token_ids": [-1]}', "stop_token_ids"),
+    (F.COMPLETIONS, '{"ignore_eos": "yes"}', "ignore_eos"),
+    (F.COMPLETIONS, '{"temperature": 1e400}', "temperature"),
+    (F.GENERATE, '{"max_new_tokens": 0}', "max_new_tokens"),
+    (F.GENERATE, '{"top_p": 0}', "top_p"),
+    (F.GENERATE, f'{{"seed": {2**64}}}', "seed"),
+    (F.GENERATE, '{"temperature": NaN, "do_sample": true}', "temperature"),
+]
+
+
+@pytest.mark.parametrize(("endpoint", "extra", "param"), BAD,
+                         ids=[f"{i}-{p}" for i, (_, _, p) in enumerate(BAD)])  # fmt: skip
+def test_out_of_range_value_is_a_400_naming_it(http, endpoint, extra, param):
+    body = json.dumps(BASE[endpoint])[:-1] + ", " + extra[1:]  # raw JSON: NaN and huge ints
+    r = post(http, endpoint, body)
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["param"] == param, r.text
+
+
+def test_edge_values_that_work(http):
+    def texts(**fields) -> list[str]:
+        body = {**BASE[F.COMPLETIONS], "temperature": 1.0, **fields}
+        return text_of(F.COMPLETIONS, post(http, F.COMPLETIONS, body))
+
+    # choice seeds wrap modulo 2**64: choice 1 of seed 2**64-1 draws from seed 0
+    assert texts(seed=2**64 - 1, n=2)[1] == texts(seed=0)[0]
+    assert texts(temperature=1e-300) == texts(temperature=0)  # below 1e-5: greedy
+
+
+def test_a_bad_seed_next_to_a_stream_leaves_the_stream_whole(http):
+    stream_body = {**BASE[F.CHAT], "max_tokens": 40, "stream": True}
+    bad = json.dumps(BASE[F.CHAT])[:-1] + ', "seed": 99999999999999999999}'
+
+    async def stream(c: httpx.AsyncClient, bad_after: int | None) -> tuple[str, int | None]:
+        text, status, seen = "", None, 0
+        async with c.stream("POST", PATHS[F.CHAT], json=stream_body) as r:
+            async for line in r.aiter_lines():
+                if not line.startswith("data: ") or line == "data: [DONE]":
+                    continue
+                seen += 1
+                if seen == bad_after:  # mid-stream, on the same server
+                    refused = await c.post(PATHS[F.CHAT], content=bad,
+                                           headers={"Content-Type": "application/json"})  # fmt: skip
+                    status = refused.status_code
+                    assert refused.json()["error"]["param"] == "seed"
+                delta = json.loads(line[6:])["choices"][0]["delta"]
+                text += delta.get("content") or ""
+        return text, status
+
+    async def main():
+        async with httpx.AsyncClient(base_url=str(http.base_url), timeout=60) as c:
+            return await stream(c, None), await stream(c, 5)
+
+    (alone, _), (beside, status) = asyncio.run(asyncio.wait_for(main(), 120))
+    assert status == 400 and beside == alone and alone
