@@ -99,8 +99,8 @@ def test_enforce_eager_loads_and_calls_no_cpp(tiny_model_dir, monkeypatch):
     (out,) = llm.generate(["hello there"], SamplingParams(max_new_tokens=5, temperature=0))
     assert len(out.token_ids) == 5
     assert type(llm.loaded.backend) is TorchBackend
-    assert llm.engine.new_core().runner.decoder_stack is None
-    kinds = {type(m).__module__ for m in llm.engine.model.modules()}
+    assert llm.engine.runner.decoder_stack is None
+    kinds = {type(m).__module__ for m in llm.loaded.model.modules()}
     assert not any(k.startswith("roseinfer.backends") for k in kinds)
 
 
