@@ -16,6 +16,7 @@ from torch import nn
 from tqdm import tqdm
 
 from roseinfer.backends import Backend, select_backend
+from roseinfer.kernels.build import kernels_are_built
 from roseinfer.config import EngineConfig
 from roseinfer.loader.hf import generation_eos_ids, iter_safetensors, read_hf_config
 from roseinfer.models import ModelConfig, build_model
@@ -129,7 +130,12 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
         hf_config, weights, tokenizer, name = read_source(cfg)
         model_config = ModelConfig.from_hf(hf_config)
         dtype = resolve_dtype(cfg.dtype, cfg.device)
-        bar.set_description("Loading model: building (a first C++ kernel build takes ~1 min)")
+        compiling = not cfg.enforce_eager and cfg.device == "cpu" and not kernels_are_built()
+        bar.set_description(
+            "Loading model: compiling the C++ kernels (first run on this machine, ~3 min)"
+            if compiling
+            else "Loading model: building"
+        )
         bar.update()
         backend = select_backend(cfg, torch.device(cfg.device))
         with torch.device("meta"):
