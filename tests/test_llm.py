@@ -6,6 +6,8 @@ and every call must leave the KV cache with no block referenced.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from roseinfer import LLM, InferenceEngine, RequestOutput, SamplingParams
@@ -188,3 +190,37 @@ def test_missing_model_is_a_clear_error(tmp_path):
 
 def test_invalid_request_error_is_a_value_error():
     assert issubclass(InvalidRequestError, ValueError)
+
+
+def test_a_sampler_failure_fails_that_request_alone(llm, monkeypatch):
+    """The batched sampler raises for one row: that request ends with "error", the others get
+    the tokens they get alone, and every block is freed."""
+    sampler = llm.engine.runner.sampler
+    real_call = type(sampler).__call__
+
+    def call(self, logits, params, *rest):
+        if any(p.seed == 666 for p in params):
+            raise RuntimeError("poisoned")
+        return real_call(self, logits, params, *rest)
+
+    monkeypatch.setattr(type(sampler), "__call__", call)
+    params = [greedy(6), SamplingParams(max_tokens=6, temperature=0.8, seed=666), greedy(6)]
+    outs = llm.generate(PROMPTS[:3], params, use_tqdm=False)
+    assert outs[1].finish_reason == "error" and outs[1].token_ids == []
+    for i in (0, 2):
+        assert outs[i].finish_reason == "length"
+        assert outs[i].token_ids == alone(llm, llm.encode(PROMPTS[i]), greedy(6))
+    assert_idle(llm)
+
+
+def test_n_choices_draw_from_seed_plus_i(llm):
+    """n = 3 with a seed: choice i is the request with seed + i and n = 1 (modulo 2**64)."""
+    base = SamplingParams(max_tokens=6, temperature=1.0, seed=2**64 - 2, ignore_eos=True)
+    (out,) = llm.generate(PROMPTS[0], replace(base, n=3), use_tqdm=False)
+    assert [o.index for o in out.outputs] == [0, 1, 2]
+    for i, choice in enumerate(out.outputs):
+        (one,) = llm.generate(
+            PROMPTS[0], replace(base, seed=(base.seed + i) % 2**64), use_tqdm=False
+        )
+        assert choice.token_ids == one.token_ids and choice.text == one.text
+    assert_idle(llm)

@@ -5,6 +5,7 @@ fails its batch, and in both cases the server goes on answering."""
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import socket
 import threading
 import time
@@ -89,6 +90,8 @@ def test_exception_in_one_request_fails_only_that_request(live, poisoned):
     assert bad.status_code == 500
     assert "poisoned request" in bad.json()["error"]["message"]
     assert good.status_code == 200 and good.json()["usage"]["completion_tokens"] == 40
+    alone = httpx.post(url + "/v1/completions", json=body(40), timeout=60).json()
+    assert good.json()["choices"][0]["text"] == alone["choices"][0]["text"]
     client = openai.OpenAI(base_url=url + "/v1", api_key="x", max_retries=0, timeout=60)
     model = client.models.list().data[0].id
     with pytest.raises(openai.APIError, match="poisoned request"):
@@ -124,3 +127,67 @@ def test_engine_step_failure_fails_the_batch_and_serving_goes_on(live, monkeypat
     r = httpx.post(url + "/v1/completions", json=body(5), timeout=60)
     assert r.status_code == 200 and r.json()["usage"]["completion_tokens"] == 5
     assert httpx.get(url + "/health").json() == {"status": "ok"}
+
+
+def test_a_sampler_that_raises_for_one_request_fails_it_alone(live, monkeypatch):
+    """The batched sampler raises for one row: that request gets a 500 naming the failure, the
+    stream beside it finishes with the same text as alone, and the engine serves on."""
+    app, url = live
+    sampler = app.state.client.engine.runner.sampler
+    real_call = type(sampler).__call__
+
+    def call(self, logits, params, *rest):
+        if any(p.seed == POISON for p in params):
+            raise RuntimeError("poisoned sampling")
+        return real_call(self, logits, params, *rest)
+
+    alone = httpx.post(url + "/v1/completions", json=body(30), timeout=60).json()
+    monkeypatch.setattr(type(sampler), "__call__", call)
+
+    def stream_text() -> str:
+        with httpx.stream(
+            "POST", url + "/v1/completions", json=body(30, stream=True), timeout=60
+        ) as s:
+            lines = [line[6:] for line in s.iter_lines() if line.startswith("data: {")]
+        return "".join(json.loads(line)["choices"][0]["text"] for line in lines)
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        good = pool.submit(stream_text)
+        time.sleep(0.2)  # the healthy stream is running when the bad request joins
+        bad = pool.submit(
+            httpx.post, url + "/v1/completions",
+            json={**body(20), "temperature": 0.8, "seed": POISON}, timeout=60,
+        )  # fmt: skip
+        good_text, bad = good.result(), bad.result()
+    assert bad.status_code == 500
+    assert "sampling failed: RuntimeError: poisoned sampling" in bad.json()["error"]["message"]
+    assert good_text == alone["choices"][0]["text"]
+    assert wait_idle(app)
+    assert httpx.post(url + "/v1/completions", json=body(4), timeout=60).status_code == 200
+
+
+def test_a_client_gone_mid_stream_spares_the_stream_beside_it(live):
+    app, url = live
+    alone = httpx.post(url + "/v1/completions", json=body(30), timeout=60).json()
+
+    def leave_after_first_chunk() -> None:
+        with httpx.stream(
+            "POST", url + "/v1/completions", json=body(60, stream=True), timeout=60
+        ) as s:
+            for _ in s.iter_lines():
+                break
+
+    def stream_text() -> str:
+        with httpx.stream(
+            "POST", url + "/v1/completions", json=body(30, stream=True), timeout=60
+        ) as s:
+            lines = [line[6:] for line in s.iter_lines() if line.startswith("data: {")]
+        return "".join(json.loads(line)["choices"][0]["text"] for line in lines)
+
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        good = pool.submit(stream_text)
+        gone = [pool.submit(leave_after_first_chunk) for _ in range(2)]
+        for g in gone:
+            g.result()
+        assert good.result() == alone["choices"][0]["text"]
+    assert wait_idle(app)

@@ -103,7 +103,7 @@ def run_throughput(
     prompts = [r.prompt_token_ids for r in requests]
     sampling = [params(r.output_len) for r in requests]
     if tracer is not None:
-        tracer.attach(llm.core)
+        tracer.attach(llm.engine)
     try:
         with OtherLoad() as load:
             t0 = time.perf_counter()
@@ -130,7 +130,7 @@ def run_throughput(
 
 
 def describe_engine(llm) -> dict:
-    loaded = llm.engine.loaded
+    loaded = llm.loaded
     cfg = llm.config
     return {
         "model": loaded.name,

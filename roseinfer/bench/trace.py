@@ -1,7 +1,7 @@
 """An opt-in per-step trace of the engine loop, to see continuous batching and chunked prefill.
 
     tracer = StepTracer()
-    tracer.attach(llm.core)          # wraps core.step() on this instance only
+    tracer.attach(llm.engine)        # wraps engine.step() on this instance only
     llm.generate(...)
     tracer.detach()
     tracer.save_json("trace.json")
