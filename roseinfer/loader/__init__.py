@@ -16,8 +16,8 @@ from torch import nn
 from tqdm import tqdm
 
 from roseinfer.backends import Backend, select_backend
-from roseinfer.kernels.build import kernels_are_built
 from roseinfer.config import EngineConfig
+from roseinfer.kernels.build import kernels_are_built
 from roseinfer.loader.hf import generation_eos_ids, iter_safetensors, read_hf_config
 from roseinfer.models import ModelConfig, build_model
 from roseinfer.tokenizer import Tokenizer
