@@ -29,6 +29,7 @@ test: setup
 lint: setup
 	$(VENV)/bin/ruff check roseinfer tests benchmarks
 	$(VENV)/bin/ruff format --check roseinfer tests benchmarks
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

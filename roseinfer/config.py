@@ -106,8 +106,10 @@ class SamplingParams:
         return None if self.seed is None else (self.seed + index) % (1 << 64)
 
 
-# The seeds' `max_new_tokens`, readable too (it is an init-only alias of `max_tokens`).
-SamplingParams.max_new_tokens = property(lambda self: self.max_tokens)
+# The seeds' `max_new_tokens`, readable too (it is an init-only alias of `max_tokens`). Set
+# after the class is built, so that the dataclass still takes it as an `InitVar`; setattr, as
+# a type checker has no name for a property that replaces an `InitVar`.
+setattr(SamplingParams, "max_new_tokens", property(lambda self: self.max_tokens))  # noqa: B010
 
 
 @dataclass(frozen=True)

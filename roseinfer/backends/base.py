@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from roseinfer.layers.kv_cache import KVCache, LayerCache
 
 StepT = TypeVar("StepT")
+StepT_contra = TypeVar("StepT_contra", contravariant=True)
 
 # The decoder stack's run of one step: (x [N, hidden] the embeddings, cos [N, D/2], sin
 # [N, D/2]) -> the final norm's output [N, hidden]; the step's K/V written into the cache.
@@ -112,10 +113,10 @@ class PagedAttention(Protocol[StepT]):
         ...
 
 
-class DecoderStack(Protocol[StepT]):
+class DecoderStack(Protocol[StepT_contra]):
     """A model's whole decoder stack fused into one call, for the steps it can run."""
 
-    def for_step(self, step: StepT, kv_cache: KVCache) -> StackStep | None:
+    def for_step(self, step: StepT_contra, kv_cache: KVCache) -> StackStep | None:
         """The stack bound to this step and cache, or None where the step is not one it runs
         (then the model runs its layers one by one)."""
         ...
@@ -168,7 +169,12 @@ class Backend(LayerOps, Protocol):
     """How a model computes on one device: its layers' ops, linears, attention and sampling."""
 
     options: BackendOptions
-    attention: PagedAttention[Any]
+
+    @property
+    def attention(self) -> PagedAttention[Any]:
+        """The paged attention the runner hands the layers (read-only here: a backend keeps
+        its own, of its own type)."""
+        ...
 
     def make_linear(self, linear: nn.Linear, quantization: Quantization) -> nn.Module:
         """The layer that computes `linear` here ([..., in] -> [..., out]): packed bf16,

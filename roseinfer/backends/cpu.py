@@ -55,7 +55,7 @@ class CpuDecoderStack:
 
 
 # Built once per model (runners of one model share it: it holds no per-engine state).
-_STACKS: weakref.WeakKeyDictionary[nn.Module, CpuDecoderStack | None] = weakref.WeakKeyDictionary()
+_STACKS: weakref.WeakKeyDictionary[CausalLM, CpuDecoderStack | None] = weakref.WeakKeyDictionary()
 
 
 class CpuBackend:
@@ -128,16 +128,24 @@ class CpuBackend:
             return None
         layers, max_rows = [], sys.maxsize
         for layer in spec.layers:
-            linears = []
+            linears: list[DecodeLinear] = []
             for module in (layer.qkv_proj, layer.o_proj, layer.gate_up_proj, layer.down_proj):
                 prepared = self._decode_linear(module)
                 if prepared is None:
                     return None
                 linears.append(prepared[0])
                 max_rows = min(max_rows, prepared[1])
+            qkv, o_proj, gate_up_proj, down_proj = linears
             layers.append(
                 self.kernels.DecodeLayer(
-                    layer.input_norm, layer.post_norm, *linears, layer.q_norm, layer.k_norm
+                    layer.input_norm,
+                    layer.post_norm,
+                    qkv,
+                    o_proj,
+                    gate_up_proj,
+                    down_proj,
+                    layer.q_norm,
+                    layer.k_norm,
                 )
             )
         stack = self.kernels.DecodeStack(

@@ -7,7 +7,7 @@ reference path, whose SDPA is faster for many keys, except in steps with few
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import torch
 
@@ -40,6 +40,16 @@ class DecodeIndices:
     context_lens: torch.Tensor  # [n] keys it attends to (its own position + 1 at most)
 
 
+class PrefillChunks(NamedTuple):
+    """A step's prefill chunks, attended through SDPA."""
+
+    group: AttentionGroup
+    # (block, offset) [N - num_decode_seqs] of the prefill tokens' cache slots; the kernel
+    # writes the decodes' own.
+    blocks: torch.Tensor
+    offsets: torch.Tensor
+
+
 @dataclass(frozen=True)
 class KernelStep:
     """`KernelPagedAttention`'s per-step metadata, shared by every layer."""
@@ -51,10 +61,7 @@ class KernelStep:
     kernel_only: bool
     per_token: bool
     decode: DecodeIndices  # the decodes' rows (all N rows when kernel_only)
-    prefill: AttentionGroup | None  # the prefill chunks, through SDPA (None when kernel_only)
-    # (block, offset) [N - num_decode_seqs] of the prefill tokens' cache slots; the kernel
-    # writes the decodes' own.
-    prefill_write: tuple[torch.Tensor, torch.Tensor] | None
+    prefill: PrefillChunks | None  # None exactly when kernel_only
 
 
 def small_step(meta: AttentionMetadata) -> bool:
@@ -89,16 +96,18 @@ class KernelPagedAttention:
         nd, num_tokens = meta.num_decode_seqs, meta.num_tokens
         if nd < meta.num_seqs and small_step(meta):
             decode = per_token_indices(meta, num_tokens)
-            return KernelStep(num_tokens, nd, True, True, decode, None, None)
-        prefill, write = None, None
+            return KernelStep(num_tokens, nd, True, True, decode, None)
+        prefill = None
         if nd < meta.num_seqs:
-            prefill = attention_group(meta, nd, meta.num_seqs, slice(nd, num_tokens))
-            write = cache_positions(meta.slot_mapping[nd:], meta.block_size)
+            group = attention_group(meta, nd, meta.num_seqs, slice(nd, num_tokens))
+            prefill = PrefillChunks(
+                group, *cache_positions(meta.slot_mapping[nd:], meta.block_size)
+            )
         # The decoding sequences' rows of the index tensors, sliced once for every layer.
         decode = DecodeIndices(
             meta.slot_mapping[:nd], meta.block_tables[:nd], meta.context_lens[:nd]
         )
-        return KernelStep(num_tokens, nd, nd == meta.num_seqs, False, decode, prefill, write)
+        return KernelStep(num_tokens, nd, nd == meta.num_seqs, False, decode, prefill)
 
     def forward(
         self,
@@ -109,10 +118,10 @@ class KernelPagedAttention:
         step: KernelStep,
         scale: float,
     ) -> torch.Tensor:  # [N, H, D]
-        if step.kernel_only:
+        p = step.prefill
+        if p is None:  # kernel_only
             return self._decode(q, k, v, cache, step.decode, scale)
-        g = step.prefill
-        blocks, offsets = step.prefill_write
+        g, blocks, offsets = p
         t = g.tokens
         cache.write(blocks, offsets, k[t], v[t])
         prefill = attend_group(q[t], k[t], v[t], cache, g, scale)

@@ -58,15 +58,18 @@ class KernelPackedLinear(PackedLinear):
         if 0 < x.shape[0] <= self.kernel_rows:
             if self.tile_weight is not None:
                 return self.kernels.amx_linear(x.contiguous(), self.tile_weight, self.bias)
-            return self.kernels.small_batch_linear(x.contiguous(), self.weight, self.bias)
+            # `weight` is set where `tile_weight` is not (__init__): no check per layer.
+            return self.kernels.small_batch_linear(x.contiguous(), self.weight, self.bias)  # type: ignore[arg-type]
         return torch.ops.mkldnn._linear_pointwise(x, self.packed_weight, self.bias, "none", [], "")
 
     def decode_linear(self) -> tuple[DecodeLinear, int]:
         """(the C++ `DecodeLinear` running this layer's kernel, rows up to which it runs)."""
+        weight: torch.Tensor | None
         if self.tile_weight is not None:
             kind, weight = "amx", self.tile_weight
         else:
             kind, weight = "small_batch", self.weight
+        assert weight is not None, "__init__ keeps one of tile_weight and weight"
         return self.kernels.DecodeLinear(kind, weight, None, self.bias), self.kernel_rows
 
 
@@ -78,21 +81,23 @@ class KernelInt8Linear(Int8Linear):
         self.kernels = kernels
         self.tile_qweight: torch.Tensor | None = None  # [out/16, in/32, 16, 32] int8
         self.vnni_qweight: torch.Tensor | None = None  # [out/16, in/4, 16, 4] uint8 (int8 + 128)
-        out_features, in_features = self.qweight.shape
+        qweight = self.qweight
+        assert qweight is not None  # Int8Linear.__init__ quantized it
+        out_features, in_features = qweight.shape
         if (
             self.scale.dtype == torch.bfloat16
             and kernels.amx_int8_linear_available()
             and out_features % 16 == 0
             and in_features % 32 == 0
         ):
-            self.tile_qweight = kernels.amx_pack_weight(self.qweight)
+            self.tile_qweight = kernels.amx_pack_weight(qweight)
             self.qweight = None  # one copy of the weights
         elif (
             kernels.vnni_int8_linear_available()
             and out_features % 16 == 0
             and in_features % 64 == 0
         ):
-            self.vnni_qweight = kernels.vnni_pack_weight(self.qweight)
+            self.vnni_qweight = kernels.vnni_pack_weight(qweight)
             self.qweight = None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
@@ -111,16 +116,19 @@ class KernelInt8Linear(Int8Linear):
             )
         else:
             # Streams the weights with software prefetch: faster than aten's kernel at batch 1.
-            y = self.kernels.int8_linear(x2.contiguous(), self.qweight, self.scale, self.bias)
+            # `qweight` is set where neither packed copy is (__init__): no check per layer.
+            y = self.kernels.int8_linear(x2.contiguous(), self.qweight, self.scale, self.bias)  # type: ignore[arg-type]
         return y.view(*x.shape[:-1], self.out_features)
 
     def decode_linear(self) -> tuple[DecodeLinear, int]:
         """As `KernelPackedLinear.decode_linear`: the C++ int8 kernel, at any number of rows."""
+        weight: torch.Tensor | None
         if self.tile_qweight is not None:
             kind, weight = "amx_int8", self.tile_qweight
         elif self.vnni_qweight is not None:
             kind, weight = "vnni_int8", self.vnni_qweight
         else:
             kind, weight = "int8", self.qweight
+        assert weight is not None, "__init__ keeps one of tile_qweight, vnni_qweight, qweight"
         linear = self.kernels.DecodeLinear(kind, weight, self.scale, self.bias)
         return linear, sys.maxsize

@@ -256,21 +256,22 @@ class EngineClient:
             req = self._live.get(out.request_id)
             if req is None or out.index not in req.open:
                 continue
-            i = out.index
-            req.num_output_tokens[i] += out.token_id is not None
-            if req.first_token_time[i] is None and out.token_id is not None:
-                req.first_token_time[i] = now
-                if self.observer is not None:
-                    self.observer.on_first_token(now - req.submit_time)
-            if out.finish_reason is not None:
-                tokens = [] if out.token_id is None else [out.token_id]
-                self._finish(req, i, out.finish_reason, tokens, now, out.error)
-                continue
-            pending = req.pending[i]
-            pending.append(out.token_id)
-            if req.num_output_tokens[i] == 1 or len(pending) >= self.stream_interval:
-                self._emit(req, EngineEvent(i, tuple(pending)))
-                pending.clear()
+            i, token, reason = out.index, out.token_id, out.finish_reason
+            if token is not None:
+                req.num_output_tokens[i] += 1
+                if req.first_token_time[i] is None:
+                    req.first_token_time[i] = now
+                    if self.observer is not None:
+                        self.observer.on_first_token(now - req.submit_time)
+                if reason is None:
+                    pending = req.pending[i]
+                    pending.append(token)
+                    if req.num_output_tokens[i] == 1 or len(pending) >= self.stream_interval:
+                        self._emit(req, EngineEvent(i, tuple(pending)))
+                        pending.clear()
+                    continue
+            if reason is not None:  # (a token is None only on a choice's last output)
+                self._finish(req, i, reason, [] if token is None else [token], now, out.error)
         if self.observer is not None and outputs:
             self.observer.on_generated_tokens(len(outputs))
 

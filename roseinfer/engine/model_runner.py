@@ -134,8 +134,8 @@ class ModelRunner:
             rows = [last for last, s in zip(last_rows, batch, strict=True) if s.samples]
         if not rows:
             return hidden.new_empty(0, self.model_config.vocab_size)
-        rows = torch.tensor(rows, dtype=torch.long, device=self.device)
-        return self.model.compute_logits(hidden[rows])  # [B, V], in the model dtype
+        index = torch.tensor(rows, dtype=torch.long, device=self.device)
+        return self.model.compute_logits(hidden[index])  # [B, V], in the model dtype
 
     @torch.inference_mode()
     def run(self, batch: Seq[ScheduledSequence]) -> list[int | SampleFailure]:

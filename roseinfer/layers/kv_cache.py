@@ -64,7 +64,8 @@ class LayerCache(NamedTuple):
         self.k_scale[blocks, :, offsets] = s
         q, s = quantize_rows(v)
         self.v[blocks, :, offsets] = q
-        self.v_scale[blocks, :, offsets] = s
+        # v_scale is set with k_scale (KVCache builds both or neither): no check per layer.
+        self.v_scale[blocks, :, offsets] = s  # type: ignore[index]
 
     def gather(
         self, block_ids: torch.Tensor, num_seqs: int, dtype: torch.dtype
@@ -143,12 +144,11 @@ class KVCache:
         ]
         # The decoder stack's (k_caches, v_caches, k_scales, v_scales), built once: scales empty
         # unless int8.
-        scaled = self.scales is not None
         self.stack_args = (
             [c.k for c in self.layers],
             [c.v for c in self.layers],
-            [c.k_scale for c in self.layers] if scaled else [],
-            [c.v_scale for c in self.layers] if scaled else [],
+            [s for c in self.layers if (s := c.k_scale) is not None],
+            [s for c in self.layers if (s := c.v_scale) is not None],
         )
 
     @staticmethod

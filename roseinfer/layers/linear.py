@@ -18,6 +18,8 @@ from torch import nn
 
 
 class PackedLinear(nn.Module):
+    packed_weight: torch.Tensor  # a buffer: the weight in oneDNN's blocked layout
+
     def __init__(self, linear: nn.Linear, batch_hint: int = 32) -> None:
         super().__init__()
         self.out_features = linear.out_features
@@ -45,10 +47,13 @@ def quantize_int8(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 class Int8Linear(nn.Module):
+    # Buffers. `qweight` [out, in] int8; None once a subclass packs it for a kernel of its own.
+    qweight: torch.Tensor | None
+    scale: torch.Tensor  # [out]
+
     def __init__(self, linear: nn.Linear) -> None:
         super().__init__()
         qweight, scale = quantize_int8(linear.weight)
-        # [out, in] int8; None once a subclass packs it for a kernel of its own.
         self.register_buffer("qweight", qweight)
         self.register_buffer("scale", scale)  # [out]
         self.bias = None if linear.bias is None else linear.bias.detach()
@@ -61,7 +66,9 @@ class Int8Linear(nn.Module):
         if x2.shape[-1] % 16 == 0:
             y = torch.ops.aten._weight_int8pack_mm(x2, self.qweight, self.scale)
         else:  # aten's kernel crashes (SIGSEGV) on in_features not a multiple of 16
-            y = (x2.float() @ self.qweight.float().T * self.scale.float()).to(x2.dtype)
+            # qweight is set: only `KernelInt8Linear`, with a forward of its own, drops it (no
+            # check on the per-layer path).
+            y = (x2.float() @ self.qweight.float().T * self.scale.float()).to(x2.dtype)  # type: ignore[union-attr]
         if self.bias is not None:
             y = y + self.bias
         return y.view(*x.shape[:-1], self.out_features)

@@ -37,6 +37,9 @@ def rope_inv_freq(head_dim: int, theta: float, scaling: dict[str, Any] | None) -
 class RotaryEmbedding(nn.Module):
     """Precomputed cos/sin for every position; applied to q and k in place of HF's rotate_half."""
 
+    cos: torch.Tensor  # [max_positions, D/2] fp32 buffers
+    sin: torch.Tensor
+
     def __init__(
         self, head_dim: int, max_positions: int, theta: float, scaling: dict[str, Any] | None
     ) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from collections.abc import Sequence as Seq
 
 import torch
@@ -44,7 +44,7 @@ class Sampler:
         self,
         device: torch.device | str,
         seed: int,
-        stop_token_ids: Seq[int],
+        stop_token_ids: Iterable[int],
         argmax: Callable[[torch.Tensor], torch.Tensor] = greedy_argmax,
     ) -> None:
         """`argmax`: the greedy rows' [B, V] -> [B] int64 (the backend's, `Backend.argmax`)."""

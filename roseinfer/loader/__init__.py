@@ -19,7 +19,7 @@ from roseinfer.backends import Backend, select_backend
 from roseinfer.config import EngineConfig
 from roseinfer.kernels.build import kernels_are_built
 from roseinfer.loader.hf import generation_eos_ids, iter_safetensors, read_hf_config
-from roseinfer.models import ModelConfig, build_model
+from roseinfer.models import CausalLMModel, ModelConfig, build_model
 from roseinfer.tokenizer import Tokenizer
 
 DEFAULT_MODEL = "smollm2"
@@ -32,7 +32,7 @@ class ModelSourceError(FileNotFoundError):
 
 @dataclass
 class LoadedModel:
-    model: nn.Module
+    model: CausalLMModel
     tokenizer: Tokenizer
     model_config: ModelConfig
     name: str  # what /v1/models reports by default

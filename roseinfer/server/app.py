@@ -17,6 +17,7 @@ import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
@@ -45,6 +46,8 @@ from roseinfer.server.serving import (
 from roseinfer.tokenizer import Tokenizer
 
 logger = logging.getLogger(__name__)
+
+ModelT = TypeVar("ModelT", bound=BaseModel)  # a request body's pydantic model
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
@@ -97,7 +100,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     api = APIRouter(dependencies=[Depends(check_api_key)])
 
     # ---- helpers -------------------------------------------------------------------------
-    async def parse(request: Request, model: type[BaseModel], endpoint: str) -> BaseModel:
+    async def parse(request: Request, model: type[ModelT], endpoint: str) -> ModelT:
         body = await request.body()  # the size limit applies while this reads
         try:
             # Python's json, like OpenAI's server, takes NaN/Infinity (SamplingParams refuses

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -49,7 +51,9 @@ class APIError(Exception):
         return JSONResponse(self.body(), status_code=self.status, headers=self.headers)
 
 
-def from_validation_error(errors: list[dict], what: str = "request body") -> APIError:
+def from_validation_error(
+    errors: Sequence[Mapping[str, Any]], what: str = "request body"
+) -> APIError:
     """A 400 naming the first offending field (dotted path, e.g. `messages.0.role`)."""
     if not errors:
         return APIError(400, f"invalid {what}")
