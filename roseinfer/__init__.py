@@ -6,22 +6,17 @@ core (`roseinfer.engine.scheduler`, `roseinfer.engine.block_manager`) imports wi
 
 from __future__ import annotations
 
+from roseinfer import engine
 from roseinfer.lazy import lazy_getattr
 
 __version__ = "0.1.0"
 
 _EXPORTS = {
     "LLM": "roseinfer.llm",
-    "EngineConfig": "roseinfer.config",
-    "SamplingParams": "roseinfer.config",
-    "RequestOutput": "roseinfer.outputs",
-    "CompletionOutput": "roseinfer.outputs",
-    "EngineClient": "roseinfer.engine.client",
-    "InferenceEngine": "roseinfer.compat",
-    "InferenceSession": "roseinfer.compat",
-    "OfflineScheduler": "roseinfer.compat",
-    "OnlineScheduler": "roseinfer.compat",
-    "SchedulerManager": "roseinfer.server.manager",
+    **dict.fromkeys(("EngineConfig", "SamplingParams"), "roseinfer.config"),
+    **dict.fromkeys(("RequestOutput", "CompletionOutput"), "roseinfer.outputs"),
+    "SchedulerManager": "roseinfer.compat",
+    **engine.EXPORTS,  # LLMEngine, EngineClient and the seeds' classes
 }
 
 __all__ = sorted(_EXPORTS)

@@ -122,12 +122,19 @@ def main(argv: list[str] | None = None) -> int:
         from roseinfer.bench.cli import bench_main
 
         return bench_main(argv[1:])
-    args = build_parser().parse_args(argv)
+    return run_command(build_parser().parse_args(argv), "roseinfer", USER_ERRORS)
+
+
+def run_command(
+    args: argparse.Namespace, prog: str, user_errors: tuple[type[BaseException], ...]
+) -> int:
+    """Run `args.func` with logging at `--log-level`: an error a user can cause is one line
+    (no traceback) and exit 1; Ctrl-C is exit 130."""
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     try:
         return args.func(args)
-    except USER_ERRORS as e:
-        print(f"roseinfer: error: {e}", file=sys.stderr)
+    except user_errors as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -149,20 +149,6 @@ class InferenceEngine:
         outs = self.llm.generate(list(prompts), seed_params(*args, **kwargs), use_tqdm=False)
         return [o.text for o in outs]
 
-    def _sample_next_token(
-        self,
-        logits: torch.Tensor,
-        temperature: float = 1.0,
-        top_k: int = 0,
-        top_p: float = 1.0,
-        do_sample: bool = False,
-        generator: torch.Generator | None = None,
-    ) -> int:
-        """Sample one token from logits [V] or [1, V]."""
-        params = seed_params(temperature=temperature, top_k=top_k, top_p=top_p, do_sample=do_sample)
-        sampler = self.core.runner.sampler
-        return int(sampler(logits.reshape(1, -1), [params], [generator], [0])[0])
-
 
 class InferenceSession:
     """One sequence: `prefill`, then `step_once` until `finished` (the seeds' API). It runs on

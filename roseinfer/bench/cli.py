@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 
 from roseinfer.bench import serve, throughput
@@ -19,22 +18,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--log-level", default="WARNING")
     sub = parser.add_subparsers(dest="bench", required=True, metavar="{serve,throughput,scheduler}")
-    p = sub.add_parser(
-        "serve",
-        help="load-test an OpenAI-compatible server (vLLM's metrics; --concurrency sweeps and plots)",
-        description=serve.__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    serve.add_args(p)
-    p.set_defaults(func=serve.serve_main)
-    p = sub.add_parser(
-        "throughput",
-        help="offline throughput on a seeded random workload (nano-vllm's protocol, scaled)",
-        description=throughput.__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    throughput.add_args(p)
-    p.set_defaults(func=throughput.throughput_main)
+    commands = {
+        "serve": "load-test an OpenAI-compatible server (vLLM's metrics; --concurrency sweeps and plots)",
+        "throughput": "offline throughput on a seeded random workload (nano-vllm's protocol, scaled)",
+    }  # fmt: skip
+    for (name, help_text), module in zip(commands.items(), (serve, throughput), strict=True):
+        p = sub.add_parser(name, help=help_text, description=module.__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+        module.add_args(p)
+        p.set_defaults(func=getattr(module, f"{name}_main"))
     sub.add_parser(
         "scheduler",
         help="the seeds' scheduler benchmark (python -m roseinfer.benchmark_scheduler)",
@@ -48,16 +40,10 @@ def bench_main(argv: list[str]) -> int:
         from roseinfer.bench.scheduler import main
 
         return main(argv[1:])
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    try:
-        return args.func(args)
-    except USER_ERRORS as e:
-        print(f"roseinfer bench {args.bench}: error: {e}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
+    from roseinfer.cli import run_command
+
+    args = build_parser().parse_args(argv)
+    return run_command(args, f"roseinfer bench {args.bench}", USER_ERRORS)
 
 
 if __name__ == "__main__":

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from roseinfer.lazy import lazy_getattr
 
-_EXPORTS = {
-    "LLMEngine": "roseinfer.engine.llm_engine",
-    "StepOutput": "roseinfer.engine.llm_engine",
-    "InvalidRequestError": "roseinfer.engine.llm_engine",
+EXPORTS = {
+    **dict.fromkeys(
+        ("LLMEngine", "StepOutput", "InvalidRequestError"), "roseinfer.engine.llm_engine"
+    ),
     "EngineClient": "roseinfer.engine.client",
-    # The seeds' classes, kept at their old import path.
-    "InferenceEngine": "roseinfer.compat",
-    "InferenceSession": "roseinfer.compat",
-    "OfflineScheduler": "roseinfer.compat",
-    "OnlineScheduler": "roseinfer.compat",
+    # The seeds' classes, kept at their old import path (`from roseinfer.engine import ...`).
+    **dict.fromkeys(
+        ("InferenceEngine", "InferenceSession", "OfflineScheduler", "OnlineScheduler"),
+        "roseinfer.compat",
+    ),
 }
 
-__all__ = sorted(_EXPORTS)
-__getattr__ = lazy_getattr(__name__, _EXPORTS)
+__all__ = sorted(EXPORTS)
+__getattr__ = lazy_getattr(__name__, EXPORTS)
