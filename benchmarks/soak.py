@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import socket
@@ -93,11 +94,9 @@ async def one(client: httpx.AsyncClient, kind: str, path: str, body: dict | byte
             lines = [line async for line in r.aiter_lines() if line.startswith("data: ")]
         ok = r.status_code == 200 and lines and lines[-1] == "data: [DONE]"
         return f"{kind} {r.status_code}{'' if ok else ' (unterminated)'}"
-    if content is not None:
-        r = await client.post(path, content=content, headers=headers)
-    else:
-        # json.dumps writes NaN as a bare literal, as a careless client would.
-        r = await client.post(path, json=data)
+    if content is None:  # json.dumps writes NaN as a bare literal, as a careless client would
+        content = json.dumps(data).encode()
+    r = await client.post(path, content=content, headers=headers)
     return f"{kind} {r.status_code}"
 
 
