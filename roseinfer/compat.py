@@ -453,12 +453,9 @@ class SchedulerManager:
                     _, event = out.get(timeout=timeout)
                 except queue.Empty:
                     raise TimeoutError(f"no output from request {rid} in {timeout} s") from None
-                if event.error:
-                    state.choices[event.index].fail()
-                    raise RuntimeError(event.error)
-                text = state.feed(event.index, event.token_ids, event.finish_reason)
-                if text:
-                    yield text
+                read = self.client.apply_event(state, event)  # RequestFailed on an error
+                if read is not None and read[1]:
+                    yield read[1]
         finally:
-            if not state.finished or any(c.stopped_by_string for c in state.choices):
-                self.client.abort(str(rid), "stop" if state.finished else "abort")
+            if not state.finished:
+                self.client.abort(str(rid))

@@ -5,11 +5,13 @@ without torch."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
 import sys
 import time
+from dataclasses import replace
 
 import httpx
 import pytest
@@ -17,6 +19,7 @@ from openai import OpenAI
 
 from roseinfer import LLM, InferenceEngine, OfflineScheduler, OnlineScheduler, SamplingParams
 from roseinfer.cli import main as cli_main
+from roseinfer.engine import EngineClient, LLMEngine
 from roseinfer.server.manager import SchedulerManager
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -145,3 +148,29 @@ def test_scheduler_and_block_manager_import_without_torch():
     )
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+def test_engine_client_generate_gives_what_llm_gives(llm, expected):
+    """The async front door (vLLM's `AsyncLLM.generate` habit): RequestOutputs as text arrives,
+    the last one equal to what `LLM` gives; two requests at once on one engine thread."""
+    plain, stop, stopped = expected
+    client = EngineClient(LLMEngine(llm.loaded, llm.config))
+    params = SamplingParams(max_tokens=MAX_TOKENS, temperature=0, ignore_eos=True)
+
+    async def run(rid: str, p: SamplingParams) -> list:
+        return [out async for out in client.generate(rid, plain.prompt_token_ids, p)]
+
+    async def both() -> tuple[list, list]:
+        return await asyncio.wait_for(
+            asyncio.gather(run("a", params), run("b", replace(params, stop=(stop,)))), 60
+        )
+
+    try:
+        a, b = asyncio.run(both())
+    finally:
+        client.shutdown()
+    for outs, want in ((a, plain), (b, stopped)):
+        assert outs[-1].finished and not any(o.finished for o in outs[:-1])
+        assert outs[-1].text == want.text and outs[-1].finish_reason == want.finish_reason
+        assert outs[-1].token_ids == want.token_ids
+        assert len(outs) > 1  # streamed, not one final output

@@ -28,6 +28,7 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import AsyncIterator
 from collections.abc import Sequence as Seq
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -35,11 +36,12 @@ from typing import Protocol
 from roseinfer.config import SamplingParams
 from roseinfer.engine.llm_engine import EngineStats, LLMEngine, StepOutput
 from roseinfer.engine.sequence import SequenceStatus
-from roseinfer.outputs import FinishReason
+from roseinfer.output.processor import ChoiceState, RequestState
+from roseinfer.outputs import FinishReason, RequestOutput
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["EngineClient", "EngineEvent", "EngineObserver"]
+__all__ = ["EngineClient", "EngineEvent", "EngineObserver", "RequestFailed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,10 @@ class EngineEvent:
     @property
     def finished(self) -> bool:
         return self.finish_reason is not None
+
+
+class RequestFailed(RuntimeError):
+    """The engine failed this request (an error event)."""
 
 
 class EngineObserver(Protocol):
@@ -157,6 +163,45 @@ class EngineClient:
         blocks are freed before the next step; its open choices get a last event."""
         self._commands.put(("abort", request_id, reason, index))
         self._wake.set()
+
+    async def generate(
+        self, request_id: str, prompt_token_ids: Seq[int], params: SamplingParams
+    ) -> AsyncIterator[RequestOutput]:
+        """vLLM's `AsyncLLM.generate`: the request's `RequestOutput` (all its choices so far)
+        each time one of them gets text or finishes. Leaving the loop early aborts it; an
+        engine failure raises RequestFailed."""
+        engine = self.engine
+        state = RequestState(
+            request_id, prompt_token_ids, params, engine.tokenizer, engine.stop_token_ids
+        )
+        out: asyncio.Queue = asyncio.Queue()
+        self.submit(request_id, prompt_token_ids, params, out)
+        try:
+            while not state.finished:
+                _, event = await out.get()
+                read = self.apply_event(state, event)
+                if read is not None and (read[1] or read[0].finished):
+                    yield state.output()
+        finally:
+            if not state.finished:
+                self.abort(request_id)
+
+    def apply_event(
+        self, state: RequestState, event: EngineEvent
+    ) -> tuple[ChoiceState, str] | None:
+        """Feed an event to its request's output state: (the choice, its new text), or None
+        for a choice already done (the abort after a stop string). A stop string that matched
+        aborts the choice in the engine; an error event raises RequestFailed."""
+        choice = state.choices[event.index]
+        if choice.finished:
+            return None
+        if event.error:
+            choice.fail(event.error)
+            raise RequestFailed(event.error)
+        text = choice.feed(event.token_ids, event.finish_reason)
+        if choice.stopped_by_string and not event.finished:
+            self.abort(state.request_id, "stop", event.index)
+        return choice, text
 
     def is_alive(self) -> bool:
         return self._thread.is_alive() or self._running_here

@@ -17,16 +17,12 @@ from typing import TypeVar
 from starlette.requests import Request
 
 from roseinfer.config import SamplingParams
-from roseinfer.engine.client import EngineClient
+from roseinfer.engine.client import EngineClient, RequestFailed
 from roseinfer.output.processor import ChoiceState, RequestState
 from roseinfer.server import protocol as P
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
-
-
-class RequestFailed(RuntimeError):
-    """The engine failed this request (an error event)."""
 
 
 class ClientDisconnected(Exception):
@@ -83,18 +79,11 @@ class GenerationGroup:
         """(response index, choice, new text) as tokens arrive, until every choice is done."""
         while self._num_open:
             request_id, event = await self._queue.get()
-            state = self._by_id[request_id]
-            choice = state.choices[event.index]
-            if choice.finished:
+            read = self.client.apply_event(self._by_id[request_id], event)
+            if read is None:
                 continue  # e.g. the abort event after a stop string matched
-            if event.error:
-                choice.fail()
-                raise RequestFailed(event.error)
-            text = choice.feed(event.token_ids, event.finish_reason)
-            if choice.finished:
-                self._num_open -= 1
-                if choice.stopped_by_string and not event.finished:
-                    self.client.abort(request_id, "stop", event.index)
+            choice, text = read
+            self._num_open -= choice.finished
             yield self._first_index[request_id] + event.index, choice, text
 
     async def collect(self) -> list[tuple[int, ChoiceState]]:
