@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 
+from roseinfer.commands import run_command
 from roseinfer.config import EngineConfig, SamplingParams, add_engine_args
-
-# Errors a user can cause (bad path, bad model, bad input): one line, no traceback.
-USER_ERRORS = (ValueError, FileNotFoundError, OSError)
 
 
 def add_sampling_args(parser: argparse.ArgumentParser) -> None:
@@ -122,22 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         from roseinfer.bench.cli import bench_main
 
         return bench_main(argv[1:])
-    return run_command(build_parser().parse_args(argv), "roseinfer", USER_ERRORS)
-
-
-def run_command(
-    args: argparse.Namespace, prog: str, user_errors: tuple[type[BaseException], ...]
-) -> int:
-    """Run `args.func` with logging at `--log-level`: an error a user can cause is one line
-    (no traceback) and exit 1; Ctrl-C is exit 130."""
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    try:
-        return args.func(args)
-    except user_errors as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
+    return run_command(build_parser().parse_args(argv), "roseinfer")
 
 
 if __name__ == "__main__":

@@ -7,8 +7,10 @@ import json
 import sys
 
 from roseinfer.bench import serve, throughput
+from roseinfer.commands import USER_ERRORS as COMMON_USER_ERRORS
+from roseinfer.commands import run_command
 
-USER_ERRORS = (ValueError, FileNotFoundError, OSError, json.JSONDecodeError)
+USER_ERRORS = (*COMMON_USER_ERRORS, json.JSONDecodeError)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,8 +42,6 @@ def bench_main(argv: list[str]) -> int:
         from roseinfer.bench.scheduler import main
 
         return main(argv[1:])
-    from roseinfer.cli import run_command
-
     args = build_parser().parse_args(argv)
     return run_command(args, f"roseinfer bench {args.bench}", USER_ERRORS)
 
