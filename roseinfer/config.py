@@ -53,6 +53,11 @@ class SamplingParams:
     stop: tuple[str, ...] = ()
     stop_token_ids: tuple[int, ...] = ()
     ignore_eos: bool = False
+    presence_penalty: float = 0.0
+    frequency_penalty: float = 0.0
+    repetition_penalty: float = 1.0
+    min_p: float = 0.0
+    logit_bias: dict[int, float] | None = field(default=None, hash=False, compare=True)
     max_new_tokens: InitVar[int | None] = None
 
     def __post_init__(self, max_new_tokens: int | None) -> None:
@@ -96,14 +101,52 @@ class SamplingParams:
         object.__setattr__(self, "stop_token_ids", ids)
         if not isinstance(self.ignore_eos, bool):
             raise ValueError(f"ignore_eos must be a boolean, got {self.ignore_eos!r}")
+        for name in ("presence_penalty", "frequency_penalty"):
+            value = getattr(self, name)
+            if not _is_number(value) or not -2.0 <= value <= 2.0:
+                raise ValueError(f"{name} must be in [-2, 2], got {value!r}")
+        if not _is_number(self.repetition_penalty) or self.repetition_penalty <= 0:
+            raise ValueError(
+                f"repetition_penalty must be a finite number > 0, got {self.repetition_penalty!r}"
+            )
+        if not _is_number(self.min_p) or not 0.0 <= self.min_p <= 1.0:
+            raise ValueError(f"min_p must be in [0, 1], got {self.min_p!r}")
+        object.__setattr__(self, "logit_bias", _logit_bias(self.logit_bias))
 
     @property
     def greedy(self) -> bool:
         return self.temperature < GREEDY_TEMPERATURE
 
+    @property
+    def uses_penalties(self) -> bool:
+        """Any of the penalties that read the sequence's tokens is on."""
+        return (
+            self.presence_penalty != 0.0
+            or self.frequency_penalty != 0.0
+            or self.repetition_penalty != 1.0
+        )
+
     def choice_seed(self, index: int) -> int | None:
         """The seed of choice `index` of `n`, wrapped into what the generator takes."""
         return None if self.seed is None else (self.seed + index) % (1 << 64)
+
+
+def _logit_bias(bias: Any) -> dict[int, float] | None:
+    """{token id: bias in [-100, 100]}; ids may be strings of digits (JSON object keys). Ids are
+    checked against the vocabulary by the engine (`LLMEngine.validate`). Empty is None."""
+    if bias is None:
+        return None
+    if not isinstance(bias, dict):
+        raise ValueError(f"logit_bias must be an object of token id -> bias, got {bias!r}")
+    out: dict[int, float] = {}
+    for key, value in bias.items():
+        tid = int(key) if isinstance(key, str) and key.strip().isdigit() else key
+        if not _is_int(tid) or tid < 0:
+            raise ValueError(f"logit_bias keys must be token ids (integers >= 0), got {key!r}")
+        if not _is_number(value) or not -100.0 <= value <= 100.0:
+            raise ValueError(f"logit_bias values must be in [-100, 100], got {value!r} for {key!r}")
+        out[tid] = float(value)
+    return out or None
 
 
 # The seeds' `max_new_tokens`, readable too (it is an init-only alias of `max_tokens`). Set

@@ -470,16 +470,16 @@ BAD_REQUESTS = [
         "tools",
     ),
     (CC, {"messages": CHAT, "response_format": {"type": "json_object"}}, 400, "response_format"),
-    (CC, {"messages": CHAT, "presence_penalty": 0.5}, 400, "presence_penalty"),
+    (CC, {"messages": CHAT, "presence_penalty": 2.5}, 400, "presence_penalty"),
     (C, {"prompt": "hi", "echo": True}, 400, "echo"),
     (C, {"prompt": "hi", "best_of": 3}, 400, "best_of"),
     (C, {"prompt": "hi", "suffix": "x"}, 400, "suffix"),
-    (C, {"prompt": "hi", "logit_bias": {"1": 5}}, 400, "logit_bias"),
+    (C, {"prompt": "hi", "logit_bias": {"1": 500}}, 400, "logit_bias"),
     (CC, {"model": "gpt-4", "messages": CHAT}, 404, "model"),
     (CC, {"messages": CHAT, "some_future_field": 1}, 400, "some_future_field"),
     # SmolLM2's chat template never renders a message's name: the model would not see it
     (CC, {"messages": [{**CHAT[0], "name": "bob"}]}, 400, "messages.0.name"),
-    (C, {"prompt": "hi", "min_p": 0.1}, 400, "min_p"),
+    (C, {"prompt": "hi", "min_p": 1.5}, 400, "min_p"),
     ("/generate", {"prompt": "hi", "max_new_tokens": 0}, 400, "max_new_tokens"),
 ]
 

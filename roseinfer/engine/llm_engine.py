@@ -124,6 +124,11 @@ class LLMEngine:
         """Raise InvalidRequestError for a request this engine can never serve (reads
         constants only, so any thread may call it)."""
         check_prompt_ids(prompt_token_ids, self.model_config.vocab_size)
+        vocab = self.model_config.vocab_size
+        if params.logit_bias and max(params.logit_bias) >= vocab:
+            raise InvalidRequestError(
+                f"logit_bias keys must be token ids in [0, {vocab}), got {max(params.logit_bias)}"
+            )
         try:
             self.scheduler.check_fits(len(prompt_token_ids), params.max_tokens)
         except ValueError as e:

@@ -179,6 +179,7 @@ class ModelRunner:
             [s.params for s in seqs],
             [s.sampler_state for s in seqs],
             [s.num_output_tokens for s in seqs],
+            seqs,
         )
 
 

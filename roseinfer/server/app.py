@@ -17,7 +17,7 @@ import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
@@ -144,6 +144,12 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                 raise APIError(400, f"prompt ({prompt_len} tokens) leaves no room to generate in the context "
                                     f"window of {max_total_tokens} tokens",
                                param="messages" if chat else "prompt")  # fmt: skip
+        rep_param, repetition = "repetition_penalty", body.repetition_penalty
+        if body.repeat_penalty is not None:  # llama.cpp's name
+            if repetition is not None and repetition != body.repeat_penalty:
+                raise APIError(400, "repetition_penalty and repeat_penalty differ: give one",
+                               param="repeat_penalty")  # fmt: skip
+            rep_param, repetition = "repeat_penalty", body.repeat_penalty
         if body.n > MAX_N:  # a server limit: SamplingParams takes any n >= 1
             raise APIError(400, f"n must be at most {MAX_N}, got {body.n}", param="n")
         try:
@@ -158,12 +164,20 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                 stop_token_ids=tuple(body.stop_token_ids or ()),
                 ignore_eos=body.ignore_eos,
                 min_tokens=body.min_tokens,
+                presence_penalty=body.presence_penalty or 0.0,
+                frequency_penalty=body.frequency_penalty or 0.0,
+                repetition_penalty=1.0 if repetition is None else repetition,
+                min_p=body.min_p or 0.0,
+                # JSON's string keys: SamplingParams reads digit strings as token ids.
+                logit_bias=cast("dict[int, float] | None", body.logit_bias),
             )
         except ValueError as e:
             param = _param_of(e)
-            raise APIError(
-                400, str(e), param=max_param if param == "max_tokens" else param
-            ) from None
+            if param == "max_tokens":
+                param = max_param
+            elif param == "repetition_penalty":
+                param = rep_param
+            raise APIError(400, str(e), param=param) from None
 
     def truncate(body: P.SamplingRequest, ids: list[int]) -> list[int]:
         """vLLM's truncate_prompt_tokens: keep the prompt's last k tokens (-1: the context)."""
@@ -182,7 +196,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             try:
                 client.validate(ids, params)
             except InvalidRequestError as e:
-                raise APIError(400, str(e), code="invalid_request") from None
+                raise APIError(400, str(e), param=_param_of(e), code="invalid_request") from None
         check_capacity()
 
     async def run_openai(

@@ -114,6 +114,16 @@ def _best_of(v: Any, body: dict) -> bool:
     return _int(v, body) and v == n
 
 
+_PENALTIES = ("presence_penalty", "frequency_penalty", "repetition_penalty", "repeat_penalty")
+
+
+def _repeat_last_n(v: Any, body: dict) -> bool:
+    """llama.cpp's window of the penalties: here they read the whole context (-1)."""
+    neutral = {"repetition_penalty": 1, "repeat_penalty": 1}
+    off = all(body.get(k) in (None, neutral.get(k, 0)) for k in _PENALTIES)
+    return _int(v, body) and (v == -1 or off)
+
+
 def _text_format(v: Any, _: dict) -> bool:
     return v == {"type": "text"}
 
@@ -162,6 +172,17 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("stop_token_ids", _V1, "token ids that end a choice", _VL),
     _h("ignore_eos", _V1, "keep generating past end-of-sequence tokens", _VL),
     _h("min_tokens", _V1, "end-of-sequence and stop token ids are ignored before this many", _VL),
+    _h("presence_penalty", _V1, "in [-2, 2]: minus this from the logit of every token already "
+       "generated"),
+    _h("frequency_penalty", _V1, "in [-2, 2]: minus this times the token's count among the "
+       "generated tokens"),
+    _h("repetition_penalty", _V1, "> 0 (1: off): logits of tokens in the prompt or the output "
+       "divided by it if positive, multiplied if not (CTRL's, transformers')", _VL),
+    _h("repeat_penalty", _V1, "llama.cpp's name for `repetition_penalty` (over the whole "
+       "context: `repeat_last_n` -1)", _LC),
+    _h("min_p", _V1, "in [0, 1]: drop tokens less likely than min_p times the likeliest", _VL),
+    _h("logit_bias", _V1, "{token id: bias in [-100, 100]} added to the logits (before the "
+       "penalties, as vLLM)"),
     _h("stream", _V1, "server-sent events, one chunk per token (or `--stream-interval` tokens)"),
     _h("stream_options", _V1, "see `stream_options.*`; accepted (unused) without `stream`"),
     _h("stream_options.include_usage", _V1, "a last chunk with the usage"),
@@ -215,7 +236,6 @@ FIELDS: tuple[FieldSpec, ...] = (
     _noop("mirostat_tau", _V1, _num, _ONLY_WITH.format("mirostat"), _LC),
     _noop("mirostat_eta", _V1, _num, _ONLY_WITH.format("mirostat"), _LC),
     _noop("dynatemp_exponent", _V1, _num, _ONLY_WITH.format("dynatemp_range"), _LC),
-    _noop("repeat_last_n", _V1, _int, _ONLY_WITH.format("repeat_penalty"), _LC),
     _noop("dry_base", _V1, _num, _ONLY_WITH.format("dry_multiplier"), _LC),
     _noop("dry_allowed_length", _V1, _int, _ONLY_WITH.format("dry_multiplier"), _LC),
     _noop("dry_penalty_last_n", _V1, _int, _ONLY_WITH.format("dry_multiplier"), _LC),
@@ -231,12 +251,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("suffix", _CO, _equals(""), '""', "text after the completion (fill-in-the-middle)"),
     _ref("best_of", _V1, _best_of, "equal to `n`", "best of more candidates than returned"),
     _ref("use_beam_search", _V1, _equals(False), "false", "beam search", _VL),
-    _ref("logit_bias", _V1, _empty, "{}", "logit biases"),
-    _ref("presence_penalty", _V1, _equals(0), "0", "presence penalty"),
-    _ref("frequency_penalty", _V1, _equals(0), "0", "frequency penalty"),
-    _ref("repetition_penalty", _V1, _equals(1), "1", "repetition penalty", _VL),
-    _ref("repeat_penalty", _V1, _equals(1), "1", "repetition penalty", _LC),
-    _ref("min_p", _V1, _equals(0), "0", "min-p sampling", _VL),
+    _ref("repeat_last_n", _V1, _repeat_last_n, "-1 (the whole context), or any integer when "
+         "no penalty is set", "penalties over only the last n tokens", _LC),
     _ref("typical_p", _V1, _equals(1), "1", "locally typical sampling", _LC),
     _ref("tfs_z", _V1, _equals(1), "1", "tail-free sampling", _LC),
     _ref("top_n_sigma", _V1, _at_most_zero, "<= 0", "top-n-sigma sampling", _LC),

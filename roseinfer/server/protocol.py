@@ -41,6 +41,12 @@ class SamplingRequest(RequestBase):
     stop_token_ids: list[int] | None = None
     ignore_eos: bool = False
     min_tokens: int = 0
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    repetition_penalty: float | None = None
+    repeat_penalty: float | None = None  # llama.cpp's repetition_penalty
+    min_p: float | None = None
+    logit_bias: dict[str, float] | None = None  # JSON keys: token ids as strings
     stream: bool = False
     stream_options: StreamOptions | None = None
     request_id: str | None = None

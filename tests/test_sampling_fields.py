@@ -1,0 +1,276 @@
+"""Issue 19 (subset): presence/frequency/repetition penalties, min_p and logit_bias.
+
+The processed logits are checked against transformers' own processors and OpenAI's penalty
+formula on random logits and histories; then by their effect through `LLM.generate` and the
+server (the in-process `tiny_server`), including a penalised request beside plain ones and
+penalties across preemption."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import httpx
+import pytest
+import torch
+from transformers import (
+    MinPLogitsWarper,
+    RepetitionPenaltyLogitsProcessor,
+    SequenceBiasLogitsProcessor,
+    TopKLogitsWarper,
+    TopPLogitsWarper,
+)
+
+from roseinfer import LLM
+from roseinfer.config import SamplingParams
+from roseinfer.engine import InferenceEngine
+from roseinfer.layers.sampler import Sampler, apply_min_p, apply_penalties, apply_top_k_top_p
+
+V = 50
+
+
+@dataclasses.dataclass(eq=False)
+class Hist:
+    seq_id: int
+    token_ids: list[int]
+    num_prompt_tokens: int
+    is_finished: bool = False
+
+
+def histories(gen: torch.Generator, b: int) -> list[Hist]:
+    out = []
+    for i in range(b):
+        n_prompt = int(torch.randint(1, 12, (1,), generator=gen))
+        n_out = int(torch.randint(0, 15, (1,), generator=gen))
+        ids = torch.randint(0, V, (n_prompt + n_out,), generator=gen).tolist()
+        out.append(Hist(i, ids, n_prompt))
+    return out
+
+
+def openai_penalties(logits: torch.Tensor, h: Hist, freq: float, pres: float) -> torch.Tensor:
+    out = logits.clone()
+    generated = h.token_ids[h.num_prompt_tokens :]
+    for t in set(generated):
+        c = generated.count(t)
+        out[t] -= freq * c + pres * (c > 0)
+    return out
+
+
+# ---- the processed logits against transformers and OpenAI's formula ----------------------------
+
+
+def test_penalties_match_transformers_and_openai():
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(5):
+        b = 4
+        logits = torch.randn(b, V, generator=gen) * 3
+        hs = histories(gen, b)
+        rep = torch.rand(b, generator=gen) * 2 + 0.2
+        freq = torch.rand(b, generator=gen) * 4 - 2
+        pres = torch.rand(b, generator=gen) * 4 - 2
+        from roseinfer.layers.sampler import TokenCounts
+
+        counts, in_prompt = TokenCounts(torch.device("cpu")).gather(hs, V)
+        got = apply_penalties(logits, counts, in_prompt, rep, freq, pres)
+        for i, h in enumerate(hs):
+            ids = torch.tensor([h.token_ids])
+            want = RepetitionPenaltyLogitsProcessor(float(rep[i]))(ids, logits[i : i + 1].clone())
+            want = openai_penalties(want[0], h, float(freq[i]), float(pres[i]))
+            torch.testing.assert_close(got[i], want)
+
+
+def test_token_counts_are_incremental_and_rebuilt_on_mismatch():
+    from roseinfer.layers.sampler import TokenCounts
+
+    tc = TokenCounts(torch.device("cpu"))
+    a, b = Hist(1, [1, 2, 3], 2), Hist(2, [4, 4], 1)
+    tc.gather([a, b], V)
+    a.token_ids += [3, 5]  # generated on
+    b.token_ids[:] = [4, 4, 7]  # rewritten (as if recomputed differently): still derived from ids
+    counts, in_prompt = tc.gather([b, a], V)
+    assert counts[1, 3].item() == 2 and counts[1, 5].item() == 1 and counts[1].sum() == 3
+    assert counts[0, 4].item() == 1 and counts[0, 7].item() == 1 and counts[0].sum() == 2
+    assert in_prompt[1].nonzero().flatten().tolist() == [1, 2]
+    b.token_ids[:] = [4]  # fewer outputs than counted: rebuilt
+    counts, _ = tc.gather([b], V)
+    assert counts.sum() == 0
+    a.is_finished = True
+    c = Hist(3, [9, 9, 9], 1)
+    counts, in_prompt = tc.gather([c], V)  # a's row is reused, cleared
+    assert counts[0, 9].item() == 2 and counts[0].sum() == 2 and in_prompt[0].sum() == 1
+
+
+def test_warpers_and_bias_match_transformers():
+    gen = torch.Generator().manual_seed(1)
+    ids = torch.zeros(1, 1, dtype=torch.long)
+    for _ in range(10):
+        logits = torch.randn(1, V, generator=gen) * 2
+        k = int(torch.randint(1, V, (1,), generator=gen))
+        p = float(torch.rand(1, generator=gen)) * 0.9 + 0.05
+        m = float(torch.rand(1, generator=gen))
+        got = apply_top_k_top_p(logits.clone(), torch.tensor([k]), None)
+        assert torch.equal(got, TopKLogitsWarper(k)(ids, logits.clone()))
+        got = apply_top_k_top_p(logits.clone(), None, torch.tensor([p]))
+        assert torch.equal(got, TopPLogitsWarper(p)(ids, logits.clone()))
+        got = apply_min_p(logits.clone(), torch.tensor([m]))
+        assert torch.equal(got, MinPLogitsWarper(m)(ids, logits.clone()))
+    # logit_bias through the Sampler (greedy rows take it too) against SequenceBias
+    logits = torch.randn(2, V, generator=gen)
+    bias = {3: 5.0, 7: -100.0, 11: 2.5}
+    want = SequenceBiasLogitsProcessor({(t,): b for t, b in bias.items()})(
+        torch.zeros(2, 1, dtype=torch.long), logits.clone()
+    )
+    sampler = Sampler("cpu", 0, [])
+    params = [SamplingParams(temperature=0, logit_bias=bias)] * 2
+    got = sampler(logits.clone(), params, [None, None], [0, 0], [Hist(0, [1], 1), Hist(1, [1], 1)])
+    assert torch.equal(got, want.argmax(dim=-1))
+
+
+def test_sampler_order_matches_transformers_chain():
+    """bias, penalties, temperature, top-k, top-p, min-p: the distribution the sampler draws
+    from equals transformers' processors chained in that order (checked via min_p=1 greedy)."""
+    gen = torch.Generator().manual_seed(2)
+    logits = torch.randn(3, V, generator=gen) * 3
+    hs = histories(gen, 3)
+    bias = {5: 3.0}
+    params = SamplingParams(temperature=0.7, top_k=10, top_p=0.9, min_p=1.0, logit_bias=bias,
+                            repetition_penalty=1.3, frequency_penalty=0.5,
+                            presence_penalty=-0.4)  # fmt: skip
+    got = Sampler("cpu", 0, [])(logits.clone(), [params] * 3, [None] * 3, [0] * 3, hs)
+    for i, h in enumerate(hs):
+        row = logits[i : i + 1].clone()
+        row[0, 5] += 3.0
+        row = RepetitionPenaltyLogitsProcessor(1.3)(torch.tensor([h.token_ids]), row)
+        row = openai_penalties(row[0], h, 0.5, -0.4).unsqueeze(0) / 0.7
+        for warp in (TopKLogitsWarper(10), TopPLogitsWarper(0.9), MinPLogitsWarper(1.0)):
+            row = warp(torch.zeros(1, 1, dtype=torch.long), row)
+        assert int(got[i]) == int(row.argmax())
+
+
+def test_validation_messages_name_the_field():
+    for kw, name in [
+        ({"presence_penalty": 2.5}, "presence_penalty"),
+        ({"frequency_penalty": float("nan")}, "frequency_penalty"),
+        ({"repetition_penalty": 0}, "repetition_penalty"),
+        ({"min_p": 1.5}, "min_p"),
+        ({"logit_bias": {1: 101}}, "logit_bias"),
+        ({"logit_bias": {-1: 1}}, "logit_bias"),
+        ({"logit_bias": {"x": 1}}, "logit_bias"),
+    ]:
+        with pytest.raises(ValueError, match=f"^{name}"):
+            SamplingParams(**kw)
+    assert SamplingParams(logit_bias={"3": 1}).logit_bias == {3: 1.0}
+    assert SamplingParams(logit_bias={}).logit_bias is None
+
+
+# ---- by effect through LLM.generate --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def llm(tiny_model_dir) -> LLM:
+    return LLM(model=tiny_model_dir("llama"), dtype="float32", block_size=4, num_kv_blocks=256,
+               max_num_seqs=4, max_num_batched_tokens=32)  # fmt: skip
+
+
+def greedy(n: int = 16, **kw) -> SamplingParams:
+    return SamplingParams(max_tokens=n, temperature=0, ignore_eos=True, **kw)
+
+
+PROMPT = "The quick brown fox"
+
+
+def ids_of(llm: LLM, params: SamplingParams, prompt: str = PROMPT) -> list[int]:
+    return llm.generate(prompt, params, use_tqdm=False)[0].token_ids
+
+
+def test_logit_bias_min_p_and_frequency_penalty_by_effect(llm):
+    assert set(ids_of(llm, greedy(logit_bias={7: 100}))) == {7}
+    sampled = SamplingParams(max_tokens=16, temperature=1.0, min_p=1.0, ignore_eos=True, seed=3)
+    assert ids_of(llm, sampled) == ids_of(llm, greedy())
+    # a repetitive greedy continuation repeats less with a frequency penalty
+    plain = ids_of(llm, greedy(32))
+    penalised = ids_of(llm, greedy(32, frequency_penalty=2.0))
+    assert len(set(plain)) < len(plain)  # the tiny random model does repeat
+    assert len(penalised) - len(set(penalised)) < len(plain) - len(set(plain))
+
+
+def test_penalised_request_leaves_plain_ones_unchanged(llm):
+    prompts = ["The quick brown fox", "def add(a, b):", "Hello, world!"]
+    plain = [greedy(12), SamplingParams(max_tokens=12, seed=5, ignore_eos=True), greedy(12)]
+    mixed = plain[:1] + [greedy(12, presence_penalty=1.5, repetition_penalty=1.5, min_p=0.1,
+                                logit_bias={3: 4.0})] + plain[1:]  # fmt: skip
+    outs = llm.generate([prompts[0], prompts[1], prompts[1], prompts[2]], mixed, use_tqdm=False)
+    for out, p, prompt in zip([outs[0], outs[2], outs[3]], plain, prompts, strict=True):
+        assert out.token_ids == ids_of(llm, p, prompt)
+    assert outs[1].token_ids == ids_of(llm, mixed[1], prompts[1])
+
+
+def test_penalties_survive_preemption(tiny_model_dir):
+    """Few KV blocks: sequences are preempted and recomputed, and still get the penalties they
+    get alone."""
+    small = LLM(model=tiny_model_dir("llama"), dtype="float32", block_size=4, num_kv_blocks=14,
+                max_num_seqs=4, max_num_batched_tokens=16)  # fmt: skip
+    preempted = []
+    original = small.engine.scheduler._preempt
+
+    def spy(seq):
+        preempted.append(seq.seq_id)
+        return original(seq)
+
+    small.engine.scheduler._preempt = spy  # type: ignore[method-assign]
+    params = [greedy(20, frequency_penalty=1.0, repetition_penalty=1.3, presence_penalty=0.5)] * 4
+    prompts = ["The quick brown fox", "def add(a, b):", "Hello, world!", "One two three"]
+    outs = small.generate(prompts, params, use_tqdm=False)
+    assert preempted
+    for out, prompt in zip(outs, prompts, strict=True):
+        ids = small.encode(prompt)
+        alone = InferenceEngine(small.config, loaded=small.loaded)
+        assert out.token_ids == alone.generate_ids(ids, params[0])
+
+
+# ---- through the server --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def http(tiny_server):
+    with httpx.Client(base_url=tiny_server[1], timeout=60) as c:
+        yield c
+
+
+BODY = {"prompt": PROMPT, "max_tokens": 8, "temperature": 0, "ignore_eos": True}
+
+
+def tokens(http: httpx.Client, tokenizer, **fields) -> list[int]:
+    r = http.post("/v1/completions", json={**BODY, **fields})
+    assert r.status_code == 200, r.text
+    return tokenizer.encode(r.json()["choices"][0]["text"], False)
+
+
+def test_server_honours_the_fields(http, tiny_server):
+    client = tiny_server[0].state.client
+    tokenizer = client.engine.tokenizer
+    r = http.post("/v1/completions", json={**BODY, "logit_bias": {"7": 100}})
+    assert r.status_code == 200, r.text
+    text = r.json()["choices"][0]["text"]
+    assert text == tokenizer.decode([7] * 8)
+    r = http.post("/v1/chat/completions", json={
+        "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 4, "temperature": 0,
+        "ignore_eos": True, "logit_bias": {"7": 100}})  # fmt: skip
+    assert r.json()["choices"][0]["message"]["content"] == tokenizer.decode([7] * 4)
+    same = tokens(http, tokenizer, repetition_penalty=1.5)
+    assert tokens(http, tokenizer, repeat_penalty=1.5) == same
+    assert tokens(http, tokenizer, min_p=1.0, temperature=1.0, seed=1) == tokens(http, tokenizer)
+    for fields, param in [
+        ({"logit_bias": {"999999": 1}}, "logit_bias"),
+        ({"logit_bias": {"1": 200}}, "logit_bias"),
+        ({"presence_penalty": 3}, "presence_penalty"),
+        ({"frequency_penalty": -2.5}, "frequency_penalty"),
+        ({"repeat_penalty": 0}, "repeat_penalty"),
+        ({"repetition_penalty": -1}, "repetition_penalty"),
+        ({"repetition_penalty": 1.1, "repeat_penalty": 1.2}, "repeat_penalty"),
+        ({"min_p": -0.1}, "min_p"),
+        ({"repeat_last_n": 64, "repeat_penalty": 1.1}, "repeat_last_n"),
+    ]:
+        r = http.post("/v1/completions", json={**BODY, **fields})
+        assert (r.status_code, r.json()["error"]["param"]) == (400, param), (fields, r.text)
+    r = http.post("/v1/completions", json={**BODY, "repeat_last_n": -1, "repeat_penalty": 1.1})
+    assert r.status_code == 200, r.text
