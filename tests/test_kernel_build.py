@@ -124,8 +124,11 @@ def test_load_cpu_kernels_falls_back_on_a_build_error(
     assert "delete /x/y.lock); using the plain PyTorch path" in caplog.text
 
 
+# SIGINT as at a terminal: a process started in the background by a non-interactive shell (a CI
+# runner, `cmd &`) inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler.
 _BUILD = """
-import sys
+import signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from torch.utils import cpp_extension
 from roseinfer.kernels.build import _ninja_dies_with_us
 with _ninja_dies_with_us(cpp_extension):
