@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 import torch
 
@@ -185,10 +187,10 @@ def cpu_kernels_built() -> None:
     load_cpu_kernels()
 
 
-@pytest.fixture(scope="session")
-def tiny_server(tiny_model_dir):
-    """(app, base url) of the OpenAI server over the tiny random llama, in-process (uvicorn in a
-    thread): seconds cheaper than a subprocess, for tests of the HTTP surface."""
+@contextlib.contextmanager
+def serve_in_process(model_dir: str):
+    """(app, base url) of the OpenAI server over `model_dir` (float32, 64 KV blocks),
+    in-process (uvicorn in a thread): seconds cheaper than a subprocess."""
     import socket
     import threading
     import time
@@ -200,9 +202,7 @@ def tiny_server(tiny_model_dir):
     from roseinfer.engine.client import EngineClient
     from roseinfer.server.app import ServerConfig, create_app
 
-    engine = InferenceEngine(
-        EngineConfig(model=tiny_model_dir("llama"), dtype="float32", num_kv_blocks=64)
-    )
+    engine = InferenceEngine(EngineConfig(model=model_dir, dtype="float32", num_kv_blocks=64))
     app = create_app(EngineClient(engine.new_core()), ServerConfig())
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -214,6 +214,15 @@ def tiny_server(tiny_model_dir):
     while not server.started and thread.is_alive() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert server.started
-    yield app, f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(15)
+    try:
+        yield app, f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(15)
+
+
+@pytest.fixture(scope="session")
+def tiny_server(tiny_model_dir):
+    """The tiny random llama served in-process, shared by the tests of the HTTP surface."""
+    with serve_in_process(tiny_model_dir("llama")) as served:
+        yield served

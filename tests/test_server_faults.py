@@ -6,43 +6,23 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
-import socket
-import threading
 import time
 
 import httpx
 import openai
 import pytest
-import uvicorn
+from conftest import serve_in_process
 
-from roseinfer.config import EngineConfig
-from roseinfer.engine import InferenceEngine
-from roseinfer.engine.client import EngineClient
 from roseinfer.output.processor import ChoiceState
-from roseinfer.server.app import ServerConfig, create_app
 
 POISON = 13  # requests with this max_tokens raise inside the handler's processing
 
 
 @pytest.fixture(scope="module")
 def live(tiny_model_dir):
-    engine = InferenceEngine(
-        EngineConfig(model=tiny_model_dir("llama"), dtype="float32", num_kv_blocks=64)
-    )
-    app = create_app(EngineClient(engine.new_core()), ServerConfig())
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and thread.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started
-    yield app, f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(15)
+    """A server of its own: these tests break its engine on purpose."""
+    with serve_in_process(tiny_model_dir("llama")) as served:
+        yield served
 
 
 @pytest.fixture
@@ -144,15 +124,8 @@ def test_a_sampler_that_raises_for_one_request_fails_it_alone(live, monkeypatch)
     alone = httpx.post(url + "/v1/completions", json=body(30), timeout=60).json()
     monkeypatch.setattr(type(sampler), "__call__", call)
 
-    def stream_text() -> str:
-        with httpx.stream(
-            "POST", url + "/v1/completions", json=body(30, stream=True), timeout=60
-        ) as s:
-            lines = [line[6:] for line in s.iter_lines() if line.startswith("data: {")]
-        return "".join(json.loads(line)["choices"][0]["text"] for line in lines)
-
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        good = pool.submit(stream_text)
+        good = pool.submit(stream_text, url)
         time.sleep(0.2)  # the healthy stream is running when the bad request joins
         bad = pool.submit(
             httpx.post, url + "/v1/completions",
@@ -177,17 +150,17 @@ def test_a_client_gone_mid_stream_spares_the_stream_beside_it(live):
             for _ in s.iter_lines():
                 break
 
-    def stream_text() -> str:
-        with httpx.stream(
-            "POST", url + "/v1/completions", json=body(30, stream=True), timeout=60
-        ) as s:
-            lines = [line[6:] for line in s.iter_lines() if line.startswith("data: {")]
-        return "".join(json.loads(line)["choices"][0]["text"] for line in lines)
-
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
-        good = pool.submit(stream_text)
+        good = pool.submit(stream_text, url)
         gone = [pool.submit(leave_after_first_chunk) for _ in range(2)]
         for g in gone:
             g.result()
         assert good.result() == alone["choices"][0]["text"]
     assert wait_idle(app)
+
+
+def stream_text(url: str) -> str:
+    """The text of a streamed greedy completion of 30 tokens."""
+    with httpx.stream("POST", url + "/v1/completions", json=body(30, stream=True), timeout=60) as s:
+        lines = [line[6:] for line in s.iter_lines() if line.startswith("data: {")]
+    return "".join(json.loads(line)["choices"][0]["text"] for line in lines)
