@@ -31,6 +31,7 @@ from roseinfer.engine.sequence import Sequence
 from roseinfer.llm import LLM, encode_prompt
 from roseinfer.loader import LoadedModel, load_model
 from roseinfer.output.processor import OutputProcessor, RequestState
+from roseinfer.outputs import FinishReason
 
 __all__ = [
     "InferenceEngine",
@@ -323,13 +324,13 @@ class OnlineScheduler:
         self.processor.abort(str(request_id))
         self._views.pop(request_id, None)
 
-    def abort_request(self, request_id: int, reason: str = "abort") -> None:
+    def abort_request(self, request_id: int, reason: FinishReason = "abort") -> None:
         """Finish a request now but keep it readable."""
         state = self.processor.states.get(str(request_id))
         if state is not None and not state.finished:
-            self.core.abort_request(str(request_id), reason)  # type: ignore[arg-type]
+            self.core.abort_request(str(request_id), reason)
             for choice in state.choices:
-                choice.feed((), reason)  # type: ignore[arg-type]
+                choice.feed((), reason)
             self._finished_ids.append(request_id)
 
     def get_generated_ids(self, request_id: int) -> list[int]:
