@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
 from roseinfer.commands import run_command
@@ -34,7 +35,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     params = sampling_params(args)
     if not args.prompt:  # refuse before spending seconds loading a model
         raise ValueError("prompt must be a non-empty string")
-    llm = LLM(**vars(EngineConfig.from_args(args)))
+    llm = LLM(**dataclasses.asdict(EngineConfig.from_args(args)))
     ids = (
         llm.encode_chat([{"role": "user", "content": args.prompt}])
         if args.chat
@@ -50,7 +51,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     from roseinfer.llm import LLM
 
     params = sampling_params(args)
-    llm = LLM(**vars(EngineConfig.from_args(args)))
+    llm = LLM(**dataclasses.asdict(EngineConfig.from_args(args)))
     history: list[dict] = [{"role": "system", "content": args.system}] if args.system else []
     print(
         "roseinfer chat: type a message, /reset to clear the history, Ctrl-D to quit.",

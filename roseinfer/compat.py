@@ -90,10 +90,7 @@ class InferenceEngine:
     def llm(self) -> LLM:
         """The `LLM` (one engine, one KV cache) that this object's methods run on."""
         if self._llm is None:
-            fields = {
-                f.name: getattr(self.config, f.name) for f in dataclasses.fields(EngineConfig)
-            }
-            self._llm = LLM(loaded=self.loaded, **fields)
+            self._llm = LLM(loaded=self.loaded, **dataclasses.asdict(self.config))
         return self._llm
 
     @property

@@ -170,8 +170,8 @@ class ModelRunner:
                     sampled.append(int(self._sample([seqs[i]], logits[j : j + 1])[0]))
                 except Exception as e:
                     sampled.append(SampleFailure.of(e))
-        by_row = dict(zip(rows, sampled, strict=True))
-        return [by_row[i] if i in by_row else failures[i] for i in range(len(seqs))]
+        tokens = iter(sampled)  # in `rows` order: the failures' places are skipped
+        return [failures[i] if i in failures else next(tokens) for i in range(len(seqs))]
 
     def _sample(self, seqs: list[Sequence], logits: torch.Tensor) -> torch.Tensor:
         return self.sampler(

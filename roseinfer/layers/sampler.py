@@ -249,8 +249,7 @@ class Sampler:
                 column("presence_penalty"),
             )
         greedy = [p.greedy for p in params]
-        # The backend's argmax reads the model-dtype logits; a float copy made above, torch's.
-        greedy_ids = greedy_argmax(logits) if need_bias or need_penalties else self.argmax(logits)
+        greedy_ids = self.argmax(logits)  # model-dtype logits, or their biased fp32 copy
         if all(greedy):
             return greedy_ids
         logits = logits.float()
