@@ -23,6 +23,8 @@ KV_CACHE_DTYPES = ("auto", "int8")
 GREEDY_TEMPERATURE = 1e-5
 # What torch.Generator.manual_seed takes: a seed is used modulo 2**64 (choice i of n: seed + i).
 SEED_MIN, SEED_MAX = -(1 << 63), (1 << 64) - 1
+# Most top logprobs a position may ask for (OpenAI's top_logprobs limit; vLLM's default).
+MAX_LOGPROBS = 20
 
 
 def _is_int(value: object) -> bool:
@@ -40,7 +42,13 @@ class SamplingParams:
     `temperature` 0 (or below `GREEDY_TEMPERATURE`) is greedy. `n` choices per prompt; with a
     `seed`, choice i draws from `seed + i`. `max_new_tokens` (the seeds' name) is accepted for
     `max_tokens`. Every value is checked here, so the Python API and the server refuse the same
-    requests with the same messages.
+    requests with the same messages (token ids against the vocabulary: `LLMEngine.validate`).
+
+    `logprobs` N: each generated token's logprob and the N likeliest at its position (0: the
+    token's only); `prompt_logprobs` N: the same for the prompt's tokens. Both are of the raw
+    model distribution (before penalties, bias and temperature), as vLLM V1 reports them.
+    `bad_words`: strings the output never contains, as tokenized at the start of text or after
+    a space (vLLM's rule). `allowed_token_ids`: the only tokens that may be generated.
     """
 
     n: int = 1
@@ -58,6 +66,10 @@ class SamplingParams:
     repetition_penalty: float = 1.0
     min_p: float = 0.0
     logit_bias: dict[int, float] | None = field(default=None, hash=False, compare=True)
+    logprobs: int | None = None
+    prompt_logprobs: int | None = None
+    bad_words: tuple[str, ...] = ()
+    allowed_token_ids: tuple[int, ...] | None = None
     max_new_tokens: InitVar[int | None] = None
 
     def __post_init__(self, max_new_tokens: int | None) -> None:
@@ -112,6 +124,21 @@ class SamplingParams:
         if not _is_number(self.min_p) or not 0.0 <= self.min_p <= 1.0:
             raise ValueError(f"min_p must be in [0, 1], got {self.min_p!r}")
         object.__setattr__(self, "logit_bias", _logit_bias(self.logit_bias))
+        for name in ("logprobs", "prompt_logprobs"):
+            value = getattr(self, name)
+            if value is not None and (not _is_int(value) or not 0 <= value <= MAX_LOGPROBS):
+                raise ValueError(f"{name} must be an integer in [0, {MAX_LOGPROBS}], got {value!r}")
+        words = (self.bad_words,) if isinstance(self.bad_words, str) else tuple(self.bad_words)
+        if not all(isinstance(w, str) and w.strip() for w in words):
+            raise ValueError("bad_words must be a list of non-blank strings")
+        object.__setattr__(self, "bad_words", words)
+        if self.allowed_token_ids is not None:
+            ids = tuple(self.allowed_token_ids)
+            if not ids or not all(_is_int(t) and t >= 0 for t in ids):
+                raise ValueError(
+                    "allowed_token_ids must be a non-empty list of token ids (integers >= 0)"
+                )
+            object.__setattr__(self, "allowed_token_ids", ids)
 
     @property
     def greedy(self) -> bool:

@@ -14,6 +14,31 @@ from typing import Literal
 FinishReason = Literal["stop", "length", "abort", "error"]
 
 
+@dataclass(frozen=True, slots=True)
+class TokenLogprobs:
+    """The engine's record of one position: the log-probability of the token there (sampled,
+    or the prompt's next token) and the position's likeliest tokens, under the model's raw
+    distribution (log_softmax of the logits, before penalties, bias and temperature)."""
+
+    token_id: int
+    logprob: float
+    rank: int  # 1: the likeliest token
+    top: tuple[tuple[int, float], ...] = ()  # (token id, logprob) of the top N, likeliest first
+
+
+@dataclass(frozen=True, slots=True)
+class Logprob:
+    """vLLM's `Logprob`: one token's log-probability at a position, its rank and its text."""
+
+    logprob: float
+    rank: int  # 1: the likeliest
+    decoded_token: str
+
+
+# A position's logprobs (vLLM's shape): the token there first, then the top N not already in.
+PositionLogprobs = dict[int, Logprob]
+
+
 @dataclass(frozen=True)
 class CompletionOutput:
     """One choice: its text and token ids so far (all of them, not a delta)."""
@@ -24,6 +49,9 @@ class CompletionOutput:
     finish_reason: FinishReason | None = None  # None while running
     # What ended it with "stop": the stop string or the request's stop token id (None for EOS).
     stop_reason: str | int | None = None
+    # With SamplingParams.logprobs: one entry per token of token_ids, and their sum.
+    logprobs: list[PositionLogprobs] | None = None
+    cumulative_logprob: float | None = None
 
     @property
     def finished(self) -> bool:
@@ -46,6 +74,9 @@ class RequestOutput:
     outputs: list[CompletionOutput]
     finished: bool
     metrics: RequestMetrics
+    # With SamplingParams.prompt_logprobs: one per prompt token, None for the first (it has no
+    # context); set from the first output on.
+    prompt_logprobs: list[PositionLogprobs | None] | None = None
 
     @property
     def text(self) -> str:

@@ -77,6 +77,23 @@ def format_messages_as_prompt(messages: list[dict], add_generation_prompt: bool 
     return "\n".join(lines)
 
 
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's byte -> printable character table (the byte-level BPE alphabet)."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1)]
+    printable += range(ord("®"), ord("ÿ") + 1)
+    table, extra = {}, 0
+    for b in range(256):
+        if b in printable:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(256 + extra)
+            extra += 1
+    return table
+
+
+_BYTE_OF = {c: b for b, c in bytes_to_unicode().items()}
+
+
 class Tokenizer:
     """A Hugging Face tokenizer plus what the engine needs to know about it (stop ids, specials)."""
 
@@ -101,6 +118,7 @@ class Tokenizer:
         special = {i for i, t in hf.added_tokens_decoder.items() if getattr(t, "special", False)}
         special.update(hf.all_special_ids)
         self._special_ids: frozenset[int] = frozenset(special)
+        self._token_texts: dict[int, str] = {}
 
     def __repr__(self) -> str:
         name = type(self.hf).__name__
@@ -147,6 +165,30 @@ class Tokenizer:
         return self.hf.decode(
             list(ids), skip_special_tokens=skip_special_tokens, clean_up_tokenization_spaces=False
         )
+
+    def token_text(self, token_id: int) -> str:
+        """One token's text on its own, special tokens included (how logprobs name tokens;
+        U+FFFD where the token holds part of a character)."""
+        text = self._token_texts.get(token_id)
+        if text is None:
+            text = self.hf.decode(
+                [token_id], skip_special_tokens=False, clean_up_tokenization_spaces=False
+            )
+            self._token_texts[token_id] = text
+        return text
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """One token's bytes: its text's UTF-8, or, for a token holding part of a character,
+        its raw bytes (byte-level BPE's alphabet, or a SentencePiece <0xHH> byte token)."""
+        text = self.token_text(token_id)
+        if "\ufffd" not in text:
+            return text.encode("utf-8")
+        piece = self.hf.convert_ids_to_tokens(token_id)
+        if len(piece) == 6 and piece.startswith("<0x") and piece.endswith(">"):
+            return bytes([int(piece[3:5], 16)])
+        if all(c in _BYTE_OF for c in piece):
+            return bytes(_BYTE_OF[c] for c in piece)
+        return text.encode("utf-8")
 
     def is_special(self, token_id: int) -> bool:
         """Whether decode(skip_special_tokens=True) drops this token."""

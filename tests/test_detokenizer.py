@@ -200,9 +200,9 @@ def test_random_ids_match_decode(byte_level: Tokenizer) -> None:
 
 def _byte_token_ids(tok: Tokenizer, data: bytes) -> list[int]:
     """One token per byte: GPT-2's byte alphabet spelling of each byte, looked up."""
-    from roseinfer.loader.gguf_tokenizer import _bytes_to_unicode
+    from roseinfer.tokenizer import bytes_to_unicode
 
-    table = _bytes_to_unicode()
+    table = bytes_to_unicode()
     return tok.hf.convert_tokens_to_ids([table[b] for b in data])
 
 

@@ -97,14 +97,14 @@ def count_computed_tokens(sched: OnlineScheduler) -> dict[int, int]:
     """{seq id: tokens run through the model}, counted by wrapping the runner's forward."""
     counts: dict[int, int] = {}
     runner = sched.core.runner
-    forward = runner.compute_logits
+    forward = runner._forward
 
     def counting(batch):
         for s in batch:
             counts[s.seq.seq_id] = counts.get(s.seq.seq_id, 0) + s.num_new_tokens
         return forward(batch)
 
-    runner.compute_logits = counting
+    runner._forward = counting
     return counts
 
 

@@ -780,7 +780,7 @@ def test_sampler_takes_greedy_tokens_from_the_kernel(kernels):
 
     def run(sampler: Sampler) -> torch.Tensor:
         generators = [sampler.new_request_state(p) for p in params]
-        return sampler(logits.clone(), params, generators, [0] * len(params))
+        return sampler(logits.clone(), params, generators, [0] * len(params)).token_ids
 
     plain = run(Sampler("cpu", 0, [2]))
     spied = CpuBackend(BackendOptions(CPU), Spy())

@@ -34,6 +34,7 @@ class Hist:
     token_ids: list[int]
     num_prompt_tokens: int
     is_finished: bool = False
+    bad_words_token_ids: tuple[tuple[int, ...], ...] = ()
 
 
 def histories(gen: torch.Generator, b: int) -> list[Hist]:
@@ -121,7 +122,8 @@ def test_warpers_and_bias_match_transformers():
     )
     sampler = Sampler("cpu", 0, [])
     params = [SamplingParams(temperature=0, logit_bias=bias)] * 2
-    got = sampler(logits.clone(), params, [None, None], [0, 0], [Hist(0, [1], 1), Hist(1, [1], 1)])
+    hs = [Hist(0, [1], 1), Hist(1, [1], 1)]
+    got = sampler(logits.clone(), params, [None, None], [0, 0], hs).token_ids
     assert torch.equal(got, want.argmax(dim=-1))
 
 
@@ -135,7 +137,7 @@ def test_sampler_order_matches_transformers_chain():
     params = SamplingParams(temperature=0.7, top_k=10, top_p=0.9, min_p=1.0, logit_bias=bias,
                             repetition_penalty=1.3, frequency_penalty=0.5,
                             presence_penalty=-0.4)  # fmt: skip
-    got = Sampler("cpu", 0, [])(logits.clone(), [params] * 3, [None] * 3, [0] * 3, hs)
+    got = Sampler("cpu", 0, [])(logits.clone(), [params] * 3, [None] * 3, [0] * 3, hs).token_ids
     for i, h in enumerate(hs):
         row = logits[i : i + 1].clone()
         row[0, 5] += 3.0

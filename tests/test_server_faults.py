@@ -29,10 +29,10 @@ def live(tiny_model_dir):
 def poisoned(monkeypatch):
     real_feed = ChoiceState.feed
 
-    def feed(self, token_ids, finish_reason):
+    def feed(self, token_ids, finish_reason, logprobs=None):
         if self.max_tokens == POISON and len(self.token_ids) >= 2:
             raise ValueError("poisoned request")
-        return real_feed(self, token_ids, finish_reason)
+        return real_feed(self, token_ids, finish_reason, logprobs)
 
     monkeypatch.setattr(ChoiceState, "feed", feed)
 

@@ -74,16 +74,18 @@ class BlockManager:
     def chain_hash(parent: int | None, token_ids: Sequence[int]) -> int:
         return hash((parent, tuple(token_ids)))
 
-    def match_prefix(self, seq: SequenceLike) -> int:
+    def match_prefix(self, seq: SequenceLike, use_cache: bool = True) -> int:
         """Give a new sequence the longest run of cached full blocks of its tokens.
 
         Always leaves at least the last token to compute (its logits are needed). Returns the
         number of cached tokens, which becomes the sequence's `num_computed_tokens`.
+        `use_cache=False`: a sequence that needs every position computed (prompt logprobs)
+        looks up nothing; its lookup still counts, as a miss.
         """
         assert not seq.block_table, "match_prefix is for sequences holding no blocks"
         num_tokens = len(seq.token_ids)
         self.prefix_queries += num_tokens
-        if not self.enable_prefix_cache:
+        if not self.enable_prefix_cache or not use_cache:
             return 0
         bs = self.block_size
         parent: int | None = None

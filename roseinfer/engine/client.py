@@ -37,7 +37,7 @@ from roseinfer.config import SamplingParams
 from roseinfer.engine.llm_engine import EngineStats, LLMEngine, StepOutput
 from roseinfer.engine.sequence import SequenceStatus
 from roseinfer.output.processor import ChoiceState, RequestState
-from roseinfer.outputs import FinishReason, RequestOutput
+from roseinfer.outputs import FinishReason, RequestOutput, TokenLogprobs
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +52,8 @@ class EngineEvent:
     token_ids: tuple[int, ...] = ()  # new tokens, in order (one per step, or stream_interval)
     finish_reason: FinishReason | None = None  # set on the choice's last event
     error: str | None = None  # why the engine failed the request
+    logprobs: tuple[TokenLogprobs, ...] | None = None  # one per token, with params.logprobs
+    prompt_logprobs: tuple[TokenLogprobs, ...] | None = None  # on a choice's first event
 
     @property
     def finished(self) -> bool:
@@ -91,6 +93,9 @@ class _Request:
     first_token_time: list[float | None] = field(default_factory=list)
     num_output_tokens: list[int] = field(default_factory=list)
     pending: list[list[int]] = field(default_factory=list)  # held back by stream_interval
+    pending_logprobs: list[list[TokenLogprobs]] = field(default_factory=list)  # theirs
+    # A choice's first step output has them; that choice's first event takes them.
+    prompt_logprobs: tuple[TokenLogprobs, ...] | None = None
     open: set[int] = field(default_factory=set)  # choices not finished yet
 
     def __post_init__(self) -> None:
@@ -98,6 +103,7 @@ class _Request:
         self.first_token_time = [None] * n
         self.num_output_tokens = [0] * n
         self.pending = [[] for _ in range(n)]
+        self.pending_logprobs = [[] for _ in range(n)]
         self.open = set(range(n))
 
 
@@ -192,13 +198,15 @@ class EngineClient:
         """Feed an event to its request's output state: (the choice, its new text), or None
         for a choice already done (the abort after a stop string). A stop string that matched
         aborts the choice in the engine; an error event raises RequestFailed."""
+        if event.prompt_logprobs is not None:
+            state.set_prompt_logprobs(event.prompt_logprobs)
         choice = state.choices[event.index]
         if choice.finished:
             return None
         if event.error:
             choice.fail(event.error)
             raise RequestFailed(event.error)
-        text = choice.feed(event.token_ids, event.finish_reason)
+        text = choice.feed(event.token_ids, event.finish_reason, event.logprobs)
         if choice.stopped_by_string and not event.finished:
             self.abort(state.request_id, "stop", event.index)
         return choice, text
@@ -264,7 +272,7 @@ class EngineClient:
                 if req is not None:
                     self.engine.abort_request(request_id, reason, index)
                     for i in sorted(req.open) if index is None else [index]:
-                        self._finish(req, i, reason, [])
+                        self._finish(req, i, reason)
 
     def _settle_pending(self) -> None:
         """Refresh the stats, then stop counting the added requests as pending: in this order,
@@ -302,32 +310,46 @@ class EngineClient:
             if req is None or out.index not in req.open:
                 continue
             i, token, reason = out.index, out.token_id, out.finish_reason
+            if out.prompt_logprobs is not None:
+                req.prompt_logprobs = out.prompt_logprobs
             if token is not None:
                 req.num_output_tokens[i] += 1
                 if req.first_token_time[i] is None:
                     req.first_token_time[i] = now
                     if self.observer is not None:
                         self.observer.on_first_token(now - req.submit_time)
+                req.pending[i].append(token)
+                if out.logprobs is not None:
+                    req.pending_logprobs[i].append(out.logprobs)
                 if reason is None:
-                    pending = req.pending[i]
-                    pending.append(token)
-                    if req.num_output_tokens[i] == 1 or len(pending) >= self.stream_interval:
-                        self._emit(req, EngineEvent(i, tuple(pending)))
-                        pending.clear()
+                    if req.num_output_tokens[i] == 1 or len(req.pending[i]) >= self.stream_interval:
+                        self._emit(req, self._take(req, i))
                     continue
             if reason is not None:  # (a token is None only on a choice's last output)
-                self._finish(req, i, reason, [] if token is None else [token], now, out.error)
+                self._finish(req, i, reason, now, out.error)
         if self.observer is not None and outputs:
             self.observer.on_generated_tokens(len(outputs))
 
-    def _finish(self, req: _Request, i: int, reason: FinishReason, tokens: list[int],
-                now: float | None = None, error: str | None = None) -> None:  # fmt: skip
+    def _take(
+        self, req: _Request, i: int, reason: FinishReason | None = None, error: str | None = None
+    ) -> EngineEvent:
+        """Choice `i`'s event of what it has pending (tokens, their logprobs, the prompt's)."""
+        logprobs = tuple(req.pending_logprobs[i]) if req.params.logprobs is not None else None
+        prompt = None
+        if req.prompt_logprobs is not None:
+            prompt, req.prompt_logprobs = req.prompt_logprobs, None
+        event = EngineEvent(i, tuple(req.pending[i]), reason, error, logprobs, prompt)
+        req.pending[i].clear()
+        req.pending_logprobs[i].clear()
+        return event
+
+    def _finish(self, req: _Request, i: int, reason: FinishReason, now: float | None = None,
+                error: str | None = None) -> None:  # fmt: skip
         """Choice `i`'s last event; the request is forgotten once every choice finished."""
         if i not in req.open:
             return
         req.open.discard(i)
-        self._emit(req, EngineEvent(i, tuple(req.pending[i] + tokens), reason, error))
-        req.pending[i].clear()
+        self._emit(req, self._take(req, i, reason, error))
         if not req.open:
             self._live.pop(req.request_id, None)
         if self.observer is not None:

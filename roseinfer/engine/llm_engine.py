@@ -18,11 +18,17 @@ import torch
 
 from roseinfer.config import EngineConfig, SamplingParams
 from roseinfer.engine.block_manager import BlockManager
-from roseinfer.engine.model_runner import ModelRunner, SampleFailure, num_blocks_for_budget
+from roseinfer.engine.model_runner import (
+    ModelRunner,
+    RunnerOutput,
+    SampleFailure,
+    num_blocks_for_budget,
+)
 from roseinfer.engine.scheduler import Scheduler
 from roseinfer.engine.sequence import ScheduledSequence, Sequence
 from roseinfer.loader import LoadedModel
-from roseinfer.outputs import FinishReason
+from roseinfer.outputs import FinishReason, TokenLogprobs
+from roseinfer.tokenizer import Tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +57,10 @@ class StepOutput:
     finish_reason: FinishReason | None
     num_cached_tokens: int  # prompt tokens the prefix cache served this choice
     error: str | None = None  # why the choice failed
+    logprobs: TokenLogprobs | None = None  # with SamplingParams.logprobs
+    # With SamplingParams.prompt_logprobs, on the choice's first token: prompt tokens 1.. on
+    # (every choice computes them, so each choice's first output has them).
+    prompt_logprobs: tuple[TokenLogprobs, ...] | None = None
 
     @property
     def finished(self) -> bool:
@@ -111,10 +121,13 @@ class LLMEngine:
             raise InvalidRequestError(f"request id {request_id!r} is already running")
         self.validate(prompt_token_ids, params)
         ids = list(prompt_token_ids)
+        bad_words = bad_words_token_ids(self.tokenizer, params.bad_words)
         seqs = []
         for i in range(params.n):
             choice = dataclasses.replace(params, n=1, seed=params.choice_seed(i))
-            seqs.append(Sequence(self._next_seq_id, list(ids), len(ids), choice, request_id, i))
+            seq = Sequence(self._next_seq_id, list(ids), len(ids), choice, request_id, i)
+            seq.bad_words_token_ids = bad_words
+            seqs.append(seq)
             self._next_seq_id += 1
         self._requests[request_id] = seqs
         for seq in seqs:
@@ -128,6 +141,11 @@ class LLMEngine:
         if params.logit_bias and max(params.logit_bias) >= vocab:
             raise InvalidRequestError(
                 f"logit_bias keys must be token ids in [0, {vocab}), got {max(params.logit_bias)}"
+            )
+        if params.allowed_token_ids and max(params.allowed_token_ids) >= vocab:
+            raise InvalidRequestError(
+                f"allowed_token_ids must be token ids in [0, {vocab}), "
+                f"got {max(params.allowed_token_ids)}"
             )
         try:
             self.scheduler.check_fits(len(prompt_token_ids), params.max_tokens)
@@ -161,9 +179,9 @@ class LLMEngine:
     # ---- the loop ------------------------------------------------------------------------
     def step(self) -> list[StepOutput]:
         batch = self.scheduler.schedule()
-        tokens = self.runner.run(batch.scheduled) if batch.scheduled else []
+        result = self.runner.run(batch.scheduled) if batch.scheduled else RunnerOutput([], [])
         self.scheduler.on_computed(batch)
-        outputs = self._process(batch.scheduled, tokens)
+        outputs = self._process(batch.scheduled, result)
         self.last_step = self.stats(
             batch.num_batched_tokens, batch.num_prefill_tokens, len(batch.preempted)
         )
@@ -185,13 +203,15 @@ class LLMEngine:
         )
 
     def _process(
-        self, scheduled: list[ScheduledSequence], tokens: list[int | SampleFailure]
+        self, scheduled: list[ScheduledSequence], result: RunnerOutput
     ) -> list[StepOutput]:
         now = time.perf_counter()
+        for s, records in zip(scheduled, result.prompt_logprobs, strict=True):
+            s.seq.prompt_logprobs += records
         outputs = []
         sampling = (s.seq for s in scheduled if s.samples)
-        for seq, token in zip(sampling, tokens, strict=True):
-            if isinstance(token, SampleFailure):  # this request alone fails
+        for seq, sampled in zip(sampling, result.sampled, strict=True):
+            if isinstance(sampled, SampleFailure):  # this request alone fails
                 self.scheduler.finish(seq, "error")
                 self._forget_if_done(seq.request_id, self._requests.get(seq.request_id, ()))
                 outputs.append(
@@ -201,10 +221,11 @@ class LLMEngine:
                         None,
                         "error",
                         seq.num_cached_tokens,
-                        token.message,
+                        sampled.message,
                     )  # fmt: skip
                 )
                 continue
+            token = sampled.token_id
             seq.token_ids.append(token)
             if seq.first_token_time is None:
                 seq.first_token_time = now
@@ -212,8 +233,20 @@ class LLMEngine:
             if reason is not None:
                 self.scheduler.finish(seq, reason)
                 self._forget_if_done(seq.request_id, self._requests.get(seq.request_id, ()))
+            prompt_logprobs = None
+            if seq.params.prompt_logprobs is not None and seq.num_output_tokens == 1:
+                prompt_logprobs = tuple(seq.prompt_logprobs)
             outputs.append(
-                StepOutput(seq.request_id, seq.index, token, reason, seq.num_cached_tokens)
+                StepOutput(
+                    seq.request_id,
+                    seq.index,
+                    token,
+                    reason,
+                    seq.num_cached_tokens,
+                    None,
+                    sampled.logprobs,
+                    prompt_logprobs,
+                )  # fmt: skip
             )
         return outputs
 
@@ -244,11 +277,26 @@ class LLMEngine:
 
     def sample_alone(self, seq: Sequence, logits: torch.Tensor) -> int:
         """Sample `seq`'s next token from `forward_alone`'s logits [1, V] with its params."""
-        (token,) = self.runner.sample([seq], logits)
-        if isinstance(token, SampleFailure):
-            raise InvalidRequestError(token.message)
-        return token
+        (sampled,) = self.runner.sample([seq], logits)
+        if isinstance(sampled, SampleFailure):
+            raise InvalidRequestError(sampled.message)
+        return sampled.token_id
 
     def release(self, seq: Sequence) -> None:
         """Free the blocks of a sequence run by `forward_alone`."""
         self.block_manager.free(seq)
+
+
+def bad_words_token_ids(tokenizer: Tokenizer, words: Seq[str]) -> tuple[tuple[int, ...], ...]:
+    """The tokenizations of banned words: each word (leading spaces stripped) as it encodes at
+    the start of text and after a space (vLLM's two; vLLM drops the second when its length
+    differs, which lets " unbelievable" through where it is [" un", "believable"])."""
+    out: list[tuple[int, ...]] = []
+    for word in words:
+        plain = tuple(tokenizer.encode(word.lstrip(), add_special_tokens=False))
+        if plain:
+            out.append(plain)
+        spaced = tuple(tokenizer.encode(" " + word.lstrip(), add_special_tokens=False))
+        if spaced:
+            out.append(spaced)
+    return tuple(dict.fromkeys(out))

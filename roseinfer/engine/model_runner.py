@@ -14,9 +14,11 @@ from roseinfer.config import EngineConfig
 from roseinfer.engine.sequence import ScheduledSequence, Sequence
 from roseinfer.layers.attention import AttentionMetadata, ForwardContext
 from roseinfer.layers.kv_cache import KVCache, KVCacheDtype
+from roseinfer.layers.logprobs import to_records, token_logprobs
 from roseinfer.layers.sampler import Sampler
 from roseinfer.loader import LoadedModel
 from roseinfer.models.config import ModelConfig
+from roseinfer.outputs import TokenLogprobs
 
 logger = logging.getLogger(__name__)
 
@@ -107,12 +109,8 @@ class ModelRunner:
         pos = torch.tensor(positions, dtype=torch.long, device=dev)
         return ids, pos, meta, last_row
 
-    @torch.inference_mode()
-    def compute_logits(
-        self, batch: Seq[ScheduledSequence], all_positions: bool = False
-    ) -> torch.Tensor:
-        """Forward the step; logits [num sampling seqs, vocab] for the sequences that sample
-        (or [N, vocab] for every new token with `all_positions`, to score text), in batch order."""
+    def _forward(self, batch: Seq[ScheduledSequence]) -> tuple[torch.Tensor, list[int]]:
+        """Forward the step: (hidden [N, hidden], the row of each sequence's last new token)."""
         input_ids, positions, meta, last_rows = self.prepare(batch)
         attention = self.backend.attention
         step = attention.prepare(meta)
@@ -123,7 +121,21 @@ class ModelRunner:
             kv_cache=self.kv_cache,
             decoder_stack=None if stack is None else stack.for_step(step, self.kv_cache),
         )
-        hidden = self.model(input_ids, positions, ctx)  # [N, hidden]
+        return self.model(input_ids, positions, ctx), last_rows
+
+    def _logits(self, hidden: torch.Tensor, rows: list[int]) -> torch.Tensor:
+        if not rows:
+            return hidden.new_empty(0, self.model_config.vocab_size)
+        index = torch.tensor(rows, dtype=torch.long, device=self.device)
+        return self.model.compute_logits(hidden[index])  # [len(rows), V], in the model dtype
+
+    @torch.inference_mode()
+    def compute_logits(
+        self, batch: Seq[ScheduledSequence], all_positions: bool = False
+    ) -> torch.Tensor:
+        """Forward the step; logits [num sampling seqs, vocab] for the sequences that sample
+        (or [N, vocab] for every new token with `all_positions`, to score text), in batch order."""
+        hidden, last_rows = self._forward(batch)
         if all_positions:
             rows = [
                 r
@@ -132,20 +144,48 @@ class ModelRunner:
             ]
         else:
             rows = [last for last, s in zip(last_rows, batch, strict=True) if s.samples]
-        if not rows:
-            return hidden.new_empty(0, self.model_config.vocab_size)
-        index = torch.tensor(rows, dtype=torch.long, device=self.device)
-        return self.model.compute_logits(hidden[index])  # [B, V], in the model dtype
+        return self._logits(hidden, rows)
 
     @torch.inference_mode()
-    def run(self, batch: Seq[ScheduledSequence]) -> list[int | SampleFailure]:
+    def run(self, batch: Seq[ScheduledSequence]) -> RunnerOutput:
         """Forward then sample: one new token per sequence that reached its last token (in
-        batch order), or the failure of that sequence's sampling."""
-        logits = self.compute_logits(batch)
+        batch order), or the failure of that sequence's sampling; and the prompt logprobs of
+        the sequences that ask for them."""
+        hidden, last_rows = self._forward(batch)
+        rows = [last for last, s in zip(last_rows, batch, strict=True) if s.samples]
         seqs = [s.seq for s in batch if s.samples]
-        return self.sample(seqs, logits) if seqs else []
+        sampled = self.sample(seqs, self._logits(hidden, rows)) if seqs else []
+        prompt = [
+            self._prompt_logprobs(s, hidden, last) if s.is_prefill else []
+            for s, last in zip(batch, last_rows, strict=True)
+        ]
+        return RunnerOutput(sampled, prompt)
 
-    def sample(self, seqs: list[Sequence], logits: torch.Tensor) -> list[int | SampleFailure]:
+    def _prompt_logprobs(
+        self, s: ScheduledSequence, hidden: torch.Tensor, last: int
+    ) -> list[TokenLogprobs]:
+        """Logprobs of the prompt tokens this step's positions predict (position p: token
+        p + 1), skipping those already reported (a preempted sequence computes them again)."""
+        seq = s.seq
+        k = seq.params.prompt_logprobs
+        if k is None:
+            return []
+        first = max(s.start, len(seq.prompt_logprobs))
+        end = min(s.start + s.num_new_tokens, seq.num_prompt_tokens - 1)
+        records: list[TokenLogprobs] = []
+        base = last - (s.start + s.num_new_tokens - 1)  # the row of position s.start
+        for lo in range(first, end, PROMPT_LOGPROBS_ROWS):  # bounded [rows, V] at a time
+            hi = min(lo + PROMPT_LOGPROBS_ROWS, end)
+            logprobs = self._logits(hidden, list(range(base + lo, base + hi)))
+            logprobs = logprobs.float().log_softmax(dim=-1)
+            targets = seq.token_ids[lo + 1 : hi + 1]
+            ids = torch.tensor(targets, dtype=torch.long, device=self.device)
+            records += to_records(token_logprobs(logprobs, ids, k), targets, [k] * len(targets))
+        return records
+
+    def sample(
+        self, seqs: list[Sequence], logits: torch.Tensor
+    ) -> list[SampledToken | SampleFailure]:
         """Each sequence's next token from its row of `logits` [B, V]. One request whose
         sampling raises (its generator, its parameters) fails alone: the batch is sampled
         again row by row to find it, and the others get their tokens."""
@@ -159,28 +199,58 @@ class ModelRunner:
         rows = [i for i in range(len(seqs)) if i not in failures]
         if failures and rows:
             logits = logits[rows]
-        sampled: list[int | SampleFailure]
+        sampled: list[SampledToken | SampleFailure]
         try:
-            sampled = self._sample([seqs[i] for i in rows], logits).tolist() if rows else []
+            sampled = [*self._sample([seqs[i] for i in rows], logits)] if rows else []
         except Exception:
             logger.exception("sampling failed; sampling the batch row by row to find the request")
             sampled = []
             for j, i in enumerate(rows):
                 try:
-                    sampled.append(int(self._sample([seqs[i]], logits[j : j + 1])[0]))
+                    sampled += self._sample([seqs[i]], logits[j : j + 1])
                 except Exception as e:
                     sampled.append(SampleFailure.of(e))
         tokens = iter(sampled)  # in `rows` order: the failures' places are skipped
         return [failures[i] if i in failures else next(tokens) for i in range(len(seqs))]
 
-    def _sample(self, seqs: list[Sequence], logits: torch.Tensor) -> torch.Tensor:
-        return self.sampler(
+    def _sample(self, seqs: list[Sequence], logits: torch.Tensor) -> list[SampledToken]:
+        out = self.sampler(
             logits,
             [s.params for s in seqs],
             [s.sampler_state for s in seqs],
             [s.num_output_tokens for s in seqs],
             seqs,
         )
+        ids = out.token_ids.tolist()
+        logprobs: list[TokenLogprobs | None] = [None] * len(ids)
+        if out.logprobs is not None:
+            rows = out.logprob_rows
+            records = to_records(
+                out.logprobs, [ids[i] for i in rows], [seqs[i].params.logprobs or 0 for i in rows]
+            )
+            for i, record in zip(rows, records, strict=True):
+                logprobs[i] = record
+        return [SampledToken(t, lp) for t, lp in zip(ids, logprobs, strict=True)]
+
+
+# Prompt positions whose logprobs are computed at once: [rows, vocab] fp32 stays ~100 MB.
+PROMPT_LOGPROBS_ROWS = 512
+
+
+@dataclass(frozen=True, slots=True)
+class SampledToken:
+    token_id: int
+    logprobs: TokenLogprobs | None = None  # with SamplingParams.logprobs
+
+
+@dataclass(frozen=True, slots=True)
+class RunnerOutput:
+    """A step's results: per sampling sequence (batch order) its token or failure; per
+    scheduled sequence the logprobs of the prompt tokens it computed (SamplingParams.
+    prompt_logprobs; else empty)."""
+
+    sampled: list[SampledToken | SampleFailure]
+    prompt_logprobs: list[list[TokenLogprobs]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,7 +102,8 @@ class Scheduler:
             if seq.is_finished:  # aborted while waiting
                 self.waiting.popleft()
                 continue
-            seq.num_computed_tokens = seq.num_cached_tokens = self.block_manager.match_prefix(seq)
+            cached = self.block_manager.match_prefix(seq, not seq.needs_prompt_positions)
+            seq.num_computed_tokens = seq.num_cached_tokens = cached
             n = self._fit(seq, min(seq.num_uncomputed_tokens, budget))
             if n == 0:
                 self.block_manager.unmatch(seq)

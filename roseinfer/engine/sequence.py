@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from roseinfer.config import SamplingParams
+from roseinfer.outputs import TokenLogprobs
 
 
 class SequenceStatus(enum.Enum):
@@ -35,6 +36,9 @@ class Sequence:
     first_token_time: float | None = None
     finish_time: float | None = None
     sampler_state: Any = None  # e.g. a seeded torch.Generator, owned by the sampler
+    bad_words_token_ids: tuple[tuple[int, ...], ...] = ()  # params.bad_words, tokenized
+    # With params.prompt_logprobs: entry j is prompt token j + 1's (computed at position j).
+    prompt_logprobs: list[TokenLogprobs] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.token_ids)
@@ -54,6 +58,14 @@ class Sequence:
     @property
     def is_finished(self) -> bool:
         return self.status is SequenceStatus.FINISHED
+
+    @property
+    def needs_prompt_positions(self) -> bool:
+        """Its prompt logprobs are not all computed: the prefix cache must not skip them."""
+        return (
+            self.params.prompt_logprobs is not None
+            and len(self.prompt_logprobs) < self.num_prompt_tokens - 1
+        )
 
     @property
     def num_uncomputed_tokens(self) -> int:

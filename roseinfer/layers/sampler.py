@@ -1,6 +1,8 @@
 """Batched sampling: one call for the whole batch, each row with its own SamplingParams.
 
-The order is vLLM's: on the raw logits, `min_tokens` (stop tokens masked), `logit_bias` (added),
+Logprobs (`SamplingParams.logprobs`) are taken first, of the raw logits: the model's
+distribution, as vLLM V1 reports it. Then, in vLLM's order: the masks (`allowed_token_ids`,
+`bad_words`, `min_tokens`' stop tokens), `logit_bias` (added),
 then the penalties (`repetition_penalty` over prompt and generated tokens, then
 `frequency_penalty` and `presence_penalty` over the generated ones); greedy rows take their
 argmax here, after penalties and bias. Sampled rows then divide by their temperature and keep
@@ -15,11 +17,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from collections.abc import Sequence as Seq
-from typing import Protocol
+from dataclasses import dataclass
 
 import torch
 
 from roseinfer.config import SamplingParams
+from roseinfer.layers.logprobs import LogprobsTensors, token_logprobs
+from roseinfer.layers.penalties import History, TokenCounts, apply_penalties
+
+__all__ = [
+    "History",
+    "Sampler",
+    "SamplerOutput",
+    "TokenCounts",
+    "apply_min_p",
+    "apply_penalties",
+    "apply_top_k_top_p",
+    "greedy_argmax",
+]
 
 
 def apply_top_k_top_p(
@@ -48,127 +63,21 @@ def apply_min_p(logits: torch.Tensor, min_p: torch.Tensor) -> torch.Tensor:
     return logits.masked_fill(probs < floor, float("-inf"))
 
 
-def apply_penalties(
-    logits: torch.Tensor,  # [B, V] float
-    counts: torch.Tensor,  # [B, V] int: each token's count among the generated tokens
-    in_prompt: torch.Tensor,  # [B, V] bool: the token is in the prompt
-    repetition: torch.Tensor,  # [B]
-    frequency: torch.Tensor,  # [B]
-    presence: torch.Tensor,  # [B]
-) -> torch.Tensor:
-    """vLLM's penalties. Repetition (CTRL, transformers' RepetitionPenaltyLogitsProcessor): a
-    token seen in the prompt or the output has its logit divided by p if positive, multiplied
-    by p if not. Then OpenAI's: logit - frequency * count - presence * [count > 0], over the
-    generated tokens only."""
-    seen = counts > 0
-    p = repetition.unsqueeze(1)
-    penalised = torch.where(logits > 0, logits / p, logits * p)
-    logits = torch.where(seen | in_prompt, penalised, logits)
-    return logits - frequency.unsqueeze(1) * counts - presence.unsqueeze(1) * seen
-
-
-class History(Protocol):
-    """What the penalties read of a sequence (engine.sequence.Sequence is one)."""
-
-    seq_id: int
-    token_ids: list[int]
-    num_prompt_tokens: int
-
-    @property
-    def is_finished(self) -> bool: ...
-
-
-class TokenCounts:
-    """Per-sequence token counts for the penalties, kept on the sampler's device and updated
-    incrementally: one dense row per sequence that uses penalties (`counts` [S, V] int32 of its
-    generated tokens, `in_prompt` [S, V] bool), never one per batch row of plain requests.
-
-    A row is derived from the sequence's own token ids: it records how many generated tokens it
-    has counted, adds the new ones each step (one batched `index_put_` for the batch) and is
-    rebuilt from scratch when that number does not match (a sequence preempted and recomputed,
-    or anything else that rewrote its tokens). Rows of finished sequences are reused."""
-
-    def __init__(self, device: torch.device) -> None:
-        self.device = device
-        self.counts: torch.Tensor | None = None
-        self.in_prompt: torch.Tensor | None = None
-        self.slots: dict[int, tuple[History, int, int]] = {}  # seq_id -> (seq, row, counted)
-
-    def _reserve(self, n: int, vocab: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """At least `n` rows of `vocab` columns, the used ones kept (doubling as it grows)."""
-        counts, in_prompt = self.counts, self.in_prompt
-        if counts is None or in_prompt is None or counts.shape[1] != vocab:
-            counts = in_prompt = None
-            self.slots.clear()
-        if counts is None or in_prompt is None or counts.shape[0] < n:
-            size = max(n, 8, 0 if counts is None else 2 * counts.shape[0])
-            grown = torch.zeros(size, vocab, dtype=torch.int32, device=self.device)
-            grown_prompt = torch.zeros(size, vocab, dtype=torch.bool, device=self.device)
-            if counts is not None and in_prompt is not None:
-                grown[: counts.shape[0]] = counts
-                grown_prompt[: counts.shape[0]] = in_prompt
-            counts, in_prompt = grown, grown_prompt
-        self.counts, self.in_prompt = counts, in_prompt
-        return counts, in_prompt
-
-    @torch.inference_mode()  # its rows are inference tensors, whoever calls first
-    def gather(self, seqs: Seq[History], vocab: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """(counts [B, V], in_prompt [B, V]) of `seqs`, brought up to date."""
-        for sid in [k for k, (s, _, _) in self.slots.items() if s.is_finished]:
-            del self.slots[sid]
-        for s in seqs:  # another sequence under a known id: its row is stale
-            if s.seq_id in self.slots and self.slots[s.seq_id][0] is not s:
-                del self.slots[s.seq_id]
-        new = [s for s in seqs if s.seq_id not in self.slots]
-        counts, in_prompt = self._reserve(len(self.slots) + len(new), vocab)
-        new = [s for s in seqs if s.seq_id not in self.slots]  # all of them if it reset
-        used = {row for _, row, _ in self.slots.values()}
-        free = (r for r in range(counts.shape[0]) if r not in used)
-        for s in new:
-            self.slots[s.seq_id] = (s, next(free), -1)
-        rebuild: list[int] = []
-        rows: list[int] = []
-        add_rows: list[int] = []
-        add_ids: list[int] = []
-        prompt_rows: list[int] = []
-        prompt_ids: list[int] = []
-        for s in seqs:
-            _, row, counted = self.slots[s.seq_id]
-            out = s.token_ids[s.num_prompt_tokens :]
-            if not 0 <= counted <= len(out):
-                rebuild.append(row)
-                prompt = s.token_ids[: s.num_prompt_tokens]
-                prompt_rows += [row] * len(prompt)
-                prompt_ids += prompt
-                counted = 0
-            new_ids = out[counted:]
-            add_rows += [row] * len(new_ids)
-            add_ids += new_ids
-            self.slots[s.seq_id] = (s, row, len(out))
-            rows.append(row)
-        dev = self.device
-        if rebuild:
-            index = torch.tensor(rebuild, device=dev)
-            counts[index] = 0
-            in_prompt[index] = False
-            in_prompt[
-                torch.tensor(prompt_rows, device=dev), torch.tensor(prompt_ids, device=dev)
-            ] = True
-        if add_ids:
-            counts.index_put_(
-                (torch.tensor(add_rows, device=dev), torch.tensor(add_ids, device=dev)),
-                torch.ones(len(add_ids), dtype=torch.int32, device=dev),
-                accumulate=True,
-            )
-        index = torch.tensor(rows, device=dev)
-        return counts[index], in_prompt[index]
-
-
 def greedy_argmax(logits: torch.Tensor) -> torch.Tensor:  # [B, V] -> [B] int64
     """Each row's first maximal index, on the model-dtype logits (the same values, so the same
     token, with no fp32 copy). `max` returns the first maximal index like `argmax`, and is
     faster on bf16 (BENCHMARKS.md, "What each optimisation bought")."""
     return logits.max(dim=-1).indices
+
+
+@dataclass(frozen=True, slots=True)
+class SamplerOutput:
+    """Each row's token [B] int64; with `logprob_rows` (the rows whose params ask for logprobs,
+    in order) their logprobs, of the raw logits."""
+
+    token_ids: torch.Tensor
+    logprob_rows: list[int]
+    logprobs: LogprobsTensors | None = None
 
 
 class Sampler:
@@ -204,13 +113,66 @@ class Sampler:
         params: Seq[SamplingParams],
         generators: Seq[torch.Generator | None],
         num_outputs: Seq[int],  # tokens each row has generated so far (for min_tokens)
-        histories: Seq[History] | None = None,  # each row's sequence (for the penalties)
-    ) -> torch.Tensor:  # [B] int64
+        histories: Seq[History] | None = None,  # each row's sequence (penalties, bad words)
+    ) -> SamplerOutput:
+        """Masks (allowed_token_ids, bad_words, min_tokens) are written into `logits`; bias
+        and penalties work on a copy."""
+        dev = logits.device
+        logprob_rows = [i for i, p in enumerate(params) if p.logprobs is not None]
+        raw: torch.Tensor | None = None
+        if logprob_rows:  # of the model's distribution, before anything below changes it
+            raw = logits[torch.tensor(logprob_rows, device=dev)].float().log_softmax(dim=-1)
+        self._mask(logits, params, num_outputs, histories)
+        token_ids = self._sample(logits, params, generators, histories)
+        if raw is None:
+            return SamplerOutput(token_ids, [])
+        k = max(params[i].logprobs or 0 for i in logprob_rows)
+        chosen = token_ids[torch.tensor(logprob_rows, device=dev)]
+        return SamplerOutput(token_ids, logprob_rows, token_logprobs(raw, chosen, k))
+
+    def _mask(
+        self,
+        logits: torch.Tensor,
+        params: Seq[SamplingParams],
+        num_outputs: Seq[int],
+        histories: Seq[History] | None,
+    ) -> None:
+        """-inf, in place, for the tokens a row may not take now."""
+        dev = logits.device
+        allowed = [i for i, p in enumerate(params) if p.allowed_token_ids is not None]
+        if allowed:
+            keep = torch.zeros(len(allowed), logits.shape[-1], dtype=torch.bool, device=dev)
+            rows = [r for r, i in enumerate(allowed) for _ in params[i].allowed_token_ids or ()]
+            ids = [t for i in allowed for t in params[i].allowed_token_ids or ()]
+            keep[torch.tensor(rows, device=dev), torch.tensor(ids, device=dev)] = True
+            index = torch.tensor(allowed, device=dev)
+            logits[index] = logits[index].masked_fill(~keep, float("-inf"))
+        if any(p.bad_words for p in params):
+            if histories is None:
+                raise ValueError("bad_words need each row's sequence (histories)")
+            rows, ids = [], []
+            for i, p in enumerate(params):
+                if p.bad_words:
+                    banned = _completing_tokens(histories[i])
+                    rows += [i] * len(banned)
+                    ids += banned
+            if ids:
+                logits[torch.tensor(rows, device=dev), torch.tensor(ids, device=dev)] = float(
+                    "-inf"
+                )
         for i, p in enumerate(params):
             if num_outputs[i] < p.min_tokens:  # no stop token (the model's or the request's) yet
                 logits[i, self.stop_token_ids] = float("-inf")
                 if p.stop_token_ids:
                     logits[i, list(p.stop_token_ids)] = float("-inf")
+
+    def _sample(
+        self,
+        logits: torch.Tensor,
+        params: Seq[SamplingParams],
+        generators: Seq[torch.Generator | None],
+        histories: Seq[History] | None,
+    ) -> torch.Tensor:  # [B] int64
         dev = logits.device
         need_bias = any(p.logit_bias for p in params)
         need_penalties = any(p.uses_penalties for p in params)
@@ -272,3 +234,15 @@ class Sampler:
                 noise[i].exponential_(generator=gen)
         sampled = (probs / noise).argmax(dim=-1)
         return torch.where(torch.tensor(greedy, device=dev), greedy_ids, sampled)
+
+
+def _completing_tokens(seq: History) -> list[int]:
+    """The tokens that would complete one of `seq`'s bad words now: a word's last token, where
+    the generated tokens end with the rest of it (a one-token word: always)."""
+    out = seq.token_ids[seq.num_prompt_tokens :]
+    banned = []
+    for word in seq.bad_words_token_ids:
+        head = len(word) - 1
+        if head <= len(out) and (head == 0 or out[len(out) - head :] == list(word[:-1])):
+            banned.append(word[-1])
+    return banned

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from roseinfer.loader.gguf import GGUFError, read_gguf_metadata
-from roseinfer.tokenizer import TokenizerError
+from roseinfer.tokenizer import TokenizerError, bytes_to_unicode
 
 __all__ = ["hf_tokenizer_from_gguf", "read_gguf_tokenizer_metadata"]
 
@@ -155,20 +155,6 @@ def _byte_level_bpe(meta: dict[str, Any]) -> Any:
     return backend
 
 
-def _bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's byte -> printable character table (the byte-level BPE alphabet)."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1)]
-    printable += range(ord("®"), ord("ÿ") + 1)
-    table, extra = {}, 0
-    for b in range(256):
-        if b in printable:
-            table[b] = chr(b)
-        else:
-            table[b] = chr(256 + extra)
-            extra += 1
-    return table
-
-
 def _byte_level_spelling(tokens: list[str], meta: dict[str, Any]) -> list[str]:
     """Tokens as the BPE model must spell them: in the byte alphabet.
 
@@ -176,7 +162,7 @@ def _byte_level_spelling(tokens: list[str], meta: dict[str, Any]) -> list[str]:
     from its UTF-8 bytes, as transformers does. Control and user-defined tokens keep their text:
     they become added tokens matched verbatim, and the ByteLevel decoder passes such text through.
     """
-    table = _bytes_to_unicode()
+    table = bytes_to_unicode()
     alphabet = frozenset(table.values())
     types = meta.get("tokenizer.ggml.token_type") or ()
     out = list(tokens)

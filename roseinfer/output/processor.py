@@ -7,6 +7,7 @@ for all of them:
 - incremental detokenization (`IncrementalDetokenizer`, O(1) per token);
 - finish reasons. The text of the token that stopped a choice (EOS, a stop token id) is not
   part of its text, as in vLLM and OpenAI; its id is in `token_ids`;
+- logprobs: the engine's `TokenLogprobs` named by their tokens' text (`PositionLogprobs`);
 - stop strings with the hold-back streaming needs (`StopStringChecker`): text that could still
   become a stop string is held until the next piece decides; a matched stop string and what
   follows it never reach the client. A match finishes the choice with reason "stop" and
@@ -26,13 +27,32 @@ from typing import TYPE_CHECKING
 from roseinfer.config import SamplingParams
 from roseinfer.output.detokenizer import IncrementalDetokenizer
 from roseinfer.output.stop import StopStringChecker
-from roseinfer.outputs import CompletionOutput, FinishReason, RequestMetrics, RequestOutput
+from roseinfer.outputs import (
+    CompletionOutput,
+    FinishReason,
+    Logprob,
+    PositionLogprobs,
+    RequestMetrics,
+    RequestOutput,
+    TokenLogprobs,
+)
 from roseinfer.tokenizer import Tokenizer
 
 if TYPE_CHECKING:
     from roseinfer.engine.llm_engine import LLMEngine
 
-__all__ = ["ChoiceState", "OutputProcessor", "RequestState", "TextDelta"]
+__all__ = ["ChoiceState", "OutputProcessor", "RequestState", "TextDelta", "position_logprobs"]
+
+
+def position_logprobs(tokenizer: Tokenizer, record: TokenLogprobs) -> PositionLogprobs:
+    """vLLM's shape: the position's token first, then the top N that are not it."""
+    out = {
+        record.token_id: Logprob(record.logprob, record.rank, tokenizer.token_text(record.token_id))
+    }
+    for rank, (token_id, logprob) in enumerate(record.top, 1):
+        if token_id not in out:
+            out[token_id] = Logprob(logprob, rank, tokenizer.token_text(token_id))
+    return out
 
 
 class ChoiceState:
@@ -48,6 +68,7 @@ class ChoiceState:
     ) -> None:
         self.index = index
         self.max_tokens = params.max_tokens
+        self.tokenizer = tokenizer
         self.detok = IncrementalDetokenizer(tokenizer)
         self.detok.start_prompt(prompt_token_ids)
         self.stop = StopStringChecker(params.stop) if params.stop else None
@@ -63,6 +84,10 @@ class ChoiceState:
         self.error: str | None = None  # why the engine failed this choice
         self.first_token_time: float | None = None
         self.finish_time: float | None = None
+        # With params.logprobs: one per token of token_ids; `new_logprobs` the last feed's.
+        self.logprobs: list[PositionLogprobs] | None = [] if params.logprobs is not None else None
+        self.new_logprobs: list[PositionLogprobs] = []
+        self.cumulative_logprob = 0.0
 
     @property
     def finished(self) -> bool:
@@ -72,11 +97,22 @@ class ChoiceState:
     def text(self) -> str:
         return "".join(self.pieces)
 
-    def feed(self, token_ids: Sequence[int], finish_reason: FinishReason | None) -> str:
+    def feed(
+        self,
+        token_ids: Sequence[int],
+        finish_reason: FinishReason | None,
+        logprobs: Sequence[TokenLogprobs] | None = None,
+    ) -> str:
         """Add the engine's new tokens (the last ones of the choice when `finish_reason` is
-        set); returns the text they make final. Nothing changes once the choice finished."""
+        set) and their logprobs; returns the text they make final. Nothing changes once the
+        choice finished."""
         if self.finished:
             return ""
+        self.new_logprobs = []
+        if self.logprobs is not None and logprobs:
+            self.new_logprobs = [position_logprobs(self.tokenizer, r) for r in logprobs]
+            self.logprobs += self.new_logprobs
+            self.cumulative_logprob += sum(r.logprob for r in logprobs)
         if token_ids and self.first_token_time is None:
             self.first_token_time = time.perf_counter()
         pieces = []
@@ -114,8 +150,15 @@ class ChoiceState:
             self.finish_time = time.perf_counter()
 
     def output(self) -> CompletionOutput:
+        logprobs = None if self.logprobs is None else list(self.logprobs)
         return CompletionOutput(
-            self.index, self.text, list(self.token_ids), self.finish_reason, self.stop_reason
+            self.index,
+            self.text,
+            list(self.token_ids),
+            self.finish_reason,
+            self.stop_reason,
+            logprobs,
+            None if logprobs is None else self.cumulative_logprob,
         )
 
 
@@ -136,6 +179,9 @@ class RequestState:
         self.params = params
         self.arrival_time = time.perf_counter()
         self.num_cached_tokens = 0
+        self.tokenizer = tokenizer
+        # With params.prompt_logprobs: None for the first prompt token, then one per token.
+        self.prompt_logprobs: list[PositionLogprobs | None] | None = None
         stop_ids = frozenset(stop_token_ids)
         self.choices = [
             ChoiceState(i, self.prompt_token_ids, params, tokenizer, stop_ids)
@@ -150,9 +196,9 @@ class RequestState:
     def num_output_tokens(self) -> int:
         return sum(len(c.token_ids) for c in self.choices)
 
-    def feed(self, index: int, token_ids: Sequence[int], finish_reason: FinishReason | None) -> str:
-        """`ChoiceState.feed` of choice `index`."""
-        return self.choices[index].feed(token_ids, finish_reason)
+    def set_prompt_logprobs(self, records: Sequence[TokenLogprobs]) -> None:
+        """The engine's records of prompt tokens 1.. (the first token has no context)."""
+        self.prompt_logprobs = [None] + [position_logprobs(self.tokenizer, r) for r in records]
 
     def output(self) -> RequestOutput:
         first = min((c.first_token_time for c in self.choices if c.first_token_time), default=None)
@@ -169,6 +215,7 @@ class RequestState:
             [c.output() for c in self.choices],
             self.finished,
             metrics,
+            self.prompt_logprobs,
         )
 
 
@@ -209,6 +256,8 @@ class OutputProcessor:
             if state is None:  # forgotten by the front door
                 continue
             state.num_cached_tokens = max(state.num_cached_tokens, out.num_cached_tokens)
+            if out.prompt_logprobs is not None:
+                state.set_prompt_logprobs(out.prompt_logprobs)
             choice = state.choices[out.index]
             if choice.finished:  # e.g. a stop string matched: its abort is on its way
                 continue
@@ -216,7 +265,8 @@ class OutputProcessor:
                 choice.fail(out.error)
                 deltas.append(TextDelta(state, out.index, None, "", True))
                 continue
-            text = choice.feed((out.token_id,), out.finish_reason)
+            logprobs = None if out.logprobs is None else (out.logprobs,)
+            text = choice.feed((out.token_id,), out.finish_reason, logprobs)
             if choice.stopped_by_string and not out.finished:
                 self.engine.abort_request(out.request_id, "stop", out.index)
             deltas.append(TextDelta(state, out.index, out.token_id, text, choice.finished))

@@ -39,6 +39,9 @@ from roseinfer.server.serving import (
     ClientDisconnected,
     GenerationGroup,
     RequestFailed,
+    ResponseOptions,
+    choice_json,
+    response_prompt_logprobs,
     sse_stream,
     text_stream,
     until_disconnected,
@@ -133,8 +136,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                            code="server_overloaded", headers={"Retry-After": "1"})  # fmt: skip
 
     def build_params(
-        body: P.SamplingRequest, prompt_len: int, default_max: int | None, chat: bool
+        body: P.SamplingRequest, prompt_len: int, default_max: int | None, opts: ResponseOptions
     ) -> SamplingParams:
+        chat = opts.chat
         max_param, max_tokens = _max_tokens(body)
         if max_param is None:
             max_tokens = default_max
@@ -152,6 +156,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             rep_param, repetition = "repeat_penalty", body.repeat_penalty
         if body.n > MAX_N:  # a server limit: SamplingParams takes any n >= 1
             raise APIError(400, f"n must be at most {MAX_N}, got {body.n}", param="n")
+        prompt_logprobs = body.prompt_logprobs
+        if opts.echo and opts.logprobs is not None:  # the echoed prompt's logprobs
+            prompt_logprobs = max(opts.logprobs, prompt_logprobs or 0)
         try:
             return SamplingParams(
                 n=body.n,
@@ -170,6 +177,12 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                 min_p=body.min_p or 0.0,
                 # JSON's string keys: SamplingParams reads digit strings as token ids.
                 logit_bias=cast("dict[int, float] | None", body.logit_bias),
+                logprobs=opts.logprobs,
+                prompt_logprobs=prompt_logprobs,
+                bad_words=tuple(body.bad_words or ()),
+                allowed_token_ids=None
+                if body.allowed_token_ids is None
+                else tuple(body.allowed_token_ids),
             )
         except ValueError as e:
             param = _param_of(e)
@@ -177,6 +190,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                 param = max_param
             elif param == "repetition_penalty":
                 param = rep_param
+            elif param == "logprobs" and chat:
+                param = "top_logprobs"
             raise APIError(400, str(e), param=param) from None
 
     def truncate(body: P.SamplingRequest, ids: list[int]) -> list[int]:
@@ -199,12 +214,28 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                 raise APIError(400, str(e), param=_param_of(e), code="invalid_request") from None
         check_capacity()
 
+    def response_options(body: P.SamplingRequest) -> ResponseOptions:
+        if body.stream and body.prompt_logprobs is not None:
+            raise APIError(400, "prompt_logprobs are not available with stream=true (as vLLM)",
+                           param="prompt_logprobs")  # fmt: skip
+        prompt_logprobs = body.prompt_logprobs is not None
+        if isinstance(body, P.ChatCompletionRequest):
+            if body.top_logprobs is not None and not body.logprobs:
+                raise APIError(400, "top_logprobs needs logprobs: true", param="top_logprobs")
+            top = (body.top_logprobs or 0) if body.logprobs else None
+            return ResponseOptions(chat=True, logprobs=top, prompt_logprobs=prompt_logprobs)
+        assert isinstance(body, P.CompletionRequest)
+        return ResponseOptions(chat=False, logprobs=body.logprobs, echo=body.echo,
+                               prompt_logprobs=prompt_logprobs)  # fmt: skip
+
     async def run_openai(
-        request: Request, body: P.SamplingRequest, prompts: list[list[int]], chat: bool
+        request: Request, body: P.SamplingRequest, prompts: list[list[int]]
     ) -> Response:
+        opts = response_options(body)
+        chat = opts.chat
         default_max = None if chat else 16
         prompts = [truncate(body, ids) for ids in prompts]
-        requests = [(ids, build_params(body, len(ids), default_max, chat)) for ids in prompts]
+        requests = [(ids, build_params(body, len(ids), default_max, opts)) for ids in prompts]
         submit_checks(requests)
         prefix = "chatcmpl" if chat else "cmpl"
         # The engine's ids stay ours (unique); a client's request_id names the response only.
@@ -214,17 +245,19 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         group = GenerationGroup(client, internal_id, requests)
         if body.stream:
             stream = sse_stream(
-                group, rid, created, model_name, chat, prompt_tokens, body.include_usage
+                group, rid, created, model_name, opts, prompt_tokens, body.include_usage
             )
             return StreamingResponse(stream, media_type="text/event-stream", headers=SSE_HEADERS)
         choices = await run_to_end(request, group)
         if choices is None:
             return Response(status_code=499)  # the client is gone: nobody reads this
-        make = P.chat_choice if chat else P.completion_choice
-        out = [make(index, c.text, c.finish_reason) for index, c in choices]
+        out = [choice_json(group, index, c, opts) for index, c in choices]
         use = P.usage(prompt_tokens, group.num_output_tokens)
         build = P.chat_response if chat else P.completion_response
-        return JSONResponse(build(rid, created, model_name, out, use))
+        response = build(rid, created, model_name, out, use)
+        if chat and opts.prompt_logprobs:
+            response["prompt_logprobs"] = response_prompt_logprobs(group)
+        return JSONResponse(response)
 
     # ---- endpoints -----------------------------------------------------------------------
     @app.get("/health")
@@ -247,9 +280,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     async def completions(request: Request) -> Response:
         body: P.CompletionRequest = await parse(request, P.CompletionRequest, F.COMPLETIONS)
         check_model(body.model)
-        return await run_openai(
-            request, body, _completion_prompts(tokenizer, body.prompt), chat=False
-        )
+        return await run_openai(request, body, _completion_prompts(tokenizer, body.prompt))
 
     @api.post("/v1/chat/completions")
     async def chat_completions(request: Request) -> Response:
@@ -261,7 +292,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             raise APIError(400, str(e), param=e.param, code=e.code) from None
         except ValueError as e:  # TokenizerError: the template refused the messages
             raise APIError(400, str(e), param="messages") from None
-        return await run_openai(request, body, [ids], chat=True)
+        return await run_openai(request, body, [ids])
 
     @api.post("/generate")
     async def generate(request: Request) -> Response:

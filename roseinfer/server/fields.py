@@ -183,6 +183,19 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("min_p", _V1, "in [0, 1]: drop tokens less likely than min_p times the likeliest", _VL),
     _h("logit_bias", _V1, "{token id: bias in [-100, 100]} added to the logits (before the "
        "penalties, as vLLM)"),
+    _h("logprobs", _CO, "N in [0, 20]: each token's logprob and the N likeliest, in the legacy "
+       "shape (`tokens`, `token_logprobs`, `top_logprobs`, `text_offset`); of the model's "
+       "distribution before penalties, bias and temperature"),
+    _h("logprobs", _C, "true: each token's logprob in `choices[].logprobs.content` (before "
+       "penalties, bias and temperature)"),
+    _h("top_logprobs", _C, "0 to 20 likeliest tokens at each position (needs `logprobs: true`)"),
+    _h("echo", _CO, "the prompt before the completion in `text`; with `logprobs`, the prompt's "
+       "tokens first in it too (the first with null logprobs)"),
+    _h("prompt_logprobs", _V1, "N in [0, 20]: each prompt token's logprob and the N likeliest "
+       "(completions: per choice; chat: in the response); not with `stream` (as vLLM)", _VL),
+    _h("bad_words", _V1, "strings never generated: each word's tokens, as it encodes at the start "
+       "of text and after a space, cannot all follow each other", _VL),
+    _h("allowed_token_ids", _V1, "the only token ids that may be generated", _VL),
     _h("stream", _V1, "server-sent events, one chunk per token (or `--stream-interval` tokens)"),
     _h("stream_options", _V1, "see `stream_options.*`; accepted (unused) without `stream`"),
     _h("stream_options.include_usage", _V1, "a last chunk with the usage"),
@@ -242,12 +255,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _noop("dry_sequence_breakers", _V1, _str_list, _ONLY_WITH.format("dry_multiplier"), _LC),
     _noop("xtc_threshold", _V1, _num, _ONLY_WITH.format("xtc_probability"), _LC),
     # -- refused unless neutral: sampling
-    _ref("logprobs", _C, _equals(False), "false", "token log-probabilities"),
-    _ref("logprobs", _CO, _never, "null", "token log-probabilities (0 asks for the sampled one's)"),
-    _ref("top_logprobs", _C, _equals(0), "0", "token log-probabilities"),
-    _ref("prompt_logprobs", _V1, _never, "null", "prompt log-probabilities", _VL),
     _ref("n_probs", _V1, _equals(0), "0", "token probabilities", _LC),
-    _ref("echo", _V1, _equals(False), "false", "the prompt in the output"),
+    _ref("echo", _C, _equals(False), "false", "the last message prepended to the answer", _VL),
     _ref("suffix", _CO, _equals(""), '""', "text after the completion (fill-in-the-middle)"),
     _ref("best_of", _V1, _best_of, "equal to `n`", "best of more candidates than returned"),
     _ref("use_beam_search", _V1, _equals(False), "false", "beam search", _VL),
@@ -262,8 +271,6 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("dry_multiplier", _V1, _equals(0), "0", "DRY repetition penalty", _LC),
     _ref("xtc_probability", _V1, _equals(0), "0", "XTC sampling", _LC),
     _ref("samplers", _V1, _never, "null", "a sampler order", _LC),
-    _ref("allowed_token_ids", _V1, _never, "null", "a token allow-list", _VL),
-    _ref("bad_words", _V1, _empty, "[]", "banned words", _VL),
     _ref("logits_processors", _V1, _empty, "[]", "custom logits processors", _VL),
     _ref("include_stop_str_in_output", _V1, _equals(False), "false", "the stop string in the "
          "text", _VL),

@@ -47,6 +47,9 @@ class SamplingRequest(RequestBase):
     repeat_penalty: float | None = None  # llama.cpp's repetition_penalty
     min_p: float | None = None
     logit_bias: dict[str, float] | None = None  # JSON keys: token ids as strings
+    prompt_logprobs: int | None = None
+    bad_words: list[str] | None = None
+    allowed_token_ids: list[int] | None = None
     stream: bool = False
     stream_options: StreamOptions | None = None
     request_id: str | None = None
@@ -65,6 +68,8 @@ class SamplingRequest(RequestBase):
 
 class CompletionRequest(SamplingRequest):
     prompt: str | list[str] | list[int] | list[list[int]]
+    logprobs: int | None = None  # the top N per token (0: the sampled token's only)
+    echo: bool = False
 
 
 class TextPart(RequestBase):
@@ -80,6 +85,8 @@ class ChatMessage(RequestBase):
 
 class ChatCompletionRequest(SamplingRequest):
     messages: list[ChatMessage] = Field(min_length=1)
+    logprobs: bool = False
+    top_logprobs: int | None = None  # needs logprobs: true
     add_generation_prompt: bool = True
     continue_final_message: bool = False
     chat_template_kwargs: dict[str, Any] | None = None
@@ -126,8 +133,10 @@ def completion_response(rid: str, created: int, model: str, choices: list[dict],
     }  # fmt: skip
 
 
-def completion_choice(index: int, text: str, finish_reason: str | None) -> dict:
-    return {"index": index, "text": text, "logprobs": None, "finish_reason": finish_reason}
+def completion_choice(
+    index: int, text: str, finish_reason: str | None, logprobs: dict | None = None
+) -> dict:
+    return {"index": index, "text": text, "logprobs": logprobs, "finish_reason": finish_reason}
 
 
 def chat_response(rid: str, created: int, model: str, choices: list[dict], use: dict) -> dict:
@@ -137,15 +146,19 @@ def chat_response(rid: str, created: int, model: str, choices: list[dict], use: 
     }  # fmt: skip
 
 
-def chat_choice(index: int, text: str, finish_reason: str | None) -> dict:
+def chat_choice(
+    index: int, text: str, finish_reason: str | None, logprobs: dict | None = None
+) -> dict:
     return {
         "index": index, "message": {"role": "assistant", "content": text},
-        "logprobs": None, "finish_reason": finish_reason,
+        "logprobs": logprobs, "finish_reason": finish_reason,
     }  # fmt: skip
 
 
-def chat_chunk_choice(index: int, delta: dict, finish_reason: str | None) -> dict:
-    return {"index": index, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+def chat_chunk_choice(
+    index: int, delta: dict, finish_reason: str | None, logprobs: dict | None = None
+) -> dict:
+    return {"index": index, "delta": delta, "logprobs": logprobs, "finish_reason": finish_reason}
 
 
 def chunk(

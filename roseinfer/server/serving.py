@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable
+from dataclasses import dataclass
 from typing import TypeVar
 
 from starlette.requests import Request
@@ -19,7 +20,14 @@ from starlette.requests import Request
 from roseinfer.config import SamplingParams
 from roseinfer.engine.client import EngineClient, RequestFailed
 from roseinfer.output.processor import ChoiceState, RequestState
+from roseinfer.outputs import PositionLogprobs
 from roseinfer.server import protocol as P
+from roseinfer.server.logprobs import (
+    chat_logprobs,
+    completion_logprobs,
+    end_offset,
+    prompt_logprobs_json,
+)
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
@@ -50,6 +58,10 @@ class GenerationGroup:
             index += len(state.choices)
         self._queue: asyncio.Queue = asyncio.Queue()
         self._num_open = index
+
+    def state_of(self, index: int) -> RequestState:
+        """The request of the response's choice `index`."""
+        return self.states[index // self.states[0].params.n]
 
     @property
     def choices(self) -> list[tuple[int, ChoiceState]]:
@@ -96,6 +108,45 @@ class GenerationGroup:
         return sum(s.num_output_tokens for s in self.states)
 
 
+@dataclass(frozen=True)
+class ResponseOptions:
+    """How an OpenAI response writes its choices, resolved from the request body once."""
+
+    chat: bool
+    logprobs: int | None = None  # top N per output token (None: no logprobs)
+    echo: bool = False  # completions: the prompt before the text (and its logprobs)
+    prompt_logprobs: bool = False  # vLLM's prompt_logprobs in the response
+
+
+def choice_json(group: GenerationGroup, index: int, choice: ChoiceState,
+                opts: ResponseOptions) -> dict:  # fmt: skip
+    """A finished choice of a non-streamed response."""
+    state = group.state_of(index)
+    tokenizer = state.tokenizer
+    if opts.chat:
+        logprobs = None
+        if opts.logprobs is not None and choice.logprobs is not None:
+            logprobs = chat_logprobs(choice.token_ids, choice.logprobs, opts.logprobs, tokenizer)
+        return P.chat_choice(index, choice.text, choice.finish_reason, logprobs)
+    text, ids = choice.text, list(choice.token_ids)
+    positions: list[PositionLogprobs | None] = list(choice.logprobs or [])
+    if opts.echo:
+        text = tokenizer.decode(state.prompt_token_ids) + text
+        ids = state.prompt_token_ids + ids
+        positions = list(state.prompt_logprobs or [None] * len(state.prompt_token_ids)) + positions
+    out = P.completion_choice(index, text, choice.finish_reason)
+    if opts.logprobs is not None:
+        out["logprobs"] = completion_logprobs(ids, positions, opts.logprobs, tokenizer)
+    if opts.prompt_logprobs:
+        out["prompt_logprobs"] = prompt_logprobs_json(state.prompt_logprobs or [])
+    return out
+
+
+def response_prompt_logprobs(group: GenerationGroup) -> list[dict | None]:
+    """vLLM's chat response-level prompt_logprobs (of the one prompt)."""
+    return prompt_logprobs_json(group.states[0].prompt_logprobs or [])
+
+
 async def until_disconnected(request: Request, work: Awaitable[T]) -> T:
     """Await `work`, or raise ClientDisconnected (cancelling it) if the client goes away first."""
     task = asyncio.ensure_future(work)
@@ -127,18 +178,31 @@ def sse_data(obj: dict | str) -> str:
     return f"data: {payload}\n\n"
 
 
-async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str, chat: bool,
-                     prompt_tokens: int, include_usage: bool) -> AsyncIterator[str]:  # fmt: skip
+async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
+                     opts: ResponseOptions, prompt_tokens: int,
+                     include_usage: bool) -> AsyncIterator[str]:  # fmt: skip
     """SSE chunks of a streamed (chat) completion, then `data: [DONE]`.
 
-    Chat streams open each choice with a `{"role": "assistant"}` delta; a choice's last chunk
-    carries its finish_reason; with `include_usage` a last chunk has no choices and the usage.
-    An error becomes an `{"error": ...}` event. Closing the stream aborts what is still running.
+    Chat streams open each choice with a `{"role": "assistant"}` delta; completions with
+    `echo` open each with the prompt's text (and its logprobs). A chunk goes out when a choice
+    has new text, new logprobs or finishes (its last chunk carries the finish_reason); with
+    `include_usage` a last chunk has no choices and the usage. An error becomes an
+    `{"error": ...}` event. Closing the stream aborts what is still running.
     """
+    chat = opts.chat
     obj = "chat.completion.chunk" if chat else "text_completion"
+    offsets: dict[int, int] = {}  # completions: each choice's next text_offset
 
     def chunk(choice: dict) -> str:
         return sse_data(P.chunk(rid, obj, created, model, [choice], include_usage))
+
+    def completion_lp(index: int, ids: list[int], positions: list) -> dict | None:
+        if opts.logprobs is None:
+            return None
+        tokenizer = group.state_of(index).tokenizer
+        lp = completion_logprobs(ids, positions, opts.logprobs, tokenizer, offsets.get(index, 0))
+        offsets[index] = end_offset(lp) if lp["tokens"] else offsets.get(index, 0)
+        return lp
 
     async with group:
         try:
@@ -147,17 +211,30 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                     yield chunk(
                         P.chat_chunk_choice(index, {"role": "assistant", "content": ""}, None)
                     )
+            prompts_sent: set[int] = set()
             async for index, c, text in group.events():
-                if not (text or c.finished):
+                state = group.state_of(index)
+                if opts.echo and index not in prompts_sent:
+                    prompts_sent.add(index)
+                    ids = state.prompt_token_ids
+                    positions = state.prompt_logprobs or [None] * len(ids)
+                    choice = P.completion_choice(index, state.tokenizer.decode(ids), None,
+                                                 completion_lp(index, ids, positions))  # fmt: skip
+                    yield chunk(choice)
+                new = c.new_logprobs if opts.logprobs is not None else []
+                if not (text or new or c.finished):
                     continue
+                new_ids = c.token_ids[len(c.token_ids) - len(new) :] if new else []
                 if chat:
-                    yield chunk(
-                        P.chat_chunk_choice(
-                            index, {"content": text} if text else {}, c.finish_reason
-                        )
-                    )
+                    logprobs = None
+                    if opts.logprobs is not None:
+                        logprobs = chat_logprobs(new_ids, new, opts.logprobs, state.tokenizer)
+                    delta = {"content": text} if text else {}
+                    yield chunk(P.chat_chunk_choice(index, delta, c.finish_reason, logprobs))
                 else:
-                    yield chunk(P.completion_choice(index, text, c.finish_reason))
+                    choice = P.completion_choice(index, text, c.finish_reason,
+                                                 completion_lp(index, new_ids, new))  # fmt: skip
+                    yield chunk(choice)
             if include_usage:
                 final = P.chunk(rid, obj, created, model, [], False)
                 final["usage"] = P.usage(prompt_tokens, group.num_output_tokens)
