@@ -23,7 +23,14 @@ from transformers import (
 from roseinfer import LLM
 from roseinfer.config import SamplingParams
 from roseinfer.engine import InferenceEngine
-from roseinfer.layers.sampler import Sampler, apply_min_p, apply_penalties, apply_top_k_top_p
+from roseinfer.layers.sampler import (
+    Sampler,
+    apply_penalties,
+    apply_top_k_top_p,
+    min_p_filter,
+    sample_from,
+    unnormalised_probs,
+)
 
 V = 50
 
@@ -71,7 +78,7 @@ def test_penalties_match_transformers_and_openai():
         from roseinfer.layers.sampler import TokenCounts
 
         counts, in_prompt = TokenCounts(torch.device("cpu")).gather(hs, V)
-        got = apply_penalties(logits, counts, in_prompt, rep, freq, pres)
+        got = apply_penalties(logits.clone(), counts, in_prompt, rep, freq, pres)
         for i, h in enumerate(hs):
             ids = torch.tensor([h.token_ids])
             want = RepetitionPenaltyLogitsProcessor(float(rep[i]))(ids, logits[i : i + 1].clone())
@@ -112,8 +119,8 @@ def test_warpers_and_bias_match_transformers():
         assert torch.equal(got, TopKLogitsWarper(k)(ids, logits.clone()))
         got = apply_top_k_top_p(logits.clone(), None, torch.tensor([p]))
         assert torch.equal(got, TopPLogitsWarper(p)(ids, logits.clone()))
-        got = apply_min_p(logits.clone(), torch.tensor([m]))
-        assert torch.equal(got, MinPLogitsWarper(m)(ids, logits.clone()))
+        kept = min_p_filter(unnormalised_probs(logits), torch.tensor([m])) > 0
+        assert torch.equal(kept, MinPLogitsWarper(m)(ids, logits.clone()) > float("-inf"))
     # logit_bias through the Sampler (greedy rows take it too) against SequenceBias
     logits = torch.randn(2, V, generator=gen)
     bias = {3: 5.0, 7: -100.0, 11: 2.5}
@@ -125,6 +132,24 @@ def test_warpers_and_bias_match_transformers():
     hs = [Hist(0, [1], 1), Hist(1, [1], 1)]
     got = sampler(logits.clone(), params, [None, None], [0, 0], hs).token_ids
     assert torch.equal(got, want.argmax(dim=-1))
+
+
+def test_sample_from_draws_from_the_distribution():
+    """The inverse-CDF draw: zero-probability tokens never, the others at their frequency (a
+    vocabulary that is not a multiple of the block, unnormalised rows)."""
+    gen = torch.Generator().manual_seed(3)
+    probs = torch.rand(1, 300, generator=gen) ** 4
+    probs[0, torch.randperm(300, generator=gen)[:200]] = 0.0
+    probs[0, 299] = 0.0  # the last token too: rounding must not land on it
+    n = 100_000
+    u = torch.rand(n, generator=gen, dtype=torch.float64)
+    u[:10] = 1 - 1e-17  # the top of [0, 1)
+    drawn = sample_from(probs.expand(n, -1) * 3.0, u)
+    freq = torch.bincount(drawn, minlength=300).double() / n
+    want = (probs[0] / probs[0].sum()).double()
+    assert (freq[want == 0] == 0).all()
+    sigma = (want * (1 - want) / n).sqrt()
+    assert ((freq - want).abs() <= 5 * sigma + 1e-9).all()
 
 
 def test_sampler_order_matches_transformers_chain():

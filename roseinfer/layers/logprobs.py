@@ -28,14 +28,18 @@ class LogprobsTensors:
 def token_logprobs(logprobs: torch.Tensor, token_ids: torch.Tensor, k: int) -> LogprobsTensors:
     """logprobs [R, V] (a log_softmax), token_ids [R] int64 (each row's chosen token)."""
     chosen = logprobs.gather(1, token_ids.unsqueeze(1))  # [R, 1]
-    ranks = (logprobs > chosen).sum(dim=1) + 1
-    top = logprobs.topk(k, dim=1) if k > 0 else None
-    return LogprobsTensors(
-        chosen.squeeze(1),
-        ranks,
-        top.indices if top is not None else token_ids.new_empty(len(token_ids), 0),
-        top.values if top is not None else logprobs.new_empty(len(token_ids), 0),
-    )
+    if k == 0:
+        ranks = (logprobs > chosen).sum(dim=1) + 1
+        empty = token_ids.new_empty(len(token_ids), 0)
+        return LogprobsTensors(chosen.squeeze(1), ranks, empty, logprobs.new_empty(len(token_ids), 0))
+    top = logprobs.topk(k, dim=1)
+    # A token at least as likely as the k-th has every likelier one among the top k: its rank
+    # is counted there; only the other rows count over the vocabulary.
+    ranks = (top.values > chosen).sum(dim=1) + 1
+    outside = (chosen.squeeze(1) < top.values[:, -1]).nonzero().squeeze(1)
+    if len(outside):
+        ranks[outside] = (logprobs[outside] > chosen[outside]).sum(dim=1) + 1
+    return LogprobsTensors(chosen.squeeze(1), ranks, top.indices, top.values)
 
 
 def to_records(

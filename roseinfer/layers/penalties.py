@@ -14,21 +14,30 @@ import torch
 
 def apply_penalties(
     logits: torch.Tensor,  # [B, V] float
-    counts: torch.Tensor,  # [B, V] int: each token's count among the generated tokens
-    in_prompt: torch.Tensor,  # [B, V] bool: the token is in the prompt
-    repetition: torch.Tensor,  # [B]
-    frequency: torch.Tensor,  # [B]
-    presence: torch.Tensor,  # [B]
+    counts: torch.Tensor,  # [R, V] int: each token's count among the generated tokens
+    in_prompt: torch.Tensor,  # [R, V] bool: the token is in the prompt
+    repetition: torch.Tensor,  # [R]
+    frequency: torch.Tensor,  # [R]
+    presence: torch.Tensor,  # [R]
+    index: torch.Tensor | None = None,  # [R]: the logits row of each; None: R = B, in order
 ) -> torch.Tensor:
-    """vLLM's penalties. Repetition (CTRL, transformers' RepetitionPenaltyLogitsProcessor): a
-    token seen in the prompt or the output has its logit divided by p if positive, multiplied
-    by p if not. Then OpenAI's: logit - frequency * count - presence * [count > 0], over the
-    generated tokens only."""
+    """vLLM's penalties, in place. Repetition (CTRL, transformers'
+    RepetitionPenaltyLogitsProcessor): a token seen in the prompt or the output has its logit
+    divided by p if positive, multiplied by p if not. Then OpenAI's: logit - frequency * count
+    - presence * [count > 0], over the generated tokens only.
+
+    Only the tokens a row has seen change, so only they are touched: one pass finds them, the
+    arithmetic runs on those few (a dense formula costs several passes over [B, V])."""
     seen = counts > 0
-    p = repetition.unsqueeze(1)
-    penalised = torch.where(logits > 0, logits / p, logits * p)
-    logits = torch.where(seen | in_prompt, penalised, logits)
-    return logits - frequency.unsqueeze(1) * counts - presence.unsqueeze(1) * seen
+    rows, cols = (seen | in_prompt).nonzero(as_tuple=True)
+    batch_rows = rows if index is None else index[rows]
+    values = logits[batch_rows, cols]
+    count = counts[rows, cols].to(logits.dtype)
+    p = repetition[rows]
+    values = torch.where(values > 0, values / p, values * p)
+    values = values - frequency[rows] * count - presence[rows] * (count > 0)
+    logits[batch_rows, cols] = values
+    return logits
 
 
 class History(Protocol):

@@ -30,10 +30,12 @@ __all__ = [
     "Sampler",
     "SamplerOutput",
     "TokenCounts",
-    "apply_min_p",
+    "min_p_filter",
     "apply_penalties",
     "apply_top_k_top_p",
     "greedy_argmax",
+    "sample_from",
+    "unnormalised_probs",
 ]
 
 
@@ -55,12 +57,48 @@ def apply_top_k_top_p(
     return torch.empty_like(logits).scatter_(1, order, sorted_logits)
 
 
-def apply_min_p(logits: torch.Tensor, min_p: torch.Tensor) -> torch.Tensor:
-    """Mask tokens whose probability is below min_p times the row's top probability (vLLM's and
-    transformers' MinPLogitsWarper). logits [B, V] (after temperature); min_p [B]."""
-    probs = logits.softmax(dim=-1)
-    floor = min_p.unsqueeze(1) * probs.max(dim=-1, keepdim=True).values
-    return logits.masked_fill(probs < floor, float("-inf"))
+def unnormalised_probs(logits: torch.Tensor) -> torch.Tensor:
+    """exp(logits - row max) [B, V]: each row's probabilities times a constant, its top one
+    exactly 1 (what `min_p_filter` and `sample_from` take; a softmax would also divide)."""
+    return (logits - logits.max(dim=-1, keepdim=True).values).exp_()
+
+
+def min_p_filter(weights: torch.Tensor, min_p: torch.Tensor) -> torch.Tensor:
+    """Zero, in place, the tokens less likely than min_p times the row's likeliest
+    (transformers' and vLLM's MinPLogitsWarper). weights [B, V]: `unnormalised_probs` (after
+    temperature, top-k and top-p), whose top is 1; min_p [B]."""
+    return weights.masked_fill_(weights < min_p.unsqueeze(1), 0.0)
+
+
+def sample_from(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    """Inverse-CDF draw: each row's token i with P(i) = probs[i] / sum(probs), from one uniform
+    u in [0, 1) per row. probs [B, V] >= 0 (unnormalised; a zero is never drawn), u [B] float64.
+
+    Two levels keep it exact and cheap: the running total of blocks of `SAMPLE_BLOCK` tokens in
+    float64 (a float32 cumsum over 49k tokens would misweigh the rare ones), then one block's
+    own cumsum.
+    One uniform per row instead of one exponential per token (what an exponential race
+    needs): BENCHMARKS.md, "Sampling"."""
+    rows, vocab = probs.shape
+    pad = (-vocab) % SAMPLE_BLOCK
+    blocks = torch.nn.functional.pad(probs, (0, pad)) if pad else probs
+    blocks = blocks.view(rows, -1, SAMPLE_BLOCK)  # [B, NB, SAMPLE_BLOCK]
+    # float32 block sums (128 terms each: accurate), their running total in float64
+    block_cdf = blocks.sum(dim=-1).to(torch.float64).cumsum(dim=-1)  # [B, NB]
+    total = block_cdf[:, -1:]
+    target = u.unsqueeze(1) * total  # [B, 1]
+    # the block where the cdf passes target (never past the last block with mass: rounding)
+    b = torch.searchsorted(block_cdf, target, right=True)
+    b = torch.minimum(b, (block_cdf < total).sum(dim=-1, keepdim=True))
+    before = torch.where(b > 0, block_cdf.gather(1, (b - 1).clamp(min=0)), 0.0)
+    inner = blocks[torch.arange(rows, device=probs.device), b.squeeze(1)]  # [B, SAMPLE_BLOCK]
+    inner_cdf = inner.to(torch.float64).cumsum(dim=-1)
+    j = torch.searchsorted(inner_cdf, target - before, right=True)
+    j = torch.minimum(j, (inner_cdf < inner_cdf[:, -1:]).sum(dim=-1, keepdim=True))
+    return (b * SAMPLE_BLOCK + j).squeeze(1)
+
+
+SAMPLE_BLOCK = 128
 
 
 def greedy_argmax(logits: torch.Tensor) -> torch.Tensor:  # [B, V] -> [B] int64
@@ -81,9 +119,9 @@ class SamplerOutput:
 
 
 class Sampler:
-    """Greedy rows take the argmax; sampled rows use the exponential race (argmax of p / E),
-    which draws from p. Rows with a `seed` draw their noise from their own generator, so a
-    seeded request's output does not depend on what else is in the batch."""
+    """Greedy rows take the argmax; sampled rows draw by inverse CDF (`sample_from`). Rows with a
+    `seed` draw their uniform from their own generator, so a seeded request's output does not
+    depend on what else is in the batch."""
 
     def __init__(
         self,
@@ -121,13 +159,14 @@ class Sampler:
         logprob_rows = [i for i, p in enumerate(params) if p.logprobs is not None]
         raw: torch.Tensor | None = None
         if logprob_rows:  # of the model's distribution, before anything below changes it
-            raw = logits[torch.tensor(logprob_rows, device=dev)].float().log_softmax(dim=-1)
+            rows = logits if len(logprob_rows) == len(params) else logits[logprob_rows]
+            raw = rows.float().log_softmax(dim=-1)
         self._mask(logits, params, num_outputs, histories)
         token_ids = self._sample(logits, params, generators, histories)
         if raw is None:
             return SamplerOutput(token_ids, [])
         k = max(params[i].logprobs or 0 for i in logprob_rows)
-        chosen = token_ids[torch.tensor(logprob_rows, device=dev)]
+        chosen = token_ids if len(logprob_rows) == len(params) else token_ids[logprob_rows]
         return SamplerOutput(token_ids, logprob_rows, token_logprobs(raw, chosen, k))
 
     def _mask(
@@ -201,14 +240,14 @@ class Sampler:
             def column(name: str) -> torch.Tensor:
                 return torch.tensor([getattr(params[i], name) for i in pen], device=dev)
 
-            index = torch.tensor(pen, device=dev)
-            logits[index] = apply_penalties(
-                logits[index],
+            apply_penalties(
+                logits,
                 counts,
                 in_prompt,
                 column("repetition_penalty"),
                 column("frequency_penalty"),
                 column("presence_penalty"),
+                torch.tensor(pen, device=dev),
             )
         greedy = [p.greedy for p in params]
         greedy_ids = self.argmax(logits)  # model-dtype logits, or their biased fp32 copy
@@ -225,14 +264,14 @@ class Sampler:
             top_k = torch.tensor([p.top_k for p in params], device=dev) if need_k else None
             top_p = torch.tensor([p.top_p for p in params], device=dev) if need_p else None
             logits = apply_top_k_top_p(logits, top_k, top_p)
+        probs = unnormalised_probs(logits)
         if any(p.min_p > 0.0 for p in params):
-            logits = apply_min_p(logits, torch.tensor([p.min_p for p in params], device=dev))
-        probs = logits.softmax(dim=-1)
-        noise = torch.empty_like(probs).exponential_(generator=self.generator)
+            probs = min_p_filter(probs, torch.tensor([p.min_p for p in params], device=dev))
+        u = torch.rand(len(params), generator=self.generator, dtype=torch.float64, device=dev)
         for i, gen in enumerate(generators):
             if gen is not None:
-                noise[i].exponential_(generator=gen)
-        sampled = (probs / noise).argmax(dim=-1)
+                u[i] = torch.rand(1, generator=gen, dtype=torch.float64, device=dev)
+        sampled = sample_from(probs, u)
         return torch.where(torch.tensor(greedy, device=dev), greedy_ids, sampled)
 
 
