@@ -77,8 +77,8 @@ def test_penalties_match_transformers_and_openai():
         pres = torch.rand(b, generator=gen) * 4 - 2
         from roseinfer.layers.sampler import TokenCounts
 
-        counts, in_prompt = TokenCounts(torch.device("cpu")).gather(hs, V)
-        got = apply_penalties(logits.clone(), counts, in_prompt, rep, freq, pres)
+        seen = TokenCounts(torch.device("cpu")).gather(hs, range(b), V)
+        got = apply_penalties(logits.clone(), seen, rep, freq, pres)
         for i, h in enumerate(hs):
             ids = torch.tensor([h.token_ids])
             want = RepetitionPenaltyLogitsProcessor(float(rep[i]))(ids, logits[i : i + 1].clone())
@@ -91,20 +91,29 @@ def test_token_counts_are_incremental_and_rebuilt_on_mismatch():
 
     tc = TokenCounts(torch.device("cpu"))
     a, b = Hist(1, [1, 2, 3], 2), Hist(2, [4, 4], 1)
-    tc.gather([a, b], V)
+    tc.gather([a, b], [0, 1], V)
     a.token_ids += [3, 5]  # generated on
     b.token_ids[:] = [4, 4, 7]  # rewritten (as if recomputed differently): still derived from ids
-    counts, in_prompt = tc.gather([b, a], V)
+    counts, seen = dense(tc.gather([b, a], [0, 1], V), 2)
     assert counts[1, 3].item() == 2 and counts[1, 5].item() == 1 and counts[1].sum() == 3
     assert counts[0, 4].item() == 1 and counts[0, 7].item() == 1 and counts[0].sum() == 2
-    assert in_prompt[1].nonzero().flatten().tolist() == [1, 2]
+    assert seen[1].nonzero().flatten().tolist() == [1, 2, 3, 5]
     b.token_ids[:] = [4]  # fewer outputs than counted: rebuilt
-    counts, _ = tc.gather([b], V)
-    assert counts.sum() == 0
+    counts, seen = dense(tc.gather([b], [0], V), 1)
+    assert counts.sum() == 0 and seen[0].nonzero().flatten().tolist() == [4]
     a.is_finished = True
     c = Hist(3, [9, 9, 9], 1)
-    counts, in_prompt = tc.gather([c], V)  # a's row is reused, cleared
-    assert counts[0, 9].item() == 2 and counts[0].sum() == 2 and in_prompt[0].sum() == 1
+    counts, seen = dense(tc.gather([c], [5], V), 6)  # a's row is reused, cleared
+    assert counts[5, 9].item() == 2 and counts.sum() == 2 and seen.sum() == 1
+
+
+def dense(seen, rows: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """SeenTokens as dense [rows, V] (counts, seen)."""
+    counts = torch.zeros(rows, V, dtype=torch.int32)
+    counts[seen.rows, seen.cols] = seen.counts
+    touched = torch.zeros(rows, V, dtype=torch.bool)
+    touched[seen.rows, seen.cols] = True
+    return counts, touched
 
 
 def test_warpers_and_bias_match_transformers():

@@ -176,11 +176,10 @@ class ModelRunner:
         base = last - (s.start + s.num_new_tokens - 1)  # the row of position s.start
         for lo in range(first, end, PROMPT_LOGPROBS_ROWS):  # bounded [rows, V] at a time
             hi = min(lo + PROMPT_LOGPROBS_ROWS, end)
-            logprobs = self._logits(hidden, list(range(base + lo, base + hi)))
-            logprobs = logprobs.float().log_softmax(dim=-1)
+            logits = self._logits(hidden, list(range(base + lo, base + hi))).float()
             targets = seq.token_ids[lo + 1 : hi + 1]
             ids = torch.tensor(targets, dtype=torch.long, device=self.device)
-            records += to_records(token_logprobs(logprobs, ids, k), targets, [k] * len(targets))
+            records += to_records(token_logprobs(logits, ids, k), targets, [k] * len(targets))
         return records
 
     def sample(

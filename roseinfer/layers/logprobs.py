@@ -1,6 +1,6 @@
 """Log-probabilities of chosen tokens and each position's likeliest ones, for a batch of rows.
 
-One `log_softmax` and one `topk` over the rows that ask (never the whole batch), then one
+One `logsumexp` and one `topk` over the rows that ask (never the whole batch), then one
 host copy; `to_records` turns the tensors into the engine's plain `TokenLogprobs`.
 """
 
@@ -25,21 +25,52 @@ class LogprobsTensors:
     top_logprobs: torch.Tensor
 
 
+@dataclass(frozen=True, slots=True)
+class RawLogits:
+    """What logprobs need of rows of raw logits, taken before the sampler masks or changes
+    them: the rows themselves ([R, V] float, unchanged by whatever the sampler does next),
+    their logsumexp [R] and their top K (logits [R, K] and ids, likeliest first)."""
+
+    rows: torch.Tensor
+    lse: torch.Tensor
+    top_values: torch.Tensor
+    top_ids: torch.Tensor
+
+    @classmethod
+    def of(cls, rows: torch.Tensor, k: int) -> RawLogits:
+        """`rows` [R, V] float; the caller keeps them unchanged until `logprobs`."""
+        top = rows.topk(k, dim=1) if k > 0 else None
+        empty = rows.new_empty(len(rows), 0)
+        return cls(
+            rows,
+            rows.logsumexp(dim=1),
+            top.values if top is not None else empty,
+            top.indices if top is not None else empty.long(),
+        )
+
+    def logprobs(self, token_ids: torch.Tensor) -> LogprobsTensors:
+        """Each row's chosen token [R] int64: its logprob and rank, and the top K's logprobs
+        (log_softmax = logit - logsumexp, never materialised over the vocabulary)."""
+        chosen = self.rows.gather(1, token_ids.unsqueeze(1))  # [R, 1]
+        if self.top_values.shape[1]:
+            # A token at least as likely as the k-th has every likelier one among the top k:
+            # its rank is counted there; only the other rows count over the vocabulary.
+            ranks = (self.top_values > chosen).sum(dim=1) + 1
+            outside = (chosen.squeeze(1) < self.top_values[:, -1]).nonzero().squeeze(1)
+            if len(outside):
+                ranks[outside] = (self.rows[outside] > chosen[outside]).sum(dim=1) + 1
+        else:
+            ranks = (self.rows > chosen).sum(dim=1) + 1
+        lse = self.lse.unsqueeze(1)
+        return LogprobsTensors(
+            (chosen - lse).squeeze(1), ranks, self.top_ids, self.top_values - lse
+        )
+
+
 def token_logprobs(logprobs: torch.Tensor, token_ids: torch.Tensor, k: int) -> LogprobsTensors:
-    """logprobs [R, V] (a log_softmax), token_ids [R] int64 (each row's chosen token)."""
-    chosen = logprobs.gather(1, token_ids.unsqueeze(1))  # [R, 1]
-    if k == 0:
-        ranks = (logprobs > chosen).sum(dim=1) + 1
-        empty = token_ids.new_empty(len(token_ids), 0)
-        return LogprobsTensors(chosen.squeeze(1), ranks, empty, logprobs.new_empty(len(token_ids), 0))
-    top = logprobs.topk(k, dim=1)
-    # A token at least as likely as the k-th has every likelier one among the top k: its rank
-    # is counted there; only the other rows count over the vocabulary.
-    ranks = (top.values > chosen).sum(dim=1) + 1
-    outside = (chosen.squeeze(1) < top.values[:, -1]).nonzero().squeeze(1)
-    if len(outside):
-        ranks[outside] = (logprobs[outside] > chosen[outside]).sum(dim=1) + 1
-    return LogprobsTensors(chosen.squeeze(1), ranks, top.indices, top.values)
+    """Logprobs of given tokens from rows of logits [R, V] float (the prompt's: no sampler in
+    between); token_ids [R] int64."""
+    return RawLogits.of(logprobs, k).logprobs(token_ids)
 
 
 def to_records(

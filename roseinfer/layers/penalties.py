@@ -1,42 +1,50 @@
 """The penalties' state and formula: per-sequence token counts kept on the sampler's device.
 
 `TokenCounts` keeps one dense row per sequence that uses a penalty, updated incrementally from
-the sequence's own token ids; `apply_penalties` is vLLM's formula over a batch of rows.
+the sequence's own token ids, and the tokens each has seen; `apply_penalties` is vLLM's
+formula, applied to those tokens of a batch.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence as Seq
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import torch
 
 
+@dataclass(frozen=True, slots=True)
+class SeenTokens:
+    """The (batch row, token) pairs the penalties touch: each token a row's sequence has in its
+    prompt or output, with its count among the generated tokens. [N] each."""
+
+    rows: torch.Tensor  # int64 batch rows
+    cols: torch.Tensor  # int64 token ids
+    counts: torch.Tensor  # int32: occurrences among the generated tokens (0: prompt only)
+
+
 def apply_penalties(
     logits: torch.Tensor,  # [B, V] float
-    counts: torch.Tensor,  # [R, V] int: each token's count among the generated tokens
-    in_prompt: torch.Tensor,  # [R, V] bool: the token is in the prompt
-    repetition: torch.Tensor,  # [R]
-    frequency: torch.Tensor,  # [R]
-    presence: torch.Tensor,  # [R]
-    index: torch.Tensor | None = None,  # [R]: the logits row of each; None: R = B, in order
+    seen: SeenTokens,
+    repetition: torch.Tensor,  # [B]
+    frequency: torch.Tensor,  # [B]
+    presence: torch.Tensor,  # [B]
 ) -> torch.Tensor:
     """vLLM's penalties, in place. Repetition (CTRL, transformers'
     RepetitionPenaltyLogitsProcessor): a token seen in the prompt or the output has its logit
     divided by p if positive, multiplied by p if not. Then OpenAI's: logit - frequency * count
     - presence * [count > 0], over the generated tokens only.
 
-    Only the tokens a row has seen change, so only they are touched: one pass finds them, the
-    arithmetic runs on those few (a dense formula costs several passes over [B, V])."""
-    seen = counts > 0
-    rows, cols = (seen | in_prompt).nonzero(as_tuple=True)
-    batch_rows = rows if index is None else index[rows]
-    values = logits[batch_rows, cols]
-    count = counts[rows, cols].to(logits.dtype)
+    Only the tokens a row has seen change, so only they are touched (a dense formula costs
+    several passes over [B, V] a step)."""
+    rows, cols = seen.rows, seen.cols
+    values = logits[rows, cols]
+    count = seen.counts.to(logits.dtype)
     p = repetition[rows]
     values = torch.where(values > 0, values / p, values * p)
     values = values - frequency[rows] * count - presence[rows] * (count > 0)
-    logits[batch_rows, cols] = values
+    logits[rows, cols] = values
     return logits
 
 
@@ -53,10 +61,20 @@ class History(Protocol):
     def is_finished(self) -> bool: ...
 
 
+@dataclass(eq=False, slots=True)
+class _Slot:
+    seq: History
+    row: int  # of `TokenCounts.counts`
+    counted: int = -1  # generated tokens counted so far (-1: rebuild)
+    seen: list[int] = field(default_factory=list)  # prompt and output tokens, each once
+    seen_set: set[int] = field(default_factory=set)
+
+
 class TokenCounts:
     """Per-sequence token counts for the penalties, kept on the sampler's device and updated
     incrementally: one dense row per sequence that uses penalties (`counts` [S, V] int32 of its
-    generated tokens, `in_prompt` [S, V] bool), never one per batch row of plain requests.
+    generated tokens), never one per batch row of plain requests; and, on the host, the list of
+    tokens each has seen (prompt or output), which is all the penalties touch.
 
     A row is derived from the sequence's own token ids: it records how many generated tokens it
     has counted, adds the new ones each step (one batched `index_put_` for the batch) and is
@@ -66,74 +84,75 @@ class TokenCounts:
     def __init__(self, device: torch.device) -> None:
         self.device = device
         self.counts: torch.Tensor | None = None
-        self.in_prompt: torch.Tensor | None = None
-        self.slots: dict[int, tuple[History, int, int]] = {}  # seq_id -> (seq, row, counted)
+        self.slots: dict[int, _Slot] = {}  # by seq_id
 
-    def _reserve(self, n: int, vocab: int) -> tuple[torch.Tensor, torch.Tensor]:
+    def _reserve(self, n: int, vocab: int) -> torch.Tensor:
         """At least `n` rows of `vocab` columns, the used ones kept (doubling as it grows)."""
-        counts, in_prompt = self.counts, self.in_prompt
-        if counts is None or in_prompt is None or counts.shape[1] != vocab:
-            counts = in_prompt = None
+        counts = self.counts
+        if counts is None or counts.shape[1] != vocab:
+            counts = None
             self.slots.clear()
-        if counts is None or in_prompt is None or counts.shape[0] < n:
+        if counts is None or counts.shape[0] < n:
             size = max(n, 8, 0 if counts is None else 2 * counts.shape[0])
             grown = torch.zeros(size, vocab, dtype=torch.int32, device=self.device)
-            grown_prompt = torch.zeros(size, vocab, dtype=torch.bool, device=self.device)
-            if counts is not None and in_prompt is not None:
+            if counts is not None:
                 grown[: counts.shape[0]] = counts
-                grown_prompt[: counts.shape[0]] = in_prompt
-            counts, in_prompt = grown, grown_prompt
-        self.counts, self.in_prompt = counts, in_prompt
-        return counts, in_prompt
+            counts = grown
+        self.counts = counts
+        return counts
 
     @torch.inference_mode()  # its rows are inference tensors, whoever calls first
-    def gather(self, seqs: Seq[History], vocab: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """(counts [B, V], in_prompt [B, V]) of `seqs`, brought up to date."""
-        for sid in [k for k, (s, _, _) in self.slots.items() if s.is_finished]:
+    def gather(self, seqs: Seq[History], batch_rows: Seq[int], vocab: int) -> SeenTokens:
+        """The seen tokens of `seqs` (at `batch_rows` of the batch), brought up to date."""
+        for sid in [k for k, slot in self.slots.items() if slot.seq.is_finished]:
             del self.slots[sid]
         for s in seqs:  # another sequence under a known id: its row is stale
-            if s.seq_id in self.slots and self.slots[s.seq_id][0] is not s:
+            if s.seq_id in self.slots and self.slots[s.seq_id].seq is not s:
                 del self.slots[s.seq_id]
         new = [s for s in seqs if s.seq_id not in self.slots]
-        counts, in_prompt = self._reserve(len(self.slots) + len(new), vocab)
+        counts = self._reserve(len(self.slots) + len(new), vocab)
         new = [s for s in seqs if s.seq_id not in self.slots]  # all of them if it reset
-        used = {row for _, row, _ in self.slots.values()}
+        used = {slot.row for slot in self.slots.values()}
         free = (r for r in range(counts.shape[0]) if r not in used)
         for s in new:
-            self.slots[s.seq_id] = (s, next(free), -1)
+            self.slots[s.seq_id] = _Slot(s, next(free))
         rebuild: list[int] = []
-        rows: list[int] = []
         add_rows: list[int] = []
         add_ids: list[int] = []
-        prompt_rows: list[int] = []
-        prompt_ids: list[int] = []
-        for s in seqs:
-            _, row, counted = self.slots[s.seq_id]
+        rows: list[int] = []
+        slot_rows: list[int] = []
+        cols: list[int] = []
+        for s, batch_row in zip(seqs, batch_rows, strict=True):
+            slot = self.slots[s.seq_id]
             out = s.token_ids[s.num_prompt_tokens :]
-            if not 0 <= counted <= len(out):
-                rebuild.append(row)
-                prompt = s.token_ids[: s.num_prompt_tokens]
-                prompt_rows += [row] * len(prompt)
-                prompt_ids += prompt
-                counted = 0
-            new_ids = out[counted:]
-            add_rows += [row] * len(new_ids)
+            if not 0 <= slot.counted <= len(out):
+                rebuild.append(slot.row)
+                slot.seen_set = set(s.token_ids[: s.num_prompt_tokens])
+                slot.seen = list(slot.seen_set)
+                slot.counted = 0
+            new_ids = out[slot.counted :]
+            add_rows += [slot.row] * len(new_ids)
             add_ids += new_ids
-            self.slots[s.seq_id] = (s, row, len(out))
-            rows.append(row)
+            for t in new_ids:
+                if t not in slot.seen_set:
+                    slot.seen_set.add(t)
+                    slot.seen.append(t)
+            slot.counted = len(out)
+            rows += [batch_row] * len(slot.seen)
+            slot_rows += [slot.row] * len(slot.seen)
+            cols += slot.seen
         dev = self.device
         if rebuild:
-            index = torch.tensor(rebuild, device=dev)
-            counts[index] = 0
-            in_prompt[index] = False
-            in_prompt[
-                torch.tensor(prompt_rows, device=dev), torch.tensor(prompt_ids, device=dev)
-            ] = True
+            counts[torch.tensor(rebuild, device=dev)] = 0
         if add_ids:
             counts.index_put_(
                 (torch.tensor(add_rows, device=dev), torch.tensor(add_ids, device=dev)),
                 torch.ones(len(add_ids), dtype=torch.int32, device=dev),
                 accumulate=True,
             )
-        index = torch.tensor(rows, device=dev)
-        return counts[index], in_prompt[index]
+        col_index = torch.tensor(cols, dtype=torch.long, device=dev)
+        return SeenTokens(
+            torch.tensor(rows, dtype=torch.long, device=dev),
+            col_index,
+            counts[torch.tensor(slot_rows, dtype=torch.long, device=dev), col_index],
+        )

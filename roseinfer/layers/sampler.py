@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import torch
 
 from roseinfer.config import SamplingParams
-from roseinfer.layers.logprobs import LogprobsTensors, token_logprobs
+from roseinfer.layers.logprobs import LogprobsTensors, RawLogits
 from roseinfer.layers.penalties import History, TokenCounts, apply_penalties
 
 __all__ = [
@@ -155,19 +155,27 @@ class Sampler:
     ) -> SamplerOutput:
         """Masks (allowed_token_ids, bad_words, min_tokens) are written into `logits`; bias
         and penalties work on a copy."""
-        dev = logits.device
         logprob_rows = [i for i, p in enumerate(params) if p.logprobs is not None]
-        raw: torch.Tensor | None = None
+        raw: RawLogits | None = None
         if logprob_rows:  # of the model's distribution, before anything below changes it
-            rows = logits if len(logprob_rows) == len(params) else logits[logprob_rows]
-            raw = rows.float().log_softmax(dim=-1)
+            every = len(logprob_rows) == len(params)
+            rows = (logits if every else logits[logprob_rows]).float()
+            if rows.data_ptr() == logits.data_ptr() and any(
+                self._masks(params[i], num_outputs[i]) for i in logprob_rows
+            ):
+                rows = rows.clone()  # the masks below write into `logits`
+            raw = RawLogits.of(rows, max(params[i].logprobs or 0 for i in logprob_rows))
         self._mask(logits, params, num_outputs, histories)
         token_ids = self._sample(logits, params, generators, histories)
         if raw is None:
             return SamplerOutput(token_ids, [])
-        k = max(params[i].logprobs or 0 for i in logprob_rows)
         chosen = token_ids if len(logprob_rows) == len(params) else token_ids[logprob_rows]
-        return SamplerOutput(token_ids, logprob_rows, token_logprobs(raw, chosen, k))
+        return SamplerOutput(token_ids, logprob_rows, raw.logprobs(chosen))
+
+    @staticmethod
+    def _masks(p: SamplingParams, num_outputs: int) -> bool:
+        """Whether `_mask` writes into this row."""
+        return bool(p.allowed_token_ids or p.bad_words or num_outputs < p.min_tokens)
 
     def _mask(
         self,
@@ -204,6 +212,12 @@ class Sampler:
                 logits[i, self.stop_token_ids] = float("-inf")
                 if p.stop_token_ids:
                     logits[i, list(p.stop_token_ids)] = float("-inf")
+        if allowed and logits[allowed].isneginf().all(dim=-1).any():
+            # that request fails alone (the runner samples the batch again row by row)
+            raise ValueError(
+                "no token may be generated: allowed_token_ids, bad_words and min_tokens "
+                "exclude every token"
+            )
 
     def _sample(
         self,
@@ -233,31 +247,26 @@ class Sampler:
             if histories is None:
                 raise ValueError("penalties need each row's sequence (histories)")
             pen = [i for i, p in enumerate(params) if p.uses_penalties]
-            counts, in_prompt = self.token_counts.gather(
-                [histories[i] for i in pen], logits.shape[-1]
-            )
+            seen = self.token_counts.gather([histories[i] for i in pen], pen, logits.shape[-1])
 
             def column(name: str) -> torch.Tensor:
-                return torch.tensor([getattr(params[i], name) for i in pen], device=dev)
+                return torch.tensor([getattr(p, name) for p in params], device=dev)
 
             apply_penalties(
                 logits,
-                counts,
-                in_prompt,
+                seen,
                 column("repetition_penalty"),
                 column("frequency_penalty"),
                 column("presence_penalty"),
-                torch.tensor(pen, device=dev),
             )
         greedy = [p.greedy for p in params]
-        greedy_ids = self.argmax(logits)  # model-dtype logits, or their biased fp32 copy
-        if all(greedy):
+        greedy_ids = self.argmax(logits) if any(greedy) else None  # model dtype, or the fp32 copy
+        if greedy_ids is not None and all(greedy):
             return greedy_ids
         logits = logits.float()
-        temps = torch.tensor(
-            [1.0 if g else p.temperature for g, p in zip(greedy, params, strict=True)], device=dev
-        )
-        logits = logits / temps.unsqueeze(1)
+        temps = [1.0 if g else p.temperature for g, p in zip(greedy, params, strict=True)]
+        if any(t != 1.0 for t in temps):
+            logits = logits / torch.tensor(temps, device=dev).unsqueeze(1)
         need_k = any(p.top_k > 0 for p in params)
         need_p = any(p.top_p < 1.0 for p in params)
         if need_k or need_p:
@@ -272,6 +281,8 @@ class Sampler:
             if gen is not None:
                 u[i] = torch.rand(1, generator=gen, dtype=torch.float64, device=dev)
         sampled = sample_from(probs, u)
+        if greedy_ids is None:
+            return sampled
         return torch.where(torch.tensor(greedy, device=dev), greedy_ids, sampled)
 
 

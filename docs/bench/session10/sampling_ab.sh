@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Issue 19's overhead figure: 32 streams, plain sampling vs every request with
+# frequency_penalty, presence_penalty, min_p and top-5 logprobs; one server, alternated runs.
+set -u
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+PY=$ROOT/.venv/bin/python
+OUT=${OUT:-/tmp/sampling_ab}; mkdir -p "$OUT"
+PORT=${PORT:-8791}
+ROUNDS=${ROUNDS:-3}
+cd "$ROOT"
+$PY -m roseinfer.server --model smollm2 --port $PORT --log-level warning > "$OUT/server.log" 2>&1 &
+pid=$!
+for i in $(seq 1 180); do curl -sf http://127.0.0.1:$PORT/health >/dev/null && break; sleep 1; done
+FEATURES='{"frequency_penalty": 0.5, "presence_penalty": 0.5, "min_p": 0.05, "logprobs": 5}'
+run() {  # label round extra-body
+  $PY -m roseinfer.cli bench serve --base-url http://127.0.0.1:$PORT/v1 --random-input-len 70 \
+    --random-output-len 128 --concurrency 32 --num-prompts 64 --temperature 1.0 --no-progress \
+    --server-pid $pid --extra-body "$3" --json "$OUT/$1_$2.json" > "$OUT/$1_$2.txt" 2>&1
+  grep "Output token throughput" "$OUT/$1_$2.txt" | sed "s/^/$1 $2: /"
+}
+date -u +"start %FT%TZ"
+for round in $(seq 1 "$ROUNDS"); do
+  run plain "$round" '{}'
+  run features "$round" "$FEATURES"
+done
+date -u +"end %FT%TZ"
+kill $pid; wait $pid 2>/dev/null
