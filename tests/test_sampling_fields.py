@@ -128,8 +128,15 @@ def test_warpers_and_bias_match_transformers():
         assert torch.equal(got, TopKLogitsWarper(k)(ids, logits.clone()))
         got = apply_top_k_top_p(logits.clone(), None, torch.tensor([p]))
         assert torch.equal(got, TopPLogitsWarper(p)(ids, logits.clone()))
-        kept = min_p_filter(unnormalised_probs(logits), torch.tensor([m])) > 0
+        kept = min_p_filter(unnormalised_probs(logits), [m]) > 0
         assert torch.equal(kept, MinPLogitsWarper(m)(ids, logits.clone()) > float("-inf"))
+        # rows of different min_p (and none) in one batch
+        rows = torch.randn(3, V, generator=gen) * 2
+        kept = min_p_filter(unnormalised_probs(rows), [m, 0.0, m / 2]) > 0
+        assert kept[1].all()
+        for i, value in ((0, m), (2, m / 2)):
+            want = MinPLogitsWarper(value)(ids, rows[i : i + 1].clone()) > float("-inf")
+            assert torch.equal(kept[i : i + 1], want)
     # logit_bias through the Sampler (greedy rows take it too) against SequenceBias
     logits = torch.randn(2, V, generator=gen)
     bias = {3: 5.0, 7: -100.0, 11: 2.5}

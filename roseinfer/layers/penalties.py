@@ -38,13 +38,15 @@ def apply_penalties(
 
     Only the tokens a row has seen change, so only they are touched (a dense formula costs
     several passes over [B, V] a step)."""
-    rows, cols = seen.rows, seen.cols
-    values = logits[rows, cols]
+    rows = seen.rows
+    flat = logits.view(-1)  # one index per pair: cheaper than [rows, cols] indexing
+    where = rows * logits.shape[1] + seen.cols
+    values = flat.index_select(0, where)
     count = seen.counts.to(logits.dtype)
     p = repetition[rows]
     values = torch.where(values > 0, values / p, values * p)
     values = values - frequency[rows] * count - presence[rows] * (count > 0)
-    logits[rows, cols] = values
+    flat.index_copy_(0, where, values)
     return logits
 
 

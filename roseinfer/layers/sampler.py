@@ -57,17 +57,34 @@ def apply_top_k_top_p(
     return torch.empty_like(logits).scatter_(1, order, sorted_logits)
 
 
-def unnormalised_probs(logits: torch.Tensor) -> torch.Tensor:
+def unnormalised_probs(logits: torch.Tensor, in_place: bool = False) -> torch.Tensor:
     """exp(logits - row max) [B, V]: each row's probabilities times a constant, its top one
-    exactly 1 (what `min_p_filter` and `sample_from` take; a softmax would also divide)."""
-    return (logits - logits.max(dim=-1, keepdim=True).values).exp_()
+    exactly 1 (what `min_p_filter` and `sample_from` take; a softmax would also divide).
+    `in_place`: into `logits` (a tensor the sampler made), sparing a [B, V] allocation."""
+    peak = logits.amax(dim=-1, keepdim=True)
+    return (logits.sub_(peak) if in_place else logits - peak).exp_()
 
 
-def min_p_filter(weights: torch.Tensor, min_p: torch.Tensor) -> torch.Tensor:
+def min_p_filter(weights: torch.Tensor, min_p: Seq[float]) -> torch.Tensor:
     """Zero, in place, the tokens less likely than min_p times the row's likeliest
     (transformers' and vLLM's MinPLogitsWarper). weights [B, V]: `unnormalised_probs` (after
-    temperature, top-k and top-p), whose top is 1; min_p [B]."""
-    return weights.masked_fill_(weights < min_p.unsqueeze(1), 0.0)
+    temperature, top-k and top-p), whose top is 1; min_p: each row's.
+
+    One `threshold_` pass per distinct value (rows usually share one): a comparison mask and a
+    masked_fill would be two passes and a [B, V] mask."""
+    for value in sorted(set(min_p)):
+        if value <= 0.0:
+            continue
+        # keep w >= min_p, i.e. w > the float just below it (threshold keeps x > threshold)
+        below = float(torch.nextafter(torch.tensor(value, dtype=weights.dtype),
+                                      torch.tensor(0.0, dtype=weights.dtype)))  # fmt: skip
+        rows = [i for i, m in enumerate(min_p) if m == value]
+        if len(rows) == len(min_p):
+            torch.threshold_(weights, below, 0.0)
+        else:
+            index = torch.tensor(rows, device=weights.device)
+            weights[index] = torch.threshold(weights[index], below, 0.0)
+    return weights
 
 
 def sample_from(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
@@ -227,6 +244,7 @@ class Sampler:
         histories: Seq[History] | None,
     ) -> torch.Tensor:  # [B] int64
         dev = logits.device
+        given = logits  # the caller's: never changed below (logprobs may still read it)
         need_bias = any(p.logit_bias for p in params)
         need_penalties = any(p.uses_penalties for p in params)
         if need_bias or need_penalties:
@@ -273,9 +291,9 @@ class Sampler:
             top_k = torch.tensor([p.top_k for p in params], device=dev) if need_k else None
             top_p = torch.tensor([p.top_p for p in params], device=dev) if need_p else None
             logits = apply_top_k_top_p(logits, top_k, top_p)
-        probs = unnormalised_probs(logits)
+        probs = unnormalised_probs(logits, in_place=logits is not given)
         if any(p.min_p > 0.0 for p in params):
-            probs = min_p_filter(probs, torch.tensor([p.min_p for p in params], device=dev))
+            probs = min_p_filter(probs, [p.min_p for p in params])
         u = torch.rand(len(params), generator=self.generator, dtype=torch.float64, device=dev)
         for i, gen in enumerate(generators):
             if gen is not None:
