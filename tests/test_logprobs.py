@@ -130,6 +130,19 @@ def test_prompt_logprobs_after_prefix_cache_hits_and_with_n(llm, oracle):
     assert all(len(c.logprobs) == len(c.token_ids) for c in out.outputs)
 
 
+def test_penalties_and_logprobs_after_a_prefix_cache_hit(model_dir):
+    """The penalties read the sequence's tokens, not what was computed: a request whose prompt
+    is served by the prefix cache gets the tokens and logprobs it gets cold."""
+    fresh = LLM(model=model_dir, dtype="float32", block_size=4, num_kv_blocks=256)
+    params = greedy(12, repetition_penalty=1.4, frequency_penalty=0.7, logprobs=2)
+    (cold,) = fresh.generate(PROMPT, params, use_tqdm=False)
+    (warm,) = fresh.generate(PROMPT, params, use_tqdm=False)
+    assert warm.metrics.num_cached_tokens > 0 and cold.metrics.num_cached_tokens == 0
+    assert warm.token_ids == cold.token_ids
+    for a, b in zip(warm.outputs[0].logprobs, cold.outputs[0].logprobs, strict=True):
+        assert a.keys() == b.keys() and all(abs(a[t].logprob - b[t].logprob) < ATOL for t in a)
+
+
 def test_prompt_logprobs_survive_preemption(model_dir, oracle):
     """Few KV blocks: sequences are preempted and recomputed; each position is reported once,
     with the values it has alone."""
