@@ -172,6 +172,20 @@ def tiny_model_dir(tmp_path_factory):
     return make
 
 
+def record_preemptions(llm) -> list[int]:
+    """The ids of the sequences `llm`'s scheduler preempts from now on (a spy on it)."""
+    preempted: list[int] = []
+    scheduler = llm.engine.scheduler
+    original = scheduler._preempt
+
+    def spy(seq):
+        preempted.append(seq.seq_id)
+        return original(seq)
+
+    scheduler._preempt = spy
+    return preempted
+
+
 def smollm2_gguf_path() -> str:
     from roseinfer.loader import smollm2_path
 

@@ -12,6 +12,7 @@ import json
 import httpx
 import pytest
 import torch
+from conftest import record_preemptions
 from openai import OpenAI
 
 from roseinfer import LLM
@@ -148,14 +149,7 @@ def test_prompt_logprobs_survive_preemption(model_dir, oracle):
     with the values it has alone."""
     small = LLM(model=model_dir, dtype="float32", block_size=4, num_kv_blocks=16,
                 max_num_seqs=4, max_num_batched_tokens=8)  # fmt: skip
-    preempted = []
-    original = small.engine.scheduler._preempt
-
-    def spy(seq):
-        preempted.append(seq.seq_id)
-        return original(seq)
-
-    small.engine.scheduler._preempt = spy  # type: ignore[method-assign]
+    preempted = record_preemptions(small)
     prompts = ["The quick brown fox jumps", "def add(a, b):", "Hello, world!", "One two three"]
     outs = small.generate(prompts, greedy(24, logprobs=2, prompt_logprobs=2), use_tqdm=False)
     assert preempted

@@ -12,6 +12,7 @@ import dataclasses
 import httpx
 import pytest
 import torch
+from conftest import record_preemptions
 from transformers import (
     MinPLogitsWarper,
     RepetitionPenaltyLogitsProcessor,
@@ -252,14 +253,7 @@ def test_penalties_survive_preemption(tiny_model_dir):
     get alone."""
     small = LLM(model=tiny_model_dir("llama"), dtype="float32", block_size=4, num_kv_blocks=14,
                 max_num_seqs=4, max_num_batched_tokens=16)  # fmt: skip
-    preempted = []
-    original = small.engine.scheduler._preempt
-
-    def spy(seq):
-        preempted.append(seq.seq_id)
-        return original(seq)
-
-    small.engine.scheduler._preempt = spy  # type: ignore[method-assign]
+    preempted = record_preemptions(small)
     params = [greedy(20, frequency_penalty=1.0, repetition_penalty=1.3, presence_penalty=0.5)] * 4
     prompts = ["The quick brown fox", "def add(a, b):", "Hello, world!", "One two three"]
     outs = small.generate(prompts, params, use_tqdm=False)

@@ -19,9 +19,13 @@ run() {  # label round extra-body
   grep "Output token throughput" "$OUT/$1_$2.txt" | sed "s/^/$1 $2: /"
 }
 date -u +"start %FT%TZ"
-for round in $(seq 1 "$ROUNDS"); do
-  run plain "$round" '{}'
-  run features "$round" "$FEATURES"
+run warmup 0 '{}' > /dev/null  # the first run after a start is slower: unmeasured
+for round in $(seq 1 "$ROUNDS"); do  # the order alternates too
+  if [ $((round % 2)) = 1 ]; then
+    run plain "$round" '{}'; run features "$round" "$FEATURES"
+  else
+    run features "$round" "$FEATURES"; run plain "$round" '{}'
+  fi
 done
 date -u +"end %FT%TZ"
 kill $pid; wait $pid 2>/dev/null
