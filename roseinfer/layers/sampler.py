@@ -30,10 +30,10 @@ __all__ = [
     "Sampler",
     "SamplerOutput",
     "TokenCounts",
-    "min_p_filter",
     "apply_penalties",
     "apply_top_k_top_p",
     "greedy_argmax",
+    "min_p_filter",
     "sample_from",
     "unnormalised_probs",
 ]
@@ -93,9 +93,8 @@ def sample_from(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
 
     Two levels keep it exact and cheap: the running total of blocks of `SAMPLE_BLOCK` tokens in
     float64 (a float32 cumsum over 49k tokens would misweigh the rare ones), then one block's
-    own cumsum.
-    One uniform per row instead of one exponential per token (what an exponential race
-    needs): BENCHMARKS.md, "Sampling"."""
+    own cumsum. One uniform per row instead of the one exponential per token an exponential
+    race needs (BENCHMARKS.md, session 10: 1 ms instead of 34 ms at batch 32)."""
     rows, vocab = probs.shape
     pad = (-vocab) % SAMPLE_BLOCK
     blocks = torch.nn.functional.pad(probs, (0, pad)) if pad else probs
