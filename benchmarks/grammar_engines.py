@@ -1,20 +1,15 @@
-"""The two grammar engines for structured output, xgrammar and llguidance, on SmolLM2's tokenizer
-(vocab 49152): tokenizer setup, compile time per grammar, a decode loop per grammar at batch 1
-and 32 that times the bitmask fill and the advance per step and checks the output, then the cost
-of applying a bitmask to [32, 49152] float32 logits. The engines stay out of the venv:
+"""xgrammar and llguidance on SmolLM2's tokenizer (vocab 49152): tokenizer setup, compile time
+per grammar, a decode loop per grammar at batch 1 and 32 timing the bitmask fill and the advance
+and checking the output, then applying a bitmask to [32, 49152] float32 logits. Install apart:
 
     .venv/bin/pip install --target /tmp/gpkgs --no-deps xgrammar llguidance apache-tvm-ffi \\
         jsonschema attrs referencing rpds-py jsonschema-specifications
-    PYTHONPATH=/tmp/gpkgs:. .venv/bin/python benchmarks/grammar_engines.py --steps 64 --repeats 5
+    PYTHONPATH=/tmp/gpkgs:. .venv/bin/python benchmarks/grammar_engines.py --steps 96 --repeats 5
 
-Tokens are picked without a model: the allowed token that ranks highest under fresh seeded random
-logits plus a bias on EOS and on tokens made only of " } ] , characters, which grows by --ramp a
-step since the row last picked a token with a quote, so strings and numbers stay a few tokens
-long and rows end. JSON is compact in both engines (no free whitespace, separators "," and ":").
-Figures: docs/bench/session10/grammar_engines.txt.
+No model: a step takes the allowed token ranked first by seeded random logits plus, on EOS, `,` `}`
+`]` and quote-led tokens like `",` `"}`, --ramp times the steps since the row's last token with a
+quote (strings and numbers stay short). Compact JSON. docs/bench/session10/grammar_engines.txt
 """
-
-from __future__ import annotations
 
 import argparse
 import importlib.metadata
@@ -28,7 +23,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import torch
 
 from roseinfer.loader import smollm2_path
@@ -36,6 +30,8 @@ from roseinfer.tokenizer import Tokenizer
 
 VOCAB = 49152
 WORDS = (VOCAB + 31) // 32
+BITS = (torch.arange(256)[:, None] >> torch.arange(8)) & 1  # [256, 8]: bit j of byte b
+BYTE_BIAS = torch.where(BITS == 1, 0.0, float("-inf"))
 STR = {"type": "string"}
 SCHEMA = {"type": "object", "additionalProperties": False, "properties": {
     "name": STR, "age": {"type": "integer", "minimum": 0},
@@ -71,9 +67,6 @@ class Xgrammar:
         self.compiler = xgrammar.GrammarCompiler(info, max_threads=threads)
         self.batch = xgrammar.BatchGrammarMatcher(max_threads=threads)
 
-    def clear_cache(self) -> None:
-        self.compiler.clear_cache()
-
     def compile(self, kind: str, spec: Any) -> Any:
         if kind == "json":  # strict_mode=False: the schema's own additionalProperties decide
             return self.compiler.compile_json_schema(
@@ -86,17 +79,17 @@ class Xgrammar:
     def matcher(self, compiled: Any) -> Any:
         return self.x.GrammarMatcher(compiled)
 
-    def fill(self, m: Any, bitmask: torch.Tensor, row: int) -> None:
-        m.fill_next_token_bitmask(bitmask, row)
+    def fill(self, ms: list[Any], bitmask: torch.Tensor, rows: list[int], par: bool) -> None:
+        if par:
+            self.batch.batch_fill_next_token_bitmask(ms, bitmask, rows)
+        else:
+            for m, i in zip(ms, rows, strict=True):
+                m.fill_next_token_bitmask(bitmask, i)
 
-    def fill_batch(self, ms: list[Any], bitmask: torch.Tensor, rows: list[int]) -> None:
-        self.batch.batch_fill_next_token_bitmask(ms, bitmask, rows)
-
-    def advance(self, m: Any, token: int) -> bool:
-        return bool(m.accept_token(token))
-
-    def advance_batch(self, ms: list[Any], tokens: list[int]) -> list[bool]:
-        return self.x.BatchGrammarMatcher.batch_accept_token(ms, tokens)
+    def advance(self, ms: list[Any], tokens: list[int], par: bool) -> list[bool]:
+        if par:
+            return self.x.BatchGrammarMatcher.batch_accept_token(ms, tokens)
+        return [m.accept_token(t) for m, t in zip(ms, tokens, strict=True)]
 
     def finished(self, m: Any) -> bool:
         return bool(m.is_terminated())
@@ -106,7 +99,6 @@ class Llguidance:
     name, has_cache = "llguidance", False  # no cache: "compiled" is a template matcher to copy
 
     def __init__(self, hf: Any, threads: int) -> None:
-        import llguidance
         import llguidance.hf
         import llguidance.torch
 
@@ -130,110 +122,83 @@ class Llguidance:
     def matcher(self, compiled: Any) -> Any:
         return compiled.deep_copy()
 
-    def fill(self, m: Any, bitmask: torch.Tensor, row: int) -> None:
-        self.gt.fill_next_token_bitmask(m, bitmask, row)
+    def fill(self, ms: list[Any], bitmask: torch.Tensor, rows: list[int], par: bool) -> None:
+        if par:
+            pairs = list(zip(ms, rows, strict=True))
+            self.gt.fill_next_token_bitmask_par(self.executor, pairs, bitmask)
+        else:
+            for m, i in zip(ms, rows, strict=True):
+                self.gt.fill_next_token_bitmask(m, bitmask, i)
 
-    def fill_batch(self, ms: list[Any], bitmask: torch.Tensor, rows: list[int]) -> None:
-        self.gt.fill_next_token_bitmask_par(
-            self.executor, list(zip(ms, rows, strict=True)), bitmask
-        )
-
-    def advance(self, m: Any, token: int) -> bool:
-        return bool(m.consume_token(token))
-
-    def advance_batch(self, ms: list[Any], tokens: list[int]) -> list[bool]:
-        return self.executor.consume_token_par(list(zip(ms, tokens, strict=True)))
+    def advance(self, ms: list[Any], tokens: list[int], par: bool) -> list[bool]:
+        if par:
+            return self.executor.consume_token_par(list(zip(ms, tokens, strict=True)))
+        return [m.consume_token(t) for m, t in zip(ms, tokens, strict=True)]
 
     def finished(self, m: Any) -> bool:
         return bool(m.is_stopped())
 
 
-Engine = Xgrammar | Llguidance
-
-
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    """(milliseconds, result) of one call."""
     t0 = time.perf_counter()
     out = fn()
     return (time.perf_counter() - t0) * 1e3, out
 
 
-def unpack(bitmask: torch.Tensor, vocab: int = VOCAB) -> torch.Tensor:
-    """[rows, words] int32 -> [rows, vocab] bool: bit j of word w is token 32w+j (little-endian)."""
-    bits = np.unpackbits(bitmask.numpy().view(np.uint8), axis=-1, count=vocab, bitorder="little")
-    return torch.from_numpy(bits.view(np.bool_))
-
-
 def apply_plain(logits: torch.Tensor, bitmask: torch.Tensor) -> None:
-    """A sampler's own apply, no engine kernel: unpack, then -inf where the bit is 0."""
-    logits.masked_fill_(~unpack(bitmask, logits.shape[1]), float("-inf"))
+    """Bit j of int32 word w is token 32w+j: add 0 or -inf, from a table per little-endian byte."""
+    bias = torch.nn.functional.embedding(bitmask.view(torch.uint8).long(), BYTE_BIAS)
+    logits.add_(bias.view(bitmask.shape[0], -1)[:, : logits.shape[1]])
 
 
-def compile_row(eng: Engine, kind: str, spec: Any, repeats: int) -> list[float]:
+def compile_row(eng: Xgrammar | Llguidance, kind: str, spec: Any, repeats: int) -> list[float]:
     """Medians: cold compile, its first mask, cached compile, new matcher, that one's first mask."""
     rows, bitmask = [], torch.zeros(1, WORDS, dtype=torch.int32)
     for _ in range(repeats):
         if isinstance(eng, Xgrammar):
-            eng.clear_cache()
+            eng.compiler.clear_cache()
         cold, compiled = timed(lambda: eng.compile(kind, spec))
-        first, _ = timed(lambda m=eng.matcher(compiled): eng.fill(m, bitmask, 0))
+        first = timed(lambda m=eng.matcher(compiled): eng.fill([m], bitmask, [0], False))[0]
         cached = timed(lambda: eng.compile(kind, spec))[0] if eng.has_cache else float("nan")
         new, m = timed(lambda c=compiled: eng.matcher(c))
-        rows.append([cold, first, cached, new, timed(lambda m=m: eng.fill(m, bitmask, 0))[0]])
+        warm = timed(lambda m=m: eng.fill([m], bitmask, [0], False))[0]
+        rows.append([cold, first, cached, new, warm])
     return [statistics.median(col) for col in zip(*rows, strict=True)]
 
 
-def decode(eng: Engine, compiled: Any, batch: int, batched: bool, steps: int,
-           bias: tuple[torch.Tensor, torch.Tensor], ramp: float, seed: int) -> dict[str, Any]:  # fmt: skip
+def decode(eng: Xgrammar | Llguidance, compiled: Any, batch: int, par: bool, steps: int,
+           boost: torch.Tensor, quote: torch.Tensor, ramp: float, seed: int) -> dict[str, Any]:  # fmt: skip
     """One generation of `batch` rows; fill times of full-batch steps, totals, tokens."""
-    boost, quote = bias
     ms = [eng.matcher(compiled) for _ in range(batch)]
     bitmask = torch.zeros(batch, WORDS, dtype=torch.int32)
-    gen, run = torch.Generator().manual_seed(seed), torch.zeros(batch)
-    tokens: list[list[int]] = [[] for _ in range(batch)]
-    out: dict[str, Any] = {"full": [], "fill": 0.0, "row_steps": 0, "advance": []}
-    active = list(range(batch))
-    for _ in range(steps):
+    gen, run, active = torch.Generator().manual_seed(seed), torch.zeros(batch), list(range(batch))
+    out: dict[str, Any] = {"full": [], "fill": 0.0, "advance": []}
+    tokens = out["tokens"] = [[] for _ in range(batch)]
+    while active and len(out["advance"]) < steps:
         sub = [ms[i] for i in active]
-        t0 = time.perf_counter()
-        if batched:
-            eng.fill_batch(sub, bitmask, active)
-        else:
-            for m, i in zip(sub, active, strict=True):
-                eng.fill(m, bitmask, i)
-        fill = (time.perf_counter() - t0) * 1e3
+        fill = timed(lambda s=sub, a=active: eng.fill(s, bitmask, a, par))[0]
         if len(active) == batch:
             out["full"].append(fill)
-            out.setdefault("allowed0", int(unpack(bitmask[:1]).sum()))
+            out.setdefault("allowed0", int(BITS[bitmask[0].view(torch.uint8).long()].sum()))
         out["fill"] += fill
-        out["row_steps"] += len(active)
         logits = torch.randn(batch, VOCAB, generator=gen) + ramp * run[:, None] * boost
         apply_plain(logits, bitmask)
-        picks = logits.argmax(-1).tolist()
-        chosen = [picks[i] for i in active]
-        t0 = time.perf_counter()
-        if batched:
-            ok = eng.advance_batch(sub, chosen)
-        else:
-            ok = [eng.advance(m, t) for m, t in zip(sub, chosen, strict=True)]
-        out["advance"].append((time.perf_counter() - t0) * 1e3 / len(active))
+        chosen = logits.argmax(-1)[active].tolist()
+        adv, ok = timed(lambda s=sub, c=chosen: eng.advance(s, c, par))
+        out["advance"].append(adv / len(active))
         if not all(ok):
             raise RuntimeError(f"{eng.name}: a matcher refused a token its mask allowed")
         for i, t in zip(active, chosen, strict=True):
             tokens[i].append(t)
             run[i] = 0 if quote[t] else run[i] + 1
         active = [i for i in active if not eng.finished(ms[i])]
-        if not active:
-            break
-    out["tokens"], out["done"] = tokens, sum(eng.finished(m) for m in ms)
+    out["done"] = [eng.finished(m) for m in ms]
     return out
 
 
 def valid(kind: str, spec: Any, text: str) -> bool:
-    if kind == "regex":
-        return re.fullmatch(spec, text) is not None
-    if kind == "choice":
-        return text in spec
+    if kind != "json":
+        return re.fullmatch(spec, text) is not None if kind == "regex" else text in spec
     try:
         obj = json.loads(text)
     except ValueError:
@@ -248,15 +213,13 @@ def valid(kind: str, spec: Any, text: str) -> bool:
 def bench_apply(batch: int, repeats: int) -> None:
     logits = torch.randn(batch, VOCAB)
     bitmask = torch.randint(-(2**31), 2**31 - 1, (batch, WORDS), dtype=torch.int32)
-    impls = {"np.unpackbits + torch masked_fill_": lambda: apply_plain(logits, bitmask)}
+    impls = {"plain torch: byte table + add_": lambda: apply_plain(logits, bitmask)}
     if importlib.util.find_spec("xgrammar"):
         from xgrammar import apply_token_bitmask_inplace as xgr_apply
 
         impls["xgrammar apply_token_bitmask_inplace (cpu)"] = lambda: xgr_apply(logits, bitmask)
-        rows = list(range(0, batch, max(1, batch // 4)))
-        impls[f"  same, {len(rows)} of the rows (indices=)"] = lambda: xgr_apply(
-            logits, bitmask, indices=rows
-        )
+        rows = list(range(0, batch, 8))  # the constrained rows of a mixed batch
+        impls[f"  same, {len(rows)} rows"] = lambda: xgr_apply(logits, bitmask, indices=rows)
     if importlib.util.find_spec("llguidance"):
         from llguidance.torch import apply_token_bitmask_inplace as llg_apply
 
@@ -274,57 +237,58 @@ def bench_apply(batch: int, repeats: int) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--steps", type=int, default=64, help="max decode steps per sequence")
+    p.add_argument("--steps", type=int, default=96, help="max decode steps per sequence")
     p.add_argument("--repeats", type=int, default=5, help="compile repeats and decode runs")
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--threads", type=int, default=2, help="torch's and the engines' threads")
-    p.add_argument("--ramp", type=float, default=0.5, help="closing-token bias per step")
-    p.add_argument("--engines", default="xgrammar,llguidance")
-    p.add_argument("--show", action="store_true", help="print each case's batch-1 output")
+    p.add_argument("--ramp", type=float, default=2.0, help="closing-token bias per step")
     args = p.parse_args()
-    names = [e for e in args.engines.split(",") if importlib.util.find_spec(e) is not None]
-    if not names:
-        sys.exit(f"{args.engines}: not importable; install them apart (see this file's docstring)")
+    classes = [c for c in (Xgrammar, Llguidance) if importlib.util.find_spec(c.name) is not None]
+    if not classes:
+        sys.exit("neither xgrammar nor llguidance is importable: install them apart (docstring)")
     torch.set_num_threads(args.threads)
     pkgs = ("xgrammar", "apache-tvm-ffi", "llguidance", "transformers", "tokenizers", "jsonschema")
-    print(f"# loadavg {os.getloadavg()} torch {torch.__version__} threads {args.threads}")
     have = {d.metadata["Name"].lower(): d.version for d in importlib.metadata.distributions()}
-    print("# " + ", ".join(f"{k} {have.get(k, 'absent')}" for k in pkgs))
+    print(f"# loadavg {os.getloadavg()}, torch {torch.__version__}, threads {args.threads}, "
+          + ", ".join(f"{k} {have.get(k, 'absent')}" for k in pkgs))  # fmt: skip
     hf = Tokenizer.from_gguf(smollm2_path()).hf
     pieces = hf.convert_ids_to_tokens(list(range(VOCAB)))
-    boost = torch.tensor([s != "" and set(s) <= set('"}],') for s in pieces], dtype=torch.float32)
+    shut = [set(s) <= set('"}],:') and (s[:1] == '"' or len(s) == 1) for s in pieces]
+    boost = torch.tensor(shut, dtype=torch.float32)
     quote = torch.tensor(['"' in s for s in pieces])
     boost[hf.eos_token_id], quote[hf.eos_token_id] = 1.0, True
-    classes = {"xgrammar": Xgrammar, "llguidance": Llguidance}
-    engines: list[Engine] = [classes[e](hf, args.threads) for e in names]
-    print("\ntokenizer setup, ms (once): " + ", ".join(f"{e.name} {e.tokenizer_ms:.0f}" for e in engines))  # fmt: skip
+    engines: list[Xgrammar | Llguidance] = [c(hf, args.threads) for c in classes]
+    print("\ntokenizer setup, ms: " + ", ".join(f"{e.name} {e.tokenizer_ms:.0f}" for e in engines))
     print(f"\ncompile, ms, median of {args.repeats}: cold compile | first mask | cached compile"
           " | new matcher | its first mask")  # fmt: skip
     for case, (kind, spec) in CASES.items():
         for e in engines:
             cols = compile_row(e, kind, spec, args.repeats)
             print(f"  {case:12} {e.name:11}" + "".join(f"{c:9.3f}" for c in cols))
-    print(f"\ndecode, {args.repeats} runs of at most {args.steps} steps: fill ms/step (median of"
-          " full-batch steps) | fill us/row-step (all) | advance us/row (median) | steps"
-          " | tokens allowed at step 0 | output valid | ended")  # fmt: skip
+    print(f"\ndecode, {args.repeats} runs of at most {args.steps} steps: fill ms/step over"
+          " full-batch steps: median, mean, max | fill us/row-step (all) | advance us/row | steps"
+          " | tokens allowed at step 0 | valid/ended/rows")  # fmt: skip
     for case, (kind, spec) in CASES.items():
         for e in engines:
             compiled = e.compile(kind, spec)
-            for batch, batched in ((1, False), (args.batch, False), (args.batch, True)):
-                runs = [decode(e, compiled, batch, batched, args.steps, (boost, quote), args.ramp,
+            for batch, par in ((1, False), (args.batch, False), (args.batch, True)):
+                runs = [decode(e, compiled, batch, par, args.steps, boost, quote, args.ramp,
                                seed) for seed in range(args.repeats)]  # fmt: skip
-                texts = [hf.decode([t for t in ts if t != hf.eos_token_id])
-                         for r in runs for ts in r["tokens"]]  # fmt: skip
-                fill = statistics.median(f for r in runs for f in r["full"])
-                per_row = sum(r["fill"] for r in runs) / sum(r["row_steps"] for r in runs) * 1e3
+                texts = [(hf.decode([t for t in ts if t != hf.eos_token_id]), d) for r in runs
+                         for ts, d in zip(r["tokens"], r["done"], strict=True)]  # fmt: skip
+                full = [f for r in runs for f in r["full"]]
+                fill = f"{statistics.median(full):8.3f}{statistics.mean(full):8.3f}{max(full):8.3f}"
+                row_steps = sum(len(ts) for r in runs for ts in r["tokens"])
+                per_row = sum(r["fill"] for r in runs) / row_steps * 1e3
                 adv = statistics.median(a for r in runs for a in r["advance"]) * 1e3
                 steps = statistics.median(max(map(len, r["tokens"])) for r in runs)
-                good, done = sum(valid(kind, spec, t) for t in texts), sum(r["done"] for r in runs)
-                mode = f"b{batch}" + (" batch-api" if batched else "")
-                print(f"  {case:12} {e.name:11} {mode:13}{fill:8.3f}{per_row:8.1f}{adv:8.1f}"
-                      f"{steps:4.0f}{runs[0]['allowed0']:7d}  {good}/{len(texts)} {done}")  # fmt: skip
-                if args.show and batch == 1:
-                    print(f"      {texts[0]!r}")
+                done = [t for t, d in texts if d]
+                good = sum(valid(kind, spec, t) for t in done)
+                mode = f"b{batch}" + " batch-api" * par
+                print(f"  {case:12} {e.name:11} {mode:13}{fill}{per_row:8.1f}{adv:8.1f}"
+                      f"{steps:4.0f}{runs[0]['allowed0']:7d}  {good}/{len(done)}/{len(texts)}")  # fmt: skip
+                if batch == 1:  # the first run's output
+                    print(f"      {texts[0][0][:150]!r}")
     bench_apply(args.batch, args.repeats)
     print(f"\n# loadavg {os.getloadavg()}")
 
