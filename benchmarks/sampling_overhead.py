@@ -31,7 +31,9 @@ def main() -> None:
     llm = LLM(args.model, dtype=args.dtype, max_num_seqs=args.num_seqs)
     rng = random.Random(0)
     vocab = llm.engine.model_config.vocab_size
-    prompts = [[rng.randrange(100, vocab) for _ in range(args.input_len)] for _ in range(args.num_seqs)]
+    prompts = [
+        [rng.randrange(100, vocab) for _ in range(args.input_len)] for _ in range(args.num_seqs)
+    ]
     base = {"max_tokens": args.output_len, "temperature": 1.0, "ignore_eos": True}
     cases = {"plain": SamplingParams(**base), "features": SamplingParams(**base, **FEATURES)}
     llm.generate(prompts[:4], SamplingParams(max_tokens=8), use_tqdm=False)  # warm up
