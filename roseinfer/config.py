@@ -36,6 +36,43 @@ def _is_number(value: object) -> bool:
 
 
 @dataclass(frozen=True)
+class StructuredOutputs:
+    """Constrain the output to a grammar: exactly one of a JSON schema (`json`, a dict or its
+    JSON text), any JSON object (`json_object`), a regular expression, a choice of strings, or
+    a grammar (Lark, or llama.cpp's GBNF). vLLM's `StructuredOutputsParams`; compiled and
+    enforced by llguidance (roseinfer/structured/)."""
+
+    json: dict | str | None = field(default=None, hash=False)
+    regex: str | None = None
+    choice: tuple[str, ...] | None = None
+    grammar: str | None = None
+    json_object: bool = False
+
+    def __post_init__(self) -> None:
+        given = [
+            name
+            for name in ("json", "regex", "choice", "grammar")
+            if getattr(self, name) is not None
+        ] + (["json_object"] if self.json_object else [])
+        if len(given) != 1:
+            raise ValueError(
+                "structured_outputs must set exactly one of json, regex, choice, grammar, "
+                f"json_object; got {given or 'none'}"
+            )
+        if self.choice is not None:
+            choice = tuple(self.choice)
+            if not choice or not all(isinstance(c, str) for c in choice):
+                raise ValueError("structured_outputs choice must be a non-empty list of strings")
+            object.__setattr__(self, "choice", choice)
+        for name in ("regex", "grammar"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise ValueError(f"structured_outputs {name} must be a non-empty string")
+        if self.json is not None and not isinstance(self.json, dict | str):
+            raise ValueError("structured_outputs json must be a JSON schema (object or text)")
+
+
+@dataclass(frozen=True)
 class SamplingParams:
     """How one request is sampled and when it stops (vLLM's names).
 
@@ -70,6 +107,7 @@ class SamplingParams:
     prompt_logprobs: int | None = None
     bad_words: tuple[str, ...] = ()
     allowed_token_ids: tuple[int, ...] | None = None
+    structured_outputs: StructuredOutputs | None = None
     max_new_tokens: InitVar[int | None] = None
 
     def __post_init__(self, max_new_tokens: int | None) -> None:
@@ -139,6 +177,10 @@ class SamplingParams:
                     "allowed_token_ids must be a non-empty list of token ids (integers >= 0)"
                 )
             object.__setattr__(self, "allowed_token_ids", ids)
+        if self.structured_outputs is not None and not isinstance(
+            self.structured_outputs, StructuredOutputs
+        ):
+            raise ValueError("structured_outputs must be a StructuredOutputs")
 
     @property
     def greedy(self) -> bool:

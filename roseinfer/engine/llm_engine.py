@@ -28,6 +28,7 @@ from roseinfer.engine.scheduler import Scheduler
 from roseinfer.engine.sequence import ScheduledSequence, Sequence
 from roseinfer.loader import LoadedModel
 from roseinfer.outputs import FinishReason, TokenLogprobs
+from roseinfer.structured.grammar import GrammarCompiler, GrammarError
 from roseinfer.tokenizer import Tokenizer
 
 logger = logging.getLogger(__name__)
@@ -92,6 +93,7 @@ class LLMEngine:
             mc, config.block_size, loaded.dtype, config.kv_cache_memory, config.kv_cache_dtype
         )
         self.stop_token_ids = frozenset(self.tokenizer.stop_token_ids)
+        self.grammars = GrammarCompiler(self.tokenizer, mc.vocab_size)
         self.runner = ModelRunner(loaded, config, num_blocks)
         self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_cache)
         self.scheduler = Scheduler(
@@ -127,6 +129,8 @@ class LLMEngine:
             choice = dataclasses.replace(params, n=1, seed=params.choice_seed(i))
             seq = Sequence(self._next_seq_id, list(ids), len(ids), choice, request_id, i)
             seq.bad_words_token_ids = bad_words
+            if params.structured_outputs is not None:
+                seq.matcher = self.grammars.matcher(params.structured_outputs)
             seqs.append(seq)
             self._next_seq_id += 1
         self._requests[request_id] = seqs
@@ -147,6 +151,11 @@ class LLMEngine:
                 f"allowed_token_ids must be token ids in [0, {vocab}), "
                 f"got {max(params.allowed_token_ids)}"
             )
+        if params.structured_outputs is not None:
+            try:
+                self.grammars.check(params.structured_outputs)
+            except GrammarError as e:
+                raise InvalidRequestError(f"structured_outputs: {e}") from None
         try:
             self.scheduler.check_fits(len(prompt_token_ids), params.max_tokens)
         except ValueError as e:
@@ -230,6 +239,12 @@ class LLMEngine:
             if seq.first_token_time is None:
                 seq.first_token_time = now
             reason = self.stop_reason(seq, token)
+            if seq.matcher is not None and reason is None:
+                if not seq.matcher.consume_token(token):  # the mask allowed it: a bug
+                    logger.error("grammar refused token %d: %s", token, seq.matcher.get_error())
+                    reason = "error"
+                elif seq.matcher.is_stopped():  # the grammar is complete: nothing may follow
+                    reason = "stop"
             if reason is not None:
                 self.scheduler.finish(seq, reason)
                 self._forget_if_done(seq.request_id, self._requests.get(seq.request_id, ()))

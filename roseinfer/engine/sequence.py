@@ -37,6 +37,7 @@ class Sequence:
     finish_time: float | None = None
     sampler_state: Any = None  # e.g. a seeded torch.Generator, owned by the sampler
     bad_words_token_ids: tuple[tuple[int, ...], ...] = ()  # params.bad_words, tokenized
+    matcher: Any = None  # params.structured_outputs' grammar state (an llguidance LLMatcher)
     # With params.prompt_logprobs: entry j is prompt token j + 1's (computed at position j).
     prompt_logprobs: list[TokenLogprobs] = field(default_factory=list)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence as Seq
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import torch
 
@@ -51,13 +51,14 @@ def apply_penalties(
 
 
 class History(Protocol):
-    """What the sampler reads of a sequence for the penalties and bad words
+    """What the sampler reads of a sequence for the penalties, bad words and grammar
     (engine.sequence.Sequence is one)."""
 
     seq_id: int
     token_ids: list[int]
     num_prompt_tokens: int
     bad_words_token_ids: tuple[tuple[int, ...], ...]  # each banned word's token ids
+    matcher: Any  # the grammar state of a structured-output request, or None
 
     @property
     def is_finished(self) -> bool: ...

@@ -2,7 +2,7 @@
 
 Logprobs (`SamplingParams.logprobs`) are taken first, of the raw logits: the model's
 distribution, as vLLM V1 reports it. Then, in vLLM's order: the masks (`allowed_token_ids`,
-`bad_words`, `min_tokens`' stop tokens), `logit_bias` (added),
+`bad_words`, `min_tokens`' stop tokens, the grammar's bitmask), `logit_bias` (added),
 then the penalties (`repetition_penalty` over prompt and generated tokens, then
 `frequency_penalty` and `presence_penalty` over the generated ones); greedy rows take their
 argmax here, after penalties and bias. Sampled rows then divide by their temperature and keep
@@ -24,6 +24,7 @@ import torch
 from roseinfer.config import SamplingParams
 from roseinfer.layers.logprobs import LogprobsTensors, RawLogits
 from roseinfer.layers.penalties import History, TokenCounts, apply_penalties
+from roseinfer.structured.grammar import apply_bitmasks
 
 __all__ = [
     "History",
@@ -191,7 +192,12 @@ class Sampler:
     @staticmethod
     def _masks(p: SamplingParams, num_outputs: int) -> bool:
         """Whether `_mask` writes into this row."""
-        return bool(p.allowed_token_ids or p.bad_words or num_outputs < p.min_tokens)
+        return bool(
+            p.allowed_token_ids
+            or p.bad_words
+            or p.structured_outputs is not None
+            or num_outputs < p.min_tokens
+        )
 
     def _mask(
         self,
@@ -228,11 +234,17 @@ class Sampler:
                 logits[i, self.stop_token_ids] = float("-inf")
                 if p.stop_token_ids:
                     logits[i, list(p.stop_token_ids)] = float("-inf")
+        constrained = [i for i, p in enumerate(params) if p.structured_outputs is not None]
+        if constrained:
+            if histories is None:
+                raise ValueError("structured outputs need each row's sequence (histories)")
+            apply_bitmasks(logits, constrained, [histories[i].matcher for i in constrained])
+            allowed += constrained
         if allowed and logits[allowed].isneginf().all(dim=-1).any():
             # that request fails alone (the runner samples the batch again row by row)
             raise ValueError(
-                "no token may be generated: allowed_token_ids, bad_words and min_tokens "
-                "exclude every token"
+                "no token may be generated: allowed_token_ids, bad_words, min_tokens and the "
+                "grammar exclude every token"
             )
 
     def _sample(

@@ -10,6 +10,7 @@ probes and scrapers.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import logging
@@ -24,7 +25,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ValidationError
 
 from roseinfer.compat import seed_params
-from roseinfer.config import SamplingParams
+from roseinfer.config import SamplingParams, StructuredOutputs
 from roseinfer.engine.client import EngineClient
 from roseinfer.engine.llm_engine import InvalidRequestError
 from roseinfer.llm import encode_prompt
@@ -46,6 +47,8 @@ from roseinfer.server.serving import (
     text_stream,
     until_disconnected,
 )
+from roseinfer.server.structured import structured_outputs
+from roseinfer.structured.grammar import GrammarError
 from roseinfer.tokenizer import Tokenizer
 
 logger = logging.getLogger(__name__)
@@ -136,7 +139,11 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                            code="server_overloaded", headers={"Retry-After": "1"})  # fmt: skip
 
     def build_params(
-        body: P.SamplingRequest, prompt_len: int, default_max: int | None, opts: ResponseOptions
+        body: P.SamplingRequest,
+        prompt_len: int,
+        default_max: int | None,
+        opts: ResponseOptions,
+        spec: StructuredOutputs | None,
     ) -> SamplingParams:
         chat = opts.chat
         max_param, max_tokens = _max_tokens(body)
@@ -183,6 +190,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                 allowed_token_ids=None
                 if body.allowed_token_ids is None
                 else tuple(body.allowed_token_ids),
+                structured_outputs=spec,
             )
         except ValueError as e:
             param = _param_of(e)
@@ -235,7 +243,13 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         chat = opts.chat
         default_max = None if chat else 16
         prompts = [truncate(body, ids) for ids in prompts]
-        requests = [(ids, build_params(body, len(ids), default_max, opts)) for ids in prompts]
+        so_param, spec = structured_outputs(body)
+        if spec is not None:  # compiled on a worker thread: a big grammar blocks nobody
+            try:
+                await asyncio.to_thread(core.grammars.check, spec)
+            except GrammarError as e:
+                raise APIError(400, f"{so_param}: {e}", param=so_param) from None
+        requests = [(ids, build_params(body, len(ids), default_max, opts, spec)) for ids in prompts]
         submit_checks(requests)
         prefix = "chatcmpl" if chat else "cmpl"
         # The engine's ids stay ours (unique); a client's request_id names the response only.

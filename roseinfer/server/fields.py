@@ -124,10 +124,6 @@ def _repeat_last_n(v: Any, body: dict) -> bool:
     return _int(v, body) and (v == -1 or off)
 
 
-def _text_format(v: Any, _: dict) -> bool:
-    return v == {"type": "text"}
-
-
 def _tool_choice_none(v: Any, _: dict) -> bool:
     return v in ("none", "auto")  # "auto" with no tools is "none"
 
@@ -196,6 +192,18 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("bad_words", _V1, "strings never generated: each word's tokens, as it encodes at the start "
        "of text and after a space, cannot all follow each other", _VL),
     _h("allowed_token_ids", _V1, "the only token ids that may be generated", _VL),
+    _h("response_format", _V1, '`{"type": "text"}` (none), `{"type": "json_object"}` (any JSON '
+       'object) or `{"type": "json_schema", "json_schema": {"name", "schema", "strict", '
+       '"description"}}`: the output is constrained to it (always strictly, whatever `strict` '
+       "says); a schema that does not compile is a 400"),
+    _h("structured_outputs", _V1, "exactly one of `json` (a schema), `regex`, `choice` (strings), "
+       "`grammar` (Lark or GBNF), `json_object`: the output is constrained to it", _VL),
+    _h("guided_json", _V1, "vLLM's older name for `structured_outputs.json`", _VL),
+    _h("guided_regex", _V1, "vLLM's older name for `structured_outputs.regex`", _VL),
+    _h("guided_choice", _V1, "vLLM's older name for `structured_outputs.choice`", _VL),
+    _h("guided_grammar", _V1, "vLLM's older name for `structured_outputs.grammar`", _VL),
+    _h("json_schema", _V1, "llama.cpp's: a JSON schema the output follows", _LC),
+    _h("grammar", _V1, 'llama.cpp\'s: a GBNF grammar the output follows ("": none)', _LC),
     _h("stream", _V1, "server-sent events, one chunk per token (or `--stream-interval` tokens)"),
     _h("stream_options", _V1, "see `stream_options.*`; accepted (unused) without `stream`"),
     _h("stream_options.include_usage", _V1, "a last chunk with the usage"),
@@ -244,8 +252,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _noop("spaces_between_special_tokens", _V1, _bool,
           _ONLY_WITH.format("skip_special_tokens: false"), _VL),
     _noop("length_penalty", _V1, _num, _ONLY_WITH.format("use_beam_search"), _VL),
-    _noop("guided_decoding_backend", _V1, _str, _ONLY_WITH.format("guided_*"), _VL),
-    _noop("guided_whitespace_pattern", _V1, _str, _ONLY_WITH.format("guided_*"), _VL),
+    _noop("guided_decoding_backend", _V1, _str, "one grammar engine here (llguidance); any name "
+          "gives the same constraint", _VL),
     _noop("mirostat_tau", _V1, _num, _ONLY_WITH.format("mirostat"), _LC),
     _noop("mirostat_eta", _V1, _num, _ONLY_WITH.format("mirostat"), _LC),
     _noop("dynatemp_exponent", _V1, _num, _ONLY_WITH.format("dynatemp_range"), _LC),
@@ -283,18 +291,12 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("n_indent", _V1, _equals(0), "0", "a minimum line indentation", _LC),
     _ref("priority", _V1, _equals(0), "0", "priority scheduling", _VL),
     # -- refused unless neutral: structured output, tools, other inputs and outputs
-    _ref("response_format", _V1, _text_format, '{"type": "text"}', "JSON mode / JSON schema"),
-    _ref("structured_outputs", _V1, _never, "null", "structured output", _VL),
-    _ref("guided_json", _V1, _never, "null", "JSON-schema guided decoding", _VL),
-    _ref("guided_regex", _V1, _never, "null", "regex guided decoding", _VL),
-    _ref("guided_choice", _V1, _never, "null", "choice guided decoding", _VL),
-    _ref("guided_grammar", _V1, _never, "null", "grammar guided decoding", _VL),
-    _ref("grammar", _V1, _equals(""), '""', "GBNF grammar", _LC),
-    _ref("json_schema", _V1, _never, "null", "JSON-schema constrained output", _LC),
     _ref("tools", _V1, _empty, "[]", "tool calling"),
     _ref("tool_choice", _V1, _tool_choice_none, '"none" or "auto"', "tool calling"),
     _ref("functions", _V1, _empty, "[]", "function calling (deprecated)"),
     _ref("function_call", _V1, _tool_choice_none, '"none" or "auto"', "function calling"),
+    _ref("guided_whitespace_pattern", _V1, _never, "null", "the whitespace allowed in guided "
+         "JSON", _VL),
     _ref("parse_tool_calls", _V1, _equals(False), "false", "tool-call parsing", _LC),
     _ref("chat_template", _C, _never, "null", "a request's own chat template", _VL),
     _ref("documents", _C, _empty, "[]", "documents for RAG templates", _VL),

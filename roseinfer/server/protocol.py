@@ -27,6 +27,28 @@ class StreamOptions(RequestBase):
     include_usage: bool = False
 
 
+class JsonSchemaFormat(RequestBase):
+    name: str
+    schema_: dict[str, Any] | None = Field(default=None, alias="schema")
+    strict: bool | None = None
+    description: str | None = None
+
+
+class ResponseFormat(RequestBase):
+    type: str  # "text", "json_object" or "json_schema" (app.py refuses others, naming them)
+    json_schema: JsonSchemaFormat | None = None
+
+
+class StructuredOutputsRequest(RequestBase):
+    """vLLM's `structured_outputs` object."""
+
+    json_: dict[str, Any] | str | None = Field(default=None, alias="json")
+    regex: str | None = None
+    choice: list[str] | None = None
+    grammar: str | None = None
+    json_object: bool | None = None
+
+
 class SamplingRequest(RequestBase):
     model: str | None = None
     max_tokens: int | None = None
@@ -50,6 +72,14 @@ class SamplingRequest(RequestBase):
     prompt_logprobs: int | None = None
     bad_words: list[str] | None = None
     allowed_token_ids: list[int] | None = None
+    response_format: ResponseFormat | None = None
+    structured_outputs: StructuredOutputsRequest | None = None
+    guided_json: dict[str, Any] | str | None = None
+    guided_regex: str | None = None
+    guided_choice: list[str] | None = None
+    guided_grammar: str | None = None
+    json_schema: dict[str, Any] | None = None  # llama.cpp's
+    grammar: str | None = None  # llama.cpp's GBNF
     stream: bool = False
     stream_options: StreamOptions | None = None
     request_id: str | None = None

@@ -1,0 +1,239 @@
+"""Structured output (issue 20, first part): a grammar per request, enforced by llguidance through
+a bitmask in the batched sampler. Checked by effect through `LLM.generate` on a tiny random
+model: every finished output validates (jsonschema, re.fullmatch, choice membership) across seeds
+and temperatures; a constrained request leaves plain ones in its batch unchanged; grammar state
+survives preemption; bad grammars are refused before anything is queued."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import jsonschema
+import pytest
+from conftest import record_preemptions
+
+from roseinfer import LLM
+from roseinfer.config import SamplingParams, StructuredOutputs
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "maxLength": 6},
+        "ok": {"type": "boolean"},
+        "kind": {"enum": ["a", "bb", "ccc"]},
+        "tags": {"type": "array", "items": {"enum": ["x", "y"]}, "maxItems": 2},
+    },
+    "required": ["name", "ok", "kind", "tags"],
+    "additionalProperties": False,
+}
+REGEX = "[a-c]{2,5}-[0-9]{2}"
+CHOICE = ("red", "green", "blue")
+
+
+@pytest.fixture(scope="module")
+def llm(tiny_model_dir) -> LLM:
+    return LLM(model=tiny_model_dir("llama"), dtype="float32", num_kv_blocks=256, max_num_seqs=32)
+
+
+def constrained(spec: StructuredOutputs, temperature: float = 0.0, seed: int = 0, **kw):
+    kw.setdefault("max_tokens", 64)
+    return SamplingParams(temperature=temperature, seed=seed, structured_outputs=spec, **kw)
+
+
+@pytest.mark.parametrize("temperature", [0.0, 0.8, 1.5])
+def test_every_output_matches_its_grammar(llm, temperature):
+    specs = [StructuredOutputs(json=SCHEMA), StructuredOutputs(json=json.dumps(SCHEMA)),
+             StructuredOutputs(regex=REGEX), StructuredOutputs(choice=CHOICE),
+             StructuredOutputs(grammar='root ::= "yes" | "no" | "maybe"'),
+             StructuredOutputs(json_object=True)]  # fmt: skip
+    params = [constrained(s, temperature, seed) for s in specs for seed in range(3)]
+    outs = llm.generate(["Answer:"] * len(params), params, use_tqdm=False)
+    for p, out in zip(params, outs, strict=True):
+        spec, text = p.structured_outputs, out.text
+        if spec.json_object and out.finish_reason == "length":
+            assert text.startswith("{")  # any object: a random model may write one forever
+            continue
+        assert out.finish_reason == "stop", (spec, text)
+        if spec.json is not None:
+            jsonschema.validate(json.loads(text), SCHEMA)
+        elif spec.json_object:
+            assert isinstance(json.loads(text), dict)
+        elif spec.regex is not None:
+            assert re.fullmatch(REGEX, text), text
+        elif spec.choice is not None:
+            assert text in CHOICE
+        else:
+            assert text in ("yes", "no", "maybe")
+
+
+def test_ignore_eos_still_ends_where_the_grammar_does(llm):
+    out = llm.generate("x", constrained(StructuredOutputs(choice=CHOICE), ignore_eos=True),
+                       use_tqdm=False)[0]  # fmt: skip
+    assert out.finish_reason == "stop" and out.text in CHOICE
+
+
+def test_constrained_request_leaves_31_plain_ones_unchanged(llm):
+    prompts = [f"item {i}: " for i in range(32)]
+    plain = [SamplingParams(max_tokens=12, temperature=0, ignore_eos=True) if i % 2 else
+             SamplingParams(max_tokens=12, seed=i, ignore_eos=True) for i in range(32)]  # fmt: skip
+    spec = constrained(StructuredOutputs(json=SCHEMA), 0.8, 3)
+    base = llm.generate(prompts, plain, use_tqdm=False)
+    mixed = llm.generate(prompts, [spec, *plain[1:]], use_tqdm=False)
+    assert [o.token_ids for o in base[1:]] == [o.token_ids for o in mixed[1:]]
+    alone = llm.generate(prompts[0], spec, use_tqdm=False)[0]
+    assert mixed[0].token_ids == alone.token_ids
+    jsonschema.validate(json.loads(alone.text), SCHEMA)
+
+
+def test_grammar_state_survives_preemption(tiny_model_dir):
+    small = LLM(model=tiny_model_dir("llama"), dtype="float32", block_size=4, num_kv_blocks=16,
+                max_num_seqs=4, max_num_batched_tokens=16)  # fmt: skip
+    preempted = record_preemptions(small)
+    small_schema = {"type": "object", "properties": {"kind": SCHEMA["properties"]["kind"],
+                    "ok": {"type": "boolean"}}, "required": ["kind", "ok"],
+                    "additionalProperties": False}  # fmt: skip
+    spec = StructuredOutputs(json=small_schema)
+    params = [constrained(spec, 0.8, seed, max_tokens=44) for seed in range(4)]
+    prompts = ["The quick brown fox", "def add(a, b):", "Hello, world!", "One two three"]
+    outs = small.generate(prompts, params, use_tqdm=False)
+    assert preempted
+    for out, prompt, p in zip(outs, prompts, params, strict=True):
+        assert out.finish_reason == "stop"
+        jsonschema.validate(json.loads(out.text), small_schema)
+        roomy = LLM(model=tiny_model_dir("llama"), dtype="float32", loaded=small.loaded,
+                    num_kv_blocks=256)  # fmt: skip
+        assert out.token_ids == roomy.generate(prompt, p, use_tqdm=False)[0].token_ids
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (StructuredOutputs(regex="(unclosed"), "unclosed group"),
+        (StructuredOutputs(json={"type": "nonsense"}), "nonsense"),
+        (StructuredOutputs(json="{not json"), "structured_outputs"),
+        (StructuredOutputs(grammar="root ::= missing"), "missing"),
+    ],
+)
+def test_bad_grammars_are_refused_before_queueing(llm, spec, message):
+    with pytest.raises(ValueError, match="structured_outputs") as e:
+        llm.generate("x", constrained(spec), use_tqdm=False)
+    assert message in str(e.value)
+    assert not llm.engine.has_unfinished()
+
+
+def test_structured_outputs_takes_exactly_one_form():
+    for kw in ({}, {"regex": "a", "choice": ("a",)}, {"choice": ()}, {"regex": ""}):
+        with pytest.raises(ValueError, match="structured_outputs"):
+            StructuredOutputs(**kw)
+
+
+# ---- through the server ----------------------------------------------------------------------
+
+BODY = {"prompt": "Answer:", "max_tokens": 64, "temperature": 0.8, "seed": 1}
+CHAT = {"messages": [{"role": "user", "content": "Answer in JSON"}], "max_tokens": 64,
+        "temperature": 0.8, "seed": 1}  # fmt: skip
+FORMS = [
+    ({"response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": SCHEMA}}},
+     "schema"),
+    ({"response_format": {"type": "json_object"}}, "object"),
+    ({"structured_outputs": {"json": SCHEMA}}, "schema"),
+    ({"structured_outputs": {"regex": REGEX}}, "regex"),
+    ({"structured_outputs": {"choice": list(CHOICE)}}, "choice"),
+    ({"structured_outputs": {"grammar": 'root ::= "yes" | "no"'}}, "yes/no"),
+    ({"guided_json": SCHEMA}, "schema"),
+    ({"guided_regex": REGEX}, "regex"),
+    ({"guided_choice": list(CHOICE)}, "choice"),
+    ({"guided_grammar": 'root ::= "yes" | "no"'}, "yes/no"),
+    ({"json_schema": SCHEMA}, "schema"),
+    ({"grammar": 'root ::= "yes" | "no"'}, "yes/no"),
+]  # fmt: skip
+
+
+def check_text(kind: str, text: str, finish_reason: str) -> None:
+    if kind == "object" and finish_reason == "length":
+        assert text.startswith("{")
+        return
+    assert finish_reason == "stop", text
+    if kind == "schema":
+        jsonschema.validate(json.loads(text), SCHEMA)
+    elif kind == "object":
+        assert isinstance(json.loads(text), dict)
+    elif kind == "regex":
+        assert re.fullmatch(REGEX, text)
+    elif kind == "choice":
+        assert text in CHOICE
+    else:
+        assert text in ("yes", "no")
+
+
+def stream_text(http, path: str, body: dict) -> tuple[str, str]:
+    text, finish = "", ""
+    with http.stream("POST", path, json={**body, "stream": True}) as r:
+        assert r.status_code == 200
+        for line in r.iter_lines():
+            if not line.startswith("data: ") or line == "data: [DONE]":
+                continue
+            for choice in json.loads(line[6:])["choices"]:
+                text += choice.get("text") or (choice.get("delta") or {}).get("content") or ""
+                finish = choice["finish_reason"] or finish
+    return text, finish
+
+
+@pytest.mark.parametrize(("form", "kind"), FORMS, ids=[next(iter(f)) + "-" + k for f, k in FORMS])
+def test_every_request_form_constrains_the_output(tiny_server, form, kind):
+    import httpx
+
+    with httpx.Client(base_url=tiny_server[1], timeout=60) as http:
+        r = http.post("/v1/completions", json={**BODY, **form})
+        assert r.status_code == 200, r.text
+        choice = r.json()["choices"][0]
+        check_text(kind, choice["text"], choice["finish_reason"])
+        r = http.post("/v1/chat/completions", json={**CHAT, **form})
+        assert r.status_code == 200, r.text
+        choice = r.json()["choices"][0]
+        check_text(kind, choice["message"]["content"], choice["finish_reason"])
+        check_text(kind, *stream_text(http, "/v1/chat/completions", {**CHAT, **form}))
+        check_text(kind, *stream_text(http, "/v1/completions", {**BODY, **form}))
+
+
+def test_openai_client_response_format(tiny_server):
+    from openai import OpenAI
+
+    client = OpenAI(base_url=tiny_server[1] + "/v1", api_key="x", max_retries=0)
+    model = client.models.list().data[0].id
+    fmt = {
+        "type": "json_schema",
+        "json_schema": {"name": "thing", "schema": SCHEMA, "strict": True},
+    }
+    for seed in range(3):
+        resp = client.chat.completions.create(model=model, messages=CHAT["messages"],
+                                              max_tokens=64, seed=seed, response_format=fmt)  # fmt: skip
+        jsonschema.validate(json.loads(resp.choices[0].message.content), SCHEMA)
+    plain = client.chat.completions.create(model=model, messages=CHAT["messages"], max_tokens=4,
+                                           temperature=0, response_format={"type": "text"})  # fmt: skip
+    assert plain.choices[0].finish_reason == "length"
+
+
+@pytest.mark.parametrize(
+    ("form", "param"),
+    [
+        ({"response_format": {"type": "json_schema", "json_schema": {"name": "x",
+          "schema": {"type": "nonsense"}}}}, "response_format"),
+        ({"response_format": {"type": "json_schema", "json_schema": {"name": "x"}}},
+         "response_format.json_schema"),
+        ({"structured_outputs": {"regex": "(x"}}, "structured_outputs"),
+        ({"structured_outputs": {"regex": "x", "choice": ["x"]}}, "structured_outputs"),
+        ({"structured_outputs": {"pattern": "x"}}, "structured_outputs.pattern"),
+        ({"grammar": "root ::= missing"}, "grammar"),
+        ({"json_schema": {"type": "nonsense"}}, "json_schema"),
+        ({"guided_json": "{not json"}, "guided_json"),
+        ({"guided_json": SCHEMA, "json_schema": SCHEMA}, "json_schema"),
+    ],
+)  # fmt: skip
+def test_bad_forms_are_400s_naming_the_field(tiny_server, form, param):
+    import httpx
+
+    r = httpx.post(tiny_server[1] + "/v1/chat/completions", json={**CHAT, **form}, timeout=60)
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["param"] == param, r.text
