@@ -237,3 +237,34 @@ def test_bad_forms_are_400s_naming_the_field(tiny_server, form, param):
     r = httpx.post(tiny_server[1] + "/v1/chat/completions", json={**CHAT, **form}, timeout=60)
     assert r.status_code == 400, r.text
     assert r.json()["error"]["param"] == param, r.text
+
+
+def test_grammar_after_a_prefix_cache_hit(llm):
+    prompt = "A long shared prefix that fills several KV blocks, then a question: "
+    spec = constrained(StructuredOutputs(json=SCHEMA), 0.0)
+    (cold,) = llm.generate(prompt, spec, use_tqdm=False)
+    (warm,) = llm.generate(prompt, spec, use_tqdm=False)
+    assert warm.metrics.num_cached_tokens > 0 and warm.token_ids == cold.token_ids
+    jsonschema.validate(json.loads(warm.text), SCHEMA)
+
+
+def test_openai_client_parse_reads_a_pydantic_model(tiny_server):
+    """The openai client's `chat.completions.parse` sends a strict json_schema built from a
+    pydantic model and parses our answer back into it."""
+    from typing import Literal
+
+    from openai import OpenAI
+    from pydantic import BaseModel, Field
+
+    class Thing(BaseModel):
+        name: str = Field(max_length=6)
+        ok: bool
+        kind: Literal["a", "bb", "ccc"]
+
+    client = OpenAI(base_url=tiny_server[1] + "/v1", api_key="x", max_retries=0)
+    model = client.models.list().data[0].id
+    for seed in range(2):
+        resp = client.chat.completions.parse(model=model, messages=CHAT["messages"],
+                                             max_tokens=64, seed=seed, response_format=Thing)  # fmt: skip
+        parsed = resp.choices[0].message.parsed
+        assert isinstance(parsed, Thing) and parsed.kind in ("a", "bb", "ccc")
