@@ -3,6 +3,9 @@ on random logits (scaled so that a few tokens dominate, as a model's do) and 70-
 
     python benchmarks/sampler_step.py --batch-size 32 --vocab 49152
 
+With `--grammar`, also every row under a JSON schema (SmolLM2's tokenizer, llguidance): the
+bitmask fill and apply, with each row's matcher advanced by the token it drew.
+
 The engine's own figures (the sampler inside a generate run) are in BENCHMARKS.md.
 """
 
@@ -12,6 +15,7 @@ import argparse
 import statistics
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -38,14 +42,36 @@ class History:
     num_prompt_tokens: int
     is_finished: bool = False
     bad_words_token_ids: tuple[tuple[int, ...], ...] = ()
+    matcher: Any = None
 
 
-def median_ms(params: SamplingParams, batch: int, vocab: int, steps: int, seed: int) -> float:
+SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"},
+          "sources": {"type": "array", "items": {"type": "string"}}}}  # fmt: skip
+
+
+def grammar_case(vocab: int) -> tuple[SamplingParams, Any]:
+    """Params under SCHEMA and a compiler for SmolLM2's tokenizer (its vocabulary: `vocab`)."""
+    from roseinfer.config import StructuredOutputs
+    from roseinfer.loader import smollm2_path
+    from roseinfer.structured.grammar import GrammarCompiler
+    from roseinfer.tokenizer import Tokenizer
+
+    spec = StructuredOutputs(json=SCHEMA)
+    compiler = GrammarCompiler(Tokenizer.from_gguf(smollm2_path()), vocab)
+    compiler.check(spec)  # the tokenizer's view and the grammar: not timed
+    return SamplingParams(max_tokens=128, temperature=1.0, structured_outputs=spec), compiler
+
+
+def median_ms(params: SamplingParams, batch: int, vocab: int, steps: int, seed: int,
+              compiler: Any = None) -> float:  # fmt: skip
     gen = torch.Generator().manual_seed(seed)
     logits = [torch.randn(batch, vocab, generator=gen) * 4 for _ in range(8)]
     sampler = Sampler("cpu", seed, [0])
     seqs = [History(i, torch.randint(0, vocab, (70,), generator=gen).tolist(), 70)
             for i in range(batch)]  # fmt: skip
+    if params.structured_outputs is not None:
+        for seq in seqs:
+            seq.matcher = compiler.matcher(params.structured_outputs)
     times = []
     for step in range(steps):
         x = logits[step % 8].clone()
@@ -57,6 +83,10 @@ def median_ms(params: SamplingParams, batch: int, vocab: int, steps: int, seed: 
         times.append(time.perf_counter() - start)
         for seq, token in zip(seqs, out.token_ids.tolist(), strict=True):
             seq.token_ids.append(token)
+            if seq.matcher is not None:
+                seq.matcher.consume_token(token)
+                if seq.matcher.is_stopped():  # done: start over, the batch stays full
+                    seq.matcher.reset()
     return 1e3 * statistics.median(times)
 
 
@@ -66,7 +96,9 @@ def main() -> None:
     p.add_argument("--vocab", type=int, default=49152)
     p.add_argument("--steps", type=int, default=64)
     p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--grammar", action="store_true", help="also every row under a JSON schema")
     args = p.parse_args()
+    grammar = grammar_case(args.vocab) if args.grammar else None
     for r in range(args.rounds):
         row = []
         for name, fields in CASES.items():
@@ -74,6 +106,9 @@ def main() -> None:
             row.append(
                 f"{name} {median_ms(params, args.batch_size, args.vocab, args.steps, r):.2f}"
             )
+        if grammar is not None:
+            ms = median_ms(grammar[0], args.batch_size, args.vocab, args.steps, r, grammar[1])
+            row.append(f"json schema {ms:.2f}")
         print(f"round {r + 1} (ms): " + ", ".join(row), flush=True)
 
 
