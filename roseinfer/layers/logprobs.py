@@ -53,13 +53,10 @@ class RawLogits:
             # A token at least as likely as the k-th has every likelier one among the top k:
             # its rank is counted there; only the other rows count over the vocabulary.
             ranks = (self.top_values > chosen).sum(dim=1) + 1
-            outside = (chosen.squeeze(1) < self.top_values[:, -1]).nonzero().squeeze(1)
+            is_outside = chosen.squeeze(1) < self.top_values[:, -1]
+            outside = is_outside.nonzero().squeeze(1)
             if 2 * len(outside) > len(ranks):  # most rows: one pass over them all, no gather
-                ranks = torch.where(
-                    chosen.squeeze(1) < self.top_values[:, -1],
-                    (self.rows > chosen).sum(dim=1) + 1,
-                    ranks,
-                )
+                ranks = torch.where(is_outside, (self.rows > chosen).sum(dim=1) + 1, ranks)
             elif len(outside):
                 ranks[outside] = (self.rows[outside] > chosen[outside]).sum(dim=1) + 1
         else:

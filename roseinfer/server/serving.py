@@ -131,15 +131,22 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState,
     text, ids = choice.text, list(choice.token_ids)
     positions: list[PositionLogprobs | None] = list(choice.logprobs or [])
     if opts.echo:
-        text = tokenizer.decode(state.prompt_token_ids) + text
+        prompt_text, prompt_positions = echoed_prompt(state)
+        text = prompt_text + text
         ids = state.prompt_token_ids + ids
-        positions = list(state.prompt_logprobs or [None] * len(state.prompt_token_ids)) + positions
+        positions = prompt_positions + positions
     out = P.completion_choice(index, text, choice.finish_reason)
     if opts.logprobs is not None:
         out["logprobs"] = completion_logprobs(ids, positions, opts.logprobs, tokenizer)
     if opts.prompt_logprobs:
         out["prompt_logprobs"] = prompt_logprobs_json(state.prompt_logprobs or [])
     return out
+
+
+def echoed_prompt(state: RequestState) -> tuple[str, list[PositionLogprobs | None]]:
+    """`echo`'s prompt: its text and its tokens' logprobs (None where not asked for)."""
+    ids = state.prompt_token_ids
+    return state.tokenizer.decode(ids), list(state.prompt_logprobs or [None] * len(ids))
 
 
 def response_prompt_logprobs(group: GenerationGroup) -> list[dict | None]:
@@ -216,10 +223,9 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                 state = group.state_of(index)
                 if opts.echo and index not in prompts_sent:
                     prompts_sent.add(index)
-                    ids = state.prompt_token_ids
-                    positions = state.prompt_logprobs or [None] * len(ids)
-                    choice = P.completion_choice(index, state.tokenizer.decode(ids), None,
-                                                 completion_lp(index, ids, positions))  # fmt: skip
+                    prompt_text, positions = echoed_prompt(state)
+                    lp = completion_lp(index, state.prompt_token_ids, positions)
+                    choice = P.completion_choice(index, prompt_text, None, lp)
                     yield chunk(choice)
                 new = c.new_logprobs if opts.logprobs is not None else []
                 if not (text or new or c.finished):

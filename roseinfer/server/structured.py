@@ -13,46 +13,43 @@ from roseinfer.server.errors import APIError
 def structured_outputs(body: P.SamplingRequest) -> tuple[str | None, StructuredOutputs | None]:
     """(the field that asked, its constraint), or (None, None)."""
     forms: list[tuple[str, StructuredOutputs]] = []
-    try:
-        fmt = body.response_format
-        if fmt is not None:
-            if fmt.type == "json_object":
-                forms.append(("response_format", StructuredOutputs(json_object=True)))
-            elif fmt.type == "json_schema":
-                if fmt.json_schema is None or fmt.json_schema.schema_ is None:
-                    raise APIError(400, "response_format json_schema needs json_schema.schema",
-                                   param="response_format.json_schema")  # fmt: skip
-                forms.append(("response_format", StructuredOutputs(json=fmt.json_schema.schema_)))
-            elif fmt.type != "text":
-                raise APIError(400, f"response_format type {fmt.type!r} is not one of text, "
-                               "json_object, json_schema", param="response_format.type")  # fmt: skip
-        so = body.structured_outputs
-        if so is not None:
-            forms.append(("structured_outputs", StructuredOutputs(
-                json=so.json_, regex=so.regex,
-                choice=None if so.choice is None else tuple(so.choice),
-                grammar=so.grammar, json_object=bool(so.json_object))))  # fmt: skip
-        if body.guided_json is not None:
-            forms.append(("guided_json", StructuredOutputs(json=body.guided_json)))
-        if body.guided_regex is not None:
-            forms.append(("guided_regex", StructuredOutputs(regex=body.guided_regex)))
-        if body.guided_choice is not None:
-            forms.append(("guided_choice", StructuredOutputs(choice=tuple(body.guided_choice))))
-        if body.guided_grammar is not None:
-            forms.append(("guided_grammar", StructuredOutputs(grammar=body.guided_grammar)))
-        if body.json_schema is not None:
-            forms.append(("json_schema", StructuredOutputs(json=body.json_schema)))
-        if body.grammar:  # "" asks for nothing (llama.cpp's default)
-            forms.append(("grammar", StructuredOutputs(grammar=body.grammar)))
-    except ValueError as e:  # StructuredOutputs' own checks (none or two forms in one object)
-        raise APIError(400, str(e), param=_current(body)) from None
+
+    def add(param: str, **spec: object) -> None:
+        try:
+            forms.append((param, StructuredOutputs(**spec)))  # type: ignore[arg-type]
+        except ValueError as e:  # StructuredOutputs' own checks: a 400 naming the field
+            raise APIError(400, str(e), param=param) from None
+
+    fmt = body.response_format
+    if fmt is not None:
+        if fmt.type == "json_object":
+            add("response_format", json_object=True)
+        elif fmt.type == "json_schema":
+            if fmt.json_schema is None or fmt.json_schema.schema_ is None:
+                raise APIError(400, "response_format json_schema needs json_schema.schema",
+                               param="response_format.json_schema")  # fmt: skip
+            add("response_format", json=fmt.json_schema.schema_)
+        elif fmt.type != "text":
+            raise APIError(400, f"response_format type {fmt.type!r} is not one of text, "
+                           "json_object, json_schema", param="response_format.type")  # fmt: skip
+    so = body.structured_outputs
+    if so is not None:
+        add("structured_outputs", json=so.json_, regex=so.regex, grammar=so.grammar,
+            choice=None if so.choice is None else tuple(so.choice),
+            json_object=bool(so.json_object))  # fmt: skip
+    if body.guided_json is not None:
+        add("guided_json", json=body.guided_json)
+    if body.guided_regex is not None:
+        add("guided_regex", regex=body.guided_regex)
+    if body.guided_choice is not None:
+        add("guided_choice", choice=tuple(body.guided_choice))
+    if body.guided_grammar is not None:
+        add("guided_grammar", grammar=body.guided_grammar)
+    if body.json_schema is not None:
+        add("json_schema", json=body.json_schema)
+    if body.grammar:  # "" asks for nothing (llama.cpp's default)
+        add("grammar", grammar=body.grammar)
     if len(forms) > 1:
         raise APIError(400, f"{forms[1][0]} and {forms[0][0]} both constrain the output: give one",
                        param=forms[1][0])  # fmt: skip
     return forms[0] if forms else (None, None)
-
-
-def _current(body: P.SamplingRequest) -> str:
-    """The form a StructuredOutputs error came from (only `structured_outputs` can be wrong in
-    itself: the single-field forms always set exactly one thing)."""
-    return "structured_outputs" if body.structured_outputs is not None else "guided_choice"
