@@ -10,8 +10,18 @@ from dataclasses import dataclass
 from typing import Literal
 
 # stop: EOS, a stop token id or a stop string; length: max_tokens or the context window;
-# abort: the caller ended it; error: the engine failed this request.
-FinishReason = Literal["stop", "length", "abort", "error"]
+# abort: the caller ended it; error: the engine failed this request; tool_calls: it stopped
+# after calling tools.
+FinishReason = Literal["stop", "length", "abort", "error", "tool_calls"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A function call read from a choice's text (OpenAI's `tool_calls[]`)."""
+
+    id: str
+    name: str
+    arguments: str  # JSON text of the arguments object, as the model wrote it
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +62,8 @@ class CompletionOutput:
     # With SamplingParams.logprobs: one entry per token of token_ids, and their sum.
     logprobs: list[PositionLogprobs] | None = None
     cumulative_logprob: float | None = None
+    # With tools: the calls read from the text (which then holds only the rest).
+    tool_calls: list[ToolCall] | None = None
 
     @property
     def finished(self) -> bool:

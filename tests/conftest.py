@@ -202,9 +202,9 @@ def cpu_kernels_built() -> None:
 
 
 @contextlib.contextmanager
-def serve_in_process(model_dir: str):
-    """(app, base url) of the OpenAI server over `model_dir` (float32, 64 KV blocks),
-    in-process (uvicorn in a thread): seconds cheaper than a subprocess."""
+def serve_in_process(model_dir: str, num_kv_blocks: int = 64):
+    """(app, base url) of the OpenAI server over `model_dir` (float32), in-process (uvicorn
+    in a thread): seconds cheaper than a subprocess."""
     import socket
     import threading
     import time
@@ -216,7 +216,9 @@ def serve_in_process(model_dir: str):
     from roseinfer.engine.client import EngineClient
     from roseinfer.server.app import ServerConfig, create_app
 
-    engine = InferenceEngine(EngineConfig(model=model_dir, dtype="float32", num_kv_blocks=64))
+    engine = InferenceEngine(
+        EngineConfig(model=model_dir, dtype="float32", num_kv_blocks=num_kv_blocks)
+    )
     app = create_app(EngineClient(engine.new_core()), ServerConfig())
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -469,9 +469,9 @@ BAD_REQUESTS = [
     (C, {"prompt": "hi", "bad_words": [" "]}, 400, "bad_words"),
     (
         CC,
-        {"messages": CHAT, "tools": [{"type": "function", "function": {"name": "f"}}]},
+        {"messages": CHAT, "functions": [{"name": "f"}]},
         400,
-        "tools",
+        "functions",
     ),
     (CC, {"messages": CHAT, "response_format": {"type": "xml"}}, 400, "response_format.type"),
     (CC, {"messages": CHAT, "guided_regex": "(x"}, 400, "guided_regex"),

@@ -8,6 +8,9 @@ for all of them:
 - finish reasons. The text of the token that stopped a choice (EOS, a stop token id) is not
   part of its text, as in vLLM and OpenAI; its id is in `token_ids`;
 - logprobs: the engine's `TokenLogprobs` named by their tokens' text (`PositionLogprobs`);
+- tool calls (`ToolCallParser`), read from the text after the stop strings: their blocks
+  leave the content and become `tool_calls`; a choice that called tools and stopped finishes
+  with "tool_calls";
 - stop strings with the hold-back streaming needs (`StopStringChecker`): text that could still
   become a stop string is held until the next piece decides; a matched stop string and what
   follows it never reach the client. A match finishes the choice with reason "stop" and
@@ -27,6 +30,7 @@ from typing import TYPE_CHECKING
 from roseinfer.config import SamplingParams
 from roseinfer.output.detokenizer import IncrementalDetokenizer
 from roseinfer.output.stop import StopStringChecker
+from roseinfer.output.tool_calls import ToolCallDelta, ToolCallParser
 from roseinfer.outputs import (
     CompletionOutput,
     FinishReason,
@@ -35,6 +39,7 @@ from roseinfer.outputs import (
     RequestMetrics,
     RequestOutput,
     TokenLogprobs,
+    ToolCall,
 )
 from roseinfer.tokenizer import Tokenizer
 
@@ -65,7 +70,9 @@ class ChoiceState:
         params: SamplingParams,
         tokenizer: Tokenizer,
         stop_token_ids: frozenset[int],
+        tool_names: frozenset[str] | None = None,
     ) -> None:
+        """`tool_names`: the functions whose calls are read from the text (None: no tools)."""
         self.index = index
         self.max_tokens = params.max_tokens
         self.tokenizer = tokenizer
@@ -88,6 +95,12 @@ class ChoiceState:
         self.logprobs: list[PositionLogprobs] | None = [] if params.logprobs is not None else None
         self.new_logprobs: list[PositionLogprobs] = []
         self.cumulative_logprob = 0.0
+        self.tools = None if tool_names is None else ToolCallParser(tool_names)
+        self.new_tool_calls: list[ToolCallDelta] = []  # the last feed's
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [] if self.tools is None else self.tools.calls
 
     @property
     def finished(self) -> bool:
@@ -135,6 +148,10 @@ class ChoiceState:
                 finish_reason = "stop"
             elif finish_reason is not None:
                 text += self.stop.flush()
+        if self.tools is not None:
+            text, self.new_tool_calls = self.tools.feed(text, finish_reason is not None)
+            if finish_reason == "stop" and self.tools.calls:
+                finish_reason = "tool_calls"
         if text:
             self.pieces.append(text)
         if finish_reason is not None:
@@ -159,6 +176,7 @@ class ChoiceState:
             self.stop_reason,
             logprobs,
             None if logprobs is None else self.cumulative_logprob,
+            None if self.tools is None else list(self.tools.calls),
         )
 
 
@@ -172,8 +190,10 @@ class RequestState:
         params: SamplingParams,
         tokenizer: Tokenizer,
         stop_token_ids: Iterable[int] = (),
+        tool_names: frozenset[str] | None = None,
     ) -> None:
-        """`stop_token_ids`: the model's EOS / end-of-turn ids (`Tokenizer.stop_token_ids`)."""
+        """`stop_token_ids`: the model's EOS / end-of-turn ids (`Tokenizer.stop_token_ids`);
+        `tool_names`: the functions whose calls are read from the text (None: no tools)."""
         self.request_id = request_id
         self.prompt_token_ids = list(prompt_token_ids)
         self.params = params
@@ -184,7 +204,7 @@ class RequestState:
         self.prompt_logprobs: list[PositionLogprobs | None] | None = None
         stop_ids = frozenset(stop_token_ids)
         self.choices = [
-            ChoiceState(i, self.prompt_token_ids, params, tokenizer, stop_ids)
+            ChoiceState(i, self.prompt_token_ids, params, tokenizer, stop_ids, tool_names)
             for i in range(params.n)
         ]
 

@@ -47,8 +47,9 @@ from roseinfer.server.serving import (
     text_stream,
     until_disconnected,
 )
-from roseinfer.server.structured import structured_outputs
+from roseinfer.server.structured import structured_outputs, tool_use
 from roseinfer.structured.grammar import GrammarError
+from roseinfer.structured.tools import ToolUse
 from roseinfer.tokenizer import Tokenizer
 
 logger = logging.getLogger(__name__)
@@ -236,19 +237,36 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         return ResponseOptions(chat=False, logprobs=body.logprobs, echo=body.echo,
                                prompt_logprobs=prompt_logprobs)  # fmt: skip
 
+    async def compile_grammar(param: str, spec: StructuredOutputs, tools: ToolUse | None) -> None:
+        """Compile on a worker thread (a big grammar blocks nobody); a 400 naming the field
+        (for tools, the function whose parameters do not compile)."""
+        try:
+            await asyncio.to_thread(core.grammars.check, spec)
+        except GrammarError as e:
+            for i, tool in enumerate(tools.tools if tools else ()):
+                try:
+                    await asyncio.to_thread(
+                        core.grammars.check, StructuredOutputs(json=tool.schema)
+                    )
+                except GrammarError as e_tool:
+                    param = f"tools.{i}.function.parameters"
+                    raise APIError(400, f"{param}: {e_tool}", param=param) from None
+            raise APIError(400, f"{param}: {e}", param=param) from None
+
     async def run_openai(
-        request: Request, body: P.SamplingRequest, prompts: list[list[int]]
+        request: Request,
+        body: P.SamplingRequest,
+        prompts: list[list[int]],
+        tools: ToolUse | None = None,
     ) -> Response:
         opts = response_options(body)
         chat = opts.chat
         default_max = None if chat else 16
         prompts = [truncate(body, ids) for ids in prompts]
-        so_param, spec = structured_outputs(body)
-        if spec is not None:  # compiled on a worker thread: a big grammar blocks nobody
-            try:
-                await asyncio.to_thread(core.grammars.check, spec)
-            except GrammarError as e:
-                raise APIError(400, f"{so_param}: {e}", param=so_param) from None
+        so_param, spec = structured_outputs(body, tools)
+        if spec is not None:
+            assert so_param is not None
+            await compile_grammar(so_param, spec, tools)
         requests = [(ids, build_params(body, len(ids), default_max, opts, spec)) for ids in prompts]
         submit_checks(requests)
         prefix = "chatcmpl" if chat else "cmpl"
@@ -256,7 +274,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         internal_id, created = P.new_id(prefix), P.now()
         rid = internal_id if body.request_id is None else f"{prefix}-{body.request_id}"
         prompt_tokens = sum(len(ids) for ids in prompts) * body.n
-        group = GenerationGroup(client, internal_id, requests)
+        group = GenerationGroup(
+            client, internal_id, requests, None if tools is None else tools.names
+        )
         if body.stream:
             stream = sse_stream(
                 group, rid, created, model_name, opts, prompt_tokens, body.include_usage
@@ -300,13 +320,14 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     async def chat_completions(request: Request) -> Response:
         body: P.ChatCompletionRequest = await parse(request, P.ChatCompletionRequest, F.CHAT)
         check_model(body.model)
+        tools, use = tool_use(body)
         try:
-            ids = chat_prompt_ids(tokenizer, body)
+            ids = chat_prompt_ids(tokenizer, body, tools)
         except F.FieldError as e:
             raise APIError(400, str(e), param=e.param, code=e.code) from None
         except ValueError as e:  # TokenizerError: the template refused the messages
             raise APIError(400, str(e), param="messages") from None
-        return await run_openai(request, body, [ids])
+        return await run_openai(request, body, [ids], use)
 
     @api.post("/generate")
     async def generate(request: Request) -> Response:

@@ -217,9 +217,24 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("chat_template_kwargs", _C, "extra variables for the chat template; a name the template "
        "does not read is refused", _VL),
     _h("messages[].role", _C, "system, user, assistant, developer (as system) or tool"),
-    _h("messages[].content", _C, "a string or a list of text parts"),
+    _h("messages[].content", _C, "a string or a list of text parts (null: an assistant message "
+       "with `tool_calls`)"),
     _h("messages[].name", _C, "passed to the chat template; refused where the model's template "
        "does not use it (SmolLM2's does not)"),
+    _h("messages[].tool_calls", _C, "an assistant's earlier calls (`id`, `type: \"function\"`, "
+       "`function.name`, `function.arguments` as JSON text), rendered by a template with tool "
+       "support, else as `<tool_call>` blocks in its content"),
+    _h("messages[].tool_call_id", _C, "a `tool` message's call: it must name a call of the "
+       "assistant message before; without template tool support results are shown to the model "
+       "in the calls' order, as `<tool_response>` blocks of a user turn"),
+    _h("tools", _C, "functions the model may call (`type: \"function\"`, `function.name`, "
+       "`description`, `parameters` as a JSON schema; `strict` is accepted, every call is held to "
+       "its schema): shown through the chat template, or a default system prompt where it has "
+       "no tool support (README, \"Tool calling\"); calls come back in `message.tool_calls`"),
+    _h("tool_choice", _C, "`auto` (the default with tools: text, or calls the grammar holds to "
+       "their schemas), `none` (no calls: the text as written), `required` (at least one call), "
+       "or `{\"type\": \"function\", \"function\": {\"name\": ...}}` (exactly that call)"),
+    _h("parallel_tool_calls", _C, "false: at most one call per answer (default true)"),
     _h("messages[].content[].type", _C, "`text`; other part types (images, audio, files) are "
        "refused"),
     _h("messages[].content[].text", _C, "the part's text; parts are joined with newlines"),
@@ -239,7 +254,6 @@ FIELDS: tuple[FieldSpec, ...] = (
     _noop("metadata", _C, _dict, "stored-completion tags; nothing is stored"),
     _noop("store", _C, _bool, "nothing is stored; the output is the same"),
     _noop("service_tier", _C, _str, "one tier here; it changes latency only"),
-    _noop("parallel_tool_calls", _C, _bool, "tools are refused, so there is never a tool call"),
     _noop("prompt_cache_key", _C, _str, "prefix caching is automatic and exact"),
     _noop("safety_identifier", _C, _str, "an end-user id for the caller's own records"),
     _noop("stream_options.include_obfuscation", _V1, _bool, "chunks are never padded"),
@@ -291,13 +305,13 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("n_indent", _V1, _equals(0), "0", "a minimum line indentation", _LC),
     _ref("priority", _V1, _equals(0), "0", "priority scheduling", _VL),
     # -- refused unless neutral: structured output, tools, other inputs and outputs
-    _ref("tools", _V1, _empty, "[]", "tool calling"),
-    _ref("tool_choice", _V1, _tool_choice_none, '"none" or "auto"', "tool calling"),
+    _ref("tools", _CO, _empty, "[]", "tool calling (it is a chat feature)"),
+    _ref("tool_choice", _CO, _tool_choice_none, '"none" or "auto"', "tool calling"),
+    _ref("parse_tool_calls", _C, _equals(True), "true", "tool calls left in the text", _LC),
     _ref("functions", _V1, _empty, "[]", "function calling (deprecated)"),
     _ref("function_call", _V1, _tool_choice_none, '"none" or "auto"', "function calling"),
     _ref("guided_whitespace_pattern", _V1, _never, "null", "the whitespace allowed in guided "
          "JSON", _VL),
-    _ref("parse_tool_calls", _V1, _equals(False), "false", "tool-call parsing", _LC),
     _ref("chat_template", _C, _never, "null", "a request's own chat template", _VL),
     _ref("documents", _C, _empty, "[]", "documents for RAG templates", _VL),
     _ref("mm_processor_kwargs", _V1, _empty, "{}", "multimodal processing", _VL),
@@ -323,8 +337,6 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("stream_options.continuous_usage_stats", _V1, _equals(False), "false", "usage in every "
          "chunk", _VL),
     # -- refused unless neutral: chat message fields
-    _ref("messages[].tool_calls", _C, _empty, "[]", "tool calls in the history"),
-    _ref("messages[].tool_call_id", _C, _never, "null", "tool results"),
     _ref("messages[].function_call", _C, _never, "null", "function calls in the history"),
     _ref("messages[].refusal", _C, _never, "null", "an assistant's refusal in the history"),
     _ref("messages[].audio", _C, _never, "null", "audio in the history"),

@@ -107,10 +107,46 @@ class TextPart(RequestBase):
     text: str
 
 
+class FunctionCall(RequestBase):
+    name: str
+    arguments: str  # JSON text of an object, as OpenAI sends it
+
+
+class ToolCallMessage(RequestBase):
+    """An assistant's earlier call, in the history."""
+
+    id: str
+    type: str  # "function" (chat_prompt.py refuses others, naming them)
+    function: FunctionCall
+
+
 class ChatMessage(RequestBase):
     role: str
     content: str | list[TextPart] | None = None
     name: str | None = None
+    tool_calls: list[ToolCallMessage] | None = None  # assistant messages
+    tool_call_id: str | None = None  # tool messages: the call this is the result of
+
+
+class FunctionDefinition(RequestBase):
+    name: str
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+    strict: bool | None = None  # always strict here: the grammar holds every call to it
+
+
+class ToolDefinition(RequestBase):
+    type: str  # "function"
+    function: FunctionDefinition
+
+
+class NamedFunction(RequestBase):
+    name: str
+
+
+class NamedToolChoice(RequestBase):
+    type: str  # "function"
+    function: NamedFunction
 
 
 class ChatCompletionRequest(SamplingRequest):
@@ -120,6 +156,9 @@ class ChatCompletionRequest(SamplingRequest):
     add_generation_prompt: bool = True
     continue_final_message: bool = False
     chat_template_kwargs: dict[str, Any] | None = None
+    tools: list[ToolDefinition] | None = None
+    tool_choice: str | NamedToolChoice | None = None  # default: "auto" with tools
+    parallel_tool_calls: bool = True
 
 
 class GenerateRequest(RequestBase):
@@ -177,12 +216,34 @@ def chat_response(rid: str, created: int, model: str, choices: list[dict], use: 
 
 
 def chat_choice(
-    index: int, text: str, finish_reason: str | None, logprobs: dict | None = None
+    index: int,
+    text: str,
+    finish_reason: str | None,
+    logprobs: dict | None = None,
+    tool_calls: list[dict] | None = None,
 ) -> dict:
+    """With tool calls, `content` is null unless the model also wrote text."""
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if tool_calls:
+        message["content"] = text or None
+        message["tool_calls"] = tool_calls
     return {
-        "index": index, "message": {"role": "assistant", "content": text},
-        "logprobs": logprobs, "finish_reason": finish_reason,
-    }  # fmt: skip
+        "index": index,
+        "message": message,
+        "logprobs": logprobs,
+        "finish_reason": finish_reason,
+    }
+
+
+def tool_call(call_id: str, name: str, arguments: str) -> dict:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def tool_call_delta(index: int, call_id: str | None, name: str | None, arguments: str) -> dict:
+    """A streamed call: id, type and name in its first delta, then argument fragments."""
+    if call_id is None:
+        return {"index": index, "function": {"arguments": arguments}}
+    return {"index": index, **tool_call(call_id, name or "", arguments)}
 
 
 def chat_chunk_choice(

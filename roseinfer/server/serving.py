@@ -43,11 +43,20 @@ class GenerationGroup:
     `p * n + k`."""
 
     def __init__(self, client: EngineClient, request_id: str,
-                 requests: list[tuple[list[int], SamplingParams]]) -> None:  # fmt: skip
+                 requests: list[tuple[list[int], SamplingParams]],
+                 tool_names: frozenset[str] | None = None) -> None:  # fmt: skip
+        """`tool_names`: the functions whose calls the output processor reads from the text."""
         self.client = client
         engine = client.engine
         self.states = [
-            RequestState(f"{request_id}-{p}", ids, params, engine.tokenizer, engine.stop_token_ids)
+            RequestState(
+                f"{request_id}-{p}",
+                ids,
+                params,
+                engine.tokenizer,
+                engine.stop_token_ids,
+                tool_names,
+            )  # fmt: skip
             for p, (ids, params) in enumerate(requests)
         ]
         self._by_id = {state.request_id: state for state in self.states}
@@ -127,7 +136,8 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState,
         logprobs = None
         if opts.logprobs is not None and choice.logprobs is not None:
             logprobs = chat_logprobs(choice.token_ids, choice.logprobs, opts.logprobs, tokenizer)
-        return P.chat_choice(index, choice.text, choice.finish_reason, logprobs)
+        calls = [P.tool_call(c.id, c.name, c.arguments) for c in choice.tool_calls]
+        return P.chat_choice(index, choice.text, choice.finish_reason, logprobs, calls)
     text, ids = choice.text, list(choice.token_ids)
     positions: list[PositionLogprobs | None] = list(choice.logprobs or [])
     if opts.echo:
@@ -192,9 +202,9 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
 
     Chat streams open each choice with a `{"role": "assistant"}` delta; completions with
     `echo` open each with the prompt's text (and its logprobs). A chunk goes out when a choice
-    has new text, new logprobs or finishes (its last chunk carries the finish_reason); with
-    `include_usage` a last chunk has no choices and the usage. An error becomes an
-    `{"error": ...}` event. Closing the stream aborts what is still running.
+    has new text, new logprobs, tool-call deltas or finishes (its last chunk carries the
+    finish_reason); with `include_usage` a last chunk has no choices and the usage. An error
+    becomes an `{"error": ...}` event. Closing the stream aborts what is still running.
     """
     chat = opts.chat
     obj = "chat.completion.chunk" if chat else "text_completion"
@@ -228,14 +238,18 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                     choice = P.completion_choice(index, prompt_text, None, lp)
                     yield chunk(choice)
                 new = c.new_logprobs if opts.logprobs is not None else []
-                if not (text or new or c.finished):
+                calls = [P.tool_call_delta(d.index, d.id, d.name, d.arguments)
+                         for d in c.new_tool_calls]  # fmt: skip
+                if not (text or new or calls or c.finished):
                     continue
                 new_ids = c.token_ids[len(c.token_ids) - len(new) :] if new else []
                 if chat:
                     logprobs = None
                     if opts.logprobs is not None:
                         logprobs = chat_logprobs(new_ids, new, opts.logprobs, state.tokenizer)
-                    delta = {"content": text} if text else {}
+                    delta: dict = {"content": text} if text else {}
+                    if calls:
+                        delta["tool_calls"] = calls
                     yield chunk(P.chat_chunk_choice(index, delta, c.finish_reason, logprobs))
                 else:
                     choice = P.completion_choice(index, text, c.finish_reason,

@@ -1,0 +1,393 @@
+"""Tool calling (issue 20, point 3): `tools`, `tool_choice`, `parallel_tool_calls`, calls in the
+history, through real servers and the `openai` client. Every call's arguments validate against
+its function's schema (jsonschema) across seeds and temperatures, streamed and not; the
+streamed deltas add up to the non-streamed calls; `auto` on SmolLM2 returns a call when the
+model writes one and plain content when it does not."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import httpx
+import jsonschema
+import pytest
+from conftest import serve_in_process
+
+from roseinfer.output.tool_calls import ToolCallParser
+from roseinfer.server import protocol as P
+from roseinfer.server.chat_prompt import chat_prompt_ids
+from roseinfer.structured.tools import Tool, ToolUse, tool_prompt
+from roseinfer.tokenizer import Tokenizer
+
+WEATHER = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string", "maxLength": 8},
+        "unit": {"enum": ["celsius", "fahrenheit"]},
+        "days": {"type": "integer", "minimum": 1, "maximum": 7},
+    },
+    "required": ["city", "unit"],
+    "additionalProperties": False,
+}
+ADD = {
+    "type": "object",
+    "properties": {  # bounded: a random model's digits would otherwise run to max_tokens
+        "a": {"type": "integer", "minimum": -999, "maximum": 999},
+        "b": {"type": "integer", "minimum": 0, "maximum": 99},
+    },
+    "required": ["a", "b"],
+    "additionalProperties": False,
+}
+TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "description": "Weather in a city",
+                                      "parameters": WEATHER}},
+    {"type": "function", "function": {"name": "add", "parameters": ADD, "strict": True}},
+]  # fmt: skip
+SCHEMAS = {"get_weather": WEATHER, "add": ADD}
+MESSAGES = [{"role": "user", "content": "What is the weather in Paris?"}]
+
+
+def check_calls(calls: list[dict], names: frozenset[str] = frozenset(SCHEMAS)) -> None:
+    assert calls
+    for call in calls:
+        assert call["type"] == "function" and call["id"].startswith("call_")
+        assert call["function"]["name"] in names
+        jsonschema.validate(
+            json.loads(call["function"]["arguments"]), SCHEMAS[call["function"]["name"]]
+        )
+
+
+def streamed(http: httpx.Client, body: dict) -> tuple[str, list[dict], str]:
+    """(content, calls, finish_reason) of a streamed chat answer, the deltas put together as a
+    client does (by index: id and name first, then argument fragments)."""
+    content, calls, finish = "", {}, ""
+    with http.stream("POST", "/v1/chat/completions", json={**body, "stream": True}) as r:
+        assert r.status_code == 200
+        for line in r.iter_lines():
+            if not line.startswith("data: ") or line == "data: [DONE]":
+                continue
+            for choice in json.loads(line[6:])["choices"]:
+                delta = choice["delta"]
+                content += delta.get("content") or ""
+                for d in delta.get("tool_calls") or ():
+                    if "id" in d:
+                        assert d["index"] not in calls and d["index"] == len(calls)
+                        calls[d["index"]] = {"id": d["id"], "type": d["type"],
+                                             "function": dict(d["function"])}  # fmt: skip
+                    else:
+                        calls[d["index"]]["function"]["arguments"] += d["function"]["arguments"]
+                finish = choice["finish_reason"] or finish
+    return content, [calls[i] for i in sorted(calls)], finish
+
+
+@pytest.fixture(scope="module")
+def tools_server(tmp_path_factory):
+    """A tiny random qwen2 with room for the tool prompt (≈ 900 tokens in its 384-token
+    vocabulary)."""
+    from conftest import make_tiny_model
+
+    path = make_tiny_model("qwen2", str(tmp_path_factory.mktemp("qwen2_long")))
+    with open(f"{path}/config.json") as f:
+        config = json.load(f)
+    with open(f"{path}/config.json", "w") as f:
+        json.dump({**config, "max_position_embeddings": 2048}, f)
+    with serve_in_process(path, num_kv_blocks=256) as served:
+        yield served[1]
+
+
+@pytest.fixture(scope="module")
+def http(tools_server):
+    with httpx.Client(base_url=tools_server, timeout=60) as client:
+        yield client
+
+
+@pytest.mark.parametrize(
+    ("choice", "parallel", "names"),
+    [
+        ("required", True, {"get_weather", "add"}),
+        ("required", False, {"get_weather", "add"}),
+        ({"type": "function", "function": {"name": "add"}}, True, {"add"}),
+    ],
+    ids=["required", "required-single", "named"],
+)
+def test_forced_calls_always_validate(http, choice, parallel, names):
+    for seed, temperature in [(0, 0.0), (1, 0.7), (2, 1.0), (3, 1.3)]:
+        body = {"messages": MESSAGES, "tools": TOOLS, "tool_choice": choice, "seed": seed,
+                "temperature": temperature, "max_tokens": 200, "parallel_tool_calls": parallel}  # fmt: skip
+        r = http.post("/v1/chat/completions", json=body)
+        assert r.status_code == 200, r.text
+        (out,) = r.json()["choices"]
+        if out["finish_reason"] == "length":  # cut short: only a parallel answer may run on
+            assert parallel and choice == "required"
+            continue
+        assert out["finish_reason"] == "tool_calls", out
+        assert out["message"]["content"] is None
+        calls = out["message"]["tool_calls"]
+        check_calls(calls, names)
+        if not parallel or isinstance(choice, dict):
+            assert len(calls) == 1
+        content, stream_calls, finish = streamed(http, body)
+        assert (content, finish) == ("", "tool_calls")
+        # the same tokens (same seed): the same calls but for their ids
+        assert [c["function"] for c in stream_calls] == [c["function"] for c in calls]
+
+
+def test_auto_with_a_model_that_writes_no_call_gives_content(http):
+    body = {"messages": MESSAGES, "tools": TOOLS, "max_tokens": 12, "temperature": 0}
+    r = http.post("/v1/chat/completions", json=body)
+    (out,) = r.json()["choices"]
+    assert out["finish_reason"] in ("stop", "length") and "tool_calls" not in out["message"]
+    assert out["message"]["content"] and "<tool_call>" not in out["message"]["content"]
+    assert streamed(http, body) == (out["message"]["content"], [], out["finish_reason"])
+
+
+def test_openai_client_tools_and_its_stream_helper(tools_server):
+    from openai import OpenAI, pydantic_function_tool
+    from pydantic import BaseModel
+
+    class Add(BaseModel):
+        a: int
+        b: int
+
+    client = OpenAI(base_url=tools_server + "/v1", api_key="x", max_retries=0)
+    model = client.models.list().data[0].id
+    resp = client.chat.completions.create(
+        model=model, messages=MESSAGES, tools=TOOLS, tool_choice="required",  # type: ignore[arg-type]
+        parallel_tool_calls=False, max_tokens=100, temperature=0,
+    )  # fmt: skip
+    (call,) = resp.choices[0].message.tool_calls or []
+    assert resp.choices[0].finish_reason == "tool_calls"
+    jsonschema.validate(json.loads(call.function.arguments), SCHEMAS[call.function.name])
+    # the streaming helper puts the deltas together and parses strict tools' arguments
+    with client.chat.completions.stream(
+        model=model, messages=MESSAGES, tools=[pydantic_function_tool(Add)],
+        tool_choice={"type": "function", "function": {"name": "Add"}}, max_tokens=100, seed=5,
+        temperature=0.8,
+    ) as stream:  # fmt: skip
+        for _ in stream:
+            pass
+        final = stream.get_final_completion()
+    (call,) = final.choices[0].message.tool_calls or []
+    assert isinstance(call.function.parsed_arguments, Add)
+
+
+@pytest.mark.parametrize(
+    ("extra", "param"),
+    [
+        ({"tool_choice": "required"}, "tool_choice"),
+        ({"tools": TOOLS, "tool_choice": {"type": "function", "function": {"name": "nope"}}},
+         "tool_choice"),
+        ({"tools": TOOLS, "tool_choice": "sometimes"}, "tool_choice"),
+        ({"tools": [{"type": "function", "function": {"name": "bad name"}}]},
+         "tools.0.function.name"),
+        ({"tools": [TOOLS[0], {"type": "function", "function": {"name": "f", "parameters":
+          {"type": "object", "properties": {"x": {"type": "nonsense"}}}}}]},
+         "tools.1.function.parameters"),
+        ({"tools": [TOOLS[1], TOOLS[1]]}, "tools"),
+        ({"tools": TOOLS, "response_format": {"type": "json_object"}}, "response_format"),
+        ({"tools": [{"type": "retrieval", "function": {"name": "f"}}]}, "tools.0.type"),
+    ],
+    ids=["no-tools", "unknown-name", "bad-choice", "bad-name", "bad-schema", "twice",
+         "two-constraints", "type"],
+)  # fmt: skip
+def test_bad_tool_requests_are_400s_naming_the_field(http, extra, param):
+    r = http.post("/v1/chat/completions", json={"messages": MESSAGES, **extra})
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["param"] == param, r.text
+
+
+def test_tools_are_refused_on_completions(http):
+    r = http.post("/v1/completions", json={"prompt": "x", "tools": TOOLS})
+    assert r.status_code == 400 and r.json()["error"]["param"] == "tools"
+
+
+# ---- the prompt: templates with and without tool support ---------------------------------------
+
+HISTORY = [
+    {"role": "user", "content": "Weather in Paris and Rome?"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function",
+         "function": {"name": "get_weather", "arguments": '{"city": "Paris", "unit": "celsius"}'}},
+        {"id": "c2", "type": "function",
+         "function": {"name": "get_weather", "arguments": '{"city": "Rome", "unit": "celsius"}'}},
+    ]},
+    {"role": "tool", "tool_call_id": "c2", "content": "Rome: 25"},
+    {"role": "tool", "tool_call_id": "c1", "content": "Paris: 18"},
+]  # fmt: skip
+
+# Qwen 2.5's way of rendering tools, calls and results, cut down.
+TOOL_TEMPLATE = (
+    "{% if tools %}<|im_start|>system\n# Tools\n<tools>{% for t in tools %}\n{{ t | tojson }}"
+    "{% endfor %}\n</tools><|im_end|>\n{% endif %}"
+    "{% for m in messages %}{% if m.role == 'tool' %}<|im_start|>user\n<tool_response>\n"
+    "{{ m.content }}\n</tool_response><|im_end|>\n{% else %}<|im_start|>{{ m.role }}\n"
+    "{{ m.content or '' }}{% for c in m.tool_calls or [] %}\n<tool_call>\n"
+    '{"name": "{{ c.function.name }}", "arguments": {{ c.function.arguments | tojson }}}\n'
+    "</tool_call>{% endfor %}<|im_end|>\n{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def request(messages: list[dict], **extra) -> P.ChatCompletionRequest:
+    return P.ChatCompletionRequest.model_validate({"messages": messages, **extra})
+
+
+def test_a_template_with_tool_support_renders_them_as_transformers_does(tiny_model_dir):
+    from transformers import AutoTokenizer
+
+    hf = AutoTokenizer.from_pretrained(tiny_model_dir("llama"))
+    hf.chat_template = TOOL_TEMPLATE
+    tools = tuple(Tool(t["function"]["name"], t["function"].get("description"),
+                       t["function"]["parameters"]) for t in TOOLS)  # fmt: skip
+    ids = chat_prompt_ids(Tokenizer(hf), request(HISTORY, tools=TOOLS), tools)
+    as_objects = [dict(m) for m in HISTORY]
+    as_objects[1] = {**HISTORY[1], "content": "", "tool_calls": [
+        {**c, "function": {**c["function"], "arguments": json.loads(c["function"]["arguments"])}}
+        for c in HISTORY[1]["tool_calls"]]}  # fmt: skip
+    expected = hf.apply_chat_template(as_objects, tools=[t.as_json() for t in tools],
+                                      tokenize=False, add_generation_prompt=True)  # fmt: skip
+    assert hf.decode(ids) == expected
+    assert '"arguments": {"city": "Paris", "unit": "celsius"}' in expected
+
+
+def test_a_template_without_tool_support_gets_the_hermes_format(tiny_model_dir):
+    from transformers import AutoTokenizer
+
+    hf = AutoTokenizer.from_pretrained(tiny_model_dir("llama"))
+    tools = (Tool("get_weather", "Weather in a city", WEATHER),)
+    text = hf.decode(chat_prompt_ids(Tokenizer(hf), request(HISTORY, tools=TOOLS[:1]), tools))
+    assert text.startswith(f"<|im_start|>system\n{tool_prompt(tools)}<|im_end|>")
+    assert '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome", "unit": ' in text
+    # the results in the calls' order (Paris's first), in one user turn
+    assert text.endswith(
+        "<|im_start|>user\n<tool_response>\nParis: 18\n</tool_response>\n<tool_response>\n"
+        "Rome: 25\n</tool_response><|im_end|>\n<|im_start|>assistant\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("message", "param"),
+    [
+        ({"role": "tool", "tool_call_id": "c9", "content": "x"}, "messages.2.tool_call_id"),
+        ({"role": "user", "tool_call_id": "c1", "content": "x"}, "messages.2.tool_call_id"),
+    ],
+)
+def test_a_result_must_answer_a_call(http, message, param):
+    r = http.post("/v1/chat/completions", json={"messages": [*HISTORY[:2], message]})
+    assert r.status_code == 400 and r.json()["error"]["param"] == param, r.text
+
+
+def test_history_arguments_must_be_json_objects(http):
+    bad = json.loads(json.dumps(HISTORY[:2]))
+    bad[1]["tool_calls"][1]["function"]["arguments"] = "[1, 2]"
+    r = http.post("/v1/chat/completions", json={"messages": bad})
+    assert r.status_code == 400
+    assert r.json()["error"]["param"] == "messages.1.tool_calls.1.function.arguments"
+
+
+def test_a_conversation_with_calls_and_results_is_answered(http):
+    r = http.post("/v1/chat/completions", json={"messages": HISTORY, "tools": TOOLS,
+                                               "max_tokens": 8})  # fmt: skip
+    assert r.status_code == 200, r.text
+
+
+# ---- the grammar and the parser, without a model -----------------------------------------------
+
+
+def test_the_auto_grammar_takes_text_and_holds_calls_to_their_schema(tiny_model_dir):
+    import llguidance
+    import llguidance.hf
+    from transformers import AutoTokenizer
+
+    hf = AutoTokenizer.from_pretrained(tiny_model_dir("llama"))
+    use = ToolUse((Tool("add", None, ADD),), "auto", None, parallel=False)
+    matcher = llguidance.LLMatcher(llguidance.hf.from_tokenizer(hf), use.grammar(), log_level=0)
+
+    def accepts(text: str) -> bool:
+        m = matcher.deep_copy()
+        return m.consume_tokens(hf.encode(text)) and not m.is_error()
+
+    assert accepts("Plain text, <tool and all.")
+    assert accepts(
+        'Sure. <tool_call>\n{"name": "add", "arguments": {"a": 1, "b": 2}}\n</tool_call>'
+    )
+    assert not accepts('<tool_call>\n{"name": "add", "arguments": {"a": 1}}')  # b is required
+    assert not accepts('<tool_call>\n{"name": "sub", "arguments": {"a": 1, "b": 2}}')
+    assert not accepts(  # one call only
+        '<tool_call>\n{"name": "add", "arguments": {"a": 1, "b": 2}}\n</tool_call> more'
+    )
+
+
+TEXT = (
+    'Let me check.  \n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Pa\\"ri}s", '
+    '"n": [1, {"a": 2}]}}\n</tool_call>\n<tool_call>\n{"arguments": {"x": 1}, "name": "add"}\n'
+    "</tool_call>\n"
+)
+
+
+def test_the_parser_gives_the_same_calls_however_the_text_is_cut():
+    whole = ToolCallParser(frozenset(SCHEMAS))
+    assert whole.feed(TEXT, True)[0] == "Let me check."
+    assert [(c.name, json.loads(c.arguments)) for c in whole.calls] == [
+        ("get_weather", {"city": 'Pa"ri}s', "n": [1, {"a": 2}]}),
+        ("add", {"x": 1}),
+    ]
+    rng = random.Random(0)
+    for _ in range(100):
+        cuts = sorted(rng.sample(range(1, len(TEXT)), rng.randint(1, 40)))
+        parser = ToolCallParser(frozenset(SCHEMAS))
+        content, arguments = "", ["", ""]
+        pieces = [TEXT[a:b] for a, b in zip([0, *cuts], [*cuts, len(TEXT)], strict=True)]
+        for i, piece in enumerate(pieces):
+            text, deltas = parser.feed(piece, i == len(pieces) - 1)
+            content += text
+            for d in deltas:
+                arguments[d.index] += d.arguments
+        assert content == "Let me check."
+        assert arguments == [c.arguments for c in whole.calls]
+
+
+@pytest.mark.parametrize(
+    ("pieces", "content"),
+    [
+        (["a <tool_ca", "ll> not json"], "a <tool_call> not json"),
+        (['x <tool_call>{"name": "other", "arguments": {}}</tool_call>'],
+         'x <tool_call>{"name": "other", "arguments": {}}</tool_call>'),
+        (["no calls \n", ""], "no calls \n"),
+    ],
+)  # fmt: skip
+def test_text_that_is_no_call_of_ours_stays_content(pieces, content):
+    parser = ToolCallParser(frozenset(SCHEMAS))
+    out = "".join(parser.feed(p, i == len(pieces) - 1)[0] for i, p in enumerate(pieces))
+    assert out == content and parser.calls == []
+
+
+# ---- auto on a real model ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def smollm2_server(tmp_path_factory):
+    with serve_in_process("smollm2") as served:
+        yield served[1]
+
+
+def test_auto_returns_the_call_smollm2_writes(smollm2_server):
+    """Asked with a bare "<tool_call>", SmolLM2 answers with a call; the grammar holds its
+    arguments to the schema; asked about Paris it writes prose, which comes back as content."""
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]  # fmt: skip
+    with httpx.Client(base_url=smollm2_server, timeout=120) as http:
+        body = {"messages": [{"role": "system", "content": "You call tools."},
+                             {"role": "user", "content": "<tool_call>"}],
+                "tools": tools, "max_tokens": 40, "temperature": 0}  # fmt: skip
+        (out,) = http.post("/v1/chat/completions", json=body).json()["choices"]
+        (call,) = out["message"]["tool_calls"]
+        assert call["function"]["name"] == "get_weather"
+        assert isinstance(json.loads(call["function"]["arguments"])["city"], str)
+        content, calls, finish = streamed(http, body)
+        assert [c["function"] for c in calls] == [call["function"]]
+        assert (content or None, finish) == (out["message"]["content"], out["finish_reason"])
+        body["messages"][1]["content"] = "What is the capital of France?"
+        (out,) = http.post("/v1/chat/completions", json=body).json()["choices"]
+        assert "tool_calls" not in out["message"] and "Paris" in out["message"]["content"]
