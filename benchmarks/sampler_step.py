@@ -4,7 +4,9 @@ on random logits (scaled so that a few tokens dominate, as a model's do) and 70-
     python benchmarks/sampler_step.py --batch-size 32 --vocab 49152
 
 With `--grammar`, also every row under a JSON schema (SmolLM2's tokenizer, llguidance): the
-bitmask fill and apply, with each row's matcher advanced by the token it drew.
+bitmask fill and apply, with each row's matcher advanced by the token it drew, the apply by the
+torch version and by the C++ kernel (the CPU backend's); and every row under tool_choice
+"auto"'s grammar (free text with a lazy `<tool_call>` trigger), kernel apply.
 
 The engine's own figures (the sampler inside a generate run) are in BENCHMARKS.md.
 """
@@ -49,24 +51,39 @@ SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"},
           "sources": {"type": "array", "items": {"type": "string"}}}}  # fmt: skip
 
 
-def grammar_case(vocab: int) -> tuple[SamplingParams, Any]:
-    """Params under SCHEMA and a compiler for SmolLM2's tokenizer (its vocabulary: `vocab`)."""
+def grammar_cases(vocab: int) -> tuple[dict[str, SamplingParams], Any]:
+    """Params under SCHEMA and under tool_choice "auto", and a compiler for SmolLM2's tokenizer
+    (its vocabulary: `vocab`)."""
     from roseinfer.config import StructuredOutputs
     from roseinfer.loader import smollm2_path
     from roseinfer.structured.grammar import GrammarCompiler
+    from roseinfer.structured.tools import Tool, ToolUse
     from roseinfer.tokenizer import Tokenizer
 
-    spec = StructuredOutputs(json=SCHEMA)
+    tools = ToolUse((Tool("get_weather", None, SCHEMA),), "auto")
+    specs = {"json schema": StructuredOutputs(json=SCHEMA),
+             "tools auto": StructuredOutputs(grammar=tools.grammar())}  # fmt: skip
     compiler = GrammarCompiler(Tokenizer.from_gguf(smollm2_path()), vocab)
-    compiler.check(spec)  # the tokenizer's view and the grammar: not timed
-    return SamplingParams(max_tokens=128, temperature=1.0, structured_outputs=spec), compiler
+    for spec in specs.values():
+        compiler.check(spec)  # the tokenizer's view and the grammar: not timed
+    params = {
+        name: SamplingParams(max_tokens=128, temperature=1.0, structured_outputs=spec)
+        for name, spec in specs.items()
+    }
+    return params, compiler
 
 
 def median_ms(params: SamplingParams, batch: int, vocab: int, steps: int, seed: int,
-              compiler: Any = None) -> float:  # fmt: skip
+              compiler: Any = None, kernel: bool = False) -> float:  # fmt: skip
     gen = torch.Generator().manual_seed(seed)
     logits = [torch.randn(batch, vocab, generator=gen) * 4 for _ in range(8)]
     sampler = Sampler("cpu", seed, [0])
+    if kernel:
+        from roseinfer.kernels import load_cpu_kernels
+
+        kernels = load_cpu_kernels()
+        assert kernels is not None, "the C++ kernels do not build here"
+        sampler.apply_bitmask = kernels.apply_token_bitmask
     seqs = [History(i, torch.randint(0, vocab, (70,), generator=gen).tolist(), 70)
             for i in range(batch)]  # fmt: skip
     if params.structured_outputs is not None:
@@ -98,7 +115,7 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--grammar", action="store_true", help="also every row under a JSON schema")
     args = p.parse_args()
-    grammar = grammar_case(args.vocab) if args.grammar else None
+    grammar = grammar_cases(args.vocab) if args.grammar else None
     for r in range(args.rounds):
         row = []
         for name, fields in CASES.items():
@@ -107,8 +124,12 @@ def main() -> None:
                 f"{name} {median_ms(params, args.batch_size, args.vocab, args.steps, r):.2f}"
             )
         if grammar is not None:
-            ms = median_ms(grammar[0], args.batch_size, args.vocab, args.steps, r, grammar[1])
-            row.append(f"json schema {ms:.2f}")
+            cases, compiler = grammar
+            for name, kernel in [("json schema", False), ("json schema", True),
+                                 ("tools auto", True)]:  # fmt: skip
+                ms = median_ms(cases[name], args.batch_size, args.vocab, args.steps, r,
+                               compiler, kernel)  # fmt: skip
+                row.append(f"{name} ({'kernel' if kernel else 'torch'} apply) {ms:.2f}")
         print(f"round {r + 1} (ms): " + ", ".join(row), flush=True)
 
 

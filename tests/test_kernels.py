@@ -785,3 +785,27 @@ def test_sampler_takes_greedy_tokens_from_the_kernel(kernels):
     plain = run(Sampler("cpu", 0, [2]))
     spied = CpuBackend(BackendOptions(CPU), Spy())
     assert torch.equal(run(Sampler("cpu", 0, [2], spied.argmax)), plain) and Spy.calls == 1
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("vocab", [49152, 49155, 384, 33, 7])
+def test_apply_token_bitmask_matches_the_torch_version(kernels, dtype, vocab):
+    from roseinfer.structured.grammar import apply_bitmask
+
+    torch.manual_seed(0)
+    words = (vocab + 31) // 32
+    logits = torch.randn(6, vocab).to(dtype)
+    bitmask = torch.randint(-(2**31), 2**31 - 1, (4, words), dtype=torch.int32)
+    bitmask[1] = -1  # all allowed
+    bitmask[2] = 0  # none allowed (whole words of -inf)
+    bitmask[3, ::2] = 0
+    rows = torch.tensor([5, 0, 3, 2])
+    expected, got = logits.clone(), logits.clone()
+    apply_bitmask(expected, bitmask, rows)
+    kernels.apply_token_bitmask(got, bitmask, rows)
+    assert torch.equal(got, expected)
+    assert torch.equal(got[[1, 4]], logits[[1, 4]])  # rows without a grammar are untouched
+    with pytest.raises(RuntimeError, match="row out of range"):
+        kernels.apply_token_bitmask(got, bitmask, torch.tensor([0, 1, 2, 6]))
+    with pytest.raises(RuntimeError, match="ceil"):
+        kernels.apply_token_bitmask(got, bitmask[:, :-1].contiguous(), rows)

@@ -189,6 +189,13 @@ class Backend(LayerOps, Protocol):
         """Greedy tokens: logits [B, V] -> each row's first maximal index [B] int64."""
         ...
 
+    def apply_bitmask(
+        self, logits: torch.Tensor, bitmask: torch.Tensor, rows: torch.Tensor
+    ) -> None:
+        """Grammars' masks, in place: -inf in logits [B, V] row rows[i] where bitmask int32
+        [R, ceil(V / 32)] row i forbids the token (`structured.grammar.apply_bitmask`)."""
+        ...
+
     def decoder_stack(self, model: CausalLM) -> DecoderStack[Any] | None:
         """The model's layers fused into one call for the steps that can take it, or None."""
         ...

@@ -12,6 +12,7 @@ from roseinfer.layers.linear import Int8Linear, PackedLinear, can_pack, replace_
 from roseinfer.layers.norm import add_rms_norm, rms_norm
 from roseinfer.layers.rotary import rotate
 from roseinfer.layers.sampler import greedy_argmax
+from roseinfer.structured.grammar import apply_bitmask
 
 
 class TorchBackend:
@@ -24,6 +25,7 @@ class TorchBackend:
     rotary = staticmethod(rotate)
     silu_mul = staticmethod(silu_and_mul)
     argmax = staticmethod(greedy_argmax)
+    apply_bitmask = staticmethod(apply_bitmask)
 
     def __init__(self, options: BackendOptions, pack_bf16_linears: bool = False) -> None:
         """`pack_bf16_linears`: bf16 linears in oneDNN's blocked layout (still plain PyTorch),

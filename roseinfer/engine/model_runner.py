@@ -45,7 +45,11 @@ class ModelRunner:
         self.device = torch.device(config.device)
         self.backend = _backend(loaded, config, self.device)
         self.sampler = Sampler(
-            self.device, config.seed, loaded.tokenizer.stop_token_ids, self.backend.argmax
+            self.device,
+            config.seed,
+            loaded.tokenizer.stop_token_ids,
+            self.backend.argmax,
+            self.backend.apply_bitmask,
         )
         self.kv_cache = KVCache(
             self.model_config,

@@ -39,6 +39,10 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::call_guard<py::gil_scoped_release>());
   m.def("argmax_rows", &roseinfer::argmax_rows,
         "index of each row's first maximum (or first NaN), as torch.max(dim=-1).indices");
+  m.def("apply_token_bitmask", &roseinfer::apply_token_bitmask,
+        "-inf, in place, in logits row rows[i] where bit j of bitmask[i, w] is 0 (token 32w + j)",
+        py::arg("logits"), py::arg("bitmask"), py::arg("rows"),
+        py::call_guard<py::gil_scoped_release>());
   m.def("amx_int8_linear_available", &roseinfer::amx_int8_linear_available,
         "whether amx_int8_linear runs here (amx_linear's, and built with AVX512-BF16)");
   m.def("amx_int8_linear", &roseinfer::amx_int8_linear,

@@ -24,6 +24,7 @@ bool amx_linear_available();
 torch::Tensor amx_pack_weight(torch::Tensor w);
 torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias);
 torch::Tensor argmax_rows(torch::Tensor logits);
+void apply_token_bitmask(torch::Tensor logits, torch::Tensor bitmask, torch::Tensor rows);
 bool amx_int8_linear_available();
 torch::Tensor amx_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
                               c10::optional<torch::Tensor> bias);

@@ -1,4 +1,7 @@
-// Greedy sampling: the index of each row's largest logit. torch's max over bf16 rows of 49,152
+// Greedy sampling: the index of each row's largest logit; a grammar's token bitmask applied to
+// logits in place.
+//
+// Greedy: the index of each row's largest logit. torch's max over bf16 rows of 49,152
 // logits takes 43 µs for one row and 0.67 ms for 32 (a few percent of a decode step); this reads
 // each row once with 16-lane compares: 5 µs and 73 µs.
 #include <ATen/Parallel.h>
@@ -69,6 +72,51 @@ torch::Tensor argmax_rows(torch::Tensor logits) {
     });
   });
   return out;
+}
+
+// The torch version (roseinfer/structured/grammar.py, apply_bitmask) expands every bit to a float
+// through a lookup: [32, 49152] rows write 25 MB. This touches only the forbidden logits, a whole
+// word of 32 at a time where the grammar allows none of them (most words, under a JSON schema).
+void apply_token_bitmask(torch::Tensor logits, torch::Tensor bitmask, torch::Tensor rows) {
+  TORCH_CHECK(logits.dim() == 2 && logits.stride(1) == 1,
+              "apply_token_bitmask: logits must be [B, V] with contiguous rows");
+  const int64_t n = logits.size(1), stride = logits.stride(0), words = (n + 31) / 32;
+  TORCH_CHECK(bitmask.dim() == 2 && bitmask.scalar_type() == at::kInt && bitmask.is_contiguous() &&
+                  bitmask.size(1) == words,
+              "apply_token_bitmask: bitmask must be contiguous int32 [R, ceil(V / 32)]");
+  TORCH_CHECK(rows.dim() == 1 && rows.scalar_type() == at::kLong && rows.is_contiguous() &&
+                  rows.size(0) == bitmask.size(0),
+              "apply_token_bitmask: rows must be int64 [R]");
+  const int64_t num_rows = rows.size(0);
+  const int64_t* rp = rows.data_ptr<int64_t>();
+  for (int64_t r = 0; r < num_rows; ++r)
+    TORCH_CHECK(rp[r] >= 0 && rp[r] < logits.size(0), "apply_token_bitmask: row out of range");
+  const uint32_t* bp = reinterpret_cast<const uint32_t*>(bitmask.data_ptr<int32_t>());
+  dispatch(logits.scalar_type(), "apply_token_bitmask", [&](auto tag) {
+    using T = decltype(tag);
+    const T ninf = T(-std::numeric_limits<float>::infinity());
+    T* lp = logits.data_ptr<T>();
+    at::parallel_for(0, num_rows, 1, [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        T* row = lp + rp[r] * stride;
+        const uint32_t* mask = bp + r * words;
+        for (int64_t w = 0; w < words; ++w) {
+          uint32_t forbidden = ~mask[w];
+          const int64_t base = w * 32;
+          if (forbidden == 0xFFFFFFFFu && base + 32 <= n) {
+            std::fill(row + base, row + base + 32, ninf);
+            continue;
+          }
+          while (forbidden != 0) {
+            const int64_t t = base + __builtin_ctz(forbidden);
+            if (t >= n) break;
+            row[t] = ninf;
+            forbidden &= forbidden - 1;
+          }
+        }
+      }
+    });
+  });
 }
 
 }  // namespace roseinfer

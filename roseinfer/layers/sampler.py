@@ -24,7 +24,7 @@ import torch
 from roseinfer.config import SamplingParams
 from roseinfer.layers.logprobs import LogprobsTensors, RawLogits
 from roseinfer.layers.penalties import History, TokenCounts, apply_penalties
-from roseinfer.structured.grammar import apply_bitmasks
+from roseinfer.structured.grammar import apply_bitmask, fill_bitmask
 
 __all__ = [
     "History",
@@ -146,10 +146,13 @@ class Sampler:
         seed: int,
         stop_token_ids: Iterable[int],
         argmax: Callable[[torch.Tensor], torch.Tensor] = greedy_argmax,
+        apply_bitmask: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], None] = apply_bitmask,
     ) -> None:
-        """`argmax`: the greedy rows' [B, V] -> [B] int64 (the backend's, `Backend.argmax`)."""
+        """`argmax`: the greedy rows' [B, V] -> [B] int64; `apply_bitmask`: the grammars'
+        masks, in place (the backend's: `Backend.argmax`, `Backend.apply_bitmask`)."""
         self.device = torch.device(device)
         self.argmax = argmax
+        self.apply_bitmask = apply_bitmask
         self.generator = torch.Generator(self.device).manual_seed(seed)
         self.stop_token_ids = torch.tensor(
             sorted(stop_token_ids), dtype=torch.long, device=self.device
@@ -238,7 +241,8 @@ class Sampler:
         if constrained:
             if histories is None:
                 raise ValueError("structured outputs need each row's sequence (histories)")
-            apply_bitmasks(logits, constrained, [histories[i].matcher for i in constrained])
+            bitmask = fill_bitmask([histories[i].matcher for i in constrained], logits.shape[1])
+            self.apply_bitmask(logits, bitmask, torch.tensor(constrained, dtype=torch.long))
             allowed += constrained
         if allowed and logits[allowed].isneginf().all(dim=-1).any():
             # that request fails alone (the runner samples the batch again row by row)

@@ -102,22 +102,28 @@ class GrammarCompiler:
         return self.check(spec).deep_copy()
 
 
+def fill_bitmask(matchers: Sequence[Any], vocab_size: int) -> torch.Tensor:
+    """The tokens each matcher's grammar allows next: int32 [R, ceil(V / 32)], bit j of word w
+    set when token 32w + j is allowed (llguidance's layout)."""
+    bitmask = torch.empty(len(matchers), (vocab_size + 31) // 32, dtype=torch.int32)
+    for i, m in enumerate(matchers):
+        row = bitmask[i]
+        m.unsafe_compute_mask_ptr(row.data_ptr(), row.numel() * 4)
+    return bitmask
+
+
 # bit j of byte b, as 0 or -inf: a bitmask of bytes becomes additive logit masks by lookup
 _BYTE_MASK = torch.where(
     ((torch.arange(256)[:, None] >> torch.arange(8)) & 1) == 1, 0.0, float("-inf")
 )
 
 
-def apply_bitmasks(logits: torch.Tensor, rows: Sequence[int], matchers: Sequence[Any]) -> None:
-    """-inf, in place, for the tokens each matcher's grammar forbids next. logits [B, V];
-    `rows[i]` is the logits row of `matchers[i]`."""
+def apply_bitmask(logits: torch.Tensor, bitmask: torch.Tensor, rows: torch.Tensor) -> None:
+    """-inf, in place, in logits row `rows[i]` for the tokens bitmask row i forbids. logits
+    [B, V], bitmask int32 [R, ceil(V / 32)] (`fill_bitmask`), rows int64 [R]. The plain-PyTorch
+    version of the CPU kernel's (`Backend.apply_bitmask`)."""
     vocab = logits.shape[1]
-    words = (vocab + 31) // 32
-    bitmask = torch.empty(len(rows), words, dtype=torch.int32)
-    for i, m in enumerate(matchers):
-        row = bitmask[i]
-        m.unsafe_compute_mask_ptr(row.data_ptr(), row.numel() * 4)
-    masks = _BYTE_MASK.to(logits.device)[bitmask.view(torch.uint8).long()]  # [R, words*4, 8]
+    masks = _BYTE_MASK.to(logits.device)[bitmask.view(torch.uint8).long()]  # [R, W * 4, 8]
     masks = masks.view(len(rows), -1)[:, :vocab].to(logits.dtype)
-    index = torch.tensor(list(rows), device=logits.device)
+    index = rows.to(logits.device)
     logits[index] = logits[index] + masks
