@@ -7,7 +7,7 @@ permutation of q/k undone, so the result matches `transformers`' own GGUF loader
 The header is parsed here rather than with `gguf.GGUFReader`: the reader builds a numpy view
 per tokenizer string and spends ~2 s on SmolLM2's 98k vocabulary and merge strings, more than
 the whole load is allowed. `gguf` still supplies the type enums and block sizes. Dequantisation
-is vectorised numpy over a memory map of the file.
+(`gguf_quants`) is vectorised numpy over a memory map of the file.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import torch
 from gguf import GGML_QUANT_SIZES, GGMLQuantizationType, GGUFValueType
 
 from roseinfer.layers.rotary import rope_inv_freq
+from roseinfer.loader.gguf_quants import SUPPORTED_TYPES, dequantize, tensor_nbytes
 
 
 class GGUFError(ValueError):
@@ -31,7 +32,6 @@ class GGUFError(ValueError):
 
 
 Q = GGMLQuantizationType
-SUPPORTED_TYPES = (Q.F32, Q.F16, Q.BF16, Q.Q8_0, Q.Q4_0, Q.Q4_1)
 
 # GGUF tensor name (after `blk.N.`) -> HF name (after `model.layers.N.`).
 _LAYER_NAMES = {
@@ -131,42 +131,6 @@ def _parse(path: str) -> tuple[dict[str, Any], list[_Tensor], mmap.mmap, int]:
         raise GGUFError(f"{path} is truncated (GGUF header ends early)") from None
     align = int(meta.get("general.alignment", 32))
     return meta, tensors, buf, (cur.pos + align - 1) // align * align
-
-
-def _nbytes(t: _Tensor) -> int:
-    block, type_size = GGML_QUANT_SIZES[Q(t.qtype)]  # bytes per block of `block` values
-    return int(np.prod(t.shape)) // block * type_size
-
-
-def _dequantize(raw: np.ndarray, qtype: int, shape: tuple[int, ...]) -> np.ndarray:
-    """uint8 bytes of one tensor -> float32 of `shape`, bit-identical to gguf.quants.
-
-    numpy, not torch: single-threaded numpy is as fast here and, unlike torch's OpenMP pool,
-    does not slow down tenfold when other processes compete for the cores.
-    """
-    if qtype == Q.F32:
-        return raw.view(np.float32).reshape(shape).copy()
-    if qtype == Q.F16:
-        return raw.view(np.float16).astype(np.float32).reshape(shape)
-    if qtype == Q.BF16:  # bf16 is the top half of an f32
-        return (raw.view(np.uint16).astype(np.uint32) << 16).view(np.float32).reshape(shape)
-    blocks = raw.reshape(-1, GGML_QUANT_SIZES[Q(qtype)][1])  # one row per 32-value block
-    d = blocks[:, :2].view(np.float16).astype(np.float32)  # [n, 1] scale
-    if qtype == Q.Q8_0:
-        out = blocks[:, 2:].view(np.int8).astype(np.float32)
-        out *= d
-        return out.reshape(shape)
-    qs = blocks[:, 4:] if qtype == Q.Q4_1 else blocks[:, 2:]
-    out = np.empty((len(blocks), 32), np.float32)
-    np.bitwise_and(qs, 0x0F, out=out[:, :16], casting="unsafe")  # low nibbles: values 0..15
-    np.right_shift(qs, 4, out=out[:, 16:], casting="unsafe")  # high nibbles: values 16..31
-    if qtype == Q.Q4_0:
-        out -= 8
-        out *= d
-    else:  # Q4_1: d * q + m
-        out *= d
-        out += blocks[:, 2:4].view(np.float16).astype(np.float32)
-    return out.reshape(shape)
 
 
 def _unpermute(w: np.ndarray, n_head: int) -> np.ndarray:
@@ -286,13 +250,17 @@ def read_gguf(path: str) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
                 f"tensor {t.name} has type {type_name}; roseinfer dequantises "
                 + ", ".join(q.name for q in SUPPORTED_TYPES)
             )
-        if data_start + t.offset + _nbytes(t) > len(buf):
+        if t.shape[-1] % GGML_QUANT_SIZES[Q(t.qtype)][0]:
+            raise GGUFError(
+                f"{path}: tensor {t.name}'s rows do not fill whole {Q(t.qtype).name} blocks"
+            )
+        if data_start + t.offset + tensor_nbytes(t.shape, t.qtype) > len(buf):
             raise GGUFError(f"{path} is truncated (tensor {t.name} runs past the end of the file)")
     data = np.frombuffer(buf, dtype=np.uint8)
     weights: dict[str, torch.Tensor] = {}
     for t in infos:
         start = data_start + t.offset
-        w = _dequantize(data[start : start + _nbytes(t)], t.qtype, t.shape)
+        w = dequantize(data[start : start + tensor_nbytes(t.shape, t.qtype)], t.qtype, t.shape)
         if t.name == "rope_freqs.weight":
             scaling = _llama3_scaling(torch.from_numpy(w), cfg["head_dim"], cfg["rope_theta"])
             if scaling is not None:
