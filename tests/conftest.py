@@ -186,6 +186,31 @@ def record_preemptions(llm) -> list[int]:
     return preempted
 
 
+def prefill_logits(model: torch.nn.Module, ids: torch.Tensor, block_size: int = 16) -> torch.Tensor:
+    """Logits [T, V] of our model (not an engine) prefilling one sequence of T tokens through
+    the paged-attention forward, reference attention, fp32 cache."""
+    from roseinfer.layers.attention import AttentionMetadata, ForwardContext, ReferenceAttention
+    from roseinfer.layers.kv_cache import KVCache
+
+    t = ids.numel()
+    num_blocks = -(-t // block_size)
+    meta = AttentionMetadata(
+        query_start_loc=torch.tensor([0, t]),
+        context_lens=torch.tensor([t]),
+        slot_mapping=torch.arange(t),
+        block_tables=torch.arange(num_blocks)[None],
+        query_lens=[t],
+        context_lens_host=[t],
+        num_decode_seqs=int(t == 1),
+        block_size=block_size,
+    )
+    attention = ReferenceAttention()
+    cache = KVCache(model.config, num_blocks, block_size, torch.float32, "cpu")
+    ctx = ForwardContext(attention.prepare(meta), attention, cache)
+    with torch.no_grad():
+        return model.compute_logits(model(ids, torch.arange(t), ctx))
+
+
 def smollm2_gguf_path() -> str:
     from roseinfer.loader import smollm2_path
 

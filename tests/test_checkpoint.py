@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 import torch
+from conftest import prefill_logits
 from transformers import GPT2Config, GPT2LMHeadModel
 
 from roseinfer.backends import BackendOptions, TorchBackend
-from roseinfer.layers.attention import AttentionMetadata, ForwardContext, ReferenceAttention
-from roseinfer.layers.kv_cache import KVCache
 from roseinfer.loader.checkpoint import CheckpointError, read_checkpoint
 from roseinfer.models import ModelConfig, build_model
-
-BLOCK = 16
 
 
 @pytest.fixture(scope="module")
@@ -29,28 +24,6 @@ def _hf_logits(model: GPT2LMHeadModel, ids: torch.Tensor) -> torch.Tensor:
         return model(ids[None]).logits[0]
 
 
-def _our_logits(model: torch.nn.Module, ids: torch.Tensor) -> torch.Tensor:
-    """Prefill one sequence of T tokens through the paged-attention forward."""
-    cfg = model.config
-    t = ids.numel()
-    num_blocks = math.ceil(t / BLOCK)
-    meta = AttentionMetadata(
-        query_start_loc=torch.tensor([0, t]),
-        context_lens=torch.tensor([t]),
-        slot_mapping=torch.arange(t),
-        block_tables=torch.arange(num_blocks)[None],
-        query_lens=[t],
-        context_lens_host=[t],
-        num_decode_seqs=int(t == 1),
-        block_size=BLOCK,
-    )
-    attention = ReferenceAttention()
-    step = attention.prepare(meta)
-    ctx = ForwardContext(step, attention, KVCache(cfg, num_blocks, BLOCK, torch.float32, "cpu"))
-    with torch.no_grad():
-        return model.compute_logits(model(ids, torch.arange(t), ctx))
-
-
 def _check_logits(path: str, hf_model: GPT2LMHeadModel, n_head: int = 4) -> dict:
     cfg, weights = read_checkpoint(path)
     assert cfg["n_head"] == n_head and cfg["n_layer"] == 2 and cfg["n_inner"] == 96
@@ -63,7 +36,7 @@ def _check_logits(path: str, hf_model: GPT2LMHeadModel, n_head: int = 4) -> dict
         hf_model = twin
     ids = torch.randint(0, 100, (20,), generator=torch.Generator().manual_seed(1))  # spans 2 blocks
     torch.testing.assert_close(
-        _our_logits(model, ids), _hf_logits(hf_model, ids), rtol=1e-4, atol=1e-4
+        prefill_logits(model, ids), _hf_logits(hf_model, ids), rtol=1e-4, atol=1e-4
     )
     return cfg
 

@@ -12,10 +12,12 @@ import numpy as np
 import pytest
 import torch
 from gguf import GGMLQuantizationType as Q
+from gguf_files import TINY, finish, llama_cpp_permute, new_writer
 
 from roseinfer.backends import BackendOptions, TorchBackend
 from roseinfer.loader import smollm2_path
-from roseinfer.loader.gguf import GGUFError, _dequantize, read_gguf, read_gguf_metadata
+from roseinfer.loader.gguf import GGUFError, read_gguf, read_gguf_metadata
+from roseinfer.loader.gguf_quants import dequantize
 from roseinfer.models import ModelConfig, build_model
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -79,18 +81,16 @@ def test_smollm2_config_matches_transformers(smollm2, transformers_smollm2) -> N
     build_model(ModelConfig.from_hf(cfg), _TORCH).load_weights(weights)
 
 
-@pytest.mark.parametrize("qtype", [Q.F32, Q.F16, Q.BF16, Q.Q8_0, Q.Q4_0, Q.Q4_1])
+@pytest.mark.parametrize("qtype", [Q.F32, Q.F16, Q.BF16, Q.Q8_0, Q.Q4_0, Q.Q4_1, Q.Q5_0, Q.Q5_1])
 def test_dequantize_matches_gguf_py(qtype: Q) -> None:
     x = (np.random.default_rng(0).standard_normal((8, 64)) * 3).astype(np.float32)
     raw = x.astype(np.float16) if qtype == Q.F16 else gguf.quants.quantize(x, qtype)
     expected = gguf.quants.dequantize(raw.view(np.uint8), qtype).reshape(8, 64)
-    got = _dequantize(raw.view(np.uint8).reshape(-1), qtype, (8, 64))
+    got = dequantize(raw.view(np.uint8).reshape(-1), qtype, (8, 64))
     assert got.dtype == np.float32 and np.array_equal(got, expected)
 
 
 # --- tiny GGUF files ------------------------------------------------------------------
-
-TINY = dict(vocab=96, hidden=64, ffn=128, layers=2, heads=4, kv_heads=2)
 
 
 def _tiny_hf_weights(tie: bool) -> dict[str, torch.Tensor]:
@@ -104,15 +104,6 @@ def _tiny_hf_weights(tie: bool) -> dict[str, torch.Tensor]:
     )  # fmt: skip
     sd = LlamaForCausalLM(config).state_dict()
     return {k: v for k, v in sd.items() if not (tie and k == "lm_head.weight")}
-
-
-def _llama_cpp_permute(w: np.ndarray, n_head: int) -> np.ndarray:
-    """llama.cpp's convert_hf_to_gguf.py `permute` for q/k rows."""
-    return (
-        w.reshape(n_head, 2, w.shape[0] // n_head // 2, *w.shape[1:])
-        .swapaxes(1, 2)
-        .reshape(w.shape)
-    )
 
 
 _TO_GGUF = {
@@ -132,46 +123,21 @@ def _gguf_name(hf: str) -> str:
     return f"{_TO_GGUF[module]}.{suffix}"
 
 
-def _writer(
-    path: str, arch: str = "llama", head_dim: int | None = None, **meta: object
-) -> gguf.GGUFWriter:
-    w = gguf.GGUFWriter(path, arch)
-    w.add_context_length(meta.get("context_length", 256))
-    w.add_embedding_length(meta.get("hidden", TINY["hidden"]))
-    w.add_block_count(meta.get("layers", TINY["layers"]))
-    w.add_feed_forward_length(TINY["ffn"])
-    w.add_head_count(meta.get("heads", TINY["heads"]))
-    w.add_head_count_kv(TINY["kv_heads"])
-    w.add_rope_dimension_count(head_dim or TINY["hidden"] // TINY["heads"])
-    w.add_layer_norm_rms_eps(1e-5)
-    w.add_rope_freq_base(float(meta.get("theta", 10000.0)))
-    w.add_bos_token_id(1)
-    w.add_eos_token_id(2)
-    return w
-
-
-def _finish(w: gguf.GGUFWriter) -> None:
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
-
-
 def _write_tiny(path: str, weights: dict[str, torch.Tensor], qtype: Q) -> None:
-    w = _writer(path)
+    w = new_writer(path)
     for name, tensor in weights.items():
         arr = tensor.numpy()
         if name.endswith("q_proj.weight"):
-            arr = _llama_cpp_permute(arr, TINY["heads"])
+            arr = llama_cpp_permute(arr, TINY["heads"])
         elif name.endswith("k_proj.weight"):
-            arr = _llama_cpp_permute(arr, TINY["kv_heads"])
+            arr = llama_cpp_permute(arr, TINY["kv_heads"])
         if arr.ndim == 1:  # llama.cpp keeps norms in F32
             w.add_tensor(_gguf_name(name), arr)
         elif qtype == Q.F16:
             w.add_tensor(_gguf_name(name), arr.astype(np.float16))
         else:
             w.add_tensor(_gguf_name(name), gguf.quants.quantize(arr, qtype), raw_dtype=qtype)
-    _finish(w)
+    finish(w)
 
 
 @pytest.mark.parametrize("qtype,tie", [(Q.F16, False), (Q.Q8_0, True)])
@@ -203,7 +169,7 @@ def _write_minimal(
     path: str, arch: str = "llama", head_dim: int | None = None, **meta: object
 ) -> gguf.GGUFWriter:
     """Metadata plus a token embedding: enough for read_gguf's config."""
-    w = _writer(path, arch, head_dim, **meta)
+    w = new_writer(path, arch, head_dim, **meta)
     w.add_tensor("token_embd.weight", np.zeros((8, meta.get("hidden", TINY["hidden"])), np.float32))
     return w
 
@@ -211,18 +177,22 @@ def _write_minimal(
 def test_unsupported_tensor_type(tmp_path) -> None:
     path = str(tmp_path / "k_quant.gguf")
     w = _write_minimal(path)
-    # Raw Q5_K bytes: 176 per 256 values; the writer reads the shape [64, 256] off them.
-    w.add_tensor("blk.0.attn_q.weight", np.zeros((64, 176), np.uint8), raw_dtype=Q.Q5_K)
-    _finish(w)
-    expected = "tensor blk.0.attn_q.weight has type Q5_K; roseinfer dequantises F32, F16, BF16, Q8_0, Q4_0, Q4_1"
+    # Raw IQ2_XXS bytes: 66 per 256 values; the writer reads the shape [64, 256] off them.
+    w.add_tensor("blk.0.attn_q.weight", np.zeros((64, 66), np.uint8), raw_dtype=Q.IQ2_XXS)
+    finish(w)
+    expected = (
+        "tensor blk.0.attn_q.weight has type IQ2_XXS; roseinfer dequantises F32, F16, BF16, "
+        "Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, IQ4_XS, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K$"
+    )
     with pytest.raises(GGUFError, match=expected):
         read_gguf(path)
 
 
 def test_other_architecture(tmp_path) -> None:
-    path = str(tmp_path / "qwen.gguf")
-    _finish(_write_minimal(path, arch="qwen2"))
-    with pytest.raises(GGUFError, match="architecture 'qwen2' is not supported"):
+    path = str(tmp_path / "gemma.gguf")
+    finish(_write_minimal(path, arch="gemma2"))
+    expected = r"architecture 'gemma2' is not supported \(only 'llama', 'qwen2', 'qwen3'\)"
+    with pytest.raises(GGUFError, match=expected):
         read_gguf(path)
 
 
@@ -271,7 +241,7 @@ def test_llama3_rope_freqs_become_rope_scaling(tmp_path, head_dim: int, factor: 
     w.add_tensor(
         "rope_freqs.weight", _llama_cpp_rope_factors(head_dim, 500000.0, factor, 1.0, 4.0, 8192)
     )
-    _finish(w)
+    finish(w)
     cfg, weights = read_gguf(path)
     assert cfg["rope_scaling"] == {
         "rope_type": "llama3", "factor": factor, "low_freq_factor": 1.0,
@@ -285,20 +255,20 @@ def test_rope_scaling_metadata(tmp_path) -> None:
     w = _write_minimal(path)
     w.add_rope_scaling_type(gguf.RopeScalingType.LINEAR)
     w.add_rope_scaling_factor(4.0)
-    _finish(w)
+    finish(w)
     assert read_gguf(path)[0]["rope_scaling"] == {"rope_type": "linear", "factor": 4.0}
 
     path = str(tmp_path / "yarn.gguf")
     w = _write_minimal(path)
     w.add_rope_scaling_type(gguf.RopeScalingType.YARN)
     w.add_rope_scaling_factor(4.0)
-    _finish(w)
+    finish(w)
     with pytest.raises(GGUFError, match="unsupported GGUF rope scaling 'yarn'"):
         read_gguf(path)
 
     path = str(tmp_path / "odd_freqs.gguf")
     w = _write_minimal(path)
     w.add_tensor("rope_freqs.weight", np.linspace(1, 3, 8).astype(np.float32)[::-1].copy())
-    _finish(w)
+    finish(w)
     with pytest.raises(GGUFError, match="rope"):
         read_gguf(path)

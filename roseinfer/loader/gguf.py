@@ -1,13 +1,13 @@
-"""Read a llama-architecture GGUF file (llama.cpp's format) as an HF config dict and HF weights.
+"""Read a llama, qwen2 or qwen3 GGUF file (llama.cpp's format) as an HF config dict and weights.
 
 `read_gguf(path)` returns what `ModelConfig.from_hf` and `model.load_weights` take: a
 `config.json`-style dict and float32 tensors under Hugging Face names, with llama.cpp's rope
-permutation of q/k undone, so the result matches `transformers`' own GGUF loader.
+permutation of llama's q/k undone, so the result matches `transformers`' own GGUF loader.
 
 The header is parsed here rather than with `gguf.GGUFReader`: the reader builds a numpy view
 per tokenizer string and spends ~2 s on SmolLM2's 98k vocabulary and merge strings, more than
 the whole load is allowed. `gguf` still supplies the type enums and block sizes. Dequantisation
-is vectorised numpy over a memory map of the file.
+(`gguf_quants`) is vectorised numpy over a memory map of the file.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import torch
 from gguf import GGML_QUANT_SIZES, GGMLQuantizationType, GGUFValueType
 
 from roseinfer.layers.rotary import rope_inv_freq
+from roseinfer.loader.gguf_quants import SUPPORTED_TYPES, dequantize, tensor_nbytes
 
 
 class GGUFError(ValueError):
@@ -31,7 +32,6 @@ class GGUFError(ValueError):
 
 
 Q = GGMLQuantizationType
-SUPPORTED_TYPES = (Q.F32, Q.F16, Q.BF16, Q.Q8_0, Q.Q4_0, Q.Q4_1)
 
 # GGUF tensor name (after `blk.N.`) -> HF name (after `model.layers.N.`).
 _LAYER_NAMES = {
@@ -44,6 +44,16 @@ _LAYER_NAMES = {
     "ffn_gate": "mlp.gate_proj",
     "ffn_up": "mlp.up_proj",
     "ffn_down": "mlp.down_proj",
+}
+# llama.cpp architecture -> (HF architecture, extra per-layer tensors). Qwen3 adds q/k RMSNorms;
+# Qwen2's q/k/v biases need no names of their own. Mistral 7B / Nemo GGUFs say "llama".
+_ARCHITECTURES: dict[str, tuple[str, dict[str, str]]] = {
+    "llama": ("LlamaForCausalLM", {}),
+    "qwen2": ("Qwen2ForCausalLM", {}),
+    "qwen3": (
+        "Qwen3ForCausalLM",
+        {"attn_q_norm": "self_attn.q_norm", "attn_k_norm": "self_attn.k_norm"},
+    ),
 }
 _GLOBAL_NAMES = {"token_embd": "model.embed_tokens", "output_norm": "model.norm", "output": "lm_head"}  # fmt: skip
 _SCALAR_FORMATS = {
@@ -133,52 +143,17 @@ def _parse(path: str) -> tuple[dict[str, Any], list[_Tensor], mmap.mmap, int]:
     return meta, tensors, buf, (cur.pos + align - 1) // align * align
 
 
-def _nbytes(t: _Tensor) -> int:
-    block, type_size = GGML_QUANT_SIZES[Q(t.qtype)]  # bytes per block of `block` values
-    return int(np.prod(t.shape)) // block * type_size
-
-
-def _dequantize(raw: np.ndarray, qtype: int, shape: tuple[int, ...]) -> np.ndarray:
-    """uint8 bytes of one tensor -> float32 of `shape`, bit-identical to gguf.quants.
-
-    numpy, not torch: single-threaded numpy is as fast here and, unlike torch's OpenMP pool,
-    does not slow down tenfold when other processes compete for the cores.
-    """
-    if qtype == Q.F32:
-        return raw.view(np.float32).reshape(shape).copy()
-    if qtype == Q.F16:
-        return raw.view(np.float16).astype(np.float32).reshape(shape)
-    if qtype == Q.BF16:  # bf16 is the top half of an f32
-        return (raw.view(np.uint16).astype(np.uint32) << 16).view(np.float32).reshape(shape)
-    blocks = raw.reshape(-1, GGML_QUANT_SIZES[Q(qtype)][1])  # one row per 32-value block
-    d = blocks[:, :2].view(np.float16).astype(np.float32)  # [n, 1] scale
-    if qtype == Q.Q8_0:
-        out = blocks[:, 2:].view(np.int8).astype(np.float32)
-        out *= d
-        return out.reshape(shape)
-    qs = blocks[:, 4:] if qtype == Q.Q4_1 else blocks[:, 2:]
-    out = np.empty((len(blocks), 32), np.float32)
-    np.bitwise_and(qs, 0x0F, out=out[:, :16], casting="unsafe")  # low nibbles: values 0..15
-    np.right_shift(qs, 4, out=out[:, 16:], casting="unsafe")  # high nibbles: values 16..31
-    if qtype == Q.Q4_0:
-        out -= 8
-        out *= d
-    else:  # Q4_1: d * q + m
-        out *= d
-        out += blocks[:, 2:4].view(np.float16).astype(np.float32)
-    return out.reshape(shape)
-
-
 def _unpermute(w: np.ndarray, n_head: int) -> np.ndarray:
     """Undo llama.cpp's q/k row permutation (transformers' `_reverse_permute_weights`)."""
     rows = w.reshape(n_head, w.shape[0] // n_head // 2, 2, *w.shape[1:])  # [head, i, pair, ...]
     return np.ascontiguousarray(rows.swapaxes(1, 2)).reshape(w.shape)
 
 
-def _hf_name(name: str) -> str | None:
+def _hf_name(name: str, arch: str) -> str | None:
     m = re.fullmatch(r"blk\.(\d+)\.(\w+)\.(weight|bias)", name)
-    if m and m[2] in _LAYER_NAMES:
-        return f"model.layers.{m[1]}.{_LAYER_NAMES[m[2]]}.{m[3]}"
+    layer_names = {**_LAYER_NAMES, **_ARCHITECTURES[arch][1]}
+    if m and m[2] in layer_names:
+        return f"model.layers.{m[1]}.{layer_names[m[2]]}.{m[3]}"
     m = re.fullmatch(r"(\w+)\.(weight|bias)", name)
     if m and m[1] in _GLOBAL_NAMES:
         return f"{_GLOBAL_NAMES[m[1]]}.{m[2]}"
@@ -215,11 +190,11 @@ def _llama3_scaling(factors: torch.Tensor, head_dim: int, theta: float) -> dict[
     return scaling
 
 
-def _config(meta: dict[str, Any], tensors: dict[str, _Tensor]) -> dict[str, Any]:
+def _config(meta: dict[str, Any], tensors: dict[str, _Tensor], arch: str) -> dict[str, Any]:
     def get(key: str, default: Any = None) -> Any:
-        value = meta.get(f"llama.{key}", default)
+        value = meta.get(f"{arch}.{key}", default)
         if value is None:
-            raise GGUFError(f"GGUF metadata lacks llama.{key}")
+            raise GGUFError(f"GGUF metadata lacks {arch}.{key}")
         return value
 
     hidden, heads = get("embedding_length"), get("attention.head_count")
@@ -228,13 +203,13 @@ def _config(meta: dict[str, Any], tensors: dict[str, _Tensor]) -> dict[str, Any]
         if len(set(kv_heads)) != 1:
             raise GGUFError(f"per-layer KV head counts {sorted(set(kv_heads))} are not supported")
         kv_heads = kv_heads[0]
-    head_dim = meta.get("llama.attention.key_length") or meta.get("llama.rope.dimension_count")
-    head_dim = head_dim or hidden // heads
+    # Qwen3 and Mistral Nemo heads are not hidden / heads wide: key_length says so.
+    head_dim = get("attention.key_length", 0) or get("rope.dimension_count", 0) or hidden // heads
     if get("rope.dimension_count", head_dim) != head_dim:
         raise GGUFError("partial rotary (rope.dimension_count != head_dim) is not supported")
     cfg: dict[str, Any] = {
-        "architectures": ["LlamaForCausalLM"],
-        "model_type": "llama",
+        "architectures": [_ARCHITECTURES[arch][0]],
+        "model_type": arch,
         "hidden_size": hidden,
         "intermediate_size": get("feed_forward_length"),
         "num_hidden_layers": get("block_count"),
@@ -249,8 +224,8 @@ def _config(meta: dict[str, Any], tensors: dict[str, _Tensor]) -> dict[str, Any]
         "bos_token_id": meta.get("tokenizer.ggml.bos_token_id"),
         "eos_token_id": meta.get("tokenizer.ggml.eos_token_id"),
     }
-    kind = meta.get("llama.rope.scaling.type", "none")
-    factor = meta.get("llama.rope.scaling.factor", 1.0)
+    kind = get("rope.scaling.type", "none")
+    factor = get("rope.scaling.factor", 1.0)
     if kind == "linear":
         cfg["rope_scaling"] = {"rope_type": "linear", "factor": float(factor)}
     elif kind != "none" or factor != 1.0:
@@ -266,43 +241,52 @@ def read_gguf_metadata(path: str) -> dict[str, Any]:
 
 
 def read_gguf(path: str) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
-    """Return (an HF-style config.json dict, HF-named float32 weights) for a llama-architecture GGUF file."""
+    """Return (an HF-style config.json dict, HF-named float32 weights) for a llama, qwen2 or
+    qwen3 GGUF file."""
     path = os.fspath(path)
     meta, infos, buf, data_start = _parse(path)
     arch = meta.get("general.architecture")
-    if arch != "llama":
-        raise GGUFError(f"{path}: GGUF architecture {arch!r} is not supported (only 'llama')")
+    if arch not in _ARCHITECTURES:
+        raise GGUFError(
+            f"{path}: GGUF architecture {arch!r} is not supported (only {', '.join(map(repr, _ARCHITECTURES))})"
+        )
     by_name = {t.name: t for t in infos}
     if "token_embd.weight" not in by_name:
         raise GGUFError(f"{path}: no token_embd.weight tensor")
-    cfg = _config(meta, by_name)
+    cfg = _config(meta, by_name, arch)
     # Check everything before dequantising anything, so a bad file fails fast.
     for t in infos:
-        if t.name != "rope_freqs.weight" and _hf_name(t.name) is None:
-            raise GGUFError(f"{path}: unexpected tensor {t.name} for a llama model")
+        if t.name != "rope_freqs.weight" and _hf_name(t.name, arch) is None:
+            raise GGUFError(f"{path}: unexpected tensor {t.name} for a {arch} model")
         if t.qtype not in SUPPORTED_TYPES:
             type_name = Q(t.qtype).name if t.qtype in {q.value for q in Q} else f"#{t.qtype}"
             raise GGUFError(
                 f"tensor {t.name} has type {type_name}; roseinfer dequantises "
                 + ", ".join(q.name for q in SUPPORTED_TYPES)
             )
-        if data_start + t.offset + _nbytes(t) > len(buf):
+        if t.shape[-1] % GGML_QUANT_SIZES[Q(t.qtype)][0]:
+            raise GGUFError(
+                f"{path}: tensor {t.name}'s rows do not fill whole {Q(t.qtype).name} blocks"
+            )
+        if data_start + t.offset + tensor_nbytes(t.shape, t.qtype) > len(buf):
             raise GGUFError(f"{path} is truncated (tensor {t.name} runs past the end of the file)")
     data = np.frombuffer(buf, dtype=np.uint8)
     weights: dict[str, torch.Tensor] = {}
     for t in infos:
         start = data_start + t.offset
-        w = _dequantize(data[start : start + _nbytes(t)], t.qtype, t.shape)
+        w = dequantize(data[start : start + tensor_nbytes(t.shape, t.qtype)], t.qtype, t.shape)
         if t.name == "rope_freqs.weight":
             scaling = _llama3_scaling(torch.from_numpy(w), cfg["head_dim"], cfg["rope_theta"])
             if scaling is not None:
                 if "rope_scaling" in cfg:
-                    raise GGUFError(f"{path}: both rope_freqs and llama.rope.scaling metadata")
+                    raise GGUFError(f"{path}: both rope_freqs and {arch}.rope.scaling metadata")
                 cfg["rope_scaling"] = scaling
             continue
-        if ".attn_q." in t.name:
+        # Only llama's converter permutes q/k rows (to llama.cpp's interleaved rope); Qwen's
+        # files keep HF's rotate-half order.
+        if arch == "llama" and ".attn_q." in t.name:
             w = _unpermute(w, cfg["num_attention_heads"])
-        elif ".attn_k." in t.name:
+        elif arch == "llama" and ".attn_k." in t.name:
             w = _unpermute(w, cfg["num_key_value_heads"])
-        weights[_hf_name(t.name)] = torch.from_numpy(w)
+        weights[_hf_name(t.name, arch)] = torch.from_numpy(w)
     return cfg, weights
