@@ -83,7 +83,10 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from roseinfer import __version__
+
     parser = argparse.ArgumentParser(prog="roseinfer", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"roseinfer {__version__}")
     parser.add_argument("--log-level", default="WARNING")
     sub = parser.add_subparsers(dest="command", required=True)
 

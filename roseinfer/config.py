@@ -242,6 +242,13 @@ class EngineConfig:
         default=None,
         metadata={"help": "tokenizer for --checkpoint-path: a directory or a cached HF id"},
     )
+    chat_template: str | None = field(
+        default=None,
+        metadata={
+            "help": "a Jinja chat template file (or the template itself) used instead of the "
+            "model's"
+        },
+    )
     device: str = field(default="cpu", metadata={"help": "cpu or cuda"})
     dtype: str = field(
         default="auto",

@@ -199,6 +199,10 @@ class Tokenizer:
         return self._special_ids
 
     # ---- chat --------------------------------------------------------------------------------
+    def set_chat_template(self, template: str) -> None:
+        """Use `template` (Jinja, as in tokenizer_config.json) instead of the model's."""
+        self.hf.chat_template = template
+
     def apply_chat_template(
         self,
         messages: list[dict],

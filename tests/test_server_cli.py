@@ -58,7 +58,7 @@ def test_seeds_and_engine_flags():
     assert cfg.enable_prefix_cache is False
     assert (args.port, args.served_model_name, args.api_key, args.max_waiting_requests) == (
         8080,
-        "rose",
+        ["rose"],
         "k",
         10,
     )

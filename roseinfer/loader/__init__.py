@@ -92,6 +92,10 @@ def read_source(cfg: EngineConfig) -> tuple[dict, dict[str, torch.Tensor], Token
         return (*_read_hf_dir(resolve_hf_model_id(cfg.hf_model_id)), cfg.hf_model_id)
     model = cfg.model or DEFAULT_MODEL
     path = smollm2_path() if model == DEFAULT_MODEL else model
+    if not os.path.exists(path) and _is_model_id(model):  # vLLM's habit: --model org/name
+        from roseinfer.loader.hub_cache import resolve_hf_model_id
+
+        return (*_read_hf_dir(resolve_hf_model_id(model)), model)
     name = (
         "SmolLM2-135M-Instruct"
         if model == DEFAULT_MODEL
@@ -111,6 +115,25 @@ def read_source(cfg: EngineConfig) -> tuple[dict, dict[str, torch.Tensor], Token
     raise ModelSourceError(f"{path} is neither a model directory nor a .gguf file")
 
 
+def _is_model_id(model: str) -> bool:
+    """`org/name`, as the hub spells ids (not a relative path like ./dir or dir/)."""
+    org, slash, name = model.partition("/")
+    allowed = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+    return bool(slash and org and name and org not in (".", "..")
+                and set(org) <= allowed and set(name) <= allowed)  # fmt: skip
+
+
+def read_chat_template(value: str) -> str:
+    """`--chat-template`: a file's text, or the value itself when it is a Jinja template (as
+    vLLM's flag takes both)."""
+    if os.path.isfile(value):
+        with open(value, encoding="utf-8") as f:
+            return f.read()
+    if "{{" in value or "{%" in value:
+        return value
+    raise ModelSourceError(f"chat template file not found: {value}")
+
+
 def _read_hf_dir(path: str) -> tuple[dict, dict[str, torch.Tensor], Tokenizer]:
     hf_config = read_hf_config(path)
     ModelConfig.from_hf(hf_config)  # fail on an unknown architecture before reading weights
@@ -128,6 +151,8 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
         total=3, desc="Loading model: reading weights", unit="stage", delay=1.0, leave=False
     ) as bar:
         hf_config, weights, tokenizer, name = read_source(cfg)
+        if cfg.chat_template is not None:
+            tokenizer.set_chat_template(read_chat_template(cfg.chat_template))
         model_config = ModelConfig.from_hf(hf_config)
         dtype = resolve_dtype(cfg.dtype, cfg.device)
         compiling = not cfg.enforce_eager and cfg.device == "cpu" and not kernels_are_built()

@@ -21,9 +21,11 @@ from dataclasses import dataclass
 from typing import TypeVar, cast
 
 from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ValidationError
 
+from roseinfer import __version__
 from roseinfer.compat import seed_params
 from roseinfer.config import SamplingParams, StructuredOutputs
 from roseinfer.engine.client import EngineClient
@@ -63,12 +65,25 @@ SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 8000
-    served_model_name: str | None = None  # default: the loaded model's name
-    api_key: str | None = None
+    # Names clients may send; responses carry the first (default: the loaded model's name).
+    served_model_names: tuple[str, ...] = ()
+    api_keys: tuple[str, ...] = ()  # any of them opens /v1/* and /generate; none: open
+    allowed_origins: tuple[str, ...] = ()  # CORS: origins whose pages may call the API; "*": any
     max_waiting_requests: int | None = None  # None: unbounded
     max_request_bytes: int = 4 << 20
     log_level: str = "info"
     stream_interval: int = 1  # streamed tokens per chunk after the first (EngineClient)
+
+    def __post_init__(self) -> None:
+        if any(not name for name in self.served_model_names):
+            raise ValueError("served model names must not be empty")
+        if any(not key or key != key.strip() for key in self.api_keys):
+            raise ValueError("API keys must be non-empty, without surrounding spaces")
+        for origin in self.allowed_origins:
+            if origin != "*" and not origin.startswith(("http://", "https://")):
+                raise ValueError(
+                    f"allowed origin {origin!r} must be '*' or scheme://host[:port] (http or https)"
+                )
 
 
 def create_app(client: EngineClient, server_config: ServerConfig | None = None) -> FastAPI:
@@ -79,7 +94,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     if client.observer is None:
         client.observer = metrics
     core = client.engine
-    model_name = cfg.served_model_name or core.model_name
+    model_names = cfg.served_model_names or (core.model_name,)
+    model_name = model_names[0]
     tokenizer = core.tokenizer
     # Longest output a request without max_tokens may ask for (beyond that it could never fit).
     max_total_tokens = min(core.max_model_len, core.runner.capacity_tokens)
@@ -89,18 +105,26 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         yield
         client.shutdown()
 
-    app = FastAPI(title="roseinfer", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(title="roseinfer", version=__version__, lifespan=lifespan)
     app.state.client, app.state.metrics, app.state.server_config = client, metrics, cfg
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=cfg.max_request_bytes)
+    if cfg.allowed_origins:  # off by default: a page from another origin cannot call the API
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(cfg.allowed_origins),
+            allow_methods=["*"],
+            allow_headers=["*"],
+        )
     install_error_handlers(app)
 
     async def check_api_key(request: Request) -> None:
-        if cfg.api_key is None:
+        if not cfg.api_keys:
             return
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not secrets.compare_digest(
-            token.strip().encode(), cfg.api_key.encode()
-        ):
+        given = token.strip().encode()
+        # every key compared, in constant time each: no early exit that times which one matched
+        matches = [secrets.compare_digest(given, key.encode()) for key in cfg.api_keys]
+        if scheme.lower() != "bearer" or not any(matches):
             raise APIError(401, "invalid or missing API key: send 'Authorization: Bearer <key>'",
                            code="invalid_api_key")  # fmt: skip
 
@@ -127,8 +151,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             raise from_validation_error(e.errors()) from None
 
     def check_model(name: str | None) -> None:
-        if name is not None and name != model_name:
-            raise APIError(404, f"The model `{name}` does not exist (this server serves `{model_name}`).",
+        if name is not None and name not in model_names:
+            raise APIError(404, f"The model `{name}` does not exist (this server serves "
+                                f"{', '.join(f'`{n}`' for n in model_names)}).",
                            param="model", code="model_not_found")  # fmt: skip
 
     def check_capacity() -> None:
@@ -308,7 +333,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
 
     @api.get("/v1/models")
     async def list_models() -> dict:
-        return {"object": "list", "data": [P.model_card(model_name, P.now(), core.max_model_len)]}
+        created = P.now()
+        cards = [P.model_card(name, created, core.max_model_len) for name in model_names]
+        return {"object": "list", "data": cards}
 
     @api.post("/v1/completions")
     async def completions(request: Request) -> Response:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import uvicorn
 
     from roseinfer.engine.client import EngineClient
+    from roseinfer.server.app import ServerConfig
 
 logger = logging.getLogger("roseinfer.server")
 
@@ -37,12 +38,31 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     )
     g.add_argument("--port", type=int, default=8000)
     g.add_argument(
-        "--served-model-name", default=None, help="model name clients send (default: the model's)"
+        "--served-model-name",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="model names clients may send; responses carry the first (default: the model's)",
     )
     g.add_argument(
         "--api-key",
         default=os.environ.get("ROSEINFER_API_KEY"),
-        help="require 'Authorization: Bearer KEY' on /v1/* and /generate (default: $ROSEINFER_API_KEY)",
+        help="require 'Authorization: Bearer KEY' on /v1/* and /generate; several keys "
+        "comma-separated (default: $ROSEINFER_API_KEY)",
+    )
+    g.add_argument(
+        "--api-key-file",
+        default=None,
+        metavar="FILE",
+        help="API keys, one per line (blank lines and # comments skipped), with --api-key's",
+    )
+    g.add_argument(
+        "--allowed-origins",
+        nargs="+",
+        default=None,
+        metavar="ORIGIN",
+        help="CORS: origins (scheme://host[:port], or *) whose pages may call the API "
+        "(default: none)",
     )
     g.add_argument(
         "--max-waiting-requests",
@@ -95,6 +115,7 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     host = f"[{args.host}]" if ":" in args.host else args.host
     try:
         check_device(args.device)
+        server_config = server_config_from_args(args)
         sock = bind_socket(args.host, args.port)
     except (ValueError, OSError) as e:
         print(f"roseinfer serve: error: {e}", file=sys.stderr)
@@ -105,14 +126,9 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
         from roseinfer.engine.client import EngineClient
         from roseinfer.engine.llm_engine import LLMEngine
         from roseinfer.loader import load_model
-        from roseinfer.server.app import ServerConfig, create_app
+        from roseinfer.server.app import create_app
 
         engine_config = EngineConfig.from_args(args)
-        server_config = ServerConfig(
-            host=args.host, port=args.port, served_model_name=args.served_model_name, api_key=args.api_key,
-            max_waiting_requests=args.max_waiting_requests, max_request_bytes=args.max_request_bytes,
-            log_level=args.log_level, stream_interval=args.stream_interval,
-        )  # fmt: skip
         loaded = load_model(engine_config)
         core = LLMEngine(loaded, engine_config)
         client = EngineClient(core, start_thread=False, stream_interval=args.stream_interval)
@@ -121,10 +137,10 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
         sock.close()
         print(f"roseinfer serve: error: {e}", file=sys.stderr)
         return 1
-    name = server_config.served_model_name or loaded.name
+    names = server_config.served_model_names or (loaded.name,)
     logger.info(
-        "model %s (served as %r), dtype %s, device %s, context %d tokens",
-        loaded.name, name, str(loaded.dtype).removeprefix("torch."), engine_config.device,
+        "model %s (served as %s), dtype %s, device %s, context %d tokens",
+        loaded.name, ", ".join(repr(n) for n in names), str(loaded.dtype).removeprefix("torch."), engine_config.device,
         core.max_model_len,
     )  # fmt: skip
     logger.info(
@@ -133,7 +149,7 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
         engine_config.max_num_seqs, engine_config.max_num_batched_tokens,
     )  # fmt: skip
     port = sock.getsockname()[1]  # --port 0: the one the system picked
-    key = ", API key required" if args.api_key else ""
+    key = ", API key required" if server_config.api_keys else ""
     serving = f"serving on http://{host}:{port} (OpenAI API under /v1){key}"
     # The engine loop runs on this (main) thread and uvicorn on another: with OpenMP, torch ops
     # run 2-3x slower on a thread other than the first one that ran them (measured: the same decode
@@ -161,6 +177,30 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
         http.join(10)
         client.shutdown(timeout=0)
     return 0 if server.started else 1
+
+
+def server_config_from_args(args: argparse.Namespace) -> ServerConfig:
+    """The server flags as a `ServerConfig` (keys read from --api-key-file); ValueError or
+    OSError with one line when a value is wrong or the key file cannot be read."""
+    from roseinfer.server.app import ServerConfig
+
+    keys = [k.strip() for k in (args.api_key or "").split(",") if k.strip()]
+    if args.api_key_file is not None:
+        try:
+            with open(args.api_key_file, encoding="utf-8") as f:
+                lines = [line.strip() for line in f]
+        except OSError as e:
+            raise OSError(f"--api-key-file {args.api_key_file}: {e.strerror or e}") from None
+        file_keys = [line for line in lines if line and not line.startswith("#")]
+        if not file_keys:
+            raise ValueError(f"--api-key-file {args.api_key_file} holds no key")
+        keys += file_keys
+    return ServerConfig(
+        host=args.host, port=args.port, served_model_names=tuple(args.served_model_name or ()),
+        api_keys=tuple(keys), allowed_origins=tuple(args.allowed_origins or ()),
+        max_waiting_requests=args.max_waiting_requests, max_request_bytes=args.max_request_bytes,
+        log_level=args.log_level, stream_interval=args.stream_interval,
+    )  # fmt: skip
 
 
 def check_device(device: str) -> None:

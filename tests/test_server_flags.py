@@ -1,0 +1,161 @@
+"""The server flags a vLLM or llama.cpp user reaches for (issue 21, point 4): several
+--served-model-name values, API keys from --api-key (comma-separated) and --api-key-file,
+--allowed-origins (CORS, off by default), --chat-template, --model ORG/NAME from the local Hugging
+Face cache, and `roseinfer --version`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import httpx
+import pytest
+from conftest import make_tiny_model
+
+from roseinfer import LLM, __version__
+from roseinfer.server.app import ServerConfig
+from roseinfer.server.cli import build_parser, server_config_from_args
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def config(*argv: str) -> ServerConfig:
+    return server_config_from_args(build_parser().parse_args(list(argv)))
+
+
+def test_flags_map_onto_the_server_config(tmp_path, monkeypatch):
+    monkeypatch.delenv("ROSEINFER_API_KEY", raising=False)
+    keys = tmp_path / "keys"
+    keys.write_text("# the team's keys\nfile-key-1\n\n  file-key-2  \n")
+    cfg = config("--served-model-name", "rose", "gpt-4o", "--api-key", "a, b",
+                 "--api-key-file", str(keys), "--allowed-origins", "https://example.com", "*")  # fmt: skip
+    assert cfg.served_model_names == ("rose", "gpt-4o")
+    assert cfg.api_keys == ("a", "b", "file-key-1", "file-key-2")
+    assert cfg.allowed_origins == ("https://example.com", "*")
+    assert config() == ServerConfig()  # nothing given: one name (the model's), open, no CORS
+    with pytest.raises(OSError, match="--api-key-file .*missing"):
+        config("--api-key-file", str(tmp_path / "missing"))
+    (tmp_path / "empty").write_text("# nothing\n")
+    with pytest.raises(ValueError, match="holds no key"):
+        config("--api-key-file", str(tmp_path / "empty"))
+    with pytest.raises(ValueError, match="scheme://host"):
+        config("--allowed-origins", "example.com")
+
+
+def test_a_bad_key_file_fails_before_the_model_loads(tmp_path):
+    r = subprocess.run(
+        [sys.executable, "-m", "roseinfer.server", "--api-key-file", str(tmp_path / "nope"),
+         "--port", "0"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"roseinfer serve: error: --api-key-file {tmp_path / 'nope'}: No such file or directory"
+    ]
+
+
+@pytest.fixture(scope="module")
+def server(tiny_model_dir):
+    """The tiny model under two names, two keys and one allowed origin."""
+    import contextlib
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from roseinfer.config import EngineConfig
+    from roseinfer.engine import InferenceEngine
+    from roseinfer.engine.client import EngineClient
+    from roseinfer.server.app import create_app
+
+    engine = InferenceEngine(
+        EngineConfig(model=tiny_model_dir("llama"), dtype="float32", num_kv_blocks=64)
+    )
+    cfg = ServerConfig(served_model_names=("rose", "alias"), api_keys=("k1", "k2"),
+                       allowed_origins=("https://app.example",))  # fmt: skip
+    app = create_app(EngineClient(engine.new_core()), cfg)
+    with contextlib.closing(socket.socket()) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    uv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=uv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not uv.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert uv.started
+    yield f"http://127.0.0.1:{port}"
+    uv.should_exit = True
+    thread.join(15)
+
+
+def test_every_served_name_answers_and_responses_carry_the_first(server):
+    with httpx.Client(base_url=server, timeout=60, headers={"Authorization": "Bearer k2"}) as http:
+        assert [m["id"] for m in http.get("/v1/models").json()["data"]] == ["rose", "alias"]
+        body = {"model": "alias", "prompt": "hi", "max_tokens": 2}
+        r = http.post("/v1/completions", json=body)
+        assert r.status_code == 200 and r.json()["model"] == "rose"
+        r = http.post("/v1/completions", json={**body, "model": "other"})
+        assert r.status_code == 404 and r.json()["error"]["param"] == "model"
+        assert "`rose`, `alias`" in r.json()["error"]["message"]
+
+
+def test_each_key_opens_the_api(server):
+    for key, status in [("k1", 200), ("k2", 200), ("k3", 401), ("k1,k2", 401)]:
+        r = httpx.get(server + "/v1/models", headers={"Authorization": f"Bearer {key}"})
+        assert r.status_code == status, key
+    assert httpx.get(server + "/v1/models").status_code == 401
+
+
+def test_cors_answers_the_allowed_origin_only(server, tiny_server):
+    preflight = {"Origin": "https://app.example", "Access-Control-Request-Method": "POST",
+                 "Access-Control-Request-Headers": "authorization, content-type"}  # fmt: skip
+    r = httpx.options(server + "/v1/chat/completions", headers=preflight)
+    assert r.status_code == 200
+    assert r.headers["access-control-allow-origin"] == "https://app.example"
+    r = httpx.get(server + "/v1/models", headers={"Origin": "https://app.example",
+                                                  "Authorization": "Bearer k1"})  # fmt: skip
+    assert r.headers["access-control-allow-origin"] == "https://app.example"
+    other = {**preflight, "Origin": "https://evil.example"}
+    r = httpx.options(server + "/v1/chat/completions", headers=other)
+    assert "access-control-allow-origin" not in r.headers
+    # off by default: no CORS headers at all
+    r = httpx.get(tiny_server[1] + "/v1/models", headers={"Origin": "https://app.example"})
+    assert r.status_code == 200 and "access-control-allow-origin" not in r.headers
+
+
+def test_chat_template_flag_replaces_the_models(tiny_model_dir, tmp_path):
+    template = tmp_path / "template.jinja"
+    template.write_text("{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}>>")
+    args = build_parser().parse_args(["--chat-template", str(template)])
+    assert args.chat_template == str(template)
+    llm = LLM(model=tiny_model_dir("llama"), dtype="float32", num_kv_blocks=16,
+              chat_template=str(template))  # fmt: skip
+    ids = llm.encode_chat([{"role": "user", "content": "hello there"}])
+    assert llm.engine.tokenizer.decode(ids) == "[user] hello there\n>>"
+    with pytest.raises(FileNotFoundError, match="chat template file not found: nope.jinja"):
+        LLM(model=tiny_model_dir("llama"), num_kv_blocks=16, chat_template="nope.jinja")
+
+
+def test_model_org_name_loads_from_the_local_hub_cache(tmp_path, monkeypatch):
+    """vLLM's habit, `--model org/name`: found in the cache like --hf-model-id, never fetched;
+    not there, the error says how to pass a path."""
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "models--tiny-org--tiny-llama"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(commit)
+    make_tiny_model("llama", str(repo / "snapshots" / commit))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    llm = LLM(model="tiny-org/tiny-llama", dtype="float32", num_kv_blocks=16)
+    assert llm.engine.model_name == "tiny-org/tiny-llama"
+    with pytest.raises(FileNotFoundError, match="--model /path/to/dir"):
+        LLM(model="tiny-org/not-cached", num_kv_blocks=16)
+
+
+def test_roseinfer_version():
+    r = subprocess.run([sys.executable, "-m", "roseinfer.cli", "--version"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert r.returncode == 0 and r.stdout.strip() == f"roseinfer {__version__}"
