@@ -1,11 +1,12 @@
 """The FastAPI app: `create_app(client, server_config)`.
 
-Endpoints: GET /health, GET /v1/models, GET /metrics, POST /generate (the seeds' API),
-POST /v1/completions, POST /v1/chat/completions. Handlers only validate, tokenize, submit to
-the `EngineClient` and read results; the engine thread does the stepping.
+Endpoints: GET/HEAD /health, GET /version, GET /v1/models, GET /v1/models/{id}, GET /metrics,
+POST /generate (the seeds' API), POST /v1/completions, POST /v1/chat/completions, POST /tokenize
+and POST /detokenize (tokenization.py). Handlers only validate, tokenize, submit to the
+`EngineClient` and read results; the engine thread does the stepping.
 
-`--api-key` protects /v1/* and /generate (Bearer token); /health and /metrics stay open for
-probes and scrapers.
+`--api-key` protects /v1/*, /generate, /tokenize and /detokenize (Bearer token); /health,
+/version and /metrics stay open for probes and scrapers.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ValidationError
 
+from roseinfer import __version__
 from roseinfer.compat import seed_params
 from roseinfer.config import SamplingParams, StructuredOutputs
 from roseinfer.engine.client import EngineClient
@@ -48,6 +50,7 @@ from roseinfer.server.serving import (
     until_disconnected,
 )
 from roseinfer.server.structured import structured_outputs, tool_use
+from roseinfer.server.tokenization import add_tokenization_routes
 from roseinfer.structured.grammar import GrammarError
 from roseinfer.structured.tools import ToolUse
 from roseinfer.tokenizer import Tokenizer
@@ -89,7 +92,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         yield
         client.shutdown()
 
-    app = FastAPI(title="roseinfer", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(title="roseinfer", version=__version__, lifespan=lifespan)
     app.state.client, app.state.metrics, app.state.server_config = client, metrics, cfg
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=cfg.max_request_bytes)
     install_error_handlers(app)
@@ -294,6 +297,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         return JSONResponse(response)
 
     # ---- endpoints -----------------------------------------------------------------------
+    @app.head("/health", include_in_schema=False)  # probes that only read the status
     @app.get("/health")
     async def health() -> Response:
         if not client.is_alive():
@@ -306,9 +310,18 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     async def get_metrics() -> Response:
         return Response(metrics.render(), media_type=metrics.content_type)
 
+    @app.get("/version")
+    async def version() -> dict:
+        return {"version": __version__}
+
     @api.get("/v1/models")
     async def list_models() -> dict:
         return {"object": "list", "data": [P.model_card(model_name, P.now(), core.max_model_len)]}
+
+    @api.get("/v1/models/{model_id:path}")  # :path: model names may hold slashes
+    async def retrieve_model(model_id: str) -> dict:
+        check_model(model_id)
+        return P.model_card(model_name, P.now(), core.max_model_len)
 
     @api.post("/v1/completions")
     async def completions(request: Request) -> Response:
@@ -354,6 +367,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             {"text": choice.text, "finish_reason": choice.finish_reason, "usage": use}
         )
 
+    add_tokenization_routes(api, tokenizer, core.max_model_len, check_model)
     app.include_router(api)
     return app
 

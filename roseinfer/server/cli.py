@@ -42,7 +42,7 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     g.add_argument(
         "--api-key",
         default=os.environ.get("ROSEINFER_API_KEY"),
-        help="require 'Authorization: Bearer KEY' on /v1/* and /generate (default: $ROSEINFER_API_KEY)",
+        help="require 'Authorization: Bearer KEY' on /v1/*, /generate, /tokenize and /detokenize (default: $ROSEINFER_API_KEY)",
     )
     g.add_argument(
         "--max-waiting-requests",
