@@ -1,12 +1,16 @@
 """The smaller endpoints through a real server and HTTP client: /tokenize and /detokenize
-(vLLM's shapes), /v1/models/{id}, /version, HEAD /health, and which of them --api-key
-protects. In-process servers over the tiny random llama (conftest.py):
+(vLLM's shapes), /v1/models/{id}, /version, HEAD /health, which of them --api-key protects, and
+the pages a browser loads (/, /docs, /redoc) with everything they reference served here and
+nothing from another host. In-process servers over the tiny random llama (conftest.py):
 `tiny_server` (no key) and `tiny_locked_server` (an API key; its tokenizer adds a BOS)."""
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
+from html.parser import HTMLParser
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 import openai
@@ -222,5 +226,68 @@ def test_api_key_protects_what_vllm_protects(tiny_locked_server, locked):
                           headers={"Authorization": "Bearer wrong"})  # fmt: skip
         assert r.status_code == 401, path
         assert locked.request(method, path, json=body).status_code == 200, path
-    for path in ["/docs", "/openapi.json", "/version", "/health", "/metrics"]:
+    for path in ["/", "/static/chat.js", "/static/chat.css", "/docs", "/redoc", "/openapi.json",
+                 "/version", "/health", "/metrics"]:  # fmt: skip
         assert httpx.get(url + path, timeout=10).status_code == 200, path
+
+
+# ---- pages: served here, loading nothing from elsewhere -----------------------------------------
+
+
+class _Refs(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.refs: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if value and (name == "src" or (name == "href" and tag == "link")):
+                self.refs.append(value)
+
+
+EXTERNAL = re.compile(r"(?:https?:)?//[\w.-]+\.[a-z]{2,}", re.IGNORECASE)
+CSS_URL = re.compile(r"url\(\s*['\"]?([^'\")]+)")
+SVG_NS = "http://www.w3.org/2000/svg"  # a namespace name inside inline SVG, never fetched
+
+
+def assets_of(http: httpx.Client, path: str) -> dict[str, httpx.Response]:
+    """The page at `path` and what it references (scripts, stylesheets, icons, and the files
+    those stylesheets reference), each fetched: none may name another host."""
+    page = http.get(path)
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert not EXTERNAL.search(page.text), EXTERNAL.search(page.text)
+    parser = _Refs()
+    parser.feed(page.text)
+    assert parser.refs, "the page references no assets"
+    fetched = {path: page}
+    todo = [urljoin(str(http.base_url.join(path)), ref) for ref in parser.refs]
+    while todo:
+        ref = todo.pop()
+        if ref.startswith("data:"):
+            continue
+        assert urlsplit(ref).netloc == http.base_url.netloc.decode(), ref
+        r = http.get(ref)
+        assert r.status_code == 200, ref
+        fetched[ref] = r
+        if ref.endswith(".css"):
+            assert not EXTERNAL.search(r.text.replace(SVG_NS, "")), ref
+            todo += [urljoin(ref, u) for u in CSS_URL.findall(r.text) if not u.startswith("data:")]
+    return fetched
+
+
+def test_docs_load_nothing_from_another_host(http):
+    docs = assets_of(http, "/docs")
+    assert any(ref.endswith("swagger-ui-bundle.js") for ref in docs)
+    assert "'/openapi.json'" in docs["/docs"].text and '"validatorUrl": null' in docs["/docs"].text
+    spec = http.get("/openapi.json").json()
+    assert {"/tokenize", "/detokenize", "/version", "/v1/models/{model_id}"} <= set(spec["paths"])
+    assert any(ref.endswith("redoc.standalone.js") for ref in assets_of(http, "/redoc"))
+    assert http.get("/docs/oauth2-redirect").status_code == 200
+
+
+def test_chat_page_is_served_with_its_files(http):
+    page = assets_of(http, "/")
+    assert {ref.rsplit("/", 1)[-1] for ref in page if ref != "/"} == {"chat.css", "chat.js"}
+    script = next(r for ref, r in page.items() if ref.endswith("chat.js"))
+    assert "javascript" in script.headers["content-type"]
+    assert not EXTERNAL.search(script.text)

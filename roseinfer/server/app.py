@@ -2,11 +2,12 @@
 
 Endpoints: GET/HEAD /health, GET /version, GET /v1/models, GET /v1/models/{id}, GET /metrics,
 POST /generate (the seeds' API), POST /v1/completions, POST /v1/chat/completions, POST /tokenize
-and POST /detokenize (tokenization.py). Handlers only validate, tokenize, submit to the
-`EngineClient` and read results; the engine thread does the stepping.
+and POST /detokenize (tokenization.py), and the pages of web.py (the chat page at /, /docs,
+/redoc). Handlers only validate, tokenize, submit to the `EngineClient` and read results; the
+engine thread does the stepping.
 
 `--api-key` protects /v1/*, /generate, /tokenize and /detokenize (Bearer token); /health,
-/version and /metrics stay open for probes and scrapers.
+/version and /metrics stay open for probes and scrapers, and the pages for browsers.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from roseinfer.server.serving import (
 )
 from roseinfer.server.structured import structured_outputs, tool_use
 from roseinfer.server.tokenization import add_tokenization_routes
+from roseinfer.server.web import add_pages
 from roseinfer.structured.grammar import GrammarError
 from roseinfer.structured.tools import ToolUse
 from roseinfer.tokenizer import Tokenizer
@@ -92,7 +94,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         yield
         client.shutdown()
 
-    app = FastAPI(title="roseinfer", version=__version__, lifespan=lifespan)
+    # docs_url/redoc_url None: web.py serves both pages without FastAPI's CDN.
+    app = FastAPI(title="roseinfer", version=__version__, lifespan=lifespan, docs_url=None,
+                  redoc_url=None)  # fmt: skip
     app.state.client, app.state.metrics, app.state.server_config = client, metrics, cfg
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=cfg.max_request_bytes)
     install_error_handlers(app)
@@ -369,6 +373,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
 
     add_tokenization_routes(api, tokenizer, core.max_model_len, check_model)
     app.include_router(api)
+    add_pages(app)
     return app
 
 
