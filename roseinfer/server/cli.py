@@ -47,7 +47,7 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     g.add_argument(
         "--api-key",
         default=os.environ.get("ROSEINFER_API_KEY"),
-        help="require 'Authorization: Bearer KEY' on /v1/* and /generate; several keys "
+        help="require 'Authorization: Bearer KEY' on /v1/*, /generate, /tokenize and /detokenize; several keys "
         "comma-separated (default: $ROSEINFER_API_KEY)",
     )
     g.add_argument(

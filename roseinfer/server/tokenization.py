@@ -1,0 +1,154 @@
+"""POST /tokenize and POST /detokenize, with vLLM's request and response shapes.
+
+/tokenize takes a prompt (`{model?, prompt, add_special_tokens=true, return_token_strs=false}`)
+or chat messages (`{model?, messages, add_generation_prompt=true, continue_final_message=false,
+chat_template_kwargs?, tools?, return_token_strs=false}`) and answers `{count, max_model_len, tokens,
+token_strs}`; /detokenize takes `{model?, tokens}` and answers `{prompt}`.
+
+Nothing is accepted and ignored, as on the other endpoints (fields.py): a field these models do
+not declare is a 400 naming it; the chat form's template fields are the chat table's own
+(`fields.check_body` with the /v1/chat/completions table), so /tokenize renders messages exactly
+as /v1/chat/completions does (the tools too) and refuses what it refuses (`add_special_tokens:
+true`, `chat_template`, ...), and its `tokens` are the prompt that endpoint would run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from fastapi import APIRouter, Request
+from pydantic import Field, TypeAdapter, ValidationError
+
+from roseinfer.server import fields as F
+from roseinfer.server import protocol as P
+from roseinfer.server.chat_prompt import chat_prompt_ids
+from roseinfer.server.errors import APIError, from_validation_error
+from roseinfer.server.structured import tool_use
+from roseinfer.tokenizer import Tokenizer
+
+
+class TokenizeCompletionRequest(P.RequestBase):
+    model: str | None = None
+    prompt: str
+    add_special_tokens: bool = True
+    return_token_strs: bool = False
+
+
+class TokenizeChatRequest(P.RequestBase):
+    model: str | None = None
+    messages: list[P.ChatMessage] = Field(min_length=1)
+    add_generation_prompt: bool = True
+    continue_final_message: bool = False
+    chat_template_kwargs: dict[str, Any] | None = None
+    tools: list[P.ToolDefinition] | None = None
+    return_token_strs: bool = False
+
+
+class DetokenizeRequest(P.RequestBase):
+    model: str | None = None
+    tokens: list[int]
+
+
+# Fields of vLLM's TokenizeChatRequest that /v1/chat/completions refuses unless neutral: the
+# chat table decides them here too (they never reach pydantic, being refused or no-ops).
+_CHAT_TABLE_ONLY = ("add_special_tokens", "chat_template", "mm_processor_kwargs")
+# The fields of the chat form that come from the chat table (the rest are /tokenize's own).
+_FROM_CHAT_TABLE = frozenset(
+    {"messages", "add_generation_prompt", "continue_final_message", "chat_template_kwargs", "tools"}
+    | set(_CHAT_TABLE_ONLY)
+)
+
+ModelT = TypeVar("ModelT", bound=P.RequestBase)
+_JSON_OBJECT = TypeAdapter(dict[str, Any])
+
+
+async def _json_object(request: Request) -> dict[str, Any]:
+    try:
+        return _JSON_OBJECT.validate_json(await request.body())
+    except ValidationError as e:  # not JSON, or not an object: a 400 (errors.py words it)
+        raise from_validation_error(e.errors()) from None
+
+
+def _validate(model: type[ModelT], data: dict[str, Any], path: str) -> ModelT:
+    """`data` as `model`: a 400 naming the first field the model does not declare (whatever its
+    value, as fields.py), or the first invalid one; null is the field left out."""
+    for key in data:
+        if key not in model.model_fields:
+            raise APIError(400, f"'{key}' is not a field of {path} here", param=key,
+                           code="unknown_field")  # fmt: skip
+    try:
+        return model.model_validate({k: v for k, v in data.items() if v is not None})
+    except ValidationError as e:
+        raise from_validation_error(e.errors()) from None
+
+
+def _chat_form(data: dict[str, Any]) -> TokenizeChatRequest:
+    shared = {k: v for k, v in data.items() if k in _FROM_CHAT_TABLE}
+    try:
+        shared = F.check_body(shared, F.CHAT)
+    except F.FieldError as e:
+        raise APIError(400, str(e), param=e.param, code=e.code) from None
+    own = {k: v for k, v in data.items() if k not in _FROM_CHAT_TABLE}
+    return _validate(TokenizeChatRequest, {**own, **shared}, "/tokenize (chat messages)")
+
+
+def _chat_ids(tokenizer: Tokenizer, body: TokenizeChatRequest) -> list[int]:
+    chat = P.ChatCompletionRequest(
+        messages=body.messages,
+        add_generation_prompt=body.add_generation_prompt,
+        continue_final_message=body.continue_final_message,
+        chat_template_kwargs=body.chat_template_kwargs,
+        tools=body.tools,
+        tool_choice="none",  # the tools are shown all the same; how calls are made is not asked
+    )
+    tools, _ = tool_use(chat)
+    try:
+        return chat_prompt_ids(tokenizer, chat, tools)
+    except F.FieldError as e:
+        raise APIError(400, str(e), param=e.param, code=e.code) from None
+    except ValueError as e:  # TokenizerError: the template refused the messages
+        raise APIError(400, str(e), param="messages") from None
+
+
+def _check_ids(tokenizer: Tokenizer, ids: list[int]) -> None:
+    for i, token_id in enumerate(ids):
+        if not 0 <= token_id < tokenizer.vocab_size:
+            raise APIError(400, f"tokens[{i}]: {token_id} is not a token id of this model "
+                                f"(0 to {tokenizer.vocab_size - 1})",
+                           param=f"tokens.{i}", code="invalid_value")  # fmt: skip
+
+
+def add_tokenization_routes(
+    router: APIRouter,
+    tokenizer: Tokenizer,
+    max_model_len: int,
+    check_model: Callable[[str | None], None],
+) -> None:
+    """Add the two routes to `router` (the app's API-key-protected one, as vLLM protects them);
+    `check_model` answers 404 for a model name that is not the served one."""
+
+    @router.post("/tokenize")
+    async def tokenize(request: Request) -> dict:
+        data = await _json_object(request)
+        body: TokenizeChatRequest | TokenizeCompletionRequest
+        if data.get("messages") is not None:
+            body = _chat_form(data)
+            check_model(body.model)
+            ids = _chat_ids(tokenizer, body)
+        else:
+            body = _validate(TokenizeCompletionRequest, data, "/tokenize (a prompt)")
+            check_model(body.model)
+            ids = tokenizer.encode(body.prompt, body.add_special_tokens)
+        strs = tokenizer.hf.convert_ids_to_tokens(ids) if body.return_token_strs else None
+        return {"count": len(ids), "max_model_len": max_model_len, "tokens": ids,
+                "token_strs": strs}  # fmt: skip
+
+    @router.post("/detokenize")
+    async def detokenize(request: Request) -> dict:
+        data = await _json_object(request)
+        body: DetokenizeRequest = _validate(DetokenizeRequest, data, "/detokenize")
+        check_model(body.model)
+        _check_ids(tokenizer, body.tokens)
+        # Special tokens kept, as vLLM: the text of exactly these ids.
+        return {"prompt": tokenizer.decode(body.tokens, skip_special_tokens=False)}

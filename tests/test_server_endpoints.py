@@ -1,0 +1,293 @@
+"""The smaller endpoints through a real server and HTTP client: /tokenize and /detokenize
+(vLLM's shapes), /v1/models/{id}, /version, HEAD /health, which of them --api-key protects, and
+the pages a browser loads (/, /docs, /redoc) with everything they reference served here and
+nothing from another host. In-process servers over the tiny random llama (conftest.py):
+`tiny_server` (no key) and `tiny_locked_server` (an API key; its tokenizer adds a BOS)."""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from html.parser import HTMLParser
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+import openai
+import pytest
+from conftest import TINY_API_KEY
+
+import roseinfer
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BOS = "<|endoftext|>"
+CHAT = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello, world!"}]
+TOOL = {"type": "function", "function": {"name": "get_weather", "description": "The weather.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def http(tiny_server):
+    with httpx.Client(base_url=tiny_server[1], timeout=60) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def locked(tiny_locked_server):
+    headers = {"Authorization": f"Bearer {TINY_API_KEY}"}
+    with httpx.Client(base_url=tiny_locked_server[1], timeout=60, headers=headers) as c:
+        yield c
+
+
+def tokenizer_of(served):
+    return served[0].state.client.engine.tokenizer
+
+
+def rendered(messages: list[dict], generation_prompt: bool = True) -> str:
+    """conftest.CHAT_TEMPLATE written out by hand: the text /tokenize must encode."""
+    text = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
+    return text + ("<|im_start|>assistant\n" if generation_prompt else "")
+
+
+def error_of(r: httpx.Response, status: int = 400) -> dict:
+    assert r.status_code == status, r.text
+    return r.json()["error"]
+
+
+# ---- /tokenize ---------------------------------------------------------------------------------
+
+
+def test_tokenize_a_prompt_honours_add_special_tokens(tiny_locked_server, locked):
+    hf = tokenizer_of(tiny_locked_server).hf
+    text = "The quick brown fox"
+    plain = hf.backend_tokenizer.encode(text, add_special_tokens=False).ids
+    r = locked.post("/tokenize", json={"prompt": text})
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert out == {"count": len(plain) + 1, "max_model_len": 256,
+                   "tokens": [hf.convert_tokens_to_ids(BOS), *plain], "token_strs": None}  # fmt: skip
+    without = locked.post("/tokenize", json={"prompt": text, "add_special_tokens": False}).json()
+    assert without["tokens"] == plain and without["count"] == len(plain)
+
+
+def test_tokenize_returns_token_strings(tiny_server, http):
+    hf = tokenizer_of(tiny_server).hf
+    out = http.post("/tokenize", json={"prompt": "Hello world", "return_token_strs": True}).json()
+    assert out["token_strs"] == [hf.backend_tokenizer.id_to_token(i) for i in out["tokens"]]
+    assert "".join(out["token_strs"]).replace("Ġ", " ") == "Hello world"
+
+
+def test_tokenize_messages_through_the_chat_template(tiny_server, http):
+    tok = tokenizer_of(tiny_server)
+    out = http.post("/tokenize", json={"model": tiny_server[0].state.client.engine.model_name,
+                                       "messages": CHAT, "return_token_strs": True}).json()  # fmt: skip
+    assert out["tokens"] == tok.encode(rendered(CHAT), False)
+    assert out["count"] == len(out["tokens"]) and len(out["token_strs"]) == out["count"]
+    # The prompt /v1/chat/completions runs for the same messages.
+    chat = http.post("/v1/chat/completions", json={"messages": CHAT, "max_tokens": 1})
+    assert chat.json()["usage"]["prompt_tokens"] == out["count"]
+    bare = http.post("/tokenize", json={"messages": CHAT, "add_generation_prompt": False}).json()
+    assert bare["tokens"] == tok.encode(rendered(CHAT, generation_prompt=False), False)
+    open_end = [*CHAT, {"role": "assistant", "content": "Hi"}]
+    cont = http.post("/tokenize", json={"messages": open_end, "add_generation_prompt": False,
+                                        "continue_final_message": True}).json()  # fmt: skip
+    expected = rendered(open_end, generation_prompt=False).removesuffix("<|im_end|>\n")
+    assert cont["tokens"] == tok.encode(expected, False)
+
+
+def test_tokenize_shows_the_tools_as_the_chat_endpoint_does(http):
+    plain = http.post("/tokenize", json={"messages": CHAT}).json()
+    out = http.post("/tokenize", json={"messages": CHAT, "tools": [TOOL]}).json()
+    assert out["count"] > plain["count"]  # the tiny template has no tools: a system prompt
+    text = http.post("/detokenize", json={"tokens": out["tokens"]}).json()["prompt"]
+    assert "get_weather" in text and text.endswith(rendered(CHAT[1:]))
+    chat = http.post("/v1/chat/completions", json={"messages": CHAT, "tools": [TOOL],
+                                                   "tool_choice": "none", "max_tokens": 1})  # fmt: skip
+    # Longer than the tiny model's context: the chat endpoint's refusal counts the same prompt.
+    assert f"prompt ({out['count']} tokens)" in error_of(chat)["message"]
+
+
+def test_tokenize_accepts_what_asks_for_nothing(http):
+    base = http.post("/tokenize", json={"messages": CHAT}).json()
+    neutral = {"add_special_tokens": False, "tools": None, "chat_template": None,
+               "mm_processor_kwargs": {}, "return_token_strs": None, "model": None}  # fmt: skip
+    assert http.post("/tokenize", json={"messages": CHAT, **neutral}).json() == base
+
+
+@pytest.mark.parametrize(
+    "body, param, code",
+    [
+        ({"prompt": "x", "temperature": 0}, "temperature", "unknown_field"),
+        ({"prompt": "x", "nonsense": None}, "nonsense", "unknown_field"),
+        ({"messages": CHAT, "max_tokens": 4}, "max_tokens", "unknown_field"),
+        ({"messages": CHAT, "prompt": "x"}, "prompt", "unknown_field"),
+        ({"prompt": "x", "add_generation_prompt": True}, "add_generation_prompt", "unknown_field"),
+        ({"messages": CHAT, "add_special_tokens": True}, "add_special_tokens", "unsupported_field"),
+        ({"messages": CHAT, "chat_template": "{{ 1 }}"}, "chat_template", "unsupported_field"),
+        ({"messages": CHAT, "tools": [{"type": "function"}]}, "tools.0.function", "invalid_value"),
+        ({"messages": CHAT, "tools": [TOOL], "tool_choice": "none"}, "tool_choice",
+         "unknown_field"),
+        ({"messages": CHAT, "media_io_kwargs": {}}, "media_io_kwargs", "unknown_field"),
+        ({"messages": [{"role": "user", "content": "x", "tool_call_id": "t"}]},
+         "messages.0.tool_call_id", "invalid_value"),
+        ({"messages": [{"role": "user", "content": "x", "refusal": "no"}]}, "messages.0.refusal",
+         "unsupported_field"),
+        ({"messages": [{"role": "robot", "content": "x"}]}, "messages.0.role", "invalid_value"),
+        ({"messages": [{"role": "user", "content": "x", "name": "ann"}]}, "messages.0.name",
+         "unsupported_field"),
+        ({"messages": CHAT, "chat_template_kwargs": {"nope": 1}}, "chat_template_kwargs.nope",
+         "unsupported_field"),
+        ({"messages": CHAT, "continue_final_message": True}, "continue_final_message",
+         "invalid_value"),
+        ({"messages": []}, "messages", "invalid_value"),
+        ({"prompt": "x", "add_special_tokens": "yes"}, "add_special_tokens", "invalid_value"),
+        ({"prompt": ["x"]}, "prompt", "invalid_value"),
+        ({}, "prompt", "invalid_value"),
+    ],
+)  # fmt: skip
+def test_tokenize_refuses_naming_the_field(http, body, param, code):
+    error = error_of(http.post("/tokenize", json=body))
+    assert (error["param"], error["code"]) == (param, code), error
+    assert error["type"] == "invalid_request_error"
+
+
+def test_tokenize_and_detokenize_refuse_another_model_and_bad_json(http):
+    for path, body in [("/tokenize", {"prompt": "x"}), ("/detokenize", {"tokens": [1]})]:
+        error = error_of(http.post(path, json={**body, "model": "gpt-4"}), 404)
+        assert (error["param"], error["code"]) == ("model", "model_not_found")
+        error = error_of(http.post(path, content=b"{not json", headers={"Content-Type": "x"}))
+        assert error["code"] == "invalid_json"
+        assert error_of(http.post(path, json=[body]))["message"] == "Input should be an object"
+
+
+# ---- /detokenize -------------------------------------------------------------------------------
+
+
+def test_detokenize_inverts_tokenize(tiny_locked_server, locked):
+    text = "Paris is the capital of France."
+    ids = locked.post("/tokenize", json={"prompt": text}).json()["tokens"]  # BOS first
+    r = locked.post("/detokenize", json={"tokens": ids})
+    assert r.status_code == 200, r.text
+    assert r.json() == {"prompt": BOS + text}  # special tokens kept, as vLLM
+    assert locked.post("/detokenize", json={"tokens": ids[1:]}).json() == {"prompt": text}
+    assert locked.post("/detokenize", json={"tokens": []}).json() == {"prompt": ""}
+
+
+def test_detokenize_refuses_what_is_not_a_token_id(tiny_server, http):
+    vocab = tokenizer_of(tiny_server).vocab_size
+    for tokens, param in [([5, vocab], "tokens.1"), ([-1], "tokens.0"), ([1.0], "tokens.0"),
+                          ("12", "tokens"), (None, "tokens")]:  # fmt: skip
+        error = error_of(http.post("/detokenize", json={"tokens": tokens}))
+        assert error["param"] == param, error
+    error = error_of(http.post("/detokenize", json={"tokens": [1], "skip_special_tokens": True}))
+    assert (error["param"], error["code"]) == ("skip_special_tokens", "unknown_field")
+
+
+# ---- /v1/models/{id}, /version, HEAD /health -----------------------------------------------------
+
+
+def test_retrieve_model(tiny_server, http):
+    listed = http.get("/v1/models").json()["data"][0]
+    r = http.get(f"/v1/models/{listed['id']}")
+    assert r.status_code == 200 and r.json() == listed | {"created": r.json()["created"]}
+    client = openai.OpenAI(base_url=tiny_server[1] + "/v1", api_key="x", max_retries=0)
+    assert client.models.retrieve(listed["id"]).id == listed["id"]
+    for unknown in ["gpt-4", "org/" + listed["id"]]:  # a slash is part of the name, not a path
+        error = error_of(http.get(f"/v1/models/{unknown}"), 404)
+        assert error == {"message": f"The model `{unknown}` does not exist (this server serves "
+                                    f"`{listed['id']}`).", "type": "invalid_request_error",
+                         "param": "model", "code": "model_not_found"}  # fmt: skip
+    with pytest.raises(openai.NotFoundError):
+        client.models.retrieve("gpt-4")
+
+
+def test_version_is_the_package_version(http):
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        version = tomllib.load(f)["project"]["version"]
+    assert http.get("/version").json() == {"version": version} == {"version": roseinfer.__version__}
+
+
+def test_head_health(tiny_server, tiny_locked_server):
+    for _, url in (tiny_server, tiny_locked_server):  # no key needed
+        r = httpx.head(url + "/health", timeout=10)
+        assert r.status_code == 200 and r.content == b""
+        assert httpx.get(url + "/health", timeout=10).json() == {"status": "ok"}
+
+
+def test_api_key_protects_what_vllm_protects(tiny_locked_server, locked):
+    url = tiny_locked_server[1]
+    model = tiny_locked_server[0].state.client.engine.model_name
+    protected = [("POST", "/tokenize", {"prompt": "x"}), ("POST", "/detokenize", {"tokens": [1]}),
+                 ("GET", f"/v1/models/{model}", None)]  # fmt: skip
+    for method, path, body in protected:
+        r = httpx.request(method, url + path, json=body, timeout=10)
+        assert r.status_code == 401 and r.json()["error"]["code"] == "invalid_api_key", path
+        r = httpx.request(method, url + path, json=body, timeout=10,
+                          headers={"Authorization": "Bearer wrong"})  # fmt: skip
+        assert r.status_code == 401, path
+        assert locked.request(method, path, json=body).status_code == 200, path
+    for path in ["/", "/static/chat.js", "/static/chat.css", "/docs", "/redoc", "/openapi.json",
+                 "/version", "/health", "/metrics"]:  # fmt: skip
+        assert httpx.get(url + path, timeout=10).status_code == 200, path
+
+
+# ---- pages: served here, loading nothing from elsewhere -----------------------------------------
+
+
+class _Refs(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.refs: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if value and (name == "src" or (name == "href" and tag == "link")):
+                self.refs.append(value)
+
+
+EXTERNAL = re.compile(r"(?:https?:)?//[\w.-]+\.[a-z]{2,}", re.IGNORECASE)
+CSS_URL = re.compile(r"url\(\s*['\"]?([^'\")]+)")
+SVG_NS = "http://www.w3.org/2000/svg"  # a namespace name inside inline SVG, never fetched
+
+
+def assets_of(http: httpx.Client, path: str) -> dict[str, httpx.Response]:
+    """The page at `path` and what it references (scripts, stylesheets, icons, and the files
+    those stylesheets reference), each fetched: none may name another host."""
+    page = http.get(path)
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert not EXTERNAL.search(page.text), EXTERNAL.search(page.text)
+    parser = _Refs()
+    parser.feed(page.text)
+    assert parser.refs, "the page references no assets"
+    fetched = {path: page}
+    todo = [urljoin(str(http.base_url.join(path)), ref) for ref in parser.refs]
+    while todo:
+        ref = todo.pop()
+        if ref.startswith("data:"):
+            continue
+        assert urlsplit(ref).netloc == http.base_url.netloc.decode(), ref
+        r = http.get(ref)
+        assert r.status_code == 200, ref
+        fetched[ref] = r
+        if ref.endswith(".css"):
+            assert not EXTERNAL.search(r.text.replace(SVG_NS, "")), ref
+            todo += [urljoin(ref, u) for u in CSS_URL.findall(r.text) if not u.startswith("data:")]
+    return fetched
+
+
+def test_docs_load_nothing_from_another_host(http):
+    docs = assets_of(http, "/docs")
+    assert any(ref.endswith("swagger-ui-bundle.js") for ref in docs)
+    assert "'/openapi.json'" in docs["/docs"].text and '"validatorUrl": null' in docs["/docs"].text
+    spec = http.get("/openapi.json").json()
+    assert {"/tokenize", "/detokenize", "/version", "/v1/models/{model_id}"} <= set(spec["paths"])
+    assert any(ref.endswith("redoc.standalone.js") for ref in assets_of(http, "/redoc"))
+    assert http.get("/docs/oauth2-redirect").status_code == 200
+
+
+def test_chat_page_is_served_with_its_files(http):
+    page = assets_of(http, "/")
+    assert {ref.rsplit("/", 1)[-1] for ref in page if ref != "/"} == {"chat.css", "chat.js"}
+    script = next(r for ref, r in page.items() if ref.endswith("chat.js"))
+    assert "javascript" in script.headers["content-type"]
+    assert not EXTERNAL.search(script.text)
