@@ -6,18 +6,21 @@ classes (`roseinfer.compat`) and the CLI are built on this.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Iterator
 from collections.abc import Sequence as Seq
-from typing import cast
+from typing import Any, cast
 
 from tqdm import tqdm
 
-from roseinfer.config import EngineConfig, SamplingParams
+from roseinfer.chat import ChatMessage, NamedToolChoice, ToolDefinition, chat_prompt_ids, read_tools
+from roseinfer.config import EngineConfig, SamplingParams, StructuredOutputs
 from roseinfer.engine.llm_engine import InvalidRequestError, LLMEngine
 from roseinfer.loader import LoadedModel, load_model
 from roseinfer.output.processor import OutputProcessor
 from roseinfer.outputs import RequestOutput
+from roseinfer.structured.tools import ToolUse
 from roseinfer.tokenizer import Tokenizer
 
 Prompt = str | Seq[int]
@@ -31,6 +34,13 @@ def encode_prompt(tokenizer: Tokenizer, prompt: str) -> list[int]:
     if not ids:
         raise InvalidRequestError("prompt encodes to no tokens")
     return ids
+
+
+def _with_tools(params: SamplingParams, use: ToolUse) -> SamplingParams:
+    """`params` under the tools' grammar."""
+    if params.structured_outputs is not None:
+        raise ValueError("structured_outputs and tools both constrain the output: give one")
+    return dataclasses.replace(params, structured_outputs=StructuredOutputs(grammar=use.grammar()))
 
 
 class LLM:
@@ -72,12 +82,48 @@ class LLM:
         messages: Seq[dict] | Seq[Seq[dict]],
         sampling_params: SamplingParams | Seq[SamplingParams] | None = None,
         use_tqdm: bool = True,
+        *,
+        tools: Seq[dict] | None = None,
+        tool_choice: str | dict | None = None,
+        parallel_tool_calls: bool = True,
+        add_generation_prompt: bool = True,
+        continue_final_message: bool = False,
+        chat_template_kwargs: dict[str, Any] | None = None,
     ) -> list[RequestOutput]:
-        """One conversation (a list of {"role", "content"}) or a list of them, via the chat
-        template."""
+        """One conversation (OpenAI's message dicts: role, content, and name, tool_calls,
+        tool_call_id) or a list of them, through the chat template as the server renders them.
+
+        `tools` (OpenAI's tool dicts), `tool_choice` ("auto" by default, "none", "required" or
+        {"type": "function", "function": {"name": ...}}) and `parallel_tool_calls` act as on the
+        chat endpoint: the model is shown the tools, its calls are held to their schemas by a
+        grammar and come back in `CompletionOutput.tool_calls` (README, "Tool calling").
+        ValueError (pydantic's, or `ChatError` naming the field) for what cannot act."""
         conversations = [messages] if messages and isinstance(messages[0], dict) else messages
-        ids = [self.encode_chat(conv) for conv in conversations]  # type: ignore[arg-type]
-        return self._run(ids, sampling_params, use_tqdm)
+        definitions = None if tools is None else [ToolDefinition.model_validate(t) for t in tools]
+        choice = (
+            NamedToolChoice.model_validate(tool_choice)
+            if isinstance(tool_choice, dict)
+            else tool_choice
+        )
+        shown, use = read_tools(definitions, choice, parallel_tool_calls)
+        ids = [
+            chat_prompt_ids(
+                self.tokenizer,
+                [ChatMessage.model_validate(m) for m in conv],  # type: ignore[union-attr]
+                shown,
+                add_generation_prompt,
+                continue_final_message,
+                chat_template_kwargs,
+            )
+            for conv in conversations
+        ]
+        params = sampling_params if sampling_params is not None else SamplingParams()
+        if use is not None:
+            params = [
+                _with_tools(p, use)
+                for p in ([params] * len(ids) if isinstance(params, SamplingParams) else params)
+            ]
+        return self._run(ids, params, use_tqdm, None if use is None else use.names)
 
     def stream(self, prompt_token_ids: Seq[int], params: SamplingParams) -> Iterator[str]:
         """The text of one request's first choice, piece by piece as it is generated."""
@@ -95,9 +141,14 @@ class LLM:
     def reset_prefix_cache(self) -> None:
         self.engine.block_manager.reset_prefix_cache()
 
-    def _add(self, prompt_token_ids: Seq[int], params: SamplingParams) -> str:
+    def _add(
+        self,
+        prompt_token_ids: Seq[int],
+        params: SamplingParams,
+        tool_names: frozenset[str] | None = None,
+    ) -> str:
         rid = str(next(self._ids))
-        self.processor.add_request(rid, prompt_token_ids, params)
+        self.processor.add_request(rid, prompt_token_ids, params, tool_names)
         return rid
 
     def _run(
@@ -105,6 +156,7 @@ class LLM:
         prompt_ids: list[list[int]],
         sampling_params: SamplingParams | Seq[SamplingParams] | None,
         use_tqdm: bool,
+        tool_names: frozenset[str] | None = None,
     ) -> list[RequestOutput]:
         params = sampling_params if sampling_params is not None else SamplingParams()
         if isinstance(params, SamplingParams):
@@ -114,7 +166,7 @@ class LLM:
         # Validate every request before queuing any, so a bad one leaves nothing behind.
         for ids, p in zip(prompt_ids, params, strict=True):
             self.engine.validate(ids, p)
-        rids = [self._add(ids, p) for ids, p in zip(prompt_ids, params, strict=True)]
+        rids = [self._add(ids, p, tool_names) for ids, p in zip(prompt_ids, params, strict=True)]
         bar = tqdm(total=len(rids), desc="Generating", unit="req", disable=not use_tqdm)
         try:
             while self.engine.has_unfinished():

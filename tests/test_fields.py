@@ -14,6 +14,7 @@ import re
 import httpx
 import pytest
 
+from roseinfer.chat import ChatMessage, TextPart
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 
@@ -87,8 +88,8 @@ def test_readme_section_is_generated_from_the_table():
 def test_pydantic_models_hold_exactly_the_honoured_fields():
     models = {
         (F.CHAT, ""): P.ChatCompletionRequest, (F.COMPLETIONS, ""): P.CompletionRequest,
-        (F.GENERATE, ""): P.GenerateRequest, (F.CHAT, "messages[]"): P.ChatMessage,
-        (F.CHAT, "messages[].content[]"): P.TextPart,
+        (F.GENERATE, ""): P.GenerateRequest, (F.CHAT, "messages[]"): ChatMessage,
+        (F.CHAT, "messages[].content[]"): TextPart,
         (F.CHAT, "stream_options"): P.StreamOptions,
         (F.COMPLETIONS, "stream_options"): P.StreamOptions,
     }  # fmt: skip
@@ -248,7 +249,7 @@ def test_template_fields_act_where_the_template_reads_them():
     """A template that renders names and reads a variable: both reach the prompt."""
     from conftest import build_tokenizer
 
-    from roseinfer.server.chat_prompt import chat_prompt_ids
+    from roseinfer.chat import ChatMessage, chat_prompt_ids
     from roseinfer.tokenizer import Tokenizer
 
     hf = build_tokenizer()
@@ -257,11 +258,9 @@ def test_template_fields_act_where_the_template_reads_them():
         "{% if m.name %} ({{ m.name }}){% endif %}: {{ m['content'] }}\n{% endfor %}"
     )
     tok = Tokenizer(hf)
-    body = P.ChatCompletionRequest(
-        messages=[{"role": "user", "content": "Hi", "name": "bob"}],
-        chat_template_kwargs={"greeting": "Hello"},
-    )
-    assert tok.decode(chat_prompt_ids(tok, body)) == "Hello\nuser (bob): Hi\n"
+    messages = [ChatMessage(role="user", content="Hi", name="bob")]
+    ids = chat_prompt_ids(tok, messages, template_kwargs={"greeting": "Hello"})
+    assert tok.decode(ids) == "Hello\nuser (bob): Hi\n"
 
 
 # ---- validation at the edge: SamplingParams' checks as 400s naming the field -------------------

@@ -14,9 +14,8 @@ import jsonschema
 import pytest
 from conftest import serve_in_process
 
+from roseinfer.chat import ChatMessage, chat_prompt_ids
 from roseinfer.output.tool_calls import ToolCallParser
-from roseinfer.server import protocol as P
-from roseinfer.server.chat_prompt import chat_prompt_ids
 from roseinfer.structured.tools import Tool, ToolUse, tool_prompt
 from roseinfer.tokenizer import Tokenizer
 
@@ -81,18 +80,27 @@ def streamed(http: httpx.Client, body: dict) -> tuple[str, list[dict], str]:
     return content, [calls[i] for i in sorted(calls)], finish
 
 
-@pytest.fixture(scope="module")
-def tools_server(tmp_path_factory):
+_TOOLS_MODEL: dict[str, str] = {}
+
+
+def tools_model_dir(tmp_path_factory) -> str:
     """A tiny random qwen2 with room for the tool prompt (≈ 900 tokens in its 384-token
-    vocabulary)."""
+    vocabulary), made once."""
     from conftest import make_tiny_model
 
-    path = make_tiny_model("qwen2", str(tmp_path_factory.mktemp("qwen2_long")))
-    with open(f"{path}/config.json") as f:
-        config = json.load(f)
-    with open(f"{path}/config.json", "w") as f:
-        json.dump({**config, "max_position_embeddings": 2048}, f)
-    with serve_in_process(path, num_kv_blocks=256) as served:
+    if "path" not in _TOOLS_MODEL:
+        path = make_tiny_model("qwen2", str(tmp_path_factory.mktemp("qwen2_long")))
+        with open(f"{path}/config.json") as f:
+            config = json.load(f)
+        with open(f"{path}/config.json", "w") as f:
+            json.dump({**config, "max_position_embeddings": 2048}, f)
+        _TOOLS_MODEL["path"] = path
+    return _TOOLS_MODEL["path"]
+
+
+@pytest.fixture(scope="module")
+def tools_server(tmp_path_factory):
+    with serve_in_process(tools_model_dir(tmp_path_factory), num_kv_blocks=256) as served:
         yield served[1]
 
 
@@ -229,8 +237,8 @@ TOOL_TEMPLATE = (
 )
 
 
-def request(messages: list[dict], **extra) -> P.ChatCompletionRequest:
-    return P.ChatCompletionRequest.model_validate({"messages": messages, **extra})
+def parsed(messages: list[dict]) -> list[ChatMessage]:
+    return [ChatMessage.model_validate(m) for m in messages]
 
 
 def test_a_template_with_tool_support_renders_them_as_transformers_does(tiny_model_dir):
@@ -240,7 +248,7 @@ def test_a_template_with_tool_support_renders_them_as_transformers_does(tiny_mod
     hf.chat_template = TOOL_TEMPLATE
     tools = tuple(Tool(t["function"]["name"], t["function"].get("description"),
                        t["function"]["parameters"]) for t in TOOLS)  # fmt: skip
-    ids = chat_prompt_ids(Tokenizer(hf), request(HISTORY, tools=TOOLS), tools)
+    ids = chat_prompt_ids(Tokenizer(hf), parsed(HISTORY), tools)
     as_objects = [dict(m) for m in HISTORY]
     as_objects[1] = {**HISTORY[1], "content": "", "tool_calls": [
         {**c, "function": {**c["function"], "arguments": json.loads(c["function"]["arguments"])}}
@@ -256,7 +264,7 @@ def test_a_template_without_tool_support_gets_the_hermes_format(tiny_model_dir):
 
     hf = AutoTokenizer.from_pretrained(tiny_model_dir("llama"))
     tools = (Tool("get_weather", "Weather in a city", WEATHER),)
-    text = hf.decode(chat_prompt_ids(Tokenizer(hf), request(HISTORY, tools=TOOLS[:1]), tools))
+    text = hf.decode(chat_prompt_ids(Tokenizer(hf), parsed(HISTORY), tools))
     assert text.startswith(f"<|im_start|>system\n{tool_prompt(tools)}<|im_end|>")
     assert '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome", "unit": ' in text
     # the results in the calls' order (Paris's first), in one user turn
@@ -391,3 +399,34 @@ def test_auto_returns_the_call_smollm2_writes(smollm2_server):
         body["messages"][1]["content"] = "What is the capital of France?"
         (out,) = http.post("/v1/chat/completions", json=body).json()["choices"]
         assert "tool_calls" not in out["message"] and "Paris" in out["message"]["content"]
+
+
+# ---- LLM.chat: the same tools in Python ---------------------------------------------------------
+
+
+def test_llm_chat_takes_tools_and_returns_calls(tools_server, tmp_path_factory):
+    from roseinfer import LLM, SamplingParams
+
+    app_dir = tools_model_dir(tmp_path_factory)
+    llm = LLM(model=app_dir, dtype="float32", num_kv_blocks=128)
+    named = {"type": "function", "function": {"name": "add"}}
+    for seed in range(3):
+        (out,) = llm.chat(MESSAGES, SamplingParams(max_tokens=100, seed=seed, temperature=1.0),
+                          use_tqdm=False, tools=TOOLS, tool_choice=named)  # fmt: skip
+        choice = out.outputs[0]
+        assert choice.finish_reason == "tool_calls" and choice.text == ""
+        (call,) = choice.tool_calls or []
+        assert call.name == "add" and call.id.startswith("call_")
+        jsonschema.validate(json.loads(call.arguments), ADD)
+    # the server's prompt, token for token
+    body = {"messages": MESSAGES, "tools": TOOLS}
+    served = httpx.post(tools_server + "/tokenize", json=body).json()["tokens"]
+    (out,) = llm.chat(MESSAGES, SamplingParams(max_tokens=1), use_tqdm=False, tools=TOOLS)
+    assert out.prompt_token_ids == served
+    with pytest.raises(ValueError, match="structured_outputs and tools"):
+        from roseinfer.config import StructuredOutputs
+
+        llm.chat(MESSAGES, SamplingParams(structured_outputs=StructuredOutputs(regex="a")),
+                 tools=TOOLS, tool_choice="required")  # fmt: skip
+    with pytest.raises(ValueError, match="not in tools"):
+        llm.chat(MESSAGES, tools=TOOLS, tool_choice={"type": "function", "function": {"name": "x"}})

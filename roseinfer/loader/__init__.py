@@ -80,6 +80,7 @@ def read_source(cfg: EngineConfig) -> tuple[dict, dict[str, torch.Tensor], Token
 
         hf_config, weights = read_checkpoint(cfg.checkpoint_path)
         tok_dir = cfg.tokenizer_name
+        assert tok_dir is not None  # EngineConfig requires it with checkpoint_path
         if not os.path.isdir(tok_dir):
             from roseinfer.loader.hub_cache import resolve_hf_model_id
 

@@ -93,7 +93,7 @@ class _Cursor:
         self.pos += n
         return self.buf[self.pos - n : self.pos].decode("utf-8", errors="replace")
 
-    def value(self, vtype: int) -> Any:
+    def value(self, vtype: GGUFValueType) -> Any:
         if vtype == GGUFValueType.STRING:
             return self.string()
         if vtype == GGUFValueType.ARRAY:
@@ -288,5 +288,7 @@ def read_gguf(path: str) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
             w = _unpermute(w, cfg["num_attention_heads"])
         elif arch == "llama" and ".attn_k." in t.name:
             w = _unpermute(w, cfg["num_key_value_heads"])
-        weights[_hf_name(t.name, arch)] = torch.from_numpy(w)
+        name = _hf_name(t.name, arch)
+        assert name is not None  # every name was checked with the tensor infos
+        weights[name] = torch.from_numpy(w)
     return cfg, weights

@@ -259,13 +259,17 @@ class OutputProcessor:
         self.states: dict[str, RequestState] = {}
 
     def add_request(
-        self, request_id: str, prompt_token_ids: Sequence[int], params: SamplingParams
+        self,
+        request_id: str,
+        prompt_token_ids: Sequence[int],
+        params: SamplingParams,
+        tool_names: frozenset[str] | None = None,
     ) -> RequestState:
-        """Queue a request in the engine (InvalidRequestError queues nothing) and track it."""
+        """Queue a request in the engine (InvalidRequestError queues nothing) and track it;
+        `tool_names`: the functions whose calls are read from its text."""
         self.engine.add_request(request_id, prompt_token_ids, params)
-        state = RequestState(
-            request_id, prompt_token_ids, params, self.engine.tokenizer, self.engine.stop_token_ids
-        )
+        state = RequestState(request_id, prompt_token_ids, params, self.engine.tokenizer,
+                             self.engine.stop_token_ids, tool_names)  # fmt: skip
         self.states[request_id] = state
         return state
 

@@ -36,7 +36,7 @@ from roseinfer.llm import encode_prompt
 from roseinfer.output.processor import ChoiceState
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
-from roseinfer.server.chat_prompt import chat_prompt_ids
+from roseinfer.server.chat_prompt import request_prompt_ids
 from roseinfer.server.errors import APIError, from_validation_error, install_error_handlers
 from roseinfer.server.metrics import ServerMetrics
 from roseinfer.server.middleware import BodySizeLimitMiddleware
@@ -364,12 +364,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         body: P.ChatCompletionRequest = await parse(request, P.ChatCompletionRequest, F.CHAT)
         check_model(body.model)
         tools, use = tool_use(body)
-        try:
-            ids = chat_prompt_ids(tokenizer, body, tools)
-        except F.FieldError as e:
-            raise APIError(400, str(e), param=e.param, code=e.code) from None
-        except ValueError as e:  # TokenizerError: the template refused the messages
-            raise APIError(400, str(e), param="messages") from None
+        ids = request_prompt_ids(tokenizer, body.messages, tools, body.add_generation_prompt,
+                                 body.continue_final_message, body.chat_template_kwargs)  # fmt: skip
         return await run_openai(request, body, [ids], use)
 
     @api.post("/generate")

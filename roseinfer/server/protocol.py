@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-CHAT_ROLES = ("system", "user", "assistant", "developer", "tool")
+from roseinfer.chat import ChatMessage, NamedToolChoice, ToolDefinition
 
 
 class RequestBase(BaseModel):
@@ -100,53 +100,6 @@ class CompletionRequest(SamplingRequest):
     prompt: str | list[str] | list[int] | list[list[int]]
     logprobs: int | None = None  # the top N per token (0: the sampled token's only)
     echo: bool = False
-
-
-class TextPart(RequestBase):
-    type: str  # "text": fields.check_body refuses the others
-    text: str
-
-
-class FunctionCall(RequestBase):
-    name: str
-    arguments: str  # JSON text of an object, as OpenAI sends it
-
-
-class ToolCallMessage(RequestBase):
-    """An assistant's earlier call, in the history."""
-
-    id: str
-    type: str  # "function" (chat_prompt.py refuses others, naming them)
-    function: FunctionCall
-
-
-class ChatMessage(RequestBase):
-    role: str
-    content: str | list[TextPart] | None = None
-    name: str | None = None
-    tool_calls: list[ToolCallMessage] | None = None  # assistant messages
-    tool_call_id: str | None = None  # tool messages: the call this is the result of
-
-
-class FunctionDefinition(RequestBase):
-    name: str
-    description: str | None = None
-    parameters: dict[str, Any] | None = None
-    strict: bool | None = None  # always strict here: the grammar holds every call to it
-
-
-class ToolDefinition(RequestBase):
-    type: str  # "function"
-    function: FunctionDefinition
-
-
-class NamedFunction(RequestBase):
-    name: str
-
-
-class NamedToolChoice(RequestBase):
-    type: str  # "function"
-    function: NamedFunction
 
 
 class ChatCompletionRequest(SamplingRequest):

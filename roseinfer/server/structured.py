@@ -6,56 +6,19 @@ compiles is the engine's check (`LLMEngine.validate`)."""
 
 from __future__ import annotations
 
-from typing import Literal
-
+from roseinfer.chat import ChatError, read_tools
 from roseinfer.config import StructuredOutputs
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import APIError
-from roseinfer.structured.tools import Tool, ToolChoice, ToolUse
+from roseinfer.structured.tools import Tool, ToolUse
 
 
 def tool_use(body: P.ChatCompletionRequest) -> tuple[tuple[Tool, ...], ToolUse | None]:
     """(the tools the model is shown, how it must use them: None for tool_choice "none")."""
-    tools = []
-    for i, t in enumerate(body.tools or ()):
-        if t.type != "function":
-            raise APIError(400, f"tool type {t.type!r} is not 'function'", param=f"tools.{i}.type")
-        try:
-            tools.append(Tool(t.function.name, t.function.description, t.function.parameters))
-        except ValueError as e:
-            raise APIError(400, str(e), param=f"tools.{i}.function.name") from None
-    choice, name = _tool_choice(body.tool_choice)
-    if not tools:
-        if choice in ("required", "named"):
-            raise APIError(400, "tool_choice needs tools", param="tool_choice")
-        return (), None
-    if choice == "none":
-        return tuple(tools), None
     try:
-        return tuple(tools), ToolUse(tuple(tools), choice, name, body.parallel_tool_calls)
-    except ValueError as e:
-        raise APIError(400, str(e), param="tool_choice" if name else "tools") from None
-
-
-def _tool_choice(
-    choice: str | P.NamedToolChoice | None,
-) -> tuple[ToolChoice | Literal["none"], str | None]:
-    """(the mode, the function of a named choice)."""
-    if choice is None:
-        return "auto", None
-    if isinstance(choice, P.NamedToolChoice):
-        if choice.type != "function":
-            raise APIError(400, f"tool_choice type {choice.type!r} is not 'function'",
-                           param="tool_choice.type")  # fmt: skip
-        return "named", choice.function.name
-    if choice == "none":
-        return "none", None
-    if choice == "auto":
-        return "auto", None
-    if choice == "required":
-        return "required", None
-    raise APIError(400, f"tool_choice {choice!r} is not none, auto, required or "
-                   '{"type": "function", "function": {"name": ...}}', param="tool_choice")  # fmt: skip
+        return read_tools(body.tools, body.tool_choice, body.parallel_tool_calls)
+    except ChatError as e:
+        raise APIError(400, str(e), param=e.param) from None
 
 
 def structured_outputs(

@@ -20,11 +20,11 @@ from typing import Any, TypeVar
 from fastapi import APIRouter, Request
 from pydantic import Field, TypeAdapter, ValidationError
 
+from roseinfer.chat import ChatError, ChatMessage, ToolDefinition, read_tools
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
-from roseinfer.server.chat_prompt import chat_prompt_ids
+from roseinfer.server.chat_prompt import request_prompt_ids
 from roseinfer.server.errors import APIError, from_validation_error
-from roseinfer.server.structured import tool_use
 from roseinfer.tokenizer import Tokenizer
 
 
@@ -37,11 +37,11 @@ class TokenizeCompletionRequest(P.RequestBase):
 
 class TokenizeChatRequest(P.RequestBase):
     model: str | None = None
-    messages: list[P.ChatMessage] = Field(min_length=1)
+    messages: list[ChatMessage] = Field(min_length=1)
     add_generation_prompt: bool = True
     continue_final_message: bool = False
     chat_template_kwargs: dict[str, Any] | None = None
-    tools: list[P.ToolDefinition] | None = None
+    tools: list[ToolDefinition] | None = None
     return_token_strs: bool = False
 
 
@@ -94,21 +94,12 @@ def _chat_form(data: dict[str, Any]) -> TokenizeChatRequest:
 
 
 def _chat_ids(tokenizer: Tokenizer, body: TokenizeChatRequest) -> list[int]:
-    chat = P.ChatCompletionRequest(
-        messages=body.messages,
-        add_generation_prompt=body.add_generation_prompt,
-        continue_final_message=body.continue_final_message,
-        chat_template_kwargs=body.chat_template_kwargs,
-        tools=body.tools,
-        tool_choice="none",  # the tools are shown all the same; how calls are made is not asked
-    )
-    tools, _ = tool_use(chat)
-    try:
-        return chat_prompt_ids(tokenizer, chat, tools)
-    except F.FieldError as e:
-        raise APIError(400, str(e), param=e.param, code=e.code) from None
-    except ValueError as e:  # TokenizerError: the template refused the messages
-        raise APIError(400, str(e), param="messages") from None
+    try:  # the tools are shown as the chat endpoint shows them; how calls are made is not asked
+        tools, _ = read_tools(body.tools, "none")
+    except ChatError as e:
+        raise APIError(400, str(e), param=e.param) from None
+    return request_prompt_ids(tokenizer, body.messages, tools, body.add_generation_prompt,
+                              body.continue_final_message, body.chat_template_kwargs)  # fmt: skip
 
 
 def _check_ids(tokenizer: Tokenizer, ids: list[int]) -> None:

@@ -1,0 +1,353 @@
+"""A conversation's prompt: its messages (and tools) through the model's chat template, for
+every front door (`LLM.chat`, the server's chat endpoint and `/tokenize`).
+
+Tools go to a template that reads `tools` as transformers' `apply_chat_template(tools=...)`
+does, with earlier calls as `tool_calls` (arguments as objects) and results as `tool` messages.
+A template without tool support gets the Hermes convention instead: a system prompt listing the
+tools (`tool_prompt`), calls as `<tool_call>` blocks of the assistant's content, and results as
+`<tool_response>` blocks of a user turn, in the calls' order.
+
+What acts through the template (`add_generation_prompt`, `continue_final_message`, template
+variables, `messages[].name`) is honoured by handing it to it, and refused (`ChatError`, a 400
+naming the field from the server) where the template would drop it: a name the template never
+renders, or a variable it never reads, would otherwise be accepted and ignored.
+
+The message and tool shapes are OpenAI's, as pydantic models (strict: the server's 400s name
+the field; `LLM.chat` reads plain dicts through them).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from roseinfer.structured.tools import Tool, ToolChoice, ToolUse, call_text, tool_prompt
+from roseinfer.tokenizer import Tokenizer, TokenizerError
+
+CHAT_ROLES = ("system", "user", "assistant", "developer", "tool")
+
+
+class ChatError(ValueError):
+    """A message, tool or template variable that cannot act: `param` names it (a 400 from the
+    server)."""
+
+    def __init__(self, param: str | None, message: str, code: str = "unsupported_field") -> None:
+        super().__init__(message)
+        self.param, self.code = param, code
+
+
+class Shape(BaseModel):
+    # forbid: an unknown key is refused, naming it; strict: no coercion ("1" is not 1)
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class TextPart(Shape):
+    type: str  # "text": the server's field table refuses the others
+    text: str
+
+
+class FunctionCall(Shape):
+    name: str
+    arguments: str  # JSON text of an object, as OpenAI sends it
+
+
+class ToolCallMessage(Shape):
+    """An assistant's earlier call, in the history."""
+
+    id: str
+    type: str  # "function" (refused otherwise, naming it)
+    function: FunctionCall
+
+
+class ChatMessage(Shape):
+    role: str
+    content: str | list[TextPart] | None = None
+    name: str | None = None
+    tool_calls: list[ToolCallMessage] | None = None  # assistant messages
+    tool_call_id: str | None = None  # tool messages: the call this is the result of
+
+
+class FunctionDefinition(Shape):
+    name: str
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+    strict: bool | None = None  # always strict here: the grammar holds every call to it
+
+
+class ToolDefinition(Shape):
+    type: str  # "function"
+    function: FunctionDefinition
+
+
+class NamedFunction(Shape):
+    name: str
+
+
+class NamedToolChoice(Shape):
+    type: str  # "function"
+    function: NamedFunction
+
+
+def read_tools(
+    definitions: list[ToolDefinition] | None,
+    choice: str | NamedToolChoice | None = None,
+    parallel: bool = True,
+) -> tuple[tuple[Tool, ...], ToolUse | None]:
+    """(the tools the model is shown, how it must use them: None for tool_choice "none" or no
+    tools) from OpenAI's `tools`, `tool_choice` (default "auto") and `parallel_tool_calls`."""
+    tools = []
+    for i, t in enumerate(definitions or ()):
+        if t.type != "function":
+            raise ChatError(f"tools.{i}.type", f"tool type {t.type!r} is not 'function'")
+        try:
+            tools.append(Tool(t.function.name, t.function.description, t.function.parameters))
+        except ValueError as e:
+            raise ChatError(f"tools.{i}.function.name", str(e)) from None
+    mode, name = _tool_choice(choice)
+    if not tools:
+        if mode in ("required", "named"):
+            raise ChatError("tool_choice", "tool_choice needs tools")
+        return (), None
+    if mode == "none":
+        return tuple(tools), None
+    try:
+        return tuple(tools), ToolUse(tuple(tools), mode, name, parallel)
+    except ValueError as e:
+        raise ChatError("tool_choice" if name else "tools", str(e)) from None
+
+
+def _tool_choice(
+    choice: str | NamedToolChoice | None,
+) -> tuple[ToolChoice | Literal["none"], str | None]:
+    """(the mode, the function of a named choice)."""
+    if choice is None:
+        return "auto", None
+    if isinstance(choice, NamedToolChoice):
+        if choice.type != "function":
+            raise ChatError(
+                "tool_choice.type", f"tool_choice type {choice.type!r} is not 'function'"
+            )
+        return "named", choice.function.name
+    if choice == "none":
+        return "none", None
+    if choice == "auto":
+        return "auto", None
+    if choice == "required":
+        return "required", None
+    raise ChatError("tool_choice", f"tool_choice {choice!r} is not none, auto, required or "
+                    '{"type": "function", "function": {"name": ...}}')  # fmt: skip
+
+
+# Arguments of transformers' apply_chat_template, and the request's own fields: not template
+# variables a client may set through chat_template_kwargs.
+_RESERVED = frozenset({
+    "messages", "conversation", "add_generation_prompt", "continue_final_message", "tools",
+    "documents", "chat_template", "tokenize", "padding", "truncation", "max_length",
+    "return_tensors", "return_dict", "return_assistant_tokens_mask", "tokenizer_kwargs",
+})  # fmt: skip
+
+
+def template_messages(
+    messages: list[ChatMessage], native_tools: bool = True
+) -> list[dict[str, Any]]:
+    """The messages as templates take them: {role, content[, name, tool_calls, tool_call_id]},
+    string content; without `native_tools`, calls and results written in the Hermes format."""
+    out: list[dict[str, Any]] = []
+    calls: list[str] = []  # ids of the calls of the last assistant message
+    answerable: list[list[str]] = []  # per message, the calls it may answer
+    for i, m in enumerate(messages):
+        if m.role not in CHAT_ROLES:
+            raise ChatError(
+                f"messages.{i}.role",
+                f"messages[{i}].role {m.role!r} is not one of {', '.join(CHAT_ROLES)}",
+                "invalid_value",
+            )
+        if isinstance(m.content, list):
+            content = "\n".join(p.text for p in m.content)
+        else:
+            content = m.content or ""
+        message: dict[str, Any] = {
+            "role": "system" if m.role == "developer" else m.role,
+            "content": content,
+        }
+        if m.name:  # "" names nobody: the same as no name
+            message["name"] = m.name
+        _check_tool_fields(m, i)
+        answerable.append(calls)
+        if m.role == "assistant":
+            calls = [c.id for c in m.tool_calls or ()]
+            if m.tool_calls:
+                history = [
+                    (c.function.name, _arguments(c, i, j)) for j, c in enumerate(m.tool_calls)
+                ]
+                if native_tools:
+                    message["tool_calls"] = [
+                        {"id": c.id, "type": "function",
+                         "function": {"name": name, "arguments": args}}
+                        for c, (name, args) in zip(m.tool_calls, history, strict=True)
+                    ]  # fmt: skip
+                else:
+                    blocks = [call_text(name, args) for name, args in history]
+                    message["content"] = "\n".join(([content] if content else []) + blocks)
+        elif m.role == "tool":
+            if m.tool_call_id not in calls:
+                raise ChatError(
+                    f"messages.{i}.tool_call_id",
+                    f"messages[{i}].tool_call_id {m.tool_call_id!r} names no call of the "
+                    "assistant message before it",
+                    "invalid_value",
+                )
+            message["tool_call_id"] = m.tool_call_id
+        out.append(message)
+    return out if native_tools else _hermes_results(out, answerable)
+
+
+def with_system_prompt(messages: list[dict[str, Any]], prompt: str) -> list[dict[str, Any]]:
+    """`prompt` after the system message's content, or as the system message."""
+    if messages[0]["role"] == "system":
+        first = dict(messages[0])
+        first["content"] = f"{first['content']}\n\n{prompt}" if first["content"] else prompt
+        return [first, *messages[1:]]
+    return [{"role": "system", "content": prompt}, *messages]
+
+
+def _check_tool_fields(m: ChatMessage, i: int) -> None:
+    if m.tool_calls and m.role != "assistant":
+        raise ChatError(f"messages.{i}.tool_calls", "only assistant messages have tool_calls",
+                         "invalid_value")  # fmt: skip
+    for j, call in enumerate(m.tool_calls or ()):
+        if call.type != "function":
+            raise ChatError(f"messages.{i}.tool_calls.{j}.type",
+                             f"tool call type {call.type!r} is not 'function'", "invalid_value")  # fmt: skip
+    if (m.role == "tool") != (m.tool_call_id is not None):
+        raise ChatError(f"messages.{i}.tool_call_id",
+                         "a tool message, and only a tool message, has a tool_call_id",
+                         "invalid_value")  # fmt: skip
+
+
+def _arguments(call: ToolCallMessage, i: int, j: int) -> dict[str, Any]:
+    """A history call's arguments as an object (templates write them with `tojson`)."""
+    try:
+        args = json.loads(call.function.arguments)
+    except ValueError:
+        args = None
+    if not isinstance(args, dict):
+        raise ChatError(
+            f"messages.{i}.tool_calls.{j}.function.arguments",
+            "tool call arguments must be the JSON text of an object",
+            "invalid_value",
+        )
+    return args
+
+
+def _hermes_results(messages: list[dict[str, Any]], calls: list[list[str]]) -> list[dict]:
+    """Each run of tool results as one user turn of `<tool_response>` blocks, in the order of
+    the calls they answer (`calls[i]`: the ids of the calls messages[i] may answer)."""
+    out: list[dict[str, Any]] = []
+    run: list[tuple[int, str]] = []  # (the call's position, the result)
+    for i, m in enumerate(messages + [{"role": "end"}]):
+        if m["role"] == "tool":
+            run.append((calls[i].index(m["tool_call_id"]), m["content"]))
+            continue
+        if run:
+            blocks = [f"<tool_response>\n{r}\n</tool_response>" for _, r in sorted(run)]
+            out.append({"role": "user", "content": "\n".join(blocks)})
+            run = []
+        if m["role"] != "end":
+            out.append(m)
+    return out
+
+
+def chat_prompt_ids(
+    tokenizer: Tokenizer,
+    messages: list[ChatMessage],
+    tools: tuple[Tool, ...] = (),
+    add_generation_prompt: bool = True,
+    continue_final_message: bool = False,
+    template_kwargs: dict[str, Any] | None = None,
+) -> list[int]:
+    """Token ids of the conversation's prompt; ChatError (naming the field) for a field that
+    cannot act, TokenizerError when the template refuses the messages."""
+    if continue_final_message and add_generation_prompt:
+        raise ChatError(
+            "continue_final_message",
+            "continue_final_message needs add_generation_prompt: false (one continues the last "
+            "message, the other opens a new turn)",
+            "invalid_value",
+        )
+    native = "tools" in (template_variables(tokenizer) or ())
+    rendered = template_messages(messages, native)
+    kwargs = _template_kwargs(tokenizer, rendered, template_kwargs or {})
+    if tools and native:
+        kwargs["tools"] = [t.as_json() for t in tools]
+    elif tools:
+        rendered = with_system_prompt(rendered, tool_prompt(tools))
+
+    def render(msgs: list[dict]) -> str:
+        return tokenizer.apply_chat_template(
+            msgs, add_generation_prompt, continue_final_message, **kwargs
+        )
+
+    text = render(rendered)
+    named = [i for i, m in enumerate(messages) if m.name]
+    if named:
+        unnamed = [{k: v for k, v in m.items() if k != "name"} for m in rendered]
+        if render(unnamed) == text:
+            raise ChatError(
+                f"messages.{named[0]}.name",
+                "this model's chat template does not use message names, so the model would "
+                "never see it: leave 'name' out",
+            )
+    return tokenizer.encode(text, False)
+
+
+def _template_kwargs(tokenizer: Tokenizer, messages: list[dict], kwargs: dict) -> dict[str, Any]:
+    variables = template_variables(tokenizer)
+    for key in kwargs:
+        param = f"chat_template_kwargs.{key}"
+        if key in _RESERVED:
+            raise ChatError(param, f"'{key}' cannot be set through chat_template_kwargs")
+        if variables is None:  # a template we cannot parse: see whether the key changes it
+            if _renders_same(tokenizer, messages, {key: kwargs[key]}):
+                variables = frozenset()
+            else:
+                continue
+        if key not in variables:
+            raise ChatError(
+                param, f"this model's chat template does not read a variable named '{key}'"
+            )
+    return kwargs
+
+
+def _renders_same(tokenizer: Tokenizer, messages: list[dict], kwargs: dict) -> bool:
+    try:
+        return tokenizer.apply_chat_template(messages, **kwargs) == (
+            tokenizer.apply_chat_template(messages)
+        )
+    except TokenizerError:
+        return False  # the template used it (and refused the value): the render will say so
+
+
+def template_variables(tokenizer: Tokenizer) -> frozenset[str] | None:
+    """The variables the chat template reads; empty without a template, None if unparsable."""
+    source = getattr(tokenizer.hf, "chat_template", None)
+    if isinstance(source, dict):
+        source = source.get("default")
+    if not source:
+        return frozenset()
+    return _variables_of(source)
+
+
+@lru_cache(maxsize=8)
+def _variables_of(source: str) -> frozenset[str] | None:
+    import jinja2
+    from jinja2 import meta
+
+    env = jinja2.Environment(extensions=["jinja2.ext.loopcontrols", "jinja2.ext.do"])
+    try:
+        return frozenset(meta.find_undeclared_variables(env.parse(source)))
+    except jinja2.TemplateError:
+        return None
