@@ -60,10 +60,11 @@ class GrammarCompiler:
 
     CACHE_SIZE = 256
 
-    def __init__(self, tokenizer: Tokenizer, vocab_size: int) -> None:
+    def __init__(self, tokenizer: Tokenizer, vocab_size: int, ll_tokenizer: Any = None) -> None:
+        """`ll_tokenizer`: the tokenizer's llguidance view, when another compiler built it."""
         self.tokenizer = tokenizer
         self.vocab_size = vocab_size
-        self._ll_tokenizer: Any = None
+        self._ll_tokenizer: Any = ll_tokenizer
         self._templates: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()  # any thread may check
 
