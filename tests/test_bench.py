@@ -468,3 +468,21 @@ def test_bench_serve_against_roseinfer_server(tiny, tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+def test_shared_prefix_prompts_and_presets():
+    """--random-prefix-len: every prompt starts with the same text; --preset fills the flags
+    left at their defaults, a flag given before or after it wins."""
+    from roseinfer.bench.cli import build_parser
+    from roseinfer.bench.serve_prompts import random_prompts
+
+    specs = random_prompts(5, 6, 4, 0.0, seed=1, tok=None, prefix_len=30)
+    prefix = specs[0].prompt.split()[:30]
+    assert all(s.prompt.split()[:30] == prefix and s.prompt_len == 36 for s in specs)
+    assert len({s.prompt for s in specs}) == 5
+    assert random_prompts(2, 6, 4, 0.0, seed=1, tok=None)[0].prompt_len == 6
+    args = build_parser().parse_args(["serve", "--preset", "shared-prefix"])
+    assert (args.random_prefix_len, args.random_input_len, args.concurrency) == (1000, 24, [32])
+    args = build_parser().parse_args(["serve", "--concurrency", "4", "--preset", "long-prompt",
+                                      "--num-prompts", "3"])  # fmt: skip
+    assert (args.random_input_len, args.concurrency, args.num_prompts) == (2000, [4], [3])

@@ -75,7 +75,44 @@ def parse_int_list(text: str) -> list[int]:
     return values
 
 
+# Named workloads (issue 22): defaults a flag given on the command line still overrides.
+PRESETS: dict[str, dict[str, object]] = {
+    # ~2,000-token prompts one at a time: time to first token of a long prefill.
+    "long-prompt": {"random_input_len": 2000, "random_output_len": 32, "concurrency": [1],
+                    "num_prompts": [8], "temperature": 0.0},
+    # the same 8 at once: prefill chunks of several sequences in each step.
+    "long-prompt-8": {"random_input_len": 2000, "random_output_len": 32, "concurrency": [8],
+                      "num_prompts": [16], "temperature": 0.0},
+    # a 1,000-token system prompt shared by 32 requests with short questions: with the prefix
+    # cache, time to first token should hardly depend on the prefix.
+    "shared-prefix": {"random_prefix_len": 1000, "random_input_len": 24,
+                      "random_output_len": 32, "concurrency": [32], "num_prompts": [64],
+                      "temperature": 0.0},
+}  # fmt: skip
+
+
+class PresetAction(argparse.Action):
+    """`--preset NAME`: its values for the flags still at their defaults (a flag given before
+    or after it wins)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:  # fmt: skip
+        setattr(namespace, self.dest, values)
+        for name, value in PRESETS[str(values)].items():
+            if getattr(namespace, name) == parser.get_default(name):
+                setattr(namespace, name, value)
+
+
 def add_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--preset",
+        action=PresetAction,
+        choices=sorted(PRESETS),
+        default=None,
+        help="a named workload: long-prompt (~2,000-token prompts, one at a time), "
+        "long-prompt-8 (8 at once), shared-prefix (a 1,000-token prefix, 32 requests); flags "
+        "given as well override its values",
+    )
     g = p.add_argument_group("server")
     g.add_argument("--base-url", default="http://127.0.0.1:8000/v1", help="the server's /v1 URL")
     g.add_argument(
@@ -109,6 +146,12 @@ def add_args(p: argparse.ArgumentParser) -> None:
         help="max_tokens (also for JSONL lines that give none)",
     )
     d.add_argument("--random-range-ratio", type=float, default=0.0)
+    d.add_argument(
+        "--random-prefix-len",
+        type=int,
+        default=0,
+        help="tokens of one random prefix every prompt starts with (default 0: none)",
+    )
     d.add_argument(
         "--tokenizer",
         default="smollm2",
@@ -202,6 +245,7 @@ def serve_main(args: argparse.Namespace) -> int:
             args.random_range_ratio,
             args.seed + point,
             tok,
+            args.random_prefix_len,
         )
 
     if args.num_warmups > 0:
@@ -243,7 +287,9 @@ def serve_main(args: argparse.Namespace) -> int:
     workload = (
         f"{args.dataset_path} (jsonl)"
         if args.dataset == "jsonl"
-        else f"random prompts ~{args.random_input_len} tokens, {args.random_output_len} output tokens"
+        else f"random prompts ~{args.random_input_len} tokens"
+        f"{f' after a shared {args.random_prefix_len}-token prefix' if args.random_prefix_len else ''}"
+        f", {args.random_output_len} output tokens"
         f"{f' ±{args.random_range_ratio:.0%}' if args.random_range_ratio else ''}"
     )
     if args.plot:

@@ -53,8 +53,16 @@ def synthetic_prompt(tok, rng: random.Random, length: int, pool: list[int]) -> t
 
 
 def random_prompts(
-    num: int, input_len: int, output_len: int, range_ratio: float, seed: int, tok
+    num: int,
+    input_len: int,
+    output_len: int,
+    range_ratio: float,
+    seed: int,
+    tok,
+    prefix_len: int = 0,
 ) -> list[PromptSpec]:
+    """`num` prompts of about `input_len` random tokens after a `prefix_len`-token prefix they
+    all share (vLLM's --random-prefix-len: a long system prompt, a document asked about)."""
     from roseinfer.bench.workload import length_range
 
     in_lo, in_hi = length_range(input_len, range_ratio)
@@ -64,14 +72,20 @@ def random_prompts(
     if tok is not None:
         special = tok.special_token_ids
         pool = [i for i in range(tok.vocab_size) if i not in special]
+
+    def text_of(length: int) -> tuple[str, int]:
+        if tok is not None:
+            return synthetic_prompt(tok, rng, length, pool)
+        return " ".join(rng.choice(WORDS) for _ in range(length)), length
+
+    prefix, n_prefix = text_of(prefix_len) if prefix_len > 0 else ("", 0)
+    if prefix and tok is None:
+        prefix += " "  # words are joined by spaces; decoded token text carries its own
     specs = []
     for _ in range(num):
         n_in, n_out = rng.randint(in_lo, in_hi), rng.randint(out_lo, out_hi)
-        if tok is not None:
-            text, n = synthetic_prompt(tok, rng, n_in, pool)
-        else:
-            text, n = " ".join(rng.choice(WORDS) for _ in range(n_in)), n_in
-        specs.append(PromptSpec(text, n, n_out))
+        text, n = text_of(n_in)
+        specs.append(PromptSpec(prefix + text, n_prefix + n, n_out))
     return specs
 
 
