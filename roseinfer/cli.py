@@ -6,6 +6,8 @@ import argparse
 import dataclasses
 import sys
 
+from roseinfer.chat_repl import HELP as CHAT_HELP
+from roseinfer.chat_repl import ChatSession, enable_line_editing
 from roseinfer.commands import run_command
 from roseinfer.config import EngineConfig, SamplingParams, add_engine_args
 
@@ -52,34 +54,13 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
     params = sampling_params(args)
     llm = LLM(**dataclasses.asdict(EngineConfig.from_args(args)))
-    history: list[dict] = [{"role": "system", "content": args.system}] if args.system else []
-    print(
-        "roseinfer chat: type a message, /reset to clear the history, Ctrl-D to quit.",
-        file=sys.stderr,
-    )
-    while True:
-        try:
-            line = input("> ").strip()
-        except EOFError:
-            print(file=sys.stderr)
-            return 0
-        if not line:
-            continue
-        if line == "/reset":
-            history = history[:1] if args.system else []
-            continue
-        history.append({"role": "user", "content": line})
-        reply = ""
-        try:
-            for piece in llm.stream(llm.encode_chat(history), params):
-                reply += piece
-                print(piece, end="", flush=True)
-        except ValueError as e:  # e.g. the history outgrew the context window
-            print(f"\nerror: {e}", file=sys.stderr)
-            history.pop()
-            continue
-        print()
-        history.append({"role": "assistant", "content": reply})
+    # Off a terminal input() does not use readline: nothing to edit, no history to keep.
+    save_history = enable_line_editing() if sys.stdin.isatty() else None
+    try:
+        return ChatSession(llm, params, args.system).run()
+    finally:
+        if save_history is not None:
+            save_history()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,7 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_engine_args(gen)
     gen.set_defaults(func=cmd_generate)
 
-    chat = sub.add_parser("chat", help="interactive chat, streaming tokens")
+    chat = sub.add_parser(
+        "chat",
+        help="interactive chat, streaming tokens (/help inside lists its commands)",
+        description="Interactive chat, streaming tokens.\n\n" + CHAT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     chat.add_argument("--system", default=None, help="system prompt")
     add_sampling_args(chat)
     add_engine_args(chat)

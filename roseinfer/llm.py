@@ -12,14 +12,13 @@ from collections.abc import Iterator
 from collections.abc import Sequence as Seq
 from typing import Any, cast
 
-from tqdm import tqdm
-
 from roseinfer.chat import ChatMessage, NamedToolChoice, ToolDefinition, chat_prompt_ids, read_tools
 from roseinfer.config import EngineConfig, SamplingParams, StructuredOutputs
 from roseinfer.engine.llm_engine import InvalidRequestError, LLMEngine
 from roseinfer.loader import LoadedModel, load_model
 from roseinfer.output.processor import OutputProcessor
 from roseinfer.outputs import RequestOutput
+from roseinfer.progress import progress
 from roseinfer.structured.tools import ToolUse
 from roseinfer.tokenizer import Tokenizer
 
@@ -167,7 +166,7 @@ class LLM:
         for ids, p in zip(prompt_ids, params, strict=True):
             self.engine.validate(ids, p)
         rids = [self._add(ids, p, tool_names) for ids, p in zip(prompt_ids, params, strict=True)]
-        bar = tqdm(total=len(rids), desc="Generating", unit="req", disable=not use_tqdm)
+        bar = progress(len(rids), "Generating", "req", disable=not use_tqdm)
         try:
             while self.engine.has_unfinished():
                 for delta in self.processor.step():

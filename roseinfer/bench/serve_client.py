@@ -11,7 +11,6 @@ import asyncio
 import json
 import math
 import random
-import sys
 import time
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -169,12 +168,10 @@ async def run_benchmark(
     progress: bool = True,
     desc: str = "",
 ) -> dict:
-    from tqdm import tqdm
+    from roseinfer.progress import progress as progress_bar
 
     sem = asyncio.Semaphore(concurrency or len(specs))
-    bar = tqdm(
-        total=len(specs), desc=desc or "requests", unit="req", disable=not progress, file=sys.stderr
-    )
+    bar = progress_bar(len(specs), desc or "requests", "req", disable=not progress)
     pool = ConnectionPool(cfg.base_url)
 
     async def limited(spec: PromptSpec) -> RequestResult:

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 
 import torch
 from torch import nn
-from tqdm import tqdm
 
 from roseinfer.backends import Backend, select_backend
 from roseinfer.config import EngineConfig
 from roseinfer.kernels.build import kernels_are_built
 from roseinfer.loader.hf import generation_eos_ids, iter_safetensors, read_hf_config
 from roseinfer.models import CausalLMModel, ModelConfig, build_model
+from roseinfer.progress import progress
 from roseinfer.tokenizer import Tokenizer
 
 DEFAULT_MODEL = "smollm2"
@@ -148,9 +148,7 @@ def _read_hf_dir(path: str) -> tuple[dict, dict[str, torch.Tensor], Tokenizer]:
 
 def load_model(cfg: EngineConfig) -> LoadedModel:
     # A progress bar by stage, shown only when loading takes more than a second.
-    with tqdm(
-        total=3, desc="Loading model: reading weights", unit="stage", delay=1.0, leave=False
-    ) as bar:
+    with progress(3, "Loading model: reading weights", "stage", delay=1.0, leave=False) as bar:
         hf_config, weights, tokenizer, name = read_source(cfg)
         if cfg.chat_template is not None:
             tokenizer.set_chat_template(read_chat_template(cfg.chat_template))

@@ -76,6 +76,7 @@ class ServerConfig:
     max_waiting_requests: int | None = None  # None: unbounded
     max_request_bytes: int = 4 << 20
     log_level: str = "info"
+    log_stats_interval: float = 10.0  # seconds between status lines while busy; 0: none
     stream_interval: int = 1  # streamed tokens per chunk after the first (EngineClient)
 
     def __post_init__(self) -> None:

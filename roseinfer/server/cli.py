@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import signal
 import socket
@@ -86,6 +87,14 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     g.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
+    g.add_argument(
+        "--log-stats-interval",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="log a status line (throughput, running and waiting requests, KV cache use) this "
+        "often while busy, as vLLM's (0: never; default 10)",
+    )
     return parser
 
 
@@ -109,6 +118,9 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     if args.stream_interval < 1:
         print("error: --stream-interval must be >= 1", file=sys.stderr)
         return 2
+    if not (math.isfinite(args.log_stats_interval) and args.log_stats_interval >= 0):
+        print("error: --log-stats-interval must be a number of seconds >= 0", file=sys.stderr)
+        return 2
     if not 0 <= args.port <= 65535:
         print(f"error: --port must be in 0..65535, got {args.port}", file=sys.stderr)
         return 2
@@ -127,6 +139,7 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
         from roseinfer.engine.llm_engine import LLMEngine
         from roseinfer.loader import load_model
         from roseinfer.server.app import create_app
+        from roseinfer.server.stats_log import StatsLogger
 
         engine_config = EngineConfig.from_args(args)
         loaded = load_model(engine_config)
@@ -168,11 +181,17 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     http.start()
     watcher = threading.Thread(target=_watch, args=(http, server, client, serving), daemon=True)
     watcher.start()
+    stats = None
+    if server_config.log_stats_interval > 0:
+        stats = StatsLogger(app.state.metrics, server_config.log_stats_interval)
+        stats.start()
     try:
         client.run_forever()
     except KeyboardInterrupt:
         pass
     finally:
+        if stats is not None:
+            stats.stop()
         server.should_exit = True
         http.join(10)
         client.shutdown(timeout=0)
@@ -199,7 +218,8 @@ def server_config_from_args(args: argparse.Namespace) -> ServerConfig:
         host=args.host, port=args.port, served_model_names=tuple(args.served_model_name or ()),
         api_keys=tuple(keys), allowed_origins=tuple(args.allowed_origins or ()),
         max_waiting_requests=args.max_waiting_requests, max_request_bytes=args.max_request_bytes,
-        log_level=args.log_level, stream_interval=args.stream_interval,
+        log_level=args.log_level, log_stats_interval=args.log_stats_interval,
+        stream_interval=args.stream_interval,
     )  # fmt: skip
 
 

@@ -21,6 +21,8 @@ handler submitted the request (so TTFT includes queueing).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -70,6 +72,18 @@ E2E_BUCKETS = (
     120.0,
     300.0,
 )
+
+
+@dataclass(frozen=True, slots=True)
+class MetricsSnapshot:
+    """The figures of the periodic status line (`stats_log.py`), as a scrape would read them."""
+
+    prompt_tokens: float  # totals since start
+    generation_tokens: float
+    running: int  # the last step's
+    waiting: int
+    kv_cache_usage: float  # 0..1
+    prefix_hit_rate: float  # 0..1, since start
 
 
 class ServerMetrics:
@@ -159,6 +173,20 @@ class ServerMetrics:
         self.e2e.observe(finish_time - submit_time)
         if first_token_time is not None and num_tokens > 1:
             self.tpot.observe((finish_time - first_token_time) / (num_tokens - 1))
+
+    # ---- read by any thread ---------------------------------------------------------------
+    def snapshot(self) -> MetricsSnapshot:
+        def value(name: str) -> float:
+            return self.registry.get_sample_value("roseinfer_" + name) or 0.0
+
+        return MetricsSnapshot(
+            prompt_tokens=value("prompt_tokens_total"),
+            generation_tokens=value("generation_tokens_total"),
+            running=int(value("num_requests_running")),
+            waiting=int(value("num_requests_waiting")),
+            kv_cache_usage=value("kv_cache_usage_ratio"),
+            prefix_hit_rate=value("prefix_cache_hit_rate"),
+        )
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
