@@ -4,9 +4,9 @@
 // (flash attention's order), so a chunk that follows cached tokens (a prefix-cache hit, the
 // later chunks of a long prompt) pays for its own queries only.
 //
-// Plain loops over fixed-size tiles, written for the compiler to vectorize (-O3 -march=native):
-// the same source runs AVX2 here and AVX-512 where the CPU has it. Float caches (fp32, bf16,
-// fp16); the int8 cache keeps the gather + SDPA path.
+// GCC's vector extensions over fixed-size tiles: the same source runs AVX2 on one CPU and
+// AVX-512 on another (-march=native). Float caches (fp32, bf16, fp16); the int8 cache keeps
+// the gather + SDPA path.
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -23,29 +23,55 @@ namespace {
 
 constexpr int64_t kQueryTile = 16;  // queries per task: G * 16 rows share each key block's load
 
-// e^x for x <= 0 (scores minus their row's max), as exp16 computes it (2^n * 2^f, degree-6
-// Taylor polynomial, relative error < 2e-7), in scalar code the compiler vectorizes.
-inline float exp_nonpositive(float x) {
-  x = std::max(x, -87.0f);
-  const float t = x * 1.44269504088896341f;
-  const float n = std::nearbyint(t);
-  const float f = t - n;
-  float p = 1.5403530393381606e-4f;
+// GCC's vector extensions: one register of floats, 16 lanes with AVX-512 and 8 otherwise (two
+// SSE halves where the CPU has no AVX): the same source for every x86 CPU this builds on.
+#if defined(__AVX512F__)
+constexpr int64_t kLanes = 16;
+#else
+constexpr int64_t kLanes = 8;
+#endif
+typedef float vfloat __attribute__((vector_size(kLanes * sizeof(float))));
+typedef int32_t vint __attribute__((vector_size(kLanes * sizeof(int32_t))));
+
+inline vfloat vload(const float* p) {
+  vfloat v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+inline void vstore(float* p, vfloat v) { std::memcpy(p, &v, sizeof(v)); }
+inline vfloat vsplat(float x) { return vfloat{} + x; }
+
+// e^x for x <= 0 (scores minus their row's max), as exp16 computes it: 2^n * 2^f with 2^f by
+// its degree-6 Taylor polynomial (relative error < 2e-7), n rounded to nearest by adding and
+// taking away 1.5 * 2^23 (exact for |x| < 2^22); x clamped to -87, where e^x is still normal.
+template <typename V, typename I>
+inline V exp_nonpositive(V x) {
+  x = x < -87.0f ? V{} - 87.0f : x;
+  const V t = x * 1.44269504088896341f;
+  const V n = (t + 12582912.0f) - 12582912.0f;
+  const V f = t - n;
+  V p = V{} + 1.5403530393381606e-4f;
   p = p * f + 1.3333558146428443e-3f;
   p = p * f + 9.6181291076284772e-3f;
   p = p * f + 5.5504108664821580e-2f;
   p = p * f + 2.4022650695910071e-1f;
   p = p * f + 6.9314718055994531e-1f;
   p = p * f + 1.0f;
-  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;  // 2^n, n in [-126, 0]
-  float scale;
+  const I bits = (__builtin_convertvector(n, I) + 127) << 23;  // 2^n, n in [-126, 0]
+  V scale;
   std::memcpy(&scale, &bits, sizeof(scale));
   return p * scale;
+}
+inline float exp_nonpositive(float x) {
+  typedef float v1 __attribute__((vector_size(sizeof(float))));
+  typedef int32_t i1 __attribute__((vector_size(sizeof(int32_t))));
+  return exp_nonpositive<v1, i1>(v1{x})[0];
 }
 
 // A task's scratch: its queries (scaled), accumulators and the current key block, all fp32.
 struct Scratch {
   std::vector<float> q, o, m, l, kt, v, s;
+  std::vector<int64_t> seen;
   void size(int64_t rows, int64_t D, int64_t BS) {
     q.resize(rows * D);
     o.resize(rows * D);
@@ -54,41 +80,75 @@ struct Scratch {
     kt.resize(D * BS);
     v.resize(BS * D);
     s.resize(rows * BS);
+    seen.resize(rows);
   }
 };
 
-// Scores of `rows` query rows against one block of keys: s[r][j] = q[r] . k[j], k held
-// transposed (kt[d][j]) so that the inner loop runs along the block's keys.
+// Scores of `rows` query rows against one block of BS keys: s[r][j] = q[r] . k[j], k held
+// transposed (kt[d][j]) so that a register holds a row's scores of kLanes keys; four rows at a
+// time share each load of kt.
 template <int64_t BS>
 void block_scores(const float* __restrict q, const float* __restrict kt, float* __restrict s,
                   int64_t rows, int64_t D) {
-  for (int64_t r = 0; r < rows; ++r) {
-    float acc[BS] = {};
-    const float* qr = q + r * D;
+  constexpr int64_t NJ = BS / kLanes;
+  int64_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    vfloat acc[4][NJ] = {};
     for (int64_t d = 0; d < D; ++d) {
-      const float qd = qr[d];
-      const float* k = kt + d * BS;
-#pragma GCC unroll 32
-      for (int64_t j = 0; j < BS; ++j) acc[j] += qd * k[j];
+      vfloat k[NJ];
+      for (int64_t j = 0; j < NJ; ++j) k[j] = vload(kt + d * BS + j * kLanes);
+      for (int64_t i = 0; i < 4; ++i) {
+        const vfloat qd = vsplat(q[(r + i) * D + d]);
+        for (int64_t j = 0; j < NJ; ++j) acc[i][j] += qd * k[j];
+      }
     }
-    std::memcpy(s + r * BS, acc, sizeof(acc));
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < NJ; ++j) vstore(s + (r + i) * BS + j * kLanes, acc[i][j]);
+  }
+  for (; r < rows; ++r) {
+    vfloat acc[NJ] = {};
+    for (int64_t d = 0; d < D; ++d) {
+      const vfloat qd = vsplat(q[r * D + d]);
+      for (int64_t j = 0; j < NJ; ++j) acc[j] += qd * vload(kt + d * BS + j * kLanes);
+    }
+    for (int64_t j = 0; j < NJ; ++j) vstore(s + r * BS + j * kLanes, acc[j]);
   }
 }
 
-// o[r] += sum over j < n of p[r][j] v[j], for rows with keys in this block.
+// o[r] += sum over j < n[r] of p[r][j] v[j] (p is 0 from n[r] on): two rows at a time share each
+// load of a value row, over four registers of their outputs at a time.
 template <int64_t D>
 void add_values(const float* __restrict p, const float* __restrict v, float* __restrict o,
                 int64_t rows, int64_t BS, const int64_t* __restrict n) {
-  for (int64_t r = 0; r < rows; ++r) {
-    float acc[D];
-    std::memcpy(acc, o + r * D, sizeof(acc));
-    for (int64_t j = 0; j < n[r]; ++j) {
-      const float pj = p[r * BS + j];
-      const float* vj = v + j * D;
-#pragma GCC unroll 16
-      for (int64_t d = 0; d < D; ++d) acc[d] += pj * vj[d];
+  constexpr int64_t ND = D / kLanes, VB = ND < 4 ? ND : 4;
+  static_assert(ND % VB == 0);
+  int64_t r = 0;
+  for (; r + 2 <= rows; r += 2) {
+    const int64_t keys = std::max(n[r], n[r + 1]);
+    for (int64_t c = 0; c < ND; c += VB) {
+      vfloat acc[2][VB];
+      for (int64_t i = 0; i < 2; ++i)
+        for (int64_t b = 0; b < VB; ++b) acc[i][b] = vload(o + (r + i) * D + (c + b) * kLanes);
+      for (int64_t j = 0; j < keys; ++j) {
+        const vfloat p0 = vsplat(p[r * BS + j]), p1 = vsplat(p[(r + 1) * BS + j]);
+        for (int64_t b = 0; b < VB; ++b) {
+          const vfloat x = vload(v + j * D + (c + b) * kLanes);
+          acc[0][b] += p0 * x;
+          acc[1][b] += p1 * x;
+        }
+      }
+      for (int64_t i = 0; i < 2; ++i)
+        for (int64_t b = 0; b < VB; ++b) vstore(o + (r + i) * D + (c + b) * kLanes, acc[i][b]);
     }
-    std::memcpy(o + r * D, acc, sizeof(acc));
+  }
+  for (; r < rows; ++r) {
+    vfloat acc[ND];
+    for (int64_t i = 0; i < ND; ++i) acc[i] = vload(o + r * D + i * kLanes);
+    for (int64_t j = 0; j < n[r]; ++j) {
+      const vfloat pj = vsplat(p[r * BS + j]);
+      for (int64_t i = 0; i < ND; ++i) acc[i] += pj * vload(v + j * D + i * kLanes);
+    }
+    for (int64_t i = 0; i < ND; ++i) vstore(o + r * D + i * kLanes, acc[i]);
   }
 }
 
@@ -108,6 +168,27 @@ void add_values_any(const float* p, const float* v, float* o, int64_t rows, int6
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < n[r]; ++j)
       for (int64_t d = 0; d < D; ++d) o[r * D + d] += p[r * BS + j] * v[j * D + d];
+}
+
+// One row's scores of this block (keys < `keys` valid) into exp(s - new max), in place; the
+// row's running max and sum, and its outputs' rescale factor (returned).
+inline float softmax_block(float* s, int64_t keys, float& m, float& l) {
+  float mx = m;
+  for (int64_t j = 0; j < keys; ++j) mx = std::max(mx, s[j]);
+  const float alpha = exp_nonpositive(m - mx);  // ~0 for the first block: m = -inf
+  float sum = 0.f;
+  int64_t j = 0;
+  vfloat sums = {};
+  for (; j + kLanes <= keys; j += kLanes) {
+    const vfloat e = exp_nonpositive<vfloat, vint>(vload(s + j) - mx);
+    vstore(s + j, e);
+    sums += e;
+  }
+  for (int64_t i = 0; i < kLanes; ++i) sum += sums[i];
+  for (; j < keys; ++j) sum += (s[j] = exp_nonpositive(s[j] - mx));
+  l = l * alpha + sum;
+  m = mx;
+  return alpha;
 }
 
 struct Layout {
@@ -135,7 +216,6 @@ void attend_tile(const T* q, T* out, const T* k_cache, const T* v_cache, const i
   std::fill(w.o.begin(), w.o.end(), 0.f);
   std::fill(w.m.begin(), w.m.end(), -std::numeric_limits<float>::infinity());
   std::fill(w.l.begin(), w.l.end(), 0.f);
-  std::vector<int64_t> seen(rows);  // keys of the current block each row sees
   const int64_t last = pos0 + count - 1;  // the tile's last query sees keys 0..last
   for (int64_t b = 0; b * BS <= last; ++b) {
     const int64_t n = std::min(BS, last + 1 - b * BS);
@@ -146,7 +226,7 @@ void attend_tile(const T* q, T* out, const T* k_cache, const T* v_cache, const i
       for (int64_t d = 0; d < D; ++d) kt[d * BS + j] = j < n ? to_float(kb[j * D + d]) : 0.f;
     for (int64_t j = 0; j < n; ++j)
       for (int64_t d = 0; d < D; ++d) w.v[j * D + d] = to_float(vb[j * D + d]);
-    if (BS == 16)
+    if (BS == 16 && 16 % kLanes == 0)
       block_scores<16>(w.q.data(), kt, w.s.data(), rows, D);
     else if (BS == 32)
       block_scores<32>(w.q.data(), kt, w.s.data(), rows, D);
@@ -156,27 +236,22 @@ void attend_tile(const T* q, T* out, const T* k_cache, const T* v_cache, const i
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t pos = pos0 + r / G;
       const int64_t keys = std::min(n, pos - b * BS + 1);  // causal: keys up to pos
-      seen[r] = std::max<int64_t>(keys, 0);
+      w.seen[r] = std::max<int64_t>(keys, 0);
+      float* row = w.s.data() + r * BS;
+      std::fill(row + w.seen[r], row + BS, 0.f);  // no weight past the row's own position
       if (keys <= 0) continue;
-      float* s = w.s.data() + r * BS;
-      float mx = w.m[r];
-      for (int64_t j = 0; j < keys; ++j) mx = std::max(mx, s[j]);
-      const float alpha = exp_nonpositive(w.m[r] - mx);  // 0 for the first block: m = -inf
-      float sum = 0.f;
-      for (int64_t j = 0; j < keys; ++j) sum += (s[j] = exp_nonpositive(s[j] - mx));
-      w.l[r] = w.l[r] * alpha + sum;
-      w.m[r] = mx;
+      const float alpha = softmax_block(row, keys, w.m[r], w.l[r]);
       if (alpha != 1.f) {
         float* o = w.o.data() + r * D;
         for (int64_t d = 0; d < D; ++d) o[d] *= alpha;
       }
     }
     if (D == 64)
-      add_values<64>(w.s.data(), w.v.data(), w.o.data(), rows, BS, seen.data());
+      add_values<64>(w.s.data(), w.v.data(), w.o.data(), rows, BS, w.seen.data());
     else if (D == 128)
-      add_values<128>(w.s.data(), w.v.data(), w.o.data(), rows, BS, seen.data());
+      add_values<128>(w.s.data(), w.v.data(), w.o.data(), rows, BS, w.seen.data());
     else
-      add_values_any(w.s.data(), w.v.data(), w.o.data(), rows, D, BS, seen.data());
+      add_values_any(w.s.data(), w.v.data(), w.o.data(), rows, D, BS, w.seen.data());
   }
   for (int64_t i = 0; i < count; ++i)
     for (int64_t g = 0; g < G; ++g) {
