@@ -21,7 +21,8 @@
 namespace roseinfer {
 namespace {
 
-constexpr int64_t kQueryTile = 16;  // queries per task: G * 16 rows share each key block's load
+constexpr int64_t kQueryTile = 16;  // queries per task: G * 16 rows share each key tile's load
+constexpr int64_t kKeyTile = 64;  // keys per step of the online softmax (whole cache blocks)
 
 // GCC's vector extensions: one register of floats, 16 lanes with AVX-512 and 8 otherwise (two
 // SSE halves where the CPU has no AVX): the same source for every x86 CPU this builds on.
@@ -72,46 +73,49 @@ inline float exp_nonpositive(float x) {
 struct Scratch {
   std::vector<float> q, o, m, l, kt, v, s;
   std::vector<int64_t> seen;
-  void size(int64_t rows, int64_t D, int64_t BS) {
+  void size(int64_t rows, int64_t D, int64_t KT) {
     q.resize(rows * D);
     o.resize(rows * D);
     m.resize(rows);
     l.resize(rows);
-    kt.resize(D * BS);
-    v.resize(BS * D);
-    s.resize(rows * BS);
+    kt.resize(D * KT);
+    v.resize(KT * D);
+    s.resize(rows * KT);
     seen.resize(rows);
   }
 };
 
-// Scores of `rows` query rows against one block of BS keys: s[r][j] = q[r] . k[j], k held
-// transposed (kt[d][j]) so that a register holds a row's scores of kLanes keys; four rows at a
-// time share each load of kt.
-template <int64_t BS>
-void block_scores(const float* __restrict q, const float* __restrict kt, float* __restrict s,
-                  int64_t rows, int64_t D) {
-  constexpr int64_t NJ = BS / kLanes;
-  int64_t r = 0;
-  for (; r + 4 <= rows; r += 4) {
-    vfloat acc[4][NJ] = {};
-    for (int64_t d = 0; d < D; ++d) {
-      vfloat k[NJ];
-      for (int64_t j = 0; j < NJ; ++j) k[j] = vload(kt + d * BS + j * kLanes);
-      for (int64_t i = 0; i < 4; ++i) {
-        const vfloat qd = vsplat(q[(r + i) * D + d]);
-        for (int64_t j = 0; j < NJ; ++j) acc[i][j] += qd * k[j];
+// Scores of `rows` query rows against a tile of KT keys: s[r][j] = q[r] . k[j], k held
+// transposed (kt[d][j]) so that a register holds a row's scores of kLanes keys. 16 keys and RB
+// rows at a time: RB * 16 / kLanes accumulators, each load of kt shared by RB rows.
+template <int64_t KT>
+void tile_scores(const float* __restrict q, const float* __restrict kt, float* __restrict s,
+                 int64_t rows, int64_t D) {
+  constexpr int64_t NJ = 16 / kLanes, RB = kLanes == 8 ? 6 : 8;
+  static_assert(KT % 16 == 0);
+  for (int64_t c = 0; c < KT; c += 16) {
+    int64_t r = 0;
+    for (; r + RB <= rows; r += RB) {
+      vfloat acc[RB][NJ] = {};
+      for (int64_t d = 0; d < D; ++d) {
+        vfloat k[NJ];
+        for (int64_t j = 0; j < NJ; ++j) k[j] = vload(kt + d * KT + c + j * kLanes);
+        for (int64_t i = 0; i < RB; ++i) {
+          const vfloat qd = vsplat(q[(r + i) * D + d]);
+          for (int64_t j = 0; j < NJ; ++j) acc[i][j] += qd * k[j];
+        }
       }
+      for (int64_t i = 0; i < RB; ++i)
+        for (int64_t j = 0; j < NJ; ++j) vstore(s + (r + i) * KT + c + j * kLanes, acc[i][j]);
     }
-    for (int64_t i = 0; i < 4; ++i)
-      for (int64_t j = 0; j < NJ; ++j) vstore(s + (r + i) * BS + j * kLanes, acc[i][j]);
-  }
-  for (; r < rows; ++r) {
-    vfloat acc[NJ] = {};
-    for (int64_t d = 0; d < D; ++d) {
-      const vfloat qd = vsplat(q[r * D + d]);
-      for (int64_t j = 0; j < NJ; ++j) acc[j] += qd * vload(kt + d * BS + j * kLanes);
+    for (; r < rows; ++r) {
+      vfloat acc[NJ] = {};
+      for (int64_t d = 0; d < D; ++d) {
+        const vfloat qd = vsplat(q[r * D + d]);
+        for (int64_t j = 0; j < NJ; ++j) acc[j] += qd * vload(kt + d * KT + c + j * kLanes);
+      }
+      for (int64_t j = 0; j < NJ; ++j) vstore(s + r * KT + c + j * kLanes, acc[j]);
     }
-    for (int64_t j = 0; j < NJ; ++j) vstore(s + r * BS + j * kLanes, acc[j]);
   }
 }
 
@@ -205,7 +209,9 @@ void attend_tile(const T* q, T* out, const T* k_cache, const T* v_cache, const i
                  int64_t q_row0, int64_t count, int64_t pos0, int64_t kvh, const Layout& L,
                  Scratch& w) {
   const int64_t G = L.H / L.KVH, D = L.D, BS = L.BS, rows = count * G;
-  w.size(rows, D, BS);
+  // Whole blocks per key tile where they divide it, else one block.
+  const int64_t KT = kKeyTile % BS == 0 ? kKeyTile : BS;
+  w.size(rows, D, KT);
   // row r = i * G + g: query i of the tile, head kvh * G + g
   for (int64_t i = 0; i < count; ++i)
     for (int64_t g = 0; g < G; ++g) {
@@ -217,28 +223,28 @@ void attend_tile(const T* q, T* out, const T* k_cache, const T* v_cache, const i
   std::fill(w.m.begin(), w.m.end(), -std::numeric_limits<float>::infinity());
   std::fill(w.l.begin(), w.l.end(), 0.f);
   const int64_t last = pos0 + count - 1;  // the tile's last query sees keys 0..last
-  for (int64_t b = 0; b * BS <= last; ++b) {
-    const int64_t n = std::min(BS, last + 1 - b * BS);
-    const T* kb = k_cache + table[b] * L.block_stride + kvh * BS * D;
-    const T* vb = v_cache + table[b] * L.block_stride + kvh * BS * D;
+  for (int64_t t0 = 0; t0 <= last; t0 += KT) {
+    const int64_t n = std::min(KT, last + 1 - t0);  // keys of this tile anyone sees
     float* kt = w.kt.data();
-    for (int64_t j = 0; j < BS; ++j)
-      for (int64_t d = 0; d < D; ++d) kt[d * BS + j] = j < n ? to_float(kb[j * D + d]) : 0.f;
-    for (int64_t j = 0; j < n; ++j)
-      for (int64_t d = 0; d < D; ++d) w.v[j * D + d] = to_float(vb[j * D + d]);
-    if (BS == 16 && 16 % kLanes == 0)
-      block_scores<16>(w.q.data(), kt, w.s.data(), rows, D);
-    else if (BS == 32)
-      block_scores<32>(w.q.data(), kt, w.s.data(), rows, D);
+    for (int64_t j = 0; j < KT; ++j) {  // the tile's keys transposed, its values as rows
+      const int64_t t = t0 + j, at = table[t / BS] * L.block_stride + (kvh * BS + t % BS) * D;
+      for (int64_t d = 0; d < D; ++d) kt[d * KT + j] = j < n ? to_float(k_cache[at + d]) : 0.f;
+      if (j < n)
+        for (int64_t d = 0; d < D; ++d) w.v[j * D + d] = to_float(v_cache[at + d]);
+    }
+    if (KT == kKeyTile)
+      tile_scores<kKeyTile>(w.q.data(), kt, w.s.data(), rows, D);
+    else if (KT == 16)
+      tile_scores<16>(w.q.data(), kt, w.s.data(), rows, D);
     else
-      block_scores_any(w.q.data(), kt, w.s.data(), rows, D, BS);
+      block_scores_any(w.q.data(), kt, w.s.data(), rows, D, KT);
     // The online softmax: each row's running max m, sum l and output o rescaled as m grows.
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t pos = pos0 + r / G;
-      const int64_t keys = std::min(n, pos - b * BS + 1);  // causal: keys up to pos
+      const int64_t keys = std::min(n, pos - t0 + 1);  // causal: keys up to pos
       w.seen[r] = std::max<int64_t>(keys, 0);
-      float* row = w.s.data() + r * BS;
-      std::fill(row + w.seen[r], row + BS, 0.f);  // no weight past the row's own position
+      float* row = w.s.data() + r * KT;
+      std::fill(row + w.seen[r], row + KT, 0.f);  // no weight past the row's own position
       if (keys <= 0) continue;
       const float alpha = softmax_block(row, keys, w.m[r], w.l[r]);
       if (alpha != 1.f) {
@@ -247,11 +253,11 @@ void attend_tile(const T* q, T* out, const T* k_cache, const T* v_cache, const i
       }
     }
     if (D == 64)
-      add_values<64>(w.s.data(), w.v.data(), w.o.data(), rows, BS, w.seen.data());
+      add_values<64>(w.s.data(), w.v.data(), w.o.data(), rows, KT, w.seen.data());
     else if (D == 128)
-      add_values<128>(w.s.data(), w.v.data(), w.o.data(), rows, BS, w.seen.data());
+      add_values<128>(w.s.data(), w.v.data(), w.o.data(), rows, KT, w.seen.data());
     else
-      add_values_any(w.s.data(), w.v.data(), w.o.data(), rows, D, BS, w.seen.data());
+      add_values_any(w.s.data(), w.v.data(), w.o.data(), rows, D, KT, w.seen.data());
   }
   for (int64_t i = 0; i < count; ++i)
     for (int64_t g = 0; g < G; ++g) {
