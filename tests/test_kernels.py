@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import shutil
 
 import pytest
@@ -810,53 +809,3 @@ def test_apply_token_bitmask_matches_the_torch_version(kernels, dtype, vocab):
         kernels.apply_token_bitmask(got, bitmask, torch.tensor([0, 1, 2, 6]))
     with pytest.raises(RuntimeError, match="ceil"):
         kernels.apply_token_bitmask(got, bitmask[:, :-1].contiguous(), rows)
-
-
-def reference_prefill(q, k_cache, v_cache, tables, q_lens, ctx_lens, scale):
-    """Each chunk's causal attention over its sequence's keys, gathered and in float64."""
-    block_size = k_cache.shape[2]
-    out, row = [], 0
-    for s, (n, ctx) in enumerate(zip(q_lens, ctx_lens, strict=True)):
-        pos = torch.arange(ctx)
-        blocks = tables[s][pos // block_size]
-        keys = k_cache[blocks, :, pos % block_size].double()  # [ctx, KVH, D]
-        values = v_cache[blocks, :, pos % block_size].double()
-        queries = q[row : row + n].double()  # [n, H, D]
-        group = q.shape[1] // k_cache.shape[1]
-        keys, values = keys.repeat_interleave(group, 1), values.repeat_interleave(group, 1)
-        scores = torch.einsum("qhd,khd->hqk", queries, keys) * scale
-        q_pos = torch.arange(ctx - n, ctx)
-        scores = scores.masked_fill(pos[None, None, :] > q_pos[None, :, None], float("-inf"))
-        out.append(torch.einsum("hqk,khd->qhd", scores.softmax(-1), values))
-        row += n
-    return torch.cat(out)
-
-
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize(
-    ("block_size", "head_dim", "heads", "kv_heads"),
-    [(16, 64, 9, 3), (16, 128, 4, 4), (8, 32, 4, 2), (32, 64, 2, 1)],
-)
-def test_paged_prefill_attention_matches_the_reference(kernels, dtype, block_size, head_dim,
-                                                       heads, kv_heads):  # fmt: skip
-    """Chunks after cached tokens and fresh prompts, lengths across block boundaries, blocks
-    scattered through the cache; the tiles (16 queries) split a chunk unevenly."""
-    torch.manual_seed(0)
-    q_lens, ctx_lens = [37, 1, 16, 5, 70], [37, 40, 16 + 33, 200, 70]
-    num_blocks = 64
-    k_cache = torch.randn(num_blocks, kv_heads, block_size, head_dim).to(dtype)
-    v_cache = torch.randn(num_blocks, kv_heads, block_size, head_dim).to(dtype)
-    max_blocks = max(-(-c // block_size) for c in ctx_lens)
-    tables = torch.stack([torch.randperm(num_blocks)[:max_blocks] for _ in ctx_lens])
-    q = torch.randn(sum(q_lens), heads, head_dim).to(dtype)
-    qsl = torch.tensor([0, *itertools.accumulate(q_lens)])
-    scale = head_dim**-0.5
-    got = kernels.paged_prefill_attention(q, k_cache, v_cache, tables, qsl,
-                                          torch.tensor(ctx_lens), scale)  # fmt: skip
-    expected = reference_prefill(q, k_cache, v_cache, tables, q_lens, ctx_lens, scale)
-    tol = 1e-5 if dtype == torch.float32 else 1e-2
-    assert got.dtype == dtype and got.shape == q.shape
-    torch.testing.assert_close(got.double(), expected, atol=tol, rtol=tol)
-    with pytest.raises(RuntimeError, match="queries must be its last tokens"):
-        kernels.paged_prefill_attention(q, k_cache, v_cache, tables, qsl,
-                                        torch.tensor([37, 40, 49, 200, 69]), scale)  # fmt: skip

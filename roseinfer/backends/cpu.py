@@ -27,7 +27,6 @@ from roseinfer.backends.cpu_attention import KernelPagedAttention, KernelStep
 from roseinfer.backends.cpu_linear import KernelInt8Linear, KernelPackedLinear
 from roseinfer.layers.activation import silu_and_mul
 from roseinfer.layers.attention import ReferenceAttention
-from roseinfer.layers.kv_cache import KVCacheDtype
 from roseinfer.layers.linear import can_pack, replace_linears
 from roseinfer.layers.norm import add_rms_norm, rms_norm
 from roseinfer.layers.sampler import greedy_argmax
@@ -69,7 +68,7 @@ class CpuBackend:
         self.attention: KernelPagedAttention | ReferenceAttention = (
             ReferenceAttention()
             if options.attention is AttentionChoice.REFERENCE
-            else KernelPagedAttention(kernels, options.kv_cache_dtype is KVCacheDtype.MODEL)
+            else KernelPagedAttention(kernels)
         )
 
     # ---- layer ops: the kernels take the shapes the models pass; anything else, PyTorch ----

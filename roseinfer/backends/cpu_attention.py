@@ -1,10 +1,8 @@
 """The `cpu` backend's paged attention: the C++ decode kernel
 (`roseinfer/kernels/paged_attention.cpp`), which reads each sequence's keys and values in place
-from the paged cache: no gathered copy, no mask, one call per layer. Prefill chunks go through
-the C++ prefill kernel (`prefill_attention.cpp`: tiles of queries against the blocks in place,
-an online softmax) where the cache holds the model's dtype, and through the reference path
-(gather + SDPA) with an int8 cache; steps with few keys in all (`PER_TOKEN_MAX_KEYS`) run every
-token as a query of the decode kernel."""
+from the paged cache: no gathered copy, no mask, one call per layer. Prefill chunks keep the
+reference path, whose SDPA is faster for many keys, except in steps with few
+(`PER_TOKEN_MAX_KEYS`), where every token is a query of the kernel."""
 
 from __future__ import annotations
 
@@ -43,23 +41,12 @@ class DecodeIndices:
 
 
 class PrefillChunks(NamedTuple):
-    """A step's prefill chunks, attended through SDPA (an int8 cache)."""
+    """A step's prefill chunks, attended through SDPA."""
 
     group: AttentionGroup
     # (block, offset) [N - num_decode_seqs] of the prefill tokens' cache slots; the kernel
     # writes the decodes' own.
     blocks: torch.Tensor
-    offsets: torch.Tensor
-
-
-class KernelPrefill(NamedTuple):
-    """A step's prefill chunks, attended by the C++ prefill kernel."""
-
-    tokens: slice  # their rows of the step's N tokens
-    block_tables: torch.Tensor  # [S, max_blocks] of the prefilling sequences
-    query_start_loc: torch.Tensor  # [S + 1] from 0, within `tokens`
-    context_lens: torch.Tensor  # [S]
-    blocks: torch.Tensor  # (block, offset) [N - num_decode_seqs] of their cache slots
     offsets: torch.Tensor
 
 
@@ -74,7 +61,7 @@ class KernelStep:
     kernel_only: bool
     per_token: bool
     decode: DecodeIndices  # the decodes' rows (all N rows when kernel_only)
-    prefill: KernelPrefill | PrefillChunks | None  # None exactly when kernel_only
+    prefill: PrefillChunks | None  # None exactly when kernel_only
 
 
 def small_step(meta: AttentionMetadata) -> bool:
@@ -99,30 +86,23 @@ def per_token_indices(meta: AttentionMetadata, num_tokens: int) -> DecodeIndices
 
 
 class KernelPagedAttention:
-    """Decodes (and small steps, token by token) through the C++ decode kernel; prefill chunks
-    through the C++ prefill kernel, or with an int8 cache through SDPA over the gathered blocks
-    as `ReferenceAttention` attends them."""
+    """Decodes (and small steps, token by token) through the C++ kernel; prefill chunks
+    through SDPA over the gathered blocks, as `ReferenceAttention` attends them."""
 
-    def __init__(self, kernels: CppKernels, prefill_kernel: bool = True) -> None:
-        """`prefill_kernel`: the cache holds the model's dtype (the prefill kernel's)."""
+    def __init__(self, kernels: CppKernels) -> None:
         self.kernels = kernels
-        self.prefill_kernel = prefill_kernel
 
     def prepare(self, meta: AttentionMetadata) -> KernelStep:
         nd, num_tokens = meta.num_decode_seqs, meta.num_tokens
         if nd < meta.num_seqs and small_step(meta):
             decode = per_token_indices(meta, num_tokens)
             return KernelStep(num_tokens, nd, True, True, decode, None)
-        prefill: KernelPrefill | PrefillChunks | None = None
+        prefill = None
         if nd < meta.num_seqs:
-            tokens = slice(nd, num_tokens)
-            slots = cache_positions(meta.slot_mapping[nd:], meta.block_size)
-            if self.prefill_kernel:
-                qsl = meta.query_start_loc[nd:] - meta.query_start_loc[nd]
-                prefill = KernelPrefill(tokens, meta.block_tables[nd:], qsl,
-                                        meta.context_lens[nd:], *slots)  # fmt: skip
-            else:
-                prefill = PrefillChunks(attention_group(meta, nd, meta.num_seqs, tokens), *slots)
+            group = attention_group(meta, nd, meta.num_seqs, slice(nd, num_tokens))
+            prefill = PrefillChunks(
+                group, *cache_positions(meta.slot_mapping[nd:], meta.block_size)
+            )
         # The decoding sequences' rows of the index tensors, sliced once for every layer.
         decode = DecodeIndices(
             meta.slot_mapping[:nd], meta.block_tables[:nd], meta.context_lens[:nd]
@@ -141,16 +121,10 @@ class KernelPagedAttention:
         p = step.prefill
         if p is None:  # kernel_only
             return self._decode(q, k, v, cache, step.decode, scale)
-        if isinstance(p, KernelPrefill):
-            t = p.tokens
-            cache.write(p.blocks, p.offsets, k[t], v[t])
-            prefill = self.kernels.paged_prefill_attention(
-                q[t], cache.k, cache.v, p.block_tables, p.query_start_loc, p.context_lens, scale
-            )
-        else:
-            t = p.group.tokens
-            cache.write(p.blocks, p.offsets, k[t], v[t])
-            prefill = attend_group(q[t], k[t], v[t], cache, p.group, scale)
+        g, blocks, offsets = p
+        t = g.tokens
+        cache.write(blocks, offsets, k[t], v[t])
+        prefill = attend_group(q[t], k[t], v[t], cache, g, scale)
         nd = step.num_decode_seqs
         if not nd:  # prefill chunks only: no copy into a combined output
             return prefill
