@@ -11,7 +11,7 @@ import sys
 
 import httpx
 import pytest
-from conftest import make_tiny_model
+from conftest import make_tiny_model, serve_in_process
 
 from roseinfer import LLM, __version__
 from roseinfer.server.app import ServerConfig
@@ -58,37 +58,10 @@ def test_a_bad_key_file_fails_before_the_model_loads(tmp_path):
 @pytest.fixture(scope="module")
 def server(tiny_model_dir):
     """The tiny model under two names, two keys and one allowed origin."""
-    import contextlib
-    import socket
-    import threading
-    import time
-
-    import uvicorn
-
-    from roseinfer.config import EngineConfig
-    from roseinfer.engine import InferenceEngine
-    from roseinfer.engine.client import EngineClient
-    from roseinfer.server.app import create_app
-
-    engine = InferenceEngine(
-        EngineConfig(model=tiny_model_dir("llama"), dtype="float32", num_kv_blocks=64)
-    )
     cfg = ServerConfig(served_model_names=("rose", "alias"), api_keys=("k1", "k2"),
                        allowed_origins=("https://app.example",))  # fmt: skip
-    app = create_app(EngineClient(engine.new_core()), cfg)
-    with contextlib.closing(socket.socket()) as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    uv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=uv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not uv.started and thread.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert uv.started
-    yield f"http://127.0.0.1:{port}"
-    uv.should_exit = True
-    thread.join(15)
+    with serve_in_process(tiny_model_dir("llama"), server_config=cfg) as (_, url):
+        yield url
 
 
 def test_every_served_name_answers_and_responses_carry_the_first(server):

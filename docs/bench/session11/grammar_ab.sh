@@ -10,6 +10,8 @@ PY=$ROOT/.venv/bin/python
 OUT=${OUT:-/tmp/grammar_ab}; mkdir -p "$OUT"
 PORT=${PORT:-8794}
 ROUNDS=${ROUNDS:-2}
+NUM_PROMPTS=${NUM_PROMPTS:-64}
+OUTPUT_LEN=${OUTPUT_LEN:-128}
 cd "$ROOT"
 $PY -m roseinfer.server --model smollm2 --port $PORT --log-level warning > "$OUT/server.log" 2>&1 &
 pid=$!
@@ -18,7 +20,7 @@ SCHEMA='{"response_format": {"type": "json_schema", "json_schema": {"name": "ans
 TOOLS='"tools": [{"type": "function", "function": {"name": "get_weather", "description": "Weather in a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"]}}, "required": ["city"]}}}, {"type": "function", "function": {"name": "add", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}}}]'
 run() {  # label round endpoint-type extra-body
   $PY -m roseinfer.cli bench serve --base-url http://127.0.0.1:$PORT/v1 --random-input-len 70 \
-    --random-output-len 128 --concurrency 32 --num-prompts 64 --temperature 1.0 --no-progress \
+    --random-output-len $OUTPUT_LEN --concurrency 32 --num-prompts $NUM_PROMPTS --temperature 1.0 --no-progress \
     --endpoint-type "$3" --server-pid $pid --extra-body "$4" --json "$OUT/$1_$2.json" > "$OUT/$1_$2.txt" 2>&1
   echo "$1 $2: $(grep 'Output token throughput' "$OUT/$1_$2.txt" | awk '{print $NF}') tok/s, $(grep 'Total generated tokens' "$OUT/$1_$2.txt" | awk '{print $NF}') tokens"
 }
