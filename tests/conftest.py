@@ -240,7 +240,8 @@ def serve_in_process(model_dir: str, num_kv_blocks: int = 64, server_config=None
     from roseinfer.config import EngineConfig
     from roseinfer.engine import InferenceEngine
     from roseinfer.engine.client import EngineClient
-    from roseinfer.server.app import ServerConfig, create_app
+    from roseinfer.server.app import create_app
+    from roseinfer.server.config import ServerConfig
 
     engine = InferenceEngine(
         EngineConfig(model=model_dir, dtype="float32", num_kv_blocks=num_kv_blocks)
@@ -282,7 +283,7 @@ def tiny_locked_server(tiny_model_dir, tmp_path_factory):
 
     from tokenizers import Tokenizer, processors
 
-    from roseinfer.server.app import ServerConfig
+    from roseinfer.server.config import ServerConfig
 
     path = tmp_path_factory.mktemp("llama_bos") / "model"
     shutil.copytree(tiny_model_dir("llama"), path)

@@ -14,8 +14,8 @@ import pytest
 from conftest import make_tiny_model, serve_in_process
 
 from roseinfer import LLM, __version__
-from roseinfer.server.app import ServerConfig
 from roseinfer.server.cli import build_parser, server_config_from_args
+from roseinfer.server.config import ServerConfig
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

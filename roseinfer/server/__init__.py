@@ -4,6 +4,9 @@
 - `manager.py`   `SchedulerManager`: the engine thread that drives the `OnlineScheduler`
 - `serving.py`   per-request detokenization, stop strings, choices of one HTTP request
 - `app.py`       `create_app(engine, server_config)`: the FastAPI endpoints
+- `config.py`    `ServerConfig`, one field per server flag
+- `chat_prompt.py`, `structured.py`  a chat body's prompt and its constraint (tools too) as 400s
+- `stats_log.py` the periodic status line (`--log-stats-interval`)
 - `tokenization.py`  POST /tokenize and /detokenize (vLLM's shapes)
 - `web.py`, `static/`  the chat page at /, and /docs and /redoc served without a CDN
 - `metrics.py`   Prometheus metrics on a private registry
@@ -21,8 +24,12 @@ def __getattr__(name: str):  # the heavy parts (torch, fastapi) load on first us
         from roseinfer.server.manager import SchedulerManager
 
         return SchedulerManager
-    if name in ("create_app", "ServerConfig"):
-        from roseinfer.server import app
+    if name == "create_app":
+        from roseinfer.server.app import create_app
 
-        return getattr(app, name)
+        return create_app
+    if name == "ServerConfig":
+        from roseinfer.server.config import ServerConfig
+
+        return ServerConfig
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

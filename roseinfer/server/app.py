@@ -19,7 +19,6 @@ import logging
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import TypeVar, cast
 
 from fastapi import APIRouter, Depends, FastAPI, Request
@@ -37,6 +36,7 @@ from roseinfer.output.processor import ChoiceState
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.chat_prompt import request_prompt_ids
+from roseinfer.server.config import ServerConfig
 from roseinfer.server.errors import APIError, from_validation_error, install_error_handlers
 from roseinfer.server.metrics import ServerMetrics
 from roseinfer.server.middleware import BodySizeLimitMiddleware
@@ -63,32 +63,6 @@ logger = logging.getLogger(__name__)
 ModelT = TypeVar("ModelT", bound=BaseModel)  # a request body's pydantic model
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-
-
-@dataclass(frozen=True)
-class ServerConfig:
-    host: str = "127.0.0.1"
-    port: int = 8000
-    # Names clients may send; responses carry the first (default: the loaded model's name).
-    served_model_names: tuple[str, ...] = ()
-    api_keys: tuple[str, ...] = ()  # any of them opens /v1/* and /generate; none: open
-    allowed_origins: tuple[str, ...] = ()  # CORS: origins whose pages may call the API; "*": any
-    max_waiting_requests: int | None = None  # None: unbounded
-    max_request_bytes: int = 4 << 20
-    log_level: str = "info"
-    log_stats_interval: float = 10.0  # seconds between status lines while busy; 0: none
-    stream_interval: int = 1  # streamed tokens per chunk after the first (EngineClient)
-
-    def __post_init__(self) -> None:
-        if any(not name for name in self.served_model_names):
-            raise ValueError("served model names must not be empty")
-        if any(not key or key != key.strip() for key in self.api_keys):
-            raise ValueError("API keys must be non-empty, without surrounding spaces")
-        for origin in self.allowed_origins:
-            if origin != "*" and not origin.startswith(("http://", "https://")):
-                raise ValueError(
-                    f"allowed origin {origin!r} must be '*' or scheme://host[:port] (http or https)"
-                )
 
 
 def create_app(client: EngineClient, server_config: ServerConfig | None = None) -> FastAPI:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import uvicorn
 
     from roseinfer.engine.client import EngineClient
-    from roseinfer.server.app import ServerConfig
+    from roseinfer.server.config import ServerConfig
 
 logger = logging.getLogger("roseinfer.server")
 
@@ -201,7 +201,7 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
 def server_config_from_args(args: argparse.Namespace) -> ServerConfig:
     """The server flags as a `ServerConfig` (keys read from --api-key-file); ValueError or
     OSError with one line when a value is wrong or the key file cannot be read."""
-    from roseinfer.server.app import ServerConfig
+    from roseinfer.server.config import ServerConfig
 
     keys = [k.strip() for k in (args.api_key or "").split(",") if k.strip()]
     if args.api_key_file is not None:
