@@ -430,3 +430,22 @@ def test_llm_chat_takes_tools_and_returns_calls(tools_server, tmp_path_factory):
                  tools=TOOLS, tool_choice="required")  # fmt: skip
     with pytest.raises(ValueError, match="not in tools"):
         llm.chat(MESSAGES, tools=TOOLS, tool_choice={"type": "function", "function": {"name": "x"}})
+
+
+def test_every_stop_token_may_end_a_finished_grammar(tiny_model_dir):
+    """The grammar allows each of the model's end-of-sequence / end-of-turn ids where it may
+    end: free text under tool_choice "auto" can stop with <|im_end|> as well as <|endoftext|>."""
+    import torch
+
+    from roseinfer.config import StructuredOutputs
+    from roseinfer.structured.grammar import GrammarCompiler, fill_bitmask
+
+    tokenizer = Tokenizer.from_pretrained(tiny_model_dir("llama"))
+    compiler = GrammarCompiler(tokenizer, tokenizer.vocab_size)
+    use = ToolUse((Tool("add", None, ADD),), "auto")
+    matcher = compiler.matcher(StructuredOutputs(grammar=use.grammar()))
+    allowed = fill_bitmask([matcher], tokenizer.vocab_size)[0]
+    bits = (allowed[:, None] >> torch.arange(32)) & 1
+    ok = bits.flatten()[: tokenizer.vocab_size].bool()
+    assert len(tokenizer.stop_token_ids) == 2
+    assert all(ok[i] for i in tokenizer.stop_token_ids)

@@ -74,8 +74,12 @@ class GrammarCompiler:
             if self._ll_tokenizer is None:
                 import llguidance.hf
 
+                # Every end-of-sequence / end-of-turn id ends a grammar that is complete (the
+                # HF tokenizer names one: SmolLM2's <|endoftext|> would otherwise be masked).
                 self._ll_tokenizer = llguidance.hf.from_tokenizer(
-                    self.tokenizer.hf, n_vocab=self.vocab_size
+                    self.tokenizer.hf,
+                    n_vocab=self.vocab_size,
+                    eos_token=sorted(self.tokenizer.stop_token_ids) or None,
                 )
             return self._ll_tokenizer
 
