@@ -72,6 +72,9 @@ void attend_head_scalar(const float* q, const KVView<C>& kv, int64_t head_dim, f
         s += q[d] * int8_key(block, t % kv.block_size, d, kv.block_size);
     } else {
       const C* key = row(kv.k, t);
+      // Vectorised (AVX2 where there is no AVX-512 kernel): the sum in lane order, not left
+      // to right.
+#pragma omp simd reduction(+ : s)
       for (int64_t d = 0; d < head_dim; ++d) s += q[d] * to_float(key[d]);
     }
     scores[t] = s * row_scale(kv.k_scale, t) * scale;
