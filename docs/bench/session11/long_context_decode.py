@@ -13,7 +13,6 @@ from roseinfer import LLM, SamplingParams
 
 backend = sys.argv[1]
 llm = LLM(attention_backend=backend, num_kv_blocks=2048)
-tok = llm.tokenizer
 random.seed(0)
 words = (
     "the of and to in is was that for on it with as his he by at from her this be are had".split()
