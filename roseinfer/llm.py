@@ -35,6 +35,17 @@ def encode_prompt(tokenizer: Tokenizer, prompt: str) -> list[int]:
     return ids
 
 
+def _per_prompt(
+    sampling_params: SamplingParams | Seq[SamplingParams] | None, count: int
+) -> list[SamplingParams]:
+    """One SamplingParams per prompt: the default, one for all, or one each."""
+    if sampling_params is None or isinstance(sampling_params, SamplingParams):
+        return [sampling_params or SamplingParams()] * count
+    if len(sampling_params) != count:
+        raise ValueError(f"{len(sampling_params)} sampling params for {count} prompts")
+    return list(sampling_params)
+
+
 def _with_tools(params: SamplingParams, use: ToolUse) -> SamplingParams:
     """`params` under the tools' grammar."""
     if params.structured_outputs is not None:
@@ -116,12 +127,9 @@ class LLM:
             )
             for conv in conversations
         ]
-        params = sampling_params if sampling_params is not None else SamplingParams()
+        params = _per_prompt(sampling_params, len(ids))
         if use is not None:
-            params = [
-                _with_tools(p, use)
-                for p in ([params] * len(ids) if isinstance(params, SamplingParams) else params)
-            ]
+            params = [_with_tools(p, use) for p in params]
         return self._run(ids, params, use_tqdm, None if use is None else use.names)
 
     def stream(self, prompt_token_ids: Seq[int], params: SamplingParams) -> Iterator[str]:
@@ -157,11 +165,7 @@ class LLM:
         use_tqdm: bool,
         tool_names: frozenset[str] | None = None,
     ) -> list[RequestOutput]:
-        params = sampling_params if sampling_params is not None else SamplingParams()
-        if isinstance(params, SamplingParams):
-            params = [params] * len(prompt_ids)
-        if len(params) != len(prompt_ids):
-            raise ValueError(f"{len(params)} sampling params for {len(prompt_ids)} prompts")
+        params = _per_prompt(sampling_params, len(prompt_ids))
         # Validate every request before queuing any, so a bad one leaves nothing behind.
         for ids, p in zip(prompt_ids, params, strict=True):
             self.engine.validate(ids, p)

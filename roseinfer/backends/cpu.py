@@ -104,7 +104,7 @@ class CpuBackend:
     def apply_bitmask(
         self, logits: torch.Tensor, bitmask: torch.Tensor, rows: torch.Tensor
     ) -> None:
-        # Touches only the forbidden logits: 100× less memory traffic (BENCHMARKS.md, session 11).
+        # The kernel writes only the forbidden logits; the torch version expands every bit.
         if logits.device.type == "cpu" and logits.stride(-1) == 1:
             self.kernels.apply_token_bitmask(logits, bitmask, rows)
         else:
