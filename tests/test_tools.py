@@ -396,6 +396,12 @@ def test_auto_returns_the_call_smollm2_writes(smollm2_server):
         content, calls, finish = streamed(http, body)
         assert [c["function"] for c in calls] == [call["function"]]
         assert (content or None, finish) == (out["message"]["content"], out["finish_reason"])
+        # tool_choice "none": no grammar, nothing read from the text (SmolLM2 free writes only
+        # the tags), which comes back as written
+        (plain,) = http.post("/v1/chat/completions",
+                             json={**body, "tool_choice": "none"}).json()["choices"]  # fmt: skip
+        assert "tool_calls" not in plain["message"]
+        assert plain["message"]["content"].startswith("<tool_call>")
         body["messages"][1]["content"] = "What is the capital of France?"
         (out,) = http.post("/v1/chat/completions", json=body).json()["choices"]
         assert "tool_calls" not in out["message"] and "Paris" in out["message"]["content"]
