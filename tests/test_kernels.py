@@ -14,9 +14,12 @@ from roseinfer.backends import BackendOptions, CpuBackend, TorchBackend
 from roseinfer.backends.cpu_attention import KernelPagedAttention
 from roseinfer.backends.cpu_linear import (
     AMX_ROWS,
+    AVX2_FP32_ROWS,
     SMALL_BATCH_ROWS,
+    KernelDenseLinear,
     KernelInt8Linear,
     KernelPackedLinear,
+    dense_kernel_rows,
 )
 from roseinfer.config import SamplingParams
 from roseinfer.kernels import load_cpu_kernels
@@ -330,7 +333,11 @@ def test_bad_inputs_are_clear_errors(kernels):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("rows,in_features,out_features", [(1, 576, 960), (6, 64, 37), (9, 40, 70)])
+# Shapes cover each vector path: one or two rows (AVX2's sequential dot_row), tiles of rows,
+# in_features with a tail after the 4-vector steps (72) and not a multiple of the vector (40).
+@pytest.mark.parametrize(
+    "rows,in_features,out_features", [(1, 576, 960), (2, 72, 37), (6, 64, 37), (9, 40, 70)]
+)
 def test_int8_linear_matches_the_dequantized_matmul(
     kernels, dtype, rows, in_features, out_features
 ):
@@ -351,7 +358,8 @@ def test_int8_linear_matches_the_dequantized_matmul(
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(
-    "rows,in_features,out_features", [(1, 576, 960), (4, 64, 37), (8, 64, 37), (3, 40, 70)]
+    "rows,in_features,out_features",
+    [(1, 576, 960), (2, 72, 37), (4, 64, 37), (8, 64, 37), (3, 40, 70)],
 )
 def test_small_batch_linear_matches_f_linear(kernels, dtype, rows, in_features, out_features):
     torch.manual_seed(0)
@@ -634,6 +642,9 @@ class _Spy:
         self.calls.append(("streamed", x.shape[0]))
         return self.kernels.small_batch_linear(x, weight, bias)
 
+    def __getattr__(self, name: str) -> object:  # the rest, uncounted
+        return getattr(self.kernels, name)
+
 
 @pytest.mark.skipif(not can_pack(torch.bfloat16, torch.device("cpu")), reason="no oneDNN")
 @pytest.mark.parametrize("amx", [True, False])
@@ -653,6 +664,37 @@ def test_packed_linear_sends_kernel_rows_to_a_kernel_and_the_rest_to_onednn(kern
     assert packed(torch.zeros(0, 576).bfloat16()).shape == (0, 960)  # no rows: oneDNN
     kind = "amx" if amx else "streamed"
     assert spy.calls == [(kind, 1), (kind, limit), (kind, 4)]  # limit + 1 rows: oneDNN
+
+
+def test_dense_kernel_rows_by_vector_width_and_dtype():
+    assert dense_kernel_rows(torch.float32, 0) == 0  # scalar loops: aten's linear only
+    assert dense_kernel_rows(torch.float32, 8) == AVX2_FP32_ROWS
+    assert dense_kernel_rows(torch.bfloat16, 8) > 10**9  # aten's bf16 matmul never catches up
+    assert dense_kernel_rows(torch.float16, 8) > 10**9
+    assert dense_kernel_rows(torch.float32, 16) == SMALL_BATCH_ROWS
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_dense_linear_sends_kernel_rows_to_the_kernel_and_the_rest_to_aten(kernels, dtype):
+    torch.manual_seed(0)
+    lin = nn.Linear(576, 960).to(dtype)
+    spy = _Spy(kernels, amx=False)
+    dense = KernelDenseLinear(lin, spy, kernel_rows=3)
+    tol = {torch.float32: 1e-5, torch.bfloat16: 1.6e-2}[dtype]
+    for shape in ([1, 576], [3, 576], [1, 3, 576], [4, 576]):
+        x = torch.randn(shape).to(dtype)
+        got = dense(x)
+        assert got.shape == (*shape[:-1], 960)
+        torch.testing.assert_close(got, F.linear(x, lin.weight, lin.bias), atol=tol, rtol=tol)
+    assert dense(torch.zeros(0, 576).to(dtype)).shape == (0, 960)
+    assert spy.calls == [("streamed", 1), ("streamed", 3), ("streamed", 3)]  # 4 rows: aten
+    # The decoder stack's copy of the layer switches at the same row count, in C++.
+    decode, max_rows = dense.decode_linear()
+    assert max_rows > 10**9  # the stack may run any step through it
+    w, b = lin.weight.detach(), lin.bias.detach()
+    x3, x4 = torch.randn(3, 576).to(dtype), torch.randn(4, 576).to(dtype)
+    assert torch.equal(decode(x3), kernels.small_batch_linear(x3, w, b))
+    assert torch.equal(decode(x4), F.linear(x4, w, b))
 
 
 def test_a_fresh_prompt_attends_causally_to_its_own_keys_without_the_cache():

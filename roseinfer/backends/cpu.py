@@ -24,7 +24,12 @@ from roseinfer.backends.base import (
     StackStep,
 )
 from roseinfer.backends.cpu_attention import KernelPagedAttention, KernelStep
-from roseinfer.backends.cpu_linear import KernelInt8Linear, KernelPackedLinear
+from roseinfer.backends.cpu_linear import (
+    KernelDenseLinear,
+    KernelInt8Linear,
+    KernelPackedLinear,
+    dense_kernel_rows,
+)
 from roseinfer.layers.activation import silu_and_mul
 from roseinfer.layers.attention import ReferenceAttention
 from roseinfer.layers.linear import can_pack, replace_linears
@@ -116,7 +121,10 @@ class CpuBackend:
             return KernelInt8Linear(linear, self.kernels)
         if can_pack(linear.weight.dtype, linear.weight.device):
             return KernelPackedLinear(linear, self.kernels)
-        return linear  # fp32/fp16: F.linear (the decoder stack runs it as "dense")
+        rows = dense_kernel_rows(linear.weight.dtype, self.kernels.vector_lanes())
+        if rows == 0:
+            return linear  # F.linear (the decoder stack runs it as "dense")
+        return KernelDenseLinear(linear, self.kernels, rows)
 
     def prepare_model(self, model: nn.Module) -> None:
         quantization = self.options.quantization
@@ -171,7 +179,7 @@ class CpuBackend:
 
     def _decode_linear(self, module: nn.Module) -> tuple[DecodeLinear, int] | None:
         """(the C++ kernel of a linear this backend made, rows up to which it runs), or None."""
-        if isinstance(module, KernelPackedLinear | KernelInt8Linear):
+        if isinstance(module, KernelPackedLinear | KernelInt8Linear | KernelDenseLinear):
             return module.decode_linear()
         if type(module) is nn.Linear:  # fp32/fp16 weights: aten's linear, as F.linear
             dense = self.kernels.DecodeLinear("dense", module.weight, None, module.bias)

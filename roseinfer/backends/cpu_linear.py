@@ -10,6 +10,8 @@ Which kernel a layer runs is decided once, when the backend builds it, from what
   AVX512-BF16 (out % 16 == 0, in % 32 == 0); else `vnni_int8_linear` on CPUs with AVX512-VNNI
   (activations rounded to int8 per 64 inputs; out % 16 == 0, in % 64 == 0); else the
   weight-only `int8_linear`. Any number of rows.
+- weights oneDNN does not hold packed (`KernelDenseLinear`: fp32; bf16 and fp16 on CPUs
+  without AVX-512): `small_batch_linear` up to `dense_kernel_rows` rows, aten's linear beyond.
 
 Each layer also hands the decoder stack its kernel (`decode_linear`). Timings: BENCHMARKS.md.
 """
@@ -20,6 +22,7 @@ import sys
 from typing import TYPE_CHECKING
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from roseinfer.layers.linear import Int8Linear, PackedLinear
@@ -32,6 +35,19 @@ if TYPE_CHECKING:
 # small_batch_linear only for a few rows, amx_linear for prefill chunks too, until x outgrows L2.
 SMALL_BATCH_ROWS = 4
 AMX_ROWS = 1024
+# On CPUs without AVX-512 (AVX2), fp32: MKL's sgemm catches up with small_batch_linear near 128
+# rows; aten's bf16 and fp16 matmuls there never do (BENCHMARKS.md, "session 12").
+AVX2_FP32_ROWS = 128
+
+
+def dense_kernel_rows(dtype: torch.dtype, vector_lanes: int) -> int:
+    """Rows up to which `small_batch_linear` runs an unpacked weight of `dtype`, given the
+    kernel's vector width (`CppKernels.vector_lanes`): 0 where its loops are scalar."""
+    if vector_lanes == 0:
+        return 0
+    if vector_lanes == 16:  # AVX-512: streaming the weights is what the kernel is measured for
+        return SMALL_BATCH_ROWS
+    return AVX2_FP32_ROWS if dtype == torch.float32 else sys.maxsize
 
 
 class KernelPackedLinear(PackedLinear):
@@ -71,6 +87,32 @@ class KernelPackedLinear(PackedLinear):
             kind, weight = "small_batch", self.weight
         assert weight is not None, "__init__ keeps one of tile_weight and weight"
         return self.kernels.DecodeLinear(kind, weight, None, self.bias), self.kernel_rows
+
+
+class KernelDenseLinear(nn.Module):
+    """A weight in its own dtype, unpacked: `small_batch_linear` up to `kernel_rows` rows,
+    aten's linear (as F.linear) beyond."""
+
+    def __init__(self, linear: nn.Linear, kernels: CppKernels, kernel_rows: int) -> None:
+        super().__init__()
+        self.kernels = kernels
+        self.weight = linear.weight.detach()  # [out, in]; a tied LM head keeps sharing it
+        self.bias = None if linear.bias is None else linear.bias.detach()
+        self.kernel_rows = kernel_rows
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
+        if x.dim() != 2:  # the models pass [N, in]
+            return self.forward(x.reshape(-1, x.shape[-1])).view(*x.shape[:-1], -1)
+        if 0 < x.shape[0] <= self.kernel_rows:
+            return self.kernels.small_batch_linear(x.contiguous(), self.weight, self.bias)
+        return F.linear(x, self.weight, self.bias)
+
+    def decode_linear(self) -> tuple[DecodeLinear, int]:
+        """As `KernelPackedLinear.decode_linear`; aten's linear past `kernel_rows`, in C++."""
+        linear = self.kernels.DecodeLinear(
+            "small_batch", self.weight, None, self.bias, kernel_rows=self.kernel_rows
+        )
+        return linear, sys.maxsize
 
 
 class KernelInt8Linear(Int8Linear):

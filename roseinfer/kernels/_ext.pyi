@@ -8,11 +8,18 @@ from torch import Tensor
 
 class DecodeLinear:
     """A linear layer's decode kernel and prepared weights. kind: "amx", "small_batch",
-    "int8", "amx_int8", "vnni_int8" or "dense" (roseinfer/kernels/decode_stack.h)."""
+    "int8", "amx_int8", "vnni_int8" or "dense" (roseinfer/kernels/decode_stack.h);
+    "small_batch" runs aten's linear on more than `kernel_rows` rows."""
 
     def __init__(
-        self, kind: str, weight: Tensor, scale: Tensor | None = None, bias: Tensor | None = None
+        self,
+        kind: str,
+        weight: Tensor,
+        scale: Tensor | None = None,
+        bias: Tensor | None = None,
+        kernel_rows: int = ...,
     ) -> None: ...
+    def __call__(self, x: Tensor) -> Tensor: ...  # [M, K] -> [M, N]
 
 class DecodeLayer:
     def __init__(
@@ -83,6 +90,7 @@ class CppKernels(Protocol):
     def small_batch_linear(
         self, x: Tensor, weight: Tensor, bias: Tensor | None = None
     ) -> Tensor: ...
+    def vector_lanes(self) -> int: ...  # 16 (AVX-512), 8 (AVX2) or 0 (scalar loops)
     def amx_linear_available(self) -> bool: ...
     def amx_pack_weight(self, weight: Tensor) -> Tensor: ...  # [N, K] -> [N/16, K/32, 16, 32]
     def amx_linear(self, x: Tensor, packed: Tensor, bias: Tensor | None = None) -> Tensor: ...

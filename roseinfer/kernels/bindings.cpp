@@ -28,6 +28,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "x @ w.T + bias streaming w once (w in x's dtype): for a few rows of x",
         py::arg("x"), py::arg("weight"), py::arg("bias") = py::none(),
         py::call_guard<py::gil_scoped_release>());
+  m.def("vector_lanes", &roseinfer::vector_lanes,
+        "fp32 lanes of small_batch_linear's and int8_linear's vector code: 16 (AVX-512), 8 "
+        "(AVX2), 0 (scalar loops)");
   m.def("amx_linear_available", &roseinfer::amx_linear_available,
         "whether amx_linear runs here (built with AMX, and the OS grants the tile state)");
   m.def("amx_pack_weight", &roseinfer::amx_pack_weight,
@@ -62,9 +65,12 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   py::class_<roseinfer::DecodeLinear>(m, "DecodeLinear",
                                       "a linear layer's decode kernel and prepared weights")
       .def(py::init<std::string, torch::Tensor, c10::optional<torch::Tensor>,
-                    c10::optional<torch::Tensor>>(),
+                    c10::optional<torch::Tensor>, int64_t>(),
            py::arg("kind"), py::arg("weight"), py::arg("scale") = py::none(),
-           py::arg("bias") = py::none());
+           py::arg("bias") = py::none(),
+           py::arg("kernel_rows") = std::numeric_limits<int64_t>::max())
+      .def("__call__", &roseinfer::DecodeLinear::operator(), "y = the layer's kernel on x [M, K]",
+           py::call_guard<py::gil_scoped_release>());
   py::class_<roseinfer::DecodeLayer>(m, "DecodeLayer", "one decoder layer's decode weights")
       .def(py::init([](torch::Tensor input_norm, torch::Tensor post_norm,
                        roseinfer::DecodeLinear qkv, roseinfer::DecodeLinear o_proj,

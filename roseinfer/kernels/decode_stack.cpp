@@ -10,8 +10,12 @@
 namespace roseinfer {
 
 DecodeLinear::DecodeLinear(std::string kind, torch::Tensor weight,
-                           c10::optional<torch::Tensor> scale, c10::optional<torch::Tensor> bias)
-    : weight_(std::move(weight)), scale_(std::move(scale)), bias_(std::move(bias)) {
+                           c10::optional<torch::Tensor> scale, c10::optional<torch::Tensor> bias,
+                           int64_t kernel_rows)
+    : weight_(std::move(weight)),
+      scale_(std::move(scale)),
+      bias_(std::move(bias)),
+      kernel_rows_(kernel_rows) {
   if (kind == "amx") {
     kind_ = Kind::kAmx;
   } else if (kind == "int8" || kind == "amx_int8" || kind == "vnni_int8") {
@@ -32,7 +36,9 @@ torch::Tensor DecodeLinear::operator()(const torch::Tensor& x) const {
     case Kind::kInt8: return int8_linear(x, weight_, *scale_, bias_);
     case Kind::kAmxInt8: return amx_int8_linear(x, weight_, *scale_, bias_);
     case Kind::kVnniInt8: return vnni_int8_linear(x, weight_, *scale_, bias_);
-    case Kind::kSmallBatch: return small_batch_linear(x, weight_, bias_);
+    case Kind::kSmallBatch:
+      if (x.size(0) <= kernel_rows_) return small_batch_linear(x, weight_, bias_);
+      break;
     case Kind::kDense: break;
   }
   return at::linear(x, weight_, bias_);

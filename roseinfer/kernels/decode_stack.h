@@ -4,6 +4,7 @@
 
 #include <torch/extension.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -11,12 +12,14 @@ namespace roseinfer {
 
 // One linear layer's decode kernel and its prepared weights: "amx" (weight packed by
 // amx_pack_weight), "int8" (int8 weight [N, K] and scale [N]), "amx_int8" (int8 weight packed
-// by amx_pack_weight and scale [N]), "small_batch" (weight [N, K]) or "dense" (an unpacked
-// nn.Linear's weight [N, K]: aten's linear, as F.linear).
+// by amx_pack_weight and scale [N]), "small_batch" (weight [N, K]; up to kernel_rows rows of
+// x, aten's linear beyond) or "dense" (an unpacked nn.Linear's weight [N, K]: aten's linear, as
+// F.linear).
 class DecodeLinear {
  public:
   DecodeLinear(std::string kind, torch::Tensor weight, c10::optional<torch::Tensor> scale,
-               c10::optional<torch::Tensor> bias);
+               c10::optional<torch::Tensor> bias,
+               int64_t kernel_rows = std::numeric_limits<int64_t>::max());
   torch::Tensor operator()(const torch::Tensor& x) const;
 
  private:
@@ -24,6 +27,7 @@ class DecodeLinear {
   Kind kind_;
   torch::Tensor weight_;
   c10::optional<torch::Tensor> scale_, bias_;
+  int64_t kernel_rows_;  // small_batch: rows up to which the kernel runs
 };
 
 struct DecodeLayer {

@@ -2,7 +2,7 @@
 // with weights [N, K] either int8 (one scale per output channel) or in x's own dtype, fp32
 // accumulation. A decode step at small batch is bound by reading the weights: this streams them
 // with software prefetch, a few weight rows at a time, and applies each loaded tile to up to
-// eight rows of x at a time.
+// eight rows of x at a time (four with AVX2's 16 registers).
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -17,35 +17,66 @@ inline float weight_to_float(int8_t w) { return static_cast<float>(w); }
 template <typename W>
 inline float weight_to_float(W w) { return to_float(w); }
 
-#if defined(__AVX512F__)
-inline __m512 load_weights16(const int8_t* p) {
-  return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
-}
-template <typename W>
-inline __m512 load_weights16(const W* p) { return load16(p); }
+// Rows of x per pass over a tile of weights: M rows times R weight rows of accumulators must
+// stay in registers (32 with AVX-512, 16 with AVX2).
+constexpr int kRowsPerPass = kVecRegisters == 32 ? 8 : 4;
 
-// Dot products of R weight rows with M rows of x (fp32, K a multiple of 16): out[m][r].
-// M * R accumulators stay in registers: R = 4 for up to 4 rows of x, R = 2 for up to 8.
+#if defined(ROSEINFER_VECF)
+// Dot products of R weight rows with M rows of x (fp32, K a multiple of kVecLanes): out[m][r].
 template <typename W, int M, int R>
 inline void dot_tile(const float* xf, int64_t K, const W* w, float out[M][R]) {
   constexpr int64_t kLine = 64 / sizeof(W);  // weights per cache line
-  __m512 acc[M][R];
+  VecF acc[M][R];
   for (int m = 0; m < M; ++m)
-    for (int r = 0; r < R; ++r) acc[m][r] = _mm512_setzero_ps();
+    for (int r = 0; r < R; ++r) acc[m][r] = vec_zero();
   // The rows 2 tiles ahead: the hardware prefetchers stop at each 4 KB page.
   const W* ahead = w + 2 * R * K;
-  for (int64_t k = 0; k < K; k += 16) {
+  for (int64_t k = 0; k < K; k += kVecLanes) {
     if (k % kLine == 0)
       for (int r = 0; r < R; ++r) _mm_prefetch(reinterpret_cast<const char*>(ahead + r * K + k), _MM_HINT_T0);
-    __m512 wv[R];
-    for (int r = 0; r < R; ++r) wv[r] = load_weights16(w + r * K + k);
+    VecF wv[R];
+    for (int r = 0; r < R; ++r) wv[r] = vec_load(w + r * K + k);
     for (int m = 0; m < M; ++m) {
-      const __m512 xv = _mm512_loadu_ps(xf + m * K + k);
-      for (int r = 0; r < R; ++r) acc[m][r] = _mm512_fmadd_ps(xv, wv[r], acc[m][r]);
+      const VecF xv = vec_load(xf + m * K + k);
+      for (int r = 0; r < R; ++r) acc[m][r] = vec_fmadd(xv, wv[r], acc[m][r]);
     }
   }
   for (int m = 0; m < M; ++m)
-    for (int r = 0; r < R; ++r) out[m][r] = _mm512_reduce_add_ps(acc[m][r]);
+    for (int r = 0; r < R; ++r) out[m][r] = vec_sum(acc[m][r]);
+}
+
+// One weight row's dot products with M rows of x (fp32, K a multiple of kVecLanes): out[m].
+// Four accumulators per row of x over consecutive vectors, so a task's weight rows are read as
+// one sequential stream, prefetched 2 KB ahead: dot_tile's R rows are R streams at once, which
+// a Zen 3 host read at 11–20 GB/s against 26–28 for this form (BENCHMARKS.md, session 12).
+template <typename W, int M>
+inline void dot_row(const float* xf, int64_t K, const W* w, float out[M]) {
+  constexpr int kAcc = 4;
+  constexpr int64_t kStep = kAcc * kVecLanes;  // weights per iteration
+  constexpr int64_t kLine = 64 / sizeof(W);
+  constexpr int64_t kAhead = 2048 / sizeof(W);
+  VecF acc[M][kAcc];
+  for (int m = 0; m < M; ++m)
+    for (int a = 0; a < kAcc; ++a) acc[m][a] = vec_zero();
+  int64_t k = 0;
+  for (; k + kStep <= K; k += kStep) {
+    for (int64_t p = k; p < k + kStep; p += kVecLanes)
+      if (p % kLine == 0) _mm_prefetch(reinterpret_cast<const char*>(w + p + kAhead), _MM_HINT_T0);
+    for (int a = 0; a < kAcc; ++a) {
+      const VecF wv = vec_load(w + k + a * kVecLanes);
+      for (int m = 0; m < M; ++m)
+        acc[m][a] = vec_fmadd(vec_load(xf + m * K + k + a * kVecLanes), wv, acc[m][a]);
+    }
+  }
+  for (; k < K; k += kVecLanes) {
+    const VecF wv = vec_load(w + k);
+    for (int m = 0; m < M; ++m) acc[m][0] = vec_fmadd(vec_load(xf + m * K + k), wv, acc[m][0]);
+  }
+  for (int m = 0; m < M; ++m) {
+    VecF sum = acc[m][0];
+    for (int a = 1; a < kAcc; ++a) sum = vec_add(sum, acc[m][a]);
+    out[m] = vec_sum(sum);
+  }
 }
 #endif
 
@@ -70,9 +101,18 @@ void gemv_rows(const float* xf, const W* w, int64_t N, int64_t K, const T* scale
     const T prod = static_cast<T>(acc * to_float(scale[c]));
     out = bias == nullptr ? prod : static_cast<T>(to_float(prod) + to_float(bias[c]));
   };
-#if defined(__AVX512F__)
-  if (K % 16 == 0) {
-    constexpr int R = M <= 4 ? 4 : 2;
+#if defined(ROSEINFER_VECF)
+  // With AVX2, one or two rows of x against int8/bf16/fp16 weights: dot_row (for fp32 weights
+  // dot_tile measured 7 % faster; at more rows both are bound by the multiplies).
+  if (kVecRegisters == 16 && M <= 2 && sizeof(W) < 4 && K % kVecLanes == 0) {
+    float out[M];
+    for (; n < n_end; ++n) {
+      dot_row<W, M>(xf + m0 * K, K, w + n * K, out);
+      for (int m = 0; m < M; ++m) finish(m, n, out[m]);
+    }
+  }
+  if (K % kVecLanes == 0) {
+    constexpr int R = M <= kRowsPerPass / 2 ? 4 : 2;
     float out[M][R];
     for (; n + R <= n_end; n += R) {
       dot_tile<W, M, R>(xf + m0 * K, K, w + n * K, out);
@@ -89,13 +129,13 @@ template <typename T, typename W>
 void gemv(const float* xf, int64_t M, const W* w, int64_t N, int64_t K, const T* scale,
           const T* bias, T* y) {
   // Tasks of 32 output channels (an even split over the threads even for N = 576); within one,
-  // every 8 rows of x reuse its weights from L1/L2.
+  // every kRowsPerPass rows of x reuse its weights from L1/L2.
   constexpr int64_t kTask = 32;
   at::parallel_for(0, (N + kTask - 1) / kTask, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
       const int64_t n = c * kTask, n_end = std::min(N, n + kTask);
-      for (int64_t m0 = 0; m0 < M; m0 += 8) {
-        switch (std::min<int64_t>(8, M - m0)) {
+      for (int64_t m0 = 0; m0 < M; m0 += kRowsPerPass) {
+        switch (std::min<int64_t>(kRowsPerPass, M - m0)) {
           case 1: gemv_rows<T, W, 1>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
           case 2: gemv_rows<T, W, 2>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
           case 3: gemv_rows<T, W, 3>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
@@ -151,6 +191,8 @@ torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor s
               "int8_linear: scale must be [N] in x's dtype");
   return run_gemv<true>(x, weight, scale, bias, "int8_linear");
 }
+
+int64_t vector_lanes() { return kVecLanes; }
 
 torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
                                  c10::optional<torch::Tensor> bias) {

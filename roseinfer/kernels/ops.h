@@ -20,6 +20,7 @@ torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor s
                           c10::optional<torch::Tensor> bias);
 torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
                                  c10::optional<torch::Tensor> bias);
+int64_t vector_lanes();
 bool amx_linear_available();
 torch::Tensor amx_pack_weight(torch::Tensor w);
 torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias);

@@ -1,10 +1,11 @@
 // Shared helpers for the CPU kernels: dtype dispatch, fp32 widening of fp32/bf16/fp16 storage and e^x,
-// 16 lanes at a time with AVX-512 where the compiler targets it, scalar otherwise.
+// 16 lanes at a time with AVX-512 where the compiler targets it, scalar otherwise; and `VecF`,
+// the widest fp32 vector the build targets (AVX-512 or AVX2), for kernels written once over it.
 #pragma once
 
 #include <torch/extension.h>
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -92,6 +93,53 @@ inline __m512 exp16(__m512 x) {
   p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.0f));
   return _mm512_scalef_ps(p, n);
 }
+#endif
+
+// The widest fp32 vector, kVecLanes floats, where ROSEINFER_VECF is defined (the build targets
+// AVX-512, or AVX2 with FMA and F16C; elsewhere callers keep a scalar loop). vec_load widens
+// fp32, bf16, fp16 or int8 storage to fp32.
+#if defined(__AVX512F__)
+#define ROSEINFER_VECF 1
+using VecF = __m512;
+constexpr int kVecLanes = 16;
+constexpr int kVecRegisters = 32;
+inline VecF vec_zero() { return _mm512_setzero_ps(); }
+inline VecF vec_fmadd(VecF a, VecF b, VecF c) { return _mm512_fmadd_ps(a, b, c); }
+inline VecF vec_add(VecF a, VecF b) { return _mm512_add_ps(a, b); }
+inline float vec_sum(VecF v) { return _mm512_reduce_add_ps(v); }
+template <typename T>
+inline VecF vec_load(const T* p) { return load16(p); }
+inline VecF vec_load(const int8_t* p) {
+  return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+}
+#elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#define ROSEINFER_VECF 1
+using VecF = __m256;
+constexpr int kVecLanes = 8;
+constexpr int kVecRegisters = 16;
+inline VecF vec_zero() { return _mm256_setzero_ps(); }
+inline VecF vec_fmadd(VecF a, VecF b, VecF c) { return _mm256_fmadd_ps(a, b, c); }
+inline VecF vec_add(VecF a, VecF b) { return _mm256_add_ps(a, b); }
+inline float vec_sum(VecF v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+inline VecF vec_load(const float* p) { return _mm256_loadu_ps(p); }
+inline VecF vec_load(const c10::BFloat16* p) {
+  // bf16 -> fp32 is a 16-bit shift of the bits.
+  const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(raw), 16));
+}
+inline VecF vec_load(const c10::Half* p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+inline VecF vec_load(const int8_t* p) {
+  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+}
+#else
+constexpr int kVecLanes = 0;
+constexpr int kVecRegisters = 0;
 #endif
 
 // x[0..n) ~ scale * q: scale = max|x| / 127, q = x / scale rounded to nearest even and clamped
