@@ -46,12 +46,12 @@ inline void dot_tile(const float* xf, int64_t K, const W* w, float out[M][R]) {
 }
 
 // One weight row's dot products with M rows of x (fp32, K a multiple of kVecLanes): out[m].
-// Four accumulators per row of x over consecutive vectors, so a task's weight rows are read as
+// 8 / M accumulators per row of x over consecutive vectors, so a task's weight rows are read as
 // one sequential stream, prefetched 2 KB ahead: dot_tile's R rows are R streams at once, which
 // a Zen 3 host read at 11–20 GB/s against 26–28 for this form (BENCHMARKS.md, session 12).
 template <typename W, int M>
 inline void dot_row(const float* xf, int64_t K, const W* w, float out[M]) {
-  constexpr int kAcc = 4;
+  constexpr int kAcc = 8 / M;  // 8 FMA chains: two pipes of 4-cycle FMAs
   constexpr int64_t kStep = kAcc * kVecLanes;  // weights per iteration
   constexpr int64_t kLine = 64 / sizeof(W);
   constexpr int64_t kAhead = 2048 / sizeof(W);

@@ -1,0 +1,158 @@
+"""One C++ kernel file at two git revisions, built side by side into one process and timed in
+turns (session 12: the AVX2 paths). `linears`: small_batch_linear and int8_linear over
+SmolLM2's 120 decode linears (random weights, 30 layers, DRAM-cold); `attention`:
+paged_decode_attention over 30 layers' caches (random scattered blocks), cold and warm.
+
+    .venv/bin/python docs/bench/session12/kernel_ab.py linears a3cf196 WORKTREE 1,2,4,8,32
+    .venv/bin/python docs/bench/session12/kernel_ab.py attention b14f4f3 WORKTREE
+
+WORKTREE means the files as they are in this checkout.
+"""
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import torch
+from torch.utils.cpp_extension import load
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+KERNELS = "roseinfer/kernels"
+SOURCES = {
+    "linears": (
+        "int8_linear.cpp",
+        """torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor scale,
+                          c10::optional<torch::Tensor> bias);
+torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
+                                 c10::optional<torch::Tensor> bias);""",
+        'm.def("int8_linear", &roseinfer::int8_linear); '
+        'm.def("small_batch_linear", &roseinfer::small_batch_linear);',
+    ),
+    "attention": (
+        "paged_attention.cpp",
+        """torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Tensor v,
+    torch::Tensor k_cache, torch::Tensor v_cache, torch::Tensor slot_mapping,
+    torch::Tensor block_tables, torch::Tensor context_lens, double scale,
+    c10::optional<torch::Tensor> k_scale, c10::optional<torch::Tensor> v_scale);""",
+        'm.def("attn", &roseinfer::paged_decode_attention);',
+    ),
+}
+
+
+def build(which: str, rev: str, tmp: str):
+    src, decl, defs = SOURCES[which]
+    d = os.path.join(tmp, rev)
+    os.makedirs(d, exist_ok=True)
+    for name in (src, "vec.h"):
+        path = f"{KERNELS}/{name}"
+        if rev == "WORKTREE":
+            text = open(os.path.join(ROOT, path)).read()
+        else:
+            text = subprocess.check_output(["git", "-C", ROOT, "show", f"{rev}:{path}"], text=True)
+        open(os.path.join(d, name), "w").write(text)
+    with open(os.path.join(d, "bind.cpp"), "w") as f:
+        f.write(f"#include <torch/extension.h>\nnamespace roseinfer {{\n{decl}\n}}\n")
+        f.write(f"PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {{ {defs} }}\n")
+    return load(
+        f"ab_{which}_{rev}".replace("-", "_"),
+        [os.path.join(d, "bind.cpp"), os.path.join(d, src)],
+        extra_cflags=["-O3", "-march=native", "-fopenmp", f"-I{d}"],
+        extra_ldflags=["-fopenmp"],
+        build_directory=d,
+    )
+
+
+def turns(mods, fns, reps):
+    """Median seconds of fns[name](mod) per module, the modules taking turns."""
+    times = {}
+    for _ in range(reps):
+        for rev, mod in mods.items():
+            for name, fn in fns.items():
+                t = time.perf_counter()
+                fn(mod)
+                times.setdefault((rev, name), []).append(time.perf_counter() - t)
+    return {key: statistics.median(v[1:]) for key, v in times.items()}
+
+
+def linears(mods, rows):
+    h, inter, kv, layers = 576, 1536, 192, 30
+    shapes = [(h + 2 * kv, h), (h, h), (2 * inter, h), (h, inter)]
+    weights = {
+        dt: [torch.randn(n, k, dtype=dt) * 0.02 for _ in range(layers) for n, k in shapes]
+        for dt in (torch.float32, torch.bfloat16)
+    }
+    qweights = [
+        torch.randint(-127, 128, (n, k), dtype=torch.int8) for _ in range(layers) for n, k in shapes
+    ]
+    scales = {n: torch.rand(n) * 0.01 for n, _ in shapes}
+    for m in rows:
+        xs = {
+            (k, dt): torch.randn(m, k).to(dt)
+            for k in (h, inter)
+            for dt in (torch.float32, torch.bfloat16)
+        }
+        fns = {
+            "fp32": lambda mod, xs=xs: [
+                mod.small_batch_linear(xs[(w.shape[1], w.dtype)], w, None)
+                for w in weights[torch.float32]
+            ],
+            "bf16": lambda mod, xs=xs: [
+                mod.small_batch_linear(xs[(w.shape[1], w.dtype)], w, None)
+                for w in weights[torch.bfloat16]
+            ],
+            "int8": lambda mod, xs=xs: [
+                mod.int8_linear(xs[(w.shape[1], torch.float32)], w, scales[w.shape[0]], None)
+                for w in qweights
+            ],
+        }
+        res = turns(mods, fns, 15)
+        for rev in mods:
+            print(
+                f"rows {m:3d} {rev:>9}: "
+                + "  ".join(f"{n} {res[(rev, n)] * 1e3:6.2f} ms" for n in fns),
+                flush=True,
+            )
+
+
+def attention(mods):
+    heads, kv_heads, dim, bs = 9, 3, 64, 16
+
+    def case(b, length, dtype, seed):
+        g = torch.Generator().manual_seed(seed)
+        per = -(-length // bs)
+        nb = b * per + 4
+        kc, vc = (torch.randn(nb, kv_heads, bs, dim, generator=g).to(dtype) for _ in range(2))
+        tables = torch.randperm(nb, generator=g)[: b * per].view(b, per)
+        q = torch.randn(b, heads, dim, generator=g).to(dtype)
+        k, v = (torch.randn(b, kv_heads, dim, generator=g).to(dtype) for _ in range(2))
+        lens = torch.full((b,), length)
+        slots = tables[:, (length - 1) // bs] * bs + (length - 1) % bs
+        return q, k, v, kc, vc, slots, tables, lens, dim**-0.5, None, None
+
+    for b, length in ((1, 135), (1, 500), (32, 135), (32, 500)):
+        for dtype in (torch.float32, torch.bfloat16):
+            layers = [case(b, length, dtype, seed) for seed in range(30)]
+            fns = {
+                "cold": lambda mod, layers=layers: [mod.attn(*c) for c in layers],
+                "warm": lambda mod, layers=layers: [mod.attn(*layers[0]) for _ in layers],
+            }
+            res = turns(mods, fns, 9)
+            for rev in mods:
+                print(
+                    f"batch {b:2d} x {length} keys {str(dtype)[6:]:>8} {rev:>9}: "
+                    + "  ".join(f"{n} {res[(rev, n)] * 1e3:6.2f} ms" for n in fns),
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    which, base, new = sys.argv[1:4]
+    with tempfile.TemporaryDirectory() as tmp:
+        mods = {rev: build(which, rev, tmp) for rev in (base, new)}
+        if which == "linears":
+            linears(mods, [int(r) for r in sys.argv[4].split(",")])
+        else:
+            attention(mods)
