@@ -671,7 +671,7 @@ def test_dense_kernel_rows_by_vector_width_and_dtype():
     assert dense_kernel_rows(torch.float32, 8) == AVX2_FP32_ROWS
     assert dense_kernel_rows(torch.bfloat16, 8) > 10**9  # aten's bf16 matmul never catches up
     assert dense_kernel_rows(torch.float16, 8) > 10**9
-    assert dense_kernel_rows(torch.float32, 16) == SMALL_BATCH_ROWS
+    assert dense_kernel_rows(torch.float32, 16) == 0  # AVX-512: aten's, as measured there
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])

@@ -10,8 +10,8 @@ Which kernel a layer runs is decided once, when the backend builds it, from what
   AVX512-BF16 (out % 16 == 0, in % 32 == 0); else `vnni_int8_linear` on CPUs with AVX512-VNNI
   (activations rounded to int8 per 64 inputs; out % 16 == 0, in % 64 == 0); else the
   weight-only `int8_linear`. Any number of rows.
-- weights oneDNN does not hold packed (`KernelDenseLinear`: fp32; bf16 and fp16 on CPUs
-  without AVX-512): `small_batch_linear` up to `dense_kernel_rows` rows, aten's linear beyond.
+- on CPUs with AVX2 and no AVX-512, unpacked weights (`KernelDenseLinear`: fp32, bf16, fp16):
+  `small_batch_linear` up to `dense_kernel_rows` rows, aten's linear beyond.
 
 Each layer also hands the decoder stack its kernel (`decode_linear`). Timings: BENCHMARKS.md.
 """
@@ -42,11 +42,11 @@ AVX2_FP32_ROWS = 128
 
 def dense_kernel_rows(dtype: torch.dtype, vector_lanes: int) -> int:
     """Rows up to which `small_batch_linear` runs an unpacked weight of `dtype`, given the
-    kernel's vector width (`CppKernels.vector_lanes`): 0 where its loops are scalar."""
-    if vector_lanes == 0:
+    kernel's vector width (`CppKernels.vector_lanes`): 0 leaves the layer to aten."""
+    if vector_lanes != 8:
+        # Scalar loops lose to aten; on AVX-512 CPUs only packed bf16 was measured against
+        # oneDNN, and aten's fp32 already streams at memory speed there (docs/perf_notes.md).
         return 0
-    if vector_lanes == 16:  # AVX-512: streaming the weights is what the kernel is measured for
-        return SMALL_BATCH_ROWS
     return AVX2_FP32_ROWS if dtype == torch.float32 else sys.maxsize
 
 
