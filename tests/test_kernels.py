@@ -334,7 +334,7 @@ def test_bad_inputs_are_clear_errors(kernels):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 # Shapes cover each vector path: one or two rows (AVX2's sequential dot_row), tiles of rows,
-# in_features with a tail after the 4-vector steps (72) and not a multiple of the vector (40).
+# in_features with a tail after dot_row's unrolled steps (72), not a multiple of the vector (40).
 @pytest.mark.parametrize(
     "rows,in_features,out_features", [(1, 576, 960), (2, 72, 37), (6, 64, 37), (9, 40, 70)]
 )
