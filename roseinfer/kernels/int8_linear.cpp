@@ -110,6 +110,7 @@ void gemv_rows(const float* xf, const W* w, int64_t N, int64_t K, const T* scale
       dot_row<W, M>(xf + m0 * K, K, w + n * K, out);
       for (int m = 0; m < M; ++m) finish(m, n, out[m]);
     }
+    return;  // every channel done: dot_row has no tail
   }
   if (K % kVecLanes == 0) {
     constexpr int R = M <= kRowsPerPass / 2 ? 4 : 2;
