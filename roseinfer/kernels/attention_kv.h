@@ -1,0 +1,52 @@
+// The paged cache as the decode-attention kernels see it (`paged_attention.cpp` runs them):
+// one (sequence, KV head)'s view of the blocks, the int8 cache's key layout, and the signature
+// of a kernel for the query heads that share one KV head.
+#pragma once
+
+#include "vec.h"
+
+namespace roseinfer::attention {
+
+// The cache is head-major, [num_blocks, KVH, block_size, D]: one KV head's rows of a block are
+// contiguous, so a (sequence, KV head) task streams whole runs of memory instead of picking one
+// head out of every slot (the hardware prefetchers follow runs; they cannot follow strides
+// across scattered blocks).
+
+// One (sequence, KV head)'s keys and values in the paged cache. `k`/`v` point at this KV head's
+// rows of block 0 and `block_stride` elements separate consecutive blocks; int8 caches also
+// have a scale per row, `k_scale`/`v_scale` at this head's scales of block 0, `scale_stride`
+// apart per block (nullptr for the other dtypes).
+template <typename C>
+struct KVView {
+  const C* k;
+  const C* v;
+  const float* k_scale;
+  const float* v_scale;
+  const int64_t* table;
+  int64_t len, block_size, block_stride, scale_stride;
+
+  const C* k_block(int64_t b) const { return k + table[b] * block_stride; }
+  const C* v_block(int64_t b) const { return v + table[b] * block_stride; }
+  const float* k_scales(int64_t b) const { return k_scale + table[b] * scale_stride; }
+  const float* v_scales(int64_t b) const { return v_scale + table[b] * scale_stride; }
+};
+
+// int8 caches keep a (block, KV head)'s keys transposed in groups of 4 inputs, [D/4][block_size]
+// [4], each byte plus 128 (`k ^ 0x80`, an unsigned byte): the next 4 inputs of 16 keys are one
+// 64-byte load, which vpdpbusd multiplies by 4 broadcast query bytes into 16 lanes, one sum per
+// key, so no horizontal sums, and the 128 * sum(q) that the +128 adds comes off once per query
+// head. Values keep rows, [block_size][D]. `roseinfer.layers.kv_cache` writes and reads the same.
+inline int64_t int8_key_at(int64_t row, int64_t d, int64_t block_size) {
+  return (d / 4) * block_size * 4 + row * 4 + d % 4;
+}
+inline float int8_key(const int8_t* block, int64_t row, int64_t d, int64_t block_size) {
+  return static_cast<float>(static_cast<int8_t>(block[int8_key_at(row, d, block_size)] ^ 0x80));
+}
+
+
+// A kernel for the G query heads of one KV head: (q [G, D] fp32 unscaled, the head's K/V, scale,
+// scores [G, len], probs [G, len + 1], acc [G, D]).
+template <typename C>
+using GroupFn = void (*)(const float*, const KVView<C>&, float, float*, c10::BFloat16*, float*);
+
+}  // namespace roseinfer::attention
