@@ -1,8 +1,9 @@
 """The `cpu` backend's paged attention: the C++ decode kernel
-(`roseinfer/kernels/paged_attention.cpp`, its per-ISA kernels in `attention_*.h`), which reads each sequence's keys and values in place
-from the paged cache: no gathered copy, no mask, one call per layer. Prefill chunks keep the
-reference path, whose SDPA is faster for many keys, except in steps with few
-(`PER_TOKEN_MAX_KEYS`), where every token is a query of the kernel."""
+(`roseinfer/kernels/paged_attention.cpp`, its kernels per instruction set in `attention_*.h`),
+which reads each sequence's keys and values in place from the paged cache: no gathered copy, no
+mask, one call per layer. Prefill chunks keep the reference path, whose SDPA is faster for many
+keys, except in steps with few (`PER_TOKEN_MAX_KEYS`), where every token is a query of the
+kernel."""
 
 from __future__ import annotations
 
