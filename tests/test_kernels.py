@@ -222,8 +222,11 @@ def test_int8_rows_round_trip_within_half_a_step():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("head_dim,heads,kv_heads", [(64, 9, 3), (128, 4, 2), (16, 4, 2)])
-@pytest.mark.parametrize("block_size", [16, 5])
+# Query heads per KV head (G) 3, 2, 4 and 1: each a kernel of its own (and 16 dims: plain loops).
+@pytest.mark.parametrize(
+    "head_dim,heads,kv_heads", [(64, 9, 3), (128, 4, 2), (64, 8, 2), (128, 4, 4), (16, 4, 2)]
+)
+@pytest.mark.parametrize("block_size", [16, 5])  # 5: chunks of keys cut short by a block's end
 def test_int8_cache_decode_matches_the_reference_backend(
     kernels, dtype, head_dim, heads, kv_heads, block_size
 ):

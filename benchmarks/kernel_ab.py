@@ -1,10 +1,10 @@
-"""One C++ kernel file at two git revisions, built side by side into one process and timed in
-turns (session 12: the AVX2 paths). `linears`: small_batch_linear and int8_linear over
-SmolLM2's 120 decode linears (random weights, 30 layers, DRAM-cold); `attention`:
-paged_decode_attention over 30 layers' caches (random scattered blocks), cold and warm.
+"""One C++ kernel file (with the kernels' headers) at two git revisions, built side by side into
+one process and timed in turns. `linears`: small_batch_linear and int8_linear over SmolLM2's 120
+decode linears (random weights, 30 layers, DRAM-cold); `attention`: paged_decode_attention over
+30 layers' caches (random scattered blocks; fp32, bf16 and int8 caches), cold and warm.
 
-    .venv/bin/python docs/bench/session12/kernel_ab.py linears a3cf196 WORKTREE 1,2,4,8,32
-    .venv/bin/python docs/bench/session12/kernel_ab.py attention b14f4f3 WORKTREE
+    .venv/bin/python benchmarks/kernel_ab.py linears a3cf196 WORKTREE 1,2,4,8,32
+    .venv/bin/python benchmarks/kernel_ab.py attention b14f4f3 WORKTREE
 
 WORKTREE means the files as they are in this checkout.
 """
@@ -46,13 +46,20 @@ def build(which: str, rev: str, tmp: str):
     src, decl, defs = SOURCES[which]
     d = os.path.join(tmp, rev)
     os.makedirs(d, exist_ok=True)
-    for name in (src, "vec.h"):
+    if rev == "WORKTREE":
+        names = os.listdir(os.path.join(ROOT, KERNELS))
+    else:
+        listing = ["git", "-C", ROOT, "ls-tree", "--name-only", f"{rev}:{KERNELS}"]
+        names = subprocess.check_output(listing, text=True).split()
+    for name in [src] + [n for n in names if n.endswith(".h")]:
         path = f"{KERNELS}/{name}"
         if rev == "WORKTREE":
-            text = open(os.path.join(ROOT, path)).read()
+            with open(os.path.join(ROOT, path)) as f:
+                text = f.read()
         else:
             text = subprocess.check_output(["git", "-C", ROOT, "show", f"{rev}:{path}"], text=True)
-        open(os.path.join(d, name), "w").write(text)
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
     with open(os.path.join(d, "bind.cpp"), "w") as f:
         f.write(f"#include <torch/extension.h>\nnamespace roseinfer {{\n{decl}\n}}\n")
         f.write(f"PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {{ {defs} }}\n")
@@ -125,15 +132,23 @@ def attention(mods):
         per = -(-length // bs)
         nb = b * per + 4
         kc, vc = (torch.randn(nb, kv_heads, bs, dim, generator=g).to(dtype) for _ in range(2))
+        scales = (None, None)
+        if dtype == "int8":  # an int8 cache (contents random: the kernel's time does not care)
+            dtype = torch.bfloat16
+            kc, vc = (
+                torch.randint(-127, 128, (nb, kv_heads, bs, dim), dtype=torch.int8, generator=g)
+                for _ in range(2)
+            )
+            scales = tuple(torch.rand(nb, kv_heads, bs, generator=g) / 64 for _ in range(2))
         tables = torch.randperm(nb, generator=g)[: b * per].view(b, per)
         q = torch.randn(b, heads, dim, generator=g).to(dtype)
         k, v = (torch.randn(b, kv_heads, dim, generator=g).to(dtype) for _ in range(2))
         lens = torch.full((b,), length)
         slots = tables[:, (length - 1) // bs] * bs + (length - 1) % bs
-        return q, k, v, kc, vc, slots, tables, lens, dim**-0.5, None, None
+        return q, k, v, kc, vc, slots, tables, lens, dim**-0.5, *scales
 
     for b, length in ((1, 135), (1, 500), (32, 135), (32, 500)):
-        for dtype in (torch.float32, torch.bfloat16):
+        for dtype in (torch.float32, torch.bfloat16, "int8"):
             layers = [case(b, length, dtype, seed) for seed in range(30)]
             fns = {
                 "cold": lambda mod, layers=layers: [mod.attn(*c) for c in layers],
@@ -142,7 +157,7 @@ def attention(mods):
             res = turns(mods, fns, 9)
             for rev in mods:
                 print(
-                    f"batch {b:2d} x {length} keys {str(dtype)[6:]:>8} {rev:>9}: "
+                    f"batch {b:2d} x {length} keys {str(dtype).removeprefix('torch.'):>8} {rev:>9}: "
                     + "  ".join(f"{n} {res[(rev, n)] * 1e3:6.2f} ms" for n in fns),
                     flush=True,
                 )
