@@ -19,7 +19,7 @@ import time
 import torch
 from torch.utils.cpp_extension import load
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 KERNELS = "roseinfer/kernels"
 SOURCES = {
     "linears": (
@@ -131,7 +131,6 @@ def attention(mods):
         g = torch.Generator().manual_seed(seed)
         per = -(-length // bs)
         nb = b * per + 4
-        kc, vc = (torch.randn(nb, kv_heads, bs, dim, generator=g).to(dtype) for _ in range(2))
         scales = (None, None)
         if dtype == "int8":  # an int8 cache (contents random: the kernel's time does not care)
             dtype = torch.bfloat16
@@ -140,6 +139,8 @@ def attention(mods):
                 for _ in range(2)
             )
             scales = tuple(torch.rand(nb, kv_heads, bs, generator=g) / 64 for _ in range(2))
+        else:
+            kc, vc = (torch.randn(nb, kv_heads, bs, dim, generator=g).to(dtype) for _ in range(2))
         tables = torch.randperm(nb, generator=g)[: b * per].view(b, per)
         q = torch.randn(b, heads, dim, generator=g).to(dtype)
         k, v = (torch.randn(b, kv_heads, dim, generator=g).to(dtype) for _ in range(2))
