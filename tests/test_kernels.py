@@ -14,7 +14,7 @@ from roseinfer.backends import BackendOptions, CpuBackend, TorchBackend
 from roseinfer.backends.cpu_attention import KernelPagedAttention
 from roseinfer.backends.cpu_linear import (
     AMX_ROWS,
-    AVX2_FP32_ROWS,
+    AVX2_KERNEL_ROWS,
     SMALL_BATCH_ROWS,
     KernelDenseLinear,
     KernelInt8Linear,
@@ -669,35 +669,72 @@ def test_packed_linear_sends_kernel_rows_to_a_kernel_and_the_rest_to_onednn(kern
     assert spy.calls == [(kind, 1), (kind, limit), (kind, 4)]  # limit + 1 rows: oneDNN
 
 
-def test_dense_kernel_rows_by_vector_width_and_dtype():
-    assert dense_kernel_rows(torch.float32, 0) == 0  # scalar loops: aten's linear only
-    assert dense_kernel_rows(torch.float32, 8) == AVX2_FP32_ROWS
-    assert dense_kernel_rows(torch.bfloat16, 8) > 10**9  # aten's bf16 matmul never catches up
-    assert dense_kernel_rows(torch.float16, 8) > 10**9
-    assert dense_kernel_rows(torch.float32, 16) == 0  # AVX-512: aten's, as measured there
+def test_dense_kernel_rows_by_vector_width():
+    assert dense_kernel_rows(0) == 0  # scalar loops: aten's linear only
+    assert dense_kernel_rows(8) == AVX2_KERNEL_ROWS
+    assert dense_kernel_rows(16) == 0  # AVX-512: aten's, as measured there
+
+
+def _widened_linear(x, weight, bias):
+    """aten's fp32 linear on x and the weight widened to fp32, back in x's dtype."""
+    wide_bias = None if bias is None else bias.float()
+    return F.linear(x.float(), weight.float(), wide_bias).to(x.dtype)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_dense_linear_sends_kernel_rows_to_the_kernel_and_the_rest_to_aten(kernels, dtype):
+def test_dense_linear_sends_kernel_rows_to_the_kernel_and_the_rest_to_fp32_aten(kernels, dtype):
     torch.manual_seed(0)
     lin = nn.Linear(576, 960).to(dtype)
-    spy = _Spy(kernels, amx=False)
-    dense = KernelDenseLinear(lin, spy, kernel_rows=3)
-    tol = {torch.float32: 1e-5, torch.bfloat16: 1.6e-2}[dtype]
-    for shape in ([1, 576], [3, 576], [1, 3, 576], [4, 576]):
-        x = torch.randn(shape).to(dtype)
-        got = dense(x)
-        assert got.shape == (*shape[:-1], 960)
-        torch.testing.assert_close(got, F.linear(x, lin.weight, lin.bias), atol=tol, rtol=tol)
-    assert dense(torch.zeros(0, 576).to(dtype)).shape == (0, 960)
-    assert spy.calls == [("streamed", 1), ("streamed", 3), ("streamed", 3)]  # 4 rows: aten
-    # The decoder stack's copy of the layer switches at the same row count, in C++.
-    decode, max_rows = dense.decode_linear()
-    assert max_rows > 10**9  # the stack may run any step through it
     w, b = lin.weight.detach(), lin.bias.detach()
-    x3, x4 = torch.randn(3, 576).to(dtype), torch.randn(4, 576).to(dtype)
-    assert torch.equal(decode(x3), kernels.small_batch_linear(x3, w, b))
-    assert torch.equal(decode(x4), F.linear(x4, w, b))
+    dense = KernelDenseLinear(lin, kernels, kernel_rows=3)
+    told_apart = set()  # (rows <= 3) where the two paths' bits differ: the checks mean something
+    for shape in ([1, 576], [3, 576], [1, 3, 576], [4, 576], [9, 576]):
+        x = torch.randn(shape).to(dtype)
+        x2 = x.reshape(-1, 576)
+        kernel, aten = kernels.small_batch_linear(x2, w, b), _widened_linear(x2, w, b)
+        if not torch.equal(kernel, aten):
+            told_apart.add(x2.shape[0] <= 3)
+        want = kernel if x2.shape[0] <= 3 else aten
+        assert torch.equal(dense(x), want.view(*shape[:-1], 960))
+    if dtype == torch.float32:  # bf16 outputs round the two fp32 sums alike, nearly always
+        assert told_apart == {True, False}
+    assert dense(torch.zeros(0, 576).to(dtype)).shape == (0, 960)
+    # The decoder stack runs the same C++ object: any step through it.
+    decode, max_rows = dense.decode_linear()
+    assert decode is dense.linear and max_rows > 10**9
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_int8_linear_widens_its_weight_past_kernel_rows_on_avx2(kernels, dtype):
+    """On CPUs with AVX2 only, prefill chunks multiply the int8 weight widened to fp32 by aten's
+    sgemm (faster there than the streaming kernel past `AVX2_KERNEL_ROWS` rows); decodes keep
+    the kernel. Elsewhere the kernel takes any row count."""
+    torch.manual_seed(0)
+    lin = nn.Linear(576, 192).to(dtype)
+    q = KernelInt8Linear(lin, kernels)
+    if q.qweight is None:
+        pytest.skip("this CPU packs int8 weights for AMX or VNNI")
+    assert q.scale.dtype == dtype
+    avx2 = kernels.vector_lanes() == 8
+    wide = q.qweight.float() * q.scale.float()[:, None]
+    for rows in (1, AVX2_KERNEL_ROWS, AVX2_KERNEL_ROWS + 1, 300):
+        x = torch.randn(rows, 576).to(dtype)
+        kernel = kernels.int8_linear(x, q.qweight, q.scale, q.bias)
+        aten = _widened_linear(x, wide, q.bias)
+        assert rows == 1 or not torch.equal(kernel, aten)  # the paths tell apart by their bits
+        want = aten if avx2 and rows > AVX2_KERNEL_ROWS else kernel
+        assert torch.equal(q(x), want)
+    assert q.decode_linear()[0] is q.linear
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_int8_dequantize_is_the_weight_times_its_row_scale(kernels, dtype):
+    torch.manual_seed(0)
+    weight = torch.randint(-127, 128, (37, 72), dtype=torch.int8)
+    scale = (torch.rand(37) / 64).to(dtype)
+    got = kernels.int8_dequantize(weight, scale)
+    assert got.dtype == torch.float32
+    assert torch.equal(got, weight.float() * scale.float()[:, None])
 
 
 def test_a_fresh_prompt_attends_causally_to_its_own_keys_without_the_cache():

@@ -121,7 +121,7 @@ class CpuBackend:
             return KernelInt8Linear(linear, self.kernels)
         if can_pack(linear.weight.dtype, linear.weight.device):
             return KernelPackedLinear(linear, self.kernels)
-        rows = dense_kernel_rows(linear.weight.dtype, self.kernels.vector_lanes())
+        rows = dense_kernel_rows(self.kernels.vector_lanes())
         if rows == 0:
             return linear  # F.linear (the decoder stack runs it as "dense")
         return KernelDenseLinear(linear, self.kernels, rows)

@@ -9,9 +9,11 @@ Which kernel a layer runs is decided once, when the backend builds it, from what
 - int8 (`KernelInt8Linear`): `amx_int8_linear` for bf16 models on CPUs with AMX and
   AVX512-BF16 (out % 16 == 0, in % 32 == 0); else `vnni_int8_linear` on CPUs with AVX512-VNNI
   (activations rounded to int8 per 64 inputs; out % 16 == 0, in % 64 == 0); else the
-  weight-only `int8_linear`. Any number of rows.
+  weight-only `int8_linear`: any number of rows, except on CPUs with AVX2 and no AVX-512,
+  where past `AVX2_KERNEL_ROWS` rows the weight is widened to fp32 for aten's linear.
 - on CPUs with AVX2 and no AVX-512, unpacked weights (`KernelDenseLinear`: fp32, bf16, fp16):
-  `small_batch_linear` up to `dense_kernel_rows` rows, aten's linear beyond.
+  `small_batch_linear` up to `AVX2_KERNEL_ROWS` rows, aten's fp32 linear beyond (bf16 and fp16
+  weights widened to fp32 for the call).
 
 Each layer also hands the decoder stack its kernel (`decode_linear`). Timings: BENCHMARKS.md.
 """
@@ -35,19 +37,21 @@ if TYPE_CHECKING:
 # small_batch_linear only for a few rows, amx_linear for prefill chunks too, until x outgrows L2.
 SMALL_BATCH_ROWS = 4
 AMX_ROWS = 1024
-# On CPUs without AVX-512 (AVX2), fp32: MKL's sgemm catches up with small_batch_linear near 128
-# rows; aten's bf16 and fp16 matmuls there never do (BENCHMARKS.md, "session 12").
-AVX2_FP32_ROWS = 128
+# On CPUs without AVX-512 (AVX2), MKL's sgemm catches up with small_batch_linear (fp32, bf16)
+# and int8_linear near 128 rows, narrow weights widened to fp32 for the call, and is 1.3x faster
+# at a 512-token prefill chunk; aten's bf16 and fp16 matmuls there are slower than both at any
+# row count (BENCHMARKS.md, sessions 12 and 13).
+AVX2_KERNEL_ROWS = 128
 
 
-def dense_kernel_rows(dtype: torch.dtype, vector_lanes: int) -> int:
-    """Rows up to which `small_batch_linear` runs an unpacked weight of `dtype`, given the
-    kernel's vector width (`CppKernels.vector_lanes`): 0 leaves the layer to aten."""
+def dense_kernel_rows(vector_lanes: int) -> int:
+    """Rows up to which `small_batch_linear` runs an unpacked weight, given the kernel's vector
+    width (`CppKernels.vector_lanes`): 0 leaves the layer to aten."""
     if vector_lanes != 8:
         # Scalar loops lose to aten; on AVX-512 CPUs only packed bf16 was measured against
         # oneDNN, and aten's fp32 already streams at memory speed there (docs/perf_notes.md).
         return 0
-    return AVX2_FP32_ROWS if dtype == torch.float32 else sys.maxsize
+    return AVX2_KERNEL_ROWS
 
 
 class KernelPackedLinear(PackedLinear):
@@ -91,86 +95,73 @@ class KernelPackedLinear(PackedLinear):
 
 class KernelDenseLinear(nn.Module):
     """A weight in its own dtype, unpacked: `small_batch_linear` up to `kernel_rows` rows,
-    aten's linear (as F.linear) beyond."""
+    aten's fp32 linear beyond (the weight widened for the call where it is narrower), both in
+    the C++ `DecodeLinear` that the decoder stack runs too."""
 
     def __init__(self, linear: nn.Linear, kernels: CppKernels, kernel_rows: int) -> None:
         super().__init__()
-        self.kernels = kernels
         self.weight = linear.weight.detach()  # [out, in]; a tied LM head keeps sharing it
         self.bias = None if linear.bias is None else linear.bias.detach()
-        self.kernel_rows = kernel_rows
+        self.linear = kernels.DecodeLinear(
+            "small_batch", self.weight, None, self.bias, kernel_rows=kernel_rows
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
         if x.dim() != 2:  # the models pass [N, in]
             return self.forward(x.reshape(-1, x.shape[-1])).view(*x.shape[:-1], -1)
-        if 0 < x.shape[0] <= self.kernel_rows:
-            return self.kernels.small_batch_linear(x.contiguous(), self.weight, self.bias)
-        return F.linear(x, self.weight, self.bias)
+        if x.shape[0] == 0:
+            return F.linear(x, self.weight, self.bias)
+        return self.linear(x.contiguous())
 
     def decode_linear(self) -> tuple[DecodeLinear, int]:
-        """As `KernelPackedLinear.decode_linear`; aten's linear past `kernel_rows`, in C++."""
-        linear = self.kernels.DecodeLinear(
-            "small_batch", self.weight, None, self.bias, kernel_rows=self.kernel_rows
-        )
-        return linear, sys.maxsize
+        """As `KernelPackedLinear.decode_linear`: the same `DecodeLinear`, at any row count."""
+        return self.linear, sys.maxsize
 
 
 class KernelInt8Linear(Int8Linear):
-    """int8 weights multiplied by the best C++ int8 kernel this CPU runs (module docstring)."""
+    """int8 weights multiplied by the best C++ int8 kernel this CPU runs (module docstring),
+    through the C++ `DecodeLinear` that the decoder stack runs too."""
 
     def __init__(self, linear: nn.Linear, kernels: CppKernels) -> None:
         super().__init__(linear)
-        self.kernels = kernels
         self.tile_qweight: torch.Tensor | None = None  # [out/16, in/32, 16, 32] int8
         self.vnni_qweight: torch.Tensor | None = None  # [out/16, in/4, 16, 4] uint8 (int8 + 128)
         qweight = self.qweight
         assert qweight is not None  # Int8Linear.__init__ quantized it
         out_features, in_features = qweight.shape
+        kernel_rows = sys.maxsize
         if (
             self.scale.dtype == torch.bfloat16
             and kernels.amx_int8_linear_available()
             and out_features % 16 == 0
             and in_features % 32 == 0
         ):
+            # int8 tiles widened to bf16 next to the AMX tile loads.
             self.tile_qweight = kernels.amx_pack_weight(qweight)
             self.qweight = None  # one copy of the weights
+            kind, weight = "amx_int8", self.tile_qweight
         elif (
             kernels.vnni_int8_linear_available()
             and out_features % 16 == 0
             and in_features % 64 == 0
         ):
+            # Bytes times bytes: the fastest int8 path on CPUs without AMX.
             self.vnni_qweight = kernels.vnni_pack_weight(qweight)
             self.qweight = None
+            kind, weight = "vnni_int8", self.vnni_qweight
+        else:
+            # Streams the weights with software prefetch: faster than aten's kernel at batch 1.
+            kind, weight = "int8", qweight
+            if kernels.vector_lanes() == 8:
+                kernel_rows = AVX2_KERNEL_ROWS
+        self.linear = kernels.DecodeLinear(kind, weight, self.scale, self.bias, kernel_rows)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
         x2 = x.reshape(-1, x.shape[-1])
         if x2.shape[0] == 0:  # the AMX kernel wants rows; the others return nothing anyway
             return x.new_empty(*x.shape[:-1], self.out_features)
-        if self.tile_qweight is not None:
-            # int8 tiles widened to bf16 next to the AMX tile loads.
-            y = self.kernels.amx_int8_linear(
-                x2.contiguous(), self.tile_qweight, self.scale, self.bias
-            )
-        elif self.vnni_qweight is not None:
-            # Bytes times bytes: the fastest int8 path on CPUs without AMX.
-            y = self.kernels.vnni_int8_linear(
-                x2.contiguous(), self.vnni_qweight, self.scale, self.bias
-            )
-        else:
-            # Streams the weights with software prefetch: faster than aten's kernel at batch 1.
-            # `qweight` is set where neither packed copy is (__init__): no check per layer.
-            y = self.kernels.int8_linear(x2.contiguous(), self.qweight, self.scale, self.bias)  # type: ignore[arg-type]
-        return y.view(*x.shape[:-1], self.out_features)
+        return self.linear(x2.contiguous()).view(*x.shape[:-1], self.out_features)
 
     def decode_linear(self) -> tuple[DecodeLinear, int]:
-        """As `KernelPackedLinear.decode_linear`: the C++ int8 kernel, at any number of rows."""
-        weight: torch.Tensor | None
-        if self.tile_qweight is not None:
-            kind, weight = "amx_int8", self.tile_qweight
-        elif self.vnni_qweight is not None:
-            kind, weight = "vnni_int8", self.vnni_qweight
-        else:
-            kind, weight = "int8", self.qweight
-        assert weight is not None, "__init__ keeps one of tile_qweight, vnni_qweight, qweight"
-        linear = self.kernels.DecodeLinear(kind, weight, self.scale, self.bias)
-        return linear, sys.maxsize
+        """As `KernelPackedLinear.decode_linear`: the same `DecodeLinear`, at any row count."""
+        return self.linear, sys.maxsize

@@ -9,7 +9,8 @@ from torch import Tensor
 class DecodeLinear:
     """A linear layer's decode kernel and prepared weights. kind: "amx", "small_batch",
     "int8", "amx_int8", "vnni_int8" or "dense" (roseinfer/kernels/decode_stack.h);
-    "small_batch" runs aten's linear on more than `kernel_rows` rows."""
+    "small_batch" and "int8" run aten's fp32 linear on more than `kernel_rows` rows, the weight
+    widened to fp32 for the call."""
 
     def __init__(
         self,
@@ -91,6 +92,7 @@ class CppKernels(Protocol):
         self, x: Tensor, weight: Tensor, bias: Tensor | None = None
     ) -> Tensor: ...
     def vector_lanes(self) -> int: ...  # 16 (AVX-512), 8 (AVX2) or 0 (scalar loops)
+    def int8_dequantize(self, weight: Tensor, scale: Tensor) -> Tensor: ...  # [N, K] fp32
     def amx_linear_available(self) -> bool: ...
     def amx_pack_weight(self, weight: Tensor) -> Tensor: ...  # [N, K] -> [N/16, K/32, 16, 32]
     def amx_linear(self, x: Tensor, packed: Tensor, bias: Tensor | None = None) -> Tensor: ...

@@ -28,6 +28,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "x @ w.T + bias streaming w once (w in x's dtype): for a few rows of x",
         py::arg("x"), py::arg("weight"), py::arg("bias") = py::none(),
         py::call_guard<py::gil_scoped_release>());
+  m.def("int8_dequantize", &roseinfer::int8_dequantize,
+        "weight [N, K] int8 * scale [N] per row, as fp32 [N, K]");
   m.def("vector_lanes", &roseinfer::vector_lanes,
         "fp32 lanes of small_batch_linear's and int8_linear's vector code: 16 (AVX-512), 8 "
         "(AVX2), 0 (scalar loops)");

@@ -33,15 +33,27 @@ DecodeLinear::DecodeLinear(std::string kind, torch::Tensor weight,
 torch::Tensor DecodeLinear::operator()(const torch::Tensor& x) const {
   switch (kind_) {
     case Kind::kAmx: return amx_linear(x, weight_, bias_);
-    case Kind::kInt8: return int8_linear(x, weight_, *scale_, bias_);
+    case Kind::kInt8:
+      if (x.size(0) <= kernel_rows_) return int8_linear(x, weight_, *scale_, bias_);
+      return fp32_linear(x, int8_dequantize(weight_, *scale_));
     case Kind::kAmxInt8: return amx_int8_linear(x, weight_, *scale_, bias_);
     case Kind::kVnniInt8: return vnni_int8_linear(x, weight_, *scale_, bias_);
     case Kind::kSmallBatch:
       if (x.size(0) <= kernel_rows_) return small_batch_linear(x, weight_, bias_);
-      break;
+      return fp32_linear(x, weight_.to(at::kFloat));
     case Kind::kDense: break;
   }
   return at::linear(x, weight_, bias_);
+}
+
+// Many rows of x (prefill chunks) against a weight the kernels stream row by row: aten's fp32
+// linear (MKL's sgemm) on the weight widened for this call. Where the kernels have no AMX, AVX-512
+// or VNNI path, sgemm's blocking beats them from ~128 rows, and aten's own bf16 matmul is far
+// slower than both (BENCHMARKS.md, sessions 12 and 13). fp32 weights and x are used as they are.
+torch::Tensor DecodeLinear::fp32_linear(const torch::Tensor& x, const torch::Tensor& weight) const {
+  c10::optional<torch::Tensor> bias;
+  if (bias_.has_value()) bias = bias_->to(at::kFloat);
+  return at::linear(x.to(at::kFloat), weight, bias).to(x.scalar_type());
 }
 
 DecodeStack::DecodeStack(std::vector<DecodeLayer> layers, torch::Tensor final_norm, double eps,

@@ -11,10 +11,11 @@
 namespace roseinfer {
 
 // One linear layer's decode kernel and its prepared weights: "amx" (weight packed by
-// amx_pack_weight), "int8" (int8 weight [N, K] and scale [N]), "amx_int8" (int8 weight packed
-// by amx_pack_weight and scale [N]), "small_batch" (weight [N, K]; up to kernel_rows rows of
-// x, aten's linear beyond) or "dense" (an unpacked nn.Linear's weight [N, K]: aten's linear, as
-// F.linear).
+// amx_pack_weight), "int8" (int8 weight [N, K] and scale [N]; up to kernel_rows rows of x,
+// aten's fp32 linear on the widened weight beyond), "amx_int8" (int8 weight packed by
+// amx_pack_weight and scale [N]), "small_batch" (weight [N, K]; up to kernel_rows rows of x,
+// aten's fp32 linear beyond, on the weight widened to fp32) or "dense" (an unpacked
+// nn.Linear's weight [N, K]: aten's linear, as F.linear).
 class DecodeLinear {
  public:
   DecodeLinear(std::string kind, torch::Tensor weight, c10::optional<torch::Tensor> scale,
@@ -24,10 +25,11 @@ class DecodeLinear {
 
  private:
   enum class Kind { kAmx, kInt8, kAmxInt8, kVnniInt8, kSmallBatch, kDense };
+  torch::Tensor fp32_linear(const torch::Tensor& x, const torch::Tensor& weight) const;
   Kind kind_;
   torch::Tensor weight_;
   c10::optional<torch::Tensor> scale_, bias_;
-  int64_t kernel_rows_;  // small_batch: rows up to which the kernel runs
+  int64_t kernel_rows_;  // small_batch, int8: rows up to which the kernel runs
 };
 
 struct DecodeLayer {

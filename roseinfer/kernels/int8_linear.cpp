@@ -195,6 +195,28 @@ torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor s
 
 int64_t vector_lanes() { return kVecLanes; }
 
+torch::Tensor int8_dequantize(torch::Tensor weight, torch::Tensor scale) {
+  TORCH_CHECK(weight.dim() == 2 && weight.is_contiguous() && weight.scalar_type() == at::kChar,
+              "int8_dequantize: weight must be contiguous int8 [N, K]");
+  TORCH_CHECK(scale.numel() == weight.size(0), "int8_dequantize: scale must be [N]");
+  const int64_t N = weight.size(0), K = weight.size(1);
+  auto out = torch::empty({N, K}, weight.options().dtype(at::kFloat));
+  const auto scale_f = scale.to(at::kFloat).contiguous();
+  const int8_t* w = weight.data_ptr<int8_t>();
+  const float* s = scale_f.data_ptr<float>();
+  float* o = out.data_ptr<float>();
+  // aten's int8 * fp32 goes through a type-promoting loop at ~2 ns an element (BENCHMARKS.md,
+  // session 13); this one vectorises.
+  at::parallel_for(0, N, 16, [&](int64_t n0, int64_t n1) {
+    for (int64_t n = n0; n < n1; ++n) {
+      const float sn = s[n];
+#pragma omp simd
+      for (int64_t k = 0; k < K; ++k) o[n * K + k] = static_cast<float>(w[n * K + k]) * sn;
+    }
+  });
+  return out;
+}
+
 torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
                                  c10::optional<torch::Tensor> bias) {
   check_x_and_bias(x, weight, bias, "small_batch_linear");

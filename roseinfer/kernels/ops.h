@@ -21,6 +21,8 @@ torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor s
 torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
                                  c10::optional<torch::Tensor> bias);
 int64_t vector_lanes();
+// weight [N, K] int8 * scale [N] per row, as fp32 [N, K]: `weight.float() * scale.float()[:, None]`.
+torch::Tensor int8_dequantize(torch::Tensor weight, torch::Tensor scale);
 bool amx_linear_available();
 torch::Tensor amx_pack_weight(torch::Tensor w);
 torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias);
