@@ -49,7 +49,7 @@ for kind in ("fp32", "bf16", "int8"):
         for _ in range(7):
             for path, linears in sets.items():
                 t = time.perf_counter()
-                for lin, (_, k) in zip(linears, SHAPES * LAYERS):
+                for lin, (_, k) in zip(linears, SHAPES * LAYERS, strict=True):
                     lin(xs[k])
                 times[path].append(time.perf_counter() - t)
         med = {p: statistics.median(v[1:]) * 1e3 for p, v in times.items()}
