@@ -192,14 +192,12 @@ torch::Tensor silu_and_mul(torch::Tensor x) {
         const __m512 sg = _mm512_div_ps(g, _mm512_add_ps(one, exp16(_mm512_sub_ps(_mm512_setzero_ps(), g))));
         store16(y + i, _mm512_mul_ps(round16<T>(sg), load16(up + i)));
       }
-#elif defined(__AVX2__) && defined(__FMA__)
-      if constexpr (std::is_same_v<T, float>) {  // float32, the default dtype on these CPUs
-        const __m256 one = _mm256_set1_ps(1.f);
-        for (; i + 8 <= inter; i += 8) {
-          const __m256 g = _mm256_loadu_ps(gate + i);
-          const __m256 sg = _mm256_div_ps(g, _mm256_add_ps(one, exp8(_mm256_sub_ps(_mm256_setzero_ps(), g))));
-          _mm256_storeu_ps(y + i, _mm256_mul_ps(sg, _mm256_loadu_ps(up + i)));
-        }
+#elif defined(ROSEINFER_VECF)  // AVX2 + FMA + F16C
+      const __m256 one = _mm256_set1_ps(1.f);
+      for (; i + 8 <= inter; i += 8) {
+        const __m256 g = vec_load(gate + i);
+        const __m256 sg = _mm256_div_ps(g, _mm256_add_ps(one, exp8(_mm256_sub_ps(_mm256_setzero_ps(), g))));
+        store8(y + i, _mm256_mul_ps(round8<T>(sg), vec_load(up + i)));
       }
 #endif
       for (; i < inter; ++i) {

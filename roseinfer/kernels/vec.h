@@ -150,6 +150,38 @@ inline VecF vec_load(const c10::Half* p) {
 inline VecF vec_load(const int8_t* p) {
   return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
 }
+// round16 and store16 in 8 lanes: v rounded to T's precision (nearest even, NaN kept quiet, as
+// c10's conversions) and widened back; v stored as T.
+template <typename T>
+inline __m256 round8(__m256 v);
+template <>
+inline __m256 round8<float>(__m256 v) { return v; }
+template <>
+inline __m256 round8<c10::BFloat16>(__m256 v) {
+  const __m256i bits = _mm256_castps_si256(v);
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+  const __m256 rounded =
+      _mm256_castsi256_ps(_mm256_add_epi32(bits, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))));
+  const __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+  const __m256 kept = _mm256_blendv_ps(rounded, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)), nan);
+  return _mm256_and_ps(kept, _mm256_castsi256_ps(_mm256_set1_epi32(int(0xffff0000u))));
+}
+template <>
+inline __m256 round8<c10::Half>(__m256 v) {
+  return _mm256_cvtph_ps(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+inline void store8(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
+inline void store8(c10::BFloat16* p, __m256 v) {
+  // round8's upper halves, packed: values in [0, 0xffff] pass packus unchanged.
+  const __m256i hi = _mm256_srli_epi32(_mm256_castps_si256(round8<c10::BFloat16>(v)), 16);
+  const __m128i packed =
+      _mm_packus_epi32(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), packed);
+}
+inline void store8(c10::Half* p, __m256 v) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                   _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
 #else
 constexpr int kVecLanes = 0;
 constexpr int kVecRegisters = 0;
