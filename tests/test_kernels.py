@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import shutil
 
 import pytest
@@ -11,7 +12,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from roseinfer.backends import BackendOptions, CpuBackend, TorchBackend
-from roseinfer.backends.cpu_attention import KernelPagedAttention
+from roseinfer.backends.cpu_attention import KernelPagedAttention, KernelPrefill, PrefillChunks
 from roseinfer.backends.cpu_linear import (
     AMX_ROWS,
     AVX2_KERNEL_ROWS,
@@ -794,32 +795,56 @@ def _chunk_meta(chunks: list[tuple[int, int]], block_size: int = 4) -> Attention
     )
 
 
+@pytest.mark.parametrize("cache_dtype", ["model", "int8"])
 @pytest.mark.parametrize(
-    "chunks,per_token",
+    "chunks,path",
     [
-        ([(9, 1), (0, 20), (5, 7)], True),  # a decode, a fresh prompt, a chunk after a prefix
-        ([(0, 70)], True),  # the served workload's prompt
-        ([(0, 70)] * 7, True),  # a wave of prompts: 490 tokens, 17k keys
-        ([(0, 320)], False),  # one long prompt: 51k keys, more than PER_TOKEN_MAX_KEYS
-        ([(900, 60)], False),  # few tokens but deep in a context: too many keys
+        (
+            [(9, 1), (0, 20), (5, 7)],
+            "per_token",
+        ),  # a decode, a fresh prompt, a chunk after a prefix
+        ([(0, 70)], "per_token"),  # the served workload's prompt
+        ([(0, 70)] * 7, "per_token"),  # a wave of prompts: 490 tokens, 17k keys
+        ([(0, 320)], "sdpa"),  # one long prompt: 51k keys, more than PER_TOKEN_MAX_KEYS
+        ([(900, 60)], "sdpa"),  # few tokens deep in a context: too many keys, 60 > 32 queries
+        # Questions after a shared prefix, beside a decode: 74k keys, at most 32 tokens each.
+        ([(9, 1), (600, 30), (601, 29), (603, 31), (602, 32)], "prefill_kernel"),
+        ([(1000, 32), (1000, 33)], "sdpa"),  # one chunk of 33 tokens: the whole step on SDPA
     ],
 )
-def test_small_prefill_steps_run_token_by_token_through_the_kernel(kernels, chunks, per_token):
+def test_prefill_steps_take_their_path_and_match_the_reference_backend(
+    kernels, chunks, path, cache_dtype
+):
+    """Each step's prefill chunks go one way: every token through the decode kernel (few keys
+    in all), the prefill kernel (short chunks), or SDPA over the gathered blocks; all three
+    attend as the reference backend does and write the same cache slots."""
     torch.manual_seed(3)
     heads, kv_heads, head_dim = 6, 2, 64
     meta = _chunk_meta(chunks)
     n = int(meta.query_start_loc[-1])
     q = torch.randn(n, heads, head_dim)
     k, v = torch.randn(n, kv_heads, head_dim), torch.randn(n, kv_heads, head_dim)
-    caches = [
-        torch.randn(int(meta.block_tables.max()) + 1, kv_heads, 4, head_dim) for _ in range(2)
-    ]
+    shape = (int(meta.block_tables.max()) + 1, kv_heads, 4, head_dim)
+    if cache_dtype == "model":
+        caches = [torch.randn(shape) for _ in range(2)]
+    else:
+        codes = [torch.randint(-127, 128, shape, dtype=torch.int8) for _ in range(2)]
+        caches = [*codes, *(torch.rand(shape[:3]) / 64 for _ in range(2))]
     outs, written = _through_both_backends(q, k, v, caches, meta, head_dim**-0.5)
     step = KernelPagedAttention(kernels).prepare(meta)
-    assert step.per_token == per_token
+    taken = (
+        "per_token" if step.per_token
+        else "prefill_kernel" if isinstance(step.prefill, KernelPrefill)
+        else "sdpa" if isinstance(step.prefill, PrefillChunks)
+        else "decode"
+    )  # fmt: skip
+    assert taken == path
     # The whole step through the kernel (and so the decoder stack) or not.
-    assert step.kernel_only == (per_token or meta.num_decode_seqs == meta.num_seqs)
-    torch.testing.assert_close(outs[1], outs[0], atol=1e-5, rtol=1e-5)
+    assert step.kernel_only == (path == "per_token" or meta.num_decode_seqs == meta.num_seqs)
+    # The int8 decode kernel rounds the queries to int8 too; a fresh prompt on the reference
+    # path attends its K/V unrounded.
+    tol = 1e-5 if cache_dtype == "model" else 3e-2
+    torch.testing.assert_close(outs[1], outs[0], atol=tol, rtol=tol)
     for ref, got in zip(written[0], written[1], strict=True):
         assert torch.equal(ref, got)
 
@@ -891,3 +916,69 @@ def test_apply_token_bitmask_matches_the_torch_version(kernels, dtype, vocab):
         kernels.apply_token_bitmask(got, bitmask, torch.tensor([0, 1, 2, 6]))
     with pytest.raises(RuntimeError, match="ceil"):
         kernels.apply_token_bitmask(got, bitmask[:, :-1].contiguous(), rows)
+
+
+def reference_prefill(q, k_cache, v_cache, tables, q_lens, ctx_lens, scale):
+    """Each chunk's causal attention over its sequence's keys, gathered and in float64."""
+    block_size = k_cache.shape[2]
+    out, row = [], 0
+    for s, (n, ctx) in enumerate(zip(q_lens, ctx_lens, strict=True)):
+        pos = torch.arange(ctx)
+        blocks = tables[s][pos // block_size]
+        keys = k_cache[blocks, :, pos % block_size].double()  # [ctx, KVH, D]
+        values = v_cache[blocks, :, pos % block_size].double()
+        queries = q[row : row + n].double()  # [n, H, D]
+        group = q.shape[1] // k_cache.shape[1]
+        keys, values = keys.repeat_interleave(group, 1), values.repeat_interleave(group, 1)
+        scores = torch.einsum("qhd,khd->hqk", queries, keys) * scale
+        q_pos = torch.arange(ctx - n, ctx)
+        scores = scores.masked_fill(pos[None, None, :] > q_pos[None, :, None], float("-inf"))
+        out.append(torch.einsum("hqk,khd->qhd", scores.softmax(-1), values))
+        row += n
+    return torch.cat(out)
+
+
+@pytest.mark.parametrize("cache_dtype", ["model", "int8"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    ("block_size", "head_dim", "heads", "kv_heads"),
+    [(16, 64, 9, 3), (16, 128, 4, 4), (8, 32, 4, 2), (32, 64, 2, 1)],
+)
+def test_paged_prefill_attention_matches_the_reference(
+    kernels, cache_dtype, dtype, block_size, head_dim, heads, kv_heads
+):
+    """Chunks after cached tokens and fresh prompts, lengths across block boundaries, blocks
+    scattered through the cache; the tiles (32 queries) split a chunk unevenly. An int8 cache
+    is attended as its dequantized values (the reference path's gather)."""
+    torch.manual_seed(0)
+    q_lens, ctx_lens = [37, 1, 16, 5, 70], [37, 40, 16 + 33, 200, 70]
+    num_blocks = 64
+    shape = (num_blocks, kv_heads, block_size, head_dim)
+    if cache_dtype == "model":
+        caches = [torch.randn(shape).to(dtype) for _ in range(2)]
+        k_cache, v_cache = caches
+    else:
+        codes = [torch.randint(-127, 128, shape, dtype=torch.int8) for _ in range(2)]
+        caches = [*codes, *(torch.rand(shape[:3]) / 16 for _ in range(2))]
+        every_block = LayerCache(*caches).gather(torch.arange(num_blocks), 1, torch.float32)
+        k_cache, v_cache = (x[0].unflatten(1, (num_blocks, block_size)).transpose(0, 1)
+                            for x in every_block)  # fmt: skip
+    max_blocks = max(-(-c // block_size) for c in ctx_lens)
+    tables = torch.stack([torch.randperm(num_blocks)[:max_blocks] for _ in ctx_lens])
+    q = torch.randn(sum(q_lens), heads, head_dim).to(dtype)
+    qsl = torch.tensor([0, *itertools.accumulate(q_lens)])
+    scale = head_dim**-0.5
+    got = kernels.paged_prefill_attention(q, *caches[:2], tables, qsl, torch.tensor(ctx_lens),
+                                          scale, *caches[2:])  # fmt: skip
+    expected = reference_prefill(q, k_cache, v_cache, tables, q_lens, ctx_lens, scale)
+    tol = 1e-5 if dtype == torch.float32 else 1e-2
+    assert got.dtype == dtype and got.shape == q.shape
+    torch.testing.assert_close(got.double(), expected, atol=tol, rtol=tol)
+    with pytest.raises(RuntimeError, match="queries must be its last tokens"):
+        kernels.paged_prefill_attention(q, *caches[:2], tables, qsl,
+                                        torch.tensor([37, 40, 49, 200, 69]), scale,
+                                        *caches[2:])  # fmt: skip
+    if cache_dtype == "int8":
+        with pytest.raises(RuntimeError, match="comes with k_scale and v_scale"):
+            kernels.paged_prefill_attention(q, *caches[:2], tables, qsl,
+                                            torch.tensor(ctx_lens), scale)  # fmt: skip

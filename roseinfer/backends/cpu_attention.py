@@ -1,9 +1,11 @@
 """The `cpu` backend's paged attention: the C++ decode kernel
 (`roseinfer/kernels/paged_attention.cpp`, its kernels per instruction set in `attention_*.h`),
 which reads each sequence's keys and values in place from the paged cache: no gathered copy, no
-mask, one call per layer. Prefill chunks keep the reference path, whose SDPA is faster for many
-keys, except in steps with few (`PER_TOKEN_MAX_KEYS`), where every token is a query of the
-kernel."""
+mask, one call per layer. Prefill chunks of a few tokens each (`PREFILL_KERNEL_MAX_QUERIES`: the
+questions after a shared prefix) go through the C++ prefill kernel (`prefill_attention.cpp`),
+which reads the blocks in place too; longer chunks keep the reference path, whose SDPA is faster
+per query once its gathered copy is shared by many; steps with few keys in all
+(`PER_TOKEN_MAX_KEYS`) run every token as a query of the decode kernel."""
 
 from __future__ import annotations
 
@@ -31,6 +33,13 @@ if TYPE_CHECKING:
 # reads each key once per chunk): BENCHMARKS.md, "one C++ call per decode step".
 PER_TOKEN_MAX_KEYS = 49152  # keys attended in all, summed over the step's tokens
 
+# Past the per-token limit, steps whose prefill chunks have at most this many tokens each run
+# them through the prefill kernel. SDPA's path copies every sequence's blocks out of the cache
+# and pads them, once per layer: a cost per key that a short chunk's few queries cannot repay
+# (16 chunks of 32 tokens after a shared 992: 1.9x slower than the kernel), while from 64 tokens
+# on its block products (MKL's) are 10-20 % faster than the kernel's. BENCHMARKS.md, session 14.
+PREFILL_KERNEL_MAX_QUERIES = 32
+
 
 @dataclass(frozen=True)
 class DecodeIndices:
@@ -42,12 +51,23 @@ class DecodeIndices:
 
 
 class PrefillChunks(NamedTuple):
-    """A step's prefill chunks, attended through SDPA."""
+    """A step's prefill chunks, attended through SDPA over their gathered blocks."""
 
     group: AttentionGroup
     # (block, offset) [N - num_decode_seqs] of the prefill tokens' cache slots; the kernel
     # writes the decodes' own.
     blocks: torch.Tensor
+    offsets: torch.Tensor
+
+
+class KernelPrefill(NamedTuple):
+    """A step's prefill chunks, attended by the C++ prefill kernel."""
+
+    tokens: slice  # their rows of the step's N tokens
+    block_tables: torch.Tensor  # [S, max_blocks] of the prefilling sequences
+    query_start_loc: torch.Tensor  # [S + 1] from 0, within `tokens`
+    context_lens: torch.Tensor  # [S]
+    blocks: torch.Tensor  # (block, offset) [N - num_decode_seqs] of their cache slots
     offsets: torch.Tensor
 
 
@@ -62,7 +82,7 @@ class KernelStep:
     kernel_only: bool
     per_token: bool
     decode: DecodeIndices  # the decodes' rows (all N rows when kernel_only)
-    prefill: PrefillChunks | None  # None exactly when kernel_only
+    prefill: KernelPrefill | PrefillChunks | None  # None exactly when kernel_only
 
 
 def small_step(meta: AttentionMetadata) -> bool:
@@ -87,8 +107,9 @@ def per_token_indices(meta: AttentionMetadata, num_tokens: int) -> DecodeIndices
 
 
 class KernelPagedAttention:
-    """Decodes (and small steps, token by token) through the C++ kernel; prefill chunks
-    through SDPA over the gathered blocks, as `ReferenceAttention` attends them."""
+    """Decodes (and small steps, token by token) through the C++ decode kernel; short prefill
+    chunks through the C++ prefill kernel, long ones through SDPA over the gathered blocks, as
+    `ReferenceAttention` attends them."""
 
     def __init__(self, kernels: CppKernels) -> None:
         self.kernels = kernels
@@ -98,12 +119,17 @@ class KernelPagedAttention:
         if nd < meta.num_seqs and small_step(meta):
             decode = per_token_indices(meta, num_tokens)
             return KernelStep(num_tokens, nd, True, True, decode, None)
-        prefill = None
+        prefill: KernelPrefill | PrefillChunks | None = None
         if nd < meta.num_seqs:
-            group = attention_group(meta, nd, meta.num_seqs, slice(nd, num_tokens))
-            prefill = PrefillChunks(
-                group, *cache_positions(meta.slot_mapping[nd:], meta.block_size)
-            )
+            tokens = slice(nd, num_tokens)
+            slots = cache_positions(meta.slot_mapping[nd:], meta.block_size)
+            if max(meta.query_lens[nd:]) <= PREFILL_KERNEL_MAX_QUERIES:
+                qsl = meta.query_start_loc[nd:] - meta.query_start_loc[nd]
+                prefill = KernelPrefill(
+                    tokens, meta.block_tables[nd:], qsl, meta.context_lens[nd:], *slots
+                )
+            else:
+                prefill = PrefillChunks(attention_group(meta, nd, meta.num_seqs, tokens), *slots)
         # The decoding sequences' rows of the index tensors, sliced once for every layer.
         decode = DecodeIndices(
             meta.slot_mapping[:nd], meta.block_tables[:nd], meta.context_lens[:nd]
@@ -122,10 +148,17 @@ class KernelPagedAttention:
         p = step.prefill
         if p is None:  # kernel_only
             return self._decode(q, k, v, cache, step.decode, scale)
-        g, blocks, offsets = p
-        t = g.tokens
-        cache.write(blocks, offsets, k[t], v[t])
-        prefill = attend_group(q[t], k[t], v[t], cache, g, scale)
+        if isinstance(p, KernelPrefill):
+            t = p.tokens
+            cache.write(p.blocks, p.offsets, k[t], v[t])
+            prefill = self.kernels.paged_prefill_attention(
+                q[t], cache.k, cache.v, p.block_tables, p.query_start_loc, p.context_lens,
+                scale, k_scale=cache.k_scale, v_scale=cache.v_scale,
+            )  # fmt: skip
+        else:
+            t = p.group.tokens
+            cache.write(p.blocks, p.offsets, k[t], v[t])
+            prefill = attend_group(q[t], k[t], v[t], cache, p.group, scale)
         nd = step.num_decode_seqs
         if not nd:  # prefill chunks only: no copy into a combined output
             return prefill

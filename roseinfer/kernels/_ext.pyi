@@ -96,6 +96,18 @@ class CppKernels(Protocol):
     def amx_linear_available(self) -> bool: ...
     def amx_pack_weight(self, weight: Tensor) -> Tensor: ...  # [N, K] -> [N/16, K/32, 16, 32]
     def amx_linear(self, x: Tensor, packed: Tensor, bias: Tensor | None = None) -> Tensor: ...
+    def paged_prefill_attention(
+        self,
+        q: Tensor,  # [n, H, D] the prefill chunks' queries, sequence after sequence
+        k_cache: Tensor,  # [blocks, KVH, block_size, D] q's dtype or int8, the chunks' K/V in it
+        v_cache: Tensor,
+        block_tables: Tensor,  # [S, max_blocks] int64
+        query_start_loc: Tensor,  # [S + 1] int64, from 0 to n
+        context_lens: Tensor,  # [S] int64: cached + new tokens
+        scale: float,
+        k_scale: Tensor | None = None,  # [blocks, KVH, block_size] fp32 with an int8 cache
+        v_scale: Tensor | None = None,
+    ) -> Tensor: ...  # [n, H, D]
     def argmax_rows(self, logits: Tensor) -> Tensor: ...  # [B, V] -> [B] int64
     def apply_token_bitmask(self, logits: Tensor, bitmask: Tensor, rows: Tensor) -> None: ...
     def amx_int8_linear_available(self) -> bool: ...

@@ -42,6 +42,12 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "x @ w.T + bias for bf16 x [M, K], w packed by amx_pack_weight",
         py::arg("x"), py::arg("packed"), py::arg("bias") = py::none(),
         py::call_guard<py::gil_scoped_release>());
+  m.def("paged_prefill_attention", &roseinfer::paged_prefill_attention,
+        "causal attention of a step's prefill chunks over the paged cache, keys read in place",
+        py::arg("q"), py::arg("k_cache"), py::arg("v_cache"), py::arg("block_tables"),
+        py::arg("query_start_loc"), py::arg("context_lens"), py::arg("scale"),
+        py::arg("k_scale") = py::none(), py::arg("v_scale") = py::none(),
+        py::call_guard<py::gil_scoped_release>());
   m.def("argmax_rows", &roseinfer::argmax_rows,
         "index of each row's first maximum (or first NaN), as torch.max(dim=-1).indices");
   m.def("apply_token_bitmask", &roseinfer::apply_token_bitmask,

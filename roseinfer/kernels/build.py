@@ -52,7 +52,8 @@ class KernelSources:
 KERNELS = KernelSources(
     src_dir=os.path.dirname(os.path.abspath(__file__)),
     sources=(
-        "bindings.cpp", "paged_attention.cpp", "fused_ops.cpp", "sampling.cpp",
+        "bindings.cpp", "paged_attention.cpp", "prefill_attention.cpp", "fused_ops.cpp",
+        "sampling.cpp",
         "int8_linear.cpp", "amx_linear.cpp", "vnni_linear.cpp", "decode_stack.cpp",
     ),
     headers=(

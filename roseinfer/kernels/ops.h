@@ -26,6 +26,11 @@ torch::Tensor int8_dequantize(torch::Tensor weight, torch::Tensor scale);
 bool amx_linear_available();
 torch::Tensor amx_pack_weight(torch::Tensor w);
 torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias);
+torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
+                                      torch::Tensor v_cache, torch::Tensor block_tables,
+                                      torch::Tensor query_start_loc, torch::Tensor context_lens,
+                                      double scale, c10::optional<torch::Tensor> k_scale,
+                                      c10::optional<torch::Tensor> v_scale);
 torch::Tensor argmax_rows(torch::Tensor logits);
 void apply_token_bitmask(torch::Tensor logits, torch::Tensor bitmask, torch::Tensor rows);
 bool amx_int8_linear_available();
