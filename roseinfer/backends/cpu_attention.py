@@ -36,8 +36,8 @@ PER_TOKEN_MAX_KEYS = 49152  # keys attended in all, summed over the step's token
 # Past the per-token limit, steps whose prefill chunks have at most this many tokens each run
 # them through the prefill kernel. SDPA's path copies every sequence's blocks out of the cache
 # and pads them, once per layer: a cost per key that a short chunk's few queries cannot repay
-# (16 chunks of 32 tokens after a shared 992: 1.9x slower than the kernel), while from 64 tokens
-# on its block products (MKL's) are 10-20 % faster than the kernel's. BENCHMARKS.md, session 14.
+# (16 chunks of 32 tokens after a shared 992: 2.6x the kernel's time), while from about 64 tokens
+# on its block products (MKL's) catch up, and at 512 beat the kernel's. BENCHMARKS.md, session 14.
 PREFILL_KERNEL_MAX_QUERIES = 32
 
 
