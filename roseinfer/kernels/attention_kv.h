@@ -44,6 +44,24 @@ inline float int8_key(const int8_t* block, int64_t row, int64_t d, int64_t block
 }
 
 
+// Whether the cache is int8, checking that its scales come with it (and only with it), each a
+// contiguous fp32 [num_blocks, KVH, block_size].
+inline bool int8_cache_scales(const torch::Tensor& k_cache,
+                              const c10::optional<torch::Tensor>& k_scale,
+                              const c10::optional<torch::Tensor>& v_scale) {
+  const bool int8_cache = k_cache.scalar_type() == at::kChar;
+  TORCH_CHECK(int8_cache == (k_scale.has_value() && v_scale.has_value()),
+              "an int8 cache comes with k_scale and v_scale, other caches without");
+  if (int8_cache) {
+    const auto rows = k_cache.sizes().slice(0, 3);  // [num_blocks, kv_heads, block_size]
+    TORCH_CHECK(k_scale->sizes() == rows && v_scale->sizes() == rows &&
+                    k_scale->scalar_type() == at::kFloat && v_scale->scalar_type() == at::kFloat &&
+                    k_scale->is_contiguous() && v_scale->is_contiguous(),
+                "k_scale and v_scale must be contiguous fp32 [num_blocks, kv_heads, block_size]");
+  }
+  return int8_cache;
+}
+
 // A kernel for the G query heads of one KV head: (q [G, D] fp32 unscaled, the head's K/V, scale,
 // scores [G, len], probs [G, len + 1], acc [G, D]).
 template <typename C>

@@ -230,18 +230,11 @@ torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Te
               "k and v heads must be contiguous");
   TORCH_CHECK(k_cache.is_contiguous() && v_cache.is_contiguous(), "caches must be contiguous");
   TORCH_CHECK(k_cache.scalar_type() == v_cache.scalar_type(), "the caches must share a dtype");
-  const bool int8_cache = k_cache.scalar_type() == at::kChar;
+  const bool int8_cache = attention::int8_cache_scales(k_cache, k_scale, v_scale);
   TORCH_CHECK(k.scalar_type() == q.scalar_type() && v.scalar_type() == q.scalar_type() &&
                   (int8_cache || k_cache.scalar_type() == q.scalar_type()),
               "q, k, v and the cache must share a dtype (or the cache be int8)");
-  TORCH_CHECK(int8_cache == (k_scale.has_value() && v_scale.has_value()),
-              "an int8 cache comes with k_scale and v_scale, other caches without");
   if (int8_cache) {
-    const auto rows = k_cache.sizes().slice(0, 3);  // [num_blocks, kv_heads, block_size]
-    TORCH_CHECK(k_scale->sizes() == rows && v_scale->sizes() == rows &&
-                    k_scale->scalar_type() == at::kFloat && v_scale->scalar_type() == at::kFloat &&
-                    k_scale->is_contiguous() && v_scale->is_contiguous(),
-                "k_scale and v_scale must be contiguous fp32 [num_blocks, kv_heads, block_size]");
     TORCH_CHECK(q.size(2) % 4 == 0 && q.size(2) <= 512,
                 "an int8 cache needs head_dim a multiple of 4, at most 512 (its keys are stored "
                 "in groups of 4)");

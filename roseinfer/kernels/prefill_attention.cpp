@@ -311,18 +311,11 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
   TORCH_CHECK(k_cache.dim() == 4 && k_cache.sizes() == v_cache.sizes() &&
                   k_cache.is_contiguous() && v_cache.is_contiguous(),
               "the caches must be contiguous [blocks, KVH, block_size, D], both alike");
-  const bool int8_cache = k_cache.scalar_type() == at::kChar;
+  const bool int8_cache = attention::int8_cache_scales(k_cache, k_scale, v_scale);
   TORCH_CHECK(v_cache.scalar_type() == k_cache.scalar_type() &&
                   (int8_cache || k_cache.scalar_type() == q.scalar_type()),
               "the caches must hold q's dtype, or int8");
-  TORCH_CHECK(int8_cache == (k_scale.has_value() && v_scale.has_value()),
-              "an int8 cache comes with k_scale and v_scale, other caches without");
   if (int8_cache) {
-    const auto rows = k_cache.sizes().slice(0, 3);  // [num_blocks, kv_heads, block_size]
-    TORCH_CHECK(k_scale->sizes() == rows && v_scale->sizes() == rows &&
-                    k_scale->scalar_type() == at::kFloat && v_scale->scalar_type() == at::kFloat &&
-                    k_scale->is_contiguous() && v_scale->is_contiguous(),
-                "k_scale and v_scale must be contiguous fp32 [num_blocks, kv_heads, block_size]");
     TORCH_CHECK(q.size(2) % 4 == 0, "an int8 cache needs head_dim a multiple of 4");
   }
   TORCH_CHECK(k_cache.size(3) == q.size(2) && q.size(1) % k_cache.size(1) == 0,
