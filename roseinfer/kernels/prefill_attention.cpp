@@ -221,11 +221,11 @@ void load_tile(const Cache<C>& c, const int64_t* table, int64_t t0, int64_t n, i
                int64_t kvh, const Layout& L, float* kt, float* v) {
   const int64_t D = L.D, BS = L.BS;
   for (int64_t j = 0; j < KT; ++j) {
-    const int64_t t = t0 + j, block = table[t / BS], row = t % BS;
-    if (j >= n) {
+    if (j >= n) {  // past the tile's keys (and maybe past the sequence's table)
       for (int64_t d = 0; d < D; ++d) kt[d * KT + j] = 0.f;
       continue;
     }
+    const int64_t t = t0 + j, block = table[t / BS], row = t % BS;
     const int64_t at = block * L.block_stride + kvh * BS * D;  // the head's rows of the block
     if constexpr (std::is_same_v<C, int8_t>) {
       const int64_t s = (block * L.KVH + kvh) * BS + row;
