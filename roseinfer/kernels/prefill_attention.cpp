@@ -53,13 +53,8 @@ inline V exp_nonpositive(V x) {
   const V t = x * 1.44269504088896341f;
   const V n = (t + 12582912.0f) - 12582912.0f;
   const V f = t - n;
-  V p = V{} + 1.5403530393381606e-4f;
-  p = p * f + 1.3333558146428443e-3f;
-  p = p * f + 9.6181291076284772e-3f;
-  p = p * f + 5.5504108664821580e-2f;
-  p = p * f + 2.4022650695910071e-1f;
-  p = p * f + 6.9314718055994531e-1f;
-  p = p * f + 1.0f;
+  V p = V{} + kExp2Poly[0];
+  for (int i = 1; i < 7; ++i) p = p * f + kExp2Poly[i];
   const I bits = (__builtin_convertvector(n, I) + 127) << 23;  // 2^n, n in [-126, 0]
   V scale;
   std::memcpy(&scale, &bits, sizeof(scale));
