@@ -1,10 +1,11 @@
 """One C++ kernel file (with the kernels' headers) at two git revisions, built side by side into
 one process and timed in turns. `linears`: small_batch_linear and int8_linear over SmolLM2's 120
 decode linears (random weights, 30 layers, DRAM-cold); `attention`: paged_decode_attention over
-30 layers' caches (random scattered blocks; fp32, bf16 and int8 caches), cold and warm.
+30 layers' caches (random scattered blocks; fp32, bf16 and int8 caches), cold and warm, for
+BxKEYS batches (default 1x135,1x500,32x135,32x500).
 
     .venv/bin/python benchmarks/kernel_ab.py linears a3cf196 WORKTREE 1,2,4,8,32
-    .venv/bin/python benchmarks/kernel_ab.py attention b14f4f3 WORKTREE
+    .venv/bin/python benchmarks/kernel_ab.py attention b14f4f3 WORKTREE [1x135,1x500,32x135]
 
 WORKTREE means the files as they are in this checkout.
 """
@@ -124,7 +125,7 @@ def linears(mods, rows):
             )
 
 
-def attention(mods):
+def attention(mods, shapes):
     heads, kv_heads, dim, bs = 9, 3, 64, 16
 
     def case(b, length, dtype, seed):
@@ -148,7 +149,7 @@ def attention(mods):
         slots = tables[:, (length - 1) // bs] * bs + (length - 1) % bs
         return q, k, v, kc, vc, slots, tables, lens, dim**-0.5, *scales
 
-    for b, length in ((1, 135), (1, 500), (32, 135), (32, 500)):
+    for b, length in shapes:
         for dtype in (torch.float32, torch.bfloat16, "int8"):
             layers = [case(b, length, dtype, seed) for seed in range(30)]
             fns = {
@@ -171,4 +172,5 @@ if __name__ == "__main__":
         if which == "linears":
             linears(mods, [int(r) for r in sys.argv[4].split(",")])
         else:
-            attention(mods)
+            shapes = sys.argv[4] if len(sys.argv) > 4 else "1x135,1x500,32x135,32x500"
+            attention(mods, [tuple(int(n) for n in s.split("x")) for s in shapes.split(",")])
