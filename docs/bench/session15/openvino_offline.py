@@ -9,7 +9,9 @@ dequantized to fp32 by transformers and exported by `optimum-cli export openvino
     optimum-cli export openvino --model HF_DIR --task text-generation-with-past \
         --weight-format fp16|int8 OV_DIR
     PYTHONPATH=. .venv/bin/python docs/bench/session15/workload_json.py > workload.json
-    /tmp/ovenv/bin/python docs/bench/session15/openvino_offline.py OV_DIR workload.json
+    /tmp/ovenv/bin/python docs/bench/session15/openvino_offline.py OV_DIR workload.json [N]
+
+With N, every request generates N tokens instead of its own count (N = 1: the prefill alone).
 """
 
 import json
@@ -39,7 +41,8 @@ def main() -> None:
 
     pipe.generate([ids(workload[0]["prompt"][:16])], [config(8)])  # warm-up, not counted
     prompts = [ids(r["prompt"]) for r in workload]
-    configs = [config(r["output_len"]) for r in workload]
+    n = int(sys.argv[3]) if len(sys.argv) > 3 else None
+    configs = [config(n or r["output_len"]) for r in workload]
     start = time.perf_counter()
     results = pipe.generate(prompts, configs)
     elapsed = time.perf_counter() - start
