@@ -195,41 +195,30 @@ inline float softmax_block(float* s, int64_t keys, float& m, float& l) {
 struct Layout {
   int64_t H, KVH, D, BS;
   int64_t q_stride;  // elements between q's rows (a view of the fused qkv output, say)
-  int64_t block_stride;  // elements between cache blocks: KVH * BS * D
   float scale;
 };
 
-// The cache of one layer: K/V blocks and, for an int8 cache, a scale per row
-// ([blocks, KVH, BS], nullptr otherwise).
+// Keys t0..t0 + n - 1 of one (sequence, KV head) as fp32: transposed into kt [D][KT] (zero past
+// n, so a row's scores there are 0 and ignored) and values as rows into v [n][D].
 template <typename C>
-struct Cache {
-  const C* k;
-  const C* v;
-  const float* k_scale;
-  const float* v_scale;
-};
-
-// Keys t0..t0 + n - 1 of KV head `kvh` as fp32: transposed into kt [D][KT] (zero past n, so a
-// row's scores there are 0 and ignored) and values as rows into v [n][D].
-template <typename C>
-void load_tile(const Cache<C>& c, const int64_t* table, int64_t t0, int64_t n, int64_t KT,
-               int64_t kvh, const Layout& L, float* kt, float* v) {
-  const int64_t D = L.D, BS = L.BS;
+void load_tile(const attention::KVView<C>& kv, int64_t t0, int64_t n, int64_t KT, int64_t D,
+               float* kt, float* v) {
+  const int64_t BS = kv.block_size;
   for (int64_t j = 0; j < KT; ++j) {
     if (j >= n) {  // past the tile's keys (and maybe past the sequence's table)
       for (int64_t d = 0; d < D; ++d) kt[d * KT + j] = 0.f;
       continue;
     }
-    const int64_t t = t0 + j, block = table[t / BS], row = t % BS;
-    const int64_t at = block * L.block_stride + kvh * BS * D;  // the head's rows of the block
+    const int64_t t = t0 + j, b = t / BS, row = t % BS;
+    const C* keys = kv.k_block(b);
+    const C* value = kv.v_block(b) + row * D;
     if constexpr (std::is_same_v<C, int8_t>) {
-      const int64_t s = (block * L.KVH + kvh) * BS + row;
-      const float ks = c.k_scale[s], vs = c.v_scale[s];
-      for (int64_t d = 0; d < D; ++d) kt[d * KT + j] = attention::int8_key(c.k + at, row, d, BS) * ks;
-      for (int64_t d = 0; d < D; ++d) v[j * D + d] = static_cast<float>(c.v[at + row * D + d]) * vs;
+      const float ks = kv.k_scales(b)[row], vs = kv.v_scales(b)[row];
+      for (int64_t d = 0; d < D; ++d) kt[d * KT + j] = attention::int8_key(keys, row, d, BS) * ks;
+      for (int64_t d = 0; d < D; ++d) v[j * D + d] = static_cast<float>(value[d]) * vs;
     } else {
-      for (int64_t d = 0; d < D; ++d) kt[d * KT + j] = to_float(c.k[at + row * D + d]);
-      for (int64_t d = 0; d < D; ++d) v[j * D + d] = to_float(c.v[at + row * D + d]);
+      for (int64_t d = 0; d < D; ++d) kt[d * KT + j] = to_float(keys[row * D + d]);
+      for (int64_t d = 0; d < D; ++d) v[j * D + d] = to_float(value[d]);
     }
   }
 }
@@ -237,7 +226,7 @@ void load_tile(const Cache<C>& c, const int64_t* table, int64_t t0, int64_t n, i
 // One task: queries [first, first + count) of a sequence (rows `q_row0`.. of q, at positions
 // pos0..), the G query heads of KV head `kvh`, against the sequence's keys 0..pos of each.
 template <typename T, typename C>
-void attend_tile(const T* q, T* out, const Cache<C>& cache, const int64_t* table, int64_t q_row0,
+void attend_tile(const T* q, T* out, const attention::KVView<C>& kv, int64_t q_row0,
                  int64_t count, int64_t pos0, int64_t kvh, const Layout& L, Scratch& w) {
   const int64_t G = L.H / L.KVH, D = L.D, BS = L.BS, rows = count * G;
   // Whole blocks per key tile where they divide it, else one block.
@@ -257,7 +246,7 @@ void attend_tile(const T* q, T* out, const Cache<C>& cache, const int64_t* table
   for (int64_t t0 = 0; t0 <= last; t0 += KT) {
     const int64_t n = std::min(KT, last + 1 - t0);  // keys of this tile anyone sees
     float* kt = w.kt.data();
-    load_tile(cache, table, t0, n, KT, kvh, L, kt, w.v.data());
+    load_tile(kv, t0, n, KT, D, kt, w.v.data());
     if (KT == kKeyTile)
       tile_scores<kKeyTile>(w.q.data(), kt, w.s.data(), rows, D);
     else if (KT == 16)
@@ -328,8 +317,7 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
   const int64_t* cl = ctx.data_ptr<int64_t>();
   TORCH_CHECK(qs[0] == 0 && qs[S] == q.size(0), "query_start_loc must run from 0 to n");
   const int64_t BS = k_cache.size(2), max_blocks = block_tables.size(1);
-  const Layout L{q.size(1), k_cache.size(1), q.size(2), BS, q.stride(0),
-                 k_cache.size(1) * BS * q.size(2), static_cast<float>(scale)};
+  const Layout L{q.size(1), k_cache.size(1), q.size(2), BS, q.stride(0), static_cast<float>(scale)};
   // Tasks (sequence, KV head, query tile); the tiles of later queries see more keys, so the
   // list runs longest first and each thread takes the next task when it is free.
   struct Task {
@@ -356,7 +344,11 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
     T* op = out.data_ptr<T>();
     const int64_t num_tasks = static_cast<int64_t>(tasks.size());
     const int64_t workers = std::min<int64_t>(at::get_num_threads(), num_tasks);
-    auto attend = [&](const auto& cache) {
+    // k, v: the cache's blocks; k_scales, v_scales: an int8 cache's row scales, else nullptr.
+    auto attend = [&](const auto* k, const auto* v, const float* k_scales,
+                      const float* v_scales) {
+      using C = std::remove_const_t<std::remove_pointer_t<decltype(k)>>;
+      const int64_t head_rows = BS * L.D, block_stride = L.KVH * head_rows;
       std::atomic<int64_t> next{0};
       at::parallel_for(0, workers, 1, [&](int64_t, int64_t) {
         Scratch scratch;
@@ -364,16 +356,25 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
           const Task& task = tasks[t];
           const int64_t len = qs[task.seq + 1] - qs[task.seq];
           const int64_t pos0 = cl[task.seq] - len + task.first;  // the first query's position
-          attend_tile(qp, op, cache, tables + task.seq * max_blocks, qs[task.seq] + task.first,
-                      task.count, pos0, task.kvh, L, scratch);
+          const int64_t h = task.kvh;
+          const attention::KVView<C> kv{k + h * head_rows,
+                                        v + h * head_rows,
+                                        k_scales == nullptr ? nullptr : k_scales + h * BS,
+                                        v_scales == nullptr ? nullptr : v_scales + h * BS,
+                                        tables + task.seq * max_blocks,
+                                        cl[task.seq],
+                                        BS,
+                                        block_stride,
+                                        L.KVH * BS};
+          attend_tile(qp, op, kv, qs[task.seq] + task.first, task.count, pos0, h, L, scratch);
         }
       });
     };
     if (int8_cache)
-      attend(Cache<int8_t>{k_cache.data_ptr<int8_t>(), v_cache.data_ptr<int8_t>(),
-                           k_scale->data_ptr<float>(), v_scale->data_ptr<float>()});
+      attend(k_cache.data_ptr<int8_t>(), v_cache.data_ptr<int8_t>(), k_scale->data_ptr<float>(),
+             v_scale->data_ptr<float>());
     else
-      attend(Cache<T>{k_cache.data_ptr<T>(), v_cache.data_ptr<T>(), nullptr, nullptr});
+      attend(k_cache.data_ptr<T>(), v_cache.data_ptr<T>(), nullptr, nullptr);
   });
   return out;
 }
