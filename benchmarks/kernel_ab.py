@@ -2,10 +2,13 @@
 one process and timed in turns. `linears`: small_batch_linear and int8_linear over SmolLM2's 120
 decode linears (random weights, 30 layers, DRAM-cold); `attention`: paged_decode_attention over
 30 layers' caches (random scattered blocks; fp32, bf16 and int8 caches), cold and warm, for
-BxKEYS batches (default 1x135,1x500,32x135,32x500).
+BxKEYS batches (default 1x135,1x500,32x135,32x500); `prefill`: paged_prefill_attention over 30
+layers for SxQ@C steps (S sequences of Q new tokens in C; the cached blocks shared, as after a
+prefix-cache hit; `benchmarks/prefill_attention.py`'s shapes), fp32, bf16 and int8 caches.
 
     .venv/bin/python benchmarks/kernel_ab.py linears a3cf196 WORKTREE 1,2,4,8,32
     .venv/bin/python benchmarks/kernel_ab.py attention b14f4f3 WORKTREE [1x135,1x500,32x135]
+    .venv/bin/python benchmarks/kernel_ab.py prefill 9bc641d WORKTREE [1x512@2000,16x32@1024]
 
 WORKTREE means the files as they are in this checkout.
 """
@@ -18,6 +21,7 @@ import tempfile
 import time
 
 import torch
+from prefill_attention import block_tables, parse_shape
 from torch.utils.cpp_extension import load
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -39,6 +43,14 @@ torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
     torch::Tensor block_tables, torch::Tensor context_lens, double scale,
     c10::optional<torch::Tensor> k_scale, c10::optional<torch::Tensor> v_scale);""",
         'm.def("attn", &roseinfer::paged_decode_attention);',
+    ),
+    "prefill": (
+        "prefill_attention.cpp",
+        """torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
+    torch::Tensor v_cache, torch::Tensor block_tables, torch::Tensor query_start_loc,
+    torch::Tensor context_lens, double scale, c10::optional<torch::Tensor> k_scale,
+    c10::optional<torch::Tensor> v_scale);""",
+        'm.def("attn", &roseinfer::paged_prefill_attention);',
     ),
 }
 
@@ -165,12 +177,57 @@ def attention(mods, shapes):
                 )
 
 
+def prefill(mods, shapes):
+    heads, kv_heads, dim, bs, layers = 9, 3, 64, 16, 30
+    for seqs, queries, context in shapes:
+        g = torch.Generator().manual_seed(0)
+        tables = block_tables(seqs, queries, context, shared=True)
+        nb = int(tables.max()) + 1
+        qsl, lens = torch.arange(seqs + 1) * queries, torch.full((seqs,), context)
+        for dtype in (torch.float32, torch.bfloat16, "int8"):
+            scales = [(None, None)] * layers
+            if dtype == "int8":  # contents random: the kernel's time does not care
+                dtype = torch.bfloat16
+                caches = [
+                    tuple(
+                        torch.randint(-127, 128, (nb, kv_heads, bs, dim), dtype=torch.int8,
+                                      generator=g)
+                        for _ in range(2)
+                    )
+                    for _ in range(layers)
+                ]  # fmt: skip
+                scales = [
+                    tuple(torch.rand(nb, kv_heads, bs, generator=g) / 64 for _ in range(2))
+                    for _ in range(layers)
+                ]
+                name = "int8"
+            else:
+                caches = [
+                    tuple(torch.randn(nb, kv_heads, bs, dim, generator=g).to(dtype)
+                          for _ in range(2))
+                    for _ in range(layers)
+                ]  # fmt: skip
+                name = str(dtype).removeprefix("torch.")
+            q = torch.randn(seqs * queries, heads, dim, generator=g).to(dtype)
+            args = [
+                (q, *c, tables, qsl, lens, dim**-0.5, *s)
+                for c, s in zip(caches, scales, strict=True)
+            ]
+            res = turns(mods, {"": lambda mod, args=args: [mod.attn(*a) for a in args]}, 6)
+            for rev in mods:
+                print(f"{seqs}x{queries}@{context} {name:>8} {rev:>9}: "
+                      f"{res[(rev, '')] * 1e3:7.1f} ms", flush=True)  # fmt: skip
+
+
 if __name__ == "__main__":
     which, base, new = sys.argv[1:4]
     with tempfile.TemporaryDirectory() as tmp:
         mods = {rev: build(which, rev, tmp) for rev in (base, new)}
         if which == "linears":
             linears(mods, [int(r) for r in sys.argv[4].split(",")])
+        elif which == "prefill":
+            shapes = sys.argv[4] if len(sys.argv) > 4 else "1x512@512,1x512@2000,16x32@1024"
+            prefill(mods, [parse_shape(s) for s in shapes.split(",")])
         else:
             shapes = sys.argv[4] if len(sys.argv) > 4 else "1x135,1x500,32x135,32x500"
             attention(mods, [tuple(int(n) for n in s.split("x")) for s in shapes.split(",")])

@@ -4,9 +4,12 @@
 // (flash attention's order), so a chunk that follows cached tokens (a prefix-cache hit, the
 // later chunks of a long prompt) pays for its own queries only.
 //
-// GCC's vector extensions over fixed-size tiles: the same source runs AVX2 on one CPU and
-// AVX-512 on another (-march=native). Caches of the queries' dtype or int8 (each key tile is
-// widened to fp32 once per task, an int8 row times its scale).
+// A task's query rows lie along the vectors' lanes (its queries transposed once), so each key
+// or value element is broadcast from its row in the cache (no per-tile transposition) and the
+// softmax keeps every row's max and sum in registers. GCC's vector extensions over fixed-size
+// tiles: the same source runs AVX2 on one CPU and AVX-512 on another (-march=native). Caches of
+// the queries' dtype or int8: fp32 rows are read in place, the others widened to fp32 once per
+// key tile and task (an int8 row times its scale).
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -28,11 +31,16 @@ constexpr int64_t kKeyTile = 64;  // keys per step of the online softmax (whole 
 
 // GCC's vector extensions: one register of floats, 16 lanes with AVX-512 and 8 otherwise (two
 // SSE halves where the CPU has no AVX): the same source for every x86 CPU this builds on.
+// The products' register tiles: kRowVecs registers of query rows by kKeyBlock keys (scores) or
+// by kDimBlock head dims (outputs), as many accumulators as the register file leaves room for.
 #if defined(__AVX512F__)
 constexpr int64_t kLanes = 16;
+constexpr int kRowVecs = 2, kKeyBlock = 8, kDimBlock = 8;
 #else
 constexpr int64_t kLanes = 8;
+constexpr int kRowVecs = 2, kKeyBlock = 6, kDimBlock = 6;
 #endif
+constexpr int64_t kRowBlock = kRowVecs * kLanes;  // a task's rows are padded to a multiple
 typedef float vfloat __attribute__((vector_size(kLanes * sizeof(float))));
 typedef int32_t vint __attribute__((vector_size(kLanes * sizeof(int32_t))));
 
@@ -42,154 +50,177 @@ inline vfloat vload(const float* p) {
   return v;
 }
 inline void vstore(float* p, vfloat v) { std::memcpy(p, &v, sizeof(v)); }
-inline vfloat vsplat(float x) { return vfloat{} + x; }
+// x in every lane, by one broadcast. (`vfloat{} + x` keeps an add: 0 + x is not x for x = -0;
+// a lane-by-lane fill compiles to inserts.)
+inline vfloat vsplat(float x) {
+#if defined(__AVX512F__)
+  return (vfloat)_mm512_set1_ps(x);
+#elif defined(__AVX__)
+  return (vfloat)_mm256_set1_ps(x);
+#else
+  return x - vfloat{};  // x - (+0) is x for every x, so this folds to the broadcast
+#endif
+}
 
 // e^x for x <= 0 (scores minus their row's max), as exp16 computes it: 2^n * 2^f with 2^f by
 // its degree-6 Taylor polynomial (relative error < 2e-7), n rounded to nearest by adding and
 // taking away 1.5 * 2^23 (exact for |x| < 2^22); x clamped to -87, where e^x is still normal.
-template <typename V, typename I>
-inline V exp_nonpositive(V x) {
-  x = x < -87.0f ? V{} - 87.0f : x;
-  const V t = x * 1.44269504088896341f;
-  const V n = (t + 12582912.0f) - 12582912.0f;
-  const V f = t - n;
-  V p = V{} + kExp2Poly[0];
+inline vfloat exp_nonpositive(vfloat x) {
+  x = x < -87.0f ? vfloat{} - 87.0f : x;
+  const vfloat t = x * 1.44269504088896341f;
+  const vfloat n = (t + 12582912.0f) - 12582912.0f;
+  const vfloat f = t - n;
+  vfloat p = vfloat{} + kExp2Poly[0];
   for (int i = 1; i < 7; ++i) p = p * f + kExp2Poly[i];
-  const I bits = (__builtin_convertvector(n, I) + 127) << 23;  // 2^n, n in [-126, 0]
-  V scale;
+  const vint bits = (__builtin_convertvector(n, vint) + 127) << 23;  // 2^n, n in [-126, 0]
+  vfloat scale;
   std::memcpy(&scale, &bits, sizeof(scale));
   return p * scale;
 }
-inline float exp_nonpositive(float x) {
-  typedef float v1 __attribute__((vector_size(sizeof(float))));
-  typedef int32_t i1 __attribute__((vector_size(sizeof(int32_t))));
-  return exp_nonpositive<v1, i1>(v1{x})[0];
-}
 
-// A task's scratch: its queries (scaled), accumulators and the current key block, all fp32.
+// A task's scratch, fp32, query rows along the vectors' lanes (the rows padded to kRowBlock):
+// its scaled queries and outputs transposed ([D][RP]), the rows' running max and sum, a key
+// tile's scores and then weights ([keys][RP]), and key/value rows widened from the cache where
+// it does not hold fp32.
 struct Scratch {
-  std::vector<float> q, o, m, l, kt, v, s;
-  std::vector<int64_t> seen;
-  void size(int64_t rows, int64_t D, int64_t KT) {
-    q.resize(rows * D);
-    o.resize(rows * D);
-    m.resize(rows);
-    l.resize(rows);
-    kt.resize(D * KT);
-    v.resize(KT * D);
-    s.resize(rows * KT);
-    seen.resize(rows);
+  std::vector<float> qt, ot, m, l, pos, st, k, v, zero;
+  std::vector<const float*> krow, vrow;
+  void size(int64_t RP, int64_t D, int64_t KP) {
+    qt.resize(D * RP);
+    ot.resize(D * RP);
+    m.resize(RP);
+    l.resize(RP);
+    pos.resize(RP);
+    st.resize(KP * RP);
+    k.resize(KP * D);
+    v.resize(KP * D);
+    zero.assign(D, 0.f);
+    krow.resize(KP);
+    vrow.resize(KP);
   }
 };
 
-// Scores of `rows` query rows against a tile of KT keys: s[r][j] = q[r] . k[j], k held
-// transposed (kt[d][j]) so that a register holds a row's scores of kLanes keys. 16 keys and RB
-// rows at a time: RB * 16 / kLanes accumulators, each load of kt shared by RB rows.
-template <int64_t KT>
-void tile_scores(const float* __restrict q, const float* __restrict kt, float* __restrict s,
-                 int64_t rows, int64_t D) {
-  constexpr int64_t NJ = 16 / kLanes, RB = kLanes == 8 ? 6 : 8;
-  static_assert(KT % 16 == 0);
-  for (int64_t c = 0; c < KT; c += 16) {
-    int64_t r = 0;
-    for (; r + RB <= rows; r += RB) {
-      vfloat acc[RB][NJ] = {};
-      for (int64_t d = 0; d < D; ++d) {
-        vfloat k[NJ];
-        for (int64_t j = 0; j < NJ; ++j) k[j] = vload(kt + d * KT + c + j * kLanes);
-        for (int64_t i = 0; i < RB; ++i) {
-          const vfloat qd = vsplat(q[(r + i) * D + d]);
-          for (int64_t j = 0; j < NJ; ++j) acc[i][j] += qd * k[j];
-        }
-      }
-      for (int64_t i = 0; i < RB; ++i)
-        for (int64_t j = 0; j < NJ; ++j) vstore(s + (r + i) * KT + c + j * kLanes, acc[i][j]);
+// Scores of kKeyBlock keys against kRowBlock query rows from row c:
+// st[j][c + r] = sum over d of key[j][d] * qt[d][c + r], each key element broadcast from its row
+// (in place in an fp32 cache), each load of the queries shared by the kKeyBlock keys.
+inline void key_block_scores(const float* __restrict qt, int64_t RP, const float* const* key,
+                             float* __restrict st, int64_t D, int64_t c) {
+  vfloat acc[kKeyBlock][kRowVecs] = {};
+  for (int64_t d = 0; d < D; ++d) {
+    vfloat q[kRowVecs];
+    for (int r = 0; r < kRowVecs; ++r) q[r] = vload(qt + d * RP + c + r * kLanes);
+    for (int j = 0; j < kKeyBlock; ++j) {
+      const vfloat kd = vsplat(key[j][d]);
+      for (int r = 0; r < kRowVecs; ++r) acc[j][r] += kd * q[r];
     }
-    for (; r < rows; ++r) {
-      vfloat acc[NJ] = {};
-      for (int64_t d = 0; d < D; ++d) {
-        const vfloat qd = vsplat(q[r * D + d]);
-        for (int64_t j = 0; j < NJ; ++j) acc[j] += qd * vload(kt + d * KT + c + j * kLanes);
-      }
-      for (int64_t j = 0; j < NJ; ++j) vstore(s + r * KT + c + j * kLanes, acc[j]);
+  }
+  for (int j = 0; j < kKeyBlock; ++j)
+    for (int r = 0; r < kRowVecs; ++r) vstore(st + j * RP + c + r * kLanes, acc[j][r]);
+}
+
+// ot[d0 + i][c + r] += sum over j < n of value[j][d0 + i] * st[j][c + r] for DB dims: each load
+// of a key's weights shared by the DB dims.
+template <int DB>
+inline void dim_block_values(const float* __restrict st, int64_t RP, const float* const* value,
+                             int64_t n, float* __restrict ot, int64_t c, int64_t d0) {
+  vfloat acc[DB][kRowVecs];
+  for (int i = 0; i < DB; ++i)
+    for (int r = 0; r < kRowVecs; ++r) acc[i][r] = vload(ot + (d0 + i) * RP + c + r * kLanes);
+  for (int64_t j = 0; j < n; ++j) {
+    vfloat p[kRowVecs];
+    for (int r = 0; r < kRowVecs; ++r) p[r] = vload(st + j * RP + c + r * kLanes);
+    const float* vj = value[j] + d0;
+    for (int i = 0; i < DB; ++i) {
+      const vfloat x = vsplat(vj[i]);
+      for (int r = 0; r < kRowVecs; ++r) acc[i][r] += x * p[r];
     }
+  }
+  for (int i = 0; i < DB; ++i)
+    for (int r = 0; r < kRowVecs; ++r) vstore(ot + (d0 + i) * RP + c + r * kLanes, acc[i][r]);
+}
+
+// The online softmax of kLanes rows from row c over a tile's n keys at positions t0..: scores
+// into weights exp(s - new max) in place, zero past a row's own position where `causal`
+// (the tile reaches past the first row's position); each row's max m and sum l updated and its
+// outputs rescaled as the max grows.
+inline void softmax_rows(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int64_t t0,
+                         bool causal) {
+  const vfloat pos = vload(w.pos.data() + c) - static_cast<float>(t0);  // last key seen, in tile
+  const vfloat m = vload(w.m.data() + c);
+  float* s = w.st.data() + c;
+  vfloat mx = m;
+  for (int64_t j = 0; j < n; ++j) {
+    vfloat x = vload(s + j * RP);
+    if (causal) x = static_cast<float>(j) <= pos ? x : vfloat{} - INFINITY;
+    mx = x > mx ? x : mx;
+  }
+  const vfloat alpha = exp_nonpositive(m - mx);  // ~0 for the first tile: m = -inf
+  vfloat sum = {};
+  for (int64_t j = 0; j < n; ++j) {
+    vfloat e = exp_nonpositive(vload(s + j * RP) - mx);
+    if (causal) e = static_cast<float>(j) <= pos ? e : vfloat{};
+    vstore(s + j * RP, e);
+    sum += e;
+  }
+  vstore(w.l.data() + c, vload(w.l.data() + c) * alpha + sum);
+  vstore(w.m.data() + c, mx);
+  for (int64_t d = 0; d < D; ++d) {
+    float* o = w.ot.data() + d * RP + c;
+    vstore(o, vload(o) * alpha);
   }
 }
 
-// o[r] += sum over j < n[r] of p[r][j] v[j] (p is 0 from n[r] on): two rows at a time share each
-// load of a value row, over four registers of their outputs at a time.
-template <int64_t D>
-void add_values(const float* __restrict p, const float* __restrict v, float* __restrict o,
-                int64_t rows, int64_t BS, const int64_t* __restrict n) {
-  constexpr int64_t ND = D / kLanes, VB = ND < 4 ? ND : 4;
-  static_assert(ND % VB == 0);
-  int64_t r = 0;
-  for (; r + 2 <= rows; r += 2) {
-    const int64_t keys = std::max(n[r], n[r + 1]);
-    for (int64_t c = 0; c < ND; c += VB) {
-      vfloat acc[2][VB];
-      for (int64_t i = 0; i < 2; ++i)
-        for (int64_t b = 0; b < VB; ++b) acc[i][b] = vload(o + (r + i) * D + (c + b) * kLanes);
-      for (int64_t j = 0; j < keys; ++j) {
-        const vfloat p0 = vsplat(p[r * BS + j]), p1 = vsplat(p[(r + 1) * BS + j]);
-        for (int64_t b = 0; b < VB; ++b) {
-          const vfloat x = vload(v + j * D + (c + b) * kLanes);
-          acc[0][b] += p0 * x;
-          acc[1][b] += p1 * x;
-        }
-      }
-      for (int64_t i = 0; i < 2; ++i)
-        for (int64_t b = 0; b < VB; ++b) vstore(o + (r + i) * D + (c + b) * kLanes, acc[i][b]);
+// dst[0, n) = src[0, n) widened to fp32, times `scale`.
+template <typename C>
+inline void widen_row(const C* src, int64_t n, float scale, float* dst) {
+  int64_t d = 0;
+#if defined(ROSEINFER_VECF)
+  for (; d + kVecLanes <= n; d += kVecLanes)
+    vstore(dst + d, static_cast<vfloat>(vec_load(src + d)) * scale);
+#endif
+  for (; d < n; ++d) dst[d] = to_float(src[d]) * scale;
+}
+
+// Row `row` of an int8 cache block's keys ([D/4][block_size][4], each byte plus 128) as D fp32
+// values times `scale`: 4 inputs at a time.
+inline void widen_int8_key(const int8_t* block, int64_t row, int64_t D, int64_t BS, float scale,
+                           float* dst) {
+  typedef int8_t v4i8 __attribute__((vector_size(4)));
+  typedef float v4f __attribute__((vector_size(4 * sizeof(float))));
+  for (int64_t d = 0; d < D; d += 4) {
+    v4i8 b;
+    std::memcpy(&b, block + attention::int8_key_at(row, d, BS), sizeof(b));
+    const v4f x = __builtin_convertvector(b ^ static_cast<int8_t>(-128), v4f) * scale;
+    std::memcpy(dst + d, &x, sizeof(x));
+  }
+}
+
+// Key and value rows t0..t0 + n - 1 of one (sequence, KV head) as fp32 rows: pointers into the
+// cache where it holds fp32, else rows widened into the scratch (an int8 row times its scale).
+template <typename C>
+void tile_rows(const attention::KVView<C>& kv, int64_t t0, int64_t n, int64_t D, Scratch& w) {
+  const int64_t BS = kv.block_size;
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t t = t0 + j, b = t / BS, row = t % BS;
+    const C* keys = kv.k_block(b);
+    const C* value = kv.v_block(b) + row * D;
+    if constexpr (std::is_same_v<C, float>) {
+      w.krow[j] = keys + row * D;
+      w.vrow[j] = value;
+      continue;
     }
-  }
-  for (; r < rows; ++r) {
-    vfloat acc[ND];
-    for (int64_t i = 0; i < ND; ++i) acc[i] = vload(o + r * D + i * kLanes);
-    for (int64_t j = 0; j < n[r]; ++j) {
-      const vfloat pj = vsplat(p[r * BS + j]);
-      for (int64_t i = 0; i < ND; ++i) acc[i] += pj * vload(v + j * D + i * kLanes);
+    float* k = w.k.data() + j * D;
+    float* v = w.v.data() + j * D;
+    if constexpr (std::is_same_v<C, int8_t>) {
+      widen_int8_key(keys, row, D, BS, kv.k_scales(b)[row], k);
+      widen_row(value, D, kv.v_scales(b)[row], v);
+    } else {
+      widen_row(keys + row * D, D, 1.f, k);
+      widen_row(value, D, 1.f, v);
     }
-    for (int64_t i = 0; i < ND; ++i) vstore(o + r * D + i * kLanes, acc[i]);
+    w.krow[j] = k;
+    w.vrow[j] = v;
   }
-}
-
-// The run-time sized versions, for other block sizes and head dims.
-void block_scores_any(const float* q, const float* kt, float* s, int64_t rows, int64_t D,
-                      int64_t BS) {
-  for (int64_t r = 0; r < rows; ++r) {
-    float* sr = s + r * BS;
-    std::fill(sr, sr + BS, 0.f);
-    for (int64_t d = 0; d < D; ++d)
-      for (int64_t j = 0; j < BS; ++j) sr[j] += q[r * D + d] * kt[d * BS + j];
-  }
-}
-
-void add_values_any(const float* p, const float* v, float* o, int64_t rows, int64_t D,
-                    int64_t BS, const int64_t* n) {
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t j = 0; j < n[r]; ++j)
-      for (int64_t d = 0; d < D; ++d) o[r * D + d] += p[r * BS + j] * v[j * D + d];
-}
-
-// One row's scores of this block (keys < `keys` valid) into exp(s - new max), in place; the
-// row's running max and sum, and its outputs' rescale factor (returned).
-inline float softmax_block(float* s, int64_t keys, float& m, float& l) {
-  float mx = m;
-  for (int64_t j = 0; j < keys; ++j) mx = std::max(mx, s[j]);
-  const float alpha = exp_nonpositive(m - mx);  // ~0 for the first block: m = -inf
-  float sum = 0.f;
-  int64_t j = 0;
-  vfloat sums = {};
-  for (; j + kLanes <= keys; j += kLanes) {
-    const vfloat e = exp_nonpositive<vfloat, vint>(vload(s + j) - mx);
-    vstore(s + j, e);
-    sums += e;
-  }
-  for (int64_t i = 0; i < kLanes; ++i) sum += sums[i];
-  for (; j < keys; ++j) sum += (s[j] = exp_nonpositive(s[j] - mx));
-  l = l * alpha + sum;
-  m = mx;
-  return alpha;
 }
 
 struct Layout {
@@ -198,88 +229,59 @@ struct Layout {
   float scale;
 };
 
-// Keys t0..t0 + n - 1 of one (sequence, KV head) as fp32: transposed into kt [D][KT] (zero past
-// n, so a row's scores there are 0 and ignored) and values as rows into v [n][D].
-template <typename C>
-void load_tile(const attention::KVView<C>& kv, int64_t t0, int64_t n, int64_t KT, int64_t D,
-               float* kt, float* v) {
-  const int64_t BS = kv.block_size;
-  for (int64_t j = 0; j < KT; ++j) {
-    if (j >= n) {  // past the tile's keys (and maybe past the sequence's table)
-      for (int64_t d = 0; d < D; ++d) kt[d * KT + j] = 0.f;
-      continue;
-    }
-    const int64_t t = t0 + j, b = t / BS, row = t % BS;
-    const C* keys = kv.k_block(b);
-    const C* value = kv.v_block(b) + row * D;
-    if constexpr (std::is_same_v<C, int8_t>) {
-      const float ks = kv.k_scales(b)[row], vs = kv.v_scales(b)[row];
-      for (int64_t d = 0; d < D; ++d) kt[d * KT + j] = attention::int8_key(keys, row, d, BS) * ks;
-      for (int64_t d = 0; d < D; ++d) v[j * D + d] = static_cast<float>(value[d]) * vs;
-    } else {
-      for (int64_t d = 0; d < D; ++d) kt[d * KT + j] = to_float(keys[row * D + d]);
-      for (int64_t d = 0; d < D; ++d) v[j * D + d] = to_float(value[d]);
-    }
-  }
-}
-
 // One task: queries [first, first + count) of a sequence (rows `q_row0`.. of q, at positions
 // pos0..), the G query heads of KV head `kvh`, against the sequence's keys 0..pos of each.
+// Rows along the lanes: a key element is broadcast to them from its row in place, and the
+// softmax runs down each tile's keys with every row's max and sum in a register.
 template <typename T, typename C>
 void attend_tile(const T* q, T* out, const attention::KVView<C>& kv, int64_t q_row0,
                  int64_t count, int64_t pos0, int64_t kvh, const Layout& L, Scratch& w) {
   const int64_t G = L.H / L.KVH, D = L.D, BS = L.BS, rows = count * G;
-  // Whole blocks per key tile where they divide it, else one block.
+  const int64_t RP = (rows + kRowBlock - 1) / kRowBlock * kRowBlock;
+  // Whole blocks per key tile where they divide it, else one block; rounded up to whole key
+  // blocks of the scores, whose extra keys read zeros.
   const int64_t KT = kKeyTile % BS == 0 ? kKeyTile : BS;
-  w.size(rows, D, KT);
-  // row r = i * G + g: query i of the tile, head kvh * G + g
+  const int64_t KP = (KT + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
+  w.size(RP, D, KP);
+  // row r = i * G + g: query i of the tile, head kvh * G + g; the padding rows repeat the last
+  // row's position and have zero queries (their outputs are dropped).
+  std::fill(w.qt.begin(), w.qt.end(), 0.f);
   for (int64_t i = 0; i < count; ++i)
     for (int64_t g = 0; g < G; ++g) {
       const T* src = q + (q_row0 + i) * L.q_stride + (kvh * G + g) * D;
-      float* dst = w.q.data() + (i * G + g) * D;
-      for (int64_t d = 0; d < D; ++d) dst[d] = to_float(src[d]) * L.scale;
+      for (int64_t d = 0; d < D; ++d) w.qt[d * RP + i * G + g] = to_float(src[d]) * L.scale;
     }
-  std::fill(w.o.begin(), w.o.end(), 0.f);
+  for (int64_t r = 0; r < RP; ++r) w.pos[r] = static_cast<float>(pos0 + std::min(r, rows - 1) / G);
+  std::fill(w.ot.begin(), w.ot.end(), 0.f);
   std::fill(w.m.begin(), w.m.end(), -std::numeric_limits<float>::infinity());
   std::fill(w.l.begin(), w.l.end(), 0.f);
   const int64_t last = pos0 + count - 1;  // the tile's last query sees keys 0..last
   for (int64_t t0 = 0; t0 <= last; t0 += KT) {
     const int64_t n = std::min(KT, last + 1 - t0);  // keys of this tile anyone sees
-    float* kt = w.kt.data();
-    load_tile(kv, t0, n, KT, D, kt, w.v.data());
-    if (KT == kKeyTile)
-      tile_scores<kKeyTile>(w.q.data(), kt, w.s.data(), rows, D);
-    else if (KT == 16)
-      tile_scores<16>(w.q.data(), kt, w.s.data(), rows, D);
-    else
-      block_scores_any(w.q.data(), kt, w.s.data(), rows, D, KT);
-    // The online softmax: each row's running max m, sum l and output o rescaled as m grows.
-    for (int64_t r = 0; r < rows; ++r) {
-      const int64_t pos = pos0 + r / G;
-      const int64_t keys = std::min(n, pos - t0 + 1);  // causal: keys up to pos
-      w.seen[r] = std::max<int64_t>(keys, 0);
-      float* row = w.s.data() + r * KT;
-      std::fill(row + w.seen[r], row + KT, 0.f);  // no weight past the row's own position
-      if (keys <= 0) continue;
-      const float alpha = softmax_block(row, keys, w.m[r], w.l[r]);
-      if (alpha != 1.f) {
-        float* o = w.o.data() + r * D;
-        for (int64_t d = 0; d < D; ++d) o[d] *= alpha;
-      }
+    tile_rows(kv, t0, n, D, w);
+    const int64_t nk = (n + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
+    std::fill(w.krow.begin() + n, w.krow.begin() + nk, w.zero.data());
+    for (int64_t c = 0; c < RP; c += kRowBlock)
+      for (int64_t j = 0; j < nk; j += kKeyBlock)
+        key_block_scores(w.qt.data(), RP, w.krow.data() + j, w.st.data() + j * RP, D, c);
+    const bool causal = t0 + n - 1 > pos0;  // some row's position is before the tile's end
+    for (int64_t c = 0; c < RP; c += kLanes) softmax_rows(w, RP, D, c, n, t0, causal);
+    for (int64_t c = 0; c < RP; c += kRowBlock) {
+      int64_t d = 0;
+      for (; d + kDimBlock <= D; d += kDimBlock)
+        dim_block_values<kDimBlock>(w.st.data(), RP, w.vrow.data(), n, w.ot.data(), c, d);
+      for (; d + 4 <= D; d += 4)
+        dim_block_values<4>(w.st.data(), RP, w.vrow.data(), n, w.ot.data(), c, d);
+      for (; d < D; ++d)
+        dim_block_values<1>(w.st.data(), RP, w.vrow.data(), n, w.ot.data(), c, d);
     }
-    if (D == 64)
-      add_values<64>(w.s.data(), w.v.data(), w.o.data(), rows, KT, w.seen.data());
-    else if (D == 128)
-      add_values<128>(w.s.data(), w.v.data(), w.o.data(), rows, KT, w.seen.data());
-    else
-      add_values_any(w.s.data(), w.v.data(), w.o.data(), rows, D, KT, w.seen.data());
   }
   for (int64_t i = 0; i < count; ++i)
     for (int64_t g = 0; g < G; ++g) {
       const int64_t r = i * G + g;
       const float inv = 1.f / w.l[r];
       T* dst = out + ((q_row0 + i) * L.H + kvh * G + g) * D;
-      for (int64_t d = 0; d < D; ++d) dst[d] = static_cast<T>(w.o[r * D + d] * inv);
+      for (int64_t d = 0; d < D; ++d) dst[d] = static_cast<T>(w.ot[d * RP + r] * inv);
     }
 }
 
