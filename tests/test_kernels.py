@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from roseinfer.backends import BackendOptions, CpuBackend, TorchBackend
-from roseinfer.backends.cpu_attention import KernelPagedAttention, KernelPrefill, PrefillChunks
+from roseinfer.backends.cpu_attention import KernelPagedAttention, KernelPrefill
 from roseinfer.backends.cpu_linear import (
     AMX_ROWS,
     AVX2_KERNEL_ROWS,
@@ -279,7 +279,8 @@ def test_int8_cache_long_context_of_extreme_values(kernels):
 
 
 def test_mixed_decode_and_prefill_step_matches_the_reference_backend(kernels):
-    """Decodes go through the kernel, the prefill chunk through SDPA, in one forward."""
+    """Decodes through the decode kernel, the prefill chunk through the prefill kernel, in one
+    forward."""
     torch.manual_seed(1)
     block_size, heads, kv_heads, head_dim = 4, 4, 2, 64
     k_cache = torch.randn(64, kv_heads, block_size, head_dim)
@@ -805,19 +806,20 @@ def _chunk_meta(chunks: list[tuple[int, int]], block_size: int = 4) -> Attention
         ),  # a decode, a fresh prompt, a chunk after a prefix
         ([(0, 70)], "per_token"),  # the served workload's prompt
         ([(0, 70)] * 7, "per_token"),  # a wave of prompts: 490 tokens, 17k keys
-        ([(0, 320)], "sdpa"),  # one long prompt: 51k keys, more than PER_TOKEN_MAX_KEYS
-        ([(900, 60)], "sdpa"),  # few tokens deep in a context: too many keys, 60 > 32 queries
-        # Questions after a shared prefix, beside a decode: 74k keys, at most 32 tokens each.
+        ([(0, 320)], "prefill_kernel"),  # one long prompt: 51k keys, past PER_TOKEN_MAX_KEYS
+        ([(900, 60)], "prefill_kernel"),  # few tokens deep in a context: too many keys
+        # Questions after a shared prefix, beside a decode: 74k keys.
         ([(9, 1), (600, 30), (601, 29), (603, 31), (602, 32)], "prefill_kernel"),
-        ([(1000, 32), (1000, 33)], "sdpa"),  # one chunk of 33 tokens: the whole step on SDPA
+        ([(1000, 32), (1000, 33)], "prefill_kernel"),  # tiles of 32 queries and of 1
+        ([(9, 1), (0, 300), (40, 100)], "prefill_kernel"),  # a decode, a fresh prompt, a chunk
     ],
 )
 def test_prefill_steps_take_their_path_and_match_the_reference_backend(
     kernels, chunks, path, cache_dtype
 ):
     """Each step's prefill chunks go one way: every token through the decode kernel (few keys
-    in all), the prefill kernel (short chunks), or SDPA over the gathered blocks; all three
-    attend as the reference backend does and write the same cache slots."""
+    in all) or the chunks through the prefill kernel; both attend as the reference backend
+    (SDPA over the gathered blocks) does and write the same cache slots."""
     torch.manual_seed(3)
     heads, kv_heads, head_dim = 6, 2, 64
     meta = _chunk_meta(chunks)
@@ -835,7 +837,6 @@ def test_prefill_steps_take_their_path_and_match_the_reference_backend(
     taken = (
         "per_token" if step.per_token
         else "prefill_kernel" if isinstance(step.prefill, KernelPrefill)
-        else "sdpa" if isinstance(step.prefill, PrefillChunks)
         else "decode"
     )  # fmt: skip
     assert taken == path

@@ -1,11 +1,12 @@
 """The `cpu` backend's paged attention: the C++ decode kernel
 (`roseinfer/kernels/paged_attention.cpp`, its kernels per instruction set in `attention_*.h`),
 which reads each sequence's keys and values in place from the paged cache: no gathered copy, no
-mask, one call per layer. Prefill chunks of a few tokens each (`PREFILL_KERNEL_MAX_QUERIES`: the
-questions after a shared prefix) go through the C++ prefill kernel (`prefill_attention.cpp`),
-which reads the blocks in place too; longer chunks keep the reference path, whose SDPA is faster
-per query once its gathered copy is shared by many; steps with few keys in all
-(`PER_TOKEN_MAX_KEYS`) run every token as a query of the decode kernel."""
+mask, one call per layer. Prefill chunks go through the C++ prefill kernel
+(`prefill_attention.cpp`), which reads the blocks in place too, so a chunk after cached tokens
+(a prefix-cache hit, a long prompt's later chunks) pays for its own queries only; steps with few
+keys in all (`PER_TOKEN_MAX_KEYS`) run every token as a query of the decode kernel. The
+reference backend (`--attention-backend reference`) keeps SDPA over gathered blocks as the
+plain path."""
 
 from __future__ import annotations
 
@@ -14,13 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import torch
 
-from roseinfer.layers.attention import (
-    AttentionGroup,
-    AttentionMetadata,
-    attend_group,
-    attention_group,
-    cache_positions,
-)
+from roseinfer.layers.attention import AttentionMetadata, cache_positions
 from roseinfer.layers.kv_cache import LayerCache
 
 if TYPE_CHECKING:
@@ -28,17 +23,11 @@ if TYPE_CHECKING:
 
 # Steps with prefill chunks run every token through the decode kernel, as a query of its own
 # that sees its sequence's keys up to its position, while the step attends to few keys in all:
-# SDPA's set-up, padding and gathers then cost more than the kernel's work per key, and a step
-# within the decoder stack's row limit runs as one C++ call. Past this many keys SDPA wins (it
-# reads each key once per chunk): BENCHMARKS.md, "one C++ call per decode step".
+# then a step within the decoder stack's row limit runs as one C++ call. Past this many keys the
+# prefill kernel takes the chunks: it reads each key once per tile of 32 queries, the decode
+# kernel once per query. The limit was measured against SDPA (BENCHMARKS.md, "one C++ call per
+# decode step"), not yet against the prefill kernel.
 PER_TOKEN_MAX_KEYS = 49152  # keys attended in all, summed over the step's tokens
-
-# Past the per-token limit, steps whose prefill chunks have at most this many tokens each run
-# them through the prefill kernel. SDPA's path copies every sequence's blocks out of the cache
-# and pads them, once per layer: a cost per key that a short chunk's few queries cannot repay
-# (16 chunks of 32 tokens after a shared 992: 2.6x the kernel's time), while from about 64 tokens
-# on its block products (MKL's) catch up, and at 512 beat the kernel's. BENCHMARKS.md, session 14.
-PREFILL_KERNEL_MAX_QUERIES = 32
 
 
 @dataclass(frozen=True)
@@ -48,16 +37,6 @@ class DecodeIndices:
     slot_mapping: torch.Tensor  # [n] cache slot of each query's new K/V
     block_tables: torch.Tensor  # [n, max_blocks] its sequence's blocks
     context_lens: torch.Tensor  # [n] keys it attends to (its own position + 1 at most)
-
-
-class PrefillChunks(NamedTuple):
-    """A step's prefill chunks, attended through SDPA over their gathered blocks."""
-
-    group: AttentionGroup
-    # (block, offset) [N - num_decode_seqs] of the prefill tokens' cache slots; the kernel
-    # writes the decodes' own.
-    blocks: torch.Tensor
-    offsets: torch.Tensor
 
 
 class KernelPrefill(NamedTuple):
@@ -82,7 +61,7 @@ class KernelStep:
     kernel_only: bool
     per_token: bool
     decode: DecodeIndices  # the decodes' rows (all N rows when kernel_only)
-    prefill: KernelPrefill | PrefillChunks | None  # None exactly when kernel_only
+    prefill: KernelPrefill | None  # None exactly when kernel_only
 
 
 def small_step(meta: AttentionMetadata) -> bool:
@@ -107,9 +86,8 @@ def per_token_indices(meta: AttentionMetadata, num_tokens: int) -> DecodeIndices
 
 
 class KernelPagedAttention:
-    """Decodes (and small steps, token by token) through the C++ decode kernel; short prefill
-    chunks through the C++ prefill kernel, long ones through SDPA over the gathered blocks, as
-    `ReferenceAttention` attends them."""
+    """Decodes (and small steps, token by token) through the C++ decode kernel; the other
+    steps' prefill chunks through the C++ prefill kernel."""
 
     def __init__(self, kernels: CppKernels) -> None:
         self.kernels = kernels
@@ -119,17 +97,15 @@ class KernelPagedAttention:
         if nd < meta.num_seqs and small_step(meta):
             decode = per_token_indices(meta, num_tokens)
             return KernelStep(num_tokens, nd, True, True, decode, None)
-        prefill: KernelPrefill | PrefillChunks | None = None
+        prefill: KernelPrefill | None = None
         if nd < meta.num_seqs:
-            tokens = slice(nd, num_tokens)
-            slots = cache_positions(meta.slot_mapping[nd:], meta.block_size)
-            if max(meta.query_lens[nd:]) <= PREFILL_KERNEL_MAX_QUERIES:
-                qsl = meta.query_start_loc[nd:] - meta.query_start_loc[nd]
-                prefill = KernelPrefill(
-                    tokens, meta.block_tables[nd:], qsl, meta.context_lens[nd:], *slots
-                )
-            else:
-                prefill = PrefillChunks(attention_group(meta, nd, meta.num_seqs, tokens), *slots)
+            prefill = KernelPrefill(
+                slice(nd, num_tokens),
+                meta.block_tables[nd:],
+                meta.query_start_loc[nd:] - meta.query_start_loc[nd],
+                meta.context_lens[nd:],
+                *cache_positions(meta.slot_mapping[nd:], meta.block_size),
+            )
         # The decoding sequences' rows of the index tensors, sliced once for every layer.
         decode = DecodeIndices(
             meta.slot_mapping[:nd], meta.block_tables[:nd], meta.context_lens[:nd]
@@ -148,17 +124,12 @@ class KernelPagedAttention:
         p = step.prefill
         if p is None:  # kernel_only
             return self._decode(q, k, v, cache, step.decode, scale)
-        if isinstance(p, KernelPrefill):
-            t = p.tokens
-            cache.write(p.blocks, p.offsets, k[t], v[t])
-            prefill = self.kernels.paged_prefill_attention(
-                q[t], cache.k, cache.v, p.block_tables, p.query_start_loc, p.context_lens,
-                scale, k_scale=cache.k_scale, v_scale=cache.v_scale,
-            )  # fmt: skip
-        else:
-            t = p.group.tokens
-            cache.write(p.blocks, p.offsets, k[t], v[t])
-            prefill = attend_group(q[t], k[t], v[t], cache, p.group, scale)
+        t = p.tokens
+        cache.write(p.blocks, p.offsets, k[t], v[t])
+        prefill = self.kernels.paged_prefill_attention(
+            q[t], cache.k, cache.v, p.block_tables, p.query_start_loc, p.context_lens,
+            scale, k_scale=cache.k_scale, v_scale=cache.v_scale,
+        )  # fmt: skip
         nd = step.num_decode_seqs
         if not nd:  # prefill chunks only: no copy into a combined output
             return prefill
