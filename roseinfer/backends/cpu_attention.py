@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 # that sees its sequence's keys up to its position, while the step attends to few keys in all:
 # then a step within the decoder stack's row limit runs as one C++ call. Past this many keys the
 # prefill kernel takes the chunks: it reads each key once per tile of 32 queries, the decode
-# kernel once per query. The limit was measured against SDPA (BENCHMARKS.md, "one C++ call per
-# decode step"), not yet against the prefill kernel.
+# kernel once per query. Set against SDPA (BENCHMARKS.md, "one C++ call per decode step"), the
+# limit still marks where the prefill kernel overtakes in fp32 (45-51k keys; session 16).
 PER_TOKEN_MAX_KEYS = 49152  # keys attended in all, summed over the step's tokens
 
 
