@@ -33,6 +33,7 @@ for run in ${RUNS:-new_fp32 new_int8_kv8 base_int8_kv8}; do
     new_fp32) serve "$HERE" new_fp32 ;;
     new_int8_kv8) serve "$HERE" new_int8_kv8 --quantization int8 --kv-cache-dtype int8 ;;
     base_int8_kv8) serve "$BASE" base_int8_kv8 --quantization int8 --kv-cache-dtype int8 ;;
+    base_fp32) serve "$BASE" base_fp32 ;;  # session 16
   esac
 done
 date -u +"end %FT%TZ"
