@@ -1,10 +1,11 @@
 """One C++ kernel file (with the kernels' headers) at two git revisions, built side by side into
 one process and timed in turns. `linears`: small_batch_linear and int8_linear over SmolLM2's 120
-decode linears (random weights, 30 layers, DRAM-cold); `attention`: paged_decode_attention over
-30 layers' caches (random scattered blocks; fp32, bf16 and int8 caches), cold and warm, for
-BxKEYS batches (default 1x135,1x500,32x135,32x500); `prefill`: paged_prefill_attention over 30
-layers for SxQ@C steps (S sequences of Q new tokens in C; the cached blocks shared, as after a
-prefix-cache hit; `benchmarks/prefill_attention.py`'s shapes), fp32, bf16 and int8 caches.
+decode linears (random weights, 30 layers, DRAM-cold), aten's fp32 linear beside them;
+`attention`: paged_decode_attention over 30 layers' caches (random scattered blocks; fp32, bf16
+and int8 caches), cold and warm, for BxKEYS batches (default 1x135,1x500,32x135,32x500);
+`prefill`: paged_prefill_attention over 30 layers for SxQ@C steps (S sequences of Q new tokens
+in C; the cached blocks shared, as after a prefix-cache hit; `benchmarks/prefill_attention.py`'s
+shapes), fp32, bf16 and int8 caches.
 
     .venv/bin/python benchmarks/kernel_ab.py linears a3cf196 WORKTREE 1,2,4,8,32
     .venv/bin/python benchmarks/kernel_ab.py attention b14f4f3 WORKTREE [1x135,1x500,32x135]
@@ -126,6 +127,12 @@ def linears(mods, rows):
             "int8": lambda mod, xs=xs: [
                 mod.int8_linear(xs[(w.shape[1], torch.float32)], w, scales[w.shape[0]], None)
                 for w in qweights
+            ],
+            # aten's fp32 linear (MKL's sgemm: what the layers run past their kernel's rows),
+            # the same at both revisions: timed in the same turns as a yardstick.
+            "aten-fp32": lambda mod, xs=xs: [
+                torch.nn.functional.linear(xs[(w.shape[1], w.dtype)], w)
+                for w in weights[torch.float32]
             ],
         }
         res = turns(mods, fns, 15)

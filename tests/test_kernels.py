@@ -339,9 +339,11 @@ def test_bad_inputs_are_clear_errors(kernels):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 # Shapes cover each vector path: one or two rows (AVX2's sequential dot_row), tiles of rows,
-# in_features with a tail after dot_row's unrolled steps (72), not a multiple of the vector (40).
+# in_features with a tail after dot_row's unrolled steps (72), not a multiple of the vector (40),
+# more rows than one pass takes (33, 40).
 @pytest.mark.parametrize(
-    "rows,in_features,out_features", [(1, 576, 960), (2, 72, 37), (6, 64, 37), (9, 40, 70)]
+    "rows,in_features,out_features",
+    [(1, 576, 960), (2, 72, 37), (6, 64, 37), (9, 40, 70), (33, 300, 37), (40, 64, 12)],
 )
 def test_int8_linear_matches_the_dequantized_matmul(
     kernels, dtype, rows, in_features, out_features
@@ -364,7 +366,19 @@ def test_int8_linear_matches_the_dequantized_matmul(
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(
     "rows,in_features,out_features",
-    [(1, 576, 960), (2, 72, 37), (4, 64, 37), (8, 64, 37), (3, 40, 70)],
+    # fp32 from 16 rows on AVX2: rows along the lanes, as pairs of row vectors and a last odd
+    # one (17, 33), out_features not a multiple of its 12 weight rows, in_features past its
+    # 256-input passes (300, 520).
+    [
+        (1, 576, 960),
+        (2, 72, 37),
+        (4, 64, 37),
+        (8, 64, 37),
+        (3, 40, 70),
+        (17, 300, 37),
+        (33, 520, 25),
+        (48, 64, 24),
+    ],
 )
 def test_small_batch_linear_matches_f_linear(kernels, dtype, rows, in_features, out_features):
     torch.manual_seed(0)

@@ -57,7 +57,7 @@ KERNELS = KernelSources(
         "int8_linear.cpp", "amx_linear.cpp", "vnni_linear.cpp", "decode_stack.cpp",
     ),
     headers=(
-        "vec.h", "decode_stack.h", "ops.h", "attention_kv.h", "attention_avx512.h",
+        "vec.h", "lane_rows.h", "decode_stack.h", "ops.h", "attention_kv.h", "attention_avx512.h",
         "attention_avx512_pairs.h", "attention_avx2.h",
     ),
 )  # fmt: skip

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <vector>
 
+#include "lane_rows.h"
 #include "vec.h"
 
 namespace roseinfer {
@@ -87,19 +89,21 @@ inline float dot1(const float* xf, int64_t K, const W* w) {
   return acc;
 }
 
+// As F.linear (fp32 accumulation, one rounding) where `scale` is null; else as
+// aten._weight_int8pack_mm then a bias add: the scaled product rounded, then the sum.
+template <typename T>
+inline T finish_output(float acc, const T* scale, const T* bias, int64_t c) {
+  if (scale == nullptr) return static_cast<T>(bias == nullptr ? acc : acc + to_float(bias[c]));
+  const T prod = static_cast<T>(acc * to_float(scale[c]));
+  return bias == nullptr ? prod : static_cast<T>(to_float(prod) + to_float(bias[c]));
+}
+
 // Rows m0..m0+M of y for output channels [n, n_end). `scale` is null for unquantised weights.
 template <typename T, typename W, int M>
 void gemv_rows(const float* xf, const W* w, int64_t N, int64_t K, const T* scale,
                const T* bias, T* y, int64_t m0, int64_t n, int64_t n_end) {
   auto finish = [&](int m, int64_t c, float acc) {
-    T& out = y[(m0 + m) * N + c];
-    if (scale == nullptr) {  // as F.linear: bias added in fp32, one rounding
-      out = static_cast<T>(bias == nullptr ? acc : acc + to_float(bias[c]));
-      return;
-    }
-    // As aten._weight_int8pack_mm then a bias add: the scaled product rounded, then the sum.
-    const T prod = static_cast<T>(acc * to_float(scale[c]));
-    out = bias == nullptr ? prod : static_cast<T>(to_float(prod) + to_float(bias[c]));
+    y[(m0 + m) * N + c] = finish_output(acc, scale, bias, c);
   };
 #if defined(ROSEINFER_VECF)
   // With AVX2, one or two rows of x against int8/bf16/fp16 weights: dot_row (for fp32 weights
@@ -126,9 +130,110 @@ void gemv_rows(const float* xf, const W* w, int64_t N, int64_t K, const T* scale
     for (int m = 0; m < M; ++m) finish(m, n, dot1(xf + (m0 + m) * K, K, w + n * K));
 }
 
+#if defined(ROSEINFER_VECF) && !defined(__AVX512F__)
+// With AVX2, fp32 weights from kLaneRowsMin rows of x: x's rows along the lanes (lane_rows.h),
+// transposed once per call, against kChannels weight rows at a time, each weight element
+// broadcast from its row in place: no horizontal sums, no weight transposition, each weight
+// row read once per kDepth inputs for all rows of x, where gemv reads it once per kRowsPerPass
+// rows. Over SmolLM2's 120 linears 20-29 % faster than gemv from 16 rows; for bf16 and int8
+// weights (each row widened into a buffer first) 3-13 % faster from 32 rows in the kernel alone
+// but not in the engine's decode steps, so those stay on gemv (BENCHMARKS.md, session 17).
+constexpr int64_t kLaneRowsMin = 16;
+constexpr int64_t kChannels = 12;  // a task's weight rows: two blocks of 6 or one of 12
+constexpr int64_t kDepth = 256;  // inputs per pass: a pass's slice of xt stays in L2
+
+inline void prefetch_rows(const float* w, int64_t K, int64_t rows) {
+  const char* p = reinterpret_cast<const char*>(w);
+  for (int64_t b = 0; b < rows * K * static_cast<int64_t>(sizeof(float)); b += 64)
+    _mm_prefetch(p + b, _MM_HINT_T1);
+}
+
+// xt[k][m] = x[m][k] for x [M, K] into xt [K][MP] (MP >= M): 8 x 8 blocks through registers
+// where both dims allow, a scalar loop for the rest.
+inline void transpose_rows(const float* x, int64_t M, int64_t K, float* xt, int64_t MP) {
+  int64_t m0 = 0;
+  for (; m0 + 8 <= M; m0 += 8) {
+    int64_t k0 = 0;
+    for (; k0 + 8 <= K; k0 += 8) {
+      __m256 r[8], t[8];
+      for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(x + (m0 + i) * K + k0);
+      for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+      }
+      for (int i = 0; i < 8; i += 4)
+        for (int h = 0; h < 2; ++h) {
+          r[i + h] = _mm256_shuffle_ps(t[i + h], t[i + h + 2], _MM_SHUFFLE(1, 0, 1, 0));
+          r[i + h + 2] = _mm256_shuffle_ps(t[i + h], t[i + h + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        }
+      // r[0..3]: columns k0 + {0, 2, 1, 3} in the low halves, + 4.. in the high halves (rows
+      // m0..m0+3); r[4..7] the same for rows m0 + 4..
+      static constexpr int kCol[4] = {0, 2, 1, 3};
+      for (int c = 0; c < 4; ++c) {
+        _mm256_storeu_ps(xt + (k0 + kCol[c]) * MP + m0,
+                         _mm256_permute2f128_ps(r[c], r[c + 4], 0x20));
+        _mm256_storeu_ps(xt + (k0 + kCol[c] + 4) * MP + m0,
+                         _mm256_permute2f128_ps(r[c], r[c + 4], 0x31));
+      }
+    }
+    for (; k0 < K; ++k0)
+      for (int64_t m = m0; m < m0 + 8; ++m) xt[k0 * MP + m] = x[m * K + k0];
+  }
+  for (int64_t m = m0; m < M; ++m)
+    for (int64_t k = 0; k < K; ++k) xt[k * MP + m] = x[m * K + k];
+}
+
+template <typename T>
+void lane_rows_linear(const float* xf, int64_t M, const float* w, int64_t N, int64_t K,
+                      const T* scale, const T* bias, T* y) {
+  using lanes::kLanes;
+  const int64_t MP = (M + kLanes - 1) / kLanes * kLanes;
+  // Buffers kept from call to call (a fresh one of this size costs page faults each time); the
+  // workers see this thread's through the pointers, not their own thread_local copies.
+  thread_local std::vector<float> xt_buffer, zero_buffer;
+  xt_buffer.resize(K * MP);
+  float* xt = xt_buffer.data();  // [K][MP], the padding rows zero
+  transpose_rows(xf, M, K, xt, MP);
+  for (int64_t k = 0; k < K; ++k) std::fill(xt + k * MP + M, xt + (k + 1) * MP, 0.f);
+  zero_buffer.assign(K, 0.f);
+  const float* zero = zero_buffer.data();  // the weight rows past N
+  const int64_t groups = (N + kChannels - 1) / kChannels;
+  at::parallel_for(0, groups, 1, [&](int64_t g0, int64_t g1) {
+    thread_local std::vector<float> out;
+    out.resize(kChannels * MP);  // [kChannels][MP]
+    const float* row[kChannels];
+    for (int64_t g = g0; g < g1; ++g) {
+      const int64_t n = g * kChannels, count = std::min(kChannels, N - n);
+      // The next task's weight rows on their way from memory while this one multiplies.
+      if (g + 1 < g1) prefetch_rows(w + (n + kChannels) * K, K, std::min(kChannels, N - n - kChannels));
+      for (int64_t j = 0; j < kChannels; ++j) row[j] = j < count ? w + (n + j) * K : zero;
+      // Each block of 6 weight rows stays in L1 over every pair of row vectors; an odd last
+      // vector of rows takes all 12 weight rows at once.
+      for (int64_t d0 = 0; d0 < K; d0 += kDepth) {
+        const int64_t d1 = std::min(K, d0 + kDepth);
+        int64_t c = 0;
+        for (int64_t j = 0; j < kChannels; j += 6)
+          for (c = 0; c + 2 * kLanes <= MP; c += 2 * kLanes)
+            lanes::block_products<2, 6>(xt, MP, row + j, out.data() + j * MP, d0, d1, c,
+                                        d0 > 0);
+        if (c < MP)
+          lanes::block_products<1, 12>(xt, MP, row, out.data(), d0, d1, c, d0 > 0);
+      }
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t j = 0; j < count; ++j)
+          y[m * N + n + j] = finish_output(out[j * MP + m], scale, bias, n + j);
+    }
+  });
+}
+#endif
+
 template <typename T, typename W>
 void gemv(const float* xf, int64_t M, const W* w, int64_t N, int64_t K, const T* scale,
           const T* bias, T* y) {
+#if defined(ROSEINFER_VECF) && !defined(__AVX512F__)
+  if constexpr (std::is_same_v<W, float>)
+    if (M >= kLaneRowsMin) return lane_rows_linear(xf, M, w, N, K, scale, bias, y);
+#endif
   // Tasks of 32 output channels (an even split over the threads even for N = 576); within one,
   // every kRowsPerPass rows of x reuse its weights from L1/L2.
   constexpr int64_t kTask = 32;

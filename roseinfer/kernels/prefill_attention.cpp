@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "attention_kv.h"
+#include "lane_rows.h"
 #include "vec.h"
 
 namespace roseinfer {
@@ -29,38 +30,15 @@ namespace {
 constexpr int64_t kQueryTile = 32;  // queries per task: G * 32 rows share each key tile's load
 constexpr int64_t kKeyTile = 64;  // keys per step of the online softmax (whole cache blocks)
 
-// GCC's vector extensions: one register of floats, 16 lanes with AVX-512 and 8 otherwise (two
-// SSE halves where the CPU has no AVX): the same source for every x86 CPU this builds on.
 // The products' register tiles: kRowVecs registers of query rows by kKeyBlock keys (scores) or
 // by kDimBlock head dims (outputs), as many accumulators as the register file leaves room for.
+using lanes::kLanes, lanes::vfloat, lanes::vint, lanes::vload, lanes::vstore, lanes::vsplat;
 #if defined(__AVX512F__)
-constexpr int64_t kLanes = 16;
 constexpr int kRowVecs = 2, kKeyBlock = 8, kDimBlock = 8;
 #else
-constexpr int64_t kLanes = 8;
 constexpr int kRowVecs = 2, kKeyBlock = 6, kDimBlock = 6;
 #endif
 constexpr int64_t kRowBlock = kRowVecs * kLanes;  // a task's rows are padded to a multiple
-typedef float vfloat __attribute__((vector_size(kLanes * sizeof(float))));
-typedef int32_t vint __attribute__((vector_size(kLanes * sizeof(int32_t))));
-
-inline vfloat vload(const float* p) {
-  vfloat v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-inline void vstore(float* p, vfloat v) { std::memcpy(p, &v, sizeof(v)); }
-// x in every lane, by one broadcast. (`vfloat{} + x` keeps an add: 0 + x is not x for x = -0;
-// a lane-by-lane fill compiles to inserts.)
-inline vfloat vsplat(float x) {
-#if defined(__AVX512F__)
-  return (vfloat)_mm512_set1_ps(x);
-#elif defined(__AVX__)
-  return (vfloat)_mm256_set1_ps(x);
-#else
-  return x - vfloat{};  // x - (+0) is x for every x, so this folds to the broadcast
-#endif
-}
 
 // e^x for x <= 0 (scores minus their row's max), as exp16 computes it: 2^n * 2^f with 2^f by
 // its degree-6 Taylor polynomial (relative error < 2e-7), n rounded to nearest by adding and
@@ -99,24 +77,6 @@ struct Scratch {
     vrow.resize(KP);
   }
 };
-
-// Scores of kKeyBlock keys against kRowBlock query rows from row c:
-// st[j][c + r] = sum over d of key[j][d] * qt[d][c + r], each key element broadcast from its row
-// (in place in an fp32 cache), each load of the queries shared by the kKeyBlock keys.
-inline void key_block_scores(const float* __restrict qt, int64_t RP, const float* const* key,
-                             float* __restrict st, int64_t D, int64_t c) {
-  vfloat acc[kKeyBlock][kRowVecs] = {};
-  for (int64_t d = 0; d < D; ++d) {
-    vfloat q[kRowVecs];
-    for (int r = 0; r < kRowVecs; ++r) q[r] = vload(qt + d * RP + c + r * kLanes);
-    for (int j = 0; j < kKeyBlock; ++j) {
-      const vfloat kd = vsplat(key[j][d]);
-      for (int r = 0; r < kRowVecs; ++r) acc[j][r] += kd * q[r];
-    }
-  }
-  for (int j = 0; j < kKeyBlock; ++j)
-    for (int r = 0; r < kRowVecs; ++r) vstore(st + j * RP + c + r * kLanes, acc[j][r]);
-}
 
 // ot[d0 + i][c + r] += sum over j < n of value[j][d0 + i] * st[j][c + r] for DB dims: each load
 // of a key's weights shared by the DB dims.
@@ -170,17 +130,6 @@ inline void softmax_rows(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n
   }
 }
 
-// dst[0, n) = src[0, n) widened to fp32, times `scale`.
-template <typename C>
-inline void widen_row(const C* src, int64_t n, float scale, float* dst) {
-  int64_t d = 0;
-#if defined(ROSEINFER_VECF)
-  for (; d + kVecLanes <= n; d += kVecLanes)
-    vstore(dst + d, static_cast<vfloat>(vec_load(src + d)) * scale);
-#endif
-  for (; d < n; ++d) dst[d] = to_float(src[d]) * scale;
-}
-
 // Row `row` of an int8 cache block's keys ([D/4][block_size][4], each byte plus 128) as D fp32
 // values times `scale`: 4 inputs at a time.
 inline void widen_int8_key(const int8_t* block, int64_t row, int64_t D, int64_t BS, float scale,
@@ -213,10 +162,10 @@ void tile_rows(const attention::KVView<C>& kv, int64_t t0, int64_t n, int64_t D,
     float* v = w.v.data() + j * D;
     if constexpr (std::is_same_v<C, int8_t>) {
       widen_int8_key(keys, row, D, BS, kv.k_scales(b)[row], k);
-      widen_row(value, D, kv.v_scales(b)[row], v);
+      lanes::widen_row(value, D, kv.v_scales(b)[row], v);
     } else {
-      widen_row(keys + row * D, D, 1.f, k);
-      widen_row(value, D, 1.f, v);
+      lanes::widen_row(keys + row * D, D, 1.f, k);
+      lanes::widen_row(value, D, 1.f, v);
     }
     w.krow[j] = k;
     w.vrow[j] = v;
@@ -263,7 +212,8 @@ void attend_tile(const T* q, T* out, const attention::KVView<C>& kv, int64_t q_r
     std::fill(w.krow.begin() + n, w.krow.begin() + nk, w.zero.data());
     for (int64_t c = 0; c < RP; c += kRowBlock)
       for (int64_t j = 0; j < nk; j += kKeyBlock)
-        key_block_scores(w.qt.data(), RP, w.krow.data() + j, w.st.data() + j * RP, D, c);
+        lanes::block_products<kRowVecs, kKeyBlock>(w.qt.data(), RP, w.krow.data() + j,
+                                                   w.st.data() + j * RP, 0, D, c, false);
     const bool causal = t0 + n - 1 > pos0;  // some row's position is before the tile's end
     for (int64_t c = 0; c < RP; c += kLanes) softmax_rows(w, RP, D, c, n, t0, causal);
     for (int64_t c = 0; c < RP; c += kRowBlock) {
