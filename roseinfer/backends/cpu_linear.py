@@ -37,10 +37,11 @@ if TYPE_CHECKING:
 # small_batch_linear only for a few rows, amx_linear for prefill chunks too, until x outgrows L2.
 SMALL_BATCH_ROWS = 4
 AMX_ROWS = 1024
-# On CPUs without AVX-512 (AVX2), MKL's sgemm catches up with small_batch_linear (fp32, bf16)
-# and int8_linear near 128 rows, narrow weights widened to fp32 for the call, and is 1.3x faster
+# On CPUs without AVX-512 (AVX2), MKL's sgemm catches up with small_batch_linear (bf16) and
+# int8_linear near 128 rows, narrow weights widened to fp32 for the call, and is 1.3x faster
 # at a 512-token prefill chunk; aten's bf16 and fp16 matmuls there are slower than both at any
-# row count (BENCHMARKS.md, sessions 12 and 13).
+# row count (BENCHMARKS.md, sessions 12 and 13). With fp32 weights small_batch_linear (rows
+# along the lanes) is still 13 % faster at 128 rows and level at 256 (session 17).
 AVX2_KERNEL_ROWS = 128
 
 

@@ -135,9 +135,10 @@ void gemv_rows(const float* xf, const W* w, int64_t N, int64_t K, const T* scale
 // transposed once per call, against kChannels weight rows at a time, each weight element
 // broadcast from its row in place: no horizontal sums, no weight transposition, each weight
 // row read once per kDepth inputs for all rows of x, where gemv reads it once per kRowsPerPass
-// rows. Over SmolLM2's 120 linears 20-29 % faster than gemv from 16 rows; for bf16 and int8
-// weights (each row widened into a buffer first) 3-13 % faster from 32 rows in the kernel alone
-// but not in the engine's decode steps, so those stay on gemv (BENCHMARKS.md, session 17).
+// rows. Over SmolLM2's 120 linears 10 % faster than gemv at 16 rows, 17-23 % at 32-256; for
+// bf16 and int8 weights (each row widened into a buffer first) 2-12 % faster from 32 rows in the
+// kernel alone, slower below, unconfirmed in the engine's decode steps: those stay on gemv
+// (BENCHMARKS.md, session 17).
 constexpr int64_t kLaneRowsMin = 16;
 constexpr int64_t kChannels = 12;  // a task's weight rows: two blocks of 6 or one of 12
 constexpr int64_t kDepth = 256;  // inputs per pass: a pass's slice of xt stays in L2
