@@ -398,6 +398,13 @@ def test_small_batch_linear_matches_f_linear(kernels, dtype, rows, in_features, 
         kernels.small_batch_linear(x, lin.weight.detach().double())
 
 
+@pytest.mark.parametrize("rows", [1, 16, 40])
+def test_small_batch_linear_without_inputs_gives_the_bias(kernels, rows):
+    bias = torch.randn(5)
+    got = kernels.small_batch_linear(torch.randn(rows, 0), torch.randn(5, 0), bias)
+    assert torch.equal(got, bias.expand(rows, 5))
+
+
 @pytest.mark.parametrize(
     "rows,in_features,out_features",
     [

@@ -206,7 +206,8 @@ void lane_rows_linear(const float* xf, int64_t M, const float* w, int64_t N, int
     for (int64_t g = g0; g < g1; ++g) {
       const int64_t n = g * kChannels, count = std::min(kChannels, N - n);
       // The next task's weight rows on their way from memory while this one multiplies.
-      if (g + 1 < g1) prefetch_rows(w + (n + kChannels) * K, K, std::min(kChannels, N - n - kChannels));
+      if (g + 1 < g1)
+        prefetch_rows(w + (n + kChannels) * K, K, std::min(kChannels, N - n - kChannels));
       for (int64_t j = 0; j < kChannels; ++j) row[j] = j < count ? w + (n + j) * K : zero;
       // Each block of 6 weight rows stays in L1 over every pair of row vectors; an odd last
       // vector of rows takes all 12 weight rows at once.
@@ -233,7 +234,7 @@ void gemv(const float* xf, int64_t M, const W* w, int64_t N, int64_t K, const T*
           const T* bias, T* y) {
 #if defined(ROSEINFER_VECF) && !defined(__AVX512F__)
   if constexpr (std::is_same_v<W, float>)
-    if (M >= kLaneRowsMin) return lane_rows_linear(xf, M, w, N, K, scale, bias, y);
+    if (M >= kLaneRowsMin && K > 0) return lane_rows_linear(xf, M, w, N, K, scale, bias, y);
 #endif
   // Tasks of 32 output channels (an even split over the threads even for N = 576); within one,
   // every kRowsPerPass rows of x reuse its weights from L1/L2.

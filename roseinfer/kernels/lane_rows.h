@@ -64,16 +64,5 @@ inline void block_products(const float* __restrict xt, int64_t RP, const float* 
     for (int r = 0; r < RV; ++r) vstore(out + j * RP + c + r * kLanes, acc[j][r]);
 }
 
-// dst[0, n) = src[0, n) widened to fp32, times `scale`.
-template <typename C>
-inline void widen_row(const C* src, int64_t n, float scale, float* dst) {
-  int64_t d = 0;
-#if defined(ROSEINFER_VECF)
-  for (; d + kVecLanes <= n; d += kVecLanes)
-    vstore(dst + d, static_cast<vfloat>(vec_load(src + d)) * scale);
-#endif
-  for (; d < n; ++d) dst[d] = to_float(src[d]) * scale;
-}
-
 }  // namespace lanes
 }  // namespace roseinfer

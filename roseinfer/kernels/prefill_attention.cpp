@@ -130,6 +130,17 @@ inline void softmax_rows(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n
   }
 }
 
+// dst[0, n) = src[0, n) widened to fp32, times `scale`.
+template <typename C>
+inline void widen_row(const C* src, int64_t n, float scale, float* dst) {
+  int64_t d = 0;
+#if defined(ROSEINFER_VECF)
+  for (; d + kVecLanes <= n; d += kVecLanes)
+    vstore(dst + d, static_cast<vfloat>(vec_load(src + d)) * scale);
+#endif
+  for (; d < n; ++d) dst[d] = to_float(src[d]) * scale;
+}
+
 // Row `row` of an int8 cache block's keys ([D/4][block_size][4], each byte plus 128) as D fp32
 // values times `scale`: 4 inputs at a time.
 inline void widen_int8_key(const int8_t* block, int64_t row, int64_t D, int64_t BS, float scale,
@@ -162,10 +173,10 @@ void tile_rows(const attention::KVView<C>& kv, int64_t t0, int64_t n, int64_t D,
     float* v = w.v.data() + j * D;
     if constexpr (std::is_same_v<C, int8_t>) {
       widen_int8_key(keys, row, D, BS, kv.k_scales(b)[row], k);
-      lanes::widen_row(value, D, kv.v_scales(b)[row], v);
+      widen_row(value, D, kv.v_scales(b)[row], v);
     } else {
-      lanes::widen_row(keys + row * D, D, 1.f, k);
-      lanes::widen_row(value, D, 1.f, v);
+      widen_row(keys + row * D, D, 1.f, k);
+      widen_row(value, D, 1.f, v);
     }
     w.krow[j] = k;
     w.vrow[j] = v;
