@@ -184,9 +184,10 @@ inline void transpose_rows(const float* x, int64_t M, int64_t K, float* xt, int6
     for (int64_t k = 0; k < K; ++k) xt[k * MP + m] = x[m * K + k];
 }
 
+// (No scale: only unquantised fp32 weights come here.)
 template <typename T>
 void lane_rows_linear(const float* xf, int64_t M, const float* w, int64_t N, int64_t K,
-                      const T* scale, const T* bias, T* y) {
+                      const T* bias, T* y) {
   using lanes::kLanes;
   const int64_t MP = (M + kLanes - 1) / kLanes * kLanes;
   // Buffers kept from call to call (a fresh one of this size costs page faults each time); the
@@ -223,7 +224,7 @@ void lane_rows_linear(const float* xf, int64_t M, const float* w, int64_t N, int
       }
       for (int64_t m = 0; m < M; ++m)
         for (int64_t j = 0; j < count; ++j)
-          y[m * N + n + j] = finish_output(out[j * MP + m], scale, bias, n + j);
+          y[m * N + n + j] = finish_output<T>(out[j * MP + m], nullptr, bias, n + j);
     }
   });
 }
@@ -234,7 +235,7 @@ void gemv(const float* xf, int64_t M, const W* w, int64_t N, int64_t K, const T*
           const T* bias, T* y) {
 #if defined(ROSEINFER_VECF) && !defined(__AVX512F__)
   if constexpr (std::is_same_v<W, float>)
-    if (M >= kLaneRowsMin && K > 0) return lane_rows_linear(xf, M, w, N, K, scale, bias, y);
+    if (M >= kLaneRowsMin && K > 0) return lane_rows_linear(xf, M, w, N, K, bias, y);
 #endif
   // Tasks of 32 output channels (an even split over the threads even for N = 576); within one,
   // every kRowsPerPass rows of x reuse its weights from L1/L2.
