@@ -7,6 +7,7 @@ turned off here: `decode_step.py`'s module-calls vs default shows what it saves)
 
     .venv/bin/python benchmarks/step_breakdown.py --batch-size 32 --context 134
     .venv/bin/python benchmarks/step_breakdown.py --batch-size 1 --quantization int8
+    .venv/bin/python benchmarks/step_breakdown.py --batch-size 48 --dtype float32
 
 "linear" includes the LM head, which is also shown alone. Each sequence has a `--context`-token
 prompt; the step time is the median of `--steps` decode steps with every sequence decoding.
@@ -33,18 +34,27 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--context", type=int, default=134)
     parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--dtype", default="bfloat16")
     parser.add_argument("--quantization", default="none")
+    parser.add_argument("--kv-cache-dtype", default="auto")
     parser.add_argument("--enforce-eager", action="store_true")
     parser.add_argument("--attention-backend", default="auto")
     args = parser.parse_args()
     engine = InferenceEngine(
-        dtype="bfloat16",
+        dtype=args.dtype,
         quantization=args.quantization,
         enforce_eager=args.enforce_eager,
         attention_backend=args.attention_backend,
     )
+    # Room for the steps that prefill the batch (chunks of max_num_batched_tokens tokens, the
+    # first sequences decoding meanwhile) and the timed steps after them.
+    prefill_steps = -(-args.batch_size * args.context // engine.config.max_num_batched_tokens)
     core = decoding_core(
-        engine, args.batch_size, args.context, kv_cache_memory=0.5, max_new_tokens=args.steps + 8
+        engine,
+        args.batch_size,
+        args.context,
+        max_new_tokens=prefill_steps + args.steps + 8,
+        kv_cache_dtype=args.kv_cache_dtype,
     )
     core.runner.decoder_stack = None
 
@@ -68,6 +78,7 @@ def main() -> None:
         (linear.PackedLinear, "forward", "linear"),
         (linear.Int8Linear, "forward", "linear"),
         (cpu_linear.KernelPackedLinear, "forward", "linear"),
+        (cpu_linear.KernelDenseLinear, "forward", "linear"),
         (cpu_linear.KernelInt8Linear, "forward", "linear"),
         (attention.ReferenceAttention, "forward", "attention"),
         (cpu_attention.KernelPagedAttention, "forward", "attention"),
@@ -87,7 +98,8 @@ def main() -> None:
         steps.append(time.perf_counter() - start)
     step_ms = statistics.median(steps) * 1000
     print(
-        f"batch {args.batch_size}, context {args.context}+, quantization {args.quantization}, "
+        f"batch {args.batch_size}, context {args.context}+, {args.dtype}, "
+        f"quantization {args.quantization}, KV cache {args.kv_cache_dtype}, "
         f"enforce_eager {args.enforce_eager}, attention {args.attention_backend}: "
         f"step p50 {step_ms:.1f} ms ({args.batch_size / step_ms * 1000:.0f} tok/s)"
     )
