@@ -166,7 +166,11 @@ def _through_both_backends(q, k, v, caches, meta, scale):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("head_dim,heads,kv_heads", [(64, 9, 3), (128, 4, 4), (16, 4, 2)])
+# Query heads per KV head 1-4 (the AVX2 value pass takes them together) and 6 (one at a time).
+@pytest.mark.parametrize(
+    "head_dim,heads,kv_heads",
+    [(64, 9, 3), (128, 4, 4), (16, 4, 2), (64, 8, 2), (128, 8, 4), (64, 6, 1)],
+)
 @pytest.mark.parametrize("block_size", [16, 5])  # odd: the bf16 kernel's value pairs
 def test_paged_decode_attention_matches_the_reference_backend(
     kernels, dtype, head_dim, heads, kv_heads, block_size

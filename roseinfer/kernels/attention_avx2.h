@@ -13,9 +13,10 @@
 namespace roseinfer::attention {
 
 // AVX2 (8 lanes, 16 registers): the float kernel of attend_group_avx512, for head_dim = 8 * NV.
-// Queries stay in L1 rather than registers, and the value pass runs one query head at a time,
-// its NV accumulators in registers.
-
+// Queries stay in L1 rather than registers. The scores run 8 keys' dot products side by side
+// (8 independent FMA chains, each query vector loaded once for the 8); the value pass runs all
+// G heads over NW of a row's NV vectors at a time, so each value row is read once per pass for
+// every head, G * NW accumulators in registers (G > 4: one head at a time, all NV vectors).
 // Lane j of the result is the sum of v[j]'s 8 lanes.
 inline __m256 hsum8(const __m256* v) {
   const __m256 a = _mm256_hadd_ps(_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
@@ -68,39 +69,56 @@ void attend_group_avx2(const float* q, const KVView<T>& kv, float scale, float* 
     const int64_t n = std::min(block_size, len - start);
     for (int64_t c = 0; c < n; c += 8) {
       const int64_t m = std::min<int64_t>(8, n - c);
-      const T* key = block + c * D;
+      // Keys past m (the block's end) repeat key m - 1: their lanes never leave store_scores8.
+      const T* key[8];
+      for (int j = 0; j < 8; ++j) key[j] = block + (c + std::min<int64_t>(j, m - 1)) * D;
       for (int g = 0; g < G; ++g) {
         const float* qg = q + g * D;
         __m256 dots[8];
-        for (int j = 0; j < 8; ++j) {
-          dots[j] = _mm256_setzero_ps();
-          if (j < m)
-            for (int i = 0; i < NV; ++i)
-              dots[j] = _mm256_fmadd_ps(_mm256_loadu_ps(qg + 8 * i), vec_load(key + j * D + 8 * i),
-                                        dots[j]);
+        for (int j = 0; j < 8; ++j) dots[j] = _mm256_setzero_ps();
+        for (int i = 0; i < NV; ++i) {
+          const __m256 qv = _mm256_loadu_ps(qg + 8 * i);
+          for (int j = 0; j < 8; ++j)
+            dots[j] = _mm256_fmadd_ps(qv, vec_load(key[j] + 8 * i), dots[j]);
         }
         const __m256 sc = _mm256_mul_ps(hsum8(dots), scalev);
         store_scores8(sc, m, scores + g * len + start + c, mxv[g]);
       }
     }
   }
-  for (int g = 0; g < G; ++g) {
-    float* sc = scores + g * len;
-    const float inv = softmax_numerators8(sc, len, mxv[g]);
-    // The value pass: this head's NV accumulators in registers, p = e / sum.
-    __m256 av[NV];
-    for (int i = 0; i < NV; ++i) av[i] = _mm256_setzero_ps();
-    for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
-      const T* value = kv.v_block(b);
-      const int64_t n = std::min(block_size, len - start);
-      for (int64_t j = 0; j < n; ++j, value += D) {
-        const __m256 p = _mm256_set1_ps(sc[start + j]);
-        for (int i = 0; i < NV; ++i) av[i] = _mm256_fmadd_ps(p, vec_load(value + 8 * i), av[i]);
+  float inv[G];
+  for (int g = 0; g < G; ++g) inv[g] = softmax_numerators8(scores + g * len, len, mxv[g]);
+  // The value pass: p = e / sum, the sum applied once at the end.
+  constexpr int kHeads = G <= 4 ? G : 1;  // heads per pass
+  constexpr int NW = kHeads == 1 ? NV : (kHeads <= 3 ? 4 : 2);  // kHeads * (NW + 1) < 16
+  for (int g0 = 0; g0 < G; g0 += kHeads)
+    for (int w = 0; w < NV; w += NW) {
+      __m256 av[kHeads][NW];
+      for (int h = 0; h < kHeads; ++h)
+        for (int i = 0; i < NW; ++i) av[h][i] = _mm256_setzero_ps();
+      for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
+        const T* value = kv.v_block(b) + 8 * w;
+        const int64_t n = std::min(block_size, len - start);
+        for (int64_t j = 0; j < n; ++j, value += D) {
+          // The row's part for the next pass, on its way to L2: cold rows would otherwise come
+          // from memory once per pass, in strided sweeps the hardware prefetchers follow badly.
+          if (w + NW < NV)
+            for (int64_t at = 0; at < NW * 8 * int64_t(sizeof(T)); at += 64)
+              _mm_prefetch(reinterpret_cast<const char*>(value + 8 * NW) + at, _MM_HINT_T1);
+          __m256 p[kHeads];
+          for (int h = 0; h < kHeads; ++h)
+            p[h] = _mm256_set1_ps(scores[(g0 + h) * len + start + j]);
+          for (int i = 0; i < NW; ++i) {
+            const __m256 v = vec_load(value + 8 * i);
+            for (int h = 0; h < kHeads; ++h) av[h][i] = _mm256_fmadd_ps(p[h], v, av[h][i]);
+          }
+        }
       }
+      for (int h = 0; h < kHeads; ++h)
+        for (int i = 0; i < NW; ++i)
+          _mm256_storeu_ps(acc + (g0 + h) * D + 8 * (w + i),
+                           _mm256_mul_ps(av[h][i], _mm256_set1_ps(inv[g0 + h])));
     }
-    const __m256 invv = _mm256_set1_ps(inv);
-    for (int i = 0; i < NV; ++i) _mm256_storeu_ps(acc + g * D + 8 * i, _mm256_mul_ps(av[i], invv));
-  }
 }
 
 // int8 caches, head_dim = 8 * NV (the transposed keys of attention_kv.h): the scores as the
