@@ -17,6 +17,7 @@ namespace roseinfer::attention {
 // (8 independent FMA chains, each query vector loaded once for the 8); the value pass runs all
 // G heads over NW of a row's NV vectors at a time, so each value row is read once per pass for
 // every head, G * NW accumulators in registers (G > 4: one head at a time, all NV vectors).
+
 // Lane j of the result is the sum of v[j]'s 8 lanes.
 inline __m256 hsum8(const __m256* v) {
   const __m256 a = _mm256_hadd_ps(_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
