@@ -165,11 +165,17 @@ def sse_events(lines) -> list:
 
 
 def test_startup_log_names_model_dtype_kv_capacity_and_url(server):
+    url = f"http://127.0.0.1:{server.port}"
+    # The "serving on" line comes from a thread that polls uvicorn's `started` every 50 ms, so
+    # /health can answer a moment before it is written.
+    deadline = time.monotonic() + 10
+    while url not in server.log() and time.monotonic() < deadline:
+        time.sleep(0.05)
     log = server.log()
     assert MODEL in log
     assert "float32" in log
     assert re.search(r"KV cache: \d+ blocks x 16 tokens = \d+ tokens", log)
-    assert f"http://127.0.0.1:{server.port}" in log
+    assert url in log
 
 
 def test_health_and_models(http, client):
