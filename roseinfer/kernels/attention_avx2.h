@@ -48,12 +48,15 @@ inline float softmax_numerators8(float* sc, int64_t len, __m256 mxv) {
 // Stores the first m of 8 scores at dst and folds them into the running max lanes `mxv` (lanes
 // past m hold garbage: kept out of the max).
 inline void store_scores8(__m256 sc, int64_t m, float* dst, __m256& mxv) {
-  alignas(32) float out[8];
-  _mm256_store_ps(out, sc);
-  std::copy_n(out, m, dst);
+  if (m == 8) {
+    _mm256_storeu_ps(dst, sc);
+    mxv = _mm256_max_ps(mxv, sc);
+    return;
+  }
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const __m256 valid = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(int(m)), lane));
-  mxv = _mm256_max_ps(mxv, _mm256_blendv_ps(mxv, sc, valid));
+  const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(m)), lane);
+  _mm256_maskstore_ps(dst, valid, sc);
+  mxv = _mm256_max_ps(mxv, _mm256_blendv_ps(mxv, sc, _mm256_castsi256_ps(valid)));
 }
 
 template <typename T, int NV, int G>
@@ -64,16 +67,32 @@ void attend_group_avx2(const float* q, const KVView<T>& kv, float scale, float* 
   const __m256 scalev = _mm256_set1_ps(scale);
   __m256 mxv[G];
   for (int g = 0; g < G; ++g) mxv[g] = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+  // bf16/fp16 keys shared by several heads are widened once into L1 rather than once per head:
+  // each widening is two instructions per FMA (a load-and-extend and a shift for bf16).
+  constexpr bool kWiden = !std::is_same_v<T, float> && G > 1;
+  using K = std::conditional_t<kWiden, float, T>;
+  alignas(32) float widened[kWiden ? 8 * D : 1];
   // Scores, 8 keys at a time: 8 dot-product vectors summed across lanes together (hsum8).
   for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
     const T* block = kv.k_block(b);
     const int64_t n = std::min(block_size, len - start);
     for (int64_t c = 0; c < n; c += 8) {
       const int64_t m = std::min<int64_t>(8, n - c);
+      const K* keys = nullptr;
+      if constexpr (kWiden) {
+        for (int64_t e = 0; e < m * D; e += 8)
+          _mm256_store_ps(widened + e, vec_load(block + c * D + e));
+        keys = widened;
+      } else {
+        keys = block + c * D;
+      }
       // Keys past m (the block's end) repeat key m - 1: their lanes never leave store_scores8.
-      const T* key[8];
-      for (int j = 0; j < 8; ++j) key[j] = block + (c + std::min<int64_t>(j, m - 1)) * D;
+      const K* key[8];
+      for (int j = 0; j < 8; ++j) key[j] = keys + std::min<int64_t>(j, m - 1) * D;
       for (int g = 0; g < G; ++g) {
+        // Otherwise GCC hoists the 8 * NV key loads, the same for every head, out of this loop
+        // and spills them to the stack; each FMA loading its key from L1 is cheaper.
+        asm volatile("" : : : "memory");
         const float* qg = q + g * D;
         __m256 dots[8];
         for (int j = 0; j < 8; ++j) dots[j] = _mm256_setzero_ps();
