@@ -111,7 +111,7 @@ def test_silu_and_mul_matches_pytorch(cpu_backend, dtype, rows, inter):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("head_dim", [64, 16])
+@pytest.mark.parametrize("head_dim", [64, 16, 24])  # 24: a vector of 8 and a scalar tail
 def test_rotary_in_place_on_the_fused_qkv_views_matches_pytorch(cpu_backend, dtype, head_dim):
     torch.manual_seed(0)
     n, heads, kv_heads = 6, 9, 3

@@ -143,6 +143,15 @@ void rotary_embedding(torch::Tensor q, torch::Tensor k, torch::Tensor cos, torch
         store16(x + i, _mm512_sub_ps(x1c, x2s));
         store16(x + half + i, _mm512_add_ps(x2c, x1s));
       }
+#elif defined(ROSEINFER_VECF)  // AVX2 + FMA + F16C: the same in 8 lanes
+      for (; i + 8 <= half; i += 8) {
+        const __m256 x1 = vec_load(x + i), x2 = vec_load(x + half + i);
+        const __m256 cv = vec_load(c + i), sv = vec_load(s + i);
+        const __m256 x1c = round8<T>(_mm256_mul_ps(x1, cv)), x2s = round8<T>(_mm256_mul_ps(x2, sv));
+        const __m256 x2c = round8<T>(_mm256_mul_ps(x2, cv)), x1s = round8<T>(_mm256_mul_ps(x1, sv));
+        store8(x + i, _mm256_sub_ps(x1c, x2s));
+        store8(x + half + i, _mm256_add_ps(x2c, x1s));
+      }
 #endif
       for (; i < half; ++i) {
         const float x1 = to_float(x[i]), x2 = to_float(x[half + i]);
