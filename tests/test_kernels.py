@@ -52,7 +52,7 @@ def cpu_backend(kernels):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("rows,dim", [(1, 576), (7, 64), (3, 40)])
+@pytest.mark.parametrize("rows,dim", [(1, 576), (7, 64), (3, 40), (2, 44)])
 def test_rms_norm_and_fused_residual_add_match_pytorch(cpu_backend, dtype, rows, dim):
     torch.manual_seed(0)
     norm = RMSNorm(dim, 1e-5, TORCH).to(dtype)

@@ -25,6 +25,13 @@ void norm_row(const T* x, const T* w, T* y, int64_t n, float eps) {
     acc = _mm512_fmadd_ps(v, v, acc);
   }
   ss = _mm512_reduce_add_ps(acc);
+#elif defined(ROSEINFER_VECF)  // AVX2 + FMA + F16C: the same in 8 lanes
+  __m256 acc = _mm256_setzero_ps();
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = vec_load(x + i);
+    acc = _mm256_fmadd_ps(v, v, acc);
+  }
+  ss = vec_sum(acc);
 #endif
   for (; i < n; ++i) ss += to_float(x[i]) * to_float(x[i]);
   const float inv = 1.f / std::sqrt(ss / static_cast<float>(n) + eps);
@@ -34,6 +41,12 @@ void norm_row(const T* x, const T* w, T* y, int64_t n, float eps) {
   for (; i + 16 <= n; i += 16) {
     const __m512 normed = round16<T>(_mm512_mul_ps(load16(x + i), invv));
     store16(y + i, _mm512_mul_ps(normed, load16(w + i)));
+  }
+#elif defined(ROSEINFER_VECF)
+  const __m256 invv = _mm256_set1_ps(inv);
+  for (; i + 8 <= n; i += 8) {
+    const __m256 normed = round8<T>(_mm256_mul_ps(vec_load(x + i), invv));
+    store8(y + i, _mm256_mul_ps(normed, vec_load(w + i)));
   }
 #endif
   for (; i < n; ++i) y[i] = round_to<T>(to_float(round_to<T>(to_float(x[i]) * inv)) * to_float(w[i]));
@@ -45,6 +58,8 @@ void add_row(T* r, const T* x, int64_t n) {
   int64_t i = 0;
 #if defined(__AVX512F__)
   for (; i + 16 <= n; i += 16) store16(r + i, _mm512_add_ps(load16(r + i), load16(x + i)));
+#elif defined(ROSEINFER_VECF)
+  for (; i + 8 <= n; i += 8) store8(r + i, _mm256_add_ps(vec_load(r + i), vec_load(x + i)));
 #endif
   for (; i < n; ++i) r[i] = round_to<T>(to_float(r[i]) + to_float(x[i]));
 }
