@@ -270,6 +270,24 @@ void check_x_and_bias(const torch::Tensor& x, const torch::Tensor& weight,
                 name, ": bias must be [N] in x's dtype");
 }
 
+// x [n] in fp32: x itself, or x widened into a buffer kept from call to call (aten's `.to()`
+// costs microseconds of dispatch and allocation, paid by each of a decode step's ~120 linears).
+inline const float* widened_rows(const float* x, int64_t /*n*/) { return x; }
+template <typename T>
+const float* widened_rows(const T* x, int64_t n) {
+  thread_local std::vector<float> buffer;
+  buffer.resize(n);
+  float* out = buffer.data();
+  int64_t i = 0;
+#if defined(__AVX512F__)
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, load16(x + i));
+#elif defined(ROSEINFER_VECF)
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, vec_load(x + i));
+#endif
+  for (; i < n; ++i) out[i] = to_float(x[i]);
+  return out;
+}
+
 // y = x @ w.T [* scale] + bias through gemv, with int8 weights or weights in x's own dtype.
 template <bool kInt8>
 torch::Tensor run_gemv(const torch::Tensor& x, const torch::Tensor& weight,
@@ -277,11 +295,10 @@ torch::Tensor run_gemv(const torch::Tensor& x, const torch::Tensor& weight,
                        const c10::optional<torch::Tensor>& bias, const char* name) {
   const int64_t M = x.size(0), K = x.size(1), N = weight.size(0);
   auto y = torch::empty({M, N}, x.options());
-  auto xf = x.to(at::kFloat).contiguous();  // [M, K] widened once
   auto run = [&](auto tag) {
     using T = decltype(tag);
     using W = std::conditional_t<kInt8, int8_t, T>;
-    gemv<T, W>(xf.data_ptr<float>(), M, weight.data_ptr<W>(), N, K,
+    gemv<T, W>(widened_rows(x.data_ptr<T>(), M * K), M, weight.data_ptr<W>(), N, K,
                scale.has_value() ? scale->data_ptr<T>() : nullptr,
                bias.has_value() ? bias->data_ptr<T>() : nullptr, y.data_ptr<T>());
   };
