@@ -344,10 +344,21 @@ def test_bad_inputs_are_clear_errors(kernels):
 @pytest.mark.parametrize("dtype", DTYPES)
 # Shapes cover each vector path: one or two rows (AVX2's sequential dot_row), tiles of rows,
 # in_features with a tail after dot_row's unrolled steps (72), not a multiple of the vector (40),
-# more rows than one pass takes (33, 40).
+# more rows than one pass takes (33, 40); from 64 rows on AVX2, rows along the lanes: the widened
+# weight rows past their 256-input passes (64 x 300), out_features not a multiple of the 12 rows
+# a task takes, an odd last vector of rows (72).
 @pytest.mark.parametrize(
     "rows,in_features,out_features",
-    [(1, 576, 960), (2, 72, 37), (6, 64, 37), (9, 40, 70), (33, 300, 37), (40, 64, 12)],
+    [
+        (1, 576, 960),
+        (2, 72, 37),
+        (6, 64, 37),
+        (9, 40, 70),
+        (33, 300, 37),
+        (40, 64, 12),
+        (64, 300, 37),
+        (72, 64, 25),
+    ],
 )
 def test_int8_linear_matches_the_dequantized_matmul(
     kernels, dtype, rows, in_features, out_features
@@ -370,9 +381,9 @@ def test_int8_linear_matches_the_dequantized_matmul(
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(
     "rows,in_features,out_features",
-    # fp32 from 16 rows on AVX2: rows along the lanes, as pairs of row vectors and a last odd
-    # one (17, 33), out_features not a multiple of its 12 weight rows, in_features past its
-    # 256-input passes (300, 520).
+    # On AVX2 rows along the lanes, fp32 from 16 rows and bf16/fp16 (widened) from 32: pairs of
+    # row vectors and a last odd one (17, 33), out_features not a multiple of its 12 weight rows,
+    # in_features past its 256-input passes (300, 520).
     [
         (1, 576, 960),
         (2, 72, 37),

@@ -131,23 +131,44 @@ void gemv_rows(const float* xf, const W* w, int64_t N, int64_t K, const T* scale
 }
 
 #if defined(ROSEINFER_VECF) && !defined(__AVX512F__)
-// With AVX2, fp32 weights from kLaneRowsMin rows of x: x's rows along the lanes (lane_rows.h),
+// With AVX2, from lane_rows_min<W>() rows of x: x's rows along the lanes (lane_rows.h),
 // transposed once per call, against kChannels weight rows at a time, each weight element
-// broadcast from its row in place: no horizontal sums, no weight transposition, each weight
-// row read once per kDepth inputs for all rows of x, where gemv reads it once per kRowsPerPass
-// rows. Over SmolLM2's 120 linears 10 % faster than gemv at 16 rows, 17-23 % at 32-256; for
-// bf16 and int8 weights (each row widened into a buffer first) 2-12 % faster from 32 rows in the
-// kernel alone, slower below, unconfirmed in the engine's decode steps: those stay on gemv
-// (BENCHMARKS.md, session 17).
-constexpr int64_t kLaneRowsMin = 16;
+// broadcast from its row: no horizontal sums, no weight transposition, each weight row read
+// once per kDepth inputs for all rows of x, where gemv reads it once per kRowsPerPass rows.
+// bf16, fp16 and int8 weight rows are widened to fp32 once per task, into a buffer that stays
+// in L1/L2 for all of the task's passes (at 8 rows of x that costs as much as the FMAs).
 constexpr int64_t kChannels = 12;  // a task's weight rows: two blocks of 6 or one of 12
 constexpr int64_t kDepth = 256;  // inputs per pass: a pass's slice of xt stays in L2
 
-inline void prefetch_rows(const float* w, int64_t K, int64_t rows) {
-  const char* p = reinterpret_cast<const char*>(w);
-  for (int64_t b = 0; b < rows * K * static_cast<int64_t>(sizeof(float)); b += 64)
-    _mm_prefetch(p + b, _MM_HINT_T1);
+// Rows of x from which lane_rows_linear beats gemv over SmolLM2's linears (`kernel_ab.py
+// linears`, BENCHMARKS.md sessions 17 and 20): fp32 from 16; bf16 (fp16 taken as alike) from
+// 32, 5-31 % faster there and up; int8, whose gemv reads a quarter of fp32's bytes, from 64.
+template <typename W>
+constexpr int64_t lane_rows_min() {
+  if constexpr (std::is_same_v<W, float>) return 16;
+  if constexpr (std::is_same_v<W, int8_t>) return 64;
+  return 32;
 }
+
+// Asks for a run of bytes a slice at a time, into L2: the next task's weight rows, between this
+// task's tile passes. All at once, the prefetches fill the miss queues and the FMAs wait behind
+// them (perf, session 20: 11 % of the kernel's time on one loop of prefetches).
+class Prefetcher {
+ public:
+  Prefetcher(const void* begin, int64_t bytes, int64_t slices)
+      : at_(static_cast<const char*>(begin)),
+        end_(at_ + bytes),
+        step_((bytes + slices - 1) / slices) {}
+  void next() {
+    const char* stop = std::min(end_, at_ + step_);
+    for (; at_ < stop; at_ += 64) _mm_prefetch(at_, _MM_HINT_T1);
+  }
+
+ private:
+  const char* at_;
+  const char* end_;
+  int64_t step_;
+};
 
 // xt[k][m] = x[m][k] for x [M, K] into xt [K][MP] (MP >= M): 8 x 8 blocks through registers
 // where both dims allow, a scalar loop for the rest.
@@ -184,11 +205,20 @@ inline void transpose_rows(const float* x, int64_t M, int64_t K, float* xt, int6
     for (int64_t k = 0; k < K; ++k) xt[k * MP + m] = x[m * K + k];
 }
 
-// (No scale: only unquantised fp32 weights come here.)
-template <typename T>
-void lane_rows_linear(const float* xf, int64_t M, const float* w, int64_t N, int64_t K,
-                      const T* bias, T* y) {
+// dst[0..K) = src[0..K) in fp32.
+template <typename W>
+inline void widen_row(const W* src, int64_t K, float* dst) {
+  int64_t k = 0;
+  for (; k + kVecLanes <= K; k += kVecLanes) _mm256_storeu_ps(dst + k, vec_load(src + k));
+  for (; k < K; ++k) dst[k] = weight_to_float(src[k]);
+}
+
+// `scale` is null for unquantised weights.
+template <typename T, typename W>
+void lane_rows_linear(const float* xf, int64_t M, const W* w, int64_t N, int64_t K,
+                      const T* scale, const T* bias, T* y) {
   using lanes::kLanes;
+  constexpr bool kWiden = !std::is_same_v<W, float>;
   const int64_t MP = (M + kLanes - 1) / kLanes * kLanes;
   // Buffers kept from call to call (a fresh one of this size costs page faults each time); the
   // workers see this thread's through the pointers, not their own thread_local copies.
@@ -200,31 +230,50 @@ void lane_rows_linear(const float* xf, int64_t M, const float* w, int64_t N, int
   zero_buffer.assign(K, 0.f);
   const float* zero = zero_buffer.data();  // the weight rows past N
   const int64_t groups = (N + kChannels - 1) / kChannels;
+  // block_products calls per task: kChannels / 6 per pair of row vectors and one for an odd
+  // last vector, in each of the ceil(K / kDepth) passes.
+  const int64_t passes =
+      (K + kDepth - 1) / kDepth * (MP / (2 * kLanes) * (kChannels / 6) + MP / kLanes % 2);
   at::parallel_for(0, groups, 1, [&](int64_t g0, int64_t g1) {
-    thread_local std::vector<float> out;
+    thread_local std::vector<float> out, wide;
     out.resize(kChannels * MP);  // [kChannels][MP]
+    if (kWiden) wide.resize(kChannels * K);  // [kChannels][K]: the task's rows in fp32
     const float* row[kChannels];
     for (int64_t g = g0; g < g1; ++g) {
       const int64_t n = g * kChannels, count = std::min(kChannels, N - n);
       // The next task's weight rows on their way from memory while this one multiplies.
-      if (g + 1 < g1)
-        prefetch_rows(w + (n + kChannels) * K, K, std::min(kChannels, N - n - kChannels));
-      for (int64_t j = 0; j < kChannels; ++j) row[j] = j < count ? w + (n + j) * K : zero;
+      const int64_t next_rows = g + 1 < g1 ? std::min(kChannels, N - n - kChannels) : 0;
+      Prefetcher ahead(next_rows > 0 ? w + (n + kChannels) * K : w,
+                       next_rows * K * int64_t(sizeof(W)), passes);
+      for (int64_t j = 0; j < kChannels; ++j) {
+        if (j >= count) {
+          row[j] = zero;
+        } else if constexpr (kWiden) {
+          widen_row(w + (n + j) * K, K, wide.data() + j * K);
+          row[j] = wide.data() + j * K;
+        } else {
+          row[j] = w + (n + j) * K;
+        }
+      }
       // Each block of 6 weight rows stays in L1 over every pair of row vectors; an odd last
       // vector of rows takes all 12 weight rows at once.
       for (int64_t d0 = 0; d0 < K; d0 += kDepth) {
         const int64_t d1 = std::min(K, d0 + kDepth);
         int64_t c = 0;
         for (int64_t j = 0; j < kChannels; j += 6)
-          for (c = 0; c + 2 * kLanes <= MP; c += 2 * kLanes)
+          for (c = 0; c + 2 * kLanes <= MP; c += 2 * kLanes) {
+            ahead.next();
             lanes::block_products<2, 6>(xt, MP, row + j, out.data() + j * MP, d0, d1, c,
                                         d0 > 0);
-        if (c < MP)
+          }
+        if (c < MP) {
+          ahead.next();
           lanes::block_products<1, 12>(xt, MP, row, out.data(), d0, d1, c, d0 > 0);
+        }
       }
       for (int64_t m = 0; m < M; ++m)
         for (int64_t j = 0; j < count; ++j)
-          y[m * N + n + j] = finish_output<T>(out[j * MP + m], nullptr, bias, n + j);
+          y[m * N + n + j] = finish_output<T>(out[j * MP + m], scale, bias, n + j);
     }
   });
 }
@@ -234,8 +283,7 @@ template <typename T, typename W>
 void gemv(const float* xf, int64_t M, const W* w, int64_t N, int64_t K, const T* scale,
           const T* bias, T* y) {
 #if defined(ROSEINFER_VECF) && !defined(__AVX512F__)
-  if constexpr (std::is_same_v<W, float>)
-    if (M >= kLaneRowsMin && K > 0) return lane_rows_linear(xf, M, w, N, K, bias, y);
+  if (M >= lane_rows_min<W>() && K > 0) return lane_rows_linear(xf, M, w, N, K, scale, bias, y);
 #endif
   // Tasks of 32 output channels (an even split over the threads even for N = 576); within one,
   // every kRowsPerPass rows of x reuse its weights from L1/L2.
