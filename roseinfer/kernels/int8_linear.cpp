@@ -141,8 +141,9 @@ constexpr int64_t kChannels = 12;  // a task's weight rows: two blocks of 6 or o
 constexpr int64_t kDepth = 256;  // inputs per pass: a pass's slice of xt stays in L2
 
 // Rows of x from which lane_rows_linear beats gemv over SmolLM2's linears (`kernel_ab.py
-// linears`, BENCHMARKS.md sessions 17 and 20): fp32 from 16; bf16 (fp16 taken as alike) from
-// 32, 5-31 % faster there and up; int8, whose gemv reads a quarter of fp32's bytes, from 64.
+// linears`, BENCHMARKS.md sessions 17 and 20): fp32 from 16; bf16 (fp16 taken as alike) from 32
+// (below, the widening is a larger share, and 24 rows leave an odd vector to the slower 1 x 12
+// tile); int8, whose gemv reads a quarter of fp32's bytes, from 64.
 template <typename W>
 constexpr int64_t lane_rows_min() {
   if constexpr (std::is_same_v<W, float>) return 16;
@@ -152,7 +153,7 @@ constexpr int64_t lane_rows_min() {
 
 // Asks for a run of bytes a slice at a time, into L2: the next task's weight rows, between this
 // task's tile passes. All at once, the prefetches fill the miss queues and the FMAs wait behind
-// them (perf, session 20: 11 % of the kernel's time on one loop of prefetches).
+// them (BENCHMARKS.md, session 20).
 class Prefetcher {
  public:
   Prefetcher(const void* begin, int64_t bytes, int64_t slices)
