@@ -19,6 +19,18 @@ inline float weight_to_float(int8_t w) { return static_cast<float>(w); }
 template <typename W>
 inline float weight_to_float(W w) { return to_float(w); }
 
+// dst[0..n) = src[0..n) in fp32: x's rows (bf16, fp16) and weight rows (also int8).
+template <typename S>
+inline void widen(const S* src, int64_t n, float* dst) {
+  int64_t i = 0;
+#if defined(__AVX512F__)
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(dst + i, vec_load(src + i));
+#elif defined(ROSEINFER_VECF)
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, vec_load(src + i));
+#endif
+  for (; i < n; ++i) dst[i] = weight_to_float(src[i]);
+}
+
 // Rows of x per pass over a tile of weights: M rows times R weight rows of accumulators must
 // stay in registers (32 with AVX-512, 16 with AVX2).
 constexpr int kRowsPerPass = kVecRegisters == 32 ? 8 : 4;
@@ -206,14 +218,6 @@ inline void transpose_rows(const float* x, int64_t M, int64_t K, float* xt, int6
     for (int64_t k = 0; k < K; ++k) xt[k * MP + m] = x[m * K + k];
 }
 
-// dst[0..K) = src[0..K) in fp32.
-template <typename W>
-inline void widen_row(const W* src, int64_t K, float* dst) {
-  int64_t k = 0;
-  for (; k + kVecLanes <= K; k += kVecLanes) _mm256_storeu_ps(dst + k, vec_load(src + k));
-  for (; k < K; ++k) dst[k] = weight_to_float(src[k]);
-}
-
 // `scale` is null for unquantised weights.
 template <typename T, typename W>
 void lane_rows_linear(const float* xf, int64_t M, const W* w, int64_t N, int64_t K,
@@ -250,7 +254,7 @@ void lane_rows_linear(const float* xf, int64_t M, const W* w, int64_t N, int64_t
         if (j >= count) {
           row[j] = zero;
         } else if constexpr (kWiden) {
-          widen_row(w + (n + j) * K, K, wide.data() + j * K);
+          widen(w + (n + j) * K, K, wide.data() + j * K);
           row[j] = wide.data() + j * K;
         } else {
           row[j] = w + (n + j) * K;
@@ -326,15 +330,8 @@ template <typename T>
 const float* widened_rows(const T* x, int64_t n) {
   thread_local std::vector<float> buffer;
   buffer.resize(n);
-  float* out = buffer.data();
-  int64_t i = 0;
-#if defined(__AVX512F__)
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, load16(x + i));
-#elif defined(ROSEINFER_VECF)
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, vec_load(x + i));
-#endif
-  for (; i < n; ++i) out[i] = to_float(x[i]);
-  return out;
+  widen(x, n, buffer.data());
+  return buffer.data();
 }
 
 // y = x @ w.T [* scale] + bias through gemv, with int8 weights or weights in x's own dtype.
