@@ -2,7 +2,8 @@
 one process and timed in turns. `linears`: small_batch_linear and int8_linear over SmolLM2's 120
 decode linears (random weights, 30 layers, DRAM-cold), aten's fp32 linear beside them;
 `attention`: paged_decode_attention over 30 layers' caches (random scattered blocks; fp32, bf16
-and int8 caches), cold and warm, for BxKEYS batches (default 1x135,1x500,32x135,32x500);
+and int8 caches), cold (the layers in turn), evicted (a layer's weights read between the calls,
+only the calls timed) and warm (one layer's call repeated), for BxKEYS batches (default 1x135,1x500,32x135,32x500);
 `prefill`: paged_prefill_attention over 30 layers for SxQ@C steps (S sequences of Q new tokens
 in C; the cached blocks shared, as after a prefix-cache hit; `benchmarks/prefill_attention.py`'s
 shapes), fp32, bf16 and int8 caches.
@@ -87,14 +88,16 @@ def build(which: str, rev: str, tmp: str):
 
 
 def turns(mods, fns, reps):
-    """Median seconds of fns[name](mod) per module, the modules taking turns."""
+    """Median seconds of fns[name](mod) per module, the modules taking turns: the call's time,
+    or the seconds it returns where it times its own part."""
     times = {}
     for _ in range(reps):
         for rev, mod in mods.items():
             for name, fn in fns.items():
                 t = time.perf_counter()
-                fn(mod)
-                times.setdefault((rev, name), []).append(time.perf_counter() - t)
+                timed = fn(mod)
+                seconds = timed if isinstance(timed, float) else time.perf_counter() - t
+                times.setdefault((rev, name), []).append(seconds)
     return {key: statistics.median(v[1:]) for key, v in times.items()}
 
 
@@ -168,11 +171,27 @@ def attention(mods, shapes):
         slots = tables[:, (length - 1) // bs] * bs + (length - 1) % bs
         return q, k, v, kc, vc, slots, tables, lens, dim**-0.5, *scales
 
+    # A layer's int8 weights (3.5 MB) read between two layers' calls, as a decode step does:
+    # the 30 layers' K/V alone (a few MB at one sequence) would stay in L3 from call to call.
+    weights = torch.ones(40 << 20)  # 160 MB, more than any L3 here
+    layer_bytes = 3_500_000 // 4
+
+    def evicted(mod, layers):
+        seconds = 0.0
+        for i, c in enumerate(layers):
+            at = i * layer_bytes
+            weights[at : at + layer_bytes].sum()
+            t = time.perf_counter()
+            mod.attn(*c)
+            seconds += time.perf_counter() - t
+        return seconds
+
     for b, length in shapes:
         for dtype in (torch.float32, torch.bfloat16, "int8"):
             layers = [case(b, length, dtype, seed) for seed in range(30)]
             fns = {
                 "cold": lambda mod, layers=layers: [mod.attn(*c) for c in layers],
+                "evicted": lambda mod, layers=layers: evicted(mod, layers),
                 "warm": lambda mod, layers=layers: [mod.attn(*layers[0]) for _ in layers],
             }
             res = turns(mods, fns, 9)

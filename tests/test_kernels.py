@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 import shutil
+import subprocess
 
 import pytest
 import torch
@@ -280,6 +282,34 @@ def test_int8_cache_long_context_of_extreme_values(kernels):
         torch.testing.assert_close(
             out.float(), torch.full((1, heads, head_dim), 63.5), rtol=4e-3, atol=0
         )
+
+
+def test_every_decode_attention_kernel_prefetches_its_blocks(kernels):
+    """The built library's decode-attention kernels each hold a software prefetch: GCC 12
+    deleted the loops of `_mm_prefetch` that ask for the blocks ahead, so the block prefetch
+    compiled to nothing and no result could show it (BENCHMARKS.md, session 21)."""
+    objdump = shutil.which("objdump")
+    if objdump is None:
+        pytest.skip("no objdump to read the built library with")
+    listing = subprocess.run(
+        [objdump, "-d", "--no-show-raw-insn", "--demangle", kernels.__file__],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    bodies: dict[str, list[str]] = {}
+    name = ""
+    for line in listing.splitlines():
+        if match := re.match(r"^[0-9a-f]+ <(.*)>:$", line):
+            name = match.group(1)
+            bodies[name] = []
+        elif name:
+            bodies[name].append(line)
+    attention = {n: b for n, b in bodies.items() if "roseinfer::attention::attend_group" in n}
+    if not attention:
+        pytest.skip("no vectorised decode-attention kernels in this build (no AVX2 or AVX-512)")
+    without = [n for n, body in attention.items() if not any("prefetch" in x for x in body)]
+    assert without == [], f"{len(without)} of {len(attention)} kernels prefetch nothing"
 
 
 def test_mixed_decode_and_prefill_step_matches_the_reference_backend(kernels):

@@ -73,7 +73,9 @@ void attend_group_avx2(const float* q, const KVView<T>& kv, float scale, float* 
   using K = std::conditional_t<kWiden, float, T>;
   alignas(32) float widened[kWiden ? 8 * D : 1];
   // Scores, 8 keys at a time: 8 dot-product vectors summed across lanes together (hsum8).
+  // The first blocks were asked for by the caller, during the previous task.
   for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
+    prefetch_kv_block(kv, b + kPrefetchBlocks, D * int64_t(sizeof(T)));
     const T* block = kv.k_block(b);
     const int64_t n = std::min(block_size, len - start);
     for (int64_t c = 0; c < n; c += 8) {
@@ -188,6 +190,7 @@ void attend_group_int8_avx2(const float* q, const KVView<int8_t>& kv, float scal
   const __m256i key_order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
+    prefetch_kv_block(kv, b + kPrefetchBlocks, D);
     const int64_t n = std::min(block_size, len - start);
     for (int64_t c = 0; c < n; c += 8) {
       const int64_t m = std::min<int64_t>(8, n - c);

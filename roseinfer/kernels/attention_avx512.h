@@ -13,34 +13,6 @@
 #if defined(__AVX512F__)
 namespace roseinfer::attention {
 
-// Asks for one block's rows of a head ahead of use: the blocks of a sequence are scattered, so
-// the hardware prefetchers cannot see the next one coming, and a decode step reads K/V that the
-// weights streamed through since have evicted from the caches. Into L2: L1's fill buffers are
-// too few to keep enough lines in flight.
-inline void prefetch_bytes(const void* p, int64_t bytes) {
-  const char* c = static_cast<const char*>(p);
-  for (int64_t b = 0; b < bytes; b += 64) _mm_prefetch(c + b, _MM_HINT_T1);
-}
-
-constexpr int64_t kPrefetchBlocks = 4;  // 2 and 8 measured no better (BENCHMARKS.md)
-
-// Block b of a (sequence, KV head)'s keys and values, K and V both: V is read right after the
-// K pass, from L2 by then (a few KB per head).
-// int8 caches: their scales too.
-template <typename C>
-inline void prefetch_kv_block(const KVView<C>& kv, int64_t b, int64_t row_bytes) {
-  if (b * kv.block_size < kv.len) {
-    const int64_t rows = std::min(kv.block_size, kv.len - b * kv.block_size);
-    // int8 keys are transposed: any row's bytes span the whole block.
-    prefetch_bytes(kv.k_block(b), (std::is_same_v<C, int8_t> ? kv.block_size : rows) * row_bytes);
-    prefetch_bytes(kv.v_block(b), rows * row_bytes);
-    if (kv.k_scale != nullptr) {
-      prefetch_bytes(kv.k_scales(b), rows * int64_t(sizeof(float)));
-      prefetch_bytes(kv.v_scales(b), rows * int64_t(sizeof(float)));
-    }
-  }
-}
-
 // q . row for one key row of 16 * NV elements, as 16 partial sums.
 template <typename T, int NV>
 inline __m512 dot_row(const __m512* q, const T* row) {

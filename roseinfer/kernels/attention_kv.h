@@ -3,6 +3,8 @@
 // of a kernel for the query heads that share one KV head.
 #pragma once
 
+#include <type_traits>
+
 #include "vec.h"
 
 namespace roseinfer::attention {
@@ -43,6 +45,35 @@ inline float int8_key(const int8_t* block, int64_t row, int64_t d, int64_t block
   return static_cast<float>(static_cast<int8_t>(block[int8_key_at(row, d, block_size)] ^ 0x80));
 }
 
+#if defined(__AVX2__) || defined(__AVX512F__)
+// Asks for one block's rows of a head ahead of use: the blocks of a sequence are scattered, so
+// the hardware prefetchers cannot see the next one coming, and a decode step reads K/V that the
+// weights streamed through since have evicted from the caches. Into L2: L1's fill buffers are
+// too few to keep enough lines in flight.
+inline void prefetch_bytes(const void* p, int64_t bytes) {
+  const char* c = static_cast<const char*>(p);
+  for (int64_t b = 0; b < bytes; b += 64) prefetch_l2(c + b);
+}
+
+constexpr int64_t kPrefetchBlocks = 4;  // blocks ahead (BENCHMARKS.md, session 21)
+
+// Block b of a (sequence, KV head)'s keys and values, K and V both: V is read right after the
+// K pass, from L2 by then (a few KB per head).
+// int8 caches: their scales too.
+template <typename C>
+inline void prefetch_kv_block(const KVView<C>& kv, int64_t b, int64_t row_bytes) {
+  if (b * kv.block_size < kv.len) {
+    const int64_t rows = std::min(kv.block_size, kv.len - b * kv.block_size);
+    // int8 keys are transposed: any row's bytes span the whole block.
+    prefetch_bytes(kv.k_block(b), (std::is_same_v<C, int8_t> ? kv.block_size : rows) * row_bytes);
+    prefetch_bytes(kv.v_block(b), rows * row_bytes);
+    if (kv.k_scale != nullptr) {
+      prefetch_bytes(kv.k_scales(b), rows * int64_t(sizeof(float)));
+      prefetch_bytes(kv.v_scales(b), rows * int64_t(sizeof(float)));
+    }
+  }
+}
+#endif
 
 // Whether the cache is int8, checking that its scales come with it (and only with it), each a
 // contiguous fp32 [num_blocks, KVH, block_size].

@@ -24,7 +24,7 @@ using attention::group_kernel;
 using attention::int8_key;
 using attention::int8_key_at;
 using attention::KVView;
-#if defined(__AVX512F__)
+#if defined(__AVX2__) || defined(__AVX512F__)
 using attention::kPrefetchBlocks;
 using attention::prefetch_kv_block;
 #endif
@@ -168,7 +168,7 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
   // The first blocks of a task's K/V, asked for while the task before it runs: tasks are short
   // (a few blocks each), so waiting for their first blocks would be a large share of them.
   auto prefetch_start = [&](int64_t task) {
-#if defined(__AVX512F__)
+#if defined(__AVX2__) || defined(__AVX512F__)
     const KVView<C> kv = view(task);
     for (int64_t b = 0; b < kPrefetchBlocks; ++b)
       prefetch_kv_block(kv, b, head_dim * int64_t(sizeof(C)));

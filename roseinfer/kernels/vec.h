@@ -108,6 +108,15 @@ inline __m256 exp8(__m256 x) {
 }
 #endif
 
+#if defined(__AVX512F__) || defined(__AVX2__)
+// Asks for the cache line at p, into L2. An asm statement, not _mm_prefetch: GCC 12 deletes a
+// loop whose body is nothing but __builtin_prefetch when its trip count is not a constant (the
+// decode attention's block prefetch compiled to nothing until session 21; BENCHMARKS.md).
+inline void prefetch_l2(const void* p) {
+  asm volatile("prefetcht1 %0" : : "m"(*static_cast<const char*>(p)));
+}
+#endif
+
 // The widest fp32 vector, kVecLanes floats, where ROSEINFER_VECF is defined (the build targets
 // AVX-512, or AVX2 with FMA and F16C; elsewhere callers keep a scalar loop). vec_load widens
 // fp32, bf16, fp16 or int8 storage to fp32.
