@@ -174,7 +174,7 @@ class Prefetcher {
         step_((bytes + slices - 1) / slices) {}
   void next() {
     const char* stop = std::min(end_, at_ + step_);
-    for (; at_ < stop; at_ += 64) _mm_prefetch(at_, _MM_HINT_T1);
+    for (; at_ < stop; at_ += 64) prefetch_l2(at_);
   }
 
  private:
