@@ -3,7 +3,8 @@ one process and timed in turns. `linears`: small_batch_linear and int8_linear ov
 decode linears (random weights, 30 layers, DRAM-cold), aten's fp32 linear beside them;
 `attention`: paged_decode_attention over 30 layers' caches (random scattered blocks; fp32, bf16
 and int8 caches), cold (the layers in turn), evicted (a layer's weights read between the calls,
-only the calls timed) and warm (one layer's call repeated), for BxKEYS batches (default 1x135,1x500,32x135,32x500);
+only the calls timed) and warm (one layer's call repeated), for BxKEYS batches (default
+1x135,1x500,32x135,32x500);
 `prefill`: paged_prefill_attention over 30 layers for SxQ@C steps (S sequences of Q new tokens
 in C; the cached blocks shared, as after a prefix-cache hit; `benchmarks/prefill_attention.py`'s
 shapes), fp32, bf16 and int8 caches.
