@@ -411,14 +411,17 @@ def test_int8_linear_matches_the_dequantized_matmul(
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(
     "rows,in_features,out_features",
-    # On AVX2 rows along the lanes, fp32 from 16 rows and bf16/fp16 (widened) from 32: pairs of
-    # row vectors and a last odd one (17, 33), out_features not a multiple of its 12 weight rows,
-    # in_features past its 256-input passes (300, 520).
+    # On AVX2 dot_row passes of up to 8 rows (3 with a tail after its unrolled steps; 12: a pass
+    # of 8 and one of 4), then rows along the lanes, fp32 from 16 rows and bf16/fp16 (widened)
+    # from 32: pairs of row vectors and a last odd one (17, 33), out_features not a multiple of
+    # its 12 weight rows, in_features past its 256-input passes (300, 520).
     [
         (1, 576, 960),
         (2, 72, 37),
         (4, 64, 37),
+        (6, 72, 37),
         (8, 64, 37),
+        (12, 96, 40),
         (3, 40, 70),
         (17, 300, 37),
         (33, 520, 25),
