@@ -412,9 +412,10 @@ def test_int8_linear_matches_the_dequantized_matmul(
 @pytest.mark.parametrize(
     "rows,in_features,out_features",
     # On AVX2 dot_row passes of up to 8 rows (3 with a tail after its unrolled steps; 12: a pass
-    # of 8 and one of 4), then rows along the lanes, fp32 from 16 rows and bf16/fp16 (widened)
-    # from 32: pairs of row vectors and a last odd one (17, 33), out_features not a multiple of
-    # its 12 weight rows, in_features past its 256-input passes (300, 520).
+    # of 8 and one of 4), then rows along the lanes where lane_rows_pay: pairs of row vectors
+    # (14, 48), a last odd one (33 for bf16/fp16, 56), out_features not a multiple of its 12
+    # weight rows, in_features past its 256-input passes (300, 520); gemv again at 17 and at 33
+    # for fp32.
     [
         (1, 576, 960),
         (2, 72, 37),
@@ -423,9 +424,11 @@ def test_int8_linear_matches_the_dequantized_matmul(
         (8, 64, 37),
         (12, 96, 40),
         (3, 40, 70),
+        (14, 300, 37),
         (17, 300, 37),
         (33, 520, 25),
         (48, 64, 24),
+        (56, 64, 25),
     ],
 )
 def test_small_batch_linear_matches_f_linear(kernels, dtype, rows, in_features, out_features):

@@ -154,24 +154,27 @@ void gemv_rows(const float* xf, const W* w, int64_t N, int64_t K, const T* scale
 }
 
 #if defined(ROSEINFER_VECF) && !defined(__AVX512F__)
-// With AVX2, from lane_rows_min<W>() rows of x: x's rows along the lanes (lane_rows.h),
+// With AVX2, for the rows of x where lane_rows_pay<W>: x's rows along the lanes (lane_rows.h),
 // transposed once per call, against kChannels weight rows at a time, each weight element
 // broadcast from its row: no horizontal sums, no weight transposition, each weight row read
-// once per kDepth inputs for all rows of x, where gemv reads it once per kRowsPerPass rows.
+// once per kDepth inputs for all rows of x, where gemv reads it once per pass of rows.
 // bf16, fp16 and int8 weight rows are widened to fp32 once per task, into a buffer that stays
 // in L1/L2 for all of the task's passes (at 8 rows of x that costs as much as the FMAs).
 constexpr int64_t kChannels = 12;  // a task's weight rows: two blocks of 6 or one of 12
 constexpr int64_t kDepth = 256;  // inputs per pass: a pass's slice of xt stays in L2
 
-// Rows of x from which lane_rows_linear beats gemv over SmolLM2's linears (`kernel_ab.py
-// linears`, BENCHMARKS.md sessions 17 and 20): fp32 from 16; bf16 (fp16 taken as alike) from 32
-// (below, the widening is a larger share, and 24 rows leave an odd vector to the slower 1 x 12
-// tile); int8, whose gemv reads a quarter of fp32's bytes, from 64.
+// Rows of x for which lane_rows_linear beats gemv over SmolLM2's linears (`kernel_ab.py
+// linears`, BENCHMARKS.md sessions 17, 20 and 22). Its 2 x 6 tile takes row vectors in pairs
+// and an odd last one goes through the slower 1 x 12 tile, so for fp32 and bf16 (fp16 taken as
+// alike) it pays from 13 rows where the vectors pair up (13-16, 25-32, 41-48), and at any count
+// from 49 rows (fp32) or 33 (bf16, whose gemv widens the weights again at each pass of rows).
+// int8, whose gemv reads a quarter of fp32's bytes, from 64.
 template <typename W>
-constexpr int64_t lane_rows_min() {
-  if constexpr (std::is_same_v<W, float>) return 16;
-  if constexpr (std::is_same_v<W, int8_t>) return 64;
-  return 32;
+constexpr bool lane_rows_pay(int64_t M) {
+  if constexpr (std::is_same_v<W, int8_t>) return M >= 64;
+  const bool paired = (M + lanes::kLanes - 1) / lanes::kLanes % 2 == 0;
+  if constexpr (std::is_same_v<W, float>) return M > 48 || (M > 12 && paired);
+  return M > 32 || (M > 12 && paired);
 }
 
 // Asks for a run of bytes a slice at a time, into L2: the next task's weight rows, between this
@@ -299,7 +302,7 @@ template <typename T, typename W>
 void gemv(const float* xf, int64_t M, const W* w, int64_t N, int64_t K, const T* scale,
           const T* bias, T* y) {
 #if defined(ROSEINFER_VECF) && !defined(__AVX512F__)
-  if (M >= lane_rows_min<W>() && K > 0) return lane_rows_linear(xf, M, w, N, K, scale, bias, y);
+  if (lane_rows_pay<W>(M) && K > 0) return lane_rows_linear(xf, M, w, N, K, scale, bias, y);
 #endif
   // Tasks of 32 output channels (an even split over the threads even for N = 576); within one,
   // every kPass rows of x reuse its weights from L1/L2.
