@@ -35,10 +35,11 @@ inline void widen(const S* src, int64_t n, float* dst) {
 // stay in registers (32 with AVX-512, 16 with AVX2).
 constexpr int kRowsPerPass = kVecRegisters == 32 ? 8 : 4;
 
-// Rows of x up to which AVX2 takes dot_row (a pass of gemv): fp32, bf16 and fp16 weights up to
-// 8; int8 only 1-2, as at 3-16 rows dot_tile measured level or faster (BENCHMARKS.md, session 22).
+// Rows of x up to which AVX2 takes dot_row in a pass of gemv: a whole pass (4 rows) with fp32,
+// bf16 and fp16 weights; with int8 only 1-2, as at 3-16 rows dot_tile measured level or faster.
+// Passes of 8 through dot_row lost with bf16 weights in the engine (BENCHMARKS.md, session 22).
 template <typename W>
-constexpr int kDotRows = std::is_same_v<W, int8_t> ? 2 : 8;
+constexpr int kDotRows = std::is_same_v<W, int8_t> ? 2 : 4;
 
 #if defined(ROSEINFER_VECF)
 // Dot products of R weight rows with M rows of x (fp32, K a multiple of kVecLanes): out[m][r].
@@ -68,8 +69,8 @@ inline void dot_tile(const float* xf, int64_t K, const W* w, float out[M][R]) {
 // 8 / M accumulators per row of x over consecutive vectors, so a task's weight rows are read as
 // one sequential stream: dot_tile's R rows are R streams at once, which a Zen 3 host read at
 // 11–20 GB/s against 26–28 for this form (BENCHMARKS.md, session 12). The stream is prefetched
-// 2 KB ahead into L1 for 1-3 rows of x, and 8 KB ahead into L2 from 4, where each line takes
-// longer to multiply (session 22: 4-8 rows 10-37 % faster with fp32 weights than at 2 KB).
+// 2 KB ahead into L1 for 1-3 rows of x, and 8 KB ahead into L2 for 4, where each line takes
+// longer to multiply (session 22: 21-24 % faster there than 2 KB into L1).
 template <typename W, int M>
 inline void dot_row(const float* xf, int64_t K, const W* w, float out[M]) {
   constexpr int kAcc = 8 / M;  // 8 FMA chains: two pipes of 4-cycle FMAs
@@ -305,15 +306,13 @@ void gemv(const float* xf, int64_t M, const W* w, int64_t N, int64_t K, const T*
   if (lane_rows_pay<W>(M) && K > 0) return lane_rows_linear(xf, M, w, N, K, scale, bias, y);
 #endif
   // Tasks of 32 output channels (an even split over the threads even for N = 576); within one,
-  // every kPass rows of x reuse its weights from L1/L2.
+  // every kRowsPerPass rows of x reuse its weights from L1/L2.
   constexpr int64_t kTask = 32;
-  constexpr int64_t kPass =
-      kVecRegisters == 16 ? std::max<int64_t>(kRowsPerPass, kDotRows<W>) : kRowsPerPass;
   at::parallel_for(0, (N + kTask - 1) / kTask, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
       const int64_t n = c * kTask, n_end = std::min(N, n + kTask);
-      for (int64_t m0 = 0; m0 < M; m0 += kPass) {
-        switch (std::min<int64_t>(kPass, M - m0)) {
+      for (int64_t m0 = 0; m0 < M; m0 += kRowsPerPass) {
+        switch (std::min<int64_t>(kRowsPerPass, M - m0)) {
           case 1: gemv_rows<T, W, 1>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
           case 2: gemv_rows<T, W, 2>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
           case 3: gemv_rows<T, W, 3>(xf, w, N, K, scale, bias, y, m0, n, n_end); break;
