@@ -411,8 +411,8 @@ def test_int8_linear_matches_the_dequantized_matmul(
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(
     "rows,in_features,out_features",
-    # On AVX2 dot_row passes of up to 4 rows (3 with a tail after its unrolled steps; 6: a pass
-    # of 4 and one of 2), then rows along the lanes where lane_rows_pay: pairs of row vectors
+    # On AVX2 dot_row passes of up to 4 rows (3 with a tail after its unrolled steps; 6 and 12:
+    # more than one pass), then rows along the lanes where lane_rows_pay: pairs of row vectors
     # (14, 48), a last odd one (33 for bf16/fp16, 56), out_features not a multiple of its 12
     # weight rows, in_features past its 256-input passes (300, 520); gemv again at 17 and at 33
     # for fp32.
