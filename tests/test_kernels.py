@@ -29,7 +29,7 @@ from roseinfer.kernels import load_cpu_kernels
 from roseinfer.layers.activation import SiluAndMul
 from roseinfer.layers.attention import AttentionMetadata, ReferenceAttention
 from roseinfer.layers.kv_cache import LayerCache, quantize_rows
-from roseinfer.layers.linear import Int8Linear, can_pack
+from roseinfer.layers.linear import Int8Linear, can_pack, can_pack_fp32
 from roseinfer.layers.norm import RMSNorm
 from roseinfer.layers.sampler import Sampler
 
@@ -755,27 +755,64 @@ def _widened_linear(x, weight, bias):
     return F.linear(x.float(), weight.float(), wide_bias).to(x.dtype)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_dense_linear_sends_kernel_rows_to_the_kernel_and_the_rest_to_fp32_aten(kernels, dtype):
+@pytest.mark.parametrize(
+    ("dtype", "pack"), [(torch.float32, True), (torch.float32, False), (torch.bfloat16, True)]
+)
+def test_dense_linear_sends_kernel_rows_to_the_kernel_and_the_rest_to_onednn_or_aten(
+    kernels, dtype, pack
+):
+    """Up to `kernel_rows` rows the kernel; beyond, oneDNN's matmul on the packed copy of an
+    fp32 weight, else aten's fp32 linear (bf16 weights widened; the LM head, unpacked)."""
     torch.manual_seed(0)
     lin = nn.Linear(576, 960).to(dtype)
     w, b = lin.weight.detach(), lin.bias.detach()
-    dense = KernelDenseLinear(lin, kernels, kernel_rows=3)
+    dense = KernelDenseLinear(lin, kernels, kernel_rows=3, pack_many_rows=pack)
+    packed = dense.packed_weight
+    assert (packed is not None) == (pack and dtype == torch.float32 and can_pack_fp32())
     told_apart = set()  # (rows <= 3) where the two paths' bits differ: the checks mean something
-    for shape in ([1, 576], [3, 576], [1, 3, 576], [4, 576], [9, 576]):
+    onednn_not_aten = False  # the packed path's bits differ from aten's somewhere
+    for shape in ([1, 576], [3, 576], [1, 3, 576], [4, 576], [9, 576], [200, 576]):
         x = torch.randn(shape).to(dtype)
         x2 = x.reshape(-1, 576)
         kernel, aten = kernels.small_batch_linear(x2, w, b), _widened_linear(x2, w, b)
-        if not torch.equal(kernel, aten):
+        many = aten
+        if packed is not None:
+            many = torch.ops.mkldnn._linear_pointwise(x2, packed, b, "none", [], "")
+            onednn_not_aten |= not torch.equal(many, aten)
+        if not torch.equal(kernel, many):
             told_apart.add(x2.shape[0] <= 3)
-        want = kernel if x2.shape[0] <= 3 else aten
+        want = kernel if x2.shape[0] <= 3 else many
         assert torch.equal(dense(x), want.view(*shape[:-1], 960))
     if dtype == torch.float32:  # bf16 outputs round the two fp32 sums alike, nearly always
         assert told_apart == {True, False}
+    assert onednn_not_aten == (packed is not None)
     assert dense(torch.zeros(0, 576).to(dtype)).shape == (0, 960)
     # The decoder stack runs the same C++ object: any step through it.
     decode, max_rows = dense.decode_linear()
     assert decode is dense.linear and max_rows > 10**9
+
+
+def test_cpu_backend_packs_fp32_layers_for_many_rows_but_not_the_lm_head(cpu_backend, kernels):
+    """On AVX2 CPUs every fp32 decoder linear keeps a oneDNN-packed copy for prefill chunks; the
+    LM head (tied to the embedding here) runs that many rows only for prompt logprobs, so it keeps
+    its one shared weight."""
+    if kernels.vector_lanes() != 8:
+        pytest.skip("KernelDenseLinear is the AVX2 path; this CPU runs other kernels")
+
+    class Tiny(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.embed = nn.Embedding(50, 16)
+            self.layers = nn.ModuleList([nn.Linear(16, 32), nn.Linear(32, 16)])
+            self.lm_head = nn.Linear(16, 50, bias=False)
+            self.lm_head.weight = self.embed.weight
+
+    model = Tiny()
+    cpu_backend.prepare_model(model)
+    assert all(isinstance(m, KernelDenseLinear) for m in (*model.layers, model.lm_head))
+    assert all(m.packed_weight is not None for m in model.layers) == can_pack_fp32()
+    assert model.lm_head.packed_weight is None
+    assert model.lm_head.weight.data_ptr() == model.embed.weight.data_ptr()
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])

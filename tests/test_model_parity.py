@@ -193,6 +193,18 @@ def test_logits_match_transformers(pair):
         torch.testing.assert_close(g, want, atol=LOGIT_ATOL, rtol=0)
 
 
+def test_logits_match_transformers_over_steps_of_many_rows(pair):
+    """A 200-token prompt beside a short one in steps of 159 and 51 rows: past the AVX2 kernels'
+    128 rows the linears take the many-row path (oneDNN's packed fp32 matmul)."""
+    hf, engine = pair
+    gen = torch.Generator().manual_seed(1)
+    long = torch.randint(3, engine.model_config.vocab_size, (200,), generator=gen).tolist()
+    prompts = [long, engine.encode_prompt(TEXTS[0])[:10]]
+    got = batched_step_logits(engine, prompts, [[150, 9], [50, 1]])
+    for g, p in zip(got, prompts, strict=True):
+        torch.testing.assert_close(g, hf_logits(hf, p), atol=LOGIT_ATOL, rtol=0)
+
+
 def test_greedy_32_tokens_match_transformers(pair):
     hf, engine = pair
     prompts = parity_prompts(engine)

@@ -116,7 +116,9 @@ class CpuBackend:
             apply_bitmask(logits, bitmask, rows)
 
     # ---- linears ---------------------------------------------------------------------------
-    def make_linear(self, linear: nn.Linear, quantization: Quantization) -> nn.Module:
+    def make_linear(
+        self, linear: nn.Linear, quantization: Quantization, lm_head: bool = False
+    ) -> nn.Module:
         if quantization is Quantization.INT8:
             return KernelInt8Linear(linear, self.kernels)
         if can_pack(linear.weight.dtype, linear.weight.device):
@@ -124,11 +126,14 @@ class CpuBackend:
         rows = dense_kernel_rows(self.kernels.vector_lanes())
         if rows == 0:
             return linear  # F.linear (the decoder stack runs it as "dense")
-        return KernelDenseLinear(linear, self.kernels, rows)
+        return KernelDenseLinear(linear, self.kernels, rows, pack_many_rows=not lm_head)
 
     def prepare_model(self, model: nn.Module) -> None:
         quantization = self.options.quantization
-        replace_linears(model, lambda linear: self.make_linear(linear, quantization))
+        lm_head = getattr(model, "lm_head", None)
+        replace_linears(
+            model, lambda linear: self.make_linear(linear, quantization, linear is lm_head)
+        )
 
     # ---- the decoder stack -------------------------------------------------------------------
     def decoder_stack(self, model: CausalLM) -> CpuDecoderStack | None:

@@ -12,8 +12,9 @@ Which kernel a layer runs is decided once, when the backend builds it, from what
   weight-only `int8_linear`: any number of rows, except on CPUs with AVX2 and no AVX-512,
   where past `AVX2_KERNEL_ROWS` rows the weight is widened to fp32 for aten's linear.
 - on CPUs with AVX2 and no AVX-512, unpacked weights (`KernelDenseLinear`: fp32, bf16, fp16):
-  `small_batch_linear` up to `AVX2_KERNEL_ROWS` rows, aten's fp32 linear beyond (bf16 and fp16
-  weights widened to fp32 for the call).
+  `small_batch_linear` up to `AVX2_KERNEL_ROWS` rows; beyond, oneDNN's matmul on a packed copy of
+  an fp32 weight (all but the LM head's, which runs that many rows only for prompt logprobs),
+  else aten's fp32 linear (bf16 and fp16 weights widened to fp32 for the call).
 
 Each layer also hands the decoder stack its kernel (`decode_linear`). Timings: BENCHMARKS.md.
 """
@@ -27,7 +28,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from roseinfer.layers.linear import Int8Linear, PackedLinear
+from roseinfer.layers.linear import Int8Linear, PackedLinear, can_pack_fp32
 
 if TYPE_CHECKING:
     from roseinfer.kernels._ext import CppKernels, DecodeLinear
@@ -41,7 +42,8 @@ AMX_ROWS = 1024
 # int8_linear near 128 rows, narrow weights widened to fp32 for the call, and is 1.3x faster
 # at a 512-token prefill chunk; aten's bf16 and fp16 matmuls there are slower than both at any
 # row count (BENCHMARKS.md, sessions 12 and 13). With fp32 weights small_batch_linear (rows
-# along the lanes) is still 13 % faster at 128 rows and level at 256 (session 17).
+# along the lanes) is level with oneDNN's packed matmul at 32-128 rows and slower beyond
+# (sessions 17 and 23).
 AVX2_KERNEL_ROWS = 128
 
 
@@ -95,16 +97,30 @@ class KernelPackedLinear(PackedLinear):
 
 
 class KernelDenseLinear(nn.Module):
-    """A weight in its own dtype, unpacked: `small_batch_linear` up to `kernel_rows` rows,
-    aten's fp32 linear beyond (the weight widened for the call where it is narrower), both in
-    the C++ `DecodeLinear` that the decoder stack runs too."""
+    """A weight in its own dtype, unpacked: `small_batch_linear` up to `kernel_rows` rows; beyond,
+    oneDNN's matmul on a packed copy of an fp32 weight (`pack_many_rows`), else aten's fp32
+    linear (the weight widened for the call where it is narrower). All in the C++
+    `DecodeLinear` that the decoder stack runs too."""
 
-    def __init__(self, linear: nn.Linear, kernels: CppKernels, kernel_rows: int) -> None:
+    def __init__(
+        self, linear: nn.Linear, kernels: CppKernels, kernel_rows: int, pack_many_rows: bool
+    ) -> None:
         super().__init__()
         self.weight = linear.weight.detach()  # [out, in]; a tied LM head keeps sharing it
         self.bias = None if linear.bias is None else linear.bias.detach()
+        # oneDNN's packed fp32 matmul is 8-18 % faster than sgemm past `kernel_rows` rows here
+        # (BENCHMARKS.md, session 23), at the price of a second copy of the weight. Narrower
+        # weights keep one copy: packing them would mean an fp32 copy, twice their size.
+        self.packed_weight: torch.Tensor | None = None
+        if pack_many_rows and self.weight.dtype == torch.float32 and can_pack_fp32():
+            self.packed_weight = torch.ops.mkldnn._reorder_linear_weight(self.weight, kernel_rows)
         self.linear = kernels.DecodeLinear(
-            "small_batch", self.weight, None, self.bias, kernel_rows=kernel_rows
+            "small_batch",
+            self.weight,
+            None,
+            self.bias,
+            kernel_rows=kernel_rows,
+            packed=self.packed_weight,
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]

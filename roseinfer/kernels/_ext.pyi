@@ -10,7 +10,8 @@ class DecodeLinear:
     """A linear layer's decode kernel and prepared weights. kind: "amx", "small_batch",
     "int8", "amx_int8", "vnni_int8" or "dense" (roseinfer/kernels/decode_stack.h);
     "small_batch" and "int8" run aten's fp32 linear on more than `kernel_rows` rows, the weight
-    widened to fp32 for the call."""
+    widened to fp32 for the call; "small_batch" with `packed` (an fp32 weight as
+    `torch.ops.mkldnn._reorder_linear_weight` packs it) runs oneDNN's matmul there instead."""
 
     def __init__(
         self,
@@ -19,6 +20,7 @@ class DecodeLinear:
         scale: Tensor | None = None,
         bias: Tensor | None = None,
         kernel_rows: int = ...,
+        packed: Tensor | None = None,
     ) -> None: ...
     def __call__(self, x: Tensor) -> Tensor: ...  # [M, K] -> [M, N]
 

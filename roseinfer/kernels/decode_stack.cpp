@@ -5,17 +5,23 @@
 // `--enforce-eager` keep the PyTorch modules.
 #include "decode_stack.h"
 
+#include <ATen/core/dispatch/Dispatcher.h>
+
 #include "ops.h"
 
 namespace roseinfer {
 
 DecodeLinear::DecodeLinear(std::string kind, torch::Tensor weight,
                            c10::optional<torch::Tensor> scale, c10::optional<torch::Tensor> bias,
-                           int64_t kernel_rows)
+                           int64_t kernel_rows, c10::optional<torch::Tensor> packed)
     : weight_(std::move(weight)),
       scale_(std::move(scale)),
       bias_(std::move(bias)),
+      packed_(std::move(packed)),
       kernel_rows_(kernel_rows) {
+  TORCH_CHECK(
+      !packed_.has_value() || (kind == "small_batch" && weight_.scalar_type() == at::kFloat),
+      "DecodeLinear: only small_batch with an fp32 weight takes a packed copy");
   if (kind == "amx") {
     kind_ = Kind::kAmx;
   } else if (kind == "int8" || kind == "amx_int8" || kind == "vnni_int8") {
@@ -40,6 +46,7 @@ torch::Tensor DecodeLinear::operator()(const torch::Tensor& x) const {
     case Kind::kVnniInt8: return vnni_int8_linear(x, weight_, *scale_, bias_);
     case Kind::kSmallBatch:
       if (x.size(0) <= kernel_rows_) return small_batch_linear(x, weight_, bias_);
+      if (packed_.has_value()) return onednn_linear(x);
       return fp32_linear(x, weight_.to(at::kFloat));
     case Kind::kDense: break;
   }
@@ -54,6 +61,21 @@ torch::Tensor DecodeLinear::fp32_linear(const torch::Tensor& x, const torch::Ten
   c10::optional<torch::Tensor> bias;
   if (bias_.has_value()) bias = bias_->to(at::kFloat);
   return at::linear(x.to(at::kFloat), weight, bias).to(x.scalar_type());
+}
+
+// Many rows of fp32 x against the weight oneDNN packed once: its matmul beats sgemm from ~64 rows
+// on AVX2 (BENCHMARKS.md, session 23). The op has no C++ API, so it goes through the dispatcher.
+torch::Tensor DecodeLinear::onednn_linear(const torch::Tensor& x) const {
+  static const c10::OperatorHandle op =
+      c10::Dispatcher::singleton().findSchemaOrThrow("mkldnn::_linear_pointwise", "");
+  torch::jit::Stack stack{x,
+                          *packed_,
+                          bias_.has_value() ? c10::IValue(*bias_) : c10::IValue(),
+                          c10::IValue(std::string("none")),
+                          c10::IValue(c10::List<c10::optional<at::Scalar>>()),
+                          c10::IValue()};
+  op.callBoxed(&stack);
+  return stack[0].toTensor();
 }
 
 DecodeStack::DecodeStack(std::vector<DecodeLayer> layers, torch::Tensor final_norm, double eps,

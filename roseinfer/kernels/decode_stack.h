@@ -13,22 +13,25 @@ namespace roseinfer {
 // One linear layer's decode kernel and its prepared weights: "amx" (weight packed by
 // amx_pack_weight), "int8" (int8 weight [N, K] and scale [N]; up to kernel_rows rows of x,
 // aten's fp32 linear on the widened weight beyond), "amx_int8" (int8 weight packed by
-// amx_pack_weight and scale [N]), "small_batch" (weight [N, K]; up to kernel_rows rows of x,
-// aten's fp32 linear beyond, on the weight widened to fp32) or "dense" (an unpacked
-// nn.Linear's weight [N, K]: aten's linear, as F.linear).
+// amx_pack_weight and scale [N]), "small_batch" (weight [N, K]; up to kernel_rows rows of x;
+// beyond, oneDNN's matmul on `packed`, the fp32 weight as torch.ops.mkldnn._reorder_linear_weight
+// packs it, or without it aten's fp32 linear on the weight widened to fp32) or "dense" (an
+// unpacked nn.Linear's weight [N, K]: aten's linear, as F.linear).
 class DecodeLinear {
  public:
   DecodeLinear(std::string kind, torch::Tensor weight, c10::optional<torch::Tensor> scale,
                c10::optional<torch::Tensor> bias,
-               int64_t kernel_rows = std::numeric_limits<int64_t>::max());
+               int64_t kernel_rows = std::numeric_limits<int64_t>::max(),
+               c10::optional<torch::Tensor> packed = c10::nullopt);
   torch::Tensor operator()(const torch::Tensor& x) const;
 
  private:
   enum class Kind { kAmx, kInt8, kAmxInt8, kVnniInt8, kSmallBatch, kDense };
   torch::Tensor fp32_linear(const torch::Tensor& x, const torch::Tensor& weight) const;
+  torch::Tensor onednn_linear(const torch::Tensor& x) const;
   Kind kind_;
   torch::Tensor weight_;
-  c10::optional<torch::Tensor> scale_, bias_;
+  c10::optional<torch::Tensor> scale_, bias_, packed_;
   int64_t kernel_rows_;  // small_batch, int8: rows up to which the kernel runs
 };
 

@@ -85,6 +85,12 @@ def can_pack(dtype: torch.dtype, device: torch.device) -> bool:
     )
 
 
+def can_pack_fp32() -> bool:
+    """Whether oneDNN can hold an fp32 weight prepacked (`torch.ops.mkldnn._reorder_linear_weight`:
+    any x86-64 CPU oneDNN runs on)."""
+    return torch.backends.mkldnn.is_available()
+
+
 def replace_linears(model: nn.Module, make: Callable[[nn.Linear], nn.Module]) -> None:
     """Replace each of the model's `nn.Linear` layers in place by `make(linear)`."""
     for parent in list(model.modules()):
