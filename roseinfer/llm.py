@@ -169,9 +169,13 @@ class LLM:
         # Validate every request before queuing any, so a bad one leaves nothing behind.
         for ids, p in zip(prompt_ids, params, strict=True):
             self.engine.validate(ids, p)
-        rids = [self._add(ids, p, tool_names) for ids, p in zip(prompt_ids, params, strict=True)]
-        bar = progress(len(rids), "Generating", "req", disable=not use_tqdm)
+        rids: list[str] = []
+        bar = progress(len(prompt_ids), "Generating", "req", disable=not use_tqdm)
         try:
+            # inside the try: a request that fails to queue (its grammar, its bad words) must
+            # not leave the ones before it running
+            for ids, p in zip(prompt_ids, params, strict=True):
+                rids.append(self._add(ids, p, tool_names))
             while self.engine.has_unfinished():
                 for delta in self.processor.step():
                     if delta.finished and delta.state.finished:

@@ -64,6 +64,7 @@ class CompletionOutput:
     cumulative_logprob: float | None = None
     # With tools: the calls read from the text (which then holds only the rest).
     tool_calls: list[ToolCall] | None = None
+    error: str | None = None  # why it finished with "error"
 
     @property
     def finished(self) -> bool:

@@ -83,6 +83,35 @@ def test_exception_in_one_request_fails_only_that_request(live, poisoned):
     assert httpx.post(url + "/v1/completions", json=body(4), timeout=60).status_code == 200
 
 
+def test_a_request_that_fails_in_output_processing_is_stopped_in_the_engine(live, monkeypatch):
+    """Its output processing raises at the second token: the engine is told to stop it then,
+    rather than running it on to its 200 tokens with nobody reading."""
+    app, url = live
+    engine = app.state.client.engine
+    real_abort = type(engine).abort_request
+    aborts: list[tuple[str, str]] = []
+
+    def abort_request(self, request_id, reason="abort", index=None):
+        aborts.append((request_id, reason))
+        real_abort(self, request_id, reason, index)
+
+    real_feed = ChoiceState.feed
+
+    def feed(self, token_ids, finish_reason, logprobs=None):
+        if self.max_tokens == 200 and len(self.token_ids) >= 2:
+            raise ValueError("poisoned request")
+        return real_feed(self, token_ids, finish_reason, logprobs)
+
+    monkeypatch.setattr(type(engine), "abort_request", abort_request)
+    monkeypatch.setattr(ChoiceState, "feed", feed)
+    r = httpx.post(url + "/v1/completions", json=body(200), timeout=60)
+    assert r.status_code == 500 and "poisoned request" in r.json()["error"]["message"]
+    assert wait_idle(app)
+    assert aborts and aborts[0][1] == "error"
+    monkeypatch.undo()
+    assert httpx.post(url + "/v1/completions", json=body(4), timeout=60).status_code == 200
+
+
 def test_engine_step_failure_fails_the_batch_and_serving_goes_on(live, monkeypatch):
     app, url = live
     manager = app.state.client

@@ -206,7 +206,11 @@ class EngineClient:
         if event.error:
             choice.fail(event.error)
             raise RequestFailed(event.error)
-        text = choice.feed(event.token_ids, event.finish_reason, event.logprobs)
+        text = choice.feed_or_fail(event.token_ids, event.finish_reason, event.logprobs)
+        if text is None:  # this choice alone fails
+            if not event.finished:
+                self.abort(state.request_id, "error", event.index)
+            raise RequestFailed(choice.error or "output processing failed")
         if choice.stopped_by_string and not event.finished:
             self.abort(state.request_id, "stop", event.index)
         return choice, text

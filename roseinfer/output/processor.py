@@ -22,6 +22,7 @@ its event loop (off the engine thread, so detokenizing never lengthens a step).
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -45,6 +46,8 @@ from roseinfer.tokenizer import Tokenizer
 
 if TYPE_CHECKING:
     from roseinfer.engine.llm_engine import LLMEngine
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["ChoiceState", "OutputProcessor", "RequestState", "TextDelta", "position_logprobs"]
 
@@ -75,6 +78,7 @@ class ChoiceState:
         """`tool_names`: the functions whose calls are read from the text (None: no tools)."""
         self.index = index
         self.max_tokens = params.max_tokens
+        self.min_tokens = params.min_tokens
         self.tokenizer = tokenizer
         self.detok = IncrementalDetokenizer(tokenizer)
         self.detok.start_prompt(prompt_token_ids)
@@ -117,37 +121,48 @@ class ChoiceState:
         logprobs: Sequence[TokenLogprobs] | None = None,
     ) -> str:
         """Add the engine's new tokens (the last ones of the choice when `finish_reason` is
-        set) and their logprobs; returns the text they make final. Nothing changes once the
-        choice finished."""
+        set) and their logprobs (one per token); returns the text they make final. Token by
+        token, so a stop string ends the choice at the token that completes it, however many
+        came in one event (`stream_interval`): the ones after it are dropped. Nothing changes
+        once the choice finished."""
         if self.finished:
             return ""
-        self.new_logprobs = []
-        if self.logprobs is not None and logprobs:
-            self.new_logprobs = [position_logprobs(self.tokenizer, r) for r in logprobs]
-            self.logprobs += self.new_logprobs
-            self.cumulative_logprob += sum(r.logprob for r in logprobs)
         if token_ids and self.first_token_time is None:
             self.first_token_time = time.perf_counter()
+        self.new_logprobs = []
         pieces = []
         last = len(token_ids) - 1
         for i, token in enumerate(token_ids):
             self.token_ids.append(token)
+            if self.logprobs is not None and logprobs:
+                self._add_logprobs(logprobs[i])
             if i == last and finish_reason == "stop" and token in self.stop_ids:
                 if token in self.request_stop_ids:
                     self.stop_reason = token
-                continue  # the stop token's text is not output
-            pieces.append(self.detok.on_token(token))
-        if finish_reason is not None:
-            pieces.append(self.detok.flush())
+                break  # the stop token's text is not output
+            piece = self.detok.on_token(token)
+            if self.stop is not None:
+                # vLLM's rule: no stop string ends within the first min_tokens tokens
+                piece, matched = self.stop.feed(piece, len(self.token_ids) > self.min_tokens)
+                if matched:
+                    pieces.append(piece)
+                    self.stopped_by_string = True
+                    self.stop_reason = self.stop.matched
+                    finish_reason = "stop"
+                    break
+            pieces.append(piece)
+        if finish_reason is not None and not self.stopped_by_string:
+            tail = self.detok.flush()
+            if self.stop is not None:
+                tail, matched = self.stop.feed(tail, len(self.token_ids) > self.min_tokens)
+                if matched:
+                    self.stopped_by_string = True
+                    self.stop_reason = self.stop.matched
+                    finish_reason = "stop"
+                else:
+                    tail += self.stop.flush()
+            pieces.append(tail)
         text = "".join(pieces)
-        if self.stop is not None:
-            text, matched = self.stop.feed(text)
-            if matched:
-                self.stopped_by_string = True
-                self.stop_reason = self.stop.matched
-                finish_reason = "stop"
-            elif finish_reason is not None:
-                text += self.stop.flush()
         if self.tools is not None:
             text, self.new_tool_calls = self.tools.feed(text, finish_reason is not None)
             if finish_reason == "stop" and self.tools.calls:
@@ -158,6 +173,29 @@ class ChoiceState:
             self.finish_reason = finish_reason
             self.finish_time = time.perf_counter()
         return text
+
+    def feed_or_fail(
+        self,
+        token_ids: Sequence[int],
+        finish_reason: FinishReason | None,
+        logprobs: Sequence[TokenLogprobs] | None = None,
+    ) -> str | None:
+        """`feed`, where an exception (a bug in detokenizing, stop strings or the tool parser)
+        fails this choice alone: None, the choice finished with reason "error". The front
+        door then stops the choice in the engine."""
+        try:
+            return self.feed(token_ids, finish_reason, logprobs)
+        except Exception as e:
+            logger.exception("output processing failed")
+            self.fail(f"output processing failed: {type(e).__name__}: {e}")
+            return None
+
+    def _add_logprobs(self, record: TokenLogprobs) -> None:
+        assert self.logprobs is not None
+        position = position_logprobs(self.tokenizer, record)
+        self.new_logprobs.append(position)
+        self.logprobs.append(position)
+        self.cumulative_logprob += record.logprob
 
     def fail(self, error: str | None = None) -> None:
         """The engine failed this choice: it ends with reason "error"."""
@@ -177,6 +215,7 @@ class ChoiceState:
             logprobs,
             None if logprobs is None else self.cumulative_logprob,
             None if self.tools is None else list(self.tools.calls),
+            self.error,
         )
 
 
@@ -290,7 +329,12 @@ class OutputProcessor:
                 deltas.append(TextDelta(state, out.index, None, "", True))
                 continue
             logprobs = None if out.logprobs is None else (out.logprobs,)
-            text = choice.feed((out.token_id,), out.finish_reason, logprobs)
+            text = choice.feed_or_fail((out.token_id,), out.finish_reason, logprobs)
+            if text is None:  # this choice alone fails
+                if not out.finished:
+                    self.engine.abort_request(out.request_id, "error", out.index)
+                deltas.append(TextDelta(state, out.index, None, "", True))
+                continue
             if choice.stopped_by_string and not out.finished:
                 self.engine.abort_request(out.request_id, "stop", out.index)
             deltas.append(TextDelta(state, out.index, out.token_id, text, choice.finished))
@@ -302,5 +346,4 @@ class OutputProcessor:
         state = self.states.pop(request_id, None)
         if state is not None:
             for choice in state.choices:
-                if not choice.finished:
-                    choice.feed((), "abort")
+                choice.feed_or_fail((), "abort")

@@ -40,8 +40,10 @@ class StopStringChecker:
         """Text received but not emitted yet."""
         return self._held
 
-    def feed(self, text: str) -> tuple[str, bool]:
+    def feed(self, text: str, can_match: bool = True) -> tuple[str, bool]:
         """Add a piece of text: (text safe to emit now, whether a stop string matched).
+        `can_match=False` (before `min_tokens`, as vLLM): no stop string ends in this piece,
+        though one may still begin in it and end in a later piece.
 
         After a match every later call returns ("", True).
         """
@@ -50,7 +52,7 @@ class StopStringChecker:
         if not self.stop:
             return text, False
         buf = self._held + text
-        hit = self._find_first(buf)
+        hit = self._find_first(buf) if can_match else None
         if hit is not None:
             pos, self.matched = hit
             self._held = ""

@@ -91,10 +91,9 @@ class GenerationGroup:
         """Abort what still runs (its KV blocks are freed before the next step)."""
         for state in self.states:
             if not state.finished:
+                self.client.abort(state.request_id)  # first: nothing below may skip it
                 for choice in state.choices:
-                    if not choice.finished:
-                        choice.feed((), "abort")
-                self.client.abort(state.request_id)
+                    choice.feed_or_fail((), "abort")
 
     async def events(self) -> AsyncIterator[tuple[int, ChoiceState, str]]:
         """(response index, choice, new text) as tokens arrive, until every choice is done."""
