@@ -193,7 +193,7 @@ class InferenceSession:
         self._release()
         self.input_ids, self.generated_ids = ids, []
         self.finished, self.step_count = False, 0
-        self._seq = Sequence(-1, list(ids), len(ids), self.params)
+        self._seq = core.new_sequence(ids, self.params)
         return core.forward_alone(self._seq, len(ids))
 
     def decode_step(self, token_id: int) -> torch.Tensor:
@@ -225,10 +225,10 @@ class InferenceSession:
         core, seq = self.engine.core, self._seq
         assert seq is not None
         token = core.sample_alone(seq, logits)
-        seq.token_ids.append(token)
+        reason = core.append_token(seq, token)
         self.generated_ids.append(token)
         self.step_count += 1
-        if core.stop_reason(seq, token) is not None:
+        if reason is not None:
             self.finished = True
             self._release()
         return token
@@ -327,7 +327,7 @@ class OnlineScheduler:
         if state is not None and not state.finished:
             self.core.abort_request(str(request_id), reason)
             for choice in state.choices:
-                choice.feed((), reason)
+                choice.feed_or_fail((), reason)
             self._finished_ids.append(request_id)
 
     def get_generated_ids(self, request_id: int) -> list[int]:

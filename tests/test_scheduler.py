@@ -172,6 +172,18 @@ def test_preemption_frees_the_newest_and_requeues_it_first():
     eng.assert_no_leaks()
 
 
+def test_a_readmitted_sequence_keeps_its_first_count_of_cached_prompt_tokens():
+    """After a preemption the prefix cache also holds the sequence's own generated tokens:
+    `num_cached_tokens` counts prompt tokens at the first admission (vLLM's), never more."""
+    eng = FakeEngine(num_blocks=6, max_num_batched_tokens=64)
+    a, b = eng.add(prompt(10), 8), eng.add(prompt(10, 100), 8)
+    eng.run()
+    assert b.num_preemptions == 1  # as in the test above: b computed 12 tokens, then left
+    assert (a.num_cached_tokens, b.num_cached_tokens) == (0, 0)
+    assert eng.bm.prefix_hit_rate > 0  # b matched its own blocks when readmitted
+    eng.assert_no_leaks()
+
+
 def test_a_sequence_can_preempt_itself_when_it_is_the_newest():
     eng = FakeEngine(num_blocks=4, max_num_batched_tokens=64)
     a = eng.add(prompt(7), 9)  # 16 tokens: exactly the pool

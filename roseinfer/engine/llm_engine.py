@@ -21,6 +21,7 @@ from roseinfer.engine.block_manager import BlockManager
 from roseinfer.engine.model_runner import (
     ModelRunner,
     RunnerOutput,
+    SampledToken,
     SampleFailure,
     num_blocks_for_budget,
 )
@@ -122,20 +123,30 @@ class LLMEngine:
         if request_id in self._requests:
             raise InvalidRequestError(f"request id {request_id!r} is already running")
         self.validate(prompt_token_ids, params)
-        ids = list(prompt_token_ids)
-        bad_words = bad_words_token_ids(self.tokenizer, params.bad_words)
         seqs = []
         for i in range(params.n):
             choice = dataclasses.replace(params, n=1, seed=params.choice_seed(i))
-            seq = Sequence(self._next_seq_id, list(ids), len(ids), choice, request_id, i)
-            seq.bad_words_token_ids = bad_words
-            if params.structured_outputs is not None:
-                seq.matcher = self.grammars.matcher(params.structured_outputs)
-            seqs.append(seq)
-            self._next_seq_id += 1
+            seqs.append(self.new_sequence(prompt_token_ids, choice, request_id, i))
         self._requests[request_id] = seqs
         for seq in seqs:
             self.scheduler.add(seq)
+
+    def new_sequence(
+        self,
+        prompt_token_ids: Seq[int],
+        params: SamplingParams,
+        request_id: str = "",
+        index: int = 0,
+    ) -> Sequence:
+        """One choice's sequence, with what its params need beside the tokens (its bad words
+        tokenized, its grammar's state)."""
+        ids = list(prompt_token_ids)
+        seq = Sequence(self._next_seq_id, ids, len(ids), params, request_id, index)
+        self._next_seq_id += 1
+        seq.bad_words_token_ids = bad_words_token_ids(self.tokenizer, params.bad_words)
+        if params.structured_outputs is not None:
+            seq.matcher = self.grammars.matcher(params.structured_outputs)
+        return seq
 
     def validate(self, prompt_token_ids: Seq[int], params: SamplingParams) -> None:
         """Raise InvalidRequestError for a request this engine can never serve (reads
@@ -214,56 +225,74 @@ class LLMEngine:
     def _process(
         self, scheduled: list[ScheduledSequence], result: RunnerOutput
     ) -> list[StepOutput]:
+        """Each sampled token appended and checked; a choice whose step failed (its sampling,
+        its prompt logprobs, its grammar) ends alone with reason "error"."""
         now = time.perf_counter()
+        failed: dict[int, str] = {}  # seq_id -> why
         for s, records in zip(scheduled, result.prompt_logprobs, strict=True):
-            s.seq.prompt_logprobs += records
+            if isinstance(records, SampleFailure):
+                failed[s.seq.seq_id] = records.message
+            else:
+                s.seq.prompt_logprobs += records
         outputs = []
         sampling = (s.seq for s in scheduled if s.samples)
         for seq, sampled in zip(sampling, result.sampled, strict=True):
-            if isinstance(sampled, SampleFailure):  # this request alone fails
-                self.scheduler.finish(seq, "error")
-                self._forget_if_done(seq.request_id, self._requests.get(seq.request_id, ()))
-                outputs.append(
-                    StepOutput(
-                        seq.request_id,
-                        seq.index,
-                        None,
-                        "error",
-                        seq.num_cached_tokens,
-                        sampled.message,
-                    )  # fmt: skip
-                )
+            if isinstance(sampled, SampleFailure):
+                failed.setdefault(seq.seq_id, sampled.message)
                 continue
-            token = sampled.token_id
-            seq.token_ids.append(token)
-            if seq.first_token_time is None:
-                seq.first_token_time = now
-            reason = self.stop_reason(seq, token)
-            if seq.matcher is not None and reason is None:
-                if not seq.matcher.consume_token(token):  # the mask allowed it: a bug
-                    logger.error("grammar refused token %d: %s", token, seq.matcher.get_error())
-                    reason = "error"
-                elif seq.matcher.is_stopped():  # the grammar is complete: nothing may follow
-                    reason = "stop"
-            if reason is not None:
-                self.scheduler.finish(seq, reason)
-                self._forget_if_done(seq.request_id, self._requests.get(seq.request_id, ()))
-            prompt_logprobs = None
-            if seq.params.prompt_logprobs is not None and seq.num_output_tokens == 1:
-                prompt_logprobs = tuple(seq.prompt_logprobs)
-            outputs.append(
-                StepOutput(
-                    seq.request_id,
-                    seq.index,
-                    token,
-                    reason,
-                    seq.num_cached_tokens,
-                    None,
-                    sampled.logprobs,
-                    prompt_logprobs,
-                )  # fmt: skip
-            )
+            if seq.seq_id in failed:
+                continue
+            try:
+                outputs.append(self._advance(seq, sampled, now))
+            except Exception as e:  # a bug in one choice's bookkeeping (its grammar's)
+                logger.exception("request %s failed after sampling", seq.request_id)
+                failed[seq.seq_id] = f"processing the token failed: {type(e).__name__}: {e}"
+        for s in scheduled:
+            if s.seq.seq_id in failed:
+                outputs.append(self._fail(s.seq, failed[s.seq.seq_id]))
         return outputs
+
+    def _advance(self, seq: Sequence, sampled: SampledToken, now: float) -> StepOutput:
+        """Append a choice's new token; finish it if the token ends it."""
+        token = sampled.token_id
+        if seq.first_token_time is None:
+            seq.first_token_time = now
+        reason = self.append_token(seq, token)
+        if reason is not None:
+            self.scheduler.finish(seq, reason)
+            self._forget_if_done(seq.request_id, self._requests.get(seq.request_id, ()))
+        prompt_logprobs = None
+        if seq.params.prompt_logprobs is not None and seq.num_output_tokens == 1:
+            prompt_logprobs = tuple(seq.prompt_logprobs)
+        return StepOutput(
+            seq.request_id,
+            seq.index,
+            token,
+            reason,
+            seq.num_cached_tokens,
+            None,
+            sampled.logprobs,
+            prompt_logprobs,
+        )  # fmt: skip
+
+    def _fail(self, seq: Sequence, message: str) -> StepOutput:
+        """End one choice with reason "error" (its blocks are freed now)."""
+        if not seq.is_finished:
+            self.scheduler.finish(seq, "error")
+        self._forget_if_done(seq.request_id, self._requests.get(seq.request_id, ()))
+        return StepOutput(seq.request_id, seq.index, None, "error", seq.num_cached_tokens, message)
+
+    def append_token(self, seq: Sequence, token: int) -> FinishReason | None:
+        """Append a sampled token to `seq` and advance its grammar: why the token ends it, if
+        it does."""
+        seq.token_ids.append(token)
+        reason = self.stop_reason(seq, token)
+        if seq.matcher is not None and reason is None:
+            if not seq.matcher.consume_token(token):  # the mask allowed it: a bug
+                raise RuntimeError(f"the grammar refused token {token}: {seq.matcher.get_error()}")
+            if seq.matcher.is_stopped():  # the grammar is complete: nothing may follow
+                reason = "stop"
+        return reason
 
     def stop_reason(self, seq: Sequence, token: int) -> FinishReason | None:
         """Whether `token`, just appended to `seq`, ends it: the one stop rule."""

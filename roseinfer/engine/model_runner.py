@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from collections.abc import Sequence as Seq
 from dataclasses import dataclass
 from typing import Any
@@ -158,11 +159,18 @@ class ModelRunner:
         hidden, last_rows = self._forward(batch)
         rows = [last for last, s in zip(last_rows, batch, strict=True) if s.samples]
         seqs = [s.seq for s in batch if s.samples]
-        sampled = self.sample(seqs, self._logits(hidden, rows)) if seqs else []
-        prompt = [
-            self._prompt_logprobs(s, hidden, last) if s.is_prefill else []
-            for s, last in zip(batch, last_rows, strict=True)
-        ]
+        sampled = []
+        if seqs:
+            sampled = self.sample(
+                seqs, self._logits(hidden, rows), lambda: self._logits(hidden, rows)
+            )
+        prompt: list[list[TokenLogprobs] | SampleFailure] = []
+        for s, last in zip(batch, last_rows, strict=True):
+            try:
+                prompt.append(self._prompt_logprobs(s, hidden, last) if s.is_prefill else [])
+            except Exception as e:  # this request alone fails
+                logger.exception("prompt logprobs failed")
+                prompt.append(SampleFailure.of(e, "prompt logprobs"))
         return RunnerOutput(sampled, prompt)
 
     def _prompt_logprobs(
@@ -187,11 +195,16 @@ class ModelRunner:
         return records
 
     def sample(
-        self, seqs: list[Sequence], logits: torch.Tensor
+        self,
+        seqs: list[Sequence],
+        logits: torch.Tensor,
+        fresh_logits: Callable[[], torch.Tensor] | None = None,
     ) -> list[SampledToken | SampleFailure]:
         """Each sequence's next token from its row of `logits` [B, V]. One request whose
         sampling raises (its generator, its parameters) fails alone: the batch is sampled
-        again row by row to find it, and the others get their tokens."""
+        again row by row to find it, and the others get their tokens, the same ones as
+        without it: from `fresh_logits()` (the same [B, V] again: the sampler's masks wrote
+        into `logits`), their seeded generators put back where they were."""
         failures: dict[int, SampleFailure] = {}
         for i, seq in enumerate(seqs):
             if seq.sampler_state is None:
@@ -203,10 +216,21 @@ class ModelRunner:
         if failures and rows:
             logits = logits[rows]
         sampled: list[SampledToken | SampleFailure]
+        # Only a batch is sampled again: then each seeded generator must draw once in all.
+        generators = [
+            g for i in rows if isinstance(g := seqs[i].sampler_state, torch.Generator)
+        ] if len(rows) > 1 else []  # fmt: skip
+        states = [g.get_state() for g in generators]
         try:
             sampled = [*self._sample([seqs[i] for i in rows], logits)] if rows else []
         except Exception:
             logger.exception("sampling failed; sampling the batch row by row to find the request")
+            for g, state in zip(generators, states, strict=True):
+                g.set_state(state)
+            if fresh_logits is not None:
+                logits = fresh_logits()
+                if failures:
+                    logits = logits[rows]
             sampled = []
             for j, i in enumerate(rows):
                 try:
@@ -216,7 +240,9 @@ class ModelRunner:
         tokens = iter(sampled)  # in `rows` order: the failures' places are skipped
         return [failures[i] if i in failures else next(tokens) for i in range(len(seqs))]
 
-    def _sample(self, seqs: list[Sequence], logits: torch.Tensor) -> list[SampledToken]:
+    def _sample(
+        self, seqs: list[Sequence], logits: torch.Tensor
+    ) -> list[SampledToken | SampleFailure]:
         out = self.sampler(
             logits,
             [s.params for s in seqs],
@@ -233,7 +259,10 @@ class ModelRunner:
             )
             for i, record in zip(rows, records, strict=True):
                 logprobs[i] = record
-        return [SampledToken(t, lp) for t, lp in zip(ids, logprobs, strict=True)]
+        return [
+            SampleFailure(out.failures[i]) if i in out.failures else SampledToken(t, lp)
+            for i, (t, lp) in enumerate(zip(ids, logprobs, strict=True))
+        ]
 
 
 # Prompt positions whose logprobs are computed at once: [rows, vocab] fp32 stays ~100 MB.
@@ -250,21 +279,22 @@ class SampledToken:
 class RunnerOutput:
     """A step's results: per sampling sequence (batch order) its token or failure; per
     scheduled sequence the logprobs of the prompt tokens it computed (SamplingParams.
-    prompt_logprobs; else empty)."""
+    prompt_logprobs; else empty), or their failure."""
 
     sampled: list[SampledToken | SampleFailure]
-    prompt_logprobs: list[list[TokenLogprobs]]
+    prompt_logprobs: list[list[TokenLogprobs] | SampleFailure]
 
 
 @dataclass(frozen=True, slots=True)
 class SampleFailure:
-    """Why one sequence's sampling raised: that request fails, the step goes on."""
+    """Why one sequence's sampling (or its prompt logprobs) failed: that request fails, the
+    step goes on."""
 
     message: str
 
     @classmethod
-    def of(cls, error: Exception) -> SampleFailure:
-        return cls(f"sampling failed: {type(error).__name__}: {error}")
+    def of(cls, error: Exception, what: str = "sampling") -> SampleFailure:
+        return cls(f"{what} failed: {type(error).__name__}: {error}")
 
 
 def _backend(loaded: LoadedModel, config: EngineConfig, device: torch.device) -> Backend:

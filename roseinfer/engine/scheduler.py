@@ -103,7 +103,10 @@ class Scheduler:
                 self.waiting.popleft()
                 continue
             cached = self.block_manager.match_prefix(seq, not seq.needs_prompt_positions)
-            seq.num_computed_tokens = seq.num_cached_tokens = cached
+            seq.num_computed_tokens = cached
+            if not seq.num_preemptions:  # vLLM's: the first admission's (a readmitted
+                # sequence also matches its own generated tokens)
+                seq.num_cached_tokens = min(cached, seq.num_prompt_tokens)
             n = self._fit(seq, min(seq.num_uncomputed_tokens, budget))
             if n == 0:
                 self.block_manager.unmatch(seq)

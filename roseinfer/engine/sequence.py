@@ -27,7 +27,7 @@ class Sequence:
     index: int = 0  # which of the request's n choices
     status: SequenceStatus = SequenceStatus.WAITING
     num_computed_tokens: int = 0  # tokens whose K/V is in the cache
-    num_cached_tokens: int = 0  # of the prompt, served by the prefix cache at the last admission
+    num_cached_tokens: int = 0  # of the prompt, served by the prefix cache at the first admission
     num_hashed_blocks: int = 0  # leading blocks registered in the prefix cache
     block_table: list[int] = field(default_factory=list)
     finish_reason: str | None = None  # "stop" | "length" | "abort"

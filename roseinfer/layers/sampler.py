@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from collections.abc import Sequence as Seq
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -58,11 +58,15 @@ def apply_top_k_top_p(
     return torch.empty_like(logits).scatter_(1, order, sorted_logits)
 
 
-def unnormalised_probs(logits: torch.Tensor, in_place: bool = False) -> torch.Tensor:
+def unnormalised_probs(
+    logits: torch.Tensor, in_place: bool = False, peak: torch.Tensor | None = None
+) -> torch.Tensor:
     """exp(logits - row max) [B, V]: each row's probabilities times a constant, its top one
     exactly 1 (what `min_p_filter` and `sample_from` take; a softmax would also divide).
-    `in_place`: into `logits` (a tensor the sampler made), sparing a [B, V] allocation."""
-    peak = logits.amax(dim=-1, keepdim=True)
+    `in_place`: into `logits` (a tensor the sampler made), sparing a [B, V] allocation;
+    `peak`: the row maxima [B, 1], where the caller has them."""
+    if peak is None:
+        peak = logits.amax(dim=-1, keepdim=True)
     return (logits.sub_(peak) if in_place else logits - peak).exp_()
 
 
@@ -117,6 +121,13 @@ def sample_from(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
 
 SAMPLE_BLOCK = 128
 
+# Why a row of `SamplerOutput.failures` has no token.
+NO_TOKEN = (
+    "no token may be generated: allowed_token_ids, bad_words, min_tokens and the grammar "
+    "exclude every token"
+)
+NOT_FINITE = "the model's logits for this request are not finite (NaN or inf)"
+
 
 def greedy_argmax(logits: torch.Tensor) -> torch.Tensor:  # [B, V] -> [B] int64
     """Each row's first maximal index, on the model-dtype logits (the same values, so the same
@@ -128,11 +139,13 @@ def greedy_argmax(logits: torch.Tensor) -> torch.Tensor:  # [B, V] -> [B] int64
 @dataclass(frozen=True, slots=True)
 class SamplerOutput:
     """Each row's token [B] int64; with `logprob_rows` (the rows whose params ask for logprobs,
-    in order) their logprobs, of the raw logits."""
+    in order) their logprobs, of the raw logits; `failures`: the rows that have no token, and
+    why (their token ids are meaningless)."""
 
     token_ids: torch.Tensor
     logprob_rows: list[int]
     logprobs: LogprobsTensors | None = None
+    failures: dict[int, str] = field(default_factory=dict)
 
 
 class Sampler:
@@ -174,7 +187,8 @@ class Sampler:
         histories: Seq[History] | None = None,  # each row's sequence (penalties, bad words)
     ) -> SamplerOutput:
         """Masks (allowed_token_ids, bad_words, min_tokens) are written into `logits`; bias
-        and penalties work on a copy."""
+        and penalties work on a copy. A row fails alone (`SamplerOutput.failures`) when its
+        masks leave no token, or its logits are NaN or +inf (a broken model)."""
         logprob_rows = [i for i, p in enumerate(params) if p.logprobs is not None]
         raw: RawLogits | None = None
         if logprob_rows:  # of the model's distribution, before anything below changes it
@@ -185,12 +199,15 @@ class Sampler:
             ):
                 rows = rows.clone()  # the masks below write into `logits`
             raw = RawLogits.of(rows, max(params[i].logprobs or 0 for i in logprob_rows))
-        self._mask(logits, params, num_outputs, histories)
-        token_ids = self._sample(logits, params, generators, histories)
+        failures = dict.fromkeys(self._mask(logits, params, num_outputs, histories), NO_TOKEN)
+        token_ids, finite = self._sample(logits, params, generators, histories)
+        if not bool(finite.all()):
+            for i in (~finite).nonzero().squeeze(1).tolist():
+                failures.setdefault(i, NOT_FINITE)
         if raw is None:
-            return SamplerOutput(token_ids, [])
+            return SamplerOutput(token_ids, [], None, failures)
         chosen = token_ids if len(logprob_rows) == len(params) else token_ids[logprob_rows]
-        return SamplerOutput(token_ids, logprob_rows, raw.logprobs(chosen))
+        return SamplerOutput(token_ids, logprob_rows, raw.logprobs(chosen), failures)
 
     @staticmethod
     def _masks(p: SamplingParams, num_outputs: int) -> bool:
@@ -208,8 +225,9 @@ class Sampler:
         params: Seq[SamplingParams],
         num_outputs: Seq[int],
         histories: Seq[History] | None,
-    ) -> None:
-        """-inf, in place, for the tokens a row may not take now."""
+    ) -> list[int]:
+        """-inf, in place, for the tokens a row may not take now; returns the rows left with
+        no token at all (set to 0 instead, so the batch's arithmetic stays finite)."""
         dev = logits.device
         allowed = [i for i, p in enumerate(params) if p.allowed_token_ids is not None]
         if allowed:
@@ -244,12 +262,14 @@ class Sampler:
             bitmask = fill_bitmask([histories[i].matcher for i in constrained], logits.shape[1])
             self.apply_bitmask(logits, bitmask, torch.tensor(constrained, dtype=torch.long))
             allowed += constrained
-        if allowed and logits[allowed].isneginf().all(dim=-1).any():
-            # that request fails alone (the runner samples the batch again row by row)
-            raise ValueError(
-                "no token may be generated: allowed_token_ids, bad_words, min_tokens and the "
-                "grammar exclude every token"
-            )
+        if not allowed:
+            return []
+        empty = logits[allowed].isneginf().all(dim=-1)
+        if not bool(empty.any()):
+            return []
+        rows = [allowed[j] for j in empty.nonzero().squeeze(1).tolist()]
+        logits[rows] = 0.0
+        return rows
 
     def _sample(
         self,
@@ -257,7 +277,10 @@ class Sampler:
         params: Seq[SamplingParams],
         generators: Seq[torch.Generator | None],
         histories: Seq[History] | None,
-    ) -> torch.Tensor:  # [B] int64
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(each row's token [B] int64, whether its logits were finite [B] bool: the greedy
+        argmax lands on a NaN if the row has one, and a row's maximum is NaN or +inf if any
+        of its logits is, so checking those costs no pass over the vocabulary)."""
         dev = logits.device
         given = logits  # the caller's: never changed below (logprobs may still read it)
         need_bias = any(p.logit_bias for p in params)
@@ -293,9 +316,13 @@ class Sampler:
                 column("presence_penalty"),
             )
         greedy = [p.greedy for p in params]
-        greedy_ids = self.argmax(logits) if any(greedy) else None  # model dtype, or the fp32 copy
-        if greedy_ids is not None and all(greedy):
-            return greedy_ids
+        finite = torch.ones(len(params), dtype=torch.bool, device=dev)
+        greedy_ids = None
+        if any(greedy):
+            greedy_ids = self.argmax(logits)  # model dtype, or the fp32 copy
+            finite = logits.gather(1, greedy_ids.unsqueeze(1)).squeeze(1).isfinite()
+            if all(greedy):
+                return greedy_ids, finite
         logits = logits.float()
         temps = [1.0 if g else p.temperature for g, p in zip(greedy, params, strict=True)]
         if any(t != 1.0 for t in temps):
@@ -303,10 +330,16 @@ class Sampler:
         need_k = any(p.top_k > 0 for p in params)
         need_p = any(p.top_p < 1.0 for p in params)
         if need_k or need_p:
-            top_k = torch.tensor([p.top_k for p in params], device=dev) if need_k else None
+            vocab = logits.shape[-1]  # any larger top_k keeps every token
+            top_k = (
+                torch.tensor([min(p.top_k, vocab) for p in params], device=dev) if need_k else None
+            )
             top_p = torch.tensor([p.top_p for p in params], device=dev) if need_p else None
             logits = apply_top_k_top_p(logits, top_k, top_p)
-        probs = unnormalised_probs(logits, in_place=logits is not given)
+        peak = logits.amax(dim=-1, keepdim=True)  # [B, 1]
+        sampled_rows = torch.tensor([not g for g in greedy], device=dev)
+        finite &= peak.squeeze(1).isfinite() | ~sampled_rows
+        probs = unnormalised_probs(logits, in_place=logits is not given, peak=peak)
         if any(p.min_p > 0.0 for p in params):
             probs = min_p_filter(probs, [p.min_p for p in params])
         u = torch.rand(len(params), generator=self.generator, dtype=torch.float64, device=dev)
@@ -315,8 +348,8 @@ class Sampler:
                 u[i] = torch.rand(1, generator=gen, dtype=torch.float64, device=dev)
         sampled = sample_from(probs, u)
         if greedy_ids is None:
-            return sampled
-        return torch.where(torch.tensor(greedy, device=dev), greedy_ids, sampled)
+            return sampled, finite
+        return torch.where(~sampled_rows, greedy_ids, sampled), finite
 
 
 def _completing_tokens(seq: History) -> list[int]:

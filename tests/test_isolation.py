@@ -1,0 +1,233 @@
+"""One request never hurts another, offline (`LLM.generate` on a tiny model): whatever fails
+while one request is handled (its sampling, its logits, its prompt logprobs, its output
+processing, its admission) ends that request with reason "error" and a message, the others get
+exactly what they get alone (tokens, seeded draws, logprobs), and no block stays held."""
+
+from __future__ import annotations
+
+import pytest
+
+import roseinfer.engine.model_runner as model_runner
+from roseinfer import LLM, InferenceEngine, SamplingParams
+from roseinfer.config import StructuredOutputs
+from roseinfer.engine.model_runner import ModelRunner
+from roseinfer.output.processor import ChoiceState
+from roseinfer.output.stop import StopStringChecker
+from roseinfer.outputs import TokenLogprobs
+
+PROMPTS = ["Hello world", "The quick brown fox", "Paris is"]
+POISON = "POISON"  # a stop string that makes the output processing raise
+
+
+def greedy(n: int, **kw) -> SamplingParams:
+    return SamplingParams(max_tokens=n, temperature=0, ignore_eos=True, **kw)
+
+
+SEEDED = SamplingParams(max_tokens=10, temperature=1.0, seed=5, ignore_eos=True, logprobs=2)
+
+
+@pytest.fixture(scope="module")
+def llm(tiny_model_dir) -> LLM:
+    return LLM(
+        model=tiny_model_dir("llama"),
+        dtype="float32",
+        block_size=4,
+        num_kv_blocks=256,
+        max_num_seqs=3,
+        max_num_batched_tokens=16,
+    )
+
+
+def alone(llm: LLM, prompt: str, params: SamplingParams):
+    (out,) = llm.generate([prompt], params, use_tqdm=False)
+    return out.outputs[0]
+
+
+def logprobs_of(choice) -> list[tuple[int, float]]:
+    return [(t, lp[t].logprob) for t, lp in zip(choice.token_ids, choice.logprobs, strict=True)]
+
+
+def assert_idle(llm: LLM) -> None:
+    bm = llm.engine.block_manager
+    assert not llm.engine.has_unfinished() and not llm.processor.states
+    assert all(b.ref_count == 0 for b in bm.blocks) and bm.num_free_blocks == bm.num_blocks
+
+
+def assert_alone(llm: LLM, prompt: str, params: SamplingParams, choice) -> None:
+    ref = alone(llm, prompt, params)
+    assert choice.finish_reason == ref.finish_reason and choice.token_ids == ref.token_ids
+    if params.logprobs is not None:  # batched rows may differ in the last float bits
+        got, want = logprobs_of(choice), logprobs_of(ref)
+        assert [t for t, _ in got] == [t for t, _ in want]
+        assert [lp for _, lp in got] == pytest.approx([lp for _, lp in want], abs=1e-4)
+
+
+def test_a_mask_that_leaves_no_token_fails_that_request_alone(llm):
+    """A grammar (`b+`) and allowed_token_ids (`a`) that exclude every token: found at
+    sampling, without an exception. The neighbours' raw logprobs and seeded draws are theirs."""
+    (a,) = llm.tokenizer.encode("a", add_special_tokens=False)
+    empty = greedy(4, structured_outputs=StructuredOutputs(regex="b+"), allowed_token_ids=(a,))
+    params = [empty, SEEDED, greedy(6, logprobs=1, allowed_token_ids=tuple(range(50, 90)))]
+    outs = [o.outputs[0] for o in llm.generate(PROMPTS, params, use_tqdm=False)]
+    assert outs[0].finish_reason == "error" and outs[0].token_ids == []
+    assert "no token may be generated" in (outs[0].error or "")
+    for i in (1, 2):
+        assert_alone(llm, PROMPTS[i], params[i], outs[i])
+    assert_idle(llm)
+
+
+def test_logits_that_are_not_finite_fail_that_request_alone(llm, monkeypatch):
+    """NaN in one row (greedy) and +inf in another (sampled): those two fail, naming why,
+    instead of emitting token 0 as if nothing happened."""
+    real = ModelRunner.sample
+
+    def sample(self, seqs, logits, fresh_logits=None):
+        logits = logits.clone()
+        for i, seq in enumerate(seqs):
+            if seq.params.max_tokens == 13:
+                logits[i, 7] = float("nan") if seq.params.greedy else float("inf")
+        return real(self, seqs, logits, fresh_logits)
+
+    monkeypatch.setattr(ModelRunner, "sample", sample)
+    bad_sampled = SamplingParams(max_tokens=13, temperature=0.8, seed=1, ignore_eos=True)
+    params = [greedy(13), bad_sampled, greedy(8)]
+    outs = [o.outputs[0] for o in llm.generate(PROMPTS, params, use_tqdm=False)]
+    for bad in outs[:2]:
+        assert bad.finish_reason == "error" and bad.token_ids == []
+        assert "not finite" in (bad.error or "")
+    assert_alone(llm, PROMPTS[2], params[2], outs[2])
+    assert_idle(llm)
+
+
+def test_a_sampling_retry_gives_the_neighbours_their_own_draws_and_logprobs(llm, monkeypatch):
+    """The batch's sampling raises after its masks and draws (here: building one request's
+    logprob records), so it is sampled again row by row: the seeded neighbour draws once, not
+    twice, and the masked neighbour's logprobs are of its raw logits, not of the masked ones."""
+    real = model_runner.to_records
+
+    def to_records(tensors, token_ids, num_top):
+        if 7 in num_top:
+            raise RuntimeError("poisoned logprobs")
+        return real(tensors, token_ids, num_top)
+
+    monkeypatch.setattr(model_runner, "to_records", to_records)
+    masked = greedy(6, logprobs=1, allowed_token_ids=tuple(range(50, 90)))
+    params = [greedy(3, logprobs=7), SEEDED, masked]
+    outs = [o.outputs[0] for o in llm.generate(PROMPTS, params, use_tqdm=False)]
+    assert outs[0].finish_reason == "error"
+    assert "poisoned logprobs" in (outs[0].error or "")
+    for i in (1, 2):
+        assert_alone(llm, PROMPTS[i], params[i], outs[i])
+    assert_idle(llm)
+
+
+def test_prompt_logprobs_that_fail_fail_that_request_alone(llm, monkeypatch):
+    real = ModelRunner._prompt_logprobs
+
+    def prompt_logprobs(self, s, hidden, last):
+        if s.seq.params.prompt_logprobs == 3:
+            raise RuntimeError("poisoned prompt logprobs")
+        return real(self, s, hidden, last)
+
+    monkeypatch.setattr(ModelRunner, "_prompt_logprobs", prompt_logprobs)
+    params = [greedy(8), greedy(8, prompt_logprobs=3), greedy(8, prompt_logprobs=1)]
+    outs = llm.generate(PROMPTS, params, use_tqdm=False)
+    assert outs[1].outputs[0].finish_reason == "error"
+    assert "prompt logprobs failed" in (outs[1].outputs[0].error or "")
+    for i in (0, 2):
+        assert_alone(llm, PROMPTS[i], params[i], outs[i].outputs[0])
+    assert outs[2].prompt_logprobs is not None and len(outs[2].prompt_logprobs) > 1
+    assert_idle(llm)
+
+
+@pytest.fixture
+def poisoned_stop(monkeypatch):
+    real = StopStringChecker.feed
+
+    def feed(self, text, can_match=True):
+        if POISON in self.stop:
+            raise ValueError("poisoned output")
+        return real(self, text, can_match)
+
+    monkeypatch.setattr(StopStringChecker, "feed", feed)
+
+
+def test_output_processing_that_fails_fails_that_request_alone(llm, poisoned_stop):
+    """The stop-string check raises for one request (n = 2: both its choices): they end with
+    "error", the others finish as alone, and the failed choices' sequences are stopped in the
+    engine at once, not run to max_tokens."""
+    poisoned = SamplingParams(n=2, max_tokens=200, temperature=0, ignore_eos=True, stop=(POISON,))
+    params = [greedy(6), poisoned, greedy(6, logprobs=1)]
+    outs = llm.generate(PROMPTS, params, use_tqdm=False)
+    for choice in outs[1].outputs:
+        assert choice.finish_reason == "error" and len(choice.token_ids) == 1
+        assert "poisoned output" in (choice.error or "")
+    for i in (0, 2):
+        assert_alone(llm, PROMPTS[i], params[i], outs[i].outputs[0])
+    assert_idle(llm)
+
+
+def test_a_request_that_fails_to_queue_leaves_nothing_running(llm, monkeypatch):
+    """The third request's grammar state cannot be made (after validation): `generate` raises,
+    and the two queued before it are not left running into the next call."""
+    grammars = llm.engine.grammars
+    real = type(grammars).matcher
+
+    def matcher(self, spec):
+        if spec.regex == "x+":
+            raise RuntimeError("no matcher today")
+        return real(self, spec)
+
+    monkeypatch.setattr(type(grammars), "matcher", matcher)
+    params = [greedy(20), greedy(20), greedy(4, structured_outputs=StructuredOutputs(regex="x+"))]
+    with pytest.raises(RuntimeError, match="no matcher today"):
+        llm.generate(PROMPTS, params, use_tqdm=False)
+    assert_idle(llm)
+    assert alone(llm, PROMPTS[0], greedy(3)).finish_reason == "length"
+
+
+def test_a_stop_string_ends_the_choice_at_its_token_whatever_the_stream_interval(llm):
+    """`stream_interval` hands a choice several tokens at once: the ones after the token that
+    completes a stop string are dropped (tokens and logprobs), as one token at a time does."""
+    ref = alone(llm, PROMPTS[1], greedy(12))
+    stop = llm.tokenizer.decode(ref.token_ids[:5])[-2:]  # completed by one of the first five
+    params = greedy(12, stop=(stop,), logprobs=0)
+    tokens = ref.token_ids[:8]
+    records = [TokenLogprobs(t, -1.0, 1, ()) for t in tokens]
+    prompt = llm.encode(PROMPTS[1])
+
+    def choice() -> ChoiceState:
+        return ChoiceState(0, prompt, params, llm.tokenizer, frozenset())
+
+    one = choice()
+    text = "".join(one.feed((t,), None, (r,)) for t, r in zip(tokens, records, strict=True))
+    assert one.finish_reason == "stop" and len(one.token_ids) <= 5
+    many = choice()
+    assert many.feed(tokens, None, records) == text
+    assert many.finish_reason == "stop" and many.token_ids == one.token_ids
+    assert many.logprobs is not None and len(many.logprobs) == len(one.token_ids)
+
+
+def test_stop_strings_wait_for_min_tokens(llm):
+    """vLLM's rule: no stop string ends within the first `min_tokens` tokens."""
+    ref = alone(llm, PROMPTS[1], greedy(12))
+    stop = llm.tokenizer.decode(ref.token_ids[:2])[-1]
+    early = alone(llm, PROMPTS[1], greedy(12, stop=(stop,)))
+    assert early.finish_reason == "stop" and len(early.token_ids) <= 2
+    late = alone(llm, PROMPTS[1], greedy(12, stop=(stop,), min_tokens=12))
+    assert late.finish_reason == "length" and late.token_ids == ref.token_ids
+
+
+def test_the_seeds_session_honours_bad_words_and_grammars(llm):
+    """`InferenceEngine.generate_ids` (the tests' "alone" reference) runs the same
+    request as `LLM.generate`, bad words and grammars included."""
+    engine = InferenceEngine(llm.config, loaded=llm.loaded)
+    ids = llm.encode(PROMPTS[2])
+    plain = engine.generate_ids(ids, greedy(8))
+    words = [llm.tokenizer.decode([t]).strip() for t in plain]
+    word = next(w for w in words if w.isalnum())  # a word the model writes, as text
+    banned = greedy(8, bad_words=(word,))
+    assert engine.generate_ids(ids, banned) == alone(llm, PROMPTS[2], banned).token_ids
+    assert engine.generate_ids(ids, banned) != plain
+    regex = greedy(8, structured_outputs=StructuredOutputs(regex="[a-z]+"))
+    assert engine.generate_ids(ids, regex) == alone(llm, PROMPTS[2], regex).token_ids
