@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import logging
 import secrets
 from collections.abc import AsyncIterator
@@ -38,6 +37,7 @@ from roseinfer.server import protocol as P
 from roseinfer.server.chat_prompt import request_prompt_ids
 from roseinfer.server.config import ServerConfig
 from roseinfer.server.errors import APIError, from_validation_error, install_error_handlers
+from roseinfer.server.jsonbody import read_json
 from roseinfer.server.metrics import ServerMetrics
 from roseinfer.server.middleware import BodySizeLimitMiddleware
 from roseinfer.server.serving import (
@@ -113,15 +113,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
 
     # ---- helpers -------------------------------------------------------------------------
     async def parse(request: Request, model: type[ModelT], endpoint: str) -> ModelT:
-        body = await request.body()  # the size limit applies while this reads
-        try:
-            # Python's json, like OpenAI's server, takes NaN/Infinity (SamplingParams refuses
-            # them, naming the field) and integers of any size (a seed too large gets a 400).
-            data = json.loads(body or b"{}")
-        except (ValueError, RecursionError) as e:  # also bad UTF-8 and absurdly deep nesting
-            raise APIError(
-                400, f"request body is not valid JSON: {e}", code="invalid_json"
-            ) from None
+        data = read_json(await request.body())  # the size limit applies while this reads
         try:
             data = F.check_body(data, endpoint)  # the field table: unknown/refused -> 400
         except F.FieldError as e:

@@ -1,0 +1,68 @@
+"""Input at the edge of what the server takes, through a real server and HTTP client: each bad
+request is a 400 naming the field the client sent (never a 500, never a cut stream), and the
+numbers a client reads back (usage) are OpenAI's. One in-process server over the tiny random
+llama (`tiny_server` in conftest.py: vocabulary of 383 tokens, context of 256, stop tokens
+<|endoftext|> = 0 and <|im_end|> = 2)."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+C, CC, G = "/v1/completions", "/v1/chat/completions", "/generate"
+CHAT = [{"role": "user", "content": "Hello, world!"}]
+PROMPT = "The quick brown fox"
+S = r"\ud800"  # a lone surrogate, as a JSON escape: Python's json decodes it to a str
+
+
+@pytest.fixture(scope="module")
+def http(tiny_server):
+    with httpx.Client(base_url=tiny_server[1], timeout=60) as c:
+        yield c
+
+
+def post(http: httpx.Client, path: str, body: dict | str) -> httpx.Response:
+    content = body if isinstance(body, str) else json.dumps(body)
+    return http.post(path, content=content, headers={"Content-Type": "application/json"})
+
+
+def error_of(r: httpx.Response) -> dict:
+    assert r.status_code == 400, r.text
+    error = r.json()["error"]
+    assert error["type"] == "invalid_request_error" and error["message"]
+    return error
+
+
+# ---- lone surrogates -----------------------------------------------------------------------
+
+SURROGATES = [
+    (C, f'{{"prompt": "{S}"}}', "prompt"),
+    (C, f'{{"prompt": ["fine", "x{S}y"]}}', "prompt.1"),
+    (CC, f'{{"messages": [{{"role": "user", "content": "a{S}"}}]}}', "messages.0.content"),
+    (CC, f'{{"messages": [{{"role": "user", "content": [{{"type": "text", "text": "{S}"}}]}}]}}',
+     "messages.0.content.0.text"),
+    (C, f'{{"prompt": "hi", "bad_words": ["{S}"]}}', "bad_words.0"),
+    (C, f'{{"prompt": "hi", "stop": "{S}"}}', "stop"),
+    (C, f'{{"prompt": "hi", "request_id": "{S}", "stream": true}}', "request_id"),
+    (C, f'{{"prompt": "hi", "model": "{S}"}}', "model"),
+    (C, f'{{"prompt": "hi", "{S}x": 1}}', S + "x"),
+    (CC, f'{{"messages": {json.dumps(CHAT)}, "chat_template_kwargs": {{"{S}": 1}}}}',
+     f"chat_template_kwargs.{S}"),
+    (G, f'{{"prompt": "{S}"}}', "prompt"),
+    ("/tokenize", f'{{"prompt": "{S}"}}', "prompt"),
+    ("/tokenize", f'{{"messages": [{{"role": "user", "content": "{S}"}}]}}', "messages.0.content"),
+    ("/detokenize", f'{{"tokens": [1], "model": "{S}"}}', "model"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("path", "body", "param"), SURROGATES)
+def test_a_lone_surrogate_is_a_400_naming_where_it_is(http, path, body, param):
+    error = error_of(post(http, path, body))
+    assert error["param"] == param and "surrogate" in error["message"]
+
+
+def test_a_surrogate_pair_is_a_character_and_fine(http):
+    r = post(http, C, '{"prompt": "smile \\ud83d\\ude00", "max_tokens": 2}')
+    assert r.status_code == 200, r.text
