@@ -66,3 +66,26 @@ def test_a_lone_surrogate_is_a_400_naming_where_it_is(http, path, body, param):
 def test_a_surrogate_pair_is_a_character_and_fine(http):
     r = post(http, C, '{"prompt": "smile \\ud83d\\ude00", "max_tokens": 2}')
     assert r.status_code == 200, r.text
+
+
+# ---- response_format -----------------------------------------------------------------------
+
+SCHEMA = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
+
+
+@pytest.mark.parametrize("kind", ["json_object", "text"])
+def test_json_schema_with_another_response_format_type_is_refused(http, kind):
+    fmt = {"type": kind, "json_schema": {"name": "x", "schema": SCHEMA}}
+    error = error_of(post(http, CC, {"messages": CHAT, "response_format": fmt}))
+    assert error["param"] == "response_format.json_schema" and "json_schema" in error["message"]
+
+
+def test_json_schema_description_is_a_no_op(http):
+    def text(**extra) -> str:
+        fmt = {"type": "json_schema", "json_schema": {"name": "x", "schema": SCHEMA, **extra}}
+        body = {"messages": CHAT, "response_format": fmt, "max_tokens": 12, "temperature": 0}
+        r = post(http, CC, body)
+        assert r.status_code == 200, r.text
+        return r.json()["choices"][0]["message"]["content"]
+
+    assert text(description="Say a number as field a.") == text()

@@ -194,8 +194,10 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("allowed_token_ids", _V1, "the only token ids that may be generated", _VL),
     _h("response_format", _V1, '`{"type": "text"}` (none), `{"type": "json_object"}` (any JSON '
        'object) or `{"type": "json_schema", "json_schema": {"name", "schema", "strict", '
-       '"description"}}`: the output is constrained to it (always strictly, whatever `strict` '
-       "says); a schema that does not compile is a 400"),
+       '"description"}}`: the output is constrained to the schema (always strictly, whatever '
+       "`strict` says); a schema that does not compile is a 400, and so is `json_schema` with "
+       "another type. `name` and `description` are no-ops: neither is shown to the model, the "
+       "schema alone constrains the output"),
     _h("structured_outputs", _V1, "exactly one of `json` (a schema), `regex`, `choice` (strings), "
        "`grammar` (Lark or GBNF), `json_object`: the output is constrained to it", _VL),
     _h("guided_json", _V1, "vLLM's older name for `structured_outputs.json`", _VL),
