@@ -89,3 +89,28 @@ def test_json_schema_description_is_a_no_op(http):
         return r.json()["choices"][0]["message"]["content"]
 
     assert text(description="Say a number as field a.") == text()
+
+
+# ---- numbers too large for the sampler -----------------------------------------------------
+
+
+@pytest.mark.parametrize("top_k", [2**63, 2**31])
+def test_a_huge_top_k_is_a_400(http, top_k):
+    error = error_of(post(http, C, {"prompt": "hi", "top_k": top_k, "max_tokens": 2}))
+    assert error["param"] == "top_k" and "2147483647" in error["message"]
+
+
+def test_top_k_at_least_the_vocabulary_keeps_every_token(http):
+    def text(top_k: int) -> str:
+        body = {"prompt": PROMPT, "top_k": top_k, "seed": 7, "max_tokens": 8, "ignore_eos": True}
+        r = post(http, C, body)
+        assert r.status_code == 200, r.text
+        return r.json()["choices"][0]["text"]
+
+    assert text(2**31 - 1) == text(383) == text(0)
+
+
+@pytest.mark.parametrize("key", ["9" * 5000, "9" * 30, "383"])
+def test_logit_bias_keys_past_the_vocabulary_are_a_400(http, key):
+    error = error_of(post(http, C, {"prompt": "hi", "logit_bias": {key: 1}, "max_tokens": 2}))
+    assert error["param"] == "logit_bias" and "Exceeds the limit" not in error["message"]

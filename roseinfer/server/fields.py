@@ -161,7 +161,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("n_predict", _V1, "llama.cpp's name for `max_tokens` (-1: what the context leaves)", _LC),
     _h("temperature", _V1, "default 1; 0 (or below 1e-5) is greedy"),
     _h("top_p", _V1, "nucleus sampling, in (0, 1]"),
-    _h("top_k", _V1, "sample among the k likeliest tokens; 0 or -1: off", _VL),
+    _h("top_k", _V1, "sample among the k likeliest tokens, up to 2**31-1; 0 or -1: off (so is "
+       "any k at or above the vocabulary size)", _VL),
     _h("n", _V1, "choices per prompt, 1 to 128"),
     _h("seed", _V1, "choice i of n samples from seed + i (modulo 2**64): same seed, same text"),
     _h("stop", _V1, "a string or a list of strings; the text ends before the first match"),
@@ -244,7 +245,7 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("prompt", _G, "the prompt text", _RI),
     _h("max_new_tokens", _G, "most tokens to generate (default 64)", _RI),
     _h("temperature", _G, "used when `do_sample` (default 1)", _RI),
-    _h("top_k", _G, "used when `do_sample`; 0 or -1: off", _RI),
+    _h("top_k", _G, "used when `do_sample`, up to 2**31-1; 0 or -1: off", _RI),
     _h("top_p", _G, "used when `do_sample`, in (0, 1]", _RI),
     _h("do_sample", _G, "sample (true) or greedy (false, the default)", _RI),
     _h("stop_on_eos", _G, "end at end-of-sequence tokens (default true)", _RI),
