@@ -114,3 +114,77 @@ def test_top_k_at_least_the_vocabulary_keeps_every_token(http):
 def test_logit_bias_keys_past_the_vocabulary_are_a_400(http, key):
     error = error_of(post(http, C, {"prompt": "hi", "logit_bias": {key: 1}, "max_tokens": 2}))
     assert error["param"] == "logit_bias" and "Exceeds the limit" not in error["message"]
+
+
+@pytest.mark.parametrize("ids", [[1000000], [383], [5, 2**70]])
+def test_stop_token_ids_past_the_vocabulary_are_a_400(http, ids):
+    body = {"prompt": "hi", "stop_token_ids": ids, "min_tokens": 2, "max_tokens": 4}
+    error = error_of(post(http, C, body))
+    assert error["param"] == "stop_token_ids" and "383" in error["message"]
+
+
+# ---- masks that leave no token -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"allowed_token_ids": [0, 2], "min_tokens": 1},  # the model's stop tokens
+        {"allowed_token_ids": [0, 2], "min_tokens": 1, "ignore_eos": True},  # masked all the same
+        {"allowed_token_ids": [5, 0], "stop_token_ids": [5], "min_tokens": 3},
+        {"allowed_token_ids": [359], "bad_words": ["fox"]},  # " fox" is one token: always banned
+        {"allowed_token_ids": [359, 2], "bad_words": ["fox"], "min_tokens": 1},
+    ],
+)
+def test_allowed_token_ids_that_leave_nothing_are_a_400(http, fields):
+    error = error_of(post(http, C, {"prompt": "hi", "max_tokens": 4, **fields}))
+    assert error["param"] == "allowed_token_ids" and "no token" in error["message"]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"allowed_token_ids": [0, 2, 50], "min_tokens": 1},
+        {"allowed_token_ids": [0, 2], "min_tokens": 0},
+        {"allowed_token_ids": [359, 72], "bad_words": ["fox"]},
+    ],
+)
+def test_allowed_token_ids_with_a_way_out_run(http, fields):
+    r = post(http, C, {"prompt": "hi", "max_tokens": 3, **fields})
+    assert r.status_code == 200, r.text
+    assert r.json()["choices"][0]["finish_reason"] in ("stop", "length")
+
+
+# ---- the field named is the field sent -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "fields", "param"),
+    [
+        (C, {"prompt": "x", "max_tokens": 1000000}, "max_tokens"),
+        (C, {"prompt": "x", "max_completion_tokens": 1000000}, "max_completion_tokens"),
+        (C, {"prompt": "x", "n_predict": 1000000}, "n_predict"),
+        (CC, {"messages": CHAT, "max_completion_tokens": 1000000}, "max_completion_tokens"),
+        (G, {"prompt": "x", "max_new_tokens": 1000000}, "max_new_tokens"),
+    ],
+)
+def test_an_output_limit_past_the_context_names_the_field_sent(http, path, fields, param):
+    error = error_of(post(http, path, fields))
+    assert error["param"] == param
+    assert f"{param} (1000000)" in error["message"] and "context window of 256" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("path", "fields", "param"),
+    [
+        (C, {"prompt": list(range(1, 300)), "max_tokens": 1}, "prompt"),
+        (C, {"prompt": list(range(1, 250))}, "prompt"),  # 16 by default: the prompt is too long
+        (CC, {"messages": [{"role": "user", "content": "Hello, world! " * 100}]}, "messages"),
+        (C, {"prompt": [99999]}, "prompt"),
+        (C, {"prompt": [-1]}, "prompt"),
+        (C, {"prompt": [[1, 2], [5, 383]]}, "prompt"),
+        (G, {"prompt": ""}, "prompt"),
+    ],
+)
+def test_a_bad_prompt_is_named(http, path, fields, param):
+    assert error_of(post(http, path, fields))["param"] == param

@@ -166,7 +166,7 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("n", _V1, "choices per prompt, 1 to 128"),
     _h("seed", _V1, "choice i of n samples from seed + i (modulo 2**64): same seed, same text"),
     _h("stop", _V1, "a string or a list of strings; the text ends before the first match"),
-    _h("stop_token_ids", _V1, "token ids that end a choice", _VL),
+    _h("stop_token_ids", _V1, "token ids that end a choice (ids of the vocabulary)", _VL),
     _h("ignore_eos", _V1, "keep generating past end-of-sequence tokens", _VL),
     _h("min_tokens", _V1, "end-of-sequence and stop token ids are ignored before this many", _VL),
     _h("presence_penalty", _V1, "in [-2, 2]: minus this from the logit of every token already "
@@ -192,7 +192,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "(completions: per choice; chat: in the response); not with `stream` (as vLLM)", _VL),
     _h("bad_words", _V1, "strings never generated: each word's tokens, as it encodes at the start "
        "of text and after a space, cannot all follow each other", _VL),
-    _h("allowed_token_ids", _V1, "the only token ids that may be generated", _VL),
+    _h("allowed_token_ids", _V1, "the only token ids that may be generated; a 400 if the stop "
+       "tokens masked before `min_tokens` or one-token `bad_words` leave none of them", _VL),
     _h("response_format", _V1, '`{"type": "text"}` (none), `{"type": "json_object"}` (any JSON '
        'object) or `{"type": "json_schema", "json_schema": {"name", "schema", "strict", '
        '"description"}}`: the output is constrained to the schema (always strictly, whatever '
