@@ -35,6 +35,10 @@ def error_of(r: httpx.Response) -> dict:
     return error
 
 
+def prompt_count(http: httpx.Client, text: str) -> int:
+    return http.post("/tokenize", json={"prompt": text}).json()["count"]
+
+
 # ---- lone surrogates -----------------------------------------------------------------------
 
 SURROGATES = [
@@ -188,3 +192,28 @@ def test_an_output_limit_past_the_context_names_the_field_sent(http, path, field
 )
 def test_a_bad_prompt_is_named(http, path, fields, param):
     assert error_of(post(http, path, fields))["param"] == param
+
+
+# ---- usage -----------------------------------------------------------------------------------
+
+
+def test_usage_counts_each_prompt_once_whatever_n(http):
+    count = prompt_count(http, PROMPT)
+    body = {"prompt": PROMPT, "n": 3, "max_tokens": 2, "ignore_eos": True}
+    usage = post(http, C, body).json()["usage"]
+    assert usage == {"prompt_tokens": count, "completion_tokens": 6, "total_tokens": count + 6}
+    two = post(http, C, {**body, "prompt": [PROMPT, "Hello"]}).json()["usage"]
+    assert two["prompt_tokens"] == count + prompt_count(http, "Hello")
+    assert two["completion_tokens"] == 12
+
+
+def test_streamed_usage_counts_each_prompt_once_whatever_n(http):
+    messages = [{"role": "user", "content": PROMPT}]
+    count = http.post("/tokenize", json={"messages": messages}).json()["count"]
+    body = {"messages": messages, "n": 2, "max_tokens": 3, "ignore_eos": True, "stream": True,
+            "stream_options": {"include_usage": True}}  # fmt: skip
+    with http.stream("POST", CC, json=body) as r:
+        events = [line[6:] for line in r.iter_lines() if line.startswith("data: ")]
+    assert events[-1] == "[DONE]"
+    usage = json.loads(events[-2])["usage"]
+    assert usage == {"prompt_tokens": count, "completion_tokens": 6, "total_tokens": count + 6}

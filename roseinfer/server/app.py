@@ -278,7 +278,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         # The engine's ids stay ours (unique); a client's request_id names the response only.
         internal_id, created = P.new_id(prefix), P.now()
         rid = internal_id if body.request_id is None else f"{prefix}-{body.request_id}"
-        prompt_tokens = sum(len(ids) for ids in prompts) * body.n
+        # Each prompt counted once, whatever n (OpenAI's and vLLM's usage): its n choices share it.
+        prompt_tokens = sum(len(ids) for ids in prompts)
         group = GenerationGroup(
             client, internal_id, requests, None if tools is None else tools.names
         )

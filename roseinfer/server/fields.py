@@ -163,7 +163,7 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("top_p", _V1, "nucleus sampling, in (0, 1]"),
     _h("top_k", _V1, "sample among the k likeliest tokens, up to 2**31-1; 0 or -1: off (so is "
        "any k at or above the vocabulary size)", _VL),
-    _h("n", _V1, "choices per prompt, 1 to 128"),
+    _h("n", _V1, "choices per prompt, 1 to 128 (the usage counts each prompt once, as OpenAI)"),
     _h("seed", _V1, "choice i of n samples from seed + i (modulo 2**64): same seed, same text"),
     _h("stop", _V1, "a string or a list of strings; the text ends before the first match"),
     _h("stop_token_ids", _V1, "token ids that end a choice (ids of the vocabulary)", _VL),
