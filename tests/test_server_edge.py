@@ -217,3 +217,36 @@ def test_streamed_usage_counts_each_prompt_once_whatever_n(http):
     assert events[-1] == "[DONE]"
     usage = json.loads(events[-2])["usage"]
     assert usage == {"prompt_tokens": count, "completion_tokens": 6, "total_tokens": count + 6}
+
+
+# ---- echo ----------------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="serving.py's echoed_prompt decodes the prompt without its special tokens: it must "
+    "decode with skip_special_tokens=False (serving.py is being changed on another branch)",
+)
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("prompt", ["<|im_start|>Hello", "Hello<|endoftext|>", [1, 72, 0]])
+def test_echo_keeps_special_tokens_as_sent(http, prompt, stream):
+    body = {"prompt": prompt, "echo": True, "logprobs": 0, "max_tokens": 2, "ignore_eos": True,
+            "temperature": 0, "stream": stream}  # fmt: skip
+    if stream:
+        with http.stream("POST", C, json=body) as r:
+            events = [line[6:] for line in r.iter_lines() if line.startswith("data: ")]
+        choices = [json.loads(e)["choices"][0] for e in events[:-1]]
+        text = "".join(c["text"] for c in choices)
+        tokens = [t for c in choices for t in c["logprobs"]["tokens"]]
+        offsets = [o for c in choices for o in c["logprobs"]["text_offset"]]
+    else:
+        choice = post(http, C, body).json()["choices"][0]
+        text, tokens = choice["text"], choice["logprobs"]["tokens"]
+        offsets = choice["logprobs"]["text_offset"]
+    sent = prompt
+    if not isinstance(prompt, str):  # the ids' text, special tokens kept (as /detokenize)
+        sent = http.post("/detokenize", json={"tokens": prompt}).json()["prompt"]
+        assert sent.startswith("<|im_start|>") and sent.endswith("<|endoftext|>")
+    assert text.startswith(sent)
+    assert "".join(tokens) == text
+    assert all(text[o:].startswith(t) for o, t in zip(offsets, tokens, strict=True))
