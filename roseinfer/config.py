@@ -25,6 +25,9 @@ GREEDY_TEMPERATURE = 1e-5
 SEED_MIN, SEED_MAX = -(1 << 63), (1 << 64) - 1
 # Most top logprobs a position may ask for (OpenAI's top_logprobs limit; vLLM's default).
 MAX_LOGPROBS = 20
+# Largest top_k: the sampler holds it in a tensor (a Python int past int64 cannot even be
+# stored), and any k at or above the vocabulary size already keeps every token; vLLM's int32.
+TOP_K_MAX = (1 << 31) - 1
 
 
 def _is_int(value: object) -> bool:
@@ -124,9 +127,10 @@ class SamplingParams:
             raise ValueError(f"temperature must be a finite number >= 0, got {self.temperature!r}")
         if not _is_number(self.top_p) or not 0.0 < self.top_p <= 1.0:
             raise ValueError(f"top_p must be in (0, 1], got {self.top_p!r}")
-        if not _is_int(self.top_k) or self.top_k < -1:
+        if not _is_int(self.top_k) or not -1 <= self.top_k <= TOP_K_MAX:
             raise ValueError(
-                f"top_k must be an integer >= 0 (0 or -1 disable it), got {self.top_k!r}"
+                f"top_k must be an integer in [0, {TOP_K_MAX}] (0 or -1 disable it), "
+                f"got {self.top_k!r}"
             )
         if self.top_k == -1:
             object.__setattr__(self, "top_k", 0)
@@ -209,9 +213,16 @@ def _logit_bias(bias: Any) -> dict[int, float] | None:
         raise ValueError(f"logit_bias must be an object of token id -> bias, got {bias!r}")
     out: dict[int, float] = {}
     for key, value in bias.items():
-        tid = int(key) if isinstance(key, str) and key.strip().isdigit() else key
+        tid = key
+        if isinstance(key, str) and key.strip().isdigit():
+            try:
+                tid = int(key)
+            except ValueError:  # over CPython's 4300 digits: no token id; refused by name below
+                pass
         if not _is_int(tid) or tid < 0:
-            raise ValueError(f"logit_bias keys must be token ids (integers >= 0), got {key!r}")
+            long = isinstance(key, str) and len(key) > 40
+            shown = f"{key[:20]!r}... ({len(key)} characters)" if long else repr(key)
+            raise ValueError(f"logit_bias keys must be token ids (integers >= 0), got {shown}")
         if not _is_number(value) or not -100.0 <= value <= 100.0:
             raise ValueError(f"logit_bias values must be in [-100, 100], got {value!r} for {key!r}")
         out[tid] = float(value)

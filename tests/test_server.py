@@ -466,7 +466,7 @@ BAD_REQUESTS = [
     (CC, {"messages": [{"role": "user", "content": 42}]}, 400, "messages.0.content"),
     (C, {"prompt": "hi", "min_tokens": 10, "max_tokens": 5}, 400, "min_tokens"),
     (C, {"prompt": "", "max_tokens": 5}, 400, "prompt"),
-    (C, {"prompt": [1, 10**9], "max_tokens": 5}, 400, None),
+    (C, {"prompt": [1, 10**9], "max_tokens": 5}, 400, "prompt"),
     (C, {"prompt": "hi", "logprobs": 21}, 400, "logprobs"),
     (CC, {"messages": CHAT, "logprobs": True, "top_logprobs": 21}, 400, "top_logprobs"),
     (CC, {"messages": CHAT, "top_logprobs": 2}, 400, "top_logprobs"),

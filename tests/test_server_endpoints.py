@@ -157,7 +157,9 @@ def test_tokenize_and_detokenize_refuse_another_model_and_bad_json(http):
         assert (error["param"], error["code"]) == ("model", "model_not_found")
         error = error_of(http.post(path, content=b"{not json", headers={"Content-Type": "x"}))
         assert error["code"] == "invalid_json"
-        assert error_of(http.post(path, json=[body]))["message"] == "Input should be an object"
+        assert error_of(http.post(path, json=[body]))["message"] == (
+            "the request body must be a JSON object"
+        )
 
 
 # ---- /detokenize -------------------------------------------------------------------------------

@@ -36,17 +36,25 @@ logger = logging.getLogger(__name__)
 
 
 class InvalidRequestError(ValueError):
-    """A request the engine refuses at submission; nothing else is disturbed."""
+    """A request the engine refuses at submission; nothing else is disturbed. `param`: the
+    `SamplingParams` field at fault ("prompt" for the prompt), so that a server can name it
+    without reading the message."""
+
+    def __init__(self, message: str, param: str | None = None) -> None:
+        super().__init__(message)
+        self.param = param
 
 
 def check_prompt_ids(prompt_token_ids: Seq[int], vocab_size: int) -> None:
     if not prompt_token_ids:
-        raise InvalidRequestError("prompt is empty")
+        raise InvalidRequestError("prompt is empty", "prompt")
     if any(
         isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < vocab_size
         for t in prompt_token_ids
     ):
-        raise InvalidRequestError(f"prompt token ids must be integers in [0, {vocab_size})")
+        raise InvalidRequestError(
+            f"prompt token ids must be integers in [0, {vocab_size})", "prompt"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,24 +161,45 @@ class LLMEngine:
         constants only, so any thread may call it)."""
         check_prompt_ids(prompt_token_ids, self.model_config.vocab_size)
         vocab = self.model_config.vocab_size
-        if params.logit_bias and max(params.logit_bias) >= vocab:
-            raise InvalidRequestError(
-                f"logit_bias keys must be token ids in [0, {vocab}), got {max(params.logit_bias)}"
-            )
-        if params.allowed_token_ids and max(params.allowed_token_ids) >= vocab:
-            raise InvalidRequestError(
-                f"allowed_token_ids must be token ids in [0, {vocab}), "
-                f"got {max(params.allowed_token_ids)}"
-            )
+        for name in ("logit_bias", "allowed_token_ids", "stop_token_ids"):
+            ids = getattr(params, name)  # dict keys for logit_bias
+            if ids and max(ids) >= vocab:  # the sampler would index past the logits
+                raise InvalidRequestError(
+                    f"{name} must be token ids in [0, {vocab}), got {max(ids)}", name
+                )
+        if params.allowed_token_ids:
+            # allowed_token_ids that the sampler's other masks empty at the first token (it
+            # would fail there): all stop tokens while min_tokens > 0 (masked before min_tokens,
+            # the model's whether or not ignore_eos), or all one-token bad words (always banned).
+            # Grammars are left to the sampler: deciding them costs a compile.
+            banned: set[int] = set()
+            reasons = []
+            if params.min_tokens > 0:
+                banned |= self.stop_token_ids | set(params.stop_token_ids)
+                reasons.append(f"stop tokens are masked before min_tokens ({params.min_tokens})")
+            if params.bad_words:
+                words = bad_words_token_ids(self.tokenizer, params.bad_words)
+                banned |= {word[0] for word in words if len(word) == 1}
+                reasons.append("one-token bad_words are never generated")
+            if set(params.allowed_token_ids) <= banned:
+                raise InvalidRequestError(
+                    f"allowed_token_ids leave no token to generate: {' and '.join(reasons)}",
+                    "allowed_token_ids",
+                )
         if params.structured_outputs is not None:
             try:
                 self.grammars.check(params.structured_outputs)
             except GrammarError as e:
-                raise InvalidRequestError(f"structured_outputs: {e}") from None
-        try:
-            self.scheduler.check_fits(len(prompt_token_ids), params.max_tokens)
-        except ValueError as e:
-            raise InvalidRequestError(str(e)) from None
+                raise InvalidRequestError(
+                    f"structured_outputs: {e}", "structured_outputs"
+                ) from None
+        # The prompt alone (with one token to generate) first: if it does not fit, max_tokens
+        # is not the field at fault.
+        for num_new_tokens, param in ((1, "prompt"), (params.max_tokens, "max_tokens")):
+            try:
+                self.scheduler.check_fits(len(prompt_token_ids), num_new_tokens)
+            except ValueError as e:
+                raise InvalidRequestError(str(e), param) from None
 
     def abort_request(
         self, request_id: str, reason: FinishReason = "abort", index: int | None = None

@@ -54,18 +54,30 @@ class Scheduler:
         self.num_waiting = 0
 
     def check_fits(self, num_prompt_tokens: int, max_new_tokens: int) -> None:
+        """Refuse a request that could never run: over the context window or the whole cache.
+        The message names max_tokens, the `SamplingParams` field (a server names its own)."""
         total = num_prompt_tokens + max_new_tokens
+        prompt = f"prompt ({num_prompt_tokens} tokens)"
+        asked = f"{prompt} plus max_tokens ({max_new_tokens})"
         if total > self.max_model_len:
+            if num_prompt_tokens >= self.max_model_len:
+                raise RequestTooLargeError(
+                    f"{prompt} leaves no room to generate in the context window of "
+                    f"{self.max_model_len}"
+                )
             raise RequestTooLargeError(
-                f"prompt ({num_prompt_tokens} tokens) plus max_new_tokens ({max_new_tokens}) is "
-                f"{total} tokens, more than the context window of {self.max_model_len}"
+                f"{asked} is {total} tokens, more than the context window of {self.max_model_len}"
             )
         bm = self.block_manager
         if bm.blocks_needed(total) > bm.num_blocks:
+            cache = f"the cache has {bm.num_blocks} ({bm.num_blocks * bm.block_size} tokens)"
+            alone = bm.blocks_needed(num_prompt_tokens + 1)
+            if alone > bm.num_blocks:
+                raise RequestTooLargeError(
+                    f"{prompt} needs {alone} KV blocks with one token to generate; {cache}"
+                )
             raise RequestTooLargeError(
-                f"prompt ({num_prompt_tokens} tokens) plus max_new_tokens ({max_new_tokens}) needs "
-                f"{bm.blocks_needed(total)} KV blocks; the cache has {bm.num_blocks} "
-                f"({bm.num_blocks * bm.block_size} tokens)"
+                f"{asked} needs {bm.blocks_needed(total)} KV blocks; {cache}"
             )
 
     def add(self, seq: Sequence) -> None:

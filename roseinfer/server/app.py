@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import logging
 import secrets
 from collections.abc import AsyncIterator
@@ -38,8 +37,15 @@ from roseinfer.server import protocol as P
 from roseinfer.server.chat_prompt import request_prompt_ids
 from roseinfer.server.config import ServerConfig
 from roseinfer.server.errors import APIError, from_validation_error, install_error_handlers
+from roseinfer.server.jsonbody import read_json
 from roseinfer.server.metrics import ServerMetrics
 from roseinfer.server.middleware import BodySizeLimitMiddleware
+from roseinfer.server.params import (
+    client_names,
+    engine_error,
+    max_tokens_field,
+    sampling_error,
+)
 from roseinfer.server.serving import (
     ClientDisconnected,
     GenerationGroup,
@@ -113,15 +119,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
 
     # ---- helpers -------------------------------------------------------------------------
     async def parse(request: Request, model: type[ModelT], endpoint: str) -> ModelT:
-        body = await request.body()  # the size limit applies while this reads
-        try:
-            # Python's json, like OpenAI's server, takes NaN/Infinity (SamplingParams refuses
-            # them, naming the field) and integers of any size (a seed too large gets a 400).
-            data = json.loads(body or b"{}")
-        except (ValueError, RecursionError) as e:  # also bad UTF-8 and absurdly deep nesting
-            raise APIError(
-                400, f"request body is not valid JSON: {e}", code="invalid_json"
-            ) from None
+        data = read_json(await request.body())  # the size limit applies while this reads
         try:
             data = F.check_body(data, endpoint)  # the field table: unknown/refused -> 400
         except F.FieldError as e:
@@ -151,9 +149,11 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         default_max: int | None,
         opts: ResponseOptions,
         spec: StructuredOutputs | None,
+        names: dict[str, str],
     ) -> SamplingParams:
+        """`names`: the request's own names of SamplingParams' fields (`client_names`)."""
         chat = opts.chat
-        max_param, max_tokens = _max_tokens(body)
+        max_param, max_tokens = max_tokens_field(body)
         if max_param is None:
             max_tokens = default_max
         if max_tokens is None:  # no limit asked for: whatever room the context leaves
@@ -162,12 +162,12 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                 raise APIError(400, f"prompt ({prompt_len} tokens) leaves no room to generate in the context "
                                     f"window of {max_total_tokens} tokens",
                                param="messages" if chat else "prompt")  # fmt: skip
-        rep_param, repetition = "repetition_penalty", body.repetition_penalty
+        repetition = body.repetition_penalty
         if body.repeat_penalty is not None:  # llama.cpp's name
             if repetition is not None and repetition != body.repeat_penalty:
                 raise APIError(400, "repetition_penalty and repeat_penalty differ: give one",
                                param="repeat_penalty")  # fmt: skip
-            rep_param, repetition = "repeat_penalty", body.repeat_penalty
+            repetition = body.repeat_penalty
         if body.n > MAX_N:  # a server limit: SamplingParams takes any n >= 1
             raise APIError(400, f"n must be at most {MAX_N}, got {body.n}", param="n")
         prompt_logprobs = body.prompt_logprobs
@@ -200,14 +200,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                 structured_outputs=spec,
             )
         except ValueError as e:
-            param = _param_of(e)
-            if param == "max_tokens":
-                param = max_param
-            elif param == "repetition_penalty":
-                param = rep_param
-            elif param == "logprobs" and chat:
-                param = "top_logprobs"
-            raise APIError(400, str(e), param=param) from None
+            raise sampling_error(e, names) from None
 
     def truncate(body: P.SamplingRequest, ids: list[int]) -> list[int]:
         """vLLM's truncate_prompt_tokens: keep the prompt's last k tokens (-1: the context)."""
@@ -221,12 +214,15 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                            param="truncate_prompt_tokens")  # fmt: skip
         return ids[-k:]
 
-    def submit_checks(requests: list[tuple[list[int], SamplingParams]]) -> None:
+    def submit_checks(
+        requests: list[tuple[list[int], SamplingParams]], names: dict[str, str]
+    ) -> None:
+        """The engine's checks; a refusal names the field as the request sent it (`names`)."""
         for ids, params in requests:
             try:
                 client.validate(ids, params)
             except InvalidRequestError as e:
-                raise APIError(400, str(e), param=_param_of(e), code="invalid_request") from None
+                raise engine_error(e, names) from None
         check_capacity()
 
     def response_options(body: P.SamplingRequest) -> ResponseOptions:
@@ -273,13 +269,17 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         if spec is not None:
             assert so_param is not None
             await compile_grammar(so_param, spec, tools)
-        requests = [(ids, build_params(body, len(ids), default_max, opts, spec)) for ids in prompts]
-        submit_checks(requests)
+        names = client_names(body, chat, so_param)
+        requests = [
+            (ids, build_params(body, len(ids), default_max, opts, spec, names)) for ids in prompts
+        ]
+        submit_checks(requests, names)
         prefix = "chatcmpl" if chat else "cmpl"
         # The engine's ids stay ours (unique); a client's request_id names the response only.
         internal_id, created = P.new_id(prefix), P.now()
         rid = internal_id if body.request_id is None else f"{prefix}-{body.request_id}"
-        prompt_tokens = sum(len(ids) for ids in prompts) * body.n
+        # Each prompt counted once, whatever n (OpenAI's and vLLM's usage): its n choices share it.
+        prompt_tokens = sum(len(ids) for ids in prompts)
         group = GenerationGroup(
             client, internal_id, requests, None if tools is None else tools.names
         )
@@ -348,14 +348,17 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         body: P.GenerateRequest = await parse(request, P.GenerateRequest, F.GENERATE)
         try:
             ids = encode_prompt(tokenizer, body.prompt)
+        except ValueError as e:
+            raise APIError(400, str(e), param="prompt") from None
+        try:
             params = dataclasses.replace(
                 seed_params(body.max_new_tokens, body.temperature, body.top_k, body.top_p,
                             body.stop_on_eos, body.do_sample, body.seed),
                 stop=(body.stop,) if isinstance(body.stop, str) else tuple(body.stop or ()),
             )  # fmt: skip
         except ValueError as e:
-            raise APIError(400, str(e), param=_param_of(e)) from None
-        submit_checks([(ids, params)])
+            raise sampling_error(e, {}) from None
+        submit_checks([(ids, params)], {"max_tokens": "max_new_tokens"})
         group = GenerationGroup(client, P.new_id("gen"), [(ids, params)])
         if body.stream:
             return StreamingResponse(text_stream(group), media_type="text/plain; charset=utf-8")
@@ -392,33 +395,6 @@ async def run_to_end(
 
 
 MAX_N = 128
-
-
-def _max_tokens(body: P.SamplingRequest) -> tuple[str | None, int | None]:
-    """(the field that sets the output limit, its value); max_completion_tokens, max_tokens
-    and llama.cpp's n_predict (-1: no limit) are one setting, so given twice they must agree."""
-    given = [(name, getattr(body, name)) for name in ("max_completion_tokens", "max_tokens",
-             "n_predict") if getattr(body, name) is not None]  # fmt: skip
-    if not given:
-        return None, None
-    (first, value), *others = given
-    for name, other in others:
-        if other != value:
-            raise APIError(400, f"{name} ({other}) and {first} ({value}) set the same limit "
-                                "differently: give one", param=name)  # fmt: skip
-    if first == "n_predict" and value == -1:
-        return first, None
-    return first, value
-
-
-def _param_of(error: ValueError) -> str | None:
-    """The SamplingParams field a validation message starts with ("seed must be ...")."""
-    name = str(error).split(" ", 1)[0]
-    return name if name in SAMPLING_FIELDS else None
-
-
-# The seeds' max_new_tokens is an init-only alias of max_tokens: not among the dataclass fields.
-SAMPLING_FIELDS = frozenset(f.name for f in dataclasses.fields(SamplingParams)) | {"max_new_tokens"}
 
 
 def _completion_prompts(tokenizer: Tokenizer, prompt: str | list) -> list[list[int]]:

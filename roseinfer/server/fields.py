@@ -161,11 +161,12 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("n_predict", _V1, "llama.cpp's name for `max_tokens` (-1: what the context leaves)", _LC),
     _h("temperature", _V1, "default 1; 0 (or below 1e-5) is greedy"),
     _h("top_p", _V1, "nucleus sampling, in (0, 1]"),
-    _h("top_k", _V1, "sample among the k likeliest tokens; 0 or -1: off", _VL),
-    _h("n", _V1, "choices per prompt, 1 to 128"),
+    _h("top_k", _V1, "sample among the k likeliest tokens, up to 2**31-1; 0 or -1: off (so is "
+       "any k at or above the vocabulary size)", _VL),
+    _h("n", _V1, "choices per prompt, 1 to 128 (the usage counts each prompt once, as OpenAI)"),
     _h("seed", _V1, "choice i of n samples from seed + i (modulo 2**64): same seed, same text"),
     _h("stop", _V1, "a string or a list of strings; the text ends before the first match"),
-    _h("stop_token_ids", _V1, "token ids that end a choice", _VL),
+    _h("stop_token_ids", _V1, "token ids that end a choice (ids of the vocabulary)", _VL),
     _h("ignore_eos", _V1, "keep generating past end-of-sequence tokens", _VL),
     _h("min_tokens", _V1, "end-of-sequence and stop token ids are ignored before this many", _VL),
     _h("presence_penalty", _V1, "in [-2, 2]: minus this from the logit of every token already "
@@ -191,11 +192,14 @@ FIELDS: tuple[FieldSpec, ...] = (
        "(completions: per choice; chat: in the response); not with `stream` (as vLLM)", _VL),
     _h("bad_words", _V1, "strings never generated: each word's tokens, as it encodes at the start "
        "of text and after a space, cannot all follow each other", _VL),
-    _h("allowed_token_ids", _V1, "the only token ids that may be generated", _VL),
+    _h("allowed_token_ids", _V1, "the only token ids that may be generated; a 400 if the stop "
+       "tokens masked before `min_tokens` or one-token `bad_words` leave none of them", _VL),
     _h("response_format", _V1, '`{"type": "text"}` (none), `{"type": "json_object"}` (any JSON '
        'object) or `{"type": "json_schema", "json_schema": {"name", "schema", "strict", '
-       '"description"}}`: the output is constrained to it (always strictly, whatever `strict` '
-       "says); a schema that does not compile is a 400"),
+       '"description"}}`: the output is constrained to the schema (always strictly, whatever '
+       "`strict` says); a schema that does not compile is a 400, and so is `json_schema` with "
+       "another type. `name` and `description` are no-ops: neither is shown to the model, the "
+       "schema alone constrains the output"),
     _h("structured_outputs", _V1, "exactly one of `json` (a schema), `regex`, `choice` (strings), "
        "`grammar` (Lark or GBNF), `json_object`: the output is constrained to it", _VL),
     _h("guided_json", _V1, "vLLM's older name for `structured_outputs.json`", _VL),
@@ -242,7 +246,7 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("prompt", _G, "the prompt text", _RI),
     _h("max_new_tokens", _G, "most tokens to generate (default 64)", _RI),
     _h("temperature", _G, "used when `do_sample` (default 1)", _RI),
-    _h("top_k", _G, "used when `do_sample`; 0 or -1: off", _RI),
+    _h("top_k", _G, "used when `do_sample`, up to 2**31-1; 0 or -1: off", _RI),
     _h("top_p", _G, "used when `do_sample`, in (0, 1]", _RI),
     _h("do_sample", _G, "sample (true) or greedy (false, the default)", _RI),
     _h("stop_on_eos", _G, "end at end-of-sequence tokens (default true)", _RI),

@@ -37,6 +37,11 @@ def structured_outputs(
 
     fmt = body.response_format
     if fmt is not None:
+        if fmt.json_schema is not None and fmt.type != "json_schema":
+            # the schema would constrain nothing: refused rather than silently dropped
+            raise APIError(400, f"response_format.json_schema is only used with type "
+                                f"'json_schema', not {fmt.type!r}",
+                           param="response_format.json_schema")  # fmt: skip
         if fmt.type == "json_object":
             add("response_format", json_object=True)
         elif fmt.type == "json_schema":

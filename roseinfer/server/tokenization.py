@@ -18,13 +18,14 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from fastapi import APIRouter, Request
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import Field, ValidationError
 
 from roseinfer.chat import ChatError, ChatMessage, ToolDefinition, read_tools
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.chat_prompt import request_prompt_ids
 from roseinfer.server.errors import APIError, from_validation_error
+from roseinfer.server.jsonbody import read_json
 from roseinfer.tokenizer import Tokenizer
 
 
@@ -60,14 +61,13 @@ _FROM_CHAT_TABLE = frozenset(
 )
 
 ModelT = TypeVar("ModelT", bound=P.RequestBase)
-_JSON_OBJECT = TypeAdapter(dict[str, Any])
 
 
 async def _json_object(request: Request) -> dict[str, Any]:
-    try:
-        return _JSON_OBJECT.validate_json(await request.body())
-    except ValidationError as e:  # not JSON, or not an object: a 400 (errors.py words it)
-        raise from_validation_error(e.errors()) from None
+    data = read_json(await request.body())  # as every endpoint reads its body
+    if not isinstance(data, dict):
+        raise APIError(400, "the request body must be a JSON object", code="invalid_value")
+    return data
 
 
 def _validate(model: type[ModelT], data: dict[str, Any], path: str) -> ModelT:

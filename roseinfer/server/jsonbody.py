@@ -1,0 +1,59 @@
+"""Request bodies as JSON, read one way for every endpoint (`read_json`).
+
+JSON's `\\uXXXX` escapes can spell a lone UTF-16 surrogate (`"\\ud800"`), which Python's json
+decodes into a `str` that is not valid Unicode: it cannot be encoded to UTF-8, so a tokenizer,
+a chat template or the response that echoes it back would fail mid-request (a 500, or a stream
+cut short). Such a string is refused here, as a 400 naming where it is, before anything reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from roseinfer.server.errors import APIError
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def read_json(raw: bytes) -> Any:
+    """The parsed body (empty: `{}`), or a 400: not JSON, or a string (a key included) that is
+    not valid Unicode."""
+    try:
+        # Python's json, like OpenAI's server, takes NaN/Infinity (SamplingParams refuses them,
+        # naming the field) and integers of any size (a seed too large gets a 400).
+        data = json.loads(raw or b"{}")
+    except (ValueError, RecursionError) as e:  # also bad UTF-8 and absurdly deep nesting
+        raise APIError(400, f"request body is not valid JSON: {e}", code="invalid_json") from None
+    bad = _first_surrogate(data)
+    if bad is not None:
+        raise APIError(400, f"{bad or 'the request body'}: a string holds a lone UTF-16 surrogate "
+                            "(an unpaired \\ud800-\\udfff escape), which is not valid Unicode",
+                       param=bad or None, code="invalid_value")  # fmt: skip
+    return data
+
+
+def _first_surrogate(data: Any) -> str | None:
+    """The dotted path (`messages.0.content`, list indices as numbers, as pydantic's errors
+    name fields) of a string holding a lone surrogate, or None ("" for the body itself). A bad
+    key is named by its path with the key backslash-escaped (a param must be valid Unicode).
+    Iterative: json.loads nests as deep as the recursion limit allows."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                return path
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if _SURROGATE.search(key):
+                    escaped = key.encode("utf-8", "backslashreplace").decode("utf-8")
+                    return f"{path}.{escaped}" if path else escaped
+                if isinstance(item, str | dict | list):
+                    stack.append((item, f"{path}.{key}" if path else key))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, str | dict | list):
+                    stack.append((item, f"{path}.{i}" if path else str(i)))
+    return None
