@@ -159,6 +159,23 @@ def test_allowed_token_ids_with_a_way_out_run(http, fields):
     assert r.json()["choices"][0]["finish_reason"] in ("stop", "length")
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_grammar_and_allowed_token_ids_that_leave_nothing_are_a_400_once_found(http, stream):
+    """Only sampling finds that `b+` and the token `a` (id 67) exclude each other: still the
+    request's doing, so a 400 (clients do not retry it as they would a 500), streamed or not."""
+    body = {"prompt": "hi", "max_tokens": 4, "allowed_token_ids": [67], "guided_regex": "b+",
+            "stream": stream}  # fmt: skip
+    if not stream:
+        error = error_of(post(http, C, body))
+        assert "no token may be generated" in error["message"]
+        return
+    with http.stream("POST", C, json=body) as r:
+        events = [line[6:] for line in r.iter_lines() if line.startswith("data: ")]
+    error = json.loads(events[-2])["error"]
+    assert events[-1] == "[DONE]" and error["code"] == 400
+    assert error["type"] == "invalid_request_error" and "no token" in error["message"]
+
+
 # ---- the field named is the field sent -----------------------------------------------------
 
 
@@ -222,11 +239,6 @@ def test_streamed_usage_counts_each_prompt_once_whatever_n(http):
 # ---- echo ----------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="serving.py's echoed_prompt decodes the prompt without its special tokens: it must "
-    "decode with skip_special_tokens=False (serving.py is being changed on another branch)",
-)
 @pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("prompt", ["<|im_start|>Hello", "Hello<|endoftext|>", [1, 72, 0]])
 def test_echo_keeps_special_tokens_as_sent(http, prompt, stream):

@@ -54,6 +54,7 @@ class EngineEvent:
     error: str | None = None  # why the engine failed the request
     logprobs: tuple[TokenLogprobs, ...] | None = None  # one per token, with params.logprobs
     prompt_logprobs: tuple[TokenLogprobs, ...] | None = None  # on a choice's first event
+    invalid_request: bool = False  # the error was the request's own doing (a 400, not a 500)
 
     @property
     def finished(self) -> bool:
@@ -61,7 +62,12 @@ class EngineEvent:
 
 
 class RequestFailed(RuntimeError):
-    """The engine failed this request (an error event)."""
+    """The engine failed this request (an error event); `invalid_request`: because of what
+    the request asked for (a server answers 400), not of the engine (500)."""
+
+    def __init__(self, message: str, invalid_request: bool = False) -> None:
+        super().__init__(message)
+        self.invalid_request = invalid_request
 
 
 class EngineObserver(Protocol):
@@ -205,7 +211,7 @@ class EngineClient:
             return None
         if event.error:
             choice.fail(event.error)
-            raise RequestFailed(event.error)
+            raise RequestFailed(event.error, event.invalid_request)
         text = choice.feed_or_fail(event.token_ids, event.finish_reason, event.logprobs)
         if text is None:  # this choice alone fails
             if not event.finished:
@@ -330,30 +336,37 @@ class EngineClient:
                         self._emit(req, self._take(req, i))
                     continue
             if reason is not None:  # (a token is None only on a choice's last output)
-                self._finish(req, i, reason, now, out.error)
+                self._finish(req, i, reason, now, out.error, out.invalid_request)
         if self.observer is not None and outputs:
             self.observer.on_generated_tokens(len(outputs))
 
     def _take(
-        self, req: _Request, i: int, reason: FinishReason | None = None, error: str | None = None
+        self,
+        req: _Request,
+        i: int,
+        reason: FinishReason | None = None,
+        error: str | None = None,
+        invalid_request: bool = False,
     ) -> EngineEvent:
         """Choice `i`'s event of what it has pending (tokens, their logprobs, the prompt's)."""
         logprobs = tuple(req.pending_logprobs[i]) if req.params.logprobs is not None else None
         prompt = None
         if req.prompt_logprobs is not None:
             prompt, req.prompt_logprobs = req.prompt_logprobs, None
-        event = EngineEvent(i, tuple(req.pending[i]), reason, error, logprobs, prompt)
+        event = EngineEvent(
+            i, tuple(req.pending[i]), reason, error, logprobs, prompt, invalid_request
+        )
         req.pending[i].clear()
         req.pending_logprobs[i].clear()
         return event
 
     def _finish(self, req: _Request, i: int, reason: FinishReason, now: float | None = None,
-                error: str | None = None) -> None:  # fmt: skip
+                error: str | None = None, invalid_request: bool = False) -> None:  # fmt: skip
         """Choice `i`'s last event; the request is forgotten once every choice finished."""
         if i not in req.open:
             return
         req.open.discard(i)
-        self._emit(req, self._take(req, i, reason, error))
+        self._emit(req, self._take(req, i, reason, error, invalid_request))
         if not req.open:
             self._live.pop(req.request_id, None)
         if self.observer is not None:

@@ -71,6 +71,7 @@ class StepOutput:
     # With SamplingParams.prompt_logprobs, on the choice's first token: prompt tokens 1.. on
     # (every choice computes them, so each choice's first output has them).
     prompt_logprobs: tuple[TokenLogprobs, ...] | None = None
+    invalid_request: bool = False  # the failure was the request's own doing (a 400, not a 500)
 
     @property
     def finished(self) -> bool:
@@ -257,17 +258,17 @@ class LLMEngine:
         """Each sampled token appended and checked; a choice whose step failed (its sampling,
         its prompt logprobs, its grammar) ends alone with reason "error"."""
         now = time.perf_counter()
-        failed: dict[int, str] = {}  # seq_id -> why
+        failed: dict[int, SampleFailure] = {}  # by seq_id
         for s, records in zip(scheduled, result.prompt_logprobs, strict=True):
             if isinstance(records, SampleFailure):
-                failed[s.seq.seq_id] = records.message
+                failed[s.seq.seq_id] = records
             else:
                 s.seq.prompt_logprobs += records
         outputs = []
         sampling = (s.seq for s in scheduled if s.samples)
         for seq, sampled in zip(sampling, result.sampled, strict=True):
             if isinstance(sampled, SampleFailure):
-                failed.setdefault(seq.seq_id, sampled.message)
+                failed.setdefault(seq.seq_id, sampled)
                 continue
             if seq.seq_id in failed:
                 continue
@@ -275,7 +276,7 @@ class LLMEngine:
                 outputs.append(self._advance(seq, sampled, now))
             except Exception as e:  # a bug in one choice's bookkeeping (its grammar's)
                 logger.exception("request %s failed after sampling", seq.request_id)
-                failed[seq.seq_id] = f"processing the token failed: {type(e).__name__}: {e}"
+                failed[seq.seq_id] = SampleFailure.of(e, "processing the token")
         for s in scheduled:
             if s.seq.seq_id in failed:
                 outputs.append(self._fail(s.seq, failed[s.seq.seq_id]))
@@ -304,12 +305,20 @@ class LLMEngine:
             prompt_logprobs,
         )  # fmt: skip
 
-    def _fail(self, seq: Sequence, message: str) -> StepOutput:
+    def _fail(self, seq: Sequence, failure: SampleFailure) -> StepOutput:
         """End one choice with reason "error" (its blocks are freed now)."""
         if not seq.is_finished:
             self.scheduler.finish(seq, "error")
         self._forget_if_done(seq.request_id, self._requests.get(seq.request_id, ()))
-        return StepOutput(seq.request_id, seq.index, None, "error", seq.num_cached_tokens, message)
+        return StepOutput(
+            seq.request_id,
+            seq.index,
+            None,
+            "error",
+            seq.num_cached_tokens,
+            failure.message,
+            invalid_request=failure.invalid_request,
+        )
 
     def append_token(self, seq: Sequence, token: int) -> FinishReason | None:
         """Append a sampled token to `seq` and advance its grammar: why the token ends it, if

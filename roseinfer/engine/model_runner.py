@@ -16,7 +16,7 @@ from roseinfer.engine.sequence import ScheduledSequence, Sequence
 from roseinfer.layers.attention import AttentionMetadata, ForwardContext
 from roseinfer.layers.kv_cache import KVCache, KVCacheDtype
 from roseinfer.layers.logprobs import to_records, token_logprobs
-from roseinfer.layers.sampler import Sampler
+from roseinfer.layers.sampler import NO_TOKEN, NOT_FINITE, Sampler
 from roseinfer.loader import LoadedModel
 from roseinfer.models.config import ModelConfig
 from roseinfer.outputs import TokenLogprobs
@@ -259,10 +259,13 @@ class ModelRunner:
             )
             for i, record in zip(rows, records, strict=True):
                 logprobs[i] = record
-        return [
-            SampleFailure(out.failures[i]) if i in out.failures else SampledToken(t, lp)
-            for i, (t, lp) in enumerate(zip(ids, logprobs, strict=True))
-        ]
+        sampled: list[SampledToken | SampleFailure]
+        sampled = [SampledToken(t, lp) for t, lp in zip(ids, logprobs, strict=True)]
+        for i in out.no_token_rows:
+            sampled[i] = SampleFailure(NO_TOKEN, invalid_request=True)
+        for i in out.non_finite_rows:
+            sampled[i] = SampleFailure(NOT_FINITE)
+        return sampled
 
 
 # Prompt positions whose logprobs are computed at once: [rows, vocab] fp32 stays ~100 MB.
@@ -288,9 +291,11 @@ class RunnerOutput:
 @dataclass(frozen=True, slots=True)
 class SampleFailure:
     """Why one sequence's sampling (or its prompt logprobs) failed: that request fails, the
-    step goes on."""
+    step goes on. `invalid_request`: the request's own doing (its masks exclude every token),
+    not the engine's."""
 
     message: str
+    invalid_request: bool = False
 
     @classmethod
     def of(cls, error: Exception, what: str = "sampling") -> SampleFailure:

@@ -121,7 +121,7 @@ def sample_from(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
 
 SAMPLE_BLOCK = 128
 
-# Why a row of `SamplerOutput.failures` has no token.
+# Why a row of `SamplerOutput.no_token_rows` / `non_finite_rows` has no token.
 NO_TOKEN = (
     "no token may be generated: allowed_token_ids, bad_words, min_tokens and the grammar "
     "exclude every token"
@@ -139,13 +139,15 @@ def greedy_argmax(logits: torch.Tensor) -> torch.Tensor:  # [B, V] -> [B] int64
 @dataclass(frozen=True, slots=True)
 class SamplerOutput:
     """Each row's token [B] int64; with `logprob_rows` (the rows whose params ask for logprobs,
-    in order) their logprobs, of the raw logits; `failures`: the rows that have no token, and
-    why (their token ids are meaningless)."""
+    in order) their logprobs, of the raw logits. Rows without a token (their token ids are
+    meaningless): `no_token_rows`, whose masks exclude every token (the request's own doing),
+    and `non_finite_rows`, whose logits hold NaN or +inf (a broken model)."""
 
     token_ids: torch.Tensor
     logprob_rows: list[int]
     logprobs: LogprobsTensors | None = None
-    failures: dict[int, str] = field(default_factory=dict)
+    no_token_rows: list[int] = field(default_factory=list)
+    non_finite_rows: list[int] = field(default_factory=list)
 
 
 class Sampler:
@@ -187,8 +189,8 @@ class Sampler:
         histories: Seq[History] | None = None,  # each row's sequence (penalties, bad words)
     ) -> SamplerOutput:
         """Masks (allowed_token_ids, bad_words, min_tokens) are written into `logits`; bias
-        and penalties work on a copy. A row fails alone (`SamplerOutput.failures`) when its
-        masks leave no token, or its logits are NaN or +inf (a broken model)."""
+        and penalties work on a copy. A row fails alone (`SamplerOutput.no_token_rows`,
+        `non_finite_rows`) when its masks leave no token, or its logits are NaN or +inf."""
         logprob_rows = [i for i, p in enumerate(params) if p.logprobs is not None]
         raw: RawLogits | None = None
         if logprob_rows:  # of the model's distribution, before anything below changes it
@@ -199,15 +201,15 @@ class Sampler:
             ):
                 rows = rows.clone()  # the masks below write into `logits`
             raw = RawLogits.of(rows, max(params[i].logprobs or 0 for i in logprob_rows))
-        failures = dict.fromkeys(self._mask(logits, params, num_outputs, histories), NO_TOKEN)
+        no_token = self._mask(logits, params, num_outputs, histories)
         token_ids, finite = self._sample(logits, params, generators, histories)
-        if not bool(finite.all()):
-            for i in (~finite).nonzero().squeeze(1).tolist():
-                failures.setdefault(i, NOT_FINITE)
+        non_finite = [] if bool(finite.all()) else (~finite).nonzero().squeeze(1).tolist()
+        non_finite = [i for i in non_finite if i not in no_token]
         if raw is None:
-            return SamplerOutput(token_ids, [], None, failures)
+            return SamplerOutput(token_ids, [], None, no_token, non_finite)
         chosen = token_ids if len(logprob_rows) == len(params) else token_ids[logprob_rows]
-        return SamplerOutput(token_ids, logprob_rows, raw.logprobs(chosen), failures)
+        logprobs = raw.logprobs(chosen)
+        return SamplerOutput(token_ids, logprob_rows, logprobs, no_token, non_finite)
 
     @staticmethod
     def _masks(p: SamplingParams, num_outputs: int) -> bool:

@@ -388,6 +388,8 @@ async def run_to_end(
         except ClientDisconnected:
             return None
         except RequestFailed as e:
+            if e.invalid_request:  # found only once it ran: still the request's doing
+                raise APIError(400, str(e), code="invalid_request") from None
             raise APIError(500, f"generation failed: {e}", code="generation_failed") from None
         except Exception as e:  # a bug while processing this request: it fails alone
             logger.exception("error while processing a request")

@@ -168,7 +168,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("stop", _V1, "a string or a list of strings; the text ends before the first match"),
     _h("stop_token_ids", _V1, "token ids that end a choice (ids of the vocabulary)", _VL),
     _h("ignore_eos", _V1, "keep generating past end-of-sequence tokens", _VL),
-    _h("min_tokens", _V1, "end-of-sequence and stop token ids are ignored before this many", _VL),
+    _h("min_tokens", _V1, "end-of-sequence, stop token ids and stop strings cannot end the "
+       "output within this many tokens (a grammar that is complete still ends it)", _VL),
     _h("presence_penalty", _V1, "in [-2, 2]: minus this from the logit of every token already "
        "generated"),
     _h("frequency_penalty", _V1, "in [-2, 2]: minus this times the token's count among the "

@@ -153,9 +153,12 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState,
 
 
 def echoed_prompt(state: RequestState) -> tuple[str, list[PositionLogprobs | None]]:
-    """`echo`'s prompt: its text and its tokens' logprobs (None where not asked for)."""
+    """`echo`'s prompt: its text, special tokens included (the prompt as sent, and the text
+    its logprobs' tokens and offsets describe), and its tokens' logprobs (None where not asked
+    for)."""
     ids = state.prompt_token_ids
-    return state.tokenizer.decode(ids), list(state.prompt_logprobs or [None] * len(ids))
+    text = state.tokenizer.decode(ids, skip_special_tokens=False)
+    return text, list(state.prompt_logprobs or [None] * len(ids))
 
 
 def response_prompt_logprobs(group: GenerationGroup) -> list[dict | None]:
@@ -259,7 +262,10 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                 final["usage"] = P.usage(prompt_tokens, group.num_output_tokens)
                 yield sse_data(final)
         except RequestFailed as e:
-            yield sse_data(P.error_body(f"generation failed: {e}", "server_error", None, 500))
+            if e.invalid_request:
+                yield sse_data(P.error_body(str(e), "invalid_request_error", None, 400))
+            else:
+                yield sse_data(P.error_body(f"generation failed: {e}", "server_error", None, 500))
         except Exception as e:  # a bug while processing this request: fail it alone
             logger.exception("error while streaming %s", rid)
             yield sse_data(
