@@ -172,6 +172,15 @@ def tiny_model_dir(tmp_path_factory):
     return make
 
 
+def crowded_llm(model_dir: str):
+    """An offline LLM that batches few sequences and chunks prompts (3 sequences, 16 tokens a
+    step, blocks of 4): requests share steps and prompts span several of them."""
+    from roseinfer import LLM
+
+    return LLM(model=model_dir, dtype="float32", block_size=4, num_kv_blocks=256, max_num_seqs=3,
+               max_num_batched_tokens=16)  # fmt: skip
+
+
 def record_preemptions(llm) -> list[int]:
     """The ids of the sequences `llm`'s scheduler preempts from now on (a spy on it)."""
     preempted: list[int] = []

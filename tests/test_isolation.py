@@ -6,6 +6,7 @@ exactly what they get alone (tokens, seeded draws, logprobs), and no block stays
 from __future__ import annotations
 
 import pytest
+from conftest import crowded_llm
 
 import roseinfer.engine.model_runner as model_runner
 from roseinfer import LLM, InferenceEngine, SamplingParams
@@ -28,14 +29,7 @@ SEEDED = SamplingParams(max_tokens=10, temperature=1.0, seed=5, ignore_eos=True,
 
 @pytest.fixture(scope="module")
 def llm(tiny_model_dir) -> LLM:
-    return LLM(
-        model=tiny_model_dir("llama"),
-        dtype="float32",
-        block_size=4,
-        num_kv_blocks=256,
-        max_num_seqs=3,
-        max_num_batched_tokens=16,
-    )
+    return crowded_llm(tiny_model_dir("llama"))
 
 
 def alone(llm: LLM, prompt: str, params: SamplingParams):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from conftest import crowded_llm
 
 from roseinfer import LLM, InferenceEngine, RequestOutput, SamplingParams
 from roseinfer.engine import InvalidRequestError
@@ -28,14 +29,7 @@ def greedy(n: int, **kw) -> SamplingParams:
 
 @pytest.fixture(scope="module")
 def llm(tiny_model_dir) -> LLM:
-    return LLM(
-        model=tiny_model_dir("llama"),
-        dtype="float32",
-        block_size=4,
-        num_kv_blocks=256,
-        max_num_seqs=3,
-        max_num_batched_tokens=16,
-    )
+    return crowded_llm(tiny_model_dir("llama"))
 
 
 def alone(llm: LLM, prompt_ids: list[int], params: SamplingParams) -> list[int]:
