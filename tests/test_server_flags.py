@@ -43,6 +43,23 @@ def test_flags_map_onto_the_server_config(tmp_path, monkeypatch):
         config("--allowed-origins", "example.com")
 
 
+@pytest.mark.parametrize("value", ["", ",", " , "])
+def test_an_api_key_that_holds_no_key_is_refused_not_an_open_server(value, monkeypatch):
+    monkeypatch.delenv("ROSEINFER_API_KEY", raising=False)
+    with pytest.raises(ValueError, match=r"--api-key \(or \$ROSEINFER_API_KEY\) holds no key"):
+        config("--api-key", value)
+    monkeypatch.setenv("ROSEINFER_API_KEY", value)  # the flag's default: the same check
+    with pytest.raises(ValueError, match="holds no key"):
+        config()
+    r = subprocess.run(
+        [sys.executable, "-m", "roseinfer.server", "--api-key", value, "--model", "/nonexistent",
+         "--port", "0"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "holds no key" in r.stderr
+
+
 def test_a_bad_key_file_fails_before_the_model_loads(tmp_path):
     r = subprocess.run(
         [sys.executable, "-m", "roseinfer.server", "--api-key-file", str(tmp_path / "nope"),

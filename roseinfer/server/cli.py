@@ -204,6 +204,11 @@ def server_config_from_args(args: argparse.Namespace) -> ServerConfig:
     from roseinfer.server.config import ServerConfig
 
     keys = [k.strip() for k in (args.api_key or "").split(",") if k.strip()]
+    if args.api_key is not None and not keys:  # "" or ",": not an open server by mistake
+        raise ValueError(
+            f"--api-key (or $ROSEINFER_API_KEY) holds no key: {args.api_key!r} (to serve without "
+            "a key, give no --api-key and unset $ROSEINFER_API_KEY)"
+        )
     if args.api_key_file is not None:
         try:
             with open(args.api_key_file, encoding="utf-8") as f:
