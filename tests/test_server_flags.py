@@ -6,6 +6,7 @@ Face cache, and `roseinfer --version`."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -14,7 +15,7 @@ import pytest
 from conftest import make_tiny_model, serve_in_process
 
 from roseinfer import LLM, __version__
-from roseinfer.server.cli import build_parser, server_config_from_args
+from roseinfer.server.cli import build_parser, serve_main, server_config_from_args
 from roseinfer.server.config import ServerConfig
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -70,6 +71,69 @@ def test_a_bad_key_file_fails_before_the_model_loads(tmp_path):
     assert r.stderr.strip().splitlines() == [
         f"roseinfer serve: error: --api-key-file {tmp_path / 'nope'}: No such file or directory"
     ]
+
+
+@pytest.mark.parametrize(
+    "kwargs,flag",
+    [
+        (dict(port=99999), "--port must be in 0..65535, got 99999"),
+        (dict(port=-1), "--port must be in 0..65535"),
+        (dict(max_waiting_requests=0), "--max-waiting-requests must be >= 1"),
+        (dict(max_waiting_requests=-3), "--max-waiting-requests must be >= 1"),
+        (dict(max_request_bytes=-1), "--max-request-bytes must be >= 0"),
+        (dict(log_stats_interval=-1.0), "--log-stats-interval must be a number of seconds >= 0"),
+        (dict(log_stats_interval=float("nan")), "--log-stats-interval"),
+        (dict(stream_interval=0), "--stream-interval must be >= 1, got 0"),
+        (dict(stream_interval=2.0), "--stream-interval must be >= 1"),
+        (dict(log_level="loud"), "--log-level must be one of"),
+        (dict(host=""), "--host"),
+    ],
+)
+def test_server_config_refuses_each_bad_value_naming_its_flag(kwargs, flag):
+    with pytest.raises(ValueError, match=re.escape(flag)):
+        ServerConfig(**kwargs)
+
+
+def test_bad_server_flag_values_fail_before_the_model_loads(monkeypatch, capsys):
+    """Checked once, in ServerConfig: the same line from the flag, exit 2, no model read."""
+    monkeypatch.delenv("ROSEINFER_API_KEY", raising=False)
+    with pytest.raises(ValueError, match="--max-request-bytes must be >= 0"):
+        config("--max-request-bytes", "-1")
+    for argv, line in [
+        (["--max-request-bytes", "-1"], "--max-request-bytes must be >= 0 (0: no limit), got -1"),
+        (["--max-waiting-requests", "0"], "--max-waiting-requests must be >= 1 (leave it out "
+                                          "for no limit), got 0"),
+    ]:  # fmt: skip
+        assert serve_main(["--model", "/nonexistent/model", "--port", "0", *argv]) == 2
+        assert capsys.readouterr().err.strip().splitlines() == [f"roseinfer serve: error: {line}"]
+    assert ServerConfig(max_waiting_requests=1, max_request_bytes=0, port=0).max_request_bytes == 0
+
+
+def test_the_app_streams_at_the_server_configs_stream_interval(tiny_model_dir):
+    """ServerConfig.stream_interval is the one place it is set: create_app hands it to the
+    client; a client built with another interval is refused, not silently kept."""
+    from fastapi.testclient import TestClient
+
+    from roseinfer.config import EngineConfig
+    from roseinfer.engine import InferenceEngine
+    from roseinfer.engine.client import EngineClient
+    from roseinfer.server.app import create_app
+
+    engine = InferenceEngine(
+        EngineConfig(model=tiny_model_dir("llama"), dtype="float32", num_kv_blocks=16)
+    )
+    body = {"prompt": [5, 6, 7], "max_tokens": 12, "temperature": 0, "stream": True,
+            "ignore_eos": True}  # fmt: skip
+
+    def chunks(interval: int) -> int:
+        app = create_app(EngineClient(engine.new_core()), ServerConfig(stream_interval=interval))
+        with TestClient(app) as http, http.stream("POST", "/v1/completions", json=body) as r:
+            return len([line for line in r.iter_lines() if line.startswith('data: {"')])
+
+    assert chunks(1) > 4
+    assert 2 <= chunks(4) <= 4  # 12 tokens: 1, then 4 at a time (the detokenizer may merge)
+    with pytest.raises(ValueError, match="stream_interval is 1: set it in ServerConfig only"):
+        create_app(EngineClient(engine.new_core(), stream_interval=4), ServerConfig())
 
 
 @pytest.fixture(scope="module")

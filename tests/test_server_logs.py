@@ -96,7 +96,8 @@ def test_a_bad_log_stats_interval_fails_before_the_model_loads(value, capsys):
     assert serve_main(args) == 2
     err = capsys.readouterr().err
     assert err.strip().splitlines() == [
-        "error: --log-stats-interval must be a number of seconds >= 0"
+        f"roseinfer serve: error: --log-stats-interval must be a number of seconds >= 0, got "
+        f"{float(value)!r}"
     ]
 
 

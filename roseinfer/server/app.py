@@ -73,8 +73,16 @@ SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 def create_app(client: EngineClient, server_config: ServerConfig | None = None) -> FastAPI:
     """The app over a running (or about to run) `EngineClient`; it records the server metrics
-    as the client's observer unless the client has one."""
+    as the client's observer unless the client has one, and sets the client's `stream_interval`
+    to the config's (a client built with another value than the default 1 is refused: say it in
+    `ServerConfig` only)."""
     cfg = server_config or ServerConfig()
+    if client.stream_interval not in (1, cfg.stream_interval):
+        raise ValueError(
+            f"the EngineClient streams every {client.stream_interval} tokens but ServerConfig."
+            f"stream_interval is {cfg.stream_interval}: set it in ServerConfig only"
+        )
+    client.stream_interval = cfg.stream_interval
     metrics = ServerMetrics()
     if client.observer is None:
         client.observer = metrics

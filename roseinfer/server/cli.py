@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import math
 import os
 import signal
 import socket
@@ -22,6 +21,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from roseinfer.config import EngineConfig, add_engine_args
+from roseinfer.server.config import LOG_LEVELS
 
 if TYPE_CHECKING:
     import uvicorn
@@ -69,7 +69,7 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "--max-waiting-requests",
         type=int,
         default=None,
-        help="answer 503 + Retry-After while this many requests wait (default: no limit)",
+        help="answer 503 + Retry-After while this many requests wait (>= 1; default: no limit)",
     )
     g.add_argument(
         "--max-request-bytes",
@@ -84,9 +84,7 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="streamed tokens per chunk after a request's first (default 1: every token); larger "
         "values cost the server and its clients less CPU per token, as vLLM's and SGLang's flag",
     )
-    g.add_argument(
-        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
-    )
+    g.add_argument("--log-level", default="info", type=str.lower, choices=LOG_LEVELS)
     g.add_argument(
         "--log-stats-interval",
         type=float,
@@ -111,24 +109,20 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
 
 def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     args = build_parser(prog).parse_args(argv)
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    if args.max_waiting_requests is not None and args.max_waiting_requests < 0:
-        print("error: --max-waiting-requests must be >= 0", file=sys.stderr)
+    try:  # the flags first: a bad value costs no load time (exit 2, as argparse's errors)
+        server_config = server_config_from_args(args)
+    except ValueError as e:
+        print(f"roseinfer serve: error: {e}", file=sys.stderr)
         return 2
-    if args.stream_interval < 1:
-        print("error: --stream-interval must be >= 1", file=sys.stderr)
-        return 2
-    if not (math.isfinite(args.log_stats_interval) and args.log_stats_interval >= 0):
-        print("error: --log-stats-interval must be a number of seconds >= 0", file=sys.stderr)
-        return 2
-    if not 0 <= args.port <= 65535:
-        print(f"error: --port must be in 0..65535, got {args.port}", file=sys.stderr)
-        return 2
-    host = f"[{args.host}]" if ":" in args.host else args.host
+    except OSError as e:  # an unreadable --api-key-file
+        print(f"roseinfer serve: error: {e}", file=sys.stderr)
+        return 1
+    level = server_config.log_level
+    logging.basicConfig(level=level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    host, port = server_config.host, server_config.port
     try:
         check_device(args.device)
-        server_config = server_config_from_args(args)
-        sock = bind_socket(args.host, args.port)
+        sock = bind_socket(host, port)
     except (ValueError, OSError) as e:
         print(f"roseinfer serve: error: {e}", file=sys.stderr)
         return 1
@@ -144,7 +138,7 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
         engine_config = EngineConfig.from_args(args)
         loaded = load_model(engine_config)
         core = LLMEngine(loaded, engine_config)
-        client = EngineClient(core, start_thread=False, stream_interval=args.stream_interval)
+        client = EngineClient(core, start_thread=False)  # create_app sets its stream_interval
         app = create_app(client, server_config)
     except (ValueError, OSError) as e:  # bad flag values, model not found, unreadable weights
         sock.close()
@@ -161,18 +155,19 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
         core.block_manager.num_blocks, engine_config.block_size, core.runner.capacity_tokens,
         engine_config.max_num_seqs, engine_config.max_num_batched_tokens,
     )  # fmt: skip
-    port = sock.getsockname()[1]  # --port 0: the one the system picked
+    bound = sock.getsockname()[1]  # --port 0: the one the system picked
     key = ", API key required" if server_config.api_keys else ""
-    serving = f"serving on http://{host}:{port} (OpenAI API under /v1){key}"
+    shown = f"[{host}]" if ":" in host else host
+    serving = f"serving on http://{shown}:{bound} (OpenAI API under /v1){key}"
     # The engine loop runs on this (main) thread and uvicorn on another: with OpenMP, torch ops
     # run 2-3x slower on a thread other than the first one that ran them (measured: the same decode
     # step took 25 ms on the main thread and 45 ms on a worker thread), and the model was loaded here.
     server = uvicorn.Server(
         uvicorn.Config(
             app,
-            host=args.host,
-            port=args.port,
-            log_level=args.log_level,
+            host=host,
+            port=port,
+            log_level=level,
             timeout_graceful_shutdown=5,
         )
     )

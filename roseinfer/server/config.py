@@ -1,26 +1,34 @@
 """`ServerConfig`: the server's own settings, one field per `roseinfer serve` flag
-(`server/cli.py`, `server_config_from_args`), checked here once."""
+(`server/cli.py`, `server_config_from_args`), checked here once; errors name the flag."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 
 
 @dataclass(frozen=True)
 class ServerConfig:
     host: str = "127.0.0.1"
-    port: int = 8000
+    port: int = 8000  # 0: one the system picks
     # Names clients may send; responses carry the first (default: the loaded model's name).
     served_model_names: tuple[str, ...] = ()
     api_keys: tuple[str, ...] = ()  # any of them opens /v1/* and /generate; none: open
     allowed_origins: tuple[str, ...] = ()  # CORS: origins whose pages may call the API; "*": any
-    max_waiting_requests: int | None = None  # None: unbounded
-    max_request_bytes: int = 4 << 20
+    max_waiting_requests: int | None = None  # >= 1; None: unbounded
+    max_request_bytes: int = 4 << 20  # 0: no limit
     log_level: str = "info"
     log_stats_interval: float = 10.0  # seconds between status lines while busy; 0: none
-    stream_interval: int = 1  # streamed tokens per chunk after the first (EngineClient)
+    # Streamed tokens per chunk after a request's first: `create_app` sets its EngineClient's.
+    stream_interval: int = 1
 
     def __post_init__(self) -> None:
+        if not isinstance(self.host, str) or not self.host:
+            raise ValueError(f"--host must be a host name or address, got {self.host!r}")
+        if not _is_int(self.port) or not 0 <= self.port <= 65535:
+            raise ValueError(f"--port must be in 0..65535, got {self.port!r}")
         if any(not name for name in self.served_model_names):
             raise ValueError("served model names must not be empty")
         if any(not key or key != key.strip() for key in self.api_keys):
@@ -30,3 +38,32 @@ class ServerConfig:
                 raise ValueError(
                     f"allowed origin {origin!r} must be '*' or scheme://host[:port] (http or https)"
                 )
+        limit = self.max_waiting_requests
+        if limit is not None and (not _is_int(limit) or limit < 1):
+            # 0 would answer every request 503: no flag value means that.
+            raise ValueError(
+                f"--max-waiting-requests must be >= 1 (leave it out for no limit), got {limit!r}"
+            )
+        if not _is_int(self.max_request_bytes) or self.max_request_bytes < 0:
+            raise ValueError(
+                f"--max-request-bytes must be >= 0 (0: no limit), got {self.max_request_bytes!r}"
+            )
+        if self.log_level not in LOG_LEVELS:
+            raise ValueError(
+                f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {self.log_level!r}"
+            )
+        interval = self.log_stats_interval
+        if not _is_number(interval) or not (math.isfinite(interval) and interval >= 0):
+            raise ValueError(
+                f"--log-stats-interval must be a number of seconds >= 0, got {interval!r}"
+            )
+        if not _is_int(self.stream_interval) or self.stream_interval < 1:
+            raise ValueError(f"--stream-interval must be >= 1, got {self.stream_interval!r}")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
