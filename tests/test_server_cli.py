@@ -133,6 +133,18 @@ def test_a_taken_port_fails_before_the_model_loads():
     assert f"127.0.0.1:{port}" in line and "in use" in line and r.returncode == 1
 
 
+def test_engine_flags_are_checked_before_the_address_and_the_model():
+    """README: the flags first, then the address, then the model: a bad engine flag value is
+    the error even with a taken port and a model that does not exist."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = serve("--model", "/nonexistent/model", "--port", str(port), "--max-num-seqs", "0")
+    assert one_error_line(r) == "roseinfer serve: error: max_num_seqs must be >= 1, got 0"
+    assert r.returncode == 2
+
+
 def test_an_invalid_port_fails_before_the_model_loads():
     line = one_error_line(serve("--model", "/nonexistent/model", "--port", "99999"))
     assert "--port" in line and "99999" in line

@@ -4,8 +4,8 @@ Engine flags come from `roseinfer.config.add_engine_args` (one flag per `EngineC
 shared with `roseinfer generate` and `LLM(...)`); server flags from `add_server_args`.
 
 What can be checked without the model is checked first, so a mistake costs no load time: the
-flags, the device, and the address, which is bound before the model loads (and handed to
-uvicorn). Each failure is one line on stderr and a non-zero exit, never a traceback. "serving
+flags (`ServerConfig` and `EngineConfig`, exit 2), the device, and the address, which is bound
+before the model loads (and handed to uvicorn). Each failure is one line on stderr and a non-zero exit, never a traceback. "serving
 on" is logged once uvicorn listens.
 """
 
@@ -111,6 +111,7 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     args = build_parser(prog).parse_args(argv)
     try:  # the flags first: a bad value costs no load time (exit 2, as argparse's errors)
         server_config = server_config_from_args(args)
+        engine_config = EngineConfig.from_args(args)
     except ValueError as e:
         print(f"roseinfer serve: error: {e}", file=sys.stderr)
         return 2
@@ -121,7 +122,7 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     logging.basicConfig(level=level.upper(), format="%(levelname)s %(name)s: %(message)s")
     host, port = server_config.host, server_config.port
     try:
-        check_device(args.device)
+        check_device(engine_config.device)
         sock = bind_socket(host, port)
     except (ValueError, OSError) as e:
         print(f"roseinfer serve: error: {e}", file=sys.stderr)
@@ -135,12 +136,12 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
         from roseinfer.server.app import create_app
         from roseinfer.server.stats_log import StatsLogger
 
-        engine_config = EngineConfig.from_args(args)
         loaded = load_model(engine_config)
         core = LLMEngine(loaded, engine_config)
         client = EngineClient(core, start_thread=False)  # create_app sets its stream_interval
         app = create_app(client, server_config)
-    except (ValueError, OSError) as e:  # bad flag values, model not found, unreadable weights
+    except (ValueError, OSError) as e:  # no such model, unreadable weights, or a flag
+        # combination the backend refuses when it is chosen (select_backend)
         sock.close()
         print(f"roseinfer serve: error: {e}", file=sys.stderr)
         return 1
