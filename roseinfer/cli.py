@@ -8,7 +8,7 @@ import sys
 
 from roseinfer.chat_repl import HELP as CHAT_HELP
 from roseinfer.chat_repl import ChatSession, enable_line_editing
-from roseinfer.commands import run_command
+from roseinfer.commands import add_log_level_arg, run_command
 from roseinfer.config import EngineConfig, SamplingParams, add_engine_args
 
 
@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="roseinfer", description=__doc__)
     parser.add_argument("--version", action="version", version=f"roseinfer {__version__}")
-    parser.add_argument("--log-level", default="WARNING")
+    add_log_level_arg(parser)
     sub = parser.add_subparsers(dest="command", required=True)
 
     gen = sub.add_parser("generate", help="generate text for one prompt")

@@ -6,6 +6,8 @@ import argparse
 import logging
 import sys
 
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
+
 # Errors a user can cause (bad path, bad model, bad input): one line, no traceback.
 USER_ERRORS: tuple[type[BaseException], ...] = (ValueError, FileNotFoundError, OSError)
 
@@ -23,3 +25,14 @@ def run_command(
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def add_log_level_arg(parser: argparse._ActionsContainer, default: str = "warning") -> None:
+    """`--log-level`, one of LOG_LEVELS (any case): argparse refuses another with a usage line."""
+    parser.add_argument(
+        "--log-level",
+        default=default,
+        type=str.lower,
+        choices=LOG_LEVELS,
+        help=f"{'|'.join(LOG_LEVELS)} (default {default})",
+    )

@@ -93,6 +93,32 @@ def test_roseinfer_serve_help(capsys):
 
 
 @pytest.mark.parametrize(
+    "argv",
+    [
+        ["roseinfer.cli", "--log-level", "bogus", "generate", "--prompt", "hi"],
+        ["roseinfer.cli", "bench", "--log-level", "bogus", "throughput"],
+        ["roseinfer.server", "--log-level", "bogus"],
+    ],
+)
+def test_an_unknown_log_level_is_a_usage_error_on_every_command(argv):
+    r = subprocess.run([sys.executable, "-m", *argv], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)  # fmt: skip
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "argument --log-level: invalid choice: 'bogus'" in r.stderr
+    assert r.stderr.startswith("usage: ")
+
+
+def test_log_levels_are_taken_in_any_case():
+    from roseinfer.bench.cli import build_parser as bench_parser
+    from roseinfer.cli import build_parser as cli_parser
+
+    assert cli_parser().parse_args(["--log-level", "DEBUG", "chat"]).log_level == "debug"
+    assert cli_parser().parse_args(["chat"]).log_level == "warning"
+    assert bench_parser().parse_args(["--log-level", "Info", "throughput"]).log_level == "info"
+    assert build_parser().parse_args(["--log-level", "WARNING"]).log_level == "warning"
+
+
+@pytest.mark.parametrize(
     "args,code,message",
     [
         (["--model", "/nonexistent/model"], 1, "/nonexistent/model"),  # while loading

@@ -8,7 +8,7 @@ import sys
 
 from roseinfer.bench import serve, throughput
 from roseinfer.commands import USER_ERRORS as COMMON_USER_ERRORS
-from roseinfer.commands import run_command
+from roseinfer.commands import add_log_level_arg, run_command
 
 USER_ERRORS = (*COMMON_USER_ERRORS, json.JSONDecodeError)
 
@@ -18,7 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="roseinfer bench",
         description="Benchmarks. Numbers measured on the reference machine are in BENCHMARKS.md.",
     )
-    parser.add_argument("--log-level", default="WARNING")
+    add_log_level_arg(parser)
     sub = parser.add_subparsers(dest="bench", required=True, metavar="{serve,throughput,scheduler}")
     commands = {
         "serve": "load-test an OpenAI-compatible server (vLLM's metrics; --concurrency sweeps and plots)",

@@ -21,7 +21,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from roseinfer.config import EngineConfig, add_engine_args
-from roseinfer.server.config import LOG_LEVELS
+from roseinfer.commands import add_log_level_arg
 
 if TYPE_CHECKING:
     import uvicorn
@@ -84,7 +84,7 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="streamed tokens per chunk after a request's first (default 1: every token); larger "
         "values cost the server and its clients less CPU per token, as vLLM's and SGLang's flag",
     )
-    g.add_argument("--log-level", default="info", type=str.lower, choices=LOG_LEVELS)
+    add_log_level_arg(g, default="info")
     g.add_argument(
         "--log-stats-interval",
         type=float,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
+from roseinfer.commands import LOG_LEVELS
 
 
 @dataclass(frozen=True)
