@@ -249,6 +249,57 @@ def test_benchmark_scheduler_offline_random_prompts_with_trace(tiny, tmp_path, c
     assert trace["summary"]["max_waiting"] > 0  # 6 requests, 4 slots: someone waited
 
 
+def test_benchmark_scheduler_json_to_stdout_is_json_alone(tiny, capsys):
+    """--json -: stdout parses as JSON; the seeds' summary lines go to stderr, unchanged."""
+    from roseinfer.benchmark_scheduler import main
+
+    rc = main(["--model", tiny, "--prompt", "Hello", "--num-requests", "2", "--max-new-tokens", "2",
+               "--warmup-runs", "0", "--repeat-runs", "2", "--max-batch-size", "2", "--json", "-",
+               *ENGINE])  # fmt: skip
+    assert rc == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert doc["results"][0]["measured_runs"] == 2 and doc["args"]["max_num_seqs"] == 2
+    lines = err.splitlines()
+    start = lines.index("=== online summary ===")
+    for pattern, line in zip(SUMMARY_PATTERNS, lines[start:], strict=False):
+        assert re.fullmatch(pattern, line), (pattern, line)
+
+
+@pytest.mark.parametrize(
+    "flags,message",
+    [
+        (["--warmup-runs", "-5"], "--warmup-runs must be >= 0, got -5"),
+        (["--repeat-runs", "0"], "--repeat-runs must be >= 1, got 0"),
+        (["--random-range-ratio", "0.9"],
+         "--random-range-ratio needs --random-input-len (random prompts)"),
+        (["--random-input-len", "8", "--random-range-ratio", "1.5"],
+         "--random-input-len/--random-range-ratio: range ratio must be in [0, 1), got 1.5"),
+        (["--max-batch-size", "2", "--max-num-seqs", "8"],
+         "--max-batch-size 2 and --max-num-seqs 8 differ: give one"),
+        (["--max-num-seqs", "64", "--max-batch-size", "2"],
+         "--max-batch-size 2 and --max-num-seqs 64 differ: give one"),
+        (["--max-new-tokens", "0"], "--max-new-tokens must be >= 1, got 0"),
+    ],
+)
+def test_benchmark_scheduler_refuses_bad_or_contradicting_flags(flags, message, capsys):
+    """Refused before the model loads (a model that does not exist: else its error)."""
+    from roseinfer.benchmark_scheduler import main
+
+    assert main(["--model", "/nonexistent/model", *flags]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [f"benchmark_scheduler: error: {message}"]
+
+
+def test_benchmark_scheduler_max_batch_size_is_max_num_seqs():
+    from roseinfer.bench.scheduler import build_parser, check_args
+
+    for argv, seqs in [([], 64), (["--max-batch-size", "2"], 2), (["--max-num-seqs", "8"], 8),
+                       (["--max-num-seqs", "4", "--max-batch-size", "4"], 4)]:  # fmt: skip
+        args = build_parser().parse_args(argv)
+        check_args(args)
+        assert args.max_num_seqs == seqs, argv
+
+
 def test_bench_scheduler_subcommand_bad_file(capsys):
     assert bench_main(["scheduler", "--prompts-file", "/nonexistent/prompts.txt"]) == 1
     assert "error" in capsys.readouterr().err

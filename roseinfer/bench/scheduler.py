@@ -34,6 +34,7 @@ stays as the seeds' entry point (`python -m roseinfer.benchmark_scheduler`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 
@@ -50,6 +51,7 @@ from roseinfer.bench.scheduler_runs import (
 )
 from roseinfer.bench.scheduler_workload import Workload, build_workload, prompt_texts
 from roseinfer.bench.trace import StepTracer
+from roseinfer.bench.workload import length_range
 from roseinfer.config import EngineConfig, add_engine_args
 
 
@@ -77,8 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--random-range-ratio",
         type=float,
-        default=0.0,
-        help="random prompt lengths uniform in [len*(1-r), len*(1+r)] (default 0)",
+        default=None,
+        help="with --random-input-len: prompt lengths uniform in [len*(1-r), len*(1+r)], "
+        "0 <= r < 1 (default 0)",
     )
     g.add_argument(
         "--num-requests",
@@ -102,8 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r = p.add_argument_group("runs")
     r.add_argument("--mode", default="online", choices=["naive", "online", "offline", "all"])
-    r.add_argument("--warmup-runs", type=int, default=1)
-    r.add_argument("--repeat-runs", type=int, default=3)
+    r.add_argument("--warmup-runs", type=int, default=1, help="unmeasured runs first (default 1)")
+    r.add_argument("--repeat-runs", type=int, default=3, help="measured runs (default 3)")
     r.add_argument("--print-per-run", action="store_true", help="print each measured run's stats")
     r.add_argument(
         "--keep-prefix-cache-across-runs",
@@ -115,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--json",
         default=None,
         metavar="PATH",
-        help="write runs and summaries as JSON ('-': stdout)",
+        help="write runs and summaries as JSON ('-': stdout, and the summary lines to stderr)",
     )
     o.add_argument(
         "--trace", default=None, metavar="PNG", help="draw the last measured run's engine steps"
@@ -123,16 +126,46 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument(
         "--trace-json", default=None, metavar="PATH", help="save the last measured run's steps"
     )
-    add_engine_args(p)
-    # The seeds' name for the running-batch limit.
+    # max_num_seqs=None: "not given", so that the seeds' alias below can be told apart from it
+    # (`check_args` puts EngineConfig's default back).
+    add_engine_args(p, max_num_seqs=None)
     p.add_argument(
         "--max-batch-size",
-        dest="max_num_seqs",
         type=int,
-        default=argparse.SUPPRESS,
-        help="alias of --max-num-seqs",
+        default=None,
+        help=f"the seeds' name of --max-num-seqs (default {ENGINE_DEFAULTS.max_num_seqs})",
     )
     return p
+
+
+ENGINE_DEFAULTS = EngineConfig()
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """The flags' values and combinations, before the model loads (ValueError naming them);
+    resolves --max-batch-size into max_num_seqs."""
+    if args.max_new_tokens < 1:
+        raise ValueError(f"--max-new-tokens must be >= 1, got {args.max_new_tokens}")
+    if args.num_requests is not None and args.num_requests < 1:
+        raise ValueError(f"--num-requests must be >= 1, got {args.num_requests}")
+    if args.warmup_runs < 0:
+        raise ValueError(f"--warmup-runs must be >= 0, got {args.warmup_runs}")
+    if args.repeat_runs < 1:
+        raise ValueError(f"--repeat-runs must be >= 1, got {args.repeat_runs}")
+    if args.random_input_len is None:
+        if args.random_range_ratio is not None:
+            raise ValueError("--random-range-ratio needs --random-input-len (random prompts)")
+    else:
+        try:
+            length_range(args.random_input_len, args.random_range_ratio or 0.0)
+        except ValueError as e:
+            raise ValueError(f"--random-input-len/--random-range-ratio: {e}") from None
+    seqs, alias = args.max_num_seqs, args.max_batch_size
+    if seqs is not None and alias is not None and seqs != alias:
+        raise ValueError(f"--max-batch-size {alias} and --max-num-seqs {seqs} differ: give one")
+    args.max_num_seqs = next(
+        (v for v in (seqs, alias) if v is not None), ENGINE_DEFAULTS.max_num_seqs
+    )
 
 
 # ---- driver -----------------------------------------------------------------------------------
@@ -143,8 +176,7 @@ def benchmark_mode(
     args: argparse.Namespace,
     tracer: StepTracer | None = None,
 ) -> dict:
-    warmup_runs = max(0, args.warmup_runs)
-    repeat_runs = max(1, args.repeat_runs)
+    warmup_runs, repeat_runs = args.warmup_runs, args.repeat_runs
     online = OnlineScheduler(engine) if mode == "online" else None
 
     def once(measured_last: bool) -> dict:
@@ -208,10 +240,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    if args.max_new_tokens < 1:
-        raise ValueError("--max-new-tokens must be >= 1")
-    if args.num_requests is not None and args.num_requests < 1:
-        raise ValueError("--num-requests must be >= 1")
+    check_args(args)
     texts, source = prompt_texts(args)
     engine = InferenceEngine(EngineConfig.from_args(args))
     work = build_workload(args, engine, texts, source)
@@ -224,21 +253,10 @@ def _main(args: argparse.Namespace) -> int:
     )
     want_trace = bool(args.trace or args.trace_json)
     results = []
-    for mode in modes:
-        tracer = StepTracer() if want_trace and mode != "naive" else None
-        res = benchmark_mode(mode, engine, work, args, tracer)
-        if tracer is not None:
-            res["trace_summary"] = tracer.summary()
-            suffix = "" if len(modes) == 1 or mode == modes[-1] else f".{mode}"
-            if args.trace:
-                path = _with_suffix(args.trace, suffix)
-                tracer.plot(path, title=f"benchmark_scheduler {mode}: {work.description}")
-                print(f"[benchmark_scheduler] wrote trace plot {path}", file=sys.stderr)
-            if args.trace_json:
-                path = _with_suffix(args.trace_json, suffix)
-                tracer.save_json(path)
-                print(f"[benchmark_scheduler] wrote trace {path}", file=sys.stderr)
-        results.append(res)
+    # --json -: stdout is the JSON alone, the summary lines go to stderr.
+    with contextlib.redirect_stdout(sys.stderr if args.json == "-" else sys.stdout):
+        for mode in modes:
+            results.append(run_mode(mode, modes, engine, work, args, want_trace))
     if args.json:
         doc = {
             "benchmark": "scheduler",
@@ -257,6 +275,31 @@ def _main(args: argparse.Namespace) -> int:
             with open(args.json, "w", encoding="utf-8") as f:
                 f.write(text)
     return 0
+
+
+def run_mode(
+    mode: str,
+    modes: list[str],
+    engine: InferenceEngine,
+    work: Workload,
+    args: argparse.Namespace,
+    want_trace: bool,
+) -> dict:
+    """One mode's runs and summary lines, with its step trace when asked for."""
+    tracer = StepTracer() if want_trace and mode != "naive" else None
+    res = benchmark_mode(mode, engine, work, args, tracer)
+    if tracer is not None:
+        res["trace_summary"] = tracer.summary()
+        suffix = "" if len(modes) == 1 or mode == modes[-1] else f".{mode}"
+        if args.trace:
+            path = _with_suffix(args.trace, suffix)
+            tracer.plot(path, title=f"benchmark_scheduler {mode}: {work.description}")
+            print(f"[benchmark_scheduler] wrote trace plot {path}", file=sys.stderr)
+        if args.trace_json:
+            path = _with_suffix(args.trace_json, suffix)
+            tracer.save_json(path)
+            print(f"[benchmark_scheduler] wrote trace {path}", file=sys.stderr)
+    return res
 
 
 def _with_suffix(path: str, suffix: str) -> str:

@@ -68,7 +68,7 @@ def build_workload(
     )  # fmt: skip
     if args.random_input_len is not None:
         n = args.num_requests or 16
-        lo, hi = length_range(args.random_input_len, args.random_range_ratio)
+        lo, hi = length_range(args.random_input_len, args.random_range_ratio or 0.0)
         tok = engine.tokenizer
         pool = token_pool(tok.vocab_size, tok.special_token_ids, max_id=tok.vocab_size)
         rng = random.Random(args.seed)
