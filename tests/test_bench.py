@@ -537,3 +537,26 @@ def test_shared_prefix_prompts_and_presets():
     args = build_parser().parse_args(["serve", "--concurrency", "4", "--preset", "long-prompt",
                                       "--num-prompts", "3"])  # fmt: skip
     assert (args.random_input_len, args.concurrency, args.num_prompts) == (2000, [4], [3])
+
+
+def test_a_flag_given_before_a_preset_wins_even_at_its_default_value():
+    """`--random-input-len 70 --preset long-prompt` runs 70-token prompts: what the user gave is
+    kept, not only values that differ from the defaults; the JSON config records no marker."""
+    from roseinfer.bench.cli import build_parser
+    from roseinfer.bench.metrics import jsonable_args
+    from roseinfer.bench.serve import PRESETS
+
+    defaults = build_parser().parse_args(["serve"])
+    given = {"random_input_len": "70", "random_output_len": "128", "concurrency": "0",
+             "num_prompts": "32", "temperature": "0", "random_prefix_len": "0"}  # fmt: skip
+    for name, preset in PRESETS.items():
+        for key in preset:
+            flag = "--" + key.replace("_", "-")
+            for argv in ([flag, given[key], "--preset", name], ["--preset", name, flag, given[key]]):
+                args = build_parser().parse_args(["serve", *argv])
+                assert getattr(args, key) == getattr(defaults, key), argv
+                others = {k: v for k, v in preset.items() if k != key}
+                assert {k: getattr(args, k) for k in others} == others, argv
+                assert all(not k.startswith("_") for k in jsonable_args(args))
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--preset", "long-prompt", "--preset", "shared-prefix"])

@@ -47,10 +47,11 @@ def describe(
 
 
 def jsonable_args(args) -> dict:
-    """An argparse namespace as JSON-friendly values (inf as "inf", callables and secrets dropped)."""
+    """An argparse namespace as JSON-friendly values (inf as "inf"; callables, secrets and
+    private `_names` dropped)."""
     out = {}
     for k, v in vars(args).items():
-        if callable(v) or k in ("api_key", "func"):
+        if callable(v) or k in ("api_key", "func") or k.startswith("_"):
             continue
         if isinstance(v, float) and math.isinf(v):
             v = "inf"

@@ -75,7 +75,8 @@ def parse_int_list(text: str) -> list[int]:
     return values
 
 
-# Named workloads (issue 22): defaults a flag given on the command line still overrides.
+# Named workloads (issue 22): defaults a flag given on the command line still overrides
+# (`StoreGiven` notes the flags given, whatever their value).
 PRESETS: dict[str, dict[str, object]] = {
     # ~2,000-token prompts one at a time: time to first token of a long prefill.
     "long-prompt": {"random_input_len": 2000, "random_output_len": 32, "concurrency": [1],
@@ -91,15 +92,31 @@ PRESETS: dict[str, dict[str, object]] = {
 }  # fmt: skip
 
 
-class PresetAction(argparse.Action):
-    """`--preset NAME`: its values for the flags still at their defaults (a flag given before
-    or after it wins)."""
+GIVEN = "_given_flags"  # the namespace's set of the preset-able flags the command line gave
+
+
+class StoreGiven(argparse.Action):
+    """A flag a preset sets: stored, and noted as given, so that a `--preset` after it keeps it
+    (whatever its value, the default's included)."""
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: object, option_string: str | None = None) -> None:  # fmt: skip
         setattr(namespace, self.dest, values)
+        setattr(namespace, GIVEN, getattr(namespace, GIVEN, frozenset()) | {self.dest})
+
+
+class PresetAction(argparse.Action):
+    """`--preset NAME`: its values for the flags the command line does not give (before or
+    after it)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:  # fmt: skip
+        if getattr(namespace, self.dest) not in (None, values):
+            parser.error(f"--preset given twice ({getattr(namespace, self.dest)}, {values})")
+        setattr(namespace, self.dest, values)
+        given = getattr(namespace, GIVEN, frozenset())
         for name, value in PRESETS[str(values)].items():
-            if getattr(namespace, name) == parser.get_default(name):
+            if name not in given:
                 setattr(namespace, name, value)
 
 
@@ -110,8 +127,8 @@ def add_args(p: argparse.ArgumentParser) -> None:
         choices=sorted(PRESETS),
         default=None,
         help="a named workload: long-prompt (~2,000-token prompts, one at a time), "
-        "long-prompt-8 (8 at once), shared-prefix (a 1,000-token prefix, 32 requests); flags "
-        "given as well override its values",
+        "long-prompt-8 (8 at once), shared-prefix (a 1,000-token prefix, 32 requests); a flag "
+        "given as well, before or after it, keeps its value",
     )
     g = p.add_argument_group("server")
     g.add_argument("--base-url", default="http://127.0.0.1:8000/v1", help="the server's /v1 URL")
@@ -133,16 +150,17 @@ def add_args(p: argparse.ArgumentParser) -> None:
         help="do not ask for stream_options.include_usage; count text chunks instead",
     )
     g.add_argument("--extra-body", default=None, help="JSON object merged into every request body")
-    g.add_argument("--temperature", type=float, default=0.0)
+    g.add_argument("--temperature", type=float, default=0.0, action=StoreGiven)
     g.add_argument("--request-timeout", type=float, default=600.0, help="seconds per request")
     d = p.add_argument_group("prompts")
     d.add_argument("--dataset", default="random", choices=["random", "jsonl"])
     d.add_argument("--dataset-path", default=None, help="the JSONL file for --dataset jsonl")
-    d.add_argument("--random-input-len", type=int, default=70)
+    d.add_argument("--random-input-len", type=int, default=70, action=StoreGiven)
     d.add_argument(
         "--random-output-len",
         type=int,
         default=128,
+        action=StoreGiven,
         help="max_tokens (also for JSONL lines that give none)",
     )
     d.add_argument("--random-range-ratio", type=float, default=0.0)
@@ -150,6 +168,7 @@ def add_args(p: argparse.ArgumentParser) -> None:
         "--random-prefix-len",
         type=int,
         default=0,
+        action=StoreGiven,
         help="tokens of one random prefix every prompt starts with (default 0: none)",
     )
     d.add_argument(
@@ -163,6 +182,7 @@ def add_args(p: argparse.ArgumentParser) -> None:
         "--num-prompts",
         type=parse_int_list,
         default=[32],
+        action=StoreGiven,
         help="requests per benchmark; a comma list pairs with a --concurrency sweep",
     )
     lo.add_argument(
@@ -171,6 +191,7 @@ def add_args(p: argparse.ArgumentParser) -> None:
         dest="concurrency",
         type=parse_concurrency,
         default=[None],
+        action=StoreGiven,
         help="max requests in flight; a comma list (1,4,16,32) is a sweep",
     )
     lo.add_argument(
