@@ -14,10 +14,12 @@ from roseinfer.config import EngineConfig, SamplingParams, add_engine_args
 
 def add_sampling_args(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("sampling")
-    g.add_argument("--max-new-tokens", type=int, default=128)
+    g.add_argument(
+        "--max-new-tokens", type=int, default=128, help="most tokens to generate (default 128)"
+    )
     g.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
-    g.add_argument("--top-k", type=int, default=0)
-    g.add_argument("--top-p", type=float, default=1.0)
+    g.add_argument("--top-k", type=int, default=0, help="sample from the k likeliest (default 0: all)")
+    g.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling (default 1.0: off)")
     g.add_argument("--ignore-eos", action="store_true", help="do not stop at EOS / chat end tokens")
 
 

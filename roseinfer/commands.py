@@ -27,6 +27,13 @@ def run_command(
         return 130
 
 
+def set_help(parser: argparse.ArgumentParser, dest: str, text: str) -> None:
+    """Say what a shared flag (one of `add_engine_args`') does in this command: argparse has no
+    public way to reach an action once added."""
+    (action,) = [a for a in parser._actions if a.dest == dest]
+    action.help = text
+
+
 def add_log_level_arg(parser: argparse._ActionsContainer, default: str = "warning") -> None:
     """`--log-level`, one of LOG_LEVELS (any case): argparse refuses another with a usage line."""
     parser.add_argument(

@@ -3,7 +3,9 @@
 Requests join while others are already decoding; each step prints the new text of every request
 that produced a token, tagged with its id.
 
-python -m roseinfer.online_example --prompts "Tell me a joke." "What is 2+2?" "Name a color." --chat
+python -m roseinfer.online_example --prompts "Tell me a joke." "What is 2+2?" "Name a color."
+
+Each prompt goes through the model's chat template (`--chat`, the default; `--no-chat`: as it is).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import sys
 from roseinfer.config import EngineConfig, add_engine_args
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -27,13 +29,23 @@ def main(argv: list[str] | None = None) -> int:
             "Write a haiku about the sea.",
         ],
     )
-    parser.add_argument("--chat", action="store_true", default=True)
-    parser.add_argument("--no-chat", dest="chat", action="store_false")
-    parser.add_argument("--max-new-tokens", type=int, default=48)
-    parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument(
+        "--chat",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="wrap each prompt in the model's chat template (default: on)",
+    )
+    parser.add_argument(
+        "--max-new-tokens", type=int, default=48, help="most tokens per request (default 48)"
+    )
+    parser.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
     parser.add_argument("--stagger", type=int, default=2, help="steps between request arrivals")
     add_engine_args(parser)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
         from roseinfer.compat import InferenceEngine, OnlineScheduler
         from roseinfer.detokenizer import IncrementalDetokenizer

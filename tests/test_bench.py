@@ -560,3 +560,14 @@ def test_a_flag_given_before_a_preset_wins_even_at_its_default_value():
                 assert all(not k.startswith("_") for k in jsonable_args(args))
     with pytest.raises(SystemExit):
         build_parser().parse_args(["serve", "--preset", "long-prompt", "--preset", "shared-prefix"])
+
+
+def test_seed_help_says_it_seeds_the_workload(capsys):
+    """bench throughput's and benchmark_scheduler's --seed also draws the random prompts."""
+    from roseinfer.benchmark_scheduler import main
+
+    for run in (lambda: bench_main(["throughput", "--help"]), lambda: main(["--help"])):
+        with pytest.raises(SystemExit):
+            run()
+        out = " ".join(capsys.readouterr().out.split())
+        assert "--seed SEED seed of the" in out and "seed for requests that set none" not in out

@@ -625,6 +625,19 @@ def test_cli_errors_are_one_line(broken_models):
 
 
 # ---- the streaming example -----------------------------------------------------------------
+def test_online_example_chat_is_a_toggle_with_its_default_shown(capsys):
+    """--chat / --no-chat: the last one given wins, the help says chat is the default."""
+    from roseinfer import online_example
+
+    parse = online_example.build_parser().parse_args
+    assert parse([]).chat and parse(["--no-chat", "--chat"]).chat
+    assert not parse(["--no-chat"]).chat and not parse(["--chat", "--no-chat"]).chat
+    with pytest.raises(SystemExit):
+        online_example.main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--chat, --no-chat wrap each prompt in the model's chat template (default: on)" in out
+
+
 def test_online_example_streams_requests_concurrently(tiny_model_dir, capsys):
     from roseinfer import online_example
 

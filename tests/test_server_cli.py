@@ -118,6 +118,17 @@ def test_log_levels_are_taken_in_any_case():
     assert build_parser().parse_args(["--log-level", "WARNING"]).log_level == "warning"
 
 
+def test_generate_and_chat_help_show_the_sampling_defaults(capsys):
+    from roseinfer.cli import main
+
+    for command in ("generate", "chat"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        out = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+        assert "--max-new-tokens MAX_NEW_TOKENS most tokens to generate (default 128)" in out
+        assert "(default 1.0: off)" in out and "(default 0: all)" in out
+
+
 @pytest.mark.parametrize(
     "args,code,message",
     [

@@ -52,6 +52,7 @@ from roseinfer.bench.scheduler_runs import (
 from roseinfer.bench.scheduler_workload import Workload, build_workload, prompt_texts
 from roseinfer.bench.trace import StepTracer
 from roseinfer.bench.workload import length_range
+from roseinfer.commands import set_help
 from roseinfer.config import EngineConfig, add_engine_args
 
 
@@ -129,6 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     # max_num_seqs=None: "not given", so that the seeds' alias below can be told apart from it
     # (`check_args` puts EngineConfig's default back).
     add_engine_args(p, max_num_seqs=None)
+    set_help(p, "seed", "seed of the --random-input-len prompts and of sampling with "
+                        "--do-sample (default 0)")  # fmt: skip
     p.add_argument(
         "--max-batch-size",
         type=int,

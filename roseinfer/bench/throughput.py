@@ -21,6 +21,7 @@ import sys
 import time
 
 from roseinfer.bench.machine import OtherLoad, machine_info
+from roseinfer.commands import set_help
 from roseinfer.config import EngineConfig, SamplingParams, add_engine_args
 
 DEFAULTS = dict(
@@ -36,7 +37,6 @@ def add_workload_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--min-output-len", type=int, default=DEFAULTS["min_output_len"])
     g.add_argument("--max-output-len", type=int, default=DEFAULTS["max_output_len"])
     g.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
-    # --seed (the workload's seed, default 0) comes with the engine flags.
 
 
 def add_args(p: argparse.ArgumentParser) -> None:
@@ -54,6 +54,8 @@ def add_args(p: argparse.ArgumentParser) -> None:
         "--trace-json", default=None, metavar="PATH", help="save the engine steps as JSON"
     )
     add_engine_args(p)
+    set_help(p, "seed", "seed of the random workload (prompt ids and lengths, output lengths) "
+                        "and of sampling with --temperature > 0 (default 0)")  # fmt: skip
 
 
 def make_workload(args: argparse.Namespace, vocab_size: int, special_ids) -> list:
