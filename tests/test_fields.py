@@ -310,6 +310,21 @@ def test_edge_values_that_work(http):
     assert texts(temperature=1e-300) == texts(temperature=0)  # below 1e-5: greedy
 
 
+def test_generate_sampling_fields_act_only_with_do_sample(http):
+    """/generate is greedy unless do_sample: seed, temperature, top_k and top_p change nothing
+    then, and the table says so; with do_sample a seed gives its text again."""
+    docs = {s.name: s.doc for s in F.FIELDS if s.endpoints == (F.GENERATE,)}
+
+    def generate(**fields) -> str:
+        return text_of(F.GENERATE, post(http, F.GENERATE, {**BASE[F.GENERATE], **fields}))[0]
+
+    greedy = generate()
+    for name, value in {"seed": 5, "temperature": 1.7, "top_k": 3, "top_p": 0.5}.items():
+        assert docs[name].startswith("used when `do_sample`"), name
+        assert generate(**{name: value}) == greedy, name
+    assert generate(do_sample=True, seed=1) == generate(do_sample=True, seed=1)
+
+
 def test_a_bad_seed_next_to_a_stream_leaves_the_stream_whole(http):
     stream_body = {**BASE[F.CHAT], "max_tokens": 40, "stream": True}
     bad = json.dumps(BASE[F.CHAT])[:-1] + ', "seed": 99999999999999999999}'
