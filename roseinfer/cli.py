@@ -18,7 +18,9 @@ def add_sampling_args(parser: argparse.ArgumentParser) -> None:
         "--max-new-tokens", type=int, default=128, help="most tokens to generate (default 128)"
     )
     g.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
-    g.add_argument("--top-k", type=int, default=0, help="sample from the k likeliest (default 0: all)")
+    g.add_argument(
+        "--top-k", type=int, default=0, help="sample from the k likeliest (default 0: all)"
+    )
     g.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling (default 1.0: off)")
     g.add_argument("--ignore-eos", action="store_true", help="do not stop at EOS / chat end tokens")
 

@@ -271,14 +271,22 @@ def test_benchmark_scheduler_json_to_stdout_is_json_alone(tiny, capsys):
     [
         (["--warmup-runs", "-5"], "--warmup-runs must be >= 0, got -5"),
         (["--repeat-runs", "0"], "--repeat-runs must be >= 1, got 0"),
-        (["--random-range-ratio", "0.9"],
-         "--random-range-ratio needs --random-input-len (random prompts)"),
-        (["--random-input-len", "8", "--random-range-ratio", "1.5"],
-         "--random-input-len/--random-range-ratio: range ratio must be in [0, 1), got 1.5"),
-        (["--max-batch-size", "2", "--max-num-seqs", "8"],
-         "--max-batch-size 2 and --max-num-seqs 8 differ: give one"),
-        (["--max-num-seqs", "64", "--max-batch-size", "2"],
-         "--max-batch-size 2 and --max-num-seqs 64 differ: give one"),
+        (
+            ["--random-range-ratio", "0.9"],
+            "--random-range-ratio needs --random-input-len (random prompts)",
+        ),
+        (
+            ["--random-input-len", "8", "--random-range-ratio", "1.5"],
+            "--random-input-len/--random-range-ratio: range ratio must be in [0, 1), got 1.5",
+        ),
+        (
+            ["--max-batch-size", "2", "--max-num-seqs", "8"],
+            "--max-batch-size 2 and --max-num-seqs 8 differ: give one",
+        ),
+        (
+            ["--max-num-seqs", "64", "--max-batch-size", "2"],
+            "--max-batch-size 2 and --max-num-seqs 64 differ: give one",
+        ),
         (["--max-new-tokens", "0"], "--max-new-tokens must be >= 1, got 0"),
     ],
 )
@@ -287,7 +295,9 @@ def test_benchmark_scheduler_refuses_bad_or_contradicting_flags(flags, message, 
     from roseinfer.benchmark_scheduler import main
 
     assert main(["--model", "/nonexistent/model", *flags]) == 1
-    assert capsys.readouterr().err.strip().splitlines() == [f"benchmark_scheduler: error: {message}"]
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"benchmark_scheduler: error: {message}"
+    ]
 
 
 def test_benchmark_scheduler_max_batch_size_is_max_num_seqs():
@@ -552,7 +562,10 @@ def test_a_flag_given_before_a_preset_wins_even_at_its_default_value():
     for name, preset in PRESETS.items():
         for key in preset:
             flag = "--" + key.replace("_", "-")
-            for argv in ([flag, given[key], "--preset", name], ["--preset", name, flag, given[key]]):
+            for argv in (
+                [flag, given[key], "--preset", name],
+                ["--preset", name, flag, given[key]],
+            ):
                 args = build_parser().parse_args(["serve", *argv])
                 assert getattr(args, key) == getattr(defaults, key), argv
                 others = {k: v for k, v in preset.items() if k != key}

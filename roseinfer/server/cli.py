@@ -20,8 +20,8 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from roseinfer.config import EngineConfig, add_engine_args
 from roseinfer.commands import add_log_level_arg
+from roseinfer.config import EngineConfig, add_engine_args
 
 if TYPE_CHECKING:
     import uvicorn
