@@ -251,8 +251,7 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("top_p", _G, "used when `do_sample`, in (0, 1]", _RI),
     _h("do_sample", _G, "sample (true) or greedy (false, the default)", _RI),
     _h("stop_on_eos", _G, "end at end-of-sequence tokens (default true)", _RI),
-    _h("seed", _G, "used when `do_sample`: seed of the sampler (greedy, the default, has none)",
-       _RI),
+    _h("seed", _G, "used when `do_sample`: seed of the sampler (greedy draws nothing)", _RI),
     _h("stop", _G, "a string or a list of strings", _RI),
     _h("stream", _G, "stream the raw text", _RI),
     # -- no-ops
