@@ -70,12 +70,12 @@ def cmd_chat(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from roseinfer import __version__
 
-    parser = argparse.ArgumentParser(prog="roseinfer", description=__doc__)
+    parser = argparse.ArgumentParser(allow_abbrev=False, prog="roseinfer", description=__doc__)
     parser.add_argument("--version", action="version", version=f"roseinfer {__version__}")
     add_log_level_arg(parser)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    gen = sub.add_parser("generate", help="generate text for one prompt")
+    gen = sub.add_parser("generate", allow_abbrev=False, help="generate text for one prompt")
     gen.add_argument("--prompt", required=True)
     gen.add_argument(
         "--chat", action="store_true", help="wrap the prompt in the model's chat template"
@@ -86,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     chat = sub.add_parser(
         "chat",
+        allow_abbrev=False,
         help="interactive chat, streaming tokens (/help inside lists its commands)",
         description="Interactive chat, streaming tokens.\n\n" + CHAT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -96,9 +97,17 @@ def build_parser() -> argparse.ArgumentParser:
     chat.set_defaults(func=cmd_chat)
 
     sub.add_parser(
-        "serve", help="OpenAI-compatible server (see `roseinfer serve --help`)", add_help=False
+        "serve",
+        allow_abbrev=False,
+        help="OpenAI-compatible server (see `roseinfer serve --help`)",
+        add_help=False,
     )
-    sub.add_parser("bench", help="benchmarks (see `roseinfer bench --help`)", add_help=False)
+    sub.add_parser(
+        "bench",
+        allow_abbrev=False,
+        help="benchmarks (see `roseinfer bench --help`)",
+        add_help=False,
+    )
     return parser
 
 

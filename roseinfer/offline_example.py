@@ -14,7 +14,9 @@ from roseinfer.config import EngineConfig, add_engine_args
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        allow_abbrev=False,
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--prompts", nargs="+", required=True)
     parser.add_argument("--max-new-tokens", type=int, default=64)

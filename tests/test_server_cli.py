@@ -234,3 +234,26 @@ def test_a_client_leaving_mid_body_is_not_an_error(tiny_server, caplog):
     assert "client disconnected while sending POST /v1/completions" in caplog.text
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
     assert httpx.get(tiny_server[1] + "/health", timeout=10).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("parser", "argv"),
+    [
+        ("roseinfer.cli", ["generate", "--prompt", "x", "--max-new", "5"]),  # --max-new-tokens
+        ("roseinfer.cli", ["chat", "--chat-t", "x"]),  # --chat-template
+        ("roseinfer.server.cli", ["--max-num", "4"]),  # --max-num-seqs
+        ("roseinfer.bench.cli", ["throughput", "--num-s", "4"]),  # --num-seqs
+        ("roseinfer.bench.scheduler", ["--max-batch", "4"]),  # --max-batch-size
+    ],
+)
+def test_a_shortened_flag_is_refused_not_guessed(parser, argv, capsys):
+    """argparse would take `--max-num` for `--max-num-seqs` (and online_example's old
+    `--chat` for `--chat-template`, swallowing the next argument): every parser refuses
+    prefixes, so a flag means exactly what it spells."""
+    import importlib
+
+    module = importlib.import_module(parser)
+    with pytest.raises(SystemExit) as exit_:
+        module.build_parser().parse_args(argv)
+    assert exit_.value.code == 2
+    assert "unrecognized arguments" in capsys.readouterr().err

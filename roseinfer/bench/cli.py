@@ -15,6 +15,7 @@ USER_ERRORS = (*COMMON_USER_ERRORS, json.JSONDecodeError)
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,
         prog="roseinfer bench",
         description="Benchmarks. Numbers measured on the reference machine are in BENCHMARKS.md.",
     )
@@ -25,12 +26,13 @@ def build_parser() -> argparse.ArgumentParser:
         "throughput": "offline throughput on a seeded random workload (nano-vllm's protocol, scaled)",
     }  # fmt: skip
     for (name, help_text), module in zip(commands.items(), (serve, throughput), strict=True):
-        p = sub.add_parser(name, help=help_text, description=module.__doc__,
+        p = sub.add_parser(name, allow_abbrev=False, help=help_text, description=module.__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
         module.add_args(p)
         p.set_defaults(func=getattr(module, f"{name}_main"))
     sub.add_parser(
         "scheduler",
+        allow_abbrev=False,
         help="the seeds' scheduler benchmark (python -m roseinfer.benchmark_scheduler)",
         add_help=False,
     )

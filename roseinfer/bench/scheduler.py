@@ -58,6 +58,7 @@ from roseinfer.config import EngineConfig, add_engine_args
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
+        allow_abbrev=False,
         prog="python -m roseinfer.benchmark_scheduler",
         description="Benchmark the online/offline schedulers (the seeds' benchmark).",
     )

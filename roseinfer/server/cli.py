@@ -98,6 +98,7 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,
         prog=prog or "python -m roseinfer.server",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
