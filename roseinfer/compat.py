@@ -26,6 +26,7 @@ from roseinfer.engine.llm_engine import (
     InvalidRequestError,
     LLMEngine,
     check_prompt_ids,
+    context_length,
 )
 from roseinfer.engine.sequence import Sequence
 from roseinfer.llm import LLM, encode_prompt
@@ -77,8 +78,12 @@ class InferenceEngine:
         config = config or EngineConfig()
         if overrides:
             config = dataclasses.replace(config, **overrides)
-        self.config = config
+        if loaded is not None:  # its load-time fields (LOAD_FIELDS) are the model's
+            config = loaded.engine_config(config, {*config.given_fields(), *overrides})
         self.loaded = loaded or load_model(config)
+        # max_model_len resolved (the model's when None), as every engine over it enforces
+        max_model_len = context_length(config, self.loaded.model_config)
+        self.config = dataclasses.replace(config, max_model_len=max_model_len)
         self.model = self.loaded.model
         self.model_config = self.loaded.model_config
         self.tokenizer = self.loaded.tokenizer
@@ -103,9 +108,11 @@ class InferenceEngine:
 
     def new_core(self, **overrides: Any) -> LLMEngine:
         """A batched engine of its own (KV cache included) over this model; `overrides` change
-        `EngineConfig` fields."""
+        its per-engine `EngineConfig` fields. The load-time ones (`LOAD_FIELDS`: model, dtype,
+        quantization, enforce_eager, ...) are the loaded model's: one that differs is a
+        ValueError naming it."""
         config = dataclasses.replace(self.config, **overrides) if overrides else self.config
-        return LLMEngine(self.loaded, config)
+        return LLMEngine(self.loaded, self.loaded.engine_config(config, overrides))
 
     def encode_prompt(self, prompt: str) -> list[int]:
         return encode_prompt(self.tokenizer, prompt)
@@ -377,7 +384,11 @@ class OfflineScheduler:
 
 class SchedulerManager:
     """The seeds' threaded manager: an `EngineClient` (engine thread) over an engine of its own,
-    with the seeds' synchronous `add_request` / `stream_text`."""
+    with the seeds' synchronous `add_request` / `stream_text`.
+
+    `config`: the fields it sets away from their defaults change the engine's (as
+    `engine.new_core(**fields)`: a load-time one that differs from the loaded model's is a
+    ValueError); the fields at their defaults keep the engine's settings."""
 
     def __init__(
         self,
@@ -389,7 +400,8 @@ class SchedulerManager:
         start_thread: bool = True,
         stream_interval: int = 1,
     ) -> None:
-        overrides: dict[str, Any] = {} if config is None else dataclasses.asdict(config)
+        # `config`'s fields at their defaults are not read as given: they keep the engine's.
+        overrides = {} if config is None else config.given_fields()
         if max_batch_size is not None:
             overrides["max_num_seqs"] = max_batch_size
         self.engine = engine

@@ -17,6 +17,21 @@ DTYPES = ("auto", "float32", "bfloat16", "float16")
 QUANTIZATIONS = ("none", "int8")
 ATTENTION_BACKENDS = ("auto", "reference", "cpu")
 KV_CACHE_DTYPES = ("auto", "int8")
+# The `EngineConfig` fields that shape the loaded model (its source, tokenizer and chat template,
+# device, dtype, and the layers its backend built: int8, or plain PyTorch under enforce_eager).
+# Every engine over one `LoadedModel` has the model's values (`LoadedModel.engine_config`); the
+# other fields (scheduler, KV cache, prefix cache, attention backend, seed) are per engine.
+LOAD_FIELDS = (
+    "model",
+    "hf_model_id",
+    "checkpoint_path",
+    "tokenizer_name",
+    "chat_template",
+    "device",
+    "dtype",
+    "quantization",
+    "enforce_eager",
+)
 
 
 # Temperatures below this sample as greedy: dividing logits by 1e-40 overflows to inf/NaN, and
@@ -367,6 +382,15 @@ class EngineConfig:
             for name, value in (("quantization", "int8"), ("attention_backend", "cpu")):
                 if getattr(self, name) == value:
                     raise ValueError(f"{name} {value!r} runs on CPU only, not on {self.device}")
+
+    def given_fields(self) -> dict[str, Any]:
+        """The fields not at their defaults: what a whole config passed over an engine already
+        configured (`SchedulerManager(engine, config)`) changes; the others keep the engine's."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) != f.default
+        }
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, **overrides: Any) -> EngineConfig:

@@ -7,8 +7,9 @@ import math
 
 import pytest
 
-from roseinfer import LLM
-from roseinfer.config import EngineConfig
+from roseinfer import LLM, InferenceEngine, OfflineScheduler, OnlineScheduler, SchedulerManager
+from roseinfer.backends import TorchBackend
+from roseinfer.config import LOAD_FIELDS, EngineConfig
 
 BAD_FIELDS = [
     ({"kv_cache_memory": math.nan}, "kv_cache_memory must be a finite number"),
@@ -57,6 +58,93 @@ def test_bad_fields_are_refused_before_the_model_loads(tmp_path):
 @pytest.fixture(scope="module")
 def model_dir(tiny_model_dir) -> str:
     return tiny_model_dir("llama")
+
+
+@pytest.fixture(scope="module")
+def engine(model_dir) -> InferenceEngine:
+    return InferenceEngine(EngineConfig(model=model_dir, dtype="float32", max_model_len=16))
+
+
+LOAD_TIME_CHANGES = [
+    {"dtype": "bfloat16"},
+    {"quantization": "int8"},
+    {"enforce_eager": True},
+    {"model": "/does/not/exist"},
+    {"chat_template": "{{ 'X' }}"},
+    {"dtype": "float16", "quantization": "int8"},
+]
+
+
+def _paths(engine: InferenceEngine, fields: dict):
+    """Every way of building an engine over `engine`'s loaded model with `fields`."""
+    loaded = engine.loaded
+    yield "OnlineScheduler", lambda: OnlineScheduler(engine, **fields)
+    yield "OfflineScheduler", lambda: OfflineScheduler(engine, **fields)
+    yield "new_core", lambda: engine.new_core(**fields)
+    yield "SchedulerManager", lambda: SchedulerManager(engine, EngineConfig(**fields))
+    yield "LLM(loaded=)", lambda: LLM(loaded=loaded, **fields)
+    yield "InferenceEngine(loaded=)", lambda: InferenceEngine(EngineConfig(**fields), loaded=loaded)
+
+
+@pytest.mark.parametrize("fields", LOAD_TIME_CHANGES)
+def test_load_time_fields_of_a_loaded_model_are_refused_on_every_path(engine, fields):
+    for path, build in _paths(engine, fields):
+        with pytest.raises(ValueError, match="load-time") as e:
+            build()
+        for name, value in fields.items():
+            assert f"{name}={value!r}" in str(e.value), path
+
+
+def test_matching_load_time_fields_and_per_engine_fields_act(engine, model_dir):
+    same = {"model": model_dir, "dtype": "float32", "device": "cpu", "quantization": "none"}
+    for path, build in _paths(engine, {**same, "max_num_seqs": 3, "seed": 5}):
+        made = build()
+        config = made.config if hasattr(made, "config") else made.core.config
+        if isinstance(made, SchedulerManager):
+            made.shutdown()
+        assert (config.max_num_seqs, config.seed, config.model) == (3, 5, model_dir), path
+    # LLM(loaded=) with no load-time field: the loaded model's, not the defaults
+    llm = LLM(loaded=engine.loaded)
+    assert (llm.config.model, llm.config.dtype) == (model_dir, "float32")
+    # a per-engine attention backend still acts (the runner picks its own backend)
+    core = engine.new_core(attention_backend="reference")
+    assert core.config.attention_backend == "reference"
+
+
+def test_scheduler_manager_config_keeps_what_it_does_not_set(model_dir):
+    eager = InferenceEngine(EngineConfig(model=model_dir, enforce_eager=True, max_model_len=16))
+    manager = SchedulerManager(eager, EngineConfig(max_num_seqs=4), start_thread=False)
+    try:
+        core = manager.core
+        # not the C++ decoder stack over a model whose layers are plain PyTorch
+        assert core.config.enforce_eager is True and core.runner.decoder_stack is None
+        assert isinstance(core.runner.backend, TorchBackend)
+        assert (core.config.model, core.config.max_num_seqs) == (model_dir, 4)
+        assert core.max_model_len == core.config.max_model_len == 16  # not the model's 256
+    finally:
+        manager.shutdown(0)
+
+
+def test_load_fields_are_the_ones_that_shape_the_model():
+    assert set(LOAD_FIELDS) == {
+        "model", "hf_model_id", "checkpoint_path", "tokenizer_name", "chat_template",
+        "device", "dtype", "quantization", "enforce_eager",
+    }  # fmt: skip
+
+
+def test_max_model_len_past_the_model_context_is_refused(engine, model_dir):
+    message = "max_model_len 100000 is longer than the model's context .*256"
+    with pytest.raises(ValueError, match=message):
+        LLM(model_dir, max_model_len=100_000)
+    with pytest.raises(ValueError, match=message):
+        engine.new_core(max_model_len=100_000)
+    with pytest.raises(ValueError, match=message):
+        InferenceEngine(EngineConfig(max_model_len=100_000), loaded=engine.loaded)
+    # none given: the config says what is enforced
+    llm = LLM(loaded=engine.loaded)
+    assert llm.config.max_model_len == llm.engine.max_model_len == 256
+    assert engine.new_core(max_model_len=None).config.max_model_len == 256
+    assert engine.config.max_model_len == engine.max_model_len == 16
 
 
 def test_tokenizer_name_without_a_checkpoint_is_refused(model_dir):
