@@ -138,8 +138,17 @@ class LLM:
         return self._run(ids, params, use_tqdm, None if use is None else use.names)
 
     def stream(self, prompt_token_ids: Seq[int], params: SamplingParams) -> Iterator[str]:
-        """The text of one request's first choice, piece by piece as it is generated."""
-        rid = self._add(prompt_token_ids, params)
+        """The text of one request, piece by piece as it is generated. One choice: `params.n`
+        above 1 is a ValueError (`generate` returns n choices)."""
+        if params.n != 1:
+            raise ValueError(
+                f"stream yields one choice's text: n must be 1, got {params.n} "
+                "(generate returns n choices)"
+            )
+        return self._stream(prompt_token_ids, params)
+
+    def _stream(self, prompt_token_ids: Seq[int], params: SamplingParams) -> Iterator[str]:
+        rid = self._add(prompt_token_ids, params)  # queued when read, so freed by its finally
         try:
             while self.engine.has_unfinished():
                 for delta in self.processor.step():

@@ -215,3 +215,11 @@ def test_decode_step_stops_at_the_context_window(llm):
     with pytest.raises(ValueError, match="16 tokens.*max_model_len 16"):
         session.decode_step(7)
     assert len(session._seq.token_ids) == 16
+
+
+def test_stream_refuses_more_than_one_choice(llm):
+    ids = llm.encode(PROMPT)
+    with pytest.raises(ValueError, match="n must be 1, got 2"):
+        llm.stream(ids, SamplingParams(n=2, max_tokens=4))
+    assert not llm.engine.has_unfinished()
+    assert "".join(llm.stream(ids, SamplingParams(max_tokens=4, temperature=0)))
