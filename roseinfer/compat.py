@@ -17,21 +17,15 @@ from collections.abc import Iterator
 from collections.abc import Sequence as Seq
 from typing import Any
 
-import torch
-
 from roseinfer.config import EngineConfig, SamplingParams
 from roseinfer.engine.client import EngineClient, EngineObserver
-from roseinfer.engine.llm_engine import (
-    EngineStats,
-    InvalidRequestError,
-    LLMEngine,
-    check_prompt_ids,
-)
+from roseinfer.engine.llm_engine import EngineStats, InvalidRequestError, LLMEngine, context_length
 from roseinfer.engine.sequence import Sequence
 from roseinfer.llm import LLM, encode_prompt
 from roseinfer.loader import LoadedModel, load_model
 from roseinfer.output.processor import OutputProcessor, RequestState
 from roseinfer.outputs import FinishReason
+from roseinfer.session import InferenceSession, seed_names, seed_params
 
 __all__ = [
     "InferenceEngine",
@@ -41,28 +35,6 @@ __all__ = [
     "SchedulerManager",
     "seed_params",
 ]
-
-
-def seed_params(
-    max_new_tokens: int = 64,
-    temperature: float = 1.0,
-    top_k: int = 0,
-    top_p: float = 1.0,
-    stop_on_eos: bool = True,
-    do_sample: bool = False,
-    seed: int | None = None,
-) -> SamplingParams:
-    """The seeds' sampling arguments (in their order) as `SamplingParams`: greedy unless
-    `do_sample`."""
-    params = SamplingParams(
-        max_new_tokens=max_new_tokens,
-        temperature=temperature,  # checked even when greedy, as the seeds did
-        top_k=top_k,
-        top_p=top_p,
-        ignore_eos=not stop_on_eos,
-        seed=seed,
-    )
-    return params if do_sample else dataclasses.replace(params, temperature=0.0)
 
 
 class InferenceEngine:
@@ -77,8 +49,12 @@ class InferenceEngine:
         config = config or EngineConfig()
         if overrides:
             config = dataclasses.replace(config, **overrides)
-        self.config = config
+        if loaded is not None:  # its load-time fields (LOAD_FIELDS) are the model's
+            config = loaded.engine_config(config, {*config.given_fields(), *overrides})
         self.loaded = loaded or load_model(config)
+        # max_model_len resolved (the model's when None), as every engine over it enforces
+        max_model_len = context_length(config, self.loaded.model_config)
+        self.config = dataclasses.replace(config, max_model_len=max_model_len)
         self.model = self.loaded.model
         self.model_config = self.loaded.model_config
         self.tokenizer = self.loaded.tokenizer
@@ -103,9 +79,11 @@ class InferenceEngine:
 
     def new_core(self, **overrides: Any) -> LLMEngine:
         """A batched engine of its own (KV cache included) over this model; `overrides` change
-        `EngineConfig` fields."""
+        its per-engine `EngineConfig` fields. The load-time ones (`LOAD_FIELDS`: model, dtype,
+        quantization, enforce_eager, ...) are the loaded model's: one that differs is a
+        ValueError naming it."""
         config = dataclasses.replace(self.config, **overrides) if overrides else self.config
-        return LLMEngine(self.loaded, config)
+        return LLMEngine(self.loaded, self.loaded.engine_config(config, overrides))
 
     def encode_prompt(self, prompt: str) -> list[int]:
         return encode_prompt(self.tokenizer, prompt)
@@ -148,102 +126,6 @@ class InferenceEngine:
         return [o.text for o in outs]
 
 
-class InferenceSession:
-    """One sequence: `prefill`, then `step_once` until `finished` (the seeds' API). It runs on
-    its engine's `LLMEngine` (blocks from its pool, its runner, its sampler and stop rule),
-    outside the scheduler."""
-
-    def __init__(self, engine: InferenceEngine) -> None:
-        self.engine = engine
-        self.params = SamplingParams(temperature=0.0)
-        self.input_ids: list[int] = []
-        self.generated_ids: list[int] = []
-        self.finished = False
-        self.step_count = 0
-        self._seq: Sequence | None = None
-
-    def set_generation_config(
-        self,
-        max_new_tokens: int,
-        temperature: float,
-        top_k: int,
-        top_p: float,
-        do_sample: bool,
-        stop_on_eos: bool,
-        seed: int | None = None,
-    ) -> None:
-        self.params = seed_params(
-            max_new_tokens, temperature, top_k, top_p, stop_on_eos, do_sample, seed
-        )
-
-    def all_token_ids(self) -> list[int]:
-        return self.input_ids + self.generated_ids
-
-    def decode_text(self) -> str:
-        return self.engine.tokenizer.decode(self.all_token_ids())
-
-    def prefill(self, input_ids: Seq[int] | torch.Tensor) -> torch.Tensor:
-        """Run the prompt; returns the last position's logits [1, V]."""
-        if isinstance(input_ids, torch.Tensor):
-            input_ids = input_ids.reshape(-1).tolist()
-        ids = list(input_ids)
-        core = self.engine.core
-        check_prompt_ids(ids, self.engine.model_config.vocab_size)
-        core.validate(ids, self.params)
-        self._release()
-        self.input_ids, self.generated_ids = ids, []
-        self.finished, self.step_count = False, 0
-        self._seq = core.new_sequence(ids, self.params)
-        return core.forward_alone(self._seq, len(ids))
-
-    def decode_step(self, token_id: int) -> torch.Tensor:
-        """Feed one token; returns the next logits [1, V]."""
-        if self._seq is None:
-            raise RuntimeError("call prefill first")
-        self._seq.token_ids.append(int(token_id))
-        return self.engine.core.forward_alone(self._seq, 1)
-
-    def step_once(self) -> int | None:
-        """Decode the last generated token and sample the next (None once finished)."""
-        if self.finished:
-            return None
-        if self._seq is None or not self.generated_ids:
-            raise RuntimeError("no generated ids, call prefill first")
-        return self._accept(self.engine.core.forward_alone(self._seq, 1))
-
-    def iter_tokens(self, prompt_ids: list[int]) -> Iterator[int]:
-        try:
-            yield self._accept(self.prefill(prompt_ids))
-            while not self.finished:
-                token = self.step_once()
-                if token is not None:
-                    yield token
-        finally:
-            self._release()
-
-    def _accept(self, logits: torch.Tensor) -> int:
-        core, seq = self.engine.core, self._seq
-        assert seq is not None
-        token = core.sample_alone(seq, logits)
-        reason = core.append_token(seq, token)
-        self.generated_ids.append(token)
-        self.step_count += 1
-        if reason is not None:
-            self.finished = True
-            self._release()
-        return token
-
-    def _release(self) -> None:
-        if self._seq is not None and self._seq.block_table:
-            self.engine.core.release(self._seq)
-
-    def __del__(self) -> None:
-        try:
-            self._release()
-        except Exception:  # interpreter shutdown: nothing left to free
-            pass
-
-
 class OnlineScheduler:
     """Requests come and go while `step()` runs; each step advances every running request by
     one token (or one prefill chunk). An engine of its own (`InferenceEngine.new_core`)."""
@@ -255,10 +137,9 @@ class OnlineScheduler:
         use_prefix_cache: bool | None = None,
         **config_overrides: Any,
     ) -> None:
-        if max_batch_size is not None:
-            config_overrides["max_num_seqs"] = max_batch_size
-        if use_prefix_cache is not None:
-            config_overrides["enable_prefix_cache"] = use_prefix_cache
+        seed_names(
+            config_overrides, max_batch_size=max_batch_size, use_prefix_cache=use_prefix_cache
+        )
         self.engine = engine
         self.core: LLMEngine = engine.new_core(**config_overrides)
         self.processor = OutputProcessor(self.core)
@@ -274,10 +155,19 @@ class OnlineScheduler:
         params: SamplingParams | None = None,
         **kwargs: Any,
     ) -> int:
-        """Queue a request; returns its id. Sampling arguments: `seed_params`', or `params`.
-        Bad input raises ValueError and changes nothing."""
+        """Queue a request; returns its id. Sampling arguments: `seed_params`', or `params`
+        (not both); a `prompt` or `prompt_token_ids` (not both). Bad input raises ValueError
+        and changes nothing."""
         if params is None:
             params = seed_params(*args, **kwargs)
+        elif args or kwargs:
+            given = [*(["positional sampling arguments"] if args else []), *kwargs]
+            raise InvalidRequestError(
+                f"give params or the seeds' sampling arguments, not both (got params and "
+                f"{', '.join(given)})"
+            )
+        if prompt is not None and prompt_token_ids is not None:
+            raise InvalidRequestError("give a prompt or prompt_token_ids, not both", "prompt")
         if prompt_token_ids is None:
             if prompt is None:
                 raise InvalidRequestError("give a prompt or prompt_token_ids")
@@ -377,7 +267,11 @@ class OfflineScheduler:
 
 class SchedulerManager:
     """The seeds' threaded manager: an `EngineClient` (engine thread) over an engine of its own,
-    with the seeds' synchronous `add_request` / `stream_text`."""
+    with the seeds' synchronous `add_request` / `stream_text`.
+
+    `config`: the fields it sets away from their defaults change the engine's (as
+    `engine.new_core(**fields)`: a load-time one that differs from the loaded model's is a
+    ValueError); the fields at their defaults keep the engine's settings."""
 
     def __init__(
         self,
@@ -389,9 +283,9 @@ class SchedulerManager:
         start_thread: bool = True,
         stream_interval: int = 1,
     ) -> None:
-        overrides: dict[str, Any] = {} if config is None else dataclasses.asdict(config)
-        if max_batch_size is not None:
-            overrides["max_num_seqs"] = max_batch_size
+        # `config`'s fields at their defaults are not read as given: they keep the engine's.
+        overrides = {} if config is None else config.given_fields()
+        seed_names(overrides, max_batch_size=max_batch_size)
         self.engine = engine
         self.client = EngineClient(
             engine.new_core(**overrides),

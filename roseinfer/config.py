@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import re
 from dataclasses import InitVar, dataclass, field
 from typing import Any
 
@@ -16,6 +17,21 @@ DTYPES = ("auto", "float32", "bfloat16", "float16")
 QUANTIZATIONS = ("none", "int8")
 ATTENTION_BACKENDS = ("auto", "reference", "cpu")
 KV_CACHE_DTYPES = ("auto", "int8")
+# The `EngineConfig` fields that shape the loaded model (its source, tokenizer and chat template,
+# device, dtype, and the layers its backend built: int8, or plain PyTorch under enforce_eager).
+# Every engine over one `LoadedModel` has the model's values (`LoadedModel.engine_config`); the
+# other fields (scheduler, KV cache, prefix cache, attention backend, seed) are per engine.
+LOAD_FIELDS = (
+    "model",
+    "hf_model_id",
+    "checkpoint_path",
+    "tokenizer_name",
+    "chat_template",
+    "device",
+    "dtype",
+    "quantization",
+    "enforce_eager",
+)
 
 
 # Temperatures below this sample as greedy: dividing logits by 1e-40 overflows to inf/NaN, and
@@ -310,37 +326,71 @@ class EngineConfig:
     seed: int = field(default=0, metadata={"help": "seed for requests that set none"})
 
     def __post_init__(self) -> None:
-        if self.dtype not in DTYPES:
-            raise ValueError(f"dtype must be one of {DTYPES}, got {self.dtype!r}")
-        if self.quantization not in QUANTIZATIONS:
-            raise ValueError(
-                f"quantization must be one of {QUANTIZATIONS}, got {self.quantization!r}"
-            )
-        if not (self.device == "cpu" or self.device.startswith("cuda")):
+        for name in ("model", "hf_model_id", "checkpoint_path", "tokenizer_name", "chat_template"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+        for name, choices in (
+            ("dtype", DTYPES),
+            ("quantization", QUANTIZATIONS),
+            ("kv_cache_dtype", KV_CACHE_DTYPES),
+            ("attention_backend", ATTENTION_BACKENDS),
+        ):
+            if not isinstance(getattr(self, name), str) or getattr(self, name) not in choices:
+                raise ValueError(f"{name} must be one of {choices}, got {getattr(self, name)!r}")
+        if not isinstance(self.device, str) or not re.fullmatch(r"cpu|cuda(:\d+)?", self.device):
             raise ValueError(f"device must be 'cpu' or 'cuda[:N]', got {self.device!r}")
         sources = [s for s in (self.model, self.hf_model_id, self.checkpoint_path) if s]
         if len(sources) > 1:
             raise ValueError("give only one of --model, --hf-model-id, --checkpoint-path")
         if self.checkpoint_path and not self.tokenizer_name:
             raise ValueError("--checkpoint-path needs --tokenizer-name")
+        if self.tokenizer_name and not self.checkpoint_path:
+            raise ValueError(
+                "tokenizer_name is the tokenizer of checkpoint_path: give it only with "
+                "checkpoint_path (other models bring their own tokenizer)"
+            )
         for name in ("max_num_seqs", "max_num_batched_tokens", "block_size"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.max_model_len is not None and self.max_model_len < 2:
-            raise ValueError(f"max_model_len must be >= 2, got {self.max_model_len}")
-        if self.kv_cache_memory <= 0:
-            raise ValueError(f"kv_cache_memory must be > 0 GiB, got {self.kv_cache_memory}")
-        if self.num_kv_blocks is not None and self.num_kv_blocks < 1:
-            raise ValueError(f"num_kv_blocks must be >= 1, got {self.num_kv_blocks}")
-        if self.kv_cache_dtype not in KV_CACHE_DTYPES:
+            value = getattr(self, name)
+            if not _is_int(value) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        if self.max_model_len is not None and (
+            not _is_int(self.max_model_len) or self.max_model_len < 2
+        ):
+            raise ValueError(f"max_model_len must be an integer >= 2, got {self.max_model_len!r}")
+        if not _is_number(self.kv_cache_memory) or self.kv_cache_memory <= 0:
             raise ValueError(
-                f"kv_cache_dtype must be one of {KV_CACHE_DTYPES}, got {self.kv_cache_dtype!r}"
+                f"kv_cache_memory must be a finite number > 0 (GiB), got {self.kv_cache_memory!r}"
             )
-        if self.attention_backend not in ATTENTION_BACKENDS:
+        if self.num_kv_blocks is not None and (
+            not _is_int(self.num_kv_blocks) or self.num_kv_blocks < 1
+        ):
+            raise ValueError(f"num_kv_blocks must be an integer >= 1, got {self.num_kv_blocks!r}")
+        for name in ("enable_prefix_cache", "enforce_eager"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be a boolean, got {getattr(self, name)!r}")
+        if not _is_int(self.seed) or not SEED_MIN <= self.seed <= SEED_MAX:
             raise ValueError(
-                f"attention_backend must be one of {ATTENTION_BACKENDS}, "
-                f"got {self.attention_backend!r}"
+                f"seed must be an integer in [{SEED_MIN}, {SEED_MAX}], got {self.seed!r}"
             )
+        # What no backend can do, refused before anything loads (`backend_for` says the same).
+        if self.attention_backend == "cpu" and self.enforce_eager:
+            raise ValueError(
+                "attention_backend 'cpu' is the C++ kernel: not with enforce_eager (no C++)"
+            )
+        if self.device != "cpu":
+            for name, value in (("quantization", "int8"), ("attention_backend", "cpu")):
+                if getattr(self, name) == value:
+                    raise ValueError(f"{name} {value!r} runs on CPU only, not on {self.device}")
+
+    def given_fields(self) -> dict[str, Any]:
+        """The fields not at their defaults: what a whole config passed over an engine already
+        configured (`SchedulerManager(engine, config)`) changes; the others keep the engine's."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) != f.default
+        }
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, **overrides: Any) -> EngineConfig:

@@ -60,11 +60,16 @@ class LLM:
         self, model: str | None = None, *, loaded: LoadedModel | None = None, **config: object
     ) -> None:
         """`config`: `EngineConfig` fields (`dtype`, `max_num_seqs`, ...). `loaded`: reuse a
-        loaded model (its weights are shared, the engine and its KV cache are new)."""
-        self.config = EngineConfig(model=model, **config)  # type: ignore[arg-type]
-        self.loaded = loaded or load_model(self.config)
+        loaded model (its weights are shared, the engine and its KV cache are new); its
+        load-time fields (`LOAD_FIELDS`: model, dtype, ...) are the model's, and giving one
+        that differs is a ValueError. `self.config` is what runs (`max_model_len` resolved)."""
+        cfg = EngineConfig(model=model, **config)  # type: ignore[arg-type]
+        if loaded is not None:
+            cfg = loaded.engine_config(cfg, {*config, *(["model"] if model is not None else [])})
+        self.loaded = loaded or load_model(cfg)
         self.tokenizer = self.loaded.tokenizer
-        self.engine = LLMEngine(self.loaded, self.config)
+        self.engine = LLMEngine(self.loaded, cfg)
+        self.config = self.engine.config
         self.processor = OutputProcessor(self.engine)
         self._ids = itertools.count()
 
@@ -133,8 +138,17 @@ class LLM:
         return self._run(ids, params, use_tqdm, None if use is None else use.names)
 
     def stream(self, prompt_token_ids: Seq[int], params: SamplingParams) -> Iterator[str]:
-        """The text of one request's first choice, piece by piece as it is generated."""
-        rid = self._add(prompt_token_ids, params)
+        """The text of one request, piece by piece as it is generated. One choice: `params.n`
+        above 1 is a ValueError (`generate` returns n choices)."""
+        if params.n != 1:
+            raise ValueError(
+                f"stream yields one choice's text: n must be 1, got {params.n} "
+                "(generate returns n choices)"
+            )
+        return self._stream(prompt_token_ids, params)
+
+    def _stream(self, prompt_token_ids: Seq[int], params: SamplingParams) -> Iterator[str]:
+        rid = self._add(prompt_token_ids, params)  # queued when read, so freed by its finally
         try:
             while self.engine.has_unfinished():
                 for delta in self.processor.step():

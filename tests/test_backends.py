@@ -69,7 +69,7 @@ def test_devices_and_flags_that_do_not_go_together():
         select_backend(EngineConfig(attention_backend="cpu"), CUDA)
     with pytest.raises(ValueError, match="CPU only"):
         select_backend(EngineConfig(quantization="int8"), CUDA)
-    with pytest.raises(ValueError, match="enforce-eager"):
+    with pytest.raises(ValueError, match="not with enforce_eager"):
         select_backend(EngineConfig(attention_backend="cpu", enforce_eager=True), CPU)
     with pytest.raises(ValueError, match="attention_backend must be one of"):
         EngineConfig(attention_backend="flash")

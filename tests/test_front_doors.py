@@ -174,3 +174,52 @@ def test_engine_client_generate_gives_what_llm_gives(llm, expected):
         assert outs[-1].text == want.text and outs[-1].finish_reason == want.finish_reason
         assert outs[-1].token_ids == want.token_ids
         assert len(outs) > 1  # streamed, not one final output
+
+
+def test_seeds_wrappers_refuse_arguments_they_would_drop(llm):
+    engine = InferenceEngine(llm.config, loaded=llm.loaded)
+    ids = llm.encode(PROMPT)
+    params = SamplingParams(max_tokens=6, temperature=0)
+    for sched in (OnlineScheduler(engine), OfflineScheduler(engine)):
+        with pytest.raises(ValueError, match="params or the seeds' sampling arguments.*max_new"):
+            sched.add_request(prompt_token_ids=ids, params=params, max_new_tokens=2)
+        with pytest.raises(ValueError, match="positional sampling arguments, do_sample"):
+            sched.add_request(PROMPT, 2, params=params, do_sample=True)
+        with pytest.raises(ValueError, match="prompt or prompt_token_ids, not both"):
+            sched.add_request("another prompt", prompt_token_ids=ids, max_new_tokens=2)
+        assert not sched.core.has_unfinished()
+    # the seeds' engine-setting names beside the new ones
+    for build in (
+        lambda: OnlineScheduler(engine, max_batch_size=2, max_num_seqs=8),
+        lambda: OfflineScheduler(engine, max_batch_size=2, max_num_seqs=8),
+        lambda: SchedulerManager(engine, replace(llm.config, max_num_seqs=8), max_batch_size=2),
+    ):
+        with pytest.raises(ValueError, match="max_batch_size .* or max_num_seqs, not both"):
+            build()
+    with pytest.raises(ValueError, match="use_prefix_cache .* or enable_prefix_cache, not b"):
+        OnlineScheduler(engine, use_prefix_cache=False, enable_prefix_cache=True)
+    # each alone still acts
+    assert OnlineScheduler(engine, max_batch_size=2).core.config.max_num_seqs == 2
+    assert not OnlineScheduler(engine, use_prefix_cache=False).core.config.enable_prefix_cache
+    manager = SchedulerManager(engine, max_batch_size=3, start_thread=False)
+    assert manager.core.config.max_num_seqs == 3
+    manager.shutdown(0)
+
+
+def test_decode_step_stops_at_the_context_window(llm):
+    engine = InferenceEngine(replace(llm.config, max_model_len=16), loaded=llm.loaded)
+    session = engine.new_session(SamplingParams(temperature=0, max_tokens=4))
+    session.prefill(list(range(5, 12)))  # 7 tokens
+    for _ in range(16 - 7):
+        session.decode_step(7)
+    with pytest.raises(ValueError, match="16 tokens.*max_model_len 16"):
+        session.decode_step(7)
+    assert len(session._seq.token_ids) == 16
+
+
+def test_stream_refuses_more_than_one_choice(llm):
+    ids = llm.encode(PROMPT)
+    with pytest.raises(ValueError, match="n must be 1, got 2"):
+        llm.stream(ids, SamplingParams(n=2, max_tokens=4))
+    assert not llm.engine.has_unfinished()
+    assert "".join(llm.stream(ids, SamplingParams(max_tokens=4, temperature=0)))

@@ -28,6 +28,7 @@ from roseinfer.engine.model_runner import (
 from roseinfer.engine.scheduler import Scheduler
 from roseinfer.engine.sequence import ScheduledSequence, Sequence
 from roseinfer.loader import LoadedModel
+from roseinfer.models import ModelConfig
 from roseinfer.outputs import FinishReason, TokenLogprobs
 from roseinfer.structured.grammar import GrammarCompiler, GrammarError
 from roseinfer.tokenizer import Tokenizer
@@ -43,6 +44,20 @@ class InvalidRequestError(ValueError):
     def __init__(self, message: str, param: str | None = None) -> None:
         super().__init__(message)
         self.param = param
+
+
+def context_length(config: EngineConfig, model_config: ModelConfig) -> int:
+    """The context window an engine enforces: `max_model_len`, or the model's when it is None.
+    Longer than the model's is refused, as vLLM does: positions past it were never trained."""
+    limit = model_config.max_position_embeddings
+    if config.max_model_len is None:
+        return limit
+    if config.max_model_len > limit:
+        raise ValueError(
+            f"max_model_len {config.max_model_len} is longer than the model's context "
+            f"(max_position_embeddings {limit})"
+        )
+    return config.max_model_len
 
 
 def check_prompt_ids(prompt_token_ids: Seq[int], vocab_size: int) -> None:
@@ -92,13 +107,14 @@ class EngineStats:
 
 class LLMEngine:
     def __init__(self, loaded: LoadedModel, config: EngineConfig) -> None:
-        self.config = config
+        """`config`'s load-time fields are `loaded`'s (`LoadedModel.engine_config`: those set
+        otherwise are refused); `self.config` is what runs, `max_model_len` resolved."""
+        config = loaded.engine_config(config)
         self.model_name = loaded.name
         self.tokenizer = loaded.tokenizer
         self.model_config = mc = loaded.model_config
-        self.max_model_len = min(
-            config.max_model_len or mc.max_position_embeddings, mc.max_position_embeddings
-        )
+        self.max_model_len = context_length(config, mc)
+        self.config = config = dataclasses.replace(config, max_model_len=self.max_model_len)
         num_blocks = config.num_kv_blocks or num_blocks_for_budget(
             mc, config.block_size, loaded.dtype, config.kv_cache_memory, config.kv_cache_dtype
         )

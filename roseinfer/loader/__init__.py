@@ -7,15 +7,17 @@ directory, a `.gguf` file, a trainer checkpoint (`--checkpoint-path` + `--tokeni
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import torch
 from torch import nn
 
 from roseinfer.backends import Backend, select_backend
-from roseinfer.config import EngineConfig
+from roseinfer.config import LOAD_FIELDS, EngineConfig
 from roseinfer.kernels.build import kernels_are_built
 from roseinfer.loader.hf import generation_eos_ids, iter_safetensors, read_hf_config
 from roseinfer.models import CausalLMModel, ModelConfig, build_model
@@ -37,8 +39,40 @@ class LoadedModel:
     model_config: ModelConfig
     name: str  # what /v1/models reports by default
     dtype: torch.dtype
+    # What it was loaded with: its `LOAD_FIELDS` are every engine's over it (`engine_config`).
+    config: EngineConfig
     # What the model computes with, selected once here (`select_backend`); runners reuse it.
     backend: Backend | None = None
+
+    def engine_config(
+        self, config: EngineConfig, given: Iterable[str] | None = None
+    ) -> EngineConfig:
+        """`config` for an engine over this model: its load-time fields (`LOAD_FIELDS`) are
+        this model's, and those of them in `given` must already be (ValueError naming them: a
+        loaded model cannot change its weights, dtype or tokenizer). `given`: the fields the
+        caller set; by default those not at their defaults (`EngineConfig.given_fields`)."""
+        names = set(config.given_fields() if given is None else given)
+        wrong = [n for n in LOAD_FIELDS if n in names and not self._has(n, getattr(config, n))]
+        if wrong:
+            asked = ", ".join(f"{n}={getattr(config, n)!r}" for n in wrong)
+            loaded = ", ".join(f"{n}={getattr(self.config, n)!r}" for n in wrong)
+            raise ValueError(
+                f"{asked}: load-time {'settings' if len(wrong) > 1 else 'setting'}, and this "
+                f"engine reuses a model loaded with {loaded}: load the model again to change "
+                f"{'them' if len(wrong) > 1 else 'it'}"
+            )
+        return dataclasses.replace(config, **{n: getattr(self.config, n) for n in LOAD_FIELDS})
+
+    def _has(self, name: str, value: object) -> bool:
+        """Whether load-time field `name` at `value` is what this model was loaded with."""
+        mine = getattr(self.config, name)
+        if name == "dtype":  # "auto" and the dtype it picks here are the same
+            return resolve_dtype(str(value), self.config.device) == self.dtype
+        if name == "model":
+            mine, value = mine or DEFAULT_MODEL, value or DEFAULT_MODEL
+            if os.path.exists(str(mine)) and os.path.exists(str(value)):
+                return os.path.samefile(str(mine), str(value))
+        return bool(mine == value)
 
 
 def smollm2_path() -> str:
@@ -180,6 +214,7 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
         model_config=model_config,
         name=name,
         dtype=dtype,
+        config=cfg,
         backend=backend,
     )
 
