@@ -46,11 +46,11 @@ MAX_LOGPROBS = 20
 TOP_K_MAX = (1 << 31) - 1
 
 
-def _is_int(value: object) -> bool:
+def is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value: object) -> bool:
+def is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
@@ -137,26 +137,26 @@ class SamplingParams:
             "max_new_tokens" if max_new_tokens is not None else "max_tokens": self.max_tokens,
         }
         for name, value in given.items():
-            if not _is_int(value) or value < 1:
+            if not is_int(value) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-        if not _is_number(self.temperature) or self.temperature < 0:
+        if not is_number(self.temperature) or self.temperature < 0:
             raise ValueError(f"temperature must be a finite number >= 0, got {self.temperature!r}")
-        if not _is_number(self.top_p) or not 0.0 < self.top_p <= 1.0:
+        if not is_number(self.top_p) or not 0.0 < self.top_p <= 1.0:
             raise ValueError(f"top_p must be in (0, 1], got {self.top_p!r}")
-        if not _is_int(self.top_k) or not -1 <= self.top_k <= TOP_K_MAX:
+        if not is_int(self.top_k) or not -1 <= self.top_k <= TOP_K_MAX:
             raise ValueError(
                 f"top_k must be an integer in [0, {TOP_K_MAX}] (0 or -1 disable it), "
                 f"got {self.top_k!r}"
             )
         if self.top_k == -1:
             object.__setattr__(self, "top_k", 0)
-        if not _is_int(self.min_tokens) or not 0 <= self.min_tokens <= self.max_tokens:
+        if not is_int(self.min_tokens) or not 0 <= self.min_tokens <= self.max_tokens:
             raise ValueError(
                 f"min_tokens must be an integer in [0, max_tokens={self.max_tokens}], "
                 f"got {self.min_tokens!r}"
             )
         if self.seed is not None and (
-            not _is_int(self.seed) or not SEED_MIN <= self.seed <= SEED_MAX
+            not is_int(self.seed) or not SEED_MIN <= self.seed <= SEED_MAX
         ):
             raise ValueError(
                 f"seed must be an integer in [{SEED_MIN}, {SEED_MAX}], got {self.seed!r}"
@@ -166,25 +166,25 @@ class SamplingParams:
             raise ValueError("stop must be a string or a list of strings")
         object.__setattr__(self, "stop", tuple(s for s in stop if s))
         ids = tuple(self.stop_token_ids)
-        if not all(_is_int(t) and t >= 0 for t in ids):
+        if not all(is_int(t) and t >= 0 for t in ids):
             raise ValueError("stop_token_ids must be non-negative integers")
         object.__setattr__(self, "stop_token_ids", ids)
         if not isinstance(self.ignore_eos, bool):
             raise ValueError(f"ignore_eos must be a boolean, got {self.ignore_eos!r}")
         for name in ("presence_penalty", "frequency_penalty"):
             value = getattr(self, name)
-            if not _is_number(value) or not -2.0 <= value <= 2.0:
+            if not is_number(value) or not -2.0 <= value <= 2.0:
                 raise ValueError(f"{name} must be in [-2, 2], got {value!r}")
-        if not _is_number(self.repetition_penalty) or self.repetition_penalty <= 0:
+        if not is_number(self.repetition_penalty) or self.repetition_penalty <= 0:
             raise ValueError(
                 f"repetition_penalty must be a finite number > 0, got {self.repetition_penalty!r}"
             )
-        if not _is_number(self.min_p) or not 0.0 <= self.min_p <= 1.0:
+        if not is_number(self.min_p) or not 0.0 <= self.min_p <= 1.0:
             raise ValueError(f"min_p must be in [0, 1], got {self.min_p!r}")
         object.__setattr__(self, "logit_bias", _logit_bias(self.logit_bias))
         for name in ("logprobs", "prompt_logprobs"):
             value = getattr(self, name)
-            if value is not None and (not _is_int(value) or not 0 <= value <= MAX_LOGPROBS):
+            if value is not None and (not is_int(value) or not 0 <= value <= MAX_LOGPROBS):
                 raise ValueError(f"{name} must be an integer in [0, {MAX_LOGPROBS}], got {value!r}")
         words = (self.bad_words,) if isinstance(self.bad_words, str) else tuple(self.bad_words)
         if not all(isinstance(w, str) and w.strip() for w in words):
@@ -192,7 +192,7 @@ class SamplingParams:
         object.__setattr__(self, "bad_words", words)
         if self.allowed_token_ids is not None:
             ids = tuple(self.allowed_token_ids)
-            if not ids or not all(_is_int(t) and t >= 0 for t in ids):
+            if not ids or not all(is_int(t) and t >= 0 for t in ids):
                 raise ValueError(
                     "allowed_token_ids must be a non-empty list of token ids (integers >= 0)"
                 )
@@ -235,11 +235,11 @@ def _logit_bias(bias: Any) -> dict[int, float] | None:
                 tid = int(key)
             except ValueError:  # over CPython's 4300 digits: no token id; refused by name below
                 pass
-        if not _is_int(tid) or tid < 0:
+        if not is_int(tid) or tid < 0:
             long = isinstance(key, str) and len(key) > 40
             shown = f"{key[:20]!r}... ({len(key)} characters)" if long else repr(key)
             raise ValueError(f"logit_bias keys must be token ids (integers >= 0), got {shown}")
-        if not _is_number(value) or not -100.0 <= value <= 100.0:
+        if not is_number(value) or not -100.0 <= value <= 100.0:
             raise ValueError(f"logit_bias values must be in [-100, 100], got {value!r} for {key!r}")
         out[tid] = float(value)
     return out or None
@@ -352,24 +352,24 @@ class EngineConfig:
             )
         for name in ("max_num_seqs", "max_num_batched_tokens", "block_size"):
             value = getattr(self, name)
-            if not _is_int(value) or value < 1:
+            if not is_int(value) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
         if self.max_model_len is not None and (
-            not _is_int(self.max_model_len) or self.max_model_len < 2
+            not is_int(self.max_model_len) or self.max_model_len < 2
         ):
             raise ValueError(f"max_model_len must be an integer >= 2, got {self.max_model_len!r}")
-        if not _is_number(self.kv_cache_memory) or self.kv_cache_memory <= 0:
+        if not is_number(self.kv_cache_memory) or self.kv_cache_memory <= 0:
             raise ValueError(
                 f"kv_cache_memory must be a finite number > 0 (GiB), got {self.kv_cache_memory!r}"
             )
         if self.num_kv_blocks is not None and (
-            not _is_int(self.num_kv_blocks) or self.num_kv_blocks < 1
+            not is_int(self.num_kv_blocks) or self.num_kv_blocks < 1
         ):
             raise ValueError(f"num_kv_blocks must be an integer >= 1, got {self.num_kv_blocks!r}")
         for name in ("enable_prefix_cache", "enforce_eager"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be a boolean, got {getattr(self, name)!r}")
-        if not _is_int(self.seed) or not SEED_MIN <= self.seed <= SEED_MAX:
+        if not is_int(self.seed) or not SEED_MIN <= self.seed <= SEED_MAX:
             raise ValueError(
                 f"seed must be an integer in [{SEED_MIN}, {SEED_MAX}], got {self.seed!r}"
             )

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from roseinfer.commands import LOG_LEVELS
+from roseinfer.config import is_int, is_number
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class ServerConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.host, str) or not self.host:
             raise ValueError(f"--host must be a host name or address, got {self.host!r}")
-        if not _is_int(self.port) or not 0 <= self.port <= 65535:
+        if not is_int(self.port) or not 0 <= self.port <= 65535:
             raise ValueError(f"--port must be in 0..65535, got {self.port!r}")
         if any(not name for name in self.served_model_names):
             raise ValueError("served model names must not be empty")
@@ -39,12 +39,12 @@ class ServerConfig:
                     f"allowed origin {origin!r} must be '*' or scheme://host[:port] (http or https)"
                 )
         limit = self.max_waiting_requests
-        if limit is not None and (not _is_int(limit) or limit < 1):
+        if limit is not None and (not is_int(limit) or limit < 1):
             # 0 would answer every request 503: no flag value means that.
             raise ValueError(
                 f"--max-waiting-requests must be >= 1 (leave it out for no limit), got {limit!r}"
             )
-        if not _is_int(self.max_request_bytes) or self.max_request_bytes < 0:
+        if not is_int(self.max_request_bytes) or self.max_request_bytes < 0:
             raise ValueError(
                 f"--max-request-bytes must be >= 0 (0: no limit), got {self.max_request_bytes!r}"
             )
@@ -53,17 +53,9 @@ class ServerConfig:
                 f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {self.log_level!r}"
             )
         interval = self.log_stats_interval
-        if not _is_number(interval) or not (math.isfinite(interval) and interval >= 0):
+        if not is_number(interval) or interval < 0:  # is_number: finite
             raise ValueError(
                 f"--log-stats-interval must be a number of seconds >= 0, got {interval!r}"
             )
-        if not _is_int(self.stream_interval) or self.stream_interval < 1:
+        if not is_int(self.stream_interval) or self.stream_interval < 1:
             raise ValueError(f"--stream-interval must be >= 1, got {self.stream_interval!r}")
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
