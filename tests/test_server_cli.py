@@ -178,7 +178,9 @@ def test_engine_flags_are_checked_before_the_address_and_the_model():
         taken.listen()
         port = taken.getsockname()[1]
         r = serve("--model", "/nonexistent/model", "--port", str(port), "--max-num-seqs", "0")
-    assert one_error_line(r) == "roseinfer serve: error: max_num_seqs must be an integer >= 1, got 0"
+    assert (
+        one_error_line(r) == "roseinfer serve: error: max_num_seqs must be an integer >= 1, got 0"
+    )
     assert r.returncode == 2
 
 

@@ -15,6 +15,8 @@ import pytest
 from conftest import serve_in_process
 
 from roseinfer.chat import ChatMessage, chat_prompt_ids
+from roseinfer.config import SamplingParams
+from roseinfer.output.processor import ChoiceState
 from roseinfer.output.tool_calls import ToolCallParser
 from roseinfer.structured.tools import Tool, ToolUse, tool_prompt
 from roseinfer.tokenizer import Tokenizer
@@ -327,10 +329,12 @@ def test_the_auto_grammar_takes_text_and_holds_calls_to_their_schema(tiny_model_
     )
 
 
+# A string argument may hold the tags themselves: the close tag counts past the arguments only.
+CITY = 'Pa"ri}s </tool_call> <tool_call>'
 TEXT = (
-    'Let me check.  \n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Pa\\"ri}s", '
-    '"n": [1, {"a": 2}]}}\n</tool_call>\n<tool_call>\n{"arguments": {"x": 1}, "name": "add"}\n'
-    "</tool_call>\n"
+    'Let me check.  \n<tool_call>\n{"name": "get_weather", "arguments": {"city": '
+    f'{json.dumps(CITY)}, "n": [1, {{"a": 2}}]}}}}\n</tool_call>\n<tool_call>\n'
+    '{"arguments": {"x": 1}, "name": "add"}\n</tool_call>\n'
 )
 
 
@@ -338,7 +342,7 @@ def test_the_parser_gives_the_same_calls_however_the_text_is_cut():
     whole = ToolCallParser(frozenset(SCHEMAS))
     assert whole.feed(TEXT, True)[0] == "Let me check."
     assert [(c.name, json.loads(c.arguments)) for c in whole.calls] == [
-        ("get_weather", {"city": 'Pa"ri}s', "n": [1, {"a": 2}]}),
+        ("get_weather", {"city": CITY, "n": [1, {"a": 2}]}),
         ("add", {"x": 1}),
     ]
     rng = random.Random(0)
@@ -455,3 +459,29 @@ def test_every_stop_token_may_end_a_finished_grammar(tiny_model_dir):
     ok = bits.flatten()[: tokenizer.vocab_size].bool()
     assert len(tokenizer.stop_token_ids) == 2
     assert all(ok[i] for i in tokenizer.stop_token_ids)
+
+
+@pytest.mark.parametrize(
+    ("stop", "finish", "arguments"),
+    [
+        ((), "tool_calls", '{"city": "Paris"}'),
+        (("Par",), "stop", '{"city": "'),  # the stop string cut the arguments
+        (("\n\n",), "tool_calls", '{"city": "Paris"}'),  # after the call: it is whole
+    ],
+)
+def test_a_call_cut_by_a_stop_string_does_not_finish_as_tool_calls(
+    tiny_model_dir, stop, finish, arguments
+):
+    """finish_reason "tool_calls" promises calls whose arguments are whole JSON: a stop string
+    that cuts one leaves "stop", the call as far as it got."""
+    tokenizer = Tokenizer.from_pretrained(tiny_model_dir("llama"))
+    text = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n\n'
+    params = SamplingParams(max_tokens=200, stop=stop)
+    choice = ChoiceState(0, [1], params, tokenizer, frozenset(), frozenset({"get_weather"}))
+    ids = tokenizer.encode(text, add_special_tokens=False)
+    for i, token in enumerate(ids):
+        choice.feed((token,), "stop" if i == len(ids) - 1 else None)
+        if choice.finished:
+            break
+    assert choice.finish_reason == finish
+    assert [(c.name, c.arguments) for c in choice.tool_calls] == [("get_weather", arguments)]

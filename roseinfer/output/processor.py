@@ -165,8 +165,8 @@ class ChoiceState:
         text = "".join(pieces)
         if self.tools is not None:
             text, self.new_tool_calls = self.tools.feed(text, finish_reason is not None)
-            if finish_reason == "stop" and self.tools.calls:
-                finish_reason = "tool_calls"
+            if finish_reason == "stop" and self.tools.calls and not self.tools.cut_short:
+                finish_reason = "tool_calls"  # a call cut by a stop string or id stays "stop"
         if text:
             self.pieces.append(text)
         if finish_reason is not None:

@@ -106,6 +106,9 @@ class ToolCallParser:
         self._spaces = ""  # trailing whitespace of the content, held back
         self._after_call = False  # whitespace right after a call is not content either
         self._open: _OpenCall | None = None
+        # A call's arguments were cut before they closed (max_tokens, a stop string): the
+        # call stands, its `arguments` not valid JSON.
+        self.cut_short = False
 
     def feed(self, text: str, final: bool) -> tuple[str, list[ToolCallDelta]]:
         """(content, tool-call deltas) of the choice's next text; `final` at its end."""
@@ -126,15 +129,17 @@ class ToolCallParser:
                 self._spaces = ""
                 self._buffer = self._buffer[i + len(TOOL_CALL_OPEN) :]
                 continue
-            j = self._buffer.find(TOOL_CALL_CLOSE)
-            closed = j >= 0
-            if not closed:
-                j = len(self._buffer) - (
-                    0 if final else _partial_suffix(self._buffer, TOOL_CALL_CLOSE)
-                )
-            call.text += self._buffer[:j]
-            self._buffer = self._buffer[j + len(TOOL_CALL_CLOSE) if closed else j :]
+            # The call's text runs to its close tag, which counts only past the arguments
+            # (a string argument may hold "</tool_call>"): scan them first.
+            call.text += self._buffer
+            self._buffer = ""
             deltas += call.stream(self.names, len(self.calls))
+            start = 0 if call.id is None else call.args_end  # -1: arguments still open
+            j = call.text.find(TOOL_CALL_CLOSE, start) if start >= 0 else -1
+            closed = j >= 0
+            if closed:
+                self._buffer = call.text[j + len(TOOL_CALL_CLOSE) :]
+                call.text = call.text[:j]
             if not (closed or final):
                 break
             read, delta = self._close(call, closed)
@@ -160,6 +165,7 @@ class ToolCallParser:
         index = len(self.calls)
         if call.id is not None:  # streamed: the call stands, complete or cut short
             self.calls.append(ToolCall(call.id, call.name, call.arguments))
+            self.cut_short |= call.args_end < 0
             self._after_call = True
             return "", []
         try:
