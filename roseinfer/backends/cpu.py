@@ -26,6 +26,7 @@ from roseinfer.backends.base import (
 from roseinfer.backends.cpu_attention import KernelPagedAttention, KernelStep
 from roseinfer.backends.cpu_linear import (
     KernelDenseLinear,
+    KernelDpbf16Linear,
     KernelInt8Linear,
     KernelPackedLinear,
     dense_kernel_rows,
@@ -121,6 +122,8 @@ class CpuBackend:
     ) -> nn.Module:
         if quantization is Quantization.INT8:
             return KernelInt8Linear(linear, self.kernels)
+        if KernelDpbf16Linear.fits(linear, self.kernels):
+            return KernelDpbf16Linear(linear, self.kernels)
         if can_pack(linear.weight.dtype, linear.weight.device):
             return KernelPackedLinear(linear, self.kernels)
         rows = dense_kernel_rows(self.kernels.vector_lanes())
@@ -184,7 +187,9 @@ class CpuBackend:
 
     def _decode_linear(self, module: nn.Module) -> tuple[DecodeLinear, int] | None:
         """(the C++ kernel of a linear this backend made, rows up to which it runs), or None."""
-        if isinstance(module, KernelPackedLinear | KernelInt8Linear | KernelDenseLinear):
+        if isinstance(
+            module, KernelPackedLinear | KernelDpbf16Linear | KernelInt8Linear | KernelDenseLinear
+        ):
             return module.decode_linear()
         if type(module) is nn.Linear:  # fp32/fp16 weights: aten's linear, as F.linear
             dense = self.kernels.DecodeLinear("dense", module.weight, None, module.bias)

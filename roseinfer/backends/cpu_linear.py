@@ -2,8 +2,10 @@
 
 Which kernel a layer runs is decided once, when the backend builds it, from what the CPU has:
 
-- bf16 (`KernelPackedLinear`): up to `kernel_rows` rows, `amx_linear` on CPUs with AMX (weights
-  in tiles; up to `AMX_ROWS`, prefill chunks included) or `small_batch_linear` (up to
+- bf16 on CPUs with AVX512-BF16 and no AMX (`KernelDpbf16Linear`): `dpbf16_linear` (weights
+  packed in pairs of inputs for vdpbf16ps) at every row count, the only copy of the weights.
+- other bf16 (`KernelPackedLinear`): up to `kernel_rows` rows, `amx_linear` on CPUs with AMX
+  (weights in tiles; up to `AMX_ROWS`, prefill chunks included) or `small_batch_linear` (up to
   `SMALL_BATCH_ROWS`); more rows, oneDNN's packed matmul. Both stream the weights faster than
   oneDNN and skip its set-up per call; the price is a second copy of the weights.
 - int8 (`KernelInt8Linear`): `amx_int8_linear` for bf16 models on CPUs with AMX and
@@ -94,6 +96,41 @@ class KernelPackedLinear(PackedLinear):
             kind, weight = "small_batch", self.weight
         assert weight is not None, "__init__ keeps one of tile_weight and weight"
         return self.kernels.DecodeLinear(kind, weight, None, self.bias), self.kernel_rows
+
+
+class KernelDpbf16Linear(nn.Module):
+    """bf16 on CPUs with AVX512-BF16 and no AMX: `dpbf16_linear` at every row count. It beat
+    oneDNN's packed matmul from 1 to 2,048 rows (by 1.4-1.9x at 1-8 rows, 1.2x at 32; BENCHMARKS.md,
+    session 25), so the weight is kept once, in its layout ([out/16, in/2, 16, 2])."""
+
+    def __init__(self, linear: nn.Linear, kernels: CppKernels) -> None:
+        super().__init__()
+        self.out_features = linear.out_features
+        self.packed_weight = kernels.dpbf16_pack_weight(linear.weight.detach())
+        self.bias = None if linear.bias is None else linear.bias.detach()
+        self.linear = kernels.DecodeLinear("dpbf16", self.packed_weight, None, self.bias)
+
+    @staticmethod
+    def fits(linear: nn.Linear, kernels: CppKernels) -> bool:
+        """Whether this layer runs on `dpbf16_linear` here: bf16, out % 16 == 0, in even, on a
+        CPU with AVX512-BF16 where AMX does not take bf16 layers (`amx_linear` is faster)."""
+        out_features, in_features = linear.weight.shape
+        return (
+            linear.weight.dtype == torch.bfloat16
+            and linear.weight.device.type == "cpu"
+            and kernels.dpbf16_linear_available()
+            and not kernels.amx_linear_available()
+            and out_features % 16 == 0
+            and in_features % 2 == 0
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
+        x2 = x.reshape(-1, x.shape[-1])
+        return self.linear(x2.contiguous()).view(*x.shape[:-1], self.out_features)
+
+    def decode_linear(self) -> tuple[DecodeLinear, int]:
+        """As `KernelPackedLinear.decode_linear`: the same `DecodeLinear`, at any row count."""
+        return self.linear, sys.maxsize
 
 
 class KernelDenseLinear(nn.Module):

@@ -7,7 +7,7 @@ from typing import Protocol
 from torch import Tensor
 
 class DecodeLinear:
-    """A linear layer's decode kernel and prepared weights. kind: "amx", "small_batch",
+    """A linear layer's decode kernel and prepared weights. kind: "amx", "dpbf16", "small_batch",
     "int8", "amx_int8", "vnni_int8" or "dense" (roseinfer/kernels/decode_stack.h);
     "small_batch" and "int8" run aten's fp32 linear on more than `kernel_rows` rows, the weight
     widened to fp32 for the call; "small_batch" with `packed` (an fp32 weight as
@@ -121,3 +121,6 @@ class CppKernels(Protocol):
     def vnni_int8_linear(
         self, x: Tensor, packed: Tensor, scale: Tensor, bias: Tensor | None = None
     ) -> Tensor: ...
+    def dpbf16_linear_available(self) -> bool: ...
+    def dpbf16_pack_weight(self, weight: Tensor) -> Tensor: ...  # bf16 [N, K] -> [N/16, K/2, 16, 2]
+    def dpbf16_linear(self, x: Tensor, packed: Tensor, bias: Tensor | None = None) -> Tensor: ...

@@ -70,6 +70,14 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "packed by vnni_pack_weight",
         py::arg("x"), py::arg("packed"), py::arg("scale"), py::arg("bias") = py::none(),
         py::call_guard<py::gil_scoped_release>());
+  m.def("dpbf16_linear_available", &roseinfer::dpbf16_linear_available,
+        "whether dpbf16_linear runs here (built with AVX512-BF16)");
+  m.def("dpbf16_pack_weight", &roseinfer::dpbf16_pack_weight,
+        "bf16 w [N, K] as [N/16, K/2, 16, 2] (pairs of inputs of 16 outputs), for dpbf16_linear");
+  m.def("dpbf16_linear", &roseinfer::dpbf16_linear,
+        "x @ w.T + bias for bf16 x [M, K], w packed by dpbf16_pack_weight (vdpbf16ps)",
+        py::arg("x"), py::arg("packed"), py::arg("bias") = py::none(),
+        py::call_guard<py::gil_scoped_release>());
   py::class_<roseinfer::DecodeLinear>(m, "DecodeLinear",
                                       "a linear layer's decode kernel and prepared weights")
       .def(py::init<std::string, torch::Tensor, c10::optional<torch::Tensor>,

@@ -27,6 +27,8 @@ DecodeLinear::DecodeLinear(std::string kind, torch::Tensor weight,
   } else if (kind == "int8" || kind == "amx_int8" || kind == "vnni_int8") {
     TORCH_CHECK(scale_.has_value(), "DecodeLinear: ", kind, " needs a scale");
     kind_ = kind == "int8" ? Kind::kInt8 : kind == "amx_int8" ? Kind::kAmxInt8 : Kind::kVnniInt8;
+  } else if (kind == "dpbf16") {
+    kind_ = Kind::kDpbf16;
   } else if (kind == "small_batch") {
     kind_ = Kind::kSmallBatch;
   } else if (kind == "dense") {
@@ -44,6 +46,7 @@ torch::Tensor DecodeLinear::operator()(const torch::Tensor& x) const {
       return fp32_linear(x, int8_dequantize(weight_, *scale_));
     case Kind::kAmxInt8: return amx_int8_linear(x, weight_, *scale_, bias_);
     case Kind::kVnniInt8: return vnni_int8_linear(x, weight_, *scale_, bias_);
+    case Kind::kDpbf16: return dpbf16_linear(x, weight_, bias_);
     case Kind::kSmallBatch:
       if (x.size(0) <= kernel_rows_) return small_batch_linear(x, weight_, bias_);
       if (packed_.has_value()) return onednn_linear(x);

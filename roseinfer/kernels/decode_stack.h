@@ -11,12 +11,13 @@
 namespace roseinfer {
 
 // One linear layer's decode kernel and its prepared weights: "amx" (weight packed by
-// amx_pack_weight), "int8" (int8 weight [N, K] and scale [N]; up to kernel_rows rows of x,
-// aten's fp32 linear on the widened weight beyond), "amx_int8" (int8 weight packed by
-// amx_pack_weight and scale [N]), "small_batch" (weight [N, K]; up to kernel_rows rows of x;
-// beyond, oneDNN's matmul on `packed`, the fp32 weight as torch.ops.mkldnn._reorder_linear_weight
-// packs it, or without it aten's fp32 linear on the weight widened to fp32) or "dense" (an
-// unpacked nn.Linear's weight [N, K]: aten's linear, as F.linear).
+// amx_pack_weight), "dpbf16" (bf16 weight packed by dpbf16_pack_weight), "int8" (int8 weight
+// [N, K] and scale [N]; up to kernel_rows rows of x, aten's fp32 linear on the widened weight
+// beyond), "amx_int8" (int8 weight packed by amx_pack_weight and scale [N]), "small_batch"
+// (weight [N, K]; up to kernel_rows rows of x; beyond, oneDNN's matmul on `packed`, the fp32
+// weight as torch.ops.mkldnn._reorder_linear_weight packs it, or without it aten's fp32 linear on
+// the weight widened to fp32) or "dense" (an unpacked nn.Linear's weight [N, K]: aten's linear,
+// as F.linear).
 class DecodeLinear {
  public:
   DecodeLinear(std::string kind, torch::Tensor weight, c10::optional<torch::Tensor> scale,
@@ -26,7 +27,7 @@ class DecodeLinear {
   torch::Tensor operator()(const torch::Tensor& x) const;
 
  private:
-  enum class Kind { kAmx, kInt8, kAmxInt8, kVnniInt8, kSmallBatch, kDense };
+  enum class Kind { kAmx, kDpbf16, kInt8, kAmxInt8, kVnniInt8, kSmallBatch, kDense };
   torch::Tensor fp32_linear(const torch::Tensor& x, const torch::Tensor& weight) const;
   torch::Tensor onednn_linear(const torch::Tensor& x) const;
   Kind kind_;

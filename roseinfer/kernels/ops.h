@@ -40,4 +40,8 @@ bool vnni_int8_linear_available();
 torch::Tensor vnni_pack_weight(torch::Tensor w);
 torch::Tensor vnni_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
                                c10::optional<torch::Tensor> bias);
+bool dpbf16_linear_available();
+torch::Tensor dpbf16_pack_weight(torch::Tensor w);
+torch::Tensor dpbf16_linear(torch::Tensor x, torch::Tensor packed,
+                            c10::optional<torch::Tensor> bias);
 }  // namespace roseinfer
