@@ -78,6 +78,7 @@ def main() -> None:
         (linear.PackedLinear, "forward", "linear"),
         (linear.Int8Linear, "forward", "linear"),
         (cpu_linear.KernelPackedLinear, "forward", "linear"),
+        (cpu_linear.KernelDpbf16Linear, "forward", "linear"),
         (cpu_linear.KernelDenseLinear, "forward", "linear"),
         (cpu_linear.KernelInt8Linear, "forward", "linear"),
         (attention.ReferenceAttention, "forward", "attention"),

@@ -1052,14 +1052,16 @@ def reference_prefill(q, k_cache, v_cache, tables, q_lens, ctx_lens, scale):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(
     ("block_size", "head_dim", "heads", "kv_heads"),
-    [(16, 64, 9, 3), (16, 128, 4, 4), (8, 32, 4, 2), (32, 64, 2, 1)],
+    # head_dim 40: whole 16-dim vectors and a tail (bf16 pairs' value pairing, int8 codes)
+    [(16, 64, 9, 3), (16, 128, 4, 4), (8, 32, 4, 2), (32, 64, 2, 1), (16, 40, 4, 2)],
 )
 def test_paged_prefill_attention_matches_the_reference(
     kernels, cache_dtype, dtype, block_size, head_dim, heads, kv_heads
 ):
     """Chunks after cached tokens and fresh prompts, lengths across block boundaries, blocks
     scattered through the cache; the tiles (32 queries) split a chunk unevenly. An int8 cache
-    is attended as its dequantized values (the reference path's gather)."""
+    is attended as its dequantized values (the reference path's gather). bf16 queries take the
+    bf16-pairs tile where the CPU has AVX512-BF16 (`test_bf16_prefill_takes_the_pairs_tile`)."""
     torch.manual_seed(0)
     q_lens, ctx_lens = [37, 1, 16, 5, 70], [37, 40, 16 + 33, 200, 70]
     num_blocks = 64
@@ -1092,3 +1094,20 @@ def test_paged_prefill_attention_matches_the_reference(
         with pytest.raises(RuntimeError, match="comes with k_scale and v_scale"):
             kernels.paged_prefill_attention(q, *caches[:2], tables, qsl,
                                             torch.tensor(ctx_lens), scale)  # fmt: skip
+
+
+def test_bf16_prefill_takes_the_pairs_tile_where_the_cpu_has_avx512_bf16(kernels):
+    """The fp32 tile computes bf16 inputs exactly as their fp32 values (widened, then one
+    rounding at the end); the bf16-pairs tile rounds the softmax weights to bf16 too, so its
+    outputs differ from that in some places. `dpbf16_linear_available` shares its build
+    condition (AVX512-BF16)."""
+    torch.manual_seed(0)
+    blocks, kv_heads, block_size, dim = 16, 2, 16, 64
+    caches = [torch.randn(blocks, kv_heads, block_size, dim).bfloat16() for _ in range(2)]
+    q = torch.randn(100, 4, dim).bfloat16()
+    tables = torch.randperm(blocks)[:8][None]
+    args = (tables, torch.tensor([0, 100]), torch.tensor([120]), dim**-0.5)
+    got = kernels.paged_prefill_attention(q, *caches, *args)
+    widened = kernels.paged_prefill_attention(q.float(), *(c.float() for c in caches), *args)
+    torch.testing.assert_close(got.float(), widened, atol=1e-2, rtol=1e-2)
+    assert torch.equal(got, widened.bfloat16()) != kernels.dpbf16_linear_available()

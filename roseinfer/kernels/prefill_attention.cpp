@@ -9,79 +9,27 @@
 // softmax keeps every row's max and sum in registers. GCC's vector extensions over fixed-size
 // tiles: the same source runs AVX2 on one CPU and AVX-512 on another (-march=native). Caches of
 // the queries' dtype or int8: fp32 rows are read in place, the others widened to fp32 once per
-// key tile and task (an int8 row times its scale).
+// key tile and task (an int8 row times its scale). Where the CPU has AVX512-BF16, bf16 queries
+// take the tile of prefill_dpbf16.h instead: the same order, its products on bf16 pairs.
 #include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
-#include <cstring>
-#include <limits>
 #include <type_traits>
 #include <vector>
 
-#include "attention_kv.h"
-#include "lane_rows.h"
-#include "vec.h"
+#include "prefill_attention.h"
+#include "prefill_dpbf16.h"
 
 namespace roseinfer {
 namespace {
 
-constexpr int64_t kQueryTile = 32;  // queries per task: G * 32 rows share each key tile's load
-constexpr int64_t kKeyTile = 64;  // keys per step of the online softmax (whole cache blocks)
-
-// The products' register tiles: kRowVecs registers of query rows by kKeyBlock keys (scores) or
-// by kDimBlock head dims (outputs), as many accumulators as the register file leaves room for.
-using lanes::kLanes, lanes::vfloat, lanes::vint, lanes::vload, lanes::vstore, lanes::vsplat;
-#if defined(__AVX512F__)
-constexpr int kRowVecs = 2, kKeyBlock = 8, kDimBlock = 8;
-#else
-constexpr int kRowVecs = 2, kKeyBlock = 6, kDimBlock = 6;
-#endif
-constexpr int64_t kRowBlock = kRowVecs * kLanes;  // a task's rows are padded to a multiple
-
-// e^x for x <= 0 (scores minus their row's max), as exp16 computes it: 2^n * 2^f with 2^f by
-// its degree-6 Taylor polynomial (relative error < 2e-7), n rounded to nearest by adding and
-// taking away 1.5 * 2^23 (exact for |x| < 2^22); x clamped to -87, where e^x is still normal.
-inline vfloat exp_nonpositive(vfloat x) {
-  x = x < -87.0f ? vfloat{} - 87.0f : x;
-  const vfloat t = x * 1.44269504088896341f;
-  const vfloat n = (t + 12582912.0f) - 12582912.0f;
-  const vfloat f = t - n;
-  vfloat p = vfloat{} + kExp2Poly[0];
-  for (int i = 1; i < 7; ++i) p = p * f + kExp2Poly[i];
-  const vint bits = (__builtin_convertvector(n, vint) + 127) << 23;  // 2^n, n in [-126, 0]
-  vfloat scale;
-  std::memcpy(&scale, &bits, sizeof(scale));
-  return p * scale;
-}
-
-// A task's scratch, fp32, query rows along the vectors' lanes (the rows padded to kRowBlock):
-// its scaled queries and outputs transposed ([D][RP]), the rows' running max and sum, a key
-// tile's scores and then weights ([keys][RP]), and key/value rows widened from the cache where
-// it does not hold fp32.
-struct Scratch {
-  std::vector<float> qt, ot, m, l, pos, st, k, v, zero;
-  std::vector<const float*> krow, vrow;
-  void size(int64_t RP, int64_t D, int64_t KP) {
-    qt.resize(D * RP);
-    ot.resize(D * RP);
-    m.resize(RP);
-    l.resize(RP);
-    pos.resize(RP);
-    st.resize(KP * RP);
-    k.resize(KP * D);
-    v.resize(KP * D);
-    zero.assign(D, 0.f);
-    krow.resize(KP);
-    vrow.resize(KP);
-  }
-};
+using namespace prefill;
 
 // ot[d0 + i][c + r] += sum over j < n of value[j][d0 + i] * st[j][c + r] for DB dims: each load
 // of a key's weights shared by the DB dims.
 template <int DB>
-inline void dim_block_values(const float* __restrict st, int64_t RP, const float* const* value,
+[[gnu::noinline]] void dim_block_values(const float* __restrict st, int64_t RP, const float* const* value,
                              int64_t n, float* __restrict ot, int64_t c, int64_t d0) {
   vfloat acc[DB][kRowVecs];
   for (int i = 0; i < DB; ++i)
@@ -97,62 +45,6 @@ inline void dim_block_values(const float* __restrict st, int64_t RP, const float
   }
   for (int i = 0; i < DB; ++i)
     for (int r = 0; r < kRowVecs; ++r) vstore(ot + (d0 + i) * RP + c + r * kLanes, acc[i][r]);
-}
-
-// The online softmax of kLanes rows from row c over a tile's n keys at positions t0..: scores
-// into weights exp(s - new max) in place, zero past a row's own position where `causal`
-// (the tile reaches past the first row's position); each row's max m and sum l updated and its
-// outputs rescaled as the max grows.
-inline void softmax_rows(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int64_t t0,
-                         bool causal) {
-  const vfloat pos = vload(w.pos.data() + c) - static_cast<float>(t0);  // last key seen, in tile
-  const vfloat m = vload(w.m.data() + c);
-  float* s = w.st.data() + c;
-  vfloat mx = m;
-  for (int64_t j = 0; j < n; ++j) {
-    vfloat x = vload(s + j * RP);
-    if (causal) x = static_cast<float>(j) <= pos ? x : vfloat{} - INFINITY;
-    mx = x > mx ? x : mx;
-  }
-  const vfloat alpha = exp_nonpositive(m - mx);  // ~0 for the first tile: m = -inf
-  vfloat sum = {};
-  for (int64_t j = 0; j < n; ++j) {
-    vfloat e = exp_nonpositive(vload(s + j * RP) - mx);
-    if (causal) e = static_cast<float>(j) <= pos ? e : vfloat{};
-    vstore(s + j * RP, e);
-    sum += e;
-  }
-  vstore(w.l.data() + c, vload(w.l.data() + c) * alpha + sum);
-  vstore(w.m.data() + c, mx);
-  for (int64_t d = 0; d < D; ++d) {
-    float* o = w.ot.data() + d * RP + c;
-    vstore(o, vload(o) * alpha);
-  }
-}
-
-// dst[0, n) = src[0, n) widened to fp32, times `scale`.
-template <typename C>
-inline void widen_row(const C* src, int64_t n, float scale, float* dst) {
-  int64_t d = 0;
-#if defined(ROSEINFER_VECF)
-  for (; d + kVecLanes <= n; d += kVecLanes)
-    vstore(dst + d, static_cast<vfloat>(vec_load(src + d)) * scale);
-#endif
-  for (; d < n; ++d) dst[d] = to_float(src[d]) * scale;
-}
-
-// Row `row` of an int8 cache block's keys ([D/4][block_size][4], each byte plus 128) as D fp32
-// values times `scale`: 4 inputs at a time.
-inline void widen_int8_key(const int8_t* block, int64_t row, int64_t D, int64_t BS, float scale,
-                           float* dst) {
-  typedef int8_t v4i8 __attribute__((vector_size(4)));
-  typedef float v4f __attribute__((vector_size(4 * sizeof(float))));
-  for (int64_t d = 0; d < D; d += 4) {
-    v4i8 b;
-    std::memcpy(&b, block + attention::int8_key_at(row, d, BS), sizeof(b));
-    const v4f x = __builtin_convertvector(b ^ static_cast<int8_t>(-128), v4f) * scale;
-    std::memcpy(dst + d, &x, sizeof(x));
-  }
 }
 
 // Key and value rows t0..t0 + n - 1 of one (sequence, KV head) as fp32 rows: pointers into the
@@ -183,18 +75,14 @@ void tile_rows(const attention::KVView<C>& kv, int64_t t0, int64_t n, int64_t D,
   }
 }
 
-struct Layout {
-  int64_t H, KVH, D, BS;
-  int64_t q_stride;  // elements between q's rows (a view of the fused qkv output, say)
-  float scale;
-};
-
 // One task: queries [first, first + count) of a sequence (rows `q_row0`.. of q, at positions
 // pos0..), the G query heads of KV head `kvh`, against the sequence's keys 0..pos of each.
 // Rows along the lanes: a key element is broadcast to them from its row in place, and the
-// softmax runs down each tile's keys with every row's max and sum in a register.
+// softmax runs down each tile's keys with every row's max and sum in a register. Not inlined
+// (nor its products): inlined into the task loop, GCC spilled the products' accumulators to the
+// stack, 1.5x slower in an AVX2 build (BENCHMARKS.md, session 25).
 template <typename T, typename C>
-void attend_tile(const T* q, T* out, const attention::KVView<C>& kv, int64_t q_row0,
+[[gnu::noinline]] void attend_tile(const T* q, T* out, const attention::KVView<C>& kv, int64_t q_row0,
                  int64_t count, int64_t pos0, int64_t kvh, const Layout& L, Scratch& w) {
   const int64_t G = L.H / L.KVH, D = L.D, BS = L.BS, rows = count * G;
   const int64_t RP = (rows + kRowBlock - 1) / kRowBlock * kRowBlock;
@@ -202,19 +90,20 @@ void attend_tile(const T* q, T* out, const attention::KVView<C>& kv, int64_t q_r
   // blocks of the scores, whose extra keys read zeros.
   const int64_t KT = kKeyTile % BS == 0 ? kKeyTile : BS;
   const int64_t KP = (KT + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
-  w.size(RP, D, KP);
-  // row r = i * G + g: query i of the tile, head kvh * G + g; the padding rows repeat the last
-  // row's position and have zero queries (their outputs are dropped).
-  std::fill(w.qt.begin(), w.qt.end(), 0.f);
+  w.start(rows, RP, D, KP, G, pos0);
+  w.qt.assign(D * RP, 0.f);
+  w.k.resize(KP * D);
+  w.v.resize(KP * D);
+  w.zero.assign(D, 0.f);
+  w.krow.resize(KP);
+  w.vrow.resize(KP);
+  // row r = i * G + g: query i of the tile, head kvh * G + g; the padding rows have zero queries
+  // (their outputs are dropped).
   for (int64_t i = 0; i < count; ++i)
     for (int64_t g = 0; g < G; ++g) {
       const T* src = q + (q_row0 + i) * L.q_stride + (kvh * G + g) * D;
       for (int64_t d = 0; d < D; ++d) w.qt[d * RP + i * G + g] = to_float(src[d]) * L.scale;
     }
-  for (int64_t r = 0; r < RP; ++r) w.pos[r] = static_cast<float>(pos0 + std::min(r, rows - 1) / G);
-  std::fill(w.ot.begin(), w.ot.end(), 0.f);
-  std::fill(w.m.begin(), w.m.end(), -std::numeric_limits<float>::infinity());
-  std::fill(w.l.begin(), w.l.end(), 0.f);
   const int64_t last = pos0 + count - 1;  // the tile's last query sees keys 0..last
   for (int64_t t0 = 0; t0 <= last; t0 += KT) {
     const int64_t n = std::min(KT, last + 1 - t0);  // keys of this tile anyone sees
@@ -237,13 +126,7 @@ void attend_tile(const T* q, T* out, const attention::KVView<C>& kv, int64_t q_r
         dim_block_values<1>(w.st.data(), RP, w.vrow.data(), n, w.ot.data(), c, d);
     }
   }
-  for (int64_t i = 0; i < count; ++i)
-    for (int64_t g = 0; g < G; ++g) {
-      const int64_t r = i * G + g;
-      const float inv = 1.f / w.l[r];
-      T* dst = out + ((q_row0 + i) * L.H + kvh * G + g) * D;
-      for (int64_t d = 0; d < D; ++d) dst[d] = static_cast<T>(w.ot[d * RP + r] * inv);
-    }
+  write_outputs(w, RP, out, q_row0, count, kvh, L);
 }
 
 }  // namespace
@@ -329,7 +212,14 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
                                         BS,
                                         block_stride,
                                         L.KVH * BS};
-          attend_tile(qp, op, kv, qs[task.seq] + task.first, task.count, pos0, h, L, scratch);
+          const int64_t q_row0 = qs[task.seq] + task.first;
+          if constexpr (kPairsTile && std::is_same_v<T, c10::BFloat16> && !std::is_same_v<C, float>) {
+            if (L.D % 2 == 0) {
+              attend_tile_pairs(qp, op, kv, q_row0, task.count, pos0, h, L, scratch);
+              continue;
+            }
+          }
+          attend_tile(qp, op, kv, q_row0, task.count, pos0, h, L, scratch);
         }
       });
     };

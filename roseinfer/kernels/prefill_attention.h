@@ -1,0 +1,156 @@
+// The prefill attention kernel's shared pieces (prefill_attention.cpp runs it; its fp32 tile and
+// the bf16-pairs tile of prefill_dpbf16.h share them): a task is one (sequence, KV head, up to
+// kQueryTile queries), its G query heads' rows along the vectors' lanes, fp32 online softmax
+// over tiles of kKeyTile keys, its outputs accumulated transposed ([D][RP]) and written at the
+// end.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "attention_kv.h"
+#include "lane_rows.h"
+#include "vec.h"
+
+namespace roseinfer::prefill {
+
+constexpr int64_t kQueryTile = 32;  // queries per task: G * 32 rows share each key tile's load
+constexpr int64_t kKeyTile = 64;    // keys per step of the online softmax (whole cache blocks)
+
+// The products' register tiles: kRowVecs registers of query rows by kKeyBlock keys (scores) or
+// by kDimBlock head dims (outputs), as many accumulators as the register file leaves room for.
+using lanes::kLanes, lanes::vfloat, lanes::vint, lanes::vload, lanes::vstore, lanes::vsplat;
+#if defined(__AVX512F__)
+constexpr int kRowVecs = 2, kKeyBlock = 8, kDimBlock = 8;
+#else
+constexpr int kRowVecs = 2, kKeyBlock = 6, kDimBlock = 6;
+#endif
+constexpr int64_t kRowBlock = kRowVecs * kLanes;  // a task's rows are padded to a multiple
+
+struct Layout {
+  int64_t H, KVH, D, BS;
+  int64_t q_stride;  // elements between q's rows (a view of the fused qkv output, say)
+  float scale;
+};
+
+// e^x for x <= 0 (scores minus their row's max), as exp16 computes it: 2^n * 2^f with 2^f by
+// its degree-6 Taylor polynomial (relative error < 2e-7), n rounded to nearest by adding and
+// taking away 1.5 * 2^23 (exact for |x| < 2^22); x clamped to -87, where e^x is still normal.
+inline vfloat exp_nonpositive(vfloat x) {
+  x = x < -87.0f ? vfloat{} - 87.0f : x;
+  const vfloat t = x * 1.44269504088896341f;
+  const vfloat n = (t + 12582912.0f) - 12582912.0f;
+  const vfloat f = t - n;
+  vfloat p = vfloat{} + kExp2Poly[0];
+  for (int i = 1; i < 7; ++i) p = p * f + kExp2Poly[i];
+  const vint bits = (__builtin_convertvector(n, vint) + 127) << 23;  // 2^n, n in [-126, 0]
+  vfloat scale;
+  std::memcpy(&scale, &bits, sizeof(scale));
+  return p * scale;
+}
+
+// A task's scratch, query rows along the vectors' lanes (the rows padded to kRowBlock): its
+// outputs transposed ([D][RP], fp32), the rows' running max and sum and positions, a key tile's
+// scores and then weights ([keys][RP], fp32), and what each tile kind keeps of its operands.
+struct Scratch {
+  std::vector<float> ot, m, l, pos, st;
+  // fp32 tile: scaled queries ([D][RP]), key/value rows widened from the cache where it does
+  // not hold fp32, and a zero row for the key blocks' padding.
+  std::vector<float> qt, k, v, zero;
+  std::vector<const float*> krow, vrow;
+  // bf16-pairs tile (prefill_dpbf16.h): queries and weights as bf16 pairs ([D/2][RP],
+  // [keys/2][RP]), values paired by key ([keys/2][D]), an int8 cache's codes as bf16 and its
+  // row scales.
+  std::vector<uint32_t> qp, pp, vt, zero_pairs;
+  std::vector<c10::BFloat16> kb, vb;
+  std::vector<float> ks, vs;
+  std::vector<int8_t> codes;
+  std::vector<const uint32_t*> kpairs;
+  std::vector<const c10::BFloat16*> vrow_bf16;
+
+  // Sizes the parts both tiles use, and sets the rows' positions (the padding rows repeat the
+  // last row's), max (-inf), sum and outputs (0) for a task's `rows` rows, row r = i * G + g.
+  void start(int64_t rows, int64_t RP, int64_t D, int64_t KP, int64_t G, int64_t pos0) {
+    ot.assign(D * RP, 0.f);
+    m.assign(RP, -std::numeric_limits<float>::infinity());
+    l.assign(RP, 0.f);
+    pos.resize(RP);
+    for (int64_t r = 0; r < RP; ++r) pos[r] = static_cast<float>(pos0 + std::min(r, rows - 1) / G);
+    st.resize(KP * RP);
+  }
+};
+
+// The online softmax of kLanes rows from row c over a tile's n keys at positions t0..: scores
+// into weights exp(s - new max) in place, zero past a row's own position where `causal`
+// (the tile reaches past the first row's position); each row's max m and sum l updated and its
+// outputs rescaled as the max grows.
+inline void softmax_rows(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int64_t t0,
+                         bool causal) {
+  const vfloat pos = vload(w.pos.data() + c) - static_cast<float>(t0);  // last key seen, in tile
+  const vfloat m = vload(w.m.data() + c);
+  float* s = w.st.data() + c;
+  vfloat mx = m;
+  for (int64_t j = 0; j < n; ++j) {
+    vfloat x = vload(s + j * RP);
+    if (causal) x = static_cast<float>(j) <= pos ? x : vfloat{} - INFINITY;
+    mx = x > mx ? x : mx;
+  }
+  const vfloat alpha = exp_nonpositive(m - mx);  // ~0 for the first tile: m = -inf
+  vfloat sum = {};
+  for (int64_t j = 0; j < n; ++j) {
+    vfloat e = exp_nonpositive(vload(s + j * RP) - mx);
+    if (causal) e = static_cast<float>(j) <= pos ? e : vfloat{};
+    vstore(s + j * RP, e);
+    sum += e;
+  }
+  vstore(w.l.data() + c, vload(w.l.data() + c) * alpha + sum);
+  vstore(w.m.data() + c, mx);
+  for (int64_t d = 0; d < D; ++d) {
+    float* o = w.ot.data() + d * RP + c;
+    vstore(o, vload(o) * alpha);
+  }
+}
+
+// out[(q_row0 + i) * H + kvh * G + g] = the task's outputs over their row's sum, in T.
+template <typename T>
+void write_outputs(const Scratch& w, int64_t RP, T* out, int64_t q_row0, int64_t count,
+                   int64_t kvh, const Layout& L) {
+  const int64_t G = L.H / L.KVH, D = L.D;
+  for (int64_t i = 0; i < count; ++i)
+    for (int64_t g = 0; g < G; ++g) {
+      const int64_t r = i * G + g;
+      const float inv = 1.f / w.l[r];
+      T* dst = out + ((q_row0 + i) * L.H + kvh * G + g) * D;
+      for (int64_t d = 0; d < D; ++d) dst[d] = static_cast<T>(w.ot[d * RP + r] * inv);
+    }
+}
+
+// dst[0, n) = src[0, n) widened to fp32, times `scale`.
+template <typename C>
+inline void widen_row(const C* src, int64_t n, float scale, float* dst) {
+  int64_t d = 0;
+#if defined(ROSEINFER_VECF)
+  for (; d + kVecLanes <= n; d += kVecLanes)
+    vstore(dst + d, static_cast<vfloat>(vec_load(src + d)) * scale);
+#endif
+  for (; d < n; ++d) dst[d] = to_float(src[d]) * scale;
+}
+
+// Row `row` of an int8 cache block's keys ([D/4][block_size][4], each byte plus 128) as D fp32
+// values times `scale`: 4 inputs at a time.
+inline void widen_int8_key(const int8_t* block, int64_t row, int64_t D, int64_t BS, float scale,
+                           float* dst) {
+  typedef int8_t v4i8 __attribute__((vector_size(4)));
+  typedef float v4f __attribute__((vector_size(4 * sizeof(float))));
+  for (int64_t d = 0; d < D; d += 4) {
+    v4i8 b;
+    std::memcpy(&b, block + attention::int8_key_at(row, d, BS), sizeof(b));
+    const v4f x = __builtin_convertvector(b ^ static_cast<int8_t>(-128), v4f) * scale;
+    std::memcpy(dst + d, &x, sizeof(x));
+  }
+}
+
+}  // namespace roseinfer::prefill

@@ -1,0 +1,229 @@
+// The prefill kernel's tile for bf16 queries on CPUs with AVX512-BF16 (prefill_attention.cpp
+// takes it there, for bf16 and int8 caches): both products by vdpbf16ps, which multiplies 32
+// bf16 pairs per instruction, twice an fp32 FMA's 16. The rows stay along the lanes, as in the
+// fp32 tile; what the instruction sums are pairs:
+//
+// - scores: a lane holds a row's queries d, d + 1 (the task's queries transposed once, as
+//   pairs: [D/2][RP]), times one key's pair d, d + 1 broadcast from its row in place (a 32-bit
+//   load: bf16 caches are read as they lie);
+// - outputs: a lane holds a row's weights of keys j, j + 1 ([keys/2][RP], the softmax's fp32
+//   weights rounded to bf16, as flash attention's P), times the values of those keys at dim d,
+//   paired once per key tile ([keys/2][D]) and broadcast.
+//
+// An int8 cache's codes are exact in bf16: its rows are converted per key tile, and their
+// scales multiply the scores and the weights in fp32, so they add no rounding of their own.
+//
+// The softmax, its max and sum, and the outputs' sums stay fp32 (prefill_attention.h).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "prefill_attention.h"
+
+namespace roseinfer::prefill {
+
+#if defined(__AVX512BF16__) && defined(__AVX512BW__)
+constexpr bool kPairsTile = true;
+
+// st[j][c + r] = scale * key_scale[j] * sum over pairs p of qp[p][c + r] . key[j][p] for NB
+// keys (key_scale null: 1) and kRowVecs vectors of rows from c: each load of the queries shared
+// by the NB keys.
+template <int NB>
+[[gnu::noinline]] void pair_scores(const uint32_t* __restrict qp, int64_t RP, const uint32_t* const* key,
+                        const float* key_scale, int64_t pairs, float scale, float* __restrict st,
+                        int64_t c) {
+  __m512 acc[NB][kRowVecs];
+  for (int j = 0; j < NB; ++j)
+    for (int r = 0; r < kRowVecs; ++r) acc[j][r] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < pairs; ++p) {
+    __m512bh x[kRowVecs];
+    for (int r = 0; r < kRowVecs; ++r)
+      x[r] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(qp + p * RP + c + r * kLanes));
+    for (int j = 0; j < NB; ++j) {
+      const __m512bh e = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(key[j][p])));
+      for (int r = 0; r < kRowVecs; ++r) acc[j][r] = _mm512_dpbf16_ps(acc[j][r], x[r], e);
+    }
+  }
+  for (int j = 0; j < NB; ++j) {
+    const __m512 s = _mm512_set1_ps(key_scale == nullptr ? scale : scale * key_scale[j]);
+    for (int r = 0; r < kRowVecs; ++r)
+      _mm512_storeu_ps(st + j * RP + c + r * kLanes, _mm512_mul_ps(acc[j][r], s));
+  }
+}
+
+// ot[d0 + i][c + r] += sum over key pairs k < np of pp[k][c + r] . vt[k][d0 + i] for DB dims:
+// each load of the weights shared by the DB dims.
+template <int DB>
+[[gnu::noinline]] void pair_values(const uint32_t* __restrict pp, int64_t RP, const uint32_t* __restrict vt,
+                        int64_t D, int64_t np, float* __restrict ot, int64_t c, int64_t d0) {
+  __m512 acc[DB][kRowVecs];
+  for (int i = 0; i < DB; ++i)
+    for (int r = 0; r < kRowVecs; ++r) acc[i][r] = _mm512_loadu_ps(ot + (d0 + i) * RP + c + r * kLanes);
+  for (int64_t k = 0; k < np; ++k) {
+    __m512bh p[kRowVecs];
+    for (int r = 0; r < kRowVecs; ++r)
+      p[r] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(pp + k * RP + c + r * kLanes));
+    for (int i = 0; i < DB; ++i) {
+      const __m512bh e = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(vt[k * D + d0 + i])));
+      for (int r = 0; r < kRowVecs; ++r) acc[i][r] = _mm512_dpbf16_ps(acc[i][r], p[r], e);
+    }
+  }
+  for (int i = 0; i < DB; ++i)
+    for (int r = 0; r < kRowVecs; ++r) _mm512_storeu_ps(ot + (d0 + i) * RP + c + r * kLanes, acc[i][r]);
+}
+
+// The bits of fp32 lanes rounded to bf16 (nearest even) in their upper 16 bits; for softmax
+// weights, which are never NaN.
+inline __m512i bf16_rounded_bits(__m512 v) {
+  const __m512i bits = _mm512_castps_si512(v);
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+  return _mm512_add_epi32(bits, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
+}
+
+// pp[k][r] = (weight of key 2k, weight of key 2k + 1) of row r, each times its value_scale
+// (null: 1), as a bf16 pair, for the tile's n keys (an odd n's last pair ends in 0).
+inline void pair_weights(const float* st, int64_t RP, int64_t n, const float* value_scale,
+                         uint32_t* pp) {
+  const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+  auto weights = [&](int64_t j, int64_t c) {
+    const __m512 e = _mm512_loadu_ps(st + j * RP + c);
+    return bf16_rounded_bits(value_scale == nullptr ? e : _mm512_mul_ps(e, _mm512_set1_ps(value_scale[j])));
+  };
+  for (int64_t k = 0; 2 * k < n; ++k)
+    for (int64_t c = 0; c < RP; c += kLanes) {
+      const __m512i lo = _mm512_srli_epi32(weights(2 * k, c), 16);
+      const __m512i hi =
+          2 * k + 1 < n ? _mm512_and_si512(weights(2 * k + 1, c), high) : _mm512_setzero_si512();
+      _mm512_storeu_si512(pp + k * RP + c, _mm512_or_si512(lo, hi));
+    }
+}
+
+// vt[k][d] = (value[2k][d], value[2k + 1][d]) as a bf16 pair for the tile's n keys (an odd n's
+// last pair ends in 0): 16 dims per step.
+inline void pair_values_by_key(const c10::BFloat16* const* value, int64_t n, int64_t D,
+                               uint32_t* vt) {
+  for (int64_t k = 0; 2 * k < n; ++k) {
+    const auto* a = reinterpret_cast<const uint16_t*>(value[2 * k]);
+    const auto* b = 2 * k + 1 < n ? reinterpret_cast<const uint16_t*>(value[2 * k + 1]) : nullptr;
+    uint32_t* dst = vt + k * D;
+    int64_t d = 0;
+    for (; d + 16 <= D; d += 16) {
+      const __m512i lo = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + d)));
+      const __m512i hi = b == nullptr ? _mm512_setzero_si512()
+                                      : _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(
+                                                              reinterpret_cast<const __m256i*>(b + d))),
+                                                          16);
+      _mm512_storeu_si512(dst + d, _mm512_or_si512(lo, hi));
+    }
+    for (; d < D; ++d) dst[d] = a[d] | (b == nullptr ? 0u : uint32_t(b[d]) << 16);
+  }
+}
+
+// n int8 codes as bf16, exactly (|code| <= 128 needs 8 bits): 16 at a time.
+inline void int8_codes_to_bf16(const int8_t* src, int64_t n, c10::BFloat16* dst) {
+  int64_t d = 0;
+  for (; d + 16 <= n; d += 16) {
+    const __m512 f = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + d))));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + d), reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(f)));
+  }
+  for (; d < n; ++d) dst[d] = static_cast<c10::BFloat16>(static_cast<float>(src[d]));
+}
+
+// An int8 cache's rows t0..t0 + n - 1 as bf16 codes (exact) and their scales: keys into w.kb
+// and w.ks, values into w.vb and w.vs, row j at j * D. The scales then multiply the scores and
+// the weights in fp32, so the codes pass through bf16 unrounded.
+inline void int8_rows(const attention::KVView<int8_t>& kv, int64_t t0, int64_t n, int64_t D,
+                      Scratch& w) {
+  const int64_t BS = kv.block_size;
+  std::vector<int8_t>& codes = w.codes;
+  codes.resize(D);
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t t = t0 + j, b = t / BS, row = t % BS;
+    const int8_t* keys = kv.k_block(b);
+    for (int64_t d = 0; d < D; d += 4) {  // [D/4][block_size][4], each byte plus 128
+      uint32_t four;
+      std::memcpy(&four, keys + attention::int8_key_at(row, d, BS), sizeof(four));
+      four ^= 0x80808080u;
+      std::memcpy(codes.data() + d, &four, sizeof(four));
+    }
+    int8_codes_to_bf16(codes.data(), D, w.kb.data() + j * D);
+    int8_codes_to_bf16(kv.v_block(b) + row * D, D, w.vb.data() + j * D);
+    w.ks[j] = kv.k_scales(b)[row];
+    w.vs[j] = kv.v_scales(b)[row];
+  }
+}
+
+// As attend_tile (prefill_attention.cpp) for bf16 queries and a bf16 or int8 cache (D even),
+// its products on bf16 pairs; not inlined either.
+template <typename C>
+[[gnu::noinline]] void attend_tile_pairs(const c10::BFloat16* q, c10::BFloat16* out,
+                       const attention::KVView<C>& kv, int64_t q_row0, int64_t count,
+                       int64_t pos0, int64_t kvh, const Layout& L, Scratch& w) {
+  static_assert(std::is_same_v<C, c10::BFloat16> || std::is_same_v<C, int8_t>);
+  const int64_t G = L.H / L.KVH, D = L.D, BS = L.BS, rows = count * G, pairs = D / 2;
+  const int64_t RP = (rows + kRowBlock - 1) / kRowBlock * kRowBlock;
+  const int64_t KT = kKeyTile % BS == 0 ? kKeyTile : BS;
+  const int64_t KP = (KT + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
+  w.start(rows, RP, D, KP, G, pos0);
+  w.qp.assign(pairs * RP, 0u);
+  w.pp.resize((KP / 2 + 1) * RP);
+  w.vt.resize((KP / 2 + 1) * D);
+  w.zero_pairs.assign(pairs, 0u);
+  w.kpairs.resize(KP);
+  w.vrow_bf16.resize(KP);
+  const bool int8_cache = std::is_same_v<C, int8_t>;
+  if (int8_cache) {
+    w.kb.resize(KP * D);
+    w.vb.resize(KP * D);
+    w.ks.assign(KP, 0.f);
+    w.vs.resize(KP);
+  }
+  for (int64_t i = 0; i < count; ++i)
+    for (int64_t g = 0; g < G; ++g) {
+      const auto* src = reinterpret_cast<const uint32_t*>(q + (q_row0 + i) * L.q_stride + (kvh * G + g) * D);
+      for (int64_t p = 0; p < pairs; ++p) w.qp[p * RP + i * G + g] = src[p];
+    }
+  const int64_t last = pos0 + count - 1;
+  for (int64_t t0 = 0; t0 <= last; t0 += KT) {
+    const int64_t n = std::min(KT, last + 1 - t0);
+    if constexpr (std::is_same_v<C, int8_t>) int8_rows(kv, t0, n, D, w);
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t t = t0 + j;
+      const c10::BFloat16* krow;
+      if constexpr (std::is_same_v<C, int8_t>) {
+        krow = w.kb.data() + j * D;
+        w.vrow_bf16[j] = w.vb.data() + j * D;
+      } else {
+        krow = kv.k_block(t / BS) + (t % BS) * D;
+        w.vrow_bf16[j] = kv.v_block(t / BS) + (t % BS) * D;
+      }
+      w.kpairs[j] = reinterpret_cast<const uint32_t*>(krow);
+    }
+    const int64_t nk = (n + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
+    std::fill(w.kpairs.begin() + n, w.kpairs.begin() + nk, w.zero_pairs.data());
+    for (int64_t c = 0; c < RP; c += kRowBlock)
+      for (int64_t j = 0; j < nk; j += kKeyBlock)
+        pair_scores<kKeyBlock>(w.qp.data(), RP, w.kpairs.data() + j,
+                               int8_cache ? w.ks.data() + j : nullptr, pairs, L.scale,
+                               w.st.data() + j * RP, c);
+    const bool causal = t0 + n - 1 > pos0;
+    for (int64_t c = 0; c < RP; c += kLanes) softmax_rows(w, RP, D, c, n, t0, causal);
+    pair_weights(w.st.data(), RP, n, int8_cache ? w.vs.data() : nullptr, w.pp.data());
+    pair_values_by_key(w.vrow_bf16.data(), n, D, w.vt.data());
+    const int64_t np = (n + 1) / 2;
+    for (int64_t c = 0; c < RP; c += kRowBlock) {
+      int64_t d = 0;
+      for (; d + kDimBlock <= D; d += kDimBlock)
+        pair_values<kDimBlock>(w.pp.data(), RP, w.vt.data(), D, np, w.ot.data(), c, d);
+      for (; d + 2 <= D; d += 2)
+        pair_values<2>(w.pp.data(), RP, w.vt.data(), D, np, w.ot.data(), c, d);
+    }
+  }
+  write_outputs(w, RP, out, q_row0, count, kvh, L);
+}
+#else
+constexpr bool kPairsTile = false;
+#endif
+
+}  // namespace roseinfer::prefill
