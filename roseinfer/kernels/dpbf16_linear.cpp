@@ -36,8 +36,9 @@ inline void row_tile(const uint32_t* x, int64_t x_stride, const uint32_t* w, int
     __m512bh wv[T];
     for (int t = 0; t < T; ++t) {
       const uint32_t* tile = w + t * tile_stride + p * 16;
-      // 2 KB ahead in each tile's stream, for the first row tile (the others read L2).
-      _mm_prefetch(reinterpret_cast<const char*>(tile + 512), _MM_HINT_T0);
+      // 4 KB ahead in each tile's stream into L2, for the first row tile (the others read L2):
+      // 5-9 % faster at 1-32 rows than 2 KB into L1, or 8 KB (BENCHMARKS.md, session 25).
+      prefetch_l2(tile + 1024);
       wv[t] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(tile));
     }
     for (int r = 0; r < R; ++r) {
