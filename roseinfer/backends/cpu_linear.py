@@ -100,8 +100,9 @@ class KernelPackedLinear(PackedLinear):
 
 class KernelDpbf16Linear(nn.Module):
     """bf16 on CPUs with AVX512-BF16 and no AMX: `dpbf16_linear` at every row count. It beat
-    oneDNN's packed matmul from 1 to 2,048 rows (by 1.4-1.9x at 1-8 rows, 1.2x at 32; BENCHMARKS.md,
-    session 25), so the weight is kept once, in its layout ([out/16, in/2, 16, 2])."""
+    oneDNN's packed matmul from 1 to 2,048 rows (1.5-1.9x at 1-8 rows, 1.26x at 32-64, 1.02x at
+    2,048; BENCHMARKS.md, session 25), so the weight is kept once, in its layout
+    ([out/16, in/2, 16, 2])."""
 
     def __init__(self, linear: nn.Linear, kernels: CppKernels) -> None:
         super().__init__()
