@@ -33,6 +33,7 @@ from roseinfer.backends.cpu_linear import (
 )
 from roseinfer.layers.activation import silu_and_mul
 from roseinfer.layers.attention import ReferenceAttention
+from roseinfer.layers.huge_pages import HugePageArena
 from roseinfer.layers.linear import can_pack, replace_linears
 from roseinfer.layers.norm import add_rms_norm, rms_norm
 from roseinfer.layers.sampler import greedy_argmax
@@ -76,6 +77,8 @@ class CpuBackend:
             if options.attention is AttentionChoice.REFERENCE
             else KernelPagedAttention(kernels)
         )
+        # The weights the linears pack, in 2 MB pages (layers/huge_pages.py).
+        self.weights = HugePageArena()
 
     # ---- layer ops: the kernels take the shapes the models pass; anything else, PyTorch ----
     def rms_norm(self, x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
@@ -121,11 +124,11 @@ class CpuBackend:
         self, linear: nn.Linear, quantization: Quantization, lm_head: bool = False
     ) -> nn.Module:
         if quantization is Quantization.INT8:
-            return KernelInt8Linear(linear, self.kernels)
+            return KernelInt8Linear(linear, self.kernels, self.weights)
         if KernelDpbf16Linear.fits(linear, self.kernels):
-            return KernelDpbf16Linear(linear, self.kernels)
+            return KernelDpbf16Linear(linear, self.kernels, self.weights)
         if can_pack(linear.weight.dtype, linear.weight.device):
-            return KernelPackedLinear(linear, self.kernels)
+            return KernelPackedLinear(linear, self.kernels, self.weights)
         rows = dense_kernel_rows(self.kernels.vector_lanes())
         if rows == 0:
             return linear  # F.linear (the decoder stack runs it as "dense")

@@ -18,7 +18,8 @@ Which kernel a layer runs is decided once, when the backend builds it, from what
   an fp32 weight (all but the LM head's, which runs that many rows only for prompt logprobs),
   else aten's fp32 linear (bf16 and fp16 weights widened to fp32 for the call).
 
-Each layer also hands the decoder stack its kernel (`decode_linear`). Timings: BENCHMARKS.md.
+Each layer also hands the decoder stack its kernel (`decode_linear`). The weights a layer packs
+go into the backend's `HugePageArena` (2 MB pages) when it is given one. Timings: BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from roseinfer.layers.huge_pages import HugePageArena
 from roseinfer.layers.linear import Int8Linear, PackedLinear, can_pack_fp32
 
 if TYPE_CHECKING:
@@ -49,6 +51,11 @@ AMX_ROWS = 1024
 AVX2_KERNEL_ROWS = 128
 
 
+def placed(t: torch.Tensor, memory: HugePageArena | None) -> torch.Tensor:
+    """`t`, copied into `memory` where there is one."""
+    return t if memory is None else memory.copy(t)
+
+
 def dense_kernel_rows(vector_lanes: int) -> int:
     """Rows up to which `small_batch_linear` runs an unpacked weight, given the kernel's vector
     width (`CppKernels.vector_lanes`): 0 leaves the layer to aten."""
@@ -62,7 +69,9 @@ def dense_kernel_rows(vector_lanes: int) -> int:
 class KernelPackedLinear(PackedLinear):
     """bf16: a C++ kernel up to `kernel_rows` rows, oneDNN's packed weights beyond."""
 
-    def __init__(self, linear: nn.Linear, kernels: CppKernels) -> None:
+    def __init__(
+        self, linear: nn.Linear, kernels: CppKernels, memory: HugePageArena | None = None
+    ) -> None:
         super().__init__(linear)
         self.kernels = kernels
         weight = linear.weight.detach()  # [out, in]
@@ -71,7 +80,7 @@ class KernelPackedLinear(PackedLinear):
         self.tile_weight: torch.Tensor | None = None
         self.weight: torch.Tensor | None = weight
         if kernels.amx_linear_available() and out_features % 16 == 0 and in_features % 32 == 0:
-            self.tile_weight = kernels.amx_pack_weight(weight)
+            self.tile_weight = placed(kernels.amx_pack_weight(weight), memory)
             self.weight = None
             self.kernel_rows = AMX_ROWS
         else:
@@ -104,10 +113,12 @@ class KernelDpbf16Linear(nn.Module):
     2,048; BENCHMARKS.md, session 25), so the weight is kept once, in its layout
     ([out/16, in/2, 16, 2])."""
 
-    def __init__(self, linear: nn.Linear, kernels: CppKernels) -> None:
+    def __init__(
+        self, linear: nn.Linear, kernels: CppKernels, memory: HugePageArena | None = None
+    ) -> None:
         super().__init__()
         self.out_features = linear.out_features
-        self.packed_weight = kernels.dpbf16_pack_weight(linear.weight.detach())
+        self.packed_weight = placed(kernels.dpbf16_pack_weight(linear.weight.detach()), memory)
         self.bias = None if linear.bias is None else linear.bias.detach()
         self.linear = kernels.DecodeLinear("dpbf16", self.packed_weight, None, self.bias)
 
@@ -177,7 +188,9 @@ class KernelInt8Linear(Int8Linear):
     """int8 weights multiplied by the best C++ int8 kernel this CPU runs (module docstring),
     through the C++ `DecodeLinear` that the decoder stack runs too."""
 
-    def __init__(self, linear: nn.Linear, kernels: CppKernels) -> None:
+    def __init__(
+        self, linear: nn.Linear, kernels: CppKernels, memory: HugePageArena | None = None
+    ) -> None:
         super().__init__(linear)
         self.tile_qweight: torch.Tensor | None = None  # [out/16, in/32, 16, 32] int8
         self.vnni_qweight: torch.Tensor | None = None  # [out/16, in/4, 16, 4] uint8 (int8 + 128)
@@ -192,7 +205,7 @@ class KernelInt8Linear(Int8Linear):
             and in_features % 32 == 0
         ):
             # int8 tiles widened to bf16 next to the AMX tile loads.
-            self.tile_qweight = kernels.amx_pack_weight(qweight)
+            self.tile_qweight = placed(kernels.amx_pack_weight(qweight), memory)
             self.qweight = None  # one copy of the weights
             kind, weight = "amx_int8", self.tile_qweight
         elif (
@@ -201,11 +214,12 @@ class KernelInt8Linear(Int8Linear):
             and in_features % 64 == 0
         ):
             # Bytes times bytes: the fastest int8 path on CPUs without AMX.
-            self.vnni_qweight = kernels.vnni_pack_weight(qweight)
+            self.vnni_qweight = placed(kernels.vnni_pack_weight(qweight), memory)
             self.qweight = None
             kind, weight = "vnni_int8", self.vnni_qweight
         else:
             # Streams the weights with software prefetch: faster than aten's kernel at batch 1.
+            self.qweight = qweight = placed(qweight, memory)
             kind, weight = "int8", qweight
             if kernels.vector_lanes() == 8:
                 kernel_rows = AVX2_KERNEL_ROWS
