@@ -97,7 +97,7 @@ def session_logits(engine: InferenceEngine, ids: list[int]) -> torch.Tensor:
     rows = [session.prefill(ids[:1])[0]]
     for t in ids[1:]:
         rows.append(session.decode_step(t)[0])
-    return torch.stack(rows)
+    return torch.stack(rows).cpu()
 
 
 def batched_step_logits(engine: InferenceEngine, prompts: list[list[int]], chunks: list[list[int]]):
@@ -114,7 +114,8 @@ def batched_step_logits(engine: InferenceEngine, prompts: list[list[int]], chunk
             if n:
                 bm.allocate(seq, n)
                 batch.append(ScheduledSequence(seq, n))
-        logits = runner.compute_logits(batch, all_positions=True).float()  # [N, V] batch order
+        # [N, V], the rows in batch order
+        logits = runner.compute_logits(batch, all_positions=True).float().cpu()
         start = 0
         for s in batch:
             rows[s.seq.seq_id].extend(logits[start : start + s.num_new_tokens])
@@ -153,8 +154,18 @@ def chunk_plan(lengths: list[int]) -> list[list[int]]:
     return plan
 
 
-# The default path (C++ kernels, where they build) and the plain PyTorch path, each against HF.
-PATHS = {"default": {}, "plain": {"enforce_eager": True, "attention_backend": "reference"}}
+# The default path (C++ kernels, where they build), the plain PyTorch path and, where there is a
+# GPU, the engine on CUDA (plain PyTorch there), each against HF on the CPU.
+PATHS = {
+    "default": {},
+    "plain": {"enforce_eager": True, "attention_backend": "reference"},
+    "cuda": {"device": "cuda"},
+}
+
+
+def skip_without_the_device(variant: str) -> None:
+    if variant == "cuda" and not torch.cuda.is_available():
+        pytest.skip("no CUDA device here")
 
 
 # ---- tiny random-weight models ---------------------------------------------------------------
@@ -163,6 +174,7 @@ def pair(request, tiny_model_dir):
     import transformers
 
     kind, variant = request.param
+    skip_without_the_device(variant)
     path = tiny_model_dir(kind)
     hf = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     ours = InferenceEngine(
@@ -185,7 +197,7 @@ def test_logits_match_transformers(pair):
     scale = max(float(e.abs().max()) for e in expected)
     assert scale > 0.5  # logits are not all near zero, so the tolerance means something
     for p, want in zip(prompts, expected, strict=True):
-        full = engine.new_session(greedy(1)).prefill(p)[0]
+        full = engine.new_session(greedy(1)).prefill(p)[0].cpu()
         torch.testing.assert_close(full, want[-1], atol=LOGIT_ATOL, rtol=0)
         torch.testing.assert_close(session_logits(engine, p), want, atol=LOGIT_ATOL, rtol=0)
     got = batched_step_logits(engine, prompts, chunk_plan([len(p) for p in prompts]))
@@ -228,6 +240,7 @@ SMOL_TEXTS = [
 
 @pytest.fixture(scope="module", params=list(PATHS))
 def smollm2_pair(request):
+    skip_without_the_device(request.param)
     hf = hf_smollm2(torch.float32)
     ours = InferenceEngine(
         EngineConfig(
@@ -248,7 +261,7 @@ def test_smollm2_gguf_logits_match_transformers(smollm2_pair):
     want = hf_logits(hf, ids)
     assert float(want.abs().max()) > 5
     torch.testing.assert_close(
-        engine.new_session(greedy(1)).prefill(ids)[0], want[-1], atol=SMOL_ATOL, rtol=0
+        engine.new_session(greedy(1)).prefill(ids)[0].cpu(), want[-1], atol=SMOL_ATOL, rtol=0
     )
     torch.testing.assert_close(session_logits(engine, ids), want, atol=SMOL_ATOL, rtol=0)
     got = batched_step_logits(engine, [ids, ids[:9]], [[5, 1], [7, 1], [len(ids) - 12, 7]])
