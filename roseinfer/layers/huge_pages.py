@@ -7,8 +7,9 @@ BENCHMARKS.md, session 26). Linux backs memory with 2 MB pages only where asked
 (`transparent_hugepage` is `madvise` on most distributions, and PyTorch's allocator does not
 ask), so the weights go into anonymous mappings marked `MADV_HUGEPAGE` before their first touch.
 Where the OS has no such pages (THP off, not Linux) they are ordinary memory: the same values,
-4 KB pages. The KV cache stays in PyTorch's memory: in 2 MB pages the offline benchmark ran 4-5 %
-slower (session 26).
+4 KB pages. The KV cache stays in PyTorch's memory: in 2 MB pages the offline benchmark ran 3-6 %
+slower with its pages faulted as blocks were first used, and no faster written at allocation
+(session 26).
 """
 
 from __future__ import annotations
