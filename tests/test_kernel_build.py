@@ -59,6 +59,20 @@ def test_build_key_follows_content_not_path(tmp_path: Path) -> None:
     assert build.build_key(copies[2]) != build.build_key(copies[0])
 
 
+def test_build_key_follows_the_compiler(monkeypatch: pytest.MonkeyPatch) -> None:
+    """$CXX picks torch's compiler: another one gets a build of its own."""
+    keys = []
+    for cxx in (None, "/usr/bin/g++", "/opt/gcc/bin/g++"):
+        if cxx is None:
+            monkeypatch.delenv("CXX", raising=False)
+        else:
+            monkeypatch.setenv("CXX", cxx)
+        build.build_key.cache_clear()
+        keys.append(build.build_key(KERNELS))
+    build.build_key.cache_clear()
+    assert len(set(keys)) == 3
+
+
 def test_stale_torch_lock_is_removed(spec: KernelSources, caplog: pytest.LogCaptureFixture) -> None:
     directory = build.build_dir(spec)
     os.makedirs(directory)

@@ -82,10 +82,12 @@ def build_key(spec: KernelSources = KERNELS) -> str:
         data = _read(os.path.join(spec.src_dir, name))
         digest.update(f"{name}:{len(data)}:".encode() + data)
     # torch's install path and Python's include dir are in ninja's compile commands: a second
-    # virtualenv sharing this directory would otherwise make ninja rebuild on every switch.
+    # virtualenv sharing this directory would otherwise make ninja rebuild on every switch. The
+    # compiler torch's builder takes ($CXX) too: a build by one that links libstdc++ statically
+    # crashes (README, "C++ kernels"), and setting another must not load it again.
     context = (
         spec.cflags, spec.ldflags, torch.__version__, os.path.dirname(torch.__file__),
-        sys.version, sysconfig.get_paths()["include"], _cpu_flags(),
+        sys.version, sysconfig.get_paths()["include"], _cpu_flags(), os.environ.get("CXX", ""),
     )  # fmt: skip
     digest.update(repr(context).encode())
     return digest.hexdigest()[:16]
