@@ -14,6 +14,7 @@ slower with its pages faulted as blocks were first used, and no faster written a
 
 from __future__ import annotations
 
+import math
 import mmap
 
 import torch
@@ -25,10 +26,7 @@ _ALIGN = 64  # each tensor in an arena starts on a cache line
 def huge_page_zeros(shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
     """A zeroed contiguous CPU tensor whose memory is asked for in 2 MB pages: a fresh
     anonymous mapping (zero-filled by the OS; its pages become resident when first touched)."""
-    numel = 1
-    for n in shape:
-        numel *= n
-    nbytes = numel * torch.empty((), dtype=dtype).element_size()
+    nbytes = math.prod(shape) * dtype.itemsize
     advice = getattr(mmap, "MADV_HUGEPAGE", None)  # Linux only
     if nbytes == 0 or advice is None:
         return torch.zeros(shape, dtype=dtype)
