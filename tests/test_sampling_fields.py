@@ -151,6 +151,26 @@ def test_warpers_and_bias_match_transformers():
     assert torch.equal(got, want.argmax(dim=-1))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_rows_with_logits_that_are_not_finite_are_reported_alone(dtype):
+    """A greedy row holding NaN or +inf, a sampled row holding +inf, and a greedy row that is
+    -inf everywhere: each is named in `non_finite_rows`, in an all-greedy batch (which returns
+    early) and in a mixed one; the finite rows are not."""
+    logits = torch.randn(5, 40, generator=torch.Generator().manual_seed(0)).to(dtype)
+    logits[1, 3] = float("nan")
+    logits[2, 9] = float("inf")
+    logits[3] = float("-inf")
+    greedy = SamplingParams(temperature=0)
+    sampled = SamplingParams(temperature=0.8, seed=1)
+    sampler = Sampler("cpu", 0, [])
+    out = sampler(logits.clone(), [greedy] * 5, [None] * 5, [0] * 5)
+    assert out.non_finite_rows == [1, 2, 3]
+    params = [sampled, greedy, sampled, greedy, greedy]
+    gens = [torch.Generator().manual_seed(1) if not p.greedy else None for p in params]
+    out = sampler(logits.clone(), params, gens, [0] * 5)
+    assert out.non_finite_rows == [1, 2, 3]
+
+
 def test_sample_from_draws_from_the_distribution():
     """The inverse-CDF draw: zero-probability tokens never, the others at their frequency (a
     vocabulary that is not a multiple of the block, unnormalised rows)."""

@@ -131,8 +131,10 @@ class ModelRunner:
     def _logits(self, hidden: torch.Tensor, rows: list[int]) -> torch.Tensor:
         if not rows:
             return hidden.new_empty(0, self.model_config.vocab_size)
+        if rows == list(range(hidden.shape[0])):  # every row (decode steps): no gather
+            return self.model.compute_logits(hidden)  # [len(rows), V], in the model dtype
         index = torch.tensor(rows, dtype=torch.long, device=self.device)
-        return self.model.compute_logits(hidden[index])  # [len(rows), V], in the model dtype
+        return self.model.compute_logits(hidden[index])
 
     @torch.inference_mode()
     def compute_logits(

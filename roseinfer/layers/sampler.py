@@ -15,6 +15,7 @@ batch's params, and a batch that uses none runs the plain path.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from collections.abc import Sequence as Seq
 from dataclasses import dataclass, field
@@ -202,8 +203,7 @@ class Sampler:
                 rows = rows.clone()  # the masks below write into `logits`
             raw = RawLogits.of(rows, max(params[i].logprobs or 0 for i in logprob_rows))
         no_token = self._mask(logits, params, num_outputs, histories)
-        token_ids, finite = self._sample(logits, params, generators, histories)
-        non_finite = [] if bool(finite.all()) else (~finite).nonzero().squeeze(1).tolist()
+        token_ids, non_finite = self._sample(logits, params, generators, histories)
         non_finite = [i for i in non_finite if i not in no_token]
         if raw is None:
             return SamplerOutput(token_ids, [], None, no_token, non_finite)
@@ -279,10 +279,12 @@ class Sampler:
         params: Seq[SamplingParams],
         generators: Seq[torch.Generator | None],
         histories: Seq[History] | None,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """(each row's token [B] int64, whether its logits were finite [B] bool: the greedy
+    ) -> tuple[torch.Tensor, list[int]]:
+        """(each row's token [B] int64, the rows whose logits were not finite: the greedy
         argmax lands on a NaN if the row has one, and a row's maximum is NaN or +inf if any
-        of its logits is, so checking those costs no pass over the vocabulary)."""
+        of its logits is, so checking those costs no pass over the vocabulary). The check
+        reads those maxima as Python floats: after a step has streamed the weights through
+        the caches, every further tensor op costs tens of microseconds (BENCHMARKS.md)."""
         dev = logits.device
         given = logits  # the caller's: never changed below (logprobs may still read it)
         need_bias = any(p.logit_bias for p in params)
@@ -318,13 +320,12 @@ class Sampler:
                 column("presence_penalty"),
             )
         greedy = [p.greedy for p in params]
-        finite = torch.ones(len(params), dtype=torch.bool, device=dev)
         greedy_ids = None
         if any(greedy):
             greedy_ids = self.argmax(logits)  # model dtype, or the fp32 copy
-            finite = logits.gather(1, greedy_ids.unsqueeze(1)).squeeze(1).isfinite()
             if all(greedy):
-                return greedy_ids, finite
+                chosen = logits.gather(1, greedy_ids.view(-1, 1)).view(-1).tolist()
+                return greedy_ids, _not_finite(chosen)
         logits = logits.float()
         temps = [1.0 if g else p.temperature for g, p in zip(greedy, params, strict=True)]
         if any(t != 1.0 for t in temps):
@@ -340,7 +341,7 @@ class Sampler:
             logits = apply_top_k_top_p(logits, top_k, top_p)
         peak = logits.amax(dim=-1, keepdim=True)  # [B, 1]
         sampled_rows = torch.tensor([not g for g in greedy], device=dev)
-        finite &= peak.squeeze(1).isfinite() | ~sampled_rows
+        peaks = peak.view(-1).tolist()  # a greedy row's peak is its chosen token's logit
         probs = unnormalised_probs(logits, in_place=logits is not given, peak=peak)
         if any(p.min_p > 0.0 for p in params):
             probs = min_p_filter(probs, [p.min_p for p in params])
@@ -350,8 +351,12 @@ class Sampler:
                 u[i] = torch.rand(1, generator=gen, dtype=torch.float64, device=dev)
         sampled = sample_from(probs, u)
         if greedy_ids is None:
-            return sampled, finite
-        return torch.where(~sampled_rows, greedy_ids, sampled), finite
+            return sampled, _not_finite(peaks)
+        return torch.where(~sampled_rows, greedy_ids, sampled), _not_finite(peaks)
+
+
+def _not_finite(values: list[float]) -> list[int]:
+    return [i for i, v in enumerate(values) if not math.isfinite(v)]
 
 
 def _completing_tokens(seq: History) -> list[int]:
