@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "ops.h"
 #include "vec.h"
@@ -170,21 +171,25 @@ torch::Tensor vnni_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Ten
                 "vnni_int8_linear: bias must be [N] in x's dtype");
   auto y = torch::empty({M, N}, x.options());
   if (M == 0) return y;
-  auto q = torch::empty({M, K}, x.options().dtype(at::kChar));
-  auto scales = torch::empty({M, K / kBlock}, x.options().dtype(at::kFloat));
-  auto correction = torch::empty({M}, x.options().dtype(at::kFloat));
+  // The quantized x in this thread's scratch, not three tensors: a one-row decode step makes
+  // 120 of these calls, and their allocations cost more than the quantizing (BENCHMARKS.md,
+  // session 27). It keeps the largest call's size (a prefill chunk's: a few MB).
+  thread_local std::vector<int8_t> q;
+  thread_local std::vector<float> scales, correction;
+  q.resize(M * K);
+  scales.resize(M * (K / kBlock));
+  correction.resize(M);
   auto run = [&](auto tag) {
     using Out = decltype(tag);
-    const Operands<Out> a{q.data_ptr<int8_t>(),
-                          scales.data_ptr<float>(),
-                          correction.data_ptr<float>(),
+    const Operands<Out> a{q.data(),
+                          scales.data(),
+                          correction.data(),
                           packed.data_ptr<uint8_t>(),
                           scale.data_ptr<Out>(),
                           bias.has_value() ? bias->data_ptr<Out>() : nullptr,
                           y.data_ptr<Out>(),
                           M, K, N};
-    quantize_activations(x.data_ptr<Out>(), M, K, q.data_ptr<int8_t>(), scales.data_ptr<float>(),
-                         correction.data_ptr<float>());
+    quantize_activations(x.data_ptr<Out>(), M, K, q.data(), scales.data(), correction.data());
     // Tasks of kTiles tiles (48 outputs); every row of x reuses a task's weights from L1/L2.
     const int64_t tiles = N / 16, tasks = (tiles + kTiles - 1) / kTiles;
     at::parallel_for(0, tasks, 1, [&](int64_t t0, int64_t t1) {
