@@ -5,23 +5,26 @@ ratio. The floor: SmolLM2's decode weights (120 linears and the LM head: 269 MB 
 in int8) at that round's `sum` bandwidth. Prints each mode's median step, the median of the
 per-round ratios, and their quartiles.
 
-    PYTHONPATH=. .venv/bin/python docs/bench/session27/one_stream_paired.py [--rounds 150]
+    .venv/bin/python benchmarks/one_stream.py [--rounds 150] [--context 70]
+
+(docs/bench/session25/one_stream.py measures the floor once, before the engines, and adds the
+kernels' own streams; the host's mood can change in between.)
 """
 
+from __future__ import annotations
+
 import argparse
-import os
 import statistics
-import sys
 import time
 
 import torch
+from decoding import decoding_core
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "benchmarks"))
-from decoding import decoding_core  # noqa: E402
+from roseinfer.engine import InferenceEngine
 
-from roseinfer.engine import InferenceEngine  # noqa: E402
-
-WEIGHT_BYTES = {"bf16": 268_959_744, "int8": 134_479_872}  # 120 linears + LM head
+H, INTER, KV, L, V = 576, 1536, 192, 30, 49152  # SmolLM2-135M: hidden, MLP, kv width, layers, vocab
+WEIGHTS = L * ((H + 2 * KV) * H + H * H + 2 * INTER * H + H * INTER) + V * H  # + the LM head
+WEIGHT_BYTES = {"bf16": 2 * WEIGHTS, "int8": WEIGHTS}
 MODES = {
     "bf16": ({"dtype": "bfloat16"}, "auto", "bf16"),
     "int8": ({"quantization": "int8"}, "auto", "int8"),
@@ -35,8 +38,13 @@ def main() -> None:
     parser.add_argument("--context", type=int, default=70)
     args = parser.parse_args()
     cores = {
-        mode: decoding_core(InferenceEngine(model="smollm2", **options), 1, context=args.context,
-                            kv_cache_dtype=kv, max_new_tokens=args.rounds + 60)  # fmt: skip
+        mode: decoding_core(
+            InferenceEngine(model="smollm2", **options),
+            1,
+            context=args.context,
+            kv_cache_dtype=kv,
+            max_new_tokens=args.rounds + 60,
+        )
         for mode, (options, kv, _) in MODES.items()
     }
     a = torch.ones(128 * 1024 * 1024)
