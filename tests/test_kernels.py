@@ -31,6 +31,7 @@ from roseinfer.layers.attention import AttentionMetadata, ReferenceAttention
 from roseinfer.layers.kv_cache import KVCacheDtype, LayerCache, quantize_rows
 from roseinfer.layers.linear import Int8Linear, can_pack, can_pack_fp32
 from roseinfer.layers.norm import RMSNorm
+from roseinfer.layers.rotary import RotaryEmbedding
 from roseinfer.layers.sampler import Sampler
 
 DTYPES = [torch.float32, torch.bfloat16, torch.float16]
@@ -129,6 +130,23 @@ def test_rotary_in_place_on_the_fused_qkv_views_matches_pytorch(cpu_backend, dty
     torch.testing.assert_close(got_q, want_q, atol=atol, rtol=0)
     torch.testing.assert_close(got_k, want_k, atol=atol, rtol=0)
     assert torch.equal(qkv[:, (heads + kv_heads) * head_dim :], v_before)  # v untouched
+
+
+def test_rotary_tables_are_the_rows_rounded_to_the_dtype_asked_and_follow_new_buffers():
+    """The step's tables: the fp32 rows at `positions`, rounded to the dtype asked (as
+    transformers rounds them), whatever dtype came before; and the new buffers' rows once
+    something (the loader, `to`) has replaced them."""
+    rope = RotaryEmbedding(64, 128, 10000.0, None)
+    positions = torch.tensor([5, 0, 127, 5])
+    for dtype in (torch.bfloat16, torch.float32, torch.float16, torch.bfloat16):
+        tables = rope(positions, dtype)
+        assert tables.cos.dtype == dtype and tables.sin.dtype == dtype
+        assert torch.equal(tables.cos, rope.cos[positions].to(dtype))
+        assert torch.equal(tables.sin, rope.sin[positions].to(dtype))
+    rope.cos, rope.sin = rope.cos * 0.5, rope.sin * 0.25
+    tables = rope(positions, torch.bfloat16)
+    assert torch.equal(tables.cos, rope.cos[positions].to(torch.bfloat16))
+    assert torch.equal(tables.sin, rope.sin[positions].to(torch.bfloat16))
 
 
 def _decode_batch(context_lens: list[int], block_size: int, num_blocks: int, seed: int = 0):

@@ -137,8 +137,10 @@ class KernelDpbf16Linear(nn.Module):
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
-        x2 = x.reshape(-1, x.shape[-1])
-        return self.linear(x2.contiguous()).view(*x.shape[:-1], self.out_features)
+        if x.dim() != 2:  # the models pass [N, in]
+            y = self.forward(x.reshape(-1, x.shape[-1]))
+            return y.view(*x.shape[:-1], self.out_features)
+        return self.linear(x.contiguous())
 
     def decode_linear(self) -> tuple[DecodeLinear, int]:
         """As `KernelPackedLinear.decode_linear`: the same `DecodeLinear`, at any row count."""
@@ -226,10 +228,12 @@ class KernelInt8Linear(Int8Linear):
         self.linear = kernels.DecodeLinear(kind, weight, self.scale, self.bias, kernel_rows)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
-        x2 = x.reshape(-1, x.shape[-1])
-        if x2.shape[0] == 0:  # the AMX kernel wants rows; the others return nothing anyway
-            return x.new_empty(*x.shape[:-1], self.out_features)
-        return self.linear(x2.contiguous()).view(*x.shape[:-1], self.out_features)
+        if x.dim() != 2:  # the models pass [N, in]
+            y = self.forward(x.reshape(-1, x.shape[-1]))
+            return y.view(*x.shape[:-1], self.out_features)
+        if x.shape[0] == 0:  # the AMX kernel wants rows; the others return nothing anyway
+            return x.new_empty(0, self.out_features)
+        return self.linear(x.contiguous())
 
     def decode_linear(self) -> tuple[DecodeLinear, int]:
         """As `KernelPackedLinear.decode_linear`: the same `DecodeLinear`, at any row count."""
