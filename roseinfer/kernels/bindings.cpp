@@ -63,8 +63,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("vnni_int8_linear_available", &roseinfer::vnni_int8_linear_available,
         "whether vnni_int8_linear runs here (built with AVX512-VNNI)");
   m.def("vnni_pack_weight", &roseinfer::vnni_pack_weight,
-        "int8 w [N, K] (values in [-127, 127]) plus 128 as uint8 [N/16, K/4, 16, 4], for "
-        "vnni_int8_linear");
+        "int8 w [N, K] (values in [-127, 127]) plus 128 as uint8 [N/16, K/4, 16, 4] (16-output "
+        "tiles, interleaved three at a time), for vnni_int8_linear");
   m.def("vnni_int8_linear", &roseinfer::vnni_int8_linear,
         "(x_q @ w.T) * scale + bias with x rounded to int8 per block of 64 inputs, int8 w "
         "packed by vnni_pack_weight",

@@ -49,16 +49,12 @@ void quantize_activations(const T* x, int64_t M, int64_t K, int8_t* q, float* sc
   });
 }
 
-// Rows of x up to which the weights are prefetched 4 KB ahead into L2, else 1 KB (the next
-// block) into L1: at 1 and 8 rows the far prefetch was 11 % and 3 % faster, at 32 rows 4 %
-// slower (BENCHMARKS.md, session 25).
-constexpr int64_t kFarPrefetchRows = 8;
-
-// acc[r][t] += scale[r, b] * (int32 sum over block b) for R rows of x and T weight tiles; `w`
-// points at the first tile, `tile_stride` bytes between tiles; acc is [R][T] in memory (L1).
+// acc[r][t] += scale[r, b] * (int32 sum over block b) for R rows of x and the T weight tiles of
+// one task, `w` pointing at the task's weights ([K/4][T][16][4], `vnni_pack_weight`); acc is
+// [R][T] in memory (L1).
 template <int R, int T>
 inline void block_tile(const int8_t* q, const float* scales, int64_t K, int64_t b,
-                       const uint8_t* w, int64_t tile_stride, bool far, __m512* acc) {
+                       const uint8_t* w, __m512* acc) {
   const int64_t nb = K / kBlock;
   __m512i sum[R][T];
   for (int r = 0; r < R; ++r)
@@ -66,11 +62,10 @@ inline void block_tile(const int8_t* q, const float* scales, int64_t K, int64_t 
   for (int64_t k = b * kBlock; k < (b + 1) * kBlock; k += 4) {
     __m512i wv[T];
     for (int t = 0; t < T; ++t) {
-      const uint8_t* p = w + t * tile_stride + k * 16;
-      if (far)
-        prefetch_l2(p + 4096);
-      else
-        _mm_prefetch(reinterpret_cast<const char*>(p + 1024), _MM_HINT_T0);
+      const uint8_t* p = w + k * 16 * T + t * 64;
+      // 4 KB ahead into L2, at every row count: over this layout 7-11 % faster than 1 KB into
+      // L1 at 8-32 rows, where the tile-by-tile layout wanted that (BENCHMARKS.md, session 27).
+      prefetch_l2(p + 4096);
       wv[t] = _mm512_loadu_si512(p);
     }
     for (int r = 0; r < R; ++r) {
@@ -93,7 +88,7 @@ struct Operands {
   const int8_t* q;           // [M, K]
   const float* scales;       // [M, K/64]
   const float* correction;   // [M]
-  const uint8_t* w;          // [N/16, K/4, 16, 4]
+  const uint8_t* w;          // N/16 tiles [K/4, 16, 4], interleaved by task (vnni_pack_weight)
   const Out* wscale;         // [N]
   const Out* bias;           // [N] or null
   Out* y;                    // [M, N]
@@ -107,9 +102,8 @@ constexpr int64_t kGroupRows = 32;  // rows whose fp32 sums [32][T] stay in L1
 // then + bias (as int8_linear: the scaled product rounded, then the sum).
 template <typename Out, int T>
 void run_rows(const Operands<Out>& a, int64_t n) {
-  const int64_t nb = a.K / kBlock, tile_stride = 16 * a.K;
-  const uint8_t* w = a.w + (n / 16) * tile_stride;
-  const bool far = a.M <= kFarPrefetchRows;
+  const int64_t nb = a.K / kBlock;
+  const uint8_t* w = a.w + (n / 16) * 16 * a.K;  // the task's tiles: the tasks before it hold n / 16
   __m512 acc[kGroupRows * T];
   for (int64_t g0 = 0; g0 < a.M; g0 += kGroupRows) {
     const int64_t rows = std::min(kGroupRows, a.M - g0);
@@ -119,11 +113,11 @@ void run_rows(const Operands<Out>& a, int64_t n) {
       const float* s = a.scales + g0 * nb;
       int64_t m = 0;
       for (; m + kRows <= rows; m += kRows)
-        block_tile<kRows, T>(q + m * a.K, s + m * nb, a.K, b, w, tile_stride, far, acc + m * T);
+        block_tile<kRows, T>(q + m * a.K, s + m * nb, a.K, b, w, acc + m * T);
       switch (rows - m) {
-        case 1: block_tile<1, T>(q + m * a.K, s + m * nb, a.K, b, w, tile_stride, far, acc + m * T); break;
-        case 2: block_tile<2, T>(q + m * a.K, s + m * nb, a.K, b, w, tile_stride, far, acc + m * T); break;
-        case 3: block_tile<3, T>(q + m * a.K, s + m * nb, a.K, b, w, tile_stride, far, acc + m * T); break;
+        case 1: block_tile<1, T>(q + m * a.K, s + m * nb, a.K, b, w, acc + m * T); break;
+        case 2: block_tile<2, T>(q + m * a.K, s + m * nb, a.K, b, w, acc + m * T); break;
+        case 3: block_tile<3, T>(q + m * a.K, s + m * nb, a.K, b, w, acc + m * T); break;
         default: break;
       }
     }
@@ -149,9 +143,23 @@ torch::Tensor vnni_pack_weight(torch::Tensor w) {
   TORCH_CHECK(N % 16 == 0 && K % kBlock == 0, "vnni_pack_weight: needs N % 16 == 0 and K % 64 == 0, got [",
               N, ", ", K, "]");
   TORCH_CHECK(w.min().item<int8_t>() > -128, "vnni_pack_weight: weights must lie in [-127, 127]");
-  // [N, K] -> [N/16, K/4, 16, 4]: one 64-byte load holds 4 inputs of 16 outputs, as vpdpbusd sums.
-  auto shifted = (w.to(at::kShort) + 128).to(at::kByte);
-  return shifted.view({N / 16, 16, K / 4, 4}).permute({0, 2, 1, 3}).contiguous();
+  // One 64-byte load holds 4 inputs of 16 outputs (a tile), as vpdpbusd sums them; a task's
+  // kTiles tiles (the last task's: what is left) are interleaved 4 inputs at a time,
+  // [K/4][tiles][16][4], so that each task, and each thread's run of tasks, is one sequential
+  // stream: three streams a tile apart were 7-11 % slower at 1-32 rows (BENCHMARKS.md, session
+  // 27). Returned as [N/16, K/4, 16, 4], the shape of the tiles it holds.
+  const auto shifted = (w.to(at::kShort) + 128).to(at::kByte);
+  const int64_t task_rows = 16 * kTiles, full = N / task_rows * task_rows;
+  auto interleave = [&](int64_t start, int64_t rows, int64_t per_task) {
+    return shifted.narrow(0, start, rows)
+        .view({rows / per_task, per_task / 16, 16, K / 4, 4})
+        .permute({0, 3, 1, 2, 4})
+        .reshape({-1});
+  };
+  std::vector<torch::Tensor> parts;
+  if (full > 0) parts.push_back(interleave(0, full, task_rows));
+  if (full < N) parts.push_back(interleave(full, N - full, N - full));  // the last, short task
+  return torch::cat(parts).view({N / 16, K / 4, 16, 4});
 }
 
 torch::Tensor vnni_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
