@@ -68,12 +68,22 @@ def test_every_output_and_row_is_its_own_dot_product(kernels):
     assert torch.equal(kernels.dpbf16_linear(x, kernels.dpbf16_pack_weight(w), bias), w.T + bias)
 
 
-def test_the_packed_layout_is_pairs_of_inputs_of_16_outputs(kernels):
-    w = torch.arange(32 * 6).reshape(32, 6).bfloat16()
-    packed = kernels.dpbf16_pack_weight(w)
-    assert packed.shape == (2, 3, 16, 2)
-    for n, p, o, j in [(0, 0, 0, 0), (0, 0, 0, 1), (1, 2, 15, 1), (0, 1, 7, 0)]:
-        assert packed[n, p, o, j] == w[16 * n + o, 2 * p + j]
+def test_the_packed_layout_is_pairs_of_inputs_of_16_outputs_a_tasks_tiles_interleaved(kernels):
+    """Tile n holds inputs 2p, 2p + 1 of outputs 16n..16n + 15; a task's tiles (3, the last task
+    what is left: here 5 tiles, a task of 3 and one of 2) are interleaved pair by pair, so the
+    task is one stream: [pairs][tiles][16][2]."""
+    n_out, k = 80, 6
+    w = (torch.arange(n_out * k).reshape(n_out, k) - 240).bfloat16()  # distinct, exact in bf16
+    flat = kernels.dpbf16_pack_weight(w).reshape(-1)
+    assert flat.numel() == n_out * k
+    for out in range(n_out):
+        tile, o = divmod(out, 16)
+        first = tile // 3 * 3  # the task's first tile
+        tiles = min(3, n_out // 16 - first)
+        for i in range(k):
+            p, j = divmod(i, 2)
+            at = first * k * 16 + ((p * tiles + tile - first) * 16 + o) * 2 + j
+            assert flat[at] == w[out, i], (out, i)
 
 
 def test_dpbf16_linear_refuses_what_it_cannot_run(kernels):

@@ -647,6 +647,27 @@ def test_vnni_int8_linear_matches_the_blockwise_int8_product(
         assert (got.double()[:-1] - weight_only).abs().max() <= 0.02 * weight_only.abs().max()
 
 
+def test_vnni_packed_layout_is_4_inputs_of_16_outputs_a_tasks_tiles_interleaved(kernels):
+    """Plus 128, tile n holds inputs 4p..4p + 3 of outputs 16n..16n + 15; a task's tiles (3, the
+    last task what is left: here 5 tiles, a task of 3 and one of 2) are interleaved 4 inputs at a
+    time, so the task is one stream: [K/4][tiles][16][4]."""
+    if not kernels.vnni_int8_linear_available():
+        pytest.skip("no AVX512-VNNI on this CPU")
+    n_out, k = 80, 64
+    w = (torch.arange(n_out * k).reshape(n_out, k) % 255 - 127).to(torch.int8)
+    flat = kernels.vnni_pack_weight(w).reshape(-1)
+    assert flat.numel() == n_out * k
+    want = (w.to(torch.int16) + 128).to(torch.uint8)
+    for out in range(n_out):
+        tile, o = divmod(out, 16)
+        first = tile // 3 * 3  # the task's first tile
+        tiles = min(3, n_out // 16 - first)
+        for i in range(k):
+            p, j = divmod(i, 4)
+            at = first * k * 16 + ((p * tiles + tile - first) * 16 + o) * 4 + j
+            assert flat[at] == want[out, i], (out, i)
+
+
 def test_vnni_int8_linear_rejects_what_it_cannot_run(kernels):
     if not kernels.vnni_int8_linear_available():
         with pytest.raises(RuntimeError, match="without AVX512-VNNI"):

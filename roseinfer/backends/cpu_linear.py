@@ -111,7 +111,7 @@ class KernelDpbf16Linear(nn.Module):
     """bf16 on CPUs with AVX512-BF16 and no AMX: `dpbf16_linear` at every row count. It beat
     oneDNN's packed matmul from 1 to 2,048 rows (1.5-1.9x at 1-8 rows, 1.26x at 32-64, 1.02x at
     2,048; BENCHMARKS.md, session 25), so the weight is kept once, in its layout
-    ([out/16, in/2, 16, 2])."""
+    ([out/16, in/2, 16, 2], the tiles interleaved three at a time)."""
 
     def __init__(
         self, linear: nn.Linear, kernels: CppKernels, memory: HugePageArena | None = None

@@ -73,7 +73,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("dpbf16_linear_available", &roseinfer::dpbf16_linear_available,
         "whether dpbf16_linear runs here (built with AVX512-BF16)");
   m.def("dpbf16_pack_weight", &roseinfer::dpbf16_pack_weight,
-        "bf16 w [N, K] as [N/16, K/2, 16, 2] (pairs of inputs of 16 outputs), for dpbf16_linear");
+        "bf16 w [N, K] as [N/16, K/2, 16, 2] (pairs of inputs of 16 outputs; the tiles "
+        "interleaved three at a time), for dpbf16_linear");
   m.def("dpbf16_linear", &roseinfer::dpbf16_linear,
         "x @ w.T + bias for bf16 x [M, K], w packed by dpbf16_pack_weight (vdpbf16ps)",
         py::arg("x"), py::arg("packed"), py::arg("bias") = py::none(),

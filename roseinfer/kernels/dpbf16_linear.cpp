@@ -5,13 +5,17 @@
 // reaches a third less of the multiplies' peak at decode sizes (8-64 rows); this streams
 // weights prepacked once, each read from memory once per call.
 //
-// Packed weight w [N, K] (N % 16 == 0, K even): [N / 16, K / 2, 16, 2], tile n holding
-// w[16 n + o][2 p + j] at [p][o][j], so one 64-byte load is inputs 2p and 2p + 1 of 16 outputs,
-// the pair vdpbf16ps sums; x's pair of those inputs is one 32-bit broadcast.
+// Packed weight w [N, K] (N % 16 == 0, K even): 16-output tiles, tile n holding w[16 n + o][2 p + j]
+// at [p][o][j], so one 64-byte load is inputs 2p and 2p + 1 of 16 outputs, the pair vdpbf16ps
+// sums; x's pair of those inputs is one 32-bit broadcast. A task's kTiles tiles (the last task's:
+// what is left) are interleaved pair by pair, [K/2][tiles][16][2], so that each thread's run of
+// tasks is one sequential stream (as vnni_int8_linear's; BENCHMARKS.md, session 27). Shape
+// [N / 16, K / 2, 16, 2].
 #include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "ops.h"
 #include "vec.h"
@@ -25,20 +29,19 @@ constexpr int kTiles = 3;  // 16-output tiles per task (48 outputs)
 constexpr int kRows = 8;   // rows of x per register tile: 8 x 3 sums, 3 weights, 1 broadcast
 
 // acc[r][t] = sum over `pairs` pairs p of x[r] . w[t] for R rows of x (rows `x_stride` pairs
-// apart) and T weight tiles (`tile_stride` pairs apart; each pair a 64-byte zmm of 16 outputs).
+// apart) and the T weight tiles of one task at `w` ([pairs][T][16] pairs, each pair a 64-byte zmm
+// of 16 outputs), its stream asked for `ahead` pairs ahead.
 template <int R, int T>
-inline void row_tile(const uint32_t* x, int64_t x_stride, const uint32_t* w, int64_t tile_stride,
-                     int64_t pairs, __m512* acc) {
+inline void row_tile(const uint32_t* x, int64_t x_stride, const uint32_t* w, int64_t pairs,
+                     int64_t ahead, __m512* acc) {
   __m512 sum[R][T];
   for (int r = 0; r < R; ++r)
     for (int t = 0; t < T; ++t) sum[r][t] = _mm512_setzero_ps();
   for (int64_t p = 0; p < pairs; ++p) {
     __m512bh wv[T];
     for (int t = 0; t < T; ++t) {
-      const uint32_t* tile = w + t * tile_stride + p * 16;
-      // 4 KB ahead in each tile's stream into L2, for the first row tile (the others read L2):
-      // 5-9 % faster at 1-32 rows than 2 KB into L1, or 8 KB (BENCHMARKS.md, session 25).
-      prefetch_l2(tile + 1024);
+      const uint32_t* tile = w + (p * T + t) * 16;
+      prefetch_l2(tile + ahead);  // into L2, for the first row tile (the others read L2)
       wv[t] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(tile));
     }
     for (int r = 0; r < R; ++r) {
@@ -51,11 +54,11 @@ inline void row_tile(const uint32_t* x, int64_t x_stride, const uint32_t* w, int
 }
 
 template <int T>
-inline void rows(int R, const uint32_t* x, int64_t x_stride, const uint32_t* w,
-                 int64_t tile_stride, int64_t pairs, __m512* acc) {
+inline void rows(int R, const uint32_t* x, int64_t x_stride, const uint32_t* w, int64_t pairs,
+                 int64_t ahead, __m512* acc) {
   switch (R) {
 #define ROSEINFER_ROWS(n) \
-  case n: row_tile<n, T>(x, x_stride, w, tile_stride, pairs, acc); break;
+  case n: row_tile<n, T>(x, x_stride, w, pairs, ahead, acc); break;
     ROSEINFER_ROWS(1) ROSEINFER_ROWS(2) ROSEINFER_ROWS(3) ROSEINFER_ROWS(4)
     ROSEINFER_ROWS(5) ROSEINFER_ROWS(6) ROSEINFER_ROWS(7) ROSEINFER_ROWS(8)
 #undef ROSEINFER_ROWS
@@ -76,14 +79,17 @@ inline int64_t part_size(int64_t total, int64_t n, int64_t i) {
 template <int T>
 void run_task(const c10::BFloat16* x, const uint32_t* w, const c10::BFloat16* bias,
               c10::BFloat16* y, int64_t M, int64_t K, int64_t N, int64_t n) {
-  const int64_t pairs = K / 2, tile_stride = pairs * 16;
-  const uint32_t* wt = w + (n / 16) * tile_stride;
+  const int64_t pairs = K / 2;
+  const uint32_t* wt = w + (n / 16) * pairs * 16;  // the task's tiles: the tasks before it hold n / 16
+  // 4 KB ahead at 1-2 rows, 8 KB from 3: over the interleaved tiles 11-19 % faster at 1-2 rows and
+  // 3-13 % at 4-64 rows than the other (BENCHMARKS.md, session 27).
+  const int64_t ahead = M <= 2 ? 1024 : 2048;
   const auto* xp = reinterpret_cast<const uint32_t*>(x);
   const int64_t tiles = (M + kRows - 1) / kRows;
   __m512 acc[kRows * T];
   for (int64_t i = 0, m = 0; i < tiles; ++i) {
     const int R = static_cast<int>(part_size(M, tiles, i));
-    rows<T>(R, xp + m * pairs, pairs, wt, tile_stride, pairs, acc);
+    rows<T>(R, xp + m * pairs, pairs, wt, pairs, ahead, acc);
     for (int r = 0; r < R; ++r)
       for (int t = 0; t < T; ++t) {
         const int64_t c = n + 16 * t;
@@ -105,7 +111,17 @@ torch::Tensor dpbf16_pack_weight(torch::Tensor w) {
   const int64_t N = w.size(0), K = w.size(1);
   TORCH_CHECK(N % 16 == 0 && K % 2 == 0, "dpbf16_pack_weight: needs N % 16 == 0 and K even, got [",
               N, ", ", K, "]");
-  return w.view({N / 16, 16, K / 2, 2}).permute({0, 2, 1, 3}).contiguous();
+  const int64_t task_rows = 16 * kTiles, full = N / task_rows * task_rows;
+  auto interleave = [&](int64_t start, int64_t rows, int64_t per_task) {
+    return w.narrow(0, start, rows)
+        .reshape({rows / per_task, per_task / 16, 16, K / 2, 2})
+        .permute({0, 3, 1, 2, 4})
+        .reshape({-1});
+  };
+  std::vector<torch::Tensor> parts;
+  if (full > 0) parts.push_back(interleave(0, full, task_rows));
+  if (full < N) parts.push_back(interleave(full, N - full, N - full));  // the last, short task
+  return torch::cat(parts).view({N / 16, K / 2, 16, 2});
 }
 
 torch::Tensor dpbf16_linear(torch::Tensor x, torch::Tensor packed,
