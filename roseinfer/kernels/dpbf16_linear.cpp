@@ -81,8 +81,8 @@ void run_task(const c10::BFloat16* x, const uint32_t* w, const c10::BFloat16* bi
               c10::BFloat16* y, int64_t M, int64_t K, int64_t N, int64_t n) {
   const int64_t pairs = K / 2;
   const uint32_t* wt = w + (n / 16) * pairs * 16;  // the task's tiles: the tasks before it hold n / 16
-  // 4 KB ahead at 1-2 rows, 8 KB from 3: over the interleaved tiles 11-19 % faster at 1-2 rows and
-  // 3-13 % at 4-64 rows than the other (BENCHMARKS.md, session 27).
+  // 4 KB ahead at 1-2 rows, 8 KB from 3: each was the faster of the two over this layout, by 3-23 %
+  // at 1-2 rows and by 2-11 % at 4-64 (BENCHMARKS.md, session 27).
   const int64_t ahead = M <= 2 ? 1024 : 2048;
   const auto* xp = reinterpret_cast<const uint32_t*>(x);
   const int64_t tiles = (M + kRows - 1) / kRows;

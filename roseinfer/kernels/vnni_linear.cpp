@@ -63,8 +63,8 @@ inline void block_tile(const int8_t* q, const float* scales, int64_t K, int64_t 
     __m512i wv[T];
     for (int t = 0; t < T; ++t) {
       const uint8_t* p = w + k * 16 * T + t * 64;
-      // 4 KB ahead into L2, at every row count: over this layout 7-11 % faster than 1 KB into
-      // L1 at 8-32 rows, where the tile-by-tile layout wanted that (BENCHMARKS.md, session 27).
+      // 4 KB ahead into L2, at every row count: over this layout 9-11 % faster at 32 rows than
+      // 1-3 KB into L1, which the tile-by-tile layout used beyond 8 rows (BENCHMARKS.md, session 27).
       prefetch_l2(p + 4096);
       wv[t] = _mm512_loadu_si512(p);
     }
