@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn.functional as F
+from conftest import assert_tile_tasks
 from torch import nn
 
 from roseinfer.backends import BackendOptions, CpuBackend
@@ -74,16 +75,7 @@ def test_the_packed_layout_is_pairs_of_inputs_of_16_outputs_a_tasks_tiles_interl
     task is one stream: [pairs][tiles][16][2]."""
     n_out, k = 80, 6
     w = (torch.arange(n_out * k).reshape(n_out, k) - 240).bfloat16()  # distinct, exact in bf16
-    flat = kernels.dpbf16_pack_weight(w).reshape(-1)
-    assert flat.numel() == n_out * k
-    for out in range(n_out):
-        tile, o = divmod(out, 16)
-        first = tile // 3 * 3  # the task's first tile
-        tiles = min(3, n_out // 16 - first)
-        for i in range(k):
-            p, j = divmod(i, 2)
-            at = first * k * 16 + ((p * tiles + tile - first) * 16 + o) * 2 + j
-            assert flat[at] == w[out, i], (out, i)
+    assert_tile_tasks(kernels.dpbf16_pack_weight(w).reshape(-1), w, group=2)
 
 
 def test_dpbf16_linear_refuses_what_it_cannot_run(kernels):

@@ -11,6 +11,7 @@ import subprocess
 import pytest
 import torch
 import torch.nn.functional as F
+from conftest import assert_tile_tasks
 from torch import nn
 
 from roseinfer.backends import AttentionChoice, BackendOptions, CpuBackend, TorchBackend
@@ -655,17 +656,8 @@ def test_vnni_packed_layout_is_4_inputs_of_16_outputs_a_tasks_tiles_interleaved(
         pytest.skip("no AVX512-VNNI on this CPU")
     n_out, k = 80, 64
     w = (torch.arange(n_out * k).reshape(n_out, k) % 255 - 127).to(torch.int8)
-    flat = kernels.vnni_pack_weight(w).reshape(-1)
-    assert flat.numel() == n_out * k
     want = (w.to(torch.int16) + 128).to(torch.uint8)
-    for out in range(n_out):
-        tile, o = divmod(out, 16)
-        first = tile // 3 * 3  # the task's first tile
-        tiles = min(3, n_out // 16 - first)
-        for i in range(k):
-            p, j = divmod(i, 4)
-            at = first * k * 16 + ((p * tiles + tile - first) * 16 + o) * 4 + j
-            assert flat[at] == want[out, i], (out, i)
+    assert_tile_tasks(kernels.vnni_pack_weight(w).reshape(-1), want, group=4)
 
 
 def test_vnni_int8_linear_rejects_what_it_cannot_run(kernels):

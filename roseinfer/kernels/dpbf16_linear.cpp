@@ -15,9 +15,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include "ops.h"
+#include "tile_tasks.h"
 #include "vec.h"
 
 namespace roseinfer {
@@ -111,17 +111,7 @@ torch::Tensor dpbf16_pack_weight(torch::Tensor w) {
   const int64_t N = w.size(0), K = w.size(1);
   TORCH_CHECK(N % 16 == 0 && K % 2 == 0, "dpbf16_pack_weight: needs N % 16 == 0 and K even, got [",
               N, ", ", K, "]");
-  const int64_t task_rows = 16 * kTiles, full = N / task_rows * task_rows;
-  auto interleave = [&](int64_t start, int64_t rows, int64_t per_task) {
-    return w.narrow(0, start, rows)
-        .reshape({rows / per_task, per_task / 16, 16, K / 2, 2})
-        .permute({0, 3, 1, 2, 4})
-        .reshape({-1});
-  };
-  std::vector<torch::Tensor> parts;
-  if (full > 0) parts.push_back(interleave(0, full, task_rows));
-  if (full < N) parts.push_back(interleave(full, N - full, N - full));  // the last, short task
-  return torch::cat(parts).view({N / 16, K / 2, 16, 2});
+  return pack_tile_tasks(w, 2, kTiles);
 }
 
 torch::Tensor dpbf16_linear(torch::Tensor x, torch::Tensor packed,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ops.h"
+#include "tile_tasks.h"
 #include "vec.h"
 
 namespace roseinfer {
@@ -144,22 +145,8 @@ torch::Tensor vnni_pack_weight(torch::Tensor w) {
               N, ", ", K, "]");
   TORCH_CHECK(w.min().item<int8_t>() > -128, "vnni_pack_weight: weights must lie in [-127, 127]");
   // One 64-byte load holds 4 inputs of 16 outputs (a tile), as vpdpbusd sums them; a task's
-  // kTiles tiles (the last task's: what is left) are interleaved 4 inputs at a time,
-  // [K/4][tiles][16][4], so that each task, and each thread's run of tasks, is one sequential
-  // stream: three streams a tile apart were 7-11 % slower at 1-32 rows (BENCHMARKS.md, session
-  // 27). Returned as [N/16, K/4, 16, 4], the shape of the tiles it holds.
-  const auto shifted = (w.to(at::kShort) + 128).to(at::kByte);
-  const int64_t task_rows = 16 * kTiles, full = N / task_rows * task_rows;
-  auto interleave = [&](int64_t start, int64_t rows, int64_t per_task) {
-    return shifted.narrow(0, start, rows)
-        .view({rows / per_task, per_task / 16, 16, K / 4, 4})
-        .permute({0, 3, 1, 2, 4})
-        .reshape({-1});
-  };
-  std::vector<torch::Tensor> parts;
-  if (full > 0) parts.push_back(interleave(0, full, task_rows));
-  if (full < N) parts.push_back(interleave(full, N - full, N - full));  // the last, short task
-  return torch::cat(parts).view({N / 16, K / 4, 16, 4});
+  // kTiles tiles are interleaved 4 inputs at a time (tile_tasks.h).
+  return pack_tile_tasks((w.to(at::kShort) + 128).to(at::kByte), 4, kTiles);
 }
 
 torch::Tensor vnni_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
