@@ -236,6 +236,70 @@ def test_paged_decode_attention_any_split_of_mixed_lengths(kernels, threads, con
     torch.testing.assert_close(outs[1], outs[0], atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("cache", ["model", "int8"])
+# 64: AVX-512 and AVX2 vectors; 24: a vector of 8 and a scalar tail; 128 with G = 1.
+@pytest.mark.parametrize("head_dim,heads,kv_heads", [(64, 9, 3), (24, 4, 2), (128, 4, 4)])
+def test_decode_attention_from_the_fused_qkv_rows_is_rotary_then_the_kernel(
+    kernels, dtype, cache, head_dim, heads, kv_heads
+):
+    """The decoder stack's call: q, k, v read from the rows of the fused qkv projection and
+    rotated on the way give the same bits (output and written cache) as rotary_embedding in place
+    followed by paged_decode_attention, and leave qkv as it was."""
+    torch.manual_seed(0)
+    block_size, num_blocks = 5, 200
+    meta = _decode_batch([1, 16, 17, 70], block_size, num_blocks)
+    b, q_size, kv_size = meta.num_seqs, heads * head_dim, kv_heads * head_dim
+    shape = (num_blocks, kv_heads, block_size, head_dim)
+    if cache == "int8":
+        caches = [torch.randint(-127, 128, shape, dtype=torch.int8) for _ in range(2)]
+        caches += [torch.rand(shape[:3]) / 64 for _ in range(2)]
+    else:
+        caches = [torch.randn(shape, dtype=dtype) for _ in range(2)]
+    # Rows wider than q + 2 kv (a strided view), as a slice of a larger projection would be.
+    qkv = torch.randn(b, q_size + 2 * kv_size + 8, dtype=dtype)[:, : q_size + 2 * kv_size]
+    angles = torch.rand(b, head_dim // 2) * 6.3
+    cos, sin = angles.cos().to(dtype), angles.sin().to(dtype)
+    indices = (meta.slot_mapping, meta.block_tables, meta.context_lens)
+
+    def split(x):
+        q, k, v = x.split([q_size, kv_size, kv_size], dim=1)
+        return (q.reshape(b, heads, head_dim), k.reshape(b, kv_heads, head_dim),
+                v.reshape(b, kv_heads, head_dim))  # fmt: skip
+
+    ref_caches = [c.clone() for c in caches]
+    q, k, v = (t.clone() for t in split(qkv))
+    kernels.rotary_embedding(q, k, cos, sin)
+    scales = ref_caches[2:] if cache == "int8" else [None, None]
+    ref = kernels.paged_decode_attention(q, k, v, *ref_caches[:2], *indices, 0.125, *scales)
+    before = qkv.clone()
+    scales = caches[2:] if cache == "int8" else [None, None]
+    got = kernels.paged_decode_attention_qkv(
+        qkv, cos, sin, heads, *caches[:2], *indices, 0.125, *scales
+    )
+    assert torch.equal(got, ref)
+    for ref_cache, got_cache in zip(ref_caches, caches, strict=True):
+        assert torch.equal(got_cache, ref_cache)
+    assert torch.equal(qkv, before)
+
+
+def test_decode_attention_from_qkv_rejects_what_it_cannot_read(kernels):
+    meta = _decode_batch([3, 9], 4, 16)
+    caches = [torch.zeros(16, 2, 4, 8) for _ in range(2)]
+    indices = (meta.slot_mapping, meta.block_tables, meta.context_lens)
+    cos = sin = torch.ones(2, 4)
+    with pytest.raises(RuntimeError, match="qkv's width"):
+        kernels.paged_decode_attention_qkv(torch.zeros(2, 40), cos, sin, 4, *caches, *indices, 1.0)
+    with pytest.raises(RuntimeError, match="cos and sin"):
+        kernels.paged_decode_attention_qkv(
+            torch.zeros(2, 64), cos[:, :3], sin, 4, *caches, *indices, 1.0
+        )
+    with pytest.raises(RuntimeError, match="share a dtype"):
+        kernels.paged_decode_attention_qkv(
+            torch.zeros(2, 64), cos.bfloat16(), sin, 4, *caches, *indices, 1.0
+        )
+
+
 def test_int8_rows_round_trip_within_half_a_step():
     torch.manual_seed(0)
     x = torch.randn(5, 3, 64, dtype=torch.bfloat16) * torch.tensor([1e-3, 1.0, 40.0])[:, None]

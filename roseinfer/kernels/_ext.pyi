@@ -83,6 +83,21 @@ class CppKernels(Protocol):
         k_scale: Tensor | None = None,  # [num_blocks, KVH, block_size] for int8 caches
         v_scale: Tensor | None = None,
     ) -> Tensor: ...  # [n, H, D]
+    def paged_decode_attention_qkv(
+        self,
+        qkv: Tensor,  # [n, (H + 2 KVH) * D]: q, k (written into the cache first), v
+        cos: Tensor,  # [n, D / 2]: q and k rotated on the way, qkv left as it is
+        sin: Tensor,
+        num_heads: int,
+        k_cache: Tensor,
+        v_cache: Tensor,
+        slot_mapping: Tensor,
+        block_tables: Tensor,
+        context_lens: Tensor,
+        scale: float,
+        k_scale: Tensor | None = None,
+        v_scale: Tensor | None = None,
+    ) -> Tensor: ...  # [n, H, D]
     def rms_norm(self, x: Tensor, weight: Tensor, eps: float) -> Tensor: ...
     def add_rms_norm(self, x: Tensor, residual: Tensor, weight: Tensor, eps: float) -> Tensor: ...
     def rotary_embedding(self, q: Tensor, k: Tensor, cos: Tensor, sin: Tensor) -> None: ...

@@ -14,6 +14,13 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("slot_mapping"), py::arg("block_tables"), py::arg("context_lens"),
         py::arg("scale"), py::arg("k_scale") = py::none(), py::arg("v_scale") = py::none(),
         py::call_guard<py::gil_scoped_release>());
+  m.def("paged_decode_attention_qkv", &roseinfer::paged_decode_attention_qkv,
+        "paged_decode_attention over the rows of the fused qkv projection, rotating q and k on "
+        "the way (the decoder stack's form, bound for the tests)",
+        py::arg("qkv"), py::arg("cos"), py::arg("sin"), py::arg("num_heads"), py::arg("k_cache"),
+        py::arg("v_cache"), py::arg("slot_mapping"), py::arg("block_tables"),
+        py::arg("context_lens"), py::arg("scale"), py::arg("k_scale") = py::none(),
+        py::arg("v_scale") = py::none(), py::call_guard<py::gil_scoped_release>());
   m.def("rms_norm", &roseinfer::rms_norm, "RMSNorm of rows [N, n]");
   m.def("add_rms_norm", &roseinfer::add_rms_norm,
         "residual += x in place, then RMSNorm of the new residual");

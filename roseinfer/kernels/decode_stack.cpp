@@ -118,19 +118,26 @@ torch::Tensor DecodeStack::forward(torch::Tensor hidden, torch::Tensor cos, torc
     x = i == 0 ? rms_norm(residual, layer.input_norm, eps_)
                : add_rms_norm(x, residual, layer.input_norm, eps_);
     const torch::Tensor qkv = layer.qkv(x);  // [B, q + 2 kv]
-    torch::Tensor q = qkv.narrow(1, 0, q_size).view({rows, num_heads_, head_dim_});
-    torch::Tensor k = qkv.narrow(1, q_size, kv_size).view({rows, num_kv_heads_, head_dim_});
+    const c10::optional<torch::Tensor> k_scale =
+        scaled ? c10::optional<torch::Tensor>(k_scales[i]) : c10::nullopt;
+    const c10::optional<torch::Tensor> v_scale =
+        scaled ? c10::optional<torch::Tensor>(v_scales[i]) : c10::nullopt;
+    torch::Tensor attn;  // [B, H, D]
     if (layer.q_norm.defined()) {  // as the modules: the norms make q and k contiguous copies
-      q = rms_norm(q, layer.q_norm, eps_);
-      k = rms_norm(k, layer.k_norm, eps_);
+      auto heads = [&](int64_t offset, int64_t size, int64_t n) {
+        return qkv.narrow(1, offset, size).view({rows, n, head_dim_});
+      };
+      const torch::Tensor q = rms_norm(heads(0, q_size, num_heads_), layer.q_norm, eps_);
+      const torch::Tensor k = rms_norm(heads(q_size, kv_size, num_kv_heads_), layer.k_norm, eps_);
+      rotary_embedding(q, k, cos, sin);
+      attn = paged_decode_attention(q, k, heads(q_size + kv_size, kv_size, num_kv_heads_),
+                                    k_caches[i], v_caches[i], slot_mapping, block_tables,
+                                    context_lens, scale_, k_scale, v_scale);
+    } else {  // q, k and v read from qkv's rows in place, rotated on the way
+      attn = paged_decode_attention_qkv(qkv, cos, sin, num_heads_, k_caches[i], v_caches[i],
+                                        slot_mapping, block_tables, context_lens, scale_, k_scale,
+                                        v_scale);
     }
-    const torch::Tensor v =
-        qkv.narrow(1, q_size + kv_size, kv_size).view({rows, num_kv_heads_, head_dim_});
-    rotary_embedding(q, k, cos, sin);
-    const torch::Tensor attn = paged_decode_attention(
-        q, k, v, k_caches[i], v_caches[i], slot_mapping, block_tables, context_lens, scale_,
-        scaled ? c10::optional<torch::Tensor>(k_scales[i]) : c10::nullopt,
-        scaled ? c10::optional<torch::Tensor>(v_scales[i]) : c10::nullopt);  // [B, H, D]
     x = layer.o_proj(attn.view({rows, q_size}));
     x = add_rms_norm(x, residual, layer.post_norm, eps_);
     x = layer.down_proj(silu_and_mul(layer.gate_up_proj(x)));

@@ -5,6 +5,7 @@
 
 #include <type_traits>
 
+#include "rotary.h"
 #include "vec.h"
 
 namespace roseinfer {
@@ -146,36 +147,6 @@ void rotary_embedding(torch::Tensor q, torch::Tensor k, torch::Tensor cos, torch
   dispatch(q.scalar_type(), "rotary_embedding", [&](auto tag) {
     using T = decltype(tag);
     const int64_t half = q.size(2) / 2;
-    auto rotate = [&](T* x, const T* c, const T* s) {
-      int64_t i = 0;
-#if defined(__AVX512F__)
-      for (; i + 16 <= half; i += 16) {
-        const __m512 x1 = load16(x + i), x2 = load16(x + half + i);
-        const __m512 cv = load16(c + i), sv = load16(s + i);
-        // Each product rounded to T, as the unfused x1 * cos - x2 * sin rounds it.
-        const __m512 x1c = round16<T>(_mm512_mul_ps(x1, cv)), x2s = round16<T>(_mm512_mul_ps(x2, sv));
-        const __m512 x2c = round16<T>(_mm512_mul_ps(x2, cv)), x1s = round16<T>(_mm512_mul_ps(x1, sv));
-        store16(x + i, _mm512_sub_ps(x1c, x2s));
-        store16(x + half + i, _mm512_add_ps(x2c, x1s));
-      }
-#elif defined(ROSEINFER_VECF)  // AVX2 + FMA + F16C: the same in 8 lanes
-      for (; i + 8 <= half; i += 8) {
-        const __m256 x1 = vec_load(x + i), x2 = vec_load(x + half + i);
-        const __m256 cv = vec_load(c + i), sv = vec_load(s + i);
-        const __m256 x1c = round8<T>(_mm256_mul_ps(x1, cv)), x2s = round8<T>(_mm256_mul_ps(x2, sv));
-        const __m256 x2c = round8<T>(_mm256_mul_ps(x2, cv)), x1s = round8<T>(_mm256_mul_ps(x1, sv));
-        store8(x + i, _mm256_sub_ps(x1c, x2s));
-        store8(x + half + i, _mm256_add_ps(x2c, x1s));
-      }
-#endif
-      for (; i < half; ++i) {
-        const float x1 = to_float(x[i]), x2 = to_float(x[half + i]);
-        const float cv = to_float(c[i]), sv = to_float(s[i]);
-        auto r = [](float v) { return to_float(round_to<T>(v)); };
-        x[i] = round_to<T>(r(x1 * cv) - r(x2 * sv));
-        x[half + i] = round_to<T>(r(x2 * cv) + r(x1 * sv));
-      }
-    };
     // Pointers and strides read once, outside the per-row loop.
     T* qp = q.data_ptr<T>();
     T* kp = k.data_ptr<T>();
@@ -187,8 +158,14 @@ void rotary_embedding(torch::Tensor q, torch::Tensor k, torch::Tensor cos, torch
     for_rows(q.size(0), (q_heads + k_heads) * q.size(2), [&](int64_t r) {
       const T* c = cp + r * half;
       const T* s = sp + r * half;
-      for (int64_t h = 0; h < q_heads; ++h) rotate(qp + r * q_row + h * q_head, c, s);
-      for (int64_t h = 0; h < k_heads; ++h) rotate(kp + r * k_row + h * k_head, c, s);
+      for (int64_t h = 0; h < q_heads; ++h) {
+        T* x = qp + r * q_row + h * q_head;
+        rotate_half(x, x, c, s, half);
+      }
+      for (int64_t h = 0; h < k_heads; ++h) {
+        T* x = kp + r * k_row + h * k_head;
+        rotate_half(x, x, c, s, half);
+      }
     });
   });
 }

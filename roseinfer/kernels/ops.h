@@ -11,6 +11,14 @@ torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Te
                                      torch::Tensor context_lens, double scale,
                                      c10::optional<torch::Tensor> k_scale,
                                      c10::optional<torch::Tensor> v_scale);
+// The same over the rows of the fused qkv projection [B, (H + 2 KVH) * D] (no q/k/v views), q and
+// k rotated on the way (cos, sin [B, D/2]; qkv itself is left as it is): the decoder stack's call.
+torch::Tensor paged_decode_attention_qkv(torch::Tensor qkv, torch::Tensor cos, torch::Tensor sin,
+                                         int64_t num_heads, torch::Tensor k_cache,
+                                         torch::Tensor v_cache, torch::Tensor slot_mapping,
+                                         torch::Tensor block_tables, torch::Tensor context_lens,
+                                         double scale, c10::optional<torch::Tensor> k_scale,
+                                         c10::optional<torch::Tensor> v_scale);
 torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps);
 torch::Tensor add_rms_norm(torch::Tensor x, torch::Tensor residual, torch::Tensor weight,
                            double eps);

@@ -12,6 +12,7 @@
 #include "attention_avx2.h"
 #include "attention_avx512_pairs.h"
 #include "attention_kv.h"
+#include "rotary.h"
 #include "vec.h"
 
 namespace roseinfer {
@@ -95,14 +96,32 @@ std::vector<int64_t> balanced_ranges(const int64_t* lens, int64_t num_seqs, int6
   return bounds;
 }
 
+// The step's new tokens as the kernel reads them: q [B, H, D], k and v [B, KVH, D] (heads
+// contiguous) as row pointers and strides, views of the fused qkv projection or tensors of
+// their own; with cos and sin [B, D/2], q and k are rotated (rotate_half) on the way in.
+template <typename T>
+struct StepTokens {
+  const T* q;
+  int64_t q_row, q_head;
+  const T* k;
+  int64_t k_row;
+  const T* v;
+  int64_t v_row;
+  const T* cos;  // or nullptr: q and k already rotated
+  const T* sin;
+  int64_t num_seqs, num_heads, head_dim;
+};
+
+// head_dim's bound where the kernel keeps a row on the stack (int8 caches, rotated keys).
+constexpr int64_t kMaxStackRow = 512;
+
 // T: the dtype of q, k, v and the output; C: the cache's (T, or int8_t with scales).
 template <typename T, typename C>
-void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                   torch::Tensor& k_cache, torch::Tensor& v_cache, float* k_scales,
-                   float* v_scales, const torch::Tensor& slot_mapping,
+void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor& v_cache,
+                   float* k_scales, float* v_scales, const torch::Tensor& slot_mapping,
                    const torch::Tensor& block_tables, const torch::Tensor& context_lens,
                    double scale, torch::Tensor& out) {
-  const int64_t num_seqs = q.size(0), num_heads = q.size(1), head_dim = q.size(2);
+  const int64_t num_seqs = x.num_seqs, num_heads = x.num_heads, head_dim = x.head_dim;
   const int64_t num_kv_heads = k_cache.size(1), block_size = k_cache.size(2);
   const int64_t group = num_heads / num_kv_heads;
   const float fscale = static_cast<float>(scale);
@@ -110,7 +129,7 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
   const int64_t head_stride = block_size * head_dim;      // one KV head's rows of a block
   const int64_t block_stride = num_kv_heads * head_stride;  // one block, all heads
   const int64_t scale_stride = num_kv_heads * block_size;   // one block's scales
-  const T* qp = q.data_ptr<T>();
+  const int64_t half = head_dim / 2;
   C* kc = k_cache.data_ptr<C>();
   C* vc = v_cache.data_ptr<C>();
   T* op = out.data_ptr<T>();
@@ -120,20 +139,22 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
   // The new token's K/V go into the cache first: each sequence attends to itself too (and a
   // prompt's tokens, when a step's chunks come through here, to each other's). In parallel: at
   // batch 32 the int8 rows took ~15 µs per layer on one thread while the other waited.
-  const T* kp = k.data_ptr<T>();
-  const T* vp = v.data_ptr<T>();
   const int64_t* slots = slot_mapping.data_ptr<int64_t>();
-  const int64_t k_seq = k.stride(0), v_seq = v.stride(0);
   at::parallel_for(0, num_seqs * num_kv_heads, 16, [&](int64_t w0, int64_t w1) {
     for (int64_t w = w0; w < w1; ++w) {
       const int64_t s = w / num_kv_heads, h = w % num_kv_heads;
       const int64_t block = slots[s] / block_size, offset = slots[s] % block_size;
       const int64_t at = block * block_stride + offset * head_dim;
-      const T* k_row = kp + s * k_seq + h * head_dim;
-      const T* v_row = vp + s * v_seq + h * head_dim;
+      const T* k_row = x.k + s * x.k_row + h * head_dim;
+      const T* v_row = x.v + s * x.v_row + h * head_dim;
+      T rotated[kMaxStackRow];  // head_dim <= kMaxStackRow where cos is given: checked
+      if (x.cos != nullptr) {
+        rotate_half(k_row, rotated, x.cos + s * half, x.sin + s * half, half);
+        k_row = rotated;
+      }
       if constexpr (std::is_same_v<C, int8_t>) {
         const int64_t scale_at = block * scale_stride + h * block_size + offset;
-        int8_t row[512];  // head_dim <= 512: checked by the caller
+        int8_t row[kMaxStackRow];  // head_dim <= kMaxStackRow: checked by the caller
         quantize_row(k_row, head_dim, row, k_scales + scale_at);
         int8_t* k_block = kc + block * block_stride + h * head_stride;
         for (int64_t d = 0; d < head_dim; ++d)
@@ -178,12 +199,17 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
   auto run_tasks = [&](int64_t begin, int64_t end) {
     std::vector<float> qf(group * head_dim), acc(group * head_dim), scores(group * max_len);
     std::vector<c10::BFloat16> probs(group * (max_len + 1));
+    std::vector<T> q_rotated(x.cos != nullptr ? head_dim : 0);
     prefetch_start(begin);
     for (int64_t task = begin; task < end; ++task) {
       if (task + 1 < end) prefetch_start(task + 1);
       const int64_t s = task / num_kv_heads, kvh = task % num_kv_heads;
       for (int64_t g = 0; g < group; ++g) {
-        const T* src = qp + s * q.stride(0) + (kvh * group + g) * q.stride(1);
+        const T* src = x.q + s * x.q_row + (kvh * group + g) * x.q_head;
+        if (x.cos != nullptr) {
+          rotate_half(src, q_rotated.data(), x.cos + s * half, x.sin + s * half, half);
+          src = q_rotated.data();
+        }
         for (int64_t d = 0; d < head_dim; ++d)
           qf[g * head_dim + d] = to_float(src[d]);
       }
@@ -196,7 +222,7 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
                                 &acc[g * head_dim]);
       }
       for (int64_t g = 0; g < group; ++g) {
-        T* dst = op + s * out.stride(0) + (kvh * group + g) * out.stride(1);
+        T* dst = op + (s * num_heads + kvh * group + g) * head_dim;
         for (int64_t d = 0; d < head_dim; ++d) dst[d] = static_cast<T>(acc[g * head_dim + d]);
       }
     }
@@ -212,6 +238,67 @@ void decode_kernel(const torch::Tensor& q, const torch::Tensor& k, const torch::
 
 }  // namespace
 
+namespace {
+
+// The checks both entries share: the caches and index tensors against the step's tokens (B of
+// them, H query heads, head_dim D, dtype); whether the caches are int8 (with their scales).
+bool check_step(const torch::Tensor& k_cache, const torch::Tensor& v_cache, int64_t num_seqs,
+                int64_t num_heads, int64_t head_dim, at::ScalarType dtype,
+                const c10::optional<torch::Tensor>& k_scale,
+                const c10::optional<torch::Tensor>& v_scale, const torch::Tensor& slot_mapping,
+                const torch::Tensor& block_tables, const torch::Tensor& context_lens) {
+  TORCH_CHECK(k_cache.dim() == 4 && k_cache.sizes() == v_cache.sizes(),
+              "the caches must be [num_blocks, kv_heads, block_size, head_dim], both alike");
+  TORCH_CHECK(k_cache.size(3) == head_dim, "q and the caches disagree on head_dim");
+  TORCH_CHECK(k_cache.is_contiguous() && v_cache.is_contiguous(), "caches must be contiguous");
+  TORCH_CHECK(k_cache.scalar_type() == v_cache.scalar_type(), "the caches must share a dtype");
+  const bool int8_cache = attention::int8_cache_scales(k_cache, k_scale, v_scale);
+  TORCH_CHECK(int8_cache || k_cache.scalar_type() == dtype,
+              "q, k, v and the cache must share a dtype (or the cache be int8)");
+  if (int8_cache) {
+    TORCH_CHECK(head_dim % 4 == 0 && head_dim <= kMaxStackRow,
+                "an int8 cache needs head_dim a multiple of 4, at most 512 (its keys are stored "
+                "in groups of 4)");
+  }
+  TORCH_CHECK(num_heads % k_cache.size(1) == 0, "query heads must be a multiple of kv heads");
+  TORCH_CHECK(block_tables.scalar_type() == at::kLong && slot_mapping.scalar_type() == at::kLong &&
+                  context_lens.scalar_type() == at::kLong,
+              "index tensors must be int64");
+  TORCH_CHECK(block_tables.is_contiguous() && slot_mapping.is_contiguous() &&
+                  context_lens.is_contiguous(),
+              "index tensors must be contiguous");
+  TORCH_CHECK(block_tables.dim() == 2 && block_tables.size(0) >= num_seqs &&
+                  slot_mapping.numel() >= num_seqs && context_lens.numel() >= num_seqs,
+              "a slot, a block table row and a length for every token");
+  return int8_cache;
+}
+
+// out [B, H, D] = the kernel over the tokens `make_tokens(T{})` gives, T being dtype's type.
+template <typename MakeTokens>
+torch::Tensor run_decode(at::ScalarType dtype, const at::TensorOptions& options,
+                         const MakeTokens& make_tokens, torch::Tensor& k_cache,
+                         torch::Tensor& v_cache, const c10::optional<torch::Tensor>& k_scale,
+                         const c10::optional<torch::Tensor>& v_scale,
+                         const torch::Tensor& slot_mapping, const torch::Tensor& block_tables,
+                         const torch::Tensor& context_lens, double scale, bool int8_cache) {
+  torch::Tensor out;
+  dispatch(dtype, "paged_decode_attention", [&](auto tag) {
+    using T = decltype(tag);
+    const StepTokens<T> tokens = make_tokens(tag);
+    out = torch::empty({tokens.num_seqs, tokens.num_heads, tokens.head_dim}, options);
+    if (int8_cache)
+      decode_kernel<T, int8_t>(tokens, k_cache, v_cache, k_scale->data_ptr<float>(),
+                               v_scale->data_ptr<float>(), slot_mapping, block_tables,
+                               context_lens, scale, out);
+    else
+      decode_kernel<T, T>(tokens, k_cache, v_cache, nullptr, nullptr, slot_mapping,
+                          block_tables, context_lens, scale, out);
+  });
+  return out;
+}
+
+}  // namespace
+
 torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Tensor v,
                                      torch::Tensor k_cache, torch::Tensor v_cache,
                                      torch::Tensor slot_mapping, torch::Tensor block_tables,
@@ -219,46 +306,63 @@ torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Te
                                      c10::optional<torch::Tensor> k_scale,
                                      c10::optional<torch::Tensor> v_scale) {
   TORCH_CHECK(q.dim() == 3 && k.dim() == 3 && v.dim() == 3, "q, k, v must be [B, heads, D]");
-  TORCH_CHECK(k_cache.dim() == 4 && k_cache.sizes() == v_cache.sizes(),
-              "the caches must be [num_blocks, kv_heads, block_size, head_dim], both alike");
-  TORCH_CHECK(k_cache.size(1) == k.size(1) && k_cache.size(3) == q.size(2) &&
-                  k.sizes() == v.sizes() && k.size(0) == q.size(0),
+  TORCH_CHECK(k.size(1) == k_cache.size(1) && k.sizes() == v.sizes() && k.size(0) == q.size(0) &&
+                  k.size(2) == q.size(2),
               "q, k, v and the caches disagree on heads or head_dim");
   TORCH_CHECK(q.stride(2) == 1 && k.stride(2) == 1 && v.stride(2) == 1,
               "q, k, v must have contiguous head_dim");
   TORCH_CHECK(k.stride(1) == k.size(2) && v.stride(1) == v.size(2),
               "k and v heads must be contiguous");
-  TORCH_CHECK(k_cache.is_contiguous() && v_cache.is_contiguous(), "caches must be contiguous");
-  TORCH_CHECK(k_cache.scalar_type() == v_cache.scalar_type(), "the caches must share a dtype");
-  const bool int8_cache = attention::int8_cache_scales(k_cache, k_scale, v_scale);
-  TORCH_CHECK(k.scalar_type() == q.scalar_type() && v.scalar_type() == q.scalar_type() &&
-                  (int8_cache || k_cache.scalar_type() == q.scalar_type()),
+  TORCH_CHECK(k.scalar_type() == q.scalar_type() && v.scalar_type() == q.scalar_type(),
               "q, k, v and the cache must share a dtype (or the cache be int8)");
-  if (int8_cache) {
-    TORCH_CHECK(q.size(2) % 4 == 0 && q.size(2) <= 512,
-                "an int8 cache needs head_dim a multiple of 4, at most 512 (its keys are stored "
-                "in groups of 4)");
-  }
-  TORCH_CHECK(q.size(1) % k_cache.size(1) == 0, "query heads must be a multiple of kv heads");
-  TORCH_CHECK(block_tables.scalar_type() == at::kLong && slot_mapping.scalar_type() == at::kLong &&
-                  context_lens.scalar_type() == at::kLong,
-              "index tensors must be int64");
-  TORCH_CHECK(block_tables.is_contiguous() && slot_mapping.is_contiguous() &&
-                  context_lens.is_contiguous(),
-              "index tensors must be contiguous");
-  auto out = torch::empty({q.size(0), q.size(1), q.size(2)}, q.options());
-  auto run = [&](auto tag) {
+  const bool int8_cache = check_step(k_cache, v_cache, q.size(0), q.size(1), q.size(2),
+                                     q.scalar_type(), k_scale, v_scale, slot_mapping,
+                                     block_tables, context_lens);
+  auto make_tokens = [&](auto tag) {
     using T = decltype(tag);
-    if (int8_cache)
-      decode_kernel<T, int8_t>(q, k, v, k_cache, v_cache, k_scale->data_ptr<float>(),
-                               v_scale->data_ptr<float>(), slot_mapping, block_tables,
-                               context_lens, scale, out);
-    else
-      decode_kernel<T, T>(q, k, v, k_cache, v_cache, nullptr, nullptr, slot_mapping,
-                          block_tables, context_lens, scale, out);
+    return StepTokens<T>{q.data_ptr<T>(), q.stride(0), q.stride(1), k.data_ptr<T>(), k.stride(0),
+                         v.data_ptr<T>(), v.stride(0), nullptr, nullptr, q.size(0), q.size(1),
+                         q.size(2)};
   };
-  dispatch(q.scalar_type(), "paged_decode_attention", run);
-  return out;
+  return run_decode(q.scalar_type(), q.options(), make_tokens, k_cache, v_cache, k_scale,
+                    v_scale, slot_mapping, block_tables, context_lens, scale, int8_cache);
+}
+
+torch::Tensor paged_decode_attention_qkv(torch::Tensor qkv, torch::Tensor cos, torch::Tensor sin,
+                                         int64_t num_heads, torch::Tensor k_cache,
+                                         torch::Tensor v_cache, torch::Tensor slot_mapping,
+                                         torch::Tensor block_tables, torch::Tensor context_lens,
+                                         double scale, c10::optional<torch::Tensor> k_scale,
+                                         c10::optional<torch::Tensor> v_scale) {
+  TORCH_CHECK(qkv.dim() == 2 && qkv.stride(1) == 1,
+              "qkv must be [B, (H + 2 KVH) * head_dim] with contiguous rows");
+  TORCH_CHECK(k_cache.dim() == 4,
+              "the caches must be [num_blocks, kv_heads, block_size, head_dim]");
+  const int64_t num_kv_heads = k_cache.size(1), head_dim = k_cache.size(3), rows = qkv.size(0);
+  TORCH_CHECK(qkv.size(1) == (num_heads + 2 * num_kv_heads) * head_dim,
+              "qkv's width is not (H + 2 KVH) * head_dim for these caches");
+  TORCH_CHECK(head_dim % 2 == 0 && head_dim <= kMaxStackRow,
+              "rotary needs an even head_dim, at most 512");
+  TORCH_CHECK(cos.is_contiguous() && sin.is_contiguous() && cos.dim() == 2 && sin.dim() == 2 &&
+                  cos.size(0) == rows && sin.size(0) == rows && cos.size(1) * 2 == head_dim &&
+                  sin.size(1) * 2 == head_dim,
+              "cos and sin must be contiguous [B, head_dim / 2]");
+  TORCH_CHECK(cos.scalar_type() == qkv.scalar_type() && sin.scalar_type() == qkv.scalar_type(),
+              "qkv, cos and sin must share a dtype");
+  const bool int8_cache =
+      check_step(k_cache, v_cache, rows, num_heads, head_dim, qkv.scalar_type(), k_scale,
+                 v_scale, slot_mapping, block_tables, context_lens);
+  auto make_tokens = [&](auto tag) {
+    using T = decltype(tag);
+    const T* q = qkv.data_ptr<T>();
+    const T* k = q + num_heads * head_dim;
+    const T* v = k + num_kv_heads * head_dim;
+    const int64_t row = qkv.stride(0);
+    return StepTokens<T>{q, row, head_dim, k, row, v, row, cos.data_ptr<T>(), sin.data_ptr<T>(),
+                         rows, num_heads, head_dim};
+  };
+  return run_decode(qkv.scalar_type(), qkv.options(), make_tokens, k_cache, v_cache, k_scale,
+                    v_scale, slot_mapping, block_tables, context_lens, scale, int8_cache);
 }
 
 }  // namespace roseinfer
