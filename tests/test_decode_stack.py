@@ -149,3 +149,22 @@ def test_no_stack_where_it_does_not_apply(tiny_model_dir, kind, overrides):
     assert engine.new_core().runner.decoder_stack is None
     (out,) = generate(engine, [[5, 6, 7]], 4)
     assert len(out) == 4
+
+
+def test_the_stack_refuses_tokens_and_positions_outside_its_tables(tiny_model_dir):
+    """The stack looks up a step's embeddings and rotary rows itself: an id past the vocabulary
+    or a position past the tables is an error naming it, never a read outside them."""
+    engine = engine_for(tiny_model_dir("llama"), dtype="bfloat16")
+    stack = stack_of(engine).stack
+    cos, sin = engine.model.rotary.tables(torch.bfloat16)
+    vocab = engine.model.model.embed_tokens.weight.shape[0]
+    caches: list[list[torch.Tensor]] = [[], [], [], []]  # not reached
+    zero = torch.zeros(1, dtype=torch.long)
+    indices = [zero, torch.zeros(1, 1, dtype=torch.long), zero]  # slots, tables, lengths
+    ok = torch.tensor([3])
+    with pytest.raises(RuntimeError, match=f"token index {vocab} out of range"):
+        stack.forward(torch.tensor([vocab]), ok, cos, sin, *caches, *indices)
+    with pytest.raises(RuntimeError, match="token index -1 out of range"):
+        stack.forward(torch.tensor([-1]), ok, cos, sin, *caches, *indices)
+    with pytest.raises(RuntimeError, match=f"position index {cos.shape[0]} out of range"):
+        stack.forward(ok, torch.tensor([cos.shape[0]]), cos, sin, *caches, *indices)

@@ -28,9 +28,12 @@ if TYPE_CHECKING:
 StepT = TypeVar("StepT")
 StepT_contra = TypeVar("StepT_contra", contravariant=True)
 
-# The decoder stack's run of one step: (x [N, hidden] the embeddings, cos [N, D/2], sin
-# [N, D/2]) -> the final norm's output [N, hidden]; the step's K/V written into the cache.
-StackStep = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
+# The decoder stack's run of one step: (input_ids [N], positions [N], the rotary tables cos and
+# sin [max_positions, D/2] in the model's dtype) -> the final norm's output [N, hidden]; the
+# step's K/V written into the cache. The stack looks up the tokens' embeddings and the
+# positions' rows itself: two fewer PyTorch ops a step, each of which costs tens of µs when the
+# weights' stream has just evicted it (BENCHMARKS.md, session 28).
+StackStep = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
 
 
 class Quantization(Enum):
@@ -140,6 +143,7 @@ class StackLayer:
 class DecoderStackSpec:
     """What a model tells a backend so that it can fuse its layers (`decoder_stack_spec`)."""
 
+    embedding: torch.Tensor  # [vocab, hidden]: the stack looks up a step's rows itself
     layers: tuple[StackLayer, ...]
     final_norm: torch.Tensor  # [hidden]
     eps: float

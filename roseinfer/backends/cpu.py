@@ -60,7 +60,9 @@ class CpuDecoderStack:
             return None
         stack, caches, d = self.stack, kv_cache.stack_args, step.decode
         indices = (d.slot_mapping, d.block_tables, d.context_lens)
-        return lambda x, cos, sin: stack.forward(x, cos, sin, *caches, *indices)
+        return lambda ids, positions, cos, sin: stack.forward(
+            ids, positions, cos, sin, *caches, *indices
+        )
 
 
 # Built once per model (runners of one model share it: it holds no per-engine state).
@@ -189,6 +191,7 @@ class CpuBackend:
                 )
             )
         stack = self.kernels.DecodeStack(
+            spec.embedding,
             layers,
             spec.final_norm,
             spec.eps,

@@ -40,6 +40,7 @@ class DecodeLayer:
 class DecodeStack:
     def __init__(
         self,
+        embedding: Tensor,  # [vocab, hidden]
         layers: list[DecodeLayer],
         final_norm: Tensor,  # [hidden]
         eps: float,
@@ -50,9 +51,10 @@ class DecodeStack:
     ) -> None: ...
     def forward(
         self,
-        hidden: Tensor,  # [N, hidden] the step's embeddings, consumed as the residual stream
-        cos: Tensor,  # [N, D/2]
-        sin: Tensor,  # [N, D/2]
+        input_ids: Tensor,  # [N] int64
+        positions: Tensor,  # [N] int64
+        cos: Tensor,  # [max_positions, D/2], the rows at `positions` taken
+        sin: Tensor,  # [max_positions, D/2]
         k_caches: list[Tensor],  # per layer [num_blocks, KVH, block_size, D]
         v_caches: list[Tensor],
         k_scales: list[Tensor],  # per layer [num_blocks, KVH, block_size] (int8 caches), or []

@@ -112,9 +112,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
            py::arg("k_norm") = py::none());
   py::class_<roseinfer::DecodeStack>(m, "DecodeStack",
                                      "a Llama decoder stack for decode steps, one call per step")
-      .def(py::init<std::vector<roseinfer::DecodeLayer>, torch::Tensor, double, int64_t, int64_t,
-                    int64_t, double>(),
-           py::arg("layers"), py::arg("final_norm"), py::arg("eps"), py::arg("num_heads"),
-           py::arg("num_kv_heads"), py::arg("head_dim"), py::arg("scale"))
+      .def(py::init<torch::Tensor, std::vector<roseinfer::DecodeLayer>, torch::Tensor, double,
+                    int64_t, int64_t, int64_t, double>(),
+           py::arg("embedding"), py::arg("layers"), py::arg("final_norm"), py::arg("eps"),
+           py::arg("num_heads"), py::arg("num_kv_heads"), py::arg("head_dim"), py::arg("scale"))
       .def("forward", &roseinfer::DecodeStack::forward, py::call_guard<py::gil_scoped_release>());
 }

@@ -7,6 +7,8 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
+#include <cstring>
+
 #include "ops.h"
 
 namespace roseinfer {
@@ -81,17 +83,52 @@ torch::Tensor DecodeLinear::onednn_linear(const torch::Tensor& x) const {
   return stack[0].toTensor();
 }
 
-DecodeStack::DecodeStack(std::vector<DecodeLayer> layers, torch::Tensor final_norm, double eps,
-                         int64_t num_heads, int64_t num_kv_heads, int64_t head_dim, double scale)
-    : layers_(std::move(layers)),
+DecodeStack::DecodeStack(torch::Tensor embedding, std::vector<DecodeLayer> layers,
+                         torch::Tensor final_norm, double eps, int64_t num_heads,
+                         int64_t num_kv_heads, int64_t head_dim, double scale)
+    : embedding_(std::move(embedding)),
+      layers_(std::move(layers)),
       final_norm_(std::move(final_norm)),
       eps_(eps),
       num_heads_(num_heads),
       num_kv_heads_(num_kv_heads),
       head_dim_(head_dim),
-      scale_(scale) {}
+      scale_(scale) {
+  TORCH_CHECK(embedding_.dim() == 2 && embedding_.is_contiguous() &&
+                  embedding_.scalar_type() == final_norm_.scalar_type() &&
+                  embedding_.size(1) == final_norm_.numel(),
+              "DecodeStack: the embedding must be a contiguous [vocab, hidden] in the norms' "
+              "dtype");
+}
 
-torch::Tensor DecodeStack::forward(torch::Tensor hidden, torch::Tensor cos, torch::Tensor sin,
+namespace {
+
+// The rows of table [R, W] at `index` [N] (int64, each checked to lie in [0, R)) as a new
+// [N, W]: a copy per row, where index_select's PyTorch op costs tens of µs once a step's
+// weights have evicted its code (BENCHMARKS.md, session 28).
+torch::Tensor take_rows(const torch::Tensor& table, const torch::Tensor& index, const char* what) {
+  TORCH_CHECK(index.dim() == 1 && index.scalar_type() == at::kLong && index.is_contiguous(),
+              "DecodeStack: ", what, " indices must be a contiguous int64 [N]");
+  TORCH_CHECK(table.dim() == 2 && table.is_contiguous(), "DecodeStack: ", what,
+              " table must be a contiguous [rows, width]");
+  const int64_t n = index.numel(), rows = table.size(0);
+  const int64_t row_bytes = table.size(1) * static_cast<int64_t>(table.element_size());
+  torch::Tensor out = torch::empty({n, table.size(1)}, table.options());
+  const int64_t* ids = index.data_ptr<int64_t>();
+  const char* src = static_cast<const char*>(table.data_ptr());
+  char* dst = static_cast<char*>(out.data_ptr());
+  for (int64_t i = 0; i < n; ++i) {
+    TORCH_CHECK(ids[i] >= 0 && ids[i] < rows, "DecodeStack: ", what, " index ", ids[i],
+                " out of range [0, ", rows, ")");
+    std::memcpy(dst + i * row_bytes, src + ids[i] * row_bytes, row_bytes);
+  }
+  return out;
+}
+
+}  // namespace
+
+torch::Tensor DecodeStack::forward(torch::Tensor input_ids, torch::Tensor positions,
+                                   torch::Tensor cos_table, torch::Tensor sin_table,
                                    std::vector<torch::Tensor> k_caches,
                                    std::vector<torch::Tensor> v_caches,
                                    std::vector<torch::Tensor> k_scales,
@@ -99,7 +136,13 @@ torch::Tensor DecodeStack::forward(torch::Tensor hidden, torch::Tensor cos, torc
                                    torch::Tensor slot_mapping, torch::Tensor block_tables,
                                    torch::Tensor context_lens) const {
   const int64_t num_layers = static_cast<int64_t>(layers_.size());
-  TORCH_CHECK(hidden.dim() == 2 && hidden.is_contiguous(), "DecodeStack: hidden must be [B, hidden]");
+  TORCH_CHECK(positions.numel() == input_ids.numel(), "DecodeStack: one position per token");
+  TORCH_CHECK(cos_table.sizes() == sin_table.sizes() && cos_table.dim() == 2 &&
+                  cos_table.size(1) * 2 == head_dim_,
+              "DecodeStack: cos and sin must be [max_positions, head_dim / 2]");
+  const torch::Tensor hidden = take_rows(embedding_, input_ids, "token");  // [N, hidden]
+  const torch::Tensor cos = take_rows(cos_table, positions, "position");  // [N, D/2]
+  const torch::Tensor sin = take_rows(sin_table, positions, "position");
   TORCH_CHECK(static_cast<int64_t>(k_caches.size()) == num_layers &&
                   static_cast<int64_t>(v_caches.size()) == num_layers,
               "DecodeStack: one K and one V cache per layer");

@@ -44,19 +44,22 @@ struct DecodeLayer {
 
 class DecodeStack {
  public:
-  DecodeStack(std::vector<DecodeLayer> layers, torch::Tensor final_norm, double eps,
-              int64_t num_heads, int64_t num_kv_heads, int64_t head_dim, double scale);
-  // hidden [N, hidden] (the step's N token embeddings, consumed as the residual stream),
-  // cos/sin [N, D/2], each layer's caches (and, for int8 caches, their scales; else empty
-  // lists), the decode kernel's per-token indices: the final norm's output [N, hidden]. Writes
-  // each token's K/V into the caches.
-  torch::Tensor forward(torch::Tensor hidden, torch::Tensor cos, torch::Tensor sin,
+  DecodeStack(torch::Tensor embedding, std::vector<DecodeLayer> layers, torch::Tensor final_norm,
+              double eps, int64_t num_heads, int64_t num_kv_heads, int64_t head_dim,
+              double scale);
+  // input_ids and positions [N] (int64), the rotary tables cos/sin [max_positions, D/2], each
+  // layer's caches (and, for int8 caches, their scales; else empty lists), the decode kernel's
+  // per-token indices: the final norm's output [N, hidden]. Writes each token's K/V into the
+  // caches.
+  torch::Tensor forward(torch::Tensor input_ids, torch::Tensor positions, torch::Tensor cos,
+                        torch::Tensor sin,
                         std::vector<torch::Tensor> k_caches, std::vector<torch::Tensor> v_caches,
                         std::vector<torch::Tensor> k_scales, std::vector<torch::Tensor> v_scales,
                         torch::Tensor slot_mapping, torch::Tensor block_tables,
                         torch::Tensor context_lens) const;
 
  private:
+  torch::Tensor embedding_;  // [vocab, hidden]
   std::vector<DecodeLayer> layers_;
   torch::Tensor final_norm_;
   double eps_;

@@ -48,20 +48,20 @@ class RotaryEmbedding(nn.Module):
         freqs = torch.outer(torch.arange(max_positions, dtype=torch.float64), inv_freq)  # [P, D/2]
         self.register_buffer("cos", freqs.cos().float(), persistent=False)
         self.register_buffer("sin", freqs.sin().float(), persistent=False)
-        # (the buffers cast, the dtype, the casts), for `_tables`
+        # (the buffers cast, the dtype, the casts), for `tables`
         self._cast: tuple[torch.Tensor, torch.Tensor, torch.dtype, torch.Tensor, torch.Tensor]
         self._cast = (self.cos, self.sin, torch.float32, self.cos, self.sin)
 
     def forward(self, positions: torch.Tensor, dtype: torch.dtype) -> RotaryTables:
         """The step's tables for positions [N]; computed once per forward, used by every layer
         (each rotates its q and k with the backend's `rotary`)."""
-        cos, sin = self._tables(dtype)
+        cos, sin = self.tables(dtype)
         return RotaryTables(cos.index_select(0, positions), sin.index_select(0, positions))
 
-    def _tables(self, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
-        """The buffers in `dtype` (rounded as transformers rounds them), cast once rather than a
-        step's rows each step (BENCHMARKS.md, session 27); cast again once `to`, `to_empty` or
-        the loader has replaced the buffers."""
+    def tables(self, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+        """cos and sin [max_positions, D/2] in `dtype` (rounded as transformers rounds them),
+        cast once rather than a step's rows each step (BENCHMARKS.md, session 27); cast again
+        once `to`, `to_empty` or the loader has replaced the buffers."""
         cos, sin, cast_dtype, cos_t, sin_t = self._cast
         if cos is not self.cos or sin is not self.sin or cast_dtype != dtype:
             cos_t, sin_t = self.cos.to(dtype), self.sin.to(dtype)

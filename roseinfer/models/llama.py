@@ -118,10 +118,11 @@ class LlamaForCausalLM(nn.Module):
         self, input_ids: torch.Tensor, positions: torch.Tensor, ctx: ForwardContext
     ) -> torch.Tensor:
         # input_ids, positions: [N] -> hidden [N, hidden]
+        if ctx.decoder_stack is not None:  # the backend runs this step in one call
+            cos, sin = self.rotary.tables(self.model.embed_tokens.weight.dtype)
+            return ctx.decoder_stack(input_ids, positions, cos, sin)
         x = self.model.embed_tokens(input_ids)
         rope = self.rotary(positions, x.dtype)
-        if ctx.decoder_stack is not None:  # the backend runs this step's layers in one call
-            return ctx.decoder_stack(x, rope.cos, rope.sin)
         residual = None
         for layer in self.model.layers:
             x, residual = layer(x, residual, rope, ctx)
@@ -150,6 +151,7 @@ class LlamaForCausalLM(nn.Module):
             )
         cfg = self.config
         return DecoderStackSpec(
+            embedding=self.model.embed_tokens.weight,
             layers=tuple(layers),
             final_norm=self.model.norm.weight,
             eps=cfg.norm_eps,
