@@ -18,9 +18,11 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 from roseinfer.config import EngineConfig, SamplingParams
 from roseinfer.engine import InferenceEngine, InvalidRequestError, OfflineScheduler, OnlineScheduler
+from roseinfer.engine.model_runner import long_tensor
 from roseinfer.engine.sequence import SequenceStatus
 
 TIE_TOL = 1e-4
@@ -679,3 +681,12 @@ def test_online_example_streams_requests_concurrently(tiny_model_dir, capsys):
     all_steps = [s for steps in steps_by_rid.values() for s in steps]
     assert any(all_steps.count(s) >= 2 for s in set(all_steps))
     assert sum("finished" in line for line in lines) == 3
+
+
+def test_index_tensors_hold_the_values_given_even_none():
+    values = [3, 0, 2**40, -1]
+    t = long_tensor(values, torch.device("cpu"))
+    values[0] = 99  # the tensor owns its copy
+    assert t.dtype == torch.long and t.tolist() == [3, 0, 2**40, -1]
+    empty = long_tensor([], torch.device("cpu"))
+    assert empty.dtype == torch.long and empty.shape == (0,)

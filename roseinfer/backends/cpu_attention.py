@@ -122,11 +122,13 @@ class KernelPagedAttention:
                 meta.context_lens[nd:],
                 *cache_positions(meta.slot_mapping[nd:], meta.block_size),
             )
-        # The decoding sequences' rows of the index tensors, sliced once for every layer.
-        decode = DecodeIndices(
-            meta.slot_mapping[:nd], meta.block_tables[:nd], meta.context_lens[:nd]
-        )
-        return KernelStep(num_tokens, nd, nd == meta.num_seqs, False, decode, prefill, sdpa)
+        if prefill is None:  # decodes only: the index tensors as they are
+            decode = DecodeIndices(meta.slot_mapping, meta.block_tables, meta.context_lens)
+        else:  # the decoding sequences' rows, sliced once for every layer
+            decode = DecodeIndices(
+                meta.slot_mapping[:nd], meta.block_tables[:nd], meta.context_lens[:nd]
+            )
+        return KernelStep(num_tokens, nd, prefill is None, False, decode, prefill, sdpa)
 
     def forward(
         self,
