@@ -1122,8 +1122,11 @@ def test_argmax_rows_matches_torch_max(kernels, dtype, rows, vocab):
         "strided rows": torch.randn(rows, vocab + 5).to(dtype)[:, :vocab],
     }
     for name, x in cases.items():
-        got = kernels.argmax_rows(x)
-        assert got.dtype == torch.long and torch.equal(got, x.max(dim=-1).indices), name
+        ids, maxima = kernels.argmax_rows(x)
+        want = x.max(dim=-1)
+        assert ids.dtype == torch.long and torch.equal(ids, want.indices), name
+        assert maxima.dtype == torch.float32, name
+        torch.testing.assert_close(maxima, want.values.float(), rtol=0, atol=0, equal_nan=True)
     with pytest.raises(RuntimeError, match="contiguous rows"):
         kernels.argmax_rows(logits.t())
 

@@ -189,8 +189,9 @@ class Backend(LayerOps, Protocol):
         """After its weights are loaded: swap every nn.Linear for `make_linear`'s (in place)."""
         ...
 
-    def argmax(self, logits: torch.Tensor) -> torch.Tensor:
-        """Greedy tokens: logits [B, V] -> each row's first maximal index [B] int64."""
+    def argmax(self, logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Greedy tokens: logits [B, V] -> (each row's first maximal index [B] int64, that
+        maximum [B] fp32), a row's first NaN where it holds one (as torch.max)."""
         ...
 
     def apply_bitmask(

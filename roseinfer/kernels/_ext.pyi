@@ -127,7 +127,7 @@ class CppKernels(Protocol):
         k_scale: Tensor | None = None,  # [blocks, KVH, block_size] fp32 with an int8 cache
         v_scale: Tensor | None = None,
     ) -> Tensor: ...  # [n, H, D]
-    def argmax_rows(self, logits: Tensor) -> Tensor: ...  # [B, V] -> [B] int64
+    def argmax_rows(self, logits: Tensor) -> tuple[Tensor, Tensor]: ...  # [B] int64, [B] fp32
     def apply_token_bitmask(self, logits: Tensor, bitmask: Tensor, rows: Tensor) -> None: ...
     def amx_int8_linear_available(self) -> bool: ...
     def amx_int8_linear(

@@ -56,7 +56,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("k_scale") = py::none(), py::arg("v_scale") = py::none(),
         py::call_guard<py::gil_scoped_release>());
   m.def("argmax_rows", &roseinfer::argmax_rows,
-        "index of each row's first maximum (or first NaN), as torch.max(dim=-1).indices");
+        "(index, value) of each row's first maximum (or first NaN), as torch.max(dim=-1): "
+        "int64 [B], fp32 [B]");
   m.def("apply_token_bitmask", &roseinfer::apply_token_bitmask,
         "-inf, in place, in logits row rows[i] where bit j of bitmask[i, w] is 0 (token 32w + j)",
         py::arg("logits"), py::arg("bitmask"), py::arg("rows"),

@@ -130,11 +130,13 @@ NO_TOKEN = (
 NOT_FINITE = "the model's logits for this request are not finite (NaN or inf)"
 
 
-def greedy_argmax(logits: torch.Tensor) -> torch.Tensor:  # [B, V] -> [B] int64
-    """Each row's first maximal index, on the model-dtype logits (the same values, so the same
-    token, with no fp32 copy). `max` returns the first maximal index like `argmax`, and is
-    faster on bf16 (BENCHMARKS.md, "What each optimisation bought")."""
-    return logits.max(dim=-1).indices
+def greedy_argmax(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each row's first maximal index [B] int64 and that maximum [B] fp32 (a NaN's index and NaN
+    where the row holds one), on the model-dtype logits (the same values, so the same token,
+    with no fp32 copy). `max` returns the first maximal index like `argmax`, and is faster on
+    bf16 (BENCHMARKS.md, "What each optimisation bought")."""
+    values, ids = logits.max(dim=-1)
+    return ids, values.float()
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,11 +163,12 @@ class Sampler:
         device: torch.device | str,
         seed: int,
         stop_token_ids: Iterable[int],
-        argmax: Callable[[torch.Tensor], torch.Tensor] = greedy_argmax,
+        argmax: Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]] = greedy_argmax,
         apply_bitmask: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], None] = apply_bitmask,
     ) -> None:
-        """`argmax`: the greedy rows' [B, V] -> [B] int64; `apply_bitmask`: the grammars'
-        masks, in place (the backend's: `Backend.argmax`, `Backend.apply_bitmask`)."""
+        """`argmax`: the greedy rows' [B, V] -> ([B] int64, their maxima [B] fp32);
+        `apply_bitmask`: the grammars' masks, in place (the backend's: `Backend.argmax`,
+        `Backend.apply_bitmask`)."""
         self.device = torch.device(device)
         self.argmax = argmax
         self.apply_bitmask = apply_bitmask
@@ -322,10 +325,9 @@ class Sampler:
         greedy = [p.greedy for p in params]
         greedy_ids = None
         if any(greedy):
-            greedy_ids = self.argmax(logits)  # model dtype, or the fp32 copy
-            if all(greedy):
-                chosen = logits.gather(1, greedy_ids.view(-1, 1)).view(-1).tolist()
-                return greedy_ids, _not_finite(chosen)
+            greedy_ids, maxima = self.argmax(logits)  # model dtype, or the fp32 copy
+            if all(greedy):  # a row's maximum is its chosen token's logit
+                return greedy_ids, _not_finite(maxima.tolist())
         logits = logits.float()
         temps = [1.0 if g else p.temperature for g, p in zip(greedy, params, strict=True)]
         if any(t != 1.0 for t in temps):
