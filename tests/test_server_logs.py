@@ -3,6 +3,7 @@ periodic status line while busy (`--log-stats-interval`) and none while idle, no
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import queue
@@ -16,7 +17,12 @@ import httpx
 import pytest
 
 from roseinfer.engine.llm_engine import EngineStats
-from roseinfer.server.cli import build_parser, serve_main, server_config_from_args
+from roseinfer.server.cli import (
+    build_parser,
+    freeze_startup_heap,
+    serve_main,
+    server_config_from_args,
+)
 from roseinfer.server.metrics import ServerMetrics
 from roseinfer.server.stats_log import StatsLogger
 
@@ -34,6 +40,20 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+def test_the_heap_loading_left_is_frozen_and_what_comes_after_still_collected():
+    try:
+        cycle: list[object] = []
+        cycle.append(cycle)  # alive (a name holds it): frozen
+        frozen = freeze_startup_heap()
+        assert frozen == gc.get_freeze_count() and frozen > 0
+        later: list[object] = []
+        later.append(later)
+        del later  # unreachable after the freeze: a collection still finds it
+        assert gc.collect() >= 1
+    finally:
+        gc.unfreeze()
 
 
 def test_status_line_is_the_interval_figures_and_silent_when_idle(caplog):
@@ -154,6 +174,8 @@ def test_a_busy_server_logs_status_lines_and_an_idle_one_does_not(tiny_model_dir
     try:
         serving = err.until(re.compile(r"serving on (http://127\.0\.0\.1:\d+)"), 180)
         assert serving, "no 'serving on' line:\n" + "".join(err.all)
+        frozen = re.search(r"(\d+) objects alive after loading left out", "".join(err.all))
+        assert frozen and int(frozen.group(1)) > 1000, "".join(err.all)
         url = serving.group(1)
         # The line comes once the socket listens: the first try connects.
         assert httpx.get(url + "/health", timeout=10).status_code == 200
