@@ -237,9 +237,19 @@ def test_paged_decode_attention_any_split_of_mixed_lengths(kernels, threads, con
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("cache", ["model", "int8"])
-# 64: AVX-512 and AVX2 vectors; 24: a vector of 8 and a scalar tail; 128 with G = 1.
-@pytest.mark.parametrize("head_dim,heads,kv_heads", [(64, 9, 3), (24, 4, 2), (128, 4, 4)])
+# 64: AVX-512 and AVX2 vectors; 24: a vector of 8 and a scalar tail; 128 with G = 1; 544: past
+# the int8 cache's bound of 512 (a model-dtype cache, the plain loops).
+@pytest.mark.parametrize(
+    "cache,head_dim,heads,kv_heads",
+    [
+        *(
+            (c, *shape)
+            for c in ("model", "int8")
+            for shape in [(64, 9, 3), (24, 4, 2), (128, 4, 4)]
+        ),
+        ("model", 544, 2, 1),
+    ],
+)
 def test_decode_attention_from_the_fused_qkv_rows_is_rotary_then_the_kernel(
     kernels, dtype, cache, head_dim, heads, kv_heads
 ):

@@ -112,7 +112,7 @@ struct StepTokens {
   int64_t num_seqs, num_heads, head_dim;
 };
 
-// head_dim's bound where the kernel keeps a row on the stack (int8 caches, rotated keys).
+// head_dim's bound for int8 caches, whose rows the kernel quantizes on the stack.
 constexpr int64_t kMaxStackRow = 512;
 
 // T: the dtype of q, k, v and the output; C: the cache's (T, or int8_t with scales).
@@ -141,16 +141,16 @@ void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor
   // batch 32 the int8 rows took ~15 µs per layer on one thread while the other waited.
   const int64_t* slots = slot_mapping.data_ptr<int64_t>();
   at::parallel_for(0, num_seqs * num_kv_heads, 16, [&](int64_t w0, int64_t w1) {
+    std::vector<T> rotated(x.cos != nullptr ? head_dim : 0);
     for (int64_t w = w0; w < w1; ++w) {
       const int64_t s = w / num_kv_heads, h = w % num_kv_heads;
       const int64_t block = slots[s] / block_size, offset = slots[s] % block_size;
       const int64_t at = block * block_stride + offset * head_dim;
       const T* k_row = x.k + s * x.k_row + h * head_dim;
       const T* v_row = x.v + s * x.v_row + h * head_dim;
-      T rotated[kMaxStackRow];  // head_dim <= kMaxStackRow where cos is given: checked
       if (x.cos != nullptr) {
-        rotate_half(k_row, rotated, x.cos + s * half, x.sin + s * half, half);
-        k_row = rotated;
+        rotate_half(k_row, rotated.data(), x.cos + s * half, x.sin + s * half, half);
+        k_row = rotated.data();
       }
       if constexpr (std::is_same_v<C, int8_t>) {
         const int64_t scale_at = block * scale_stride + h * block_size + offset;
@@ -341,8 +341,7 @@ torch::Tensor paged_decode_attention_qkv(torch::Tensor qkv, torch::Tensor cos, t
   const int64_t num_kv_heads = k_cache.size(1), head_dim = k_cache.size(3), rows = qkv.size(0);
   TORCH_CHECK(qkv.size(1) == (num_heads + 2 * num_kv_heads) * head_dim,
               "qkv's width is not (H + 2 KVH) * head_dim for these caches");
-  TORCH_CHECK(head_dim % 2 == 0 && head_dim <= kMaxStackRow,
-              "rotary needs an even head_dim, at most 512");
+  TORCH_CHECK(head_dim % 2 == 0, "rotary needs an even head_dim");
   TORCH_CHECK(cos.is_contiguous() && sin.is_contiguous() && cos.dim() == 2 && sin.dim() == 2 &&
                   cos.size(0) == rows && sin.size(0) == rows && cos.size(1) * 2 == head_dim &&
                   sin.size(1) * 2 == head_dim,
