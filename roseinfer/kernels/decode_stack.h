@@ -51,8 +51,8 @@ class DecodeStack {
   // layer's caches (and, for int8 caches, their scales; else empty lists), the decode kernel's
   // per-token indices: the final norm's output [N, hidden]. Writes each token's K/V into the
   // caches.
-  torch::Tensor forward(torch::Tensor input_ids, torch::Tensor positions, torch::Tensor cos,
-                        torch::Tensor sin,
+  torch::Tensor forward(torch::Tensor input_ids, torch::Tensor positions,
+                        torch::Tensor cos_table, torch::Tensor sin_table,
                         std::vector<torch::Tensor> k_caches, std::vector<torch::Tensor> v_caches,
                         std::vector<torch::Tensor> k_scales, std::vector<torch::Tensor> v_scales,
                         torch::Tensor slot_mapping, torch::Tensor block_tables,

@@ -200,8 +200,8 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
 
 def freeze_startup_heap() -> int:
     """Collect, then move every object alive into the garbage collector's permanent generation
-    (as vLLM's engine does after startup): a full collection of what loading left (~340,000
-    objects with SmolLM2) holds the GIL for 160-180 ms, every stream stalled, and one came
+    (as vLLM's engine does after startup): a full collection of what loading left (~370,000
+    objects with SmolLM2) holds the GIL for 175-185 ms, every stream stalled, and two came
     within 600 served requests (BENCHMARKS.md, session 28). Objects made while serving are
     collected as before. Returns how many objects were frozen."""
     gc.collect()
