@@ -142,7 +142,7 @@ class ModelRunner:
             return hidden.new_empty(0, self.model_config.vocab_size)
         if rows == list(range(hidden.shape[0])):  # every row (decode steps): no gather
             return self.model.compute_logits(hidden)  # [len(rows), V], in the model dtype
-        index = torch.tensor(rows, dtype=torch.long, device=self.device)
+        index = long_tensor(rows, self.device)
         return self.model.compute_logits(hidden[index])
 
     @torch.inference_mode()
@@ -201,7 +201,7 @@ class ModelRunner:
             hi = min(lo + PROMPT_LOGPROBS_ROWS, end)
             logits = self._logits(hidden, list(range(base + lo, base + hi))).float()
             targets = seq.token_ids[lo + 1 : hi + 1]
-            ids = torch.tensor(targets, dtype=torch.long, device=self.device)
+            ids = long_tensor(targets, self.device)
             records += to_records(token_logprobs(logits, ids, k), targets, [k] * len(targets))
         return records
 
