@@ -195,16 +195,19 @@ def record_preemptions(llm) -> list[int]:
     return preempted
 
 
-def assert_tile_tasks(flat: torch.Tensor, want: torch.Tensor, group: int) -> None:
+def assert_tile_tasks(
+    flat: torch.Tensor, want: torch.Tensor, group: int, task_tiles: int = 3
+) -> None:
     """`flat` (a packed weight, flattened) holds `want` [N, K] as the linear kernels pack it
     (`roseinfer/kernels/tile_tasks.h`): tiles of 16 outputs, `group` inputs per load, a task's
-    tiles (3, the last task what is left) interleaved load by load, [K/group][tiles][16][group]."""
+    tiles (`task_tiles`, the last task what is left) interleaved load by load,
+    [K/group][tiles][16][group]."""
     n_out, k = want.shape
     assert flat.numel() == n_out * k
     for out in range(n_out):
         tile, o = divmod(out, 16)
-        first = tile // 3 * 3  # the task's first tile
-        tiles = min(3, n_out // 16 - first)
+        first = tile // task_tiles * task_tiles  # the task's first tile
+        tiles = min(task_tiles, n_out // 16 - first)
         for i in range(k):
             p, j = divmod(i, group)
             at = first * k * 16 + ((p * tiles + tile - first) * 16 + o) * group + j

@@ -8,7 +8,8 @@ from torch import Tensor
 
 class DecodeLinear:
     """A linear layer's decode kernel and prepared weights. kind: "amx", "dpbf16", "small_batch",
-    "int8", "amx_int8", "vnni_int8" or "dense" (roseinfer/kernels/decode_stack.h);
+    "int8", "amx_int8", "vnni_int8", "dense", or a gated projection's "dpbf16_gated" and
+    "vnni_int8_gated" (roseinfer/kernels/decode_stack.h);
     "small_batch" and "int8" run aten's fp32 linear on more than `kernel_rows` rows, the weight
     widened to fp32 for the call; "small_batch" with `packed` (an fp32 weight as
     `torch.ops.mkldnn._reorder_linear_weight` packs it) runs oneDNN's matmul there instead."""
@@ -23,6 +24,7 @@ class DecodeLinear:
         packed: Tensor | None = None,
     ) -> None: ...
     def __call__(self, x: Tensor) -> Tensor: ...  # [M, K] -> [M, N]
+    def silu_mul(self, x: Tensor) -> Tensor: ...  # [M, K] -> [M, N/2]: silu_and_mul(self(x))
 
 class DecodeLayer:
     def __init__(
@@ -143,3 +145,17 @@ class CppKernels(Protocol):
     # bf16 [N, K] -> [N/16, K/2, 16, 2], the tiles interleaved by task
     def dpbf16_pack_weight(self, weight: Tensor) -> Tensor: ...
     def dpbf16_linear(self, x: Tensor, packed: Tensor, bias: Tensor | None = None) -> Tensor: ...
+    # a gated projection's [2I, K] = [gate; up] in tasks of (gate tile j, up tile j)
+    def vnni_pack_gated(self, weight: Tensor) -> Tensor: ...
+    def vnni_int8_gated_linear(  # [M, 2I], or SiLU(gate) * up [M, I] with silu_mul
+        self,
+        x: Tensor,
+        packed: Tensor,
+        scale: Tensor,
+        bias: Tensor | None = None,
+        silu_mul: bool = False,
+    ) -> Tensor: ...
+    def dpbf16_pack_gated(self, weight: Tensor) -> Tensor: ...
+    def dpbf16_gated_linear(
+        self, x: Tensor, packed: Tensor, bias: Tensor | None = None, silu_mul: bool = False
+    ) -> Tensor: ...

@@ -78,6 +78,14 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "packed by vnni_pack_weight",
         py::arg("x"), py::arg("packed"), py::arg("scale"), py::arg("bias") = py::none(),
         py::call_guard<py::gil_scoped_release>());
+  m.def("vnni_pack_gated", &roseinfer::vnni_pack_gated,
+        "a gated projection's int8 w [2I, K] = [gate; up] as vnni_pack_weight packs it, in tasks "
+        "of gate tile j and up tile j, for vnni_int8_gated_linear");
+  m.def("vnni_int8_gated_linear", &roseinfer::vnni_int8_gated_linear,
+        "vnni_int8_linear over vnni_pack_gated's weights: [M, 2I], or with silu_mul "
+        "SiLU(gate) * up [M, I] (bit for bit silu_and_mul of the former)",
+        py::arg("x"), py::arg("packed"), py::arg("scale"), py::arg("bias") = py::none(),
+        py::arg("silu_mul") = false, py::call_guard<py::gil_scoped_release>());
   m.def("dpbf16_linear_available", &roseinfer::dpbf16_linear_available,
         "whether dpbf16_linear runs here (built with AVX512-BF16)");
   m.def("dpbf16_pack_weight", &roseinfer::dpbf16_pack_weight,
@@ -87,6 +95,14 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "x @ w.T + bias for bf16 x [M, K], w packed by dpbf16_pack_weight (vdpbf16ps)",
         py::arg("x"), py::arg("packed"), py::arg("bias") = py::none(),
         py::call_guard<py::gil_scoped_release>());
+  m.def("dpbf16_pack_gated", &roseinfer::dpbf16_pack_gated,
+        "a gated projection's bf16 w [2I, K] = [gate; up] as dpbf16_pack_weight packs it, in "
+        "tasks of gate tile j and up tile j, for dpbf16_gated_linear");
+  m.def("dpbf16_gated_linear", &roseinfer::dpbf16_gated_linear,
+        "dpbf16_linear over dpbf16_pack_gated's weights: [M, 2I], or with silu_mul "
+        "SiLU(gate) * up [M, I] (bit for bit silu_and_mul of the former)",
+        py::arg("x"), py::arg("packed"), py::arg("bias") = py::none(),
+        py::arg("silu_mul") = false, py::call_guard<py::gil_scoped_release>());
   py::class_<roseinfer::DecodeLinear>(m, "DecodeLinear",
                                       "a linear layer's decode kernel and prepared weights")
       .def(py::init<std::string, torch::Tensor, c10::optional<torch::Tensor>,
@@ -96,6 +112,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
            py::arg("kernel_rows") = std::numeric_limits<int64_t>::max(),
            py::arg("packed") = py::none())
       .def("__call__", &roseinfer::DecodeLinear::operator(), "y = the layer's kernel on x [M, K]",
+           py::call_guard<py::gil_scoped_release>())
+      .def("silu_mul", &roseinfer::DecodeLinear::silu_mul,
+           "SiLU(gate) * up [M, I] of a gated projection's y = [gate | up] [M, 2I]",
            py::call_guard<py::gil_scoped_release>());
   py::class_<roseinfer::DecodeLayer>(m, "DecodeLayer", "one decoder layer's decode weights")
       .def(py::init([](torch::Tensor input_norm, torch::Tensor post_norm,

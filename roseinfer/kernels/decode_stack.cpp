@@ -26,11 +26,17 @@ DecodeLinear::DecodeLinear(std::string kind, torch::Tensor weight,
       "DecodeLinear: only small_batch with an fp32 weight takes a packed copy");
   if (kind == "amx") {
     kind_ = Kind::kAmx;
-  } else if (kind == "int8" || kind == "amx_int8" || kind == "vnni_int8") {
+  } else if (kind == "int8" || kind == "amx_int8" || kind == "vnni_int8" ||
+             kind == "vnni_int8_gated") {
     TORCH_CHECK(scale_.has_value(), "DecodeLinear: ", kind, " needs a scale");
-    kind_ = kind == "int8" ? Kind::kInt8 : kind == "amx_int8" ? Kind::kAmxInt8 : Kind::kVnniInt8;
+    kind_ = kind == "int8"        ? Kind::kInt8
+            : kind == "amx_int8"  ? Kind::kAmxInt8
+            : kind == "vnni_int8" ? Kind::kVnniInt8
+                                  : Kind::kVnniInt8Gated;
   } else if (kind == "dpbf16") {
     kind_ = Kind::kDpbf16;
+  } else if (kind == "dpbf16_gated") {
+    kind_ = Kind::kDpbf16Gated;
   } else if (kind == "small_batch") {
     kind_ = Kind::kSmallBatch;
   } else if (kind == "dense") {
@@ -48,7 +54,9 @@ torch::Tensor DecodeLinear::operator()(const torch::Tensor& x) const {
       return fp32_linear(x, int8_dequantize(weight_, *scale_));
     case Kind::kAmxInt8: return amx_int8_linear(x, weight_, *scale_, bias_);
     case Kind::kVnniInt8: return vnni_int8_linear(x, weight_, *scale_, bias_);
+    case Kind::kVnniInt8Gated: return vnni_int8_gated_linear(x, weight_, *scale_, bias_, false);
     case Kind::kDpbf16: return dpbf16_linear(x, weight_, bias_);
+    case Kind::kDpbf16Gated: return dpbf16_gated_linear(x, weight_, bias_, false);
     case Kind::kSmallBatch:
       if (x.size(0) <= kernel_rows_) return small_batch_linear(x, weight_, bias_);
       if (packed_.has_value()) return onednn_linear(x);
@@ -56,6 +64,13 @@ torch::Tensor DecodeLinear::operator()(const torch::Tensor& x) const {
     case Kind::kDense: break;
   }
   return at::linear(x, weight_, bias_);
+}
+
+torch::Tensor DecodeLinear::silu_mul(const torch::Tensor& x) const {
+  // The epilogue saves a pass over [M, 2I] and its write: BENCHMARKS.md, session 29.
+  if (kind_ == Kind::kVnniInt8Gated) return vnni_int8_gated_linear(x, weight_, *scale_, bias_, true);
+  if (kind_ == Kind::kDpbf16Gated) return dpbf16_gated_linear(x, weight_, bias_, true);
+  return silu_and_mul((*this)(x));
 }
 
 // Many rows of x (prefill chunks) against a weight the kernels stream row by row: aten's fp32
@@ -183,7 +198,7 @@ torch::Tensor DecodeStack::forward(torch::Tensor input_ids, torch::Tensor positi
     }
     x = layer.o_proj(attn.view({rows, q_size}));
     x = add_rms_norm(x, residual, layer.post_norm, eps_);
-    x = layer.down_proj(silu_and_mul(layer.gate_up_proj(x)));
+    x = layer.down_proj(layer.gate_up_proj.silu_mul(x));
   }
   return add_rms_norm(x, residual, final_norm_, eps_);
 }

@@ -17,7 +17,8 @@ namespace roseinfer {
 // (weight [N, K]; up to kernel_rows rows of x; beyond, oneDNN's matmul on `packed`, the fp32
 // weight as torch.ops.mkldnn._reorder_linear_weight packs it, or without it aten's fp32 linear on
 // the weight widened to fp32) or "dense" (an unpacked nn.Linear's weight [N, K]: aten's linear,
-// as F.linear).
+// as F.linear). "vnni_int8_gated" and "dpbf16_gated": a gated projection [gate; up] packed by
+// vnni_pack_gated / dpbf16_pack_gated, whose `silu_mul` runs SiLU·mul in the linear's epilogue.
 class DecodeLinear {
  public:
   DecodeLinear(std::string kind, torch::Tensor weight, c10::optional<torch::Tensor> scale,
@@ -25,9 +26,13 @@ class DecodeLinear {
                int64_t kernel_rows = std::numeric_limits<int64_t>::max(),
                c10::optional<torch::Tensor> packed = c10::nullopt);
   torch::Tensor operator()(const torch::Tensor& x) const;
+  // silu_and_mul(operator()(x)) for a gated projection: in the epilogue where the kind has one.
+  torch::Tensor silu_mul(const torch::Tensor& x) const;
 
  private:
-  enum class Kind { kAmx, kDpbf16, kInt8, kAmxInt8, kVnniInt8, kSmallBatch, kDense };
+  enum class Kind {
+    kAmx, kDpbf16, kDpbf16Gated, kInt8, kAmxInt8, kVnniInt8, kVnniInt8Gated, kSmallBatch, kDense
+  };
   torch::Tensor fp32_linear(const torch::Tensor& x, const torch::Tensor& weight) const;
   torch::Tensor onednn_linear(const torch::Tensor& x) const;
   Kind kind_;

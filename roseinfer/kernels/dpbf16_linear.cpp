@@ -71,14 +71,39 @@ inline int64_t part_size(int64_t total, int64_t n, int64_t i) {
   return total / n + (i < total % n ? 1 : 0);
 }
 
-// y[:, n .. n + 16 T) for every row of x: row tiles of near-equal size (16 rows run 8 + 8, not
-// 12 + 4: too few sums would leave vdpbf16ps's latency showing), each over all of K, the task's
-// weights read from memory by the first tile and from L2 by the others (blocking K so that every
-// tile reads them from L1 measured no faster). fp32 sums + bias, rounded once to bf16, as
-// F.linear.
+// Where a call's outputs go: y [M, N] with tiles in order; or, for a gated projection's weights
+// (`dpbf16_pack_gated`: tasks of gate tile j and up tile j, N = 2I), y [M, 2I] in order, or
+// SiLU(gate) * up [M, I] with silu_mul.
+struct Output {
+  c10::BFloat16* y;
+  int64_t N;
+  bool gated, silu_mul;
+
+  // The column of tile t of the task at packed column n (the bias's index too).
+  int64_t column(int64_t n, int t) const { return gated ? t * (N / 2) + n / 2 : n + 16 * t; }
+
+  // One row of a task's T tiles, as fp32 sums + bias: rounded once to bf16 (as F.linear), and a
+  // gated pair through SiLU·mul (bit for bit `silu_and_mul` of the stored linear).
+  template <int T>
+  void store(int64_t row, int64_t n, const __m512* out) const {
+    using BF16 = c10::BFloat16;
+    if constexpr (T == 2) {
+      if (silu_mul) {
+        store16(y + row * (N / 2) + n / 2, silu_mul16<BF16>(round16<BF16>(out[0]), round16<BF16>(out[1])));
+        return;
+      }
+    }
+    for (int t = 0; t < T; ++t) store16(y + row * N + column(n, t), out[t]);
+  }
+};
+
+// The task at packed column n (its T tiles' outputs) for every row of x: row tiles of
+// near-equal size (16 rows run 8 + 8, not 12 + 4: too few sums would leave vdpbf16ps's latency
+// showing), each over all of K, the task's weights read from memory by the first tile and from
+// L2 by the others (blocking K so that every tile reads them from L1 measured no faster).
 template <int T>
 void run_task(const c10::BFloat16* x, const uint32_t* w, const c10::BFloat16* bias,
-              c10::BFloat16* y, int64_t M, int64_t K, int64_t N, int64_t n) {
+              const Output& y, int64_t M, int64_t K, int64_t n) {
   const int64_t pairs = K / 2;
   const uint32_t* wt = w + (n / 16) * pairs * 16;  // the task's tiles: the tasks before it hold n / 16
   // 4 KB ahead at 1-2 rows, 8 KB from 3: each was the faster of the two over this layout, by 3-23 %
@@ -90,13 +115,12 @@ void run_task(const c10::BFloat16* x, const uint32_t* w, const c10::BFloat16* bi
   for (int64_t i = 0, m = 0; i < tiles; ++i) {
     const int R = static_cast<int>(part_size(M, tiles, i));
     rows<T>(R, xp + m * pairs, pairs, wt, pairs, ahead, acc);
-    for (int r = 0; r < R; ++r)
-      for (int t = 0; t < T; ++t) {
-        const int64_t c = n + 16 * t;
-        __m512 out = acc[r * T + t];
-        if (bias != nullptr) out = _mm512_add_ps(out, load16(bias + c));
-        store16(y + (m + r) * N + c, out);
-      }
+    for (int r = 0; r < R; ++r) {
+      if (bias != nullptr)
+        for (int t = 0; t < T; ++t)
+          acc[r * T + t] = _mm512_add_ps(acc[r * T + t], load16(bias + y.column(n, t)));
+      y.store<T>(m + r, n, acc + r * T);
+    }
     m += R;
   }
 }
@@ -114,37 +138,62 @@ torch::Tensor dpbf16_pack_weight(torch::Tensor w) {
   return pack_tile_tasks(w, 2, kTiles);
 }
 
-torch::Tensor dpbf16_linear(torch::Tensor x, torch::Tensor packed,
-                            c10::optional<torch::Tensor> bias) {
-  TORCH_CHECK(x.dim() == 2 && x.is_contiguous() && x.scalar_type() == at::kBFloat16,
-              "dpbf16_linear: x must be contiguous bf16 [M, K]");
+namespace {
+
+// y = x @ w.T + bias over weights packed by `dpbf16_pack_weight`, or by `dpbf16_pack_gated`
+// with `gated` (then y is [M, 2I] in order, or SiLU(gate) * up [M, I] with `silu_mul`).
+torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::Tensor& packed,
+                         const c10::optional<torch::Tensor>& bias, bool gated, bool silu_mul) {
+  TORCH_CHECK(x.dim() == 2 && x.is_contiguous() && x.scalar_type() == at::kBFloat16, name,
+              ": x must be contiguous bf16 [M, K]");
   TORCH_CHECK(packed.dim() == 4 && packed.scalar_type() == at::kBFloat16 && packed.size(2) == 16 &&
                   packed.size(3) == 2 && packed.is_contiguous(),
-              "dpbf16_linear: packed must come from dpbf16_pack_weight");
+              name, ": packed must come from ", gated ? "dpbf16_pack_gated" : "dpbf16_pack_weight");
   const int64_t M = x.size(0), K = x.size(1), N = packed.size(0) * 16;
-  TORCH_CHECK(packed.size(1) * 2 == K, "dpbf16_linear: x has ", K, " inputs, the weights ",
+  TORCH_CHECK(packed.size(1) * 2 == K, name, ": x has ", K, " inputs, the weights ",
               packed.size(1) * 2);
+  TORCH_CHECK(!gated || N % 32 == 0, name, ": a gated projection has 2I outputs, I % 16 == 0");
   if (bias.has_value())
     TORCH_CHECK(bias->is_contiguous() && bias->numel() == N && bias->scalar_type() == at::kBFloat16,
-                "dpbf16_linear: bias must be bf16 [N]");
-  auto y = torch::empty({M, N}, x.options());
+                name, ": bias must be bf16 [N]");
+  auto y = torch::empty({M, silu_mul ? N / 2 : N}, x.options());
   if (M == 0) return y;
   const auto* xp = x.data_ptr<c10::BFloat16>();
   const auto* wp = reinterpret_cast<const uint32_t*>(packed.data_ptr<c10::BFloat16>());
   const c10::BFloat16* bp = bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr;
-  auto* yp = y.data_ptr<c10::BFloat16>();
-  const int64_t tiles = N / 16, tasks = (tiles + kTiles - 1) / kTiles;
+  const Output out{y.data_ptr<c10::BFloat16>(), N, gated, silu_mul};
+  // Tasks of kTiles tiles, or a gated projection's pairs.
+  const int64_t tiles = N / 16, task_tiles = gated ? 2 : kTiles;
+  const int64_t tasks = (tiles + task_tiles - 1) / task_tiles;
   at::parallel_for(0, tasks, 1, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
-      const int64_t n = t * kTiles * 16;
-      switch (std::min<int64_t>(kTiles, tiles - t * kTiles)) {
-        case 1: run_task<1>(xp, wp, bp, yp, M, K, N, n); break;
-        case 2: run_task<2>(xp, wp, bp, yp, M, K, N, n); break;
-        default: run_task<kTiles>(xp, wp, bp, yp, M, K, N, n); break;
+      const int64_t n = t * task_tiles * 16;
+      switch (std::min<int64_t>(task_tiles, tiles - t * task_tiles)) {
+        case 1: run_task<1>(xp, wp, bp, out, M, K, n); break;
+        case 2: run_task<2>(xp, wp, bp, out, M, K, n); break;
+        default: run_task<kTiles>(xp, wp, bp, out, M, K, n); break;
       }
     }
   });
   return y;
+}
+
+}  // namespace
+
+torch::Tensor dpbf16_linear(torch::Tensor x, torch::Tensor packed,
+                            c10::optional<torch::Tensor> bias) {
+  return run_linear("dpbf16_linear", x, packed, bias, false, false);
+}
+
+torch::Tensor dpbf16_pack_gated(torch::Tensor w) {
+  TORCH_CHECK(w.dim() == 2 && w.scalar_type() == at::kBFloat16 && w.size(1) % 2 == 0,
+              "dpbf16_pack_gated: w must be bf16 [2I, K], K even");
+  return pack_gated_tile_tasks(w, 2);
+}
+
+torch::Tensor dpbf16_gated_linear(torch::Tensor x, torch::Tensor packed,
+                                  c10::optional<torch::Tensor> bias, bool silu_mul) {
+  return run_linear("dpbf16_gated_linear", x, packed, bias, true, silu_mul);
 }
 
 #else  // no AVX512-BF16: bf16 linears keep small_batch_linear and oneDNN
@@ -157,6 +206,14 @@ torch::Tensor dpbf16_pack_weight(torch::Tensor) {
 
 torch::Tensor dpbf16_linear(torch::Tensor, torch::Tensor, c10::optional<torch::Tensor>) {
   TORCH_CHECK(false, "dpbf16_linear: built without AVX512-BF16");
+}
+
+torch::Tensor dpbf16_pack_gated(torch::Tensor) {
+  TORCH_CHECK(false, "dpbf16_pack_gated: built without AVX512-BF16");
+}
+
+torch::Tensor dpbf16_gated_linear(torch::Tensor, torch::Tensor, c10::optional<torch::Tensor>, bool) {
+  TORCH_CHECK(false, "dpbf16_gated_linear: built without AVX512-BF16");
 }
 
 #endif

@@ -187,12 +187,7 @@ torch::Tensor silu_and_mul(torch::Tensor x) {
       T* y = op + r * inter;
       int64_t i = 0;
 #if defined(__AVX512F__)
-      const __m512 one = _mm512_set1_ps(1.f);
-      for (; i + 16 <= inter; i += 16) {
-        const __m512 g = load16(gate + i);
-        const __m512 sg = _mm512_div_ps(g, _mm512_add_ps(one, exp16(_mm512_sub_ps(_mm512_setzero_ps(), g))));
-        store16(y + i, _mm512_mul_ps(round16<T>(sg), load16(up + i)));
-      }
+      for (; i + 16 <= inter; i += 16) store16(y + i, silu_mul16<T>(load16(gate + i), load16(up + i)));
 #elif defined(ROSEINFER_VECF)  // AVX2 + FMA + F16C
       const __m256 one = _mm256_set1_ps(1.f);
       for (; i + 8 <= inter; i += 8) {

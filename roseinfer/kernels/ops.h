@@ -48,8 +48,18 @@ bool vnni_int8_linear_available();
 torch::Tensor vnni_pack_weight(torch::Tensor w);
 torch::Tensor vnni_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
                                c10::optional<torch::Tensor> bias);
+// A gated projection w [2I, K] = [gate; up] packed as tasks of (gate tile, up tile), and its
+// linear: [M, 2I] as vnni_int8_linear, or with silu_mul SiLU(gate) * up [M, I], bit for bit
+// silu_and_mul of the former. scale and bias stay [2I] in w's order.
+torch::Tensor vnni_pack_gated(torch::Tensor w);
+torch::Tensor vnni_int8_gated_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
+                                     c10::optional<torch::Tensor> bias, bool silu_mul);
 bool dpbf16_linear_available();
 torch::Tensor dpbf16_pack_weight(torch::Tensor w);
 torch::Tensor dpbf16_linear(torch::Tensor x, torch::Tensor packed,
                             c10::optional<torch::Tensor> bias);
+// The same for bf16 weights on AVX512-BF16 (dpbf16_linear's products).
+torch::Tensor dpbf16_pack_gated(torch::Tensor w);
+torch::Tensor dpbf16_gated_linear(torch::Tensor x, torch::Tensor packed,
+                                  c10::optional<torch::Tensor> bias, bool silu_mul);
 }  // namespace roseinfer

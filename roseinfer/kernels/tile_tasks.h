@@ -1,7 +1,7 @@
 // The weight packing of the linear kernels that split a layer into tasks of 16-output tiles
-// (`vnni_int8_linear`, `dpbf16_linear`): each task's tiles interleaved load by load, so that each
-// thread's run of tasks is one sequential stream (three streams a tile apart were 7-19 % slower
-// at 1-32 rows; BENCHMARKS.md, session 27).
+// (`vnni_int8_linear`, `dpbf16_linear` and their gated entries): each task's tiles interleaved
+// load by load, so that each thread's run of tasks is one sequential stream (three streams a tile
+// apart were 7-19 % slower at 1-32 rows; BENCHMARKS.md, session 27).
 #pragma once
 
 #include <torch/extension.h>
@@ -27,6 +27,17 @@ inline torch::Tensor pack_tile_tasks(const torch::Tensor& w, int64_t group, int6
   if (full > 0) parts.push_back(interleave(0, full, task_rows));
   if (full < N) parts.push_back(interleave(full, N - full, N - full));  // the last, short task
   return torch::cat(parts).view({N / 16, K / group, 16, group});
+}
+
+// A gated projection's w [2I, K] = [gate; up] (I % 16 == 0) packed as tasks of two tiles, gate
+// outputs 16j.. and up outputs I + 16j.. (task j), so that one task's epilogue has both halves of
+// SiLU·mul's inputs: the kernels' gated entries (`vnni_int8_gated_linear`,
+// `dpbf16_gated_linear`) read this layout, in the shape `pack_tile_tasks` gives.
+inline torch::Tensor pack_gated_tile_tasks(const torch::Tensor& w, int64_t group) {
+  const int64_t N = w.size(0), K = w.size(1);
+  TORCH_CHECK(N % 32 == 0, "a gated projection needs [2I, K] with I % 16 == 0, got [", N, ", ", K, "]");
+  // [2, I/16, 16, K] -> [I/16, 2, 16, K]: gate tile j, then up tile j.
+  return pack_tile_tasks(w.view({2, N / 32, 16, K}).transpose(0, 1).reshape({N, K}), group, 2);
 }
 
 }  // namespace roseinfer

@@ -93,6 +93,15 @@ inline __m512 exp16(__m512 x) {
   for (int i = 1; i < 7; ++i) p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(kExp2Poly[i]));
   return _mm512_scalef_ps(p, n);
 }
+
+// SiLU(gate) * up in 16 lanes, gate and up already rounded to T: T(silu(gate)) * up, which
+// store16 rounds to T once more, as transformers' bf16 MLP rounds (`silu_and_mul` and the gated
+// linears' epilogue both compute it here, so both round alike).
+template <typename T>
+inline __m512 silu_mul16(__m512 gate, __m512 up) {
+  const __m512 e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), gate));
+  return _mm512_mul_ps(round16<T>(_mm512_div_ps(gate, _mm512_add_ps(_mm512_set1_ps(1.f), e))), up);
+}
 #elif defined(__AVX2__) && defined(__FMA__)
 // exp16's e^x in 8 lanes; 2^n is built from its exponent bits (n in [-126, 127] after the clamp).
 inline __m256 exp8(__m256 x) {

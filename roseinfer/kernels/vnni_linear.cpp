@@ -92,15 +92,39 @@ struct Operands {
   const uint8_t* w;          // N/16 tiles [K/4, 16, 4], interleaved by task (vnni_pack_weight)
   const Out* wscale;         // [N]
   const Out* bias;           // [N] or null
-  Out* y;                    // [M, N]
+  Out* y;                    // [M, N], or [M, N/2] with silu_mul
   int64_t M, K, N;
+  bool gated;     // tasks of (gate tile j, up tile j), N = 2I (vnni_pack_gated)
+  bool silu_mul;  // gated: y = SiLU(gate) * up
 };
+
+// The output column of tile t of the task at packed column n: tiles in order, or a gated task's
+// gate (16j) and up (I + 16j) tiles.
+template <typename Out>
+inline int64_t tile_column(const Operands<Out>& a, int64_t n, int t) {
+  return a.gated ? t * (a.N / 2) + n / 2 : n + 16 * t;
+}
+
+// One row of a task's T output tiles into y: each at its column, or a gated task's two tiles,
+// rounded as stored, through SiLU·mul (bit for bit `silu_and_mul` of the stored linear).
+template <typename Out, int T>
+inline void store_task_row(const Operands<Out>& a, int64_t row, int64_t n, const __m512* out) {
+  if constexpr (T == 2) {
+    if (a.silu_mul) {
+      store16(a.y + row * (a.N / 2) + n / 2,
+              silu_mul16<Out>(round16<Out>(out[0]), round16<Out>(out[1])));
+      return;
+    }
+  }
+  for (int t = 0; t < T; ++t) store16(a.y + row * a.N + tile_column(a, n, t), out[t]);
+}
 
 constexpr int64_t kGroupRows = 32;  // rows whose fp32 sums [32][T] stay in L1
 
-// y[all rows, n .. n+16T): block by block, each weight block serving kGroupRows rows of x
-// (kRows at a time) while it is in L1; then (sum - correction) * weight scale, rounded to Out,
-// then + bias (as int8_linear: the scaled product rounded, then the sum).
+// The task at packed column n (its T tiles' outputs) for all rows: block by block, each weight
+// block serving kGroupRows rows of x (kRows at a time) while it is in L1; then (sum -
+// correction) * weight scale, rounded to Out, then + bias (as int8_linear: the scaled product
+// rounded, then the sum).
 template <typename Out, int T>
 void run_rows(const Operands<Out>& a, int64_t n) {
   const int64_t nb = a.K / kBlock;
@@ -124,12 +148,19 @@ void run_rows(const Operands<Out>& a, int64_t n) {
     }
     for (int64_t r = 0; r < rows; ++r) {
       const __m512 corr = _mm512_set1_ps(a.correction[g0 + r]);
+      __m512 out[T];
       for (int t = 0; t < T; ++t) {
-        const int64_t c = n + 16 * t;
-        __m512 out = round16<Out>(_mm512_mul_ps(_mm512_sub_ps(acc[r * T + t], corr), load16(a.wscale + c)));
-        if (a.bias != nullptr) out = _mm512_add_ps(out, load16(a.bias + c));
-        store16(a.y + (g0 + r) * a.N + c, out);
+        // Rounding given explicitly: the compiler never fuses these into an FMA, which it did
+        // or did not for fp32 outputs depending on the task's tile count.
+        constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+        const int64_t c = tile_column(a, n, t);
+        const __m512 product = _mm512_mul_round_ps(_mm512_sub_ps(acc[r * T + t], corr),
+                                                   load16(a.wscale + c), kNearest);
+        out[t] = round16<Out>(product);
+        if (a.bias != nullptr)
+          out[t] = _mm512_add_round_ps(out[t], load16(a.bias + c), kNearest);
       }
+      store_task_row<Out, T>(a, g0 + r, n, out);
     }
   }
 }
@@ -149,22 +180,28 @@ torch::Tensor vnni_pack_weight(torch::Tensor w) {
   return pack_tile_tasks((w.to(at::kShort) + 128).to(at::kByte), 4, kTiles);
 }
 
-torch::Tensor vnni_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
-                               c10::optional<torch::Tensor> bias) {
-  TORCH_CHECK(x.dim() == 2 && x.is_contiguous(), "vnni_int8_linear: x must be contiguous [M, K]");
+namespace {
+
+// y = x @ w.T * scale + bias over the packed weights (`vnni_pack_weight`, or `vnni_pack_gated`
+// with `gated`: then y is [M, 2I] in order, or SiLU(gate) * up [M, I] with `silu_mul`).
+torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::Tensor& packed,
+                         const torch::Tensor& scale, const c10::optional<torch::Tensor>& bias,
+                         bool gated, bool silu_mul) {
+  TORCH_CHECK(x.dim() == 2 && x.is_contiguous(), name, ": x must be contiguous [M, K]");
   TORCH_CHECK(packed.dim() == 4 && packed.scalar_type() == at::kByte && packed.size(2) == 16 &&
                   packed.size(3) == 4 && packed.is_contiguous(),
-              "vnni_int8_linear: packed must come from vnni_pack_weight");
+              name, ": packed must come from ", gated ? "vnni_pack_gated" : "vnni_pack_weight");
   const int64_t M = x.size(0), K = x.size(1), N = packed.size(0) * 16;
-  TORCH_CHECK(packed.size(1) * 4 == K, "vnni_int8_linear: x has ", K, " inputs, the weights ",
+  TORCH_CHECK(packed.size(1) * 4 == K, name, ": x has ", K, " inputs, the weights ",
               packed.size(1) * 4);
-  TORCH_CHECK(K % kBlock == 0, "vnni_int8_linear: needs K % 64 == 0, got ", K);
+  TORCH_CHECK(K % kBlock == 0, name, ": needs K % 64 == 0, got ", K);
+  TORCH_CHECK(!gated || N % 32 == 0, name, ": a gated projection has 2I outputs, I % 16 == 0");
   TORCH_CHECK(scale.is_contiguous() && scale.numel() == N && scale.scalar_type() == x.scalar_type(),
-              "vnni_int8_linear: scale must be [N] in x's dtype");
+              name, ": scale must be [N] in x's dtype");
   if (bias.has_value())
     TORCH_CHECK(bias->is_contiguous() && bias->numel() == N && bias->scalar_type() == x.scalar_type(),
-                "vnni_int8_linear: bias must be [N] in x's dtype");
-  auto y = torch::empty({M, N}, x.options());
+                name, ": bias must be [N] in x's dtype");
+  auto y = torch::empty({M, silu_mul ? N / 2 : N}, x.options());
   if (M == 0) return y;
   // The quantized x in this thread's scratch, not three tensors: a one-row decode step makes
   // 120 of these calls, and their allocations cost more than the quantizing (BENCHMARKS.md,
@@ -183,14 +220,16 @@ torch::Tensor vnni_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Ten
                           scale.data_ptr<Out>(),
                           bias.has_value() ? bias->data_ptr<Out>() : nullptr,
                           y.data_ptr<Out>(),
-                          M, K, N};
+                          M, K, N, gated, silu_mul};
     quantize_activations(x.data_ptr<Out>(), M, K, q.data(), scales.data(), correction.data());
-    // Tasks of kTiles tiles (48 outputs); every row of x reuses a task's weights from L1/L2.
-    const int64_t tiles = N / 16, tasks = (tiles + kTiles - 1) / kTiles;
+    // Tasks of kTiles tiles (48 outputs), or a gated projection's pairs; every row of x reuses a
+    // task's weights from L1/L2.
+    const int64_t tiles = N / 16, task_tiles = gated ? 2 : kTiles;
+    const int64_t tasks = (tiles + task_tiles - 1) / task_tiles;
     at::parallel_for(0, tasks, 1, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
-        const int64_t n = t * kTiles * 16;
-        switch (std::min<int64_t>(kTiles, tiles - t * kTiles)) {
+        const int64_t n = t * task_tiles * 16;
+        switch (std::min<int64_t>(task_tiles, tiles - t * task_tiles)) {
           case 1: run_rows<Out, 1>(a, n); break;
           case 2: run_rows<Out, 2>(a, n); break;
           default: run_rows<Out, kTiles>(a, n); break;
@@ -198,8 +237,27 @@ torch::Tensor vnni_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Ten
       }
     });
   };
-  dispatch(x.scalar_type(), "vnni_int8_linear", run);
+  dispatch(x.scalar_type(), name, run);
   return y;
+}
+
+}  // namespace
+
+torch::Tensor vnni_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
+                               c10::optional<torch::Tensor> bias) {
+  return run_linear("vnni_int8_linear", x, packed, scale, bias, false, false);
+}
+
+torch::Tensor vnni_pack_gated(torch::Tensor w) {
+  TORCH_CHECK(w.dim() == 2 && w.scalar_type() == at::kChar, "vnni_pack_gated: w must be int8 [2I, K]");
+  TORCH_CHECK(w.size(1) % kBlock == 0, "vnni_pack_gated: needs K % 64 == 0, got ", w.size(1));
+  TORCH_CHECK(w.min().item<int8_t>() > -128, "vnni_pack_gated: weights must lie in [-127, 127]");
+  return pack_gated_tile_tasks((w.to(at::kShort) + 128).to(at::kByte), 4);
+}
+
+torch::Tensor vnni_int8_gated_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
+                                     c10::optional<torch::Tensor> bias, bool silu_mul) {
+  return run_linear("vnni_int8_gated_linear", x, packed, scale, bias, true, silu_mul);
 }
 
 #else  // no AVX512-VNNI: Int8Linear keeps int8_linear
@@ -213,6 +271,15 @@ torch::Tensor vnni_pack_weight(torch::Tensor) {
 torch::Tensor vnni_int8_linear(torch::Tensor, torch::Tensor, torch::Tensor,
                                c10::optional<torch::Tensor>) {
   TORCH_CHECK(false, "vnni_int8_linear: built without AVX512-VNNI");
+}
+
+torch::Tensor vnni_pack_gated(torch::Tensor) {
+  TORCH_CHECK(false, "vnni_pack_gated: built without AVX512-VNNI");
+}
+
+torch::Tensor vnni_int8_gated_linear(torch::Tensor, torch::Tensor, torch::Tensor,
+                                     c10::optional<torch::Tensor>, bool) {
+  TORCH_CHECK(false, "vnni_int8_gated_linear: built without AVX512-VNNI");
 }
 
 #endif

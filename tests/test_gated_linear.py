@@ -1,0 +1,134 @@
+"""The gated projection's kernels (`dpbf16_gated_linear`, `vnni_int8_gated_linear`): an MLP's
+gate_up_proj [gate; up] packed in tasks of a gate tile and its up tile, so that the decoder stack
+gets SiLU(gate) * up from the linear's epilogue. Its plain output must be the ungated kernel's,
+and its SiLU·mul `silu_and_mul` of that, bit for bit. Skipped, saying why, where the CPU lacks the instructions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+import torch
+from conftest import assert_tile_tasks
+from torch import nn
+
+from roseinfer.kernels import load_cpu_kernels
+from roseinfer.layers.linear import Int8Linear
+
+KERNELS = load_cpu_kernels()
+pytestmark = pytest.mark.skipif(KERNELS is None, reason="no C++ kernels here")
+
+
+def needs(kind: str) -> None:
+    assert KERNELS is not None
+    if kind == "dpbf16" and not KERNELS.dpbf16_linear_available():
+        pytest.skip("no AVX512-BF16 on this CPU: bf16 keeps other kernels")
+    if kind == "vnni" and not KERNELS.vnni_int8_linear_available():
+        pytest.skip("no AVX512-VNNI on this CPU: int8 keeps other kernels")
+
+
+def kernel_pair(
+    kind: str, weight: torch.Tensor, scale: torch.Tensor | None
+) -> tuple[Callable[..., torch.Tensor], Callable[..., torch.Tensor]]:
+    """(plain(x, bias), gated(x, bias, silu_mul)) for weight [2I, K]: bf16 (dpbf16) or int8
+    with its scale (vnni)."""
+    k = KERNELS
+    assert k is not None
+    if kind == "dpbf16":
+        plain, gated = k.dpbf16_pack_weight(weight), k.dpbf16_pack_gated(weight)
+        return (
+            lambda x, b: k.dpbf16_linear(x, plain, b),
+            lambda x, b, silu: k.dpbf16_gated_linear(x, gated, b, silu),
+        )
+    assert scale is not None
+    plain, gated = k.vnni_pack_weight(weight), k.vnni_pack_gated(weight)
+    return (
+        lambda x, b: k.vnni_int8_linear(x, plain, scale, b),
+        lambda x, b, silu: k.vnni_int8_gated_linear(x, gated, scale, b, silu),
+    )
+
+
+CASES = [
+    ("dpbf16", torch.bfloat16),
+    ("vnni", torch.float32),
+    ("vnni", torch.bfloat16),
+    ("vnni", torch.float16),
+]
+
+
+@pytest.mark.parametrize("kind,dtype", CASES)
+@pytest.mark.parametrize(
+    "rows,in_features,inter",
+    [
+        (1, 576, 1536),  # SmolLM2's MLP at one decode row: 96 tasks
+        (3, 64, 16),  # one task
+        (8, 128, 48),  # a full row tile (dpbf16); 3 tasks
+        (9, 64, 32),  # row tiles of 5 + 4 (dpbf16); 2 + 4 + 3 (vnni)
+        (33, 192, 80),  # past one group of 32 rows (vnni)
+        (70, 64, 64),  # a prefill chunk
+    ],
+)
+@pytest.mark.parametrize("bias", [True, False])
+def test_the_gated_kernel_is_the_plain_one_and_silu_and_mul_bit_for_bit(
+    kind, dtype, rows, in_features, inter, bias
+):
+    needs(kind)
+    torch.manual_seed(0)
+    lin = nn.Linear(in_features, 2 * inter, bias=bias).to(dtype)
+    b = None if lin.bias is None else lin.bias.detach()
+    if kind == "dpbf16":
+        plain, gated = kernel_pair(kind, lin.weight.detach(), None)
+    else:
+        q = Int8Linear(lin)
+        plain, gated = kernel_pair(kind, q.qweight, q.scale)
+    x = torch.randn(rows, in_features).to(dtype)
+    want = plain(x, b)  # [rows, 2I]
+    got = gated(x, b, False)
+    assert got.shape == (rows, 2 * inter) and got.dtype == dtype
+    assert torch.equal(got, want)
+    fused = gated(x, b, True)
+    assert fused.shape == (rows, inter) and fused.dtype == dtype
+    assert torch.equal(fused, KERNELS.silu_and_mul(want))
+
+
+@pytest.mark.parametrize("kind", ["dpbf16", "vnni"])
+def test_the_gated_layout_holds_a_gate_tile_and_its_up_tile_per_task(kind):
+    """Task j holds gate outputs 16j.. and up outputs I + 16j.., interleaved as the plain
+    packing interleaves a task's tiles ([K/group][2][16][group])."""
+    needs(kind)
+    inter, k = 48, 64
+    n_out = 2 * inter
+    if kind == "dpbf16":
+        w = (torch.arange(n_out * k).reshape(n_out, k) % 251 - 125).bfloat16()
+        flat, want, group = KERNELS.dpbf16_pack_gated(w).reshape(-1), w, 2
+    else:
+        w = (torch.arange(n_out * k).reshape(n_out, k) % 255 - 127).to(torch.int8)
+        flat, group = KERNELS.vnni_pack_gated(w).reshape(-1), 4
+        want = (w.to(torch.int16) + 128).to(torch.uint8)
+    by_task = want.view(2, inter // 16, 16, k).transpose(0, 1).reshape(n_out, k)
+    assert_tile_tasks(flat, by_task, group=group, task_tiles=2)
+
+
+def test_the_gated_kernels_refuse_what_they_cannot_run():
+    needs("dpbf16")
+    needs("vnni")
+    k = KERNELS
+    with pytest.raises(RuntimeError, match="I % 16 == 0"):
+        k.dpbf16_pack_gated(torch.zeros(48, 64).bfloat16())  # I = 24
+    with pytest.raises(RuntimeError, match="I % 16 == 0"):
+        k.vnni_pack_gated(torch.zeros(48, 64, dtype=torch.int8))
+    with pytest.raises(RuntimeError, match="K % 64 == 0"):
+        k.vnni_pack_gated(torch.zeros(64, 96, dtype=torch.int8))
+    with pytest.raises(RuntimeError, match="must be bf16"):
+        k.dpbf16_pack_gated(torch.zeros(64, 64))
+    # A plain packing of 48 outputs (3 tiles) cannot be read as a gated projection.
+    x = torch.randn(2, 64).bfloat16()
+    with pytest.raises(RuntimeError, match="I % 16 == 0"):
+        k.dpbf16_gated_linear(x, k.dpbf16_pack_weight(torch.zeros(48, 64).bfloat16()))
+    with pytest.raises(RuntimeError, match="I % 16 == 0"):
+        k.vnni_int8_gated_linear(
+            x.float(), k.vnni_pack_weight(torch.zeros(48, 64, dtype=torch.int8)), torch.ones(48)
+        )
+    packed = k.dpbf16_pack_gated(torch.zeros(64, 64).bfloat16())
+    assert k.dpbf16_gated_linear(x[:0], packed, None, True).shape == (0, 32)
+    assert k.dpbf16_gated_linear(x[:0], packed).shape == (0, 64)
