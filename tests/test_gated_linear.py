@@ -1,7 +1,8 @@
 """The gated projection's kernels (`dpbf16_gated_linear`, `vnni_int8_gated_linear`): an MLP's
 gate_up_proj [gate; up] packed in tasks of a gate tile and its up tile, so that the decoder stack
 gets SiLU(gate) * up from the linear's epilogue. Its plain output must be the ungated kernel's,
-and its SiLU·mul `silu_and_mul` of that, bit for bit. Skipped, saying why, where the CPU lacks the instructions."""
+and its SiLU·mul `silu_and_mul` of that, bit for bit: the stack and the modules then agree
+exactly (tests/test_decode_stack.py). Skipped, saying why, where the CPU lacks the instructions."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ import torch
 from conftest import assert_tile_tasks
 from torch import nn
 
+from roseinfer.backends import BackendOptions, CpuBackend
+from roseinfer.backends.cpu_linear import KernelDpbf16Linear, KernelInt8Linear, gated_layout
+from roseinfer.config import EngineConfig
+from roseinfer.engine import InferenceEngine
 from roseinfer.kernels import load_cpu_kernels
 from roseinfer.layers.linear import Int8Linear
 
@@ -132,3 +137,60 @@ def test_the_gated_kernels_refuse_what_they_cannot_run():
     packed = k.dpbf16_pack_gated(torch.zeros(64, 64).bfloat16())
     assert k.dpbf16_gated_linear(x[:0], packed, None, True).shape == (0, 32)
     assert k.dpbf16_gated_linear(x[:0], packed).shape == (0, 64)
+
+
+@pytest.mark.parametrize("quantization", ["none", "int8"])
+def test_a_gated_layer_runs_as_the_plain_one_and_its_decode_linear_fuses(quantization):
+    """The layer the backend makes of a gate_up_proj: its forward is the plain layer's, and both
+    the `DecodeLinear` the stack runs and the backend's `gate_up_silu_mul` (the modules' MLP)
+    give `silu_and_mul` of it from the epilogue; a projection whose halves are not whole tiles
+    keeps the plain packing, and `silu_mul` still holds."""
+    needs("vnni" if quantization == "int8" else "dpbf16")
+    if quantization == "none" and KERNELS.amx_linear_available():
+        pytest.skip("bf16 layers take the AMX kernel here")
+    if quantization == "int8" and KERNELS.amx_int8_linear_available():
+        pytest.skip("bf16 int8 layers take the AMX kernel here")
+    torch.manual_seed(0)
+    backend = CpuBackend(BackendOptions(torch.device("cpu")), KERNELS)
+
+    def layer(lin: nn.Linear, gated: bool) -> KernelDpbf16Linear | KernelInt8Linear:
+        if quantization == "int8":
+            return KernelInt8Linear(lin, KERNELS, gated=gated)
+        return KernelDpbf16Linear(lin, KERNELS, gated=gated)
+
+    for inter, is_gated in ((128, True), (40, False)):
+        lin = nn.Linear(64, 2 * inter, bias=False).bfloat16()
+        assert gated_layout(lin) is is_gated
+        plain, gated = layer(lin, False), layer(lin, True)
+        x = torch.randn(5, 64).bfloat16()
+        assert torch.equal(gated(x), plain(x))
+        decode, _ = gated.decode_linear()
+        want = KERNELS.silu_and_mul(plain(x))
+        assert torch.equal(decode.silu_mul(x), want)
+        assert torch.equal(backend.gate_up_silu_mul(gated, x), want)  # the modules' MLP
+        assert torch.equal(gated.silu_mul(x.view(1, 5, 64)), want.view(1, 5, inter))
+        assert gated.silu_mul(x[:0]).shape == (0, inter)
+        plain_decode, _ = plain.decode_linear()  # any kind: silu_and_mul of its output
+        assert torch.equal(plain_decode.silu_mul(x), KERNELS.silu_and_mul(plain(x)))
+
+
+def test_the_cpu_backend_packs_each_mlp_gate_up_proj_gated(tiny_model_dir):
+    """The backend packs the linears the model's stack spec names as gate_up_proj, and only
+    those: the model's weights end up where the gated packing puts them."""
+    needs("dpbf16")
+    if KERNELS.amx_linear_available():
+        pytest.skip("bf16 layers take the AMX kernel here")
+    engine = InferenceEngine(
+        EngineConfig(model=tiny_model_dir("llama"), dtype="bfloat16", num_kv_blocks=32)
+    )
+    layer = engine.model.model.layers[0]
+    assert isinstance(layer.mlp.gate_up_proj, KernelDpbf16Linear)
+    eye = torch.eye(64).bfloat16()  # row i picks input i: the layer's weight, transposed
+    gate_up = layer.mlp.gate_up_proj(eye).T.contiguous()  # [2I, 64]
+    assert torch.equal(layer.mlp.gate_up_proj.packed_weight, KERNELS.dpbf16_pack_gated(gate_up))
+    down = layer.mlp.down_proj(torch.eye(128).bfloat16()).T.contiguous()
+    assert torch.equal(layer.mlp.down_proj.packed_weight, KERNELS.dpbf16_pack_weight(down))
+    backend = CpuBackend(BackendOptions(torch.device("cpu")), KERNELS)
+    lone = nn.Linear(64, 256).bfloat16()  # not a stack's gate_up_proj: the plain packing
+    made = backend.make_linear(lone, backend.options.quantization)
+    assert torch.equal(made.packed_weight, KERNELS.dpbf16_pack_weight(lone.weight.detach()))

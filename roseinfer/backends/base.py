@@ -96,6 +96,11 @@ class LayerOps(Protocol):
         """x [N, 2I] = [gate | up] -> silu(gate) * up [N, I]."""
         ...
 
+    def gate_up_silu_mul(self, gate_up: nn.Module, x: torch.Tensor) -> torch.Tensor:
+        """`silu_mul(gate_up(x))` for a gated projection this backend made (`make_linear`): x
+        [N, hidden] -> [N, I]; a backend may compute it in the projection's epilogue."""
+        ...
+
 
 class PagedAttention(Protocol[StepT]):
     """Attention over the paged KV cache (`roseinfer/layers/attention.py`)."""
@@ -133,7 +138,7 @@ class StackLayer:
     post_norm: torch.Tensor  # [hidden]
     qkv_proj: nn.Module  # the linears as the backend made them (`Backend.make_linear`)
     o_proj: nn.Module
-    gate_up_proj: nn.Module
+    gate_up_proj: nn.Module  # [gate; up] stacked: down_proj takes SiLU(gate) * up
     down_proj: nn.Module
     q_norm: torch.Tensor | None  # [D] per-head RMSNorm weights (Qwen3), or None
     k_norm: torch.Tensor | None

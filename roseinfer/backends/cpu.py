@@ -117,6 +117,12 @@ class CpuBackend:
             return self.kernels.silu_and_mul(x)
         return silu_and_mul(x)
 
+    def gate_up_silu_mul(self, gate_up: nn.Module, x: torch.Tensor) -> torch.Tensor:
+        # The kernel layers run SiLU·mul in a gated projection's epilogue (`gated_layout`).
+        if isinstance(gate_up, KernelDpbf16Linear | KernelInt8Linear):
+            return gate_up.silu_mul(x)
+        return self.silu_mul(gate_up(x))
+
     def argmax(self, logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         # Several times faster than torch.max on bf16 rows (BENCHMARKS.md, session 4).
         if logits.device.type == "cpu" and logits.stride(-1) == 1:
@@ -134,12 +140,16 @@ class CpuBackend:
 
     # ---- linears ---------------------------------------------------------------------------
     def make_linear(
-        self, linear: nn.Linear, quantization: Quantization, lm_head: bool = False
+        self,
+        linear: nn.Linear,
+        quantization: Quantization,
+        lm_head: bool = False,
+        gated: bool = False,  # a gated projection [gate; up] (a stack layer's gate_up_proj)
     ) -> nn.Module:
         if quantization is Quantization.INT8:
-            return KernelInt8Linear(linear, self.kernels, self.weights)
+            return KernelInt8Linear(linear, self.kernels, self.weights, gated)
         if KernelDpbf16Linear.fits(linear, self.kernels):
-            return KernelDpbf16Linear(linear, self.kernels, self.weights)
+            return KernelDpbf16Linear(linear, self.kernels, self.weights, gated)
         if can_pack(linear.weight.dtype, linear.weight.device):
             return KernelPackedLinear(linear, self.kernels, self.weights)
         rows = dense_kernel_rows(self.kernels.vector_lanes())
@@ -150,8 +160,16 @@ class CpuBackend:
     def prepare_model(self, model: nn.Module) -> None:
         quantization = self.options.quantization
         lm_head = getattr(model, "lm_head", None)
+        # The linears a stack's layers name as gate_up_proj (still nn.Linear here): packed so
+        # that the stack's SiLU·mul runs in their epilogue.
+        stack_spec = getattr(model, "decoder_stack_spec", None)
+        spec = stack_spec() if stack_spec is not None else None
+        gated = {id(layer.gate_up_proj) for layer in spec.layers} if spec is not None else set()
         replace_linears(
-            model, lambda linear: self.make_linear(linear, quantization, linear is lm_head)
+            model,
+            lambda linear: self.make_linear(
+                linear, quantization, linear is lm_head, id(linear) in gated
+            ),
         )
 
     # ---- the decoder stack -------------------------------------------------------------------

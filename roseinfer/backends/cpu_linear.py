@@ -18,7 +18,9 @@ Which kernel a layer runs is decided once, when the backend builds it, from what
   an fp32 weight (all but the LM head's, which runs that many rows only for prompt logprobs),
   else aten's fp32 linear (bf16 and fp16 weights widened to fp32 for the call).
 
-Each layer also hands the decoder stack its kernel (`decode_linear`). The weights a layer packs
+`dpbf16_linear` and `vnni_int8_linear` pack a gated projection ([gate; up], the MLP's
+`gate_up_proj`) so that the decoder stack gets SiLU·mul from the linear's epilogue
+(`gated_layout`). Each layer also hands the decoder stack its kernel (`decode_linear`). The weights a layer packs
 go into the backend's `HugePageArena` (2 MB pages) when it is given one. Timings: BENCHMARKS.md.
 """
 
@@ -107,6 +109,15 @@ class KernelPackedLinear(PackedLinear):
         return self.kernels.DecodeLinear(kind, weight, None, self.bias), self.kernel_rows
 
 
+def gated_layout(linear: nn.Linear) -> bool:
+    """Whether a gated projection ([gate; up] stacked, 2I outputs) can be packed in tasks of a
+    gate tile and its up tile (16 outputs each): I % 16 == 0. Its plain output is the same
+    [..., 2I] either way; the decoder stack's `DecodeLinear.silu_mul` then computes SiLU(gate) *
+    up in the linear's epilogue instead of a pass of its own over [M, 2I] (BENCHMARKS.md,
+    session 29)."""
+    return linear.out_features % 32 == 0
+
+
 class KernelDpbf16Linear(nn.Module):
     """bf16 on CPUs with AVX512-BF16 and no AMX: `dpbf16_linear` at every row count. It beat
     oneDNN's packed matmul from 1 to 2,048 rows (1.5-1.9x at 1-8 rows, 1.26x at 32-64, 1.02x at
@@ -114,13 +125,23 @@ class KernelDpbf16Linear(nn.Module):
     ([out/16, in/2, 16, 2], the tiles interleaved three at a time)."""
 
     def __init__(
-        self, linear: nn.Linear, kernels: CppKernels, memory: HugePageArena | None = None
+        self,
+        linear: nn.Linear,
+        kernels: CppKernels,
+        memory: HugePageArena | None = None,
+        gated: bool = False,
     ) -> None:
         super().__init__()
         self.out_features = linear.out_features
-        self.packed_weight = placed(kernels.dpbf16_pack_weight(linear.weight.detach()), memory)
+        weight = linear.weight.detach()
+        # A gated projection [gate; up] in tasks of both halves (`gated_layout`): the decoder
+        # stack's `silu_mul` then runs SiLU·mul in the linear's epilogue.
+        gated = gated and gated_layout(linear)
+        pack = kernels.dpbf16_pack_gated if gated else kernels.dpbf16_pack_weight
+        self.packed_weight = placed(pack(weight), memory)
         self.bias = None if linear.bias is None else linear.bias.detach()
-        self.linear = kernels.DecodeLinear("dpbf16", self.packed_weight, None, self.bias)
+        kind = "dpbf16_gated" if gated else "dpbf16"
+        self.linear = kernels.DecodeLinear(kind, self.packed_weight, None, self.bias)
 
     @staticmethod
     def fits(linear: nn.Linear, kernels: CppKernels) -> bool:
@@ -141,6 +162,14 @@ class KernelDpbf16Linear(nn.Module):
             y = self.forward(x.reshape(-1, x.shape[-1]))
             return y.view(*x.shape[:-1], self.out_features)
         return self.linear(x.contiguous())
+
+    def silu_mul(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out / 2]
+        """SiLU(gate) * up of this gated projection's output: in the epilogue where it was
+        packed gated (`gated_layout`), else `silu_and_mul` of the output."""
+        if x.dim() != 2:
+            y = self.silu_mul(x.reshape(-1, x.shape[-1]))
+            return y.view(*x.shape[:-1], self.out_features // 2)
+        return self.linear.silu_mul(x.contiguous())
 
     def decode_linear(self) -> tuple[DecodeLinear, int]:
         """As `KernelPackedLinear.decode_linear`: the same `DecodeLinear`, at any row count."""
@@ -191,7 +220,11 @@ class KernelInt8Linear(Int8Linear):
     through the C++ `DecodeLinear` that the decoder stack runs too."""
 
     def __init__(
-        self, linear: nn.Linear, kernels: CppKernels, memory: HugePageArena | None = None
+        self,
+        linear: nn.Linear,
+        kernels: CppKernels,
+        memory: HugePageArena | None = None,
+        gated: bool = False,
     ) -> None:
         super().__init__(linear)
         self.tile_qweight: torch.Tensor | None = None  # [out/16, in/32, 16, 32] int8
@@ -215,10 +248,13 @@ class KernelInt8Linear(Int8Linear):
             and out_features % 16 == 0
             and in_features % 64 == 0
         ):
-            # Bytes times bytes: the fastest int8 path on CPUs without AMX.
-            self.vnni_qweight = placed(kernels.vnni_pack_weight(qweight), memory)
+            # Bytes times bytes: the fastest int8 path on CPUs without AMX; a gated projection
+            # in tasks of both halves, as KernelDpbf16Linear's.
+            gated = gated and gated_layout(linear)
+            pack = kernels.vnni_pack_gated if gated else kernels.vnni_pack_weight
+            self.vnni_qweight = placed(pack(qweight), memory)
             self.qweight = None
-            kind, weight = "vnni_int8", self.vnni_qweight
+            kind, weight = ("vnni_int8_gated" if gated else "vnni_int8"), self.vnni_qweight
         else:
             # Streams the weights with software prefetch: faster than aten's kernel at batch 1.
             self.qweight = qweight = placed(qweight, memory)
@@ -234,6 +270,15 @@ class KernelInt8Linear(Int8Linear):
         if x.shape[0] == 0:  # the AMX kernel wants rows; the others return nothing anyway
             return x.new_empty(0, self.out_features)
         return self.linear(x.contiguous())
+
+    def silu_mul(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out / 2]
+        """As `KernelDpbf16Linear.silu_mul`."""
+        if x.dim() != 2:
+            y = self.silu_mul(x.reshape(-1, x.shape[-1]))
+            return y.view(*x.shape[:-1], self.out_features // 2)
+        if x.shape[0] == 0:
+            return x.new_empty(0, self.out_features // 2)
+        return self.linear.silu_mul(x.contiguous())
 
     def decode_linear(self) -> tuple[DecodeLinear, int]:
         """As `KernelPackedLinear.decode_linear`: the same `DecodeLinear`, at any row count."""

@@ -3,6 +3,7 @@ backend is tested against, and `--enforce-eager`: it loads no C++."""
 
 from __future__ import annotations
 
+import torch
 from torch import nn
 
 from roseinfer.backends.base import BackendOptions, CausalLM, DecoderStack, Quantization
@@ -26,6 +27,9 @@ class TorchBackend:
     silu_mul = staticmethod(silu_and_mul)
     argmax = staticmethod(greedy_argmax)
     apply_bitmask = staticmethod(apply_bitmask)
+
+    def gate_up_silu_mul(self, gate_up: nn.Module, x: torch.Tensor) -> torch.Tensor:
+        return silu_and_mul(gate_up(x))
 
     def __init__(self, options: BackendOptions, pack_bf16_linears: bool = False) -> None:
         """`pack_bf16_linears`: bf16 linears in oneDNN's blocked layout (still plain PyTorch),

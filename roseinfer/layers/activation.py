@@ -18,9 +18,12 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:  # [..., 2I] -> [..., I]
 
 
 class SiluAndMul(nn.Module):
+    """SiLU(gate) * up of a gated projection's output [gate | up]: the backend's
+    `gate_up_silu_mul`, which may compute it in the projection's epilogue."""
+
     def __init__(self, ops: LayerOps) -> None:
         super().__init__()
         self.ops = ops  # the model's backend
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:  # [N, 2I] -> [N, I]
-        return self.ops.silu_mul(x)
+    def forward(self, gate_up: nn.Module, x: torch.Tensor) -> torch.Tensor:
+        return self.ops.gate_up_silu_mul(gate_up, x)  # [N, hidden] -> [N, I]

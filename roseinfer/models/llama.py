@@ -61,7 +61,7 @@ class LlamaMLP(nn.Module):
         self.act = SiluAndMul(backend)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.down_proj(self.act(self.gate_up_proj(x)))
+        return self.down_proj(self.act(self.gate_up_proj, x))
 
 
 class LlamaDecoderLayer(nn.Module):
