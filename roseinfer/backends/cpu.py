@@ -161,7 +161,7 @@ class CpuBackend:
         quantization = self.options.quantization
         lm_head = getattr(model, "lm_head", None)
         # The linears a stack's layers name as gate_up_proj (still nn.Linear here): packed so
-        # that the stack's SiLU·mul runs in their epilogue.
+        # that SiLU·mul runs in their epilogue (`gate_up_silu_mul`, the stack's MLP).
         stack_spec = getattr(model, "decoder_stack_spec", None)
         spec = stack_spec() if stack_spec is not None else None
         gated = {id(layer.gate_up_proj) for layer in spec.layers} if spec is not None else set()

@@ -19,9 +19,9 @@ Which kernel a layer runs is decided once, when the backend builds it, from what
   else aten's fp32 linear (bf16 and fp16 weights widened to fp32 for the call).
 
 `dpbf16_linear` and `vnni_int8_linear` pack a gated projection ([gate; up], the MLP's
-`gate_up_proj`) so that the decoder stack gets SiLU·mul from the linear's epilogue
-(`gated_layout`). Each layer also hands the decoder stack its kernel (`decode_linear`). The weights a layer packs
-go into the backend's `HugePageArena` (2 MB pages) when it is given one. Timings: BENCHMARKS.md.
+`gate_up_proj`) so that SiLU·mul comes from the linear's epilogue (`gated_layout`). Each layer
+also hands the decoder stack its kernel (`decode_linear`). The weights a layer packs go into the
+backend's `HugePageArena` (2 MB pages) when it is given one. Timings: BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -112,9 +112,9 @@ class KernelPackedLinear(PackedLinear):
 def gated_layout(linear: nn.Linear) -> bool:
     """Whether a gated projection ([gate; up] stacked, 2I outputs) can be packed in tasks of a
     gate tile and its up tile (16 outputs each): I % 16 == 0. Its plain output is the same
-    [..., 2I] either way; the decoder stack's `DecodeLinear.silu_mul` then computes SiLU(gate) *
-    up in the linear's epilogue instead of a pass of its own over [M, 2I] (BENCHMARKS.md,
-    session 29)."""
+    [..., 2I] either way; `silu_mul` (the decoder stack's and the modules' MLP) then computes
+    SiLU(gate) * up in the linear's epilogue instead of a pass of its own over [M, 2I]
+    (BENCHMARKS.md, session 29)."""
     return linear.out_features % 32 == 0
 
 
@@ -134,8 +134,8 @@ class KernelDpbf16Linear(nn.Module):
         super().__init__()
         self.out_features = linear.out_features
         weight = linear.weight.detach()
-        # A gated projection [gate; up] in tasks of both halves (`gated_layout`): the decoder
-        # stack's `silu_mul` then runs SiLU·mul in the linear's epilogue.
+        # A gated projection [gate; up] in tasks of both halves (`gated_layout`): `silu_mul`
+        # then runs SiLU·mul in the linear's epilogue.
         gated = gated and gated_layout(linear)
         pack = kernels.dpbf16_pack_gated if gated else kernels.dpbf16_pack_weight
         self.packed_weight = placed(pack(weight), memory)
