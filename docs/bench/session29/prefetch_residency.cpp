@@ -1,6 +1,8 @@
-// Do bulk software prefetches into L2 work on this host? A cold range of R bytes (after a 256 MB
-// stream evicted it): read time without prefetch, and after prefetching it (prefetcht1 every 64 B)
-// then spinning W microseconds.
+// Do bulk software prefetches into L2 work on this host? A cold range of R bytes (after a stream,
+// 256 MB unless a 4th argument gives its MB, evicted it): read time without prefetch (mode 0),
+// after prefetcht1 / prefetcht0 / prefetcht2 every 64 B (1 / 2 / 3), after reading it with loads
+// (4), or after reading it and then 4 MB of other data, so that it sits in L3 but not L2 (5);
+// then a wait of W microseconds, then the timed read.
 #include <immintrin.h>
 #include <chrono>
 #include <cstdio>
@@ -11,8 +13,8 @@
 using clk = std::chrono::steady_clock;
 static double us(clk::time_point a, clk::time_point b) { return std::chrono::duration<double, std::micro>(b - a).count(); }
 int main(int argc, char** argv) {
-  const size_t R = atoi(argv[1]) * 1024, big = 256u << 20;
-  const int mode = atoi(argv[2]);  // 0 no prefetch, 1 prefetcht1, 2 prefetcht0, 3 prefetcht2
+  const size_t R = atoi(argv[1]) * 1024, big = (argc > 4 ? atoi(argv[4]) : 256) * (1u << 20);
+  const int mode = atoi(argv[2]);
   const double wait = atof(argv[3]);
   char* buf = (char*)aligned_alloc(4096, 64u << 20);
   char* flush = (char*)aligned_alloc(4096, big);
@@ -29,7 +31,13 @@ int main(int argc, char** argv) {
       if (mode == 1) _mm_prefetch(r + i, _MM_HINT_T1);
       else if (mode == 2) _mm_prefetch(r + i, _MM_HINT_T0);
       else if (mode == 3) _mm_prefetch(r + i, _MM_HINT_T2);
-      else sink += r[i];
+      else if (mode == 4) sink += r[i];
+    }
+    if (mode == 5) {  // read the range, then 4 MB of other data: out of L2, still in L3
+      for (size_t i = 0; i < R; i += 64) sink += r[i];
+      __m512i a2 = _mm512_setzero_si512();
+      for (size_t i = 0; i < (4u << 20); i += 64) a2 = _mm512_add_epi32(a2, _mm512_load_si512(flush + i));
+      sink += _mm512_reduce_add_epi32(a2);
     }
     auto p1 = clk::now();
     while (us(p0, clk::now()) < wait) {}
