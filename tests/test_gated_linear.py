@@ -162,6 +162,8 @@ def test_a_gated_layer_runs_as_the_plain_one_and_its_decode_linear_fuses(quantiz
         lin = nn.Linear(64, 2 * inter, bias=False).bfloat16()
         assert gated_layout(lin) is is_gated
         plain, gated = layer(lin, False), layer(lin, True)
+        weights = "vnni_qweight" if quantization == "int8" else "packed_weight"
+        assert torch.equal(getattr(gated, weights), getattr(plain, weights)) is not is_gated
         x = torch.randn(5, 64).bfloat16()
         assert torch.equal(gated(x), plain(x))
         decode, _ = gated.decode_linear()
