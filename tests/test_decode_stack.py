@@ -4,6 +4,7 @@ replaces: the same kernels in the same order, so a decode step's logits are bit-
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable
 
 import pytest
@@ -155,6 +156,7 @@ def test_the_stack_refuses_tokens_and_positions_outside_its_tables(tiny_model_di
     """The stack looks up a step's embeddings and rotary rows itself: an id past the vocabulary
     or a position past the tables is an error naming it, never a read outside them."""
     engine = engine_for(tiny_model_dir("llama"), dtype="bfloat16")
+    before = generate(engine, [[5, 6, 7]], 3)
     stack = stack_of(engine).stack
     cos, sin = engine.model.rotary.tables(torch.bfloat16)
     vocab = engine.model.model.embed_tokens.weight.shape[0]
@@ -168,3 +170,75 @@ def test_the_stack_refuses_tokens_and_positions_outside_its_tables(tiny_model_di
         stack.forward(torch.tensor([-1]), ok, cos, sin, *caches, *indices)
     with pytest.raises(RuntimeError, match=f"position index {cos.shape[0]} out of range"):
         stack.forward(ok, torch.tensor([cos.shape[0]]), cos, sin, *caches, *indices)
+    # Each refusal was raised inside the stack's parallel region: the next steps run as before.
+    assert generate(engine, [[5, 6, 7]], 3) == before
+
+
+@pytest.mark.skipif(
+    torch.get_num_threads() < 2 or len(os.sched_getaffinity(0)) < 2, reason="one CPU here"
+)
+@pytest.mark.parametrize(
+    "overrides",
+    [{"dtype": "bfloat16"}, {"dtype": "bfloat16", "quantization": "int8"}],
+    ids=["bf16", "int8"],
+)
+def test_one_region_gives_the_same_logits_as_one_thread(tiny_model_dir, overrides):
+    """With two threads a step's layers run in one parallel region (`in_one_region`, the other
+    threads waiting for each loop); with one, on this thread alone. Every output element is
+    computed by one thread either way, so the logits are the same bit for bit."""
+    engine = engine_for(tiny_model_dir("llama"), **overrides)
+    stack = stack_of(engine)
+    prompts = [list(range(5, 12)), list(range(40, 46)), list(range(10, 30))]
+    assert stack.stack.one_region_rows >= 1  # bf16 and int8 linears are kernels of ours
+
+    def logits() -> list[torch.Tensor]:
+        core = engine.new_core(num_kv_blocks=128, block_size=4)
+        runner, bm = core.runner, core.block_manager
+        seqs = [Sequence(i, p, len(p), SamplingParams()) for i, p in enumerate(prompts)]
+        out = []
+        for chunks in ([2, 1, 3], [1, 1, 1], [1, 1, 1]):
+            batch = []
+            for seq, n in zip(seqs, chunks, strict=True):
+                bm.allocate(seq, n)
+                batch.append(ScheduledSequence(seq, n))
+            out.append(runner.compute_logits(batch, all_positions=True))
+            for s in batch:
+                s.seq.num_computed_tokens += s.num_new_tokens
+        return out
+
+    threads = torch.get_num_threads()
+    in_region = logits()
+    torch.set_num_threads(1)
+    try:
+        alone = logits()
+    finally:
+        torch.set_num_threads(threads)
+    for a, b in zip(in_region, alone, strict=True):
+        assert torch.equal(a, b)
+
+
+def test_one_region_rows_are_those_of_its_own_kernels():
+    """A step runs in one region only up to the rows where every linear is a kernel of ours:
+    aten's, MKL's or oneDNN's loops would run on one thread in there."""
+    kernels = load_cpu_kernels()
+    hidden, heads, head_dim, inter = 64, 4, 16, 32
+    gen = torch.Generator().manual_seed(0)
+
+    def linear(kind: str, n: int, k: int, rows: int) -> object:
+        if kind == "int8":
+            weight = torch.randint(-127, 128, (n, k), dtype=torch.int8, generator=gen)
+            return kernels.DecodeLinear("int8", weight, torch.rand(n), None, kernel_rows=rows)
+        return kernels.DecodeLinear("dense", torch.randn(n, k, generator=gen), None, None)
+
+    def stack(kinds: list[str], rows: int = 4) -> object:
+        shapes = [((heads + 2 * 2) * head_dim, hidden), (hidden, hidden), (2 * inter, hidden)]
+        shapes.append((hidden, inter))
+        linears = [linear(kind, n, k, rows) for kind, (n, k) in zip(kinds, shapes, strict=True)]
+        norm = torch.ones(hidden)
+        layer = kernels.DecodeLayer(norm, norm, *linears)
+        embedding = torch.randn(100, hidden, generator=gen)
+        return kernels.DecodeStack(embedding, [layer], norm, 1e-6, heads, 2, head_dim, 0.25)
+
+    assert stack(["int8"] * 4, rows=4).one_region_rows == 4
+    assert stack(["int8"] * 4, rows=9).one_region_rows == 9
+    assert stack(["int8", "int8", "dense", "int8"]).one_region_rows == 0

@@ -65,6 +65,8 @@ class DecodeStack:
         block_tables: Tensor,  # [N, max_blocks]
         context_lens: Tensor,  # [N]
     ) -> Tensor: ...  # the final norm's output [N, hidden]
+    @property
+    def one_region_rows(self) -> int: ...  # steps of up to this many tokens: one parallel region
 
 class CppKernels(Protocol):
     """The extension module, as a protocol so that signatures can name it."""

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #endif
 
+#include "parallel.h"
 #include "vec.h"
 
 namespace roseinfer {
@@ -297,7 +298,7 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, int64_t N, const 
   const int64_t passes = N / cols, tail_blocks = (N % cols) / 16;
   constexpr bool kInt8 = !std::is_same_v<W, c10::BFloat16>;
   const bool stream_x = M > kChunkRows;  // x outgrows L1: see pass_32
-  at::parallel_for(0, passes + (tail_blocks > 0), 1, [&](int64_t p0, int64_t p1) {
+  parallel_for(0, passes + (tail_blocks > 0), 1, [&](int64_t p0, int64_t p1) {
     int64_t configured = 0;  // the rows the tiles are configured for
     alignas(64) float out[kChunkRows * 64];
     // int8 weights of a pass with more than one row chunk: widened once, by the first chunk

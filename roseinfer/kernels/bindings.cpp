@@ -136,5 +136,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
                     int64_t, int64_t, int64_t, double>(),
            py::arg("embedding"), py::arg("layers"), py::arg("final_norm"), py::arg("eps"),
            py::arg("num_heads"), py::arg("num_kv_heads"), py::arg("head_dim"), py::arg("scale"))
-      .def("forward", &roseinfer::DecodeStack::forward, py::call_guard<py::gil_scoped_release>());
+      .def("forward", &roseinfer::DecodeStack::forward, py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("one_region_rows", &roseinfer::DecodeStack::one_region_rows,
+                             "steps of up to this many tokens run in one parallel region");
 }

@@ -7,9 +7,11 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "ops.h"
+#include "parallel.h"
 
 namespace roseinfer {
 
@@ -73,6 +75,15 @@ torch::Tensor DecodeLinear::silu_mul(const torch::Tensor& x) const {
   return silu_and_mul((*this)(x));
 }
 
+int64_t DecodeLinear::own_kernel_rows() const {
+  switch (kind_) {
+    case Kind::kInt8:
+    case Kind::kSmallBatch: return kernel_rows_;
+    case Kind::kDense: return 0;
+    default: return std::numeric_limits<int64_t>::max();
+  }
+}
+
 // Many rows of x (prefill chunks) against a weight the kernels stream row by row: aten's fp32
 // linear (MKL's sgemm) on the weight widened for this call. Where the kernels have no AMX, AVX-512
 // or VNNI path, sgemm's blocking beats them from ~128 rows, and aten's own bf16 matmul is far
@@ -108,7 +119,12 @@ DecodeStack::DecodeStack(torch::Tensor embedding, std::vector<DecodeLayer> layer
       num_heads_(num_heads),
       num_kv_heads_(num_kv_heads),
       head_dim_(head_dim),
-      scale_(scale) {
+      scale_(scale),
+      one_region_rows_(std::numeric_limits<int64_t>::max()) {
+  for (const DecodeLayer& layer : layers_)
+    for (const DecodeLinear* linear :
+         {&layer.qkv, &layer.o_proj, &layer.gate_up_proj, &layer.down_proj})
+      one_region_rows_ = std::min(one_region_rows_, linear->own_kernel_rows());
   TORCH_CHECK(embedding_.dim() == 2 && embedding_.is_contiguous() &&
                   embedding_.scalar_type() == final_norm_.scalar_type() &&
                   embedding_.size(1) == final_norm_.numel(),
@@ -150,6 +166,23 @@ torch::Tensor DecodeStack::forward(torch::Tensor input_ids, torch::Tensor positi
                                    std::vector<torch::Tensor> v_scales,
                                    torch::Tensor slot_mapping, torch::Tensor block_tables,
                                    torch::Tensor context_lens) const {
+  auto run = [&] {
+    return layers_forward(input_ids, positions, cos_table, sin_table, k_caches, v_caches,
+                          k_scales, v_scales, slot_mapping, block_tables, context_lens);
+  };
+  if (input_ids.numel() > one_region_rows_) return run();
+  torch::Tensor out;
+  in_one_region([&] { out = run(); });
+  return out;
+}
+
+torch::Tensor DecodeStack::layers_forward(
+    const torch::Tensor& input_ids, const torch::Tensor& positions,
+    const torch::Tensor& cos_table, const torch::Tensor& sin_table,
+    const std::vector<torch::Tensor>& k_caches, const std::vector<torch::Tensor>& v_caches,
+    const std::vector<torch::Tensor>& k_scales, const std::vector<torch::Tensor>& v_scales,
+    const torch::Tensor& slot_mapping, const torch::Tensor& block_tables,
+    const torch::Tensor& context_lens) const {
   const int64_t num_layers = static_cast<int64_t>(layers_.size());
   TORCH_CHECK(positions.numel() == input_ids.numel(), "DecodeStack: one position per token");
   TORCH_CHECK(cos_table.sizes() == sin_table.sizes() && cos_table.dim() == 2 &&

@@ -28,6 +28,8 @@ class DecodeLinear {
   torch::Tensor operator()(const torch::Tensor& x) const;
   // silu_and_mul(operator()(x)) for a gated projection: in the epilogue where the kind has one.
   torch::Tensor silu_mul(const torch::Tensor& x) const;
+  // Rows of x up to which the layer runs a kernel of ours (beyond: aten, MKL or oneDNN).
+  int64_t own_kernel_rows() const;
 
  private:
   enum class Kind {
@@ -62,14 +64,26 @@ class DecodeStack {
                         std::vector<torch::Tensor> k_scales, std::vector<torch::Tensor> v_scales,
                         torch::Tensor slot_mapping, torch::Tensor block_tables,
                         torch::Tensor context_lens) const;
+  // Steps of up to this many tokens run in one parallel region (`in_one_region`): those whose
+  // every linear runs a kernel of ours.
+  int64_t one_region_rows() const { return one_region_rows_; }
 
  private:
+  torch::Tensor layers_forward(const torch::Tensor& input_ids, const torch::Tensor& positions,
+                               const torch::Tensor& cos_table, const torch::Tensor& sin_table,
+                               const std::vector<torch::Tensor>& k_caches,
+                               const std::vector<torch::Tensor>& v_caches,
+                               const std::vector<torch::Tensor>& k_scales,
+                               const std::vector<torch::Tensor>& v_scales,
+                               const torch::Tensor& slot_mapping, const torch::Tensor& block_tables,
+                               const torch::Tensor& context_lens) const;
   torch::Tensor embedding_;  // [vocab, hidden]
   std::vector<DecodeLayer> layers_;
   torch::Tensor final_norm_;
   double eps_;
   int64_t num_heads_, num_kv_heads_, head_dim_;
   double scale_;
+  int64_t one_region_rows_;
 };
 
 }  // namespace roseinfer

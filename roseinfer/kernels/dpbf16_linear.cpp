@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "ops.h"
+#include "parallel.h"
 #include "tile_tasks.h"
 #include "vec.h"
 
@@ -165,7 +166,7 @@ torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::
   // Tasks of kTiles tiles, or a gated projection's pairs.
   const int64_t tiles = N / 16, task_tiles = gated ? 2 : kTiles;
   const int64_t tasks = (tiles + task_tiles - 1) / task_tiles;
-  at::parallel_for(0, tasks, 1, [&](int64_t t0, int64_t t1) {
+  parallel_for(0, tasks, 1, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t n = t * task_tiles * 16;
       switch (std::min<int64_t>(task_tiles, tiles - t * task_tiles)) {

@@ -5,6 +5,7 @@
 
 #include <type_traits>
 
+#include "parallel.h"
 #include "rotary.h"
 #include "vec.h"
 
@@ -69,7 +70,7 @@ template <typename F>
 void for_rows(int64_t rows, int64_t row_elems, const F& f) {
   // Split only when there is enough work per thread to pay for the fork.
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_elems));
-  at::parallel_for(0, rows, grain, [&](int64_t b, int64_t e) {
+  parallel_for(0, rows, grain, [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) f(r);
   });
 }

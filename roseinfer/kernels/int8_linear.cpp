@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lane_rows.h"
+#include "parallel.h"
 #include "vec.h"
 
 namespace roseinfer {
@@ -254,7 +255,7 @@ void lane_rows_linear(const float* xf, int64_t M, const W* w, int64_t N, int64_t
   // last vector, in each of the ceil(K / kDepth) passes.
   const int64_t passes =
       (K + kDepth - 1) / kDepth * (MP / (2 * kLanes) * (kChannels / 6) + MP / kLanes % 2);
-  at::parallel_for(0, groups, 1, [&](int64_t g0, int64_t g1) {
+  parallel_for(0, groups, 1, [&](int64_t g0, int64_t g1) {
     thread_local std::vector<float> out, wide;
     out.resize(kChannels * MP);  // [kChannels][MP]
     if (kWiden) wide.resize(kChannels * K);  // [kChannels][K]: the task's rows in fp32
@@ -308,7 +309,7 @@ void gemv(const float* xf, int64_t M, const W* w, int64_t N, int64_t K, const T*
   // Tasks of 32 output channels (an even split over the threads even for N = 576); within one,
   // every kRowsPerPass rows of x reuse its weights from L1/L2.
   constexpr int64_t kTask = 32;
-  at::parallel_for(0, (N + kTask - 1) / kTask, 1, [&](int64_t c0, int64_t c1) {
+  parallel_for(0, (N + kTask - 1) / kTask, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
       const int64_t n = c * kTask, n_end = std::min(N, n + kTask);
       for (int64_t m0 = 0; m0 < M; m0 += kRowsPerPass) {
@@ -393,7 +394,7 @@ torch::Tensor int8_dequantize(torch::Tensor weight, torch::Tensor scale) {
   float* o = out.data_ptr<float>();
   // aten's int8 * fp32 goes through a type-promoting loop at ~2 ns an element (BENCHMARKS.md,
   // session 13); this one vectorises.
-  at::parallel_for(0, N, 16, [&](int64_t n0, int64_t n1) {
+  parallel_for(0, N, 16, [&](int64_t n0, int64_t n1) {
     for (int64_t n = n0; n < n1; ++n) {
       const float sn = s[n];
 #pragma omp simd

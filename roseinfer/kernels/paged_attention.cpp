@@ -12,6 +12,7 @@
 #include "attention_avx2.h"
 #include "attention_avx512_pairs.h"
 #include "attention_kv.h"
+#include "parallel.h"
 #include "rotary.h"
 #include "vec.h"
 
@@ -140,7 +141,7 @@ void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor
   // prompt's tokens, when a step's chunks come through here, to each other's). In parallel: at
   // batch 32 the int8 rows took ~15 µs per layer on one thread while the other waited.
   const int64_t* slots = slot_mapping.data_ptr<int64_t>();
-  at::parallel_for(0, num_seqs * num_kv_heads, 16, [&](int64_t w0, int64_t w1) {
+  parallel_for(0, num_seqs * num_kv_heads, 16, [&](int64_t w0, int64_t w1) {
     std::vector<T> rotated(x.cos != nullptr ? head_dim : 0);
     for (int64_t w = w0; w < w1; ++w) {
       const int64_t s = w / num_kv_heads, h = w % num_kv_heads;
@@ -230,7 +231,7 @@ void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor
   // Each thread gets one run of tasks holding about the same number of keys.
   const std::vector<int64_t> bounds =
       balanced_ranges(lens, num_seqs, num_kv_heads, at::get_num_threads());
-  at::parallel_for(0, int64_t(bounds.size()) - 1, 1, [&](int64_t r0, int64_t r1) {
+  parallel_for(0, int64_t(bounds.size()) - 1, 1, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r)
       if (bounds[r] < bounds[r + 1]) run_tasks(bounds[r], bounds[r + 1]);
   });

@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "parallel.h"
 #include "prefill_attention.h"
 #include "prefill_dpbf16.h"
 
@@ -196,7 +197,7 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
       using C = std::remove_const_t<std::remove_pointer_t<decltype(k)>>;
       const int64_t head_rows = BS * L.D, block_stride = L.KVH * head_rows;
       std::atomic<int64_t> next{0};
-      at::parallel_for(0, workers, 1, [&](int64_t, int64_t) {
+      parallel_for(0, workers, 1, [&](int64_t, int64_t) {
         Scratch scratch;
         for (int64_t t = next++; t < num_tasks; t = next++) {
           const Task& task = tasks[t];

@@ -11,6 +11,7 @@
 #include <limits>
 #include <tuple>
 
+#include "parallel.h"
 #include "vec.h"
 
 namespace roseinfer {
@@ -106,7 +107,7 @@ std::tuple<torch::Tensor, torch::Tensor> argmax_rows(torch::Tensor logits) {
   dispatch(logits.scalar_type(), "argmax_rows", [&](auto tag) {
     using T = decltype(tag);
     const T* lp = logits.data_ptr<T>();
-    at::parallel_for(0, rows, 1, [&](int64_t b, int64_t e) {
+    parallel_for(0, rows, 1, [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
         const RowMax m = argmax_row(lp + r * stride, n);
         ip[r] = m.at;
@@ -139,7 +140,7 @@ void apply_token_bitmask(torch::Tensor logits, torch::Tensor bitmask, torch::Ten
     using T = decltype(tag);
     const T ninf = T(-std::numeric_limits<float>::infinity());
     T* lp = logits.data_ptr<T>();
-    at::parallel_for(0, num_rows, 1, [&](int64_t b, int64_t e) {
+    parallel_for(0, num_rows, 1, [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
         T* row = lp + rp[r] * stride;
         const uint32_t* mask = bp + r * words;

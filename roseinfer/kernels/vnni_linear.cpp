@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ops.h"
+#include "parallel.h"
 #include "tile_tasks.h"
 #include "vec.h"
 
@@ -34,7 +35,7 @@ void quantize_activations(const T* x, int64_t M, int64_t K, int8_t* q, float* sc
                           float* correction) {
   const int64_t nb = K / kBlock;
   const __m512i ones = _mm512_set1_epi8(1);
-  at::parallel_for(0, M, 1, [&](int64_t m0, int64_t m1) {
+  parallel_for(0, M, 1, [&](int64_t m0, int64_t m1) {
     for (int64_t m = m0; m < m1; ++m) {
       float corr = 0.f;
       for (int64_t b = 0; b < nb; ++b) {
@@ -226,7 +227,7 @@ torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::
     // task's weights from L1/L2.
     const int64_t tiles = N / 16, task_tiles = gated ? 2 : kTiles;
     const int64_t tasks = (tiles + task_tiles - 1) / task_tiles;
-    at::parallel_for(0, tasks, 1, [&](int64_t t0, int64_t t1) {
+    parallel_for(0, tasks, 1, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t n = t * task_tiles * 16;
         switch (std::min<int64_t>(task_tiles, tiles - t * task_tiles)) {
