@@ -35,14 +35,16 @@ inline void spin_pause() {
 // counts those it finished in its own cache line, so neither side needs a locked instruction.
 class WaitingTeam {
  public:
-  explicit WaitingTeam(int threads) : size_(threads), done_(new Finished[threads]) {}
+  // Thread 0, first in the region: the region's thread count, before any job.
+  void start(int threads) {
+    size_ = threads;
+    done_.reset(new Finished[threads]);
+  }
   int size() const { return size_; }
-  // The threads the region got (OpenMP may give fewer than asked for): at most the constructor's.
-  void set_size(int threads) { size_ = std::min(size_, threads); }
   bool busy() const { return busy_; }
 
-  // chunk(p) for p in [0, parts): 0 here, the others on threads 1..parts-1; returns when all are
-  // done, rethrowing the first exception any of them raised.
+  // chunk(p) for p in [0, parts), parts <= size(): 0 here, the others on threads 1..parts-1;
+  // returns when all are done, rethrowing the first exception any of them raised.
   template <class F>
   void run(int parts, const F& chunk) {
     job_ = &chunk;
@@ -59,7 +61,9 @@ class WaitingTeam {
     } catch (...) {
       error = std::current_exception();
     }
-    for (int t = 1; t < parts; ++t)
+    // Every waiting thread, not only the job's: one that read this job's fields must be done
+    // reading them before the next job writes them.
+    for (int t = 1; t < size_; ++t)
       while (done_[t].jobs.load(std::memory_order_acquire) != job) spin_pause();
     busy_ = false;
     if (!error) std::swap(error, worker_error_);
@@ -67,7 +71,8 @@ class WaitingTeam {
     if (error) std::rethrow_exception(error);
   }
 
-  // Thread `tid` (>= 1): run this job's chunk `tid` while there is one, until `release`.
+  // Thread `tid` (>= 1): run each job's chunk `tid` where it has one, and say it is done with
+  // the job either way, until `release`.
   void wait_for_jobs(int tid) {
     uint64_t seen = 0;
     for (;;) {
@@ -84,8 +89,8 @@ class WaitingTeam {
           std::lock_guard<std::mutex> lock(error_mutex_);
           if (!worker_error_) worker_error_ = std::current_exception();
         }
-        done_[tid].jobs.store(job, std::memory_order_release);
       }
+      done_[tid].jobs.store(job, std::memory_order_release);
     }
   }
 
@@ -98,7 +103,7 @@ class WaitingTeam {
   struct alignas(64) Finished {
     std::atomic<uint64_t> jobs{0};
   };
-  int size_;
+  int size_ = 1;
   alignas(64) std::atomic<uint64_t> go_{0};
   const void* job_ = nullptr;
   void (*call_)(const void*, int) = nullptr;
@@ -162,14 +167,14 @@ void in_one_region(const F& body) {
     body();
     return;
   }
-  WaitingTeam team(threads);
+  WaitingTeam team;
   std::exception_ptr error;
-  // No num_threads clause, as at::parallel_for: changing it makes libgomp build new thread pools
-  // (pytorch/pytorch#32008); at::get_num_threads() is the region's default size.
+  // No num_threads clause, as at::parallel_for, which leaves it out for a bug in GOMP's thread
+  // pool (pytorch/pytorch#32008); at::get_num_threads() is the region's default size.
 #pragma omp parallel
   {
     if (omp_get_thread_num() == 0) {
-      team.set_size(omp_get_num_threads());
+      team.start(omp_get_num_threads());
       current_team() = &team;
       try {
         body();
