@@ -47,7 +47,10 @@ def test_the_heap_loading_left_is_frozen_and_what_comes_after_still_collected():
         cycle: list[object] = []
         cycle.append(cycle)  # alive (a name holds it): frozen
         frozen = freeze_startup_heap()
-        assert frozen == gc.get_freeze_count() and frozen > 0
+        # A frozen object can still be freed, here or by another test's thread, before the count
+        # is read again (a clean clone's run saw 615,116 frozen, then 615,108).
+        assert 0 < gc.get_freeze_count() <= frozen
+        assert all(o is not cycle for o in gc.get_objects())  # alive at the freeze: frozen
         later: list[object] = []
         later.append(later)
         del later  # unreachable after the freeze: a collection still finds it
