@@ -163,7 +163,7 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
 template <class F>
 void in_one_region(const F& body) {
   const int threads = at::get_num_threads();
-  if (threads < 2 || threads > usable_cpus() || omp_in_parallel() || current_team() != nullptr) {
+  if (threads < 2 || threads > usable_cpus() || omp_in_parallel()) {
     body();
     return;
   }
