@@ -3,9 +3,11 @@ chunk through causal SDPA; chunks after cached tokens gather their sequences' bl
 with a mask) against the C++ kernel reading the paged cache in place. Each shape is
 `SxQ@C`: S sequences with Q new tokens each and C tokens in all (C - Q cached); with
 `--shared-prefix` the sequences' cached blocks are the same ones (a prefix-cache hit). Milliseconds
-for the 30 layers, median of `--repeats`, the two paths in turns.
+for the 30 layers, median of `--repeats`, the paths in turns (`--tiles`: the kernel's tiles, each
+timed; "auto" is the one the engine takes).
 
     .venv/bin/python benchmarks/prefill_attention.py --shapes 1x512@2000,16x32@1024 --shared-prefix
+    .venv/bin/python benchmarks/prefill_attention.py --dtype bfloat16 --tiles pairs,amx
 """
 
 from __future__ import annotations
@@ -48,9 +50,9 @@ def run_reference(caches, q, k, group, scale) -> None:
         attend_group(q, k, k, c, group, scale)
 
 
-def run_kernel(kernels, caches, q, table, qsl, ctx_lens, scale) -> None:
+def run_kernel(kernels, caches, q, table, qsl, ctx_lens, scale, tile) -> None:
     for c in caches:
-        kernels.paged_prefill_attention(q, c.k, c.v, table, qsl, ctx_lens, scale)
+        kernels.paged_prefill_attention(q, c.k, c.v, table, qsl, ctx_lens, scale, tile=tile)
 
 
 def main() -> None:
@@ -60,6 +62,8 @@ def main() -> None:
     p.add_argument("--shared-prefix", action="store_true")
     p.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--tiles", type=lambda t: t.split(","), default=["auto"],
+                   help="the kernel's tiles to time, in turns: auto, fp32, pairs, amx")  # fmt: skip
     args = p.parse_args()
     kernels = load_cpu_kernels()
     assert kernels is not None, "the C++ kernels do not build here"
@@ -87,9 +91,10 @@ def main() -> None:
         group = attention_group(meta, 0, seqs, slice(0, n))
 
         reference = functools.partial(run_reference, caches, q, k, group, scale)
-        kernel = functools.partial(run_kernel, kernels, caches, q, table, qsl, ctx, scale)
-        runs: dict[str, tuple[Callable[[], None], list[float]]] = {
-            "reference": (reference, []), "kernel": (kernel, [])}  # fmt: skip
+        runs: dict[str, tuple[Callable[[], None], list[float]]] = {"reference": (reference, [])}
+        for tile in args.tiles:
+            kernel = functools.partial(run_kernel, kernels, caches, q, table, qsl, ctx, scale, tile)
+            runs[tile] = (kernel, [])
         for r in range(args.repeats + 1):  # in turns; the first round warms up
             for fn, times in runs.values():
                 t0 = time.perf_counter()
@@ -97,10 +102,13 @@ def main() -> None:
                 if r:
                     times.append(time.perf_counter() - t0)
         ms = {name: 1e3 * statistics.median(times) for name, (_, times) in runs.items()}
+        kernels_ms = ", ".join(
+            f"kernel {tile} {ms[tile]:.1f} ms ({ms['reference'] / ms[tile]:.2f}x)"
+            for tile in args.tiles
+        )
         print(f"{seqs}x{queries}@{context} {args.dtype}"
               f"{' shared' if args.shared_prefix else ''}: reference {ms['reference']:.1f} ms, "
-              f"kernel {ms['kernel']:.1f} ms ({ms['reference'] / ms['kernel']:.2f}x)",
-              flush=True)  # fmt: skip
+              f"{kernels_ms}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

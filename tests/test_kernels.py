@@ -1271,3 +1271,84 @@ def test_bf16_prefill_takes_the_pairs_tile_where_the_cpu_has_avx512_bf16(kernels
     widened = kernels.paged_prefill_attention(q.float(), *(c.float() for c in caches), *args)
     torch.testing.assert_close(got.float(), widened, atol=1e-2, rtol=1e-2)
     assert torch.equal(got, widened.bfloat16()) != kernels.dpbf16_linear_available()
+
+
+def prefill_case(cache_dtype, block_size, head_dim, heads, kv_heads, q_lens, ctx_lens):
+    """(q, the kernel's cache arguments, their dequantized K/V for `reference_prefill`, tables,
+    query_start_loc) for bf16 queries: blocks scattered through the cache, an int8 cache's codes
+    and scales as the reference path gathers them."""
+    num_blocks = 64
+    shape = (num_blocks, kv_heads, block_size, head_dim)
+    if cache_dtype == "model":
+        caches = [torch.randn(shape).bfloat16() for _ in range(2)]
+        k_cache, v_cache = caches
+    else:
+        codes = [torch.randint(-127, 128, shape, dtype=torch.int8) for _ in range(2)]
+        caches = [*codes, *(torch.rand(shape[:3]) / 16 for _ in range(2))]
+        every_block = LayerCache(*caches).gather(torch.arange(num_blocks), 1, torch.float32)
+        k_cache, v_cache = (x[0].unflatten(1, (num_blocks, block_size)).transpose(0, 1)
+                            for x in every_block)  # fmt: skip
+    max_blocks = max(-(-c // block_size) for c in ctx_lens)
+    tables = torch.stack([torch.randperm(num_blocks)[:max_blocks] for _ in ctx_lens])
+    q = torch.randn(sum(q_lens), heads, head_dim).bfloat16()
+    qsl = torch.tensor([0, *itertools.accumulate(q_lens)])
+    return q, caches, (k_cache, v_cache), tables, qsl
+
+
+@pytest.mark.parametrize("tile", ["amx_emulated", "amx"])
+@pytest.mark.parametrize("cache_dtype", ["model", "int8"])
+@pytest.mark.parametrize(
+    ("block_size", "head_dim", "heads", "kv_heads"),
+    # block 48: key tiles of one block (48 keys), padded to two 32-key steps of the values
+    [(16, 64, 9, 3), (16, 128, 4, 4), (32, 64, 2, 1), (48, 32, 4, 2)],
+)
+def test_amx_prefill_tile_matches_the_reference(
+    kernels, tile, cache_dtype, block_size, head_dim, heads, kv_heads
+):
+    """The AMX tile (`prefill_amx.h`) on AMX (where the CPU has it) and on emulated tiles (plain
+    C++, wherever the kernels have AVX512-BF16): chunks after cached tokens and fresh prompts,
+    key groups of 16 ending past a sequence's last key, 32-key steps of the values past a tile's
+    last key. Its products round what the pairs tile rounds (bf16 queries, keys, weights and
+    values; fp32 sums), so the two stay within fp32's reordering of the same sums."""
+    if not kernels.dpbf16_linear_available():
+        pytest.skip("the AMX tile's code needs AVX512-BF16 (AMX CPUs all have it)")
+    if tile == "amx" and not kernels.amx_linear_available():
+        pytest.skip("this CPU or kernel offers no AMX")
+    torch.manual_seed(0)
+    q_lens, ctx_lens = [37, 1, 16, 5, 70], [37, 40, 16 + 33, 200, 70]
+    q, caches, kv, tables, qsl = prefill_case(cache_dtype, block_size, head_dim, heads, kv_heads,
+                                              q_lens, ctx_lens)  # fmt: skip
+    args = (*caches[:2], tables, qsl, torch.tensor(ctx_lens), head_dim**-0.5, *caches[2:])
+    got = kernels.paged_prefill_attention(q, *args, tile=tile)
+    expected = reference_prefill(q, *kv, tables, q_lens, ctx_lens, head_dim**-0.5)
+    assert got.dtype == torch.bfloat16 and got.shape == q.shape
+    torch.testing.assert_close(got.double(), expected, atol=1e-2, rtol=1e-2)
+    pairs = kernels.paged_prefill_attention(q, *args, tile="pairs")
+    torch.testing.assert_close(got.float(), pairs.float(), atol=2e-3, rtol=1e-2)
+
+
+def test_prefill_tiles_where_they_apply(kernels):
+    """The "auto" tile is AMX's tile where the CPU has AMX, else AVX512-BF16's pairs, else fp32; a
+    tile asked for by name runs or says why not."""
+    torch.manual_seed(0)
+    amx, pairs = kernels.amx_linear_available(), kernels.dpbf16_linear_available()
+    for head_dim, block_size in [(64, 16), (40, 16), (64, 8)]:
+        q, caches, _, tables, qsl = prefill_case("model", block_size, head_dim, 4, 2, [40], [90])
+        args = (*caches, tables, qsl, torch.tensor([90]), head_dim**-0.5)
+        fits_amx = head_dim % 32 == 0 and block_size % 16 == 0
+        expected = "amx" if amx and fits_amx else "pairs" if pairs else "fp32"
+        got = kernels.paged_prefill_attention(q, *args)
+        assert torch.equal(got, kernels.paged_prefill_attention(q, *args, tile=expected))
+        if pairs and not fits_amx:
+            with pytest.raises(RuntimeError, match="head_dim a multiple of 32 and block_size"):
+                kernels.paged_prefill_attention(q, *args, tile="amx_emulated")
+    q, caches, _, tables, qsl = prefill_case("model", 16, 64, 4, 2, [40], [90])
+    args = (*caches, tables, qsl, torch.tensor([90]), 0.125)
+    if pairs and not amx:
+        with pytest.raises(RuntimeError, match="no AMX"):
+            kernels.paged_prefill_attention(q, *args, tile="amx")
+    with pytest.raises(RuntimeError, match="tile must be 'auto'"):
+        kernels.paged_prefill_attention(q, *args, tile="tiles")
+    with pytest.raises(RuntimeError, match="needs AVX512-BF16, bf16 queries"):
+        kernels.paged_prefill_attention(q.float(), *(c.float() for c in caches), *args[2:],
+                                        tile="pairs")  # fmt: skip

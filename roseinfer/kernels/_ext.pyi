@@ -130,6 +130,9 @@ class CppKernels(Protocol):
         scale: float,
         k_scale: Tensor | None = None,  # [blocks, KVH, block_size] fp32 with an int8 cache
         v_scale: Tensor | None = None,
+        # "auto": AMX's tile, else AVX512-BF16's pairs, else fp32 ("amx_emulated": AMX's tile
+        # on plain C++ tiles, for tests on CPUs without AMX)
+        tile: str = "auto",
     ) -> Tensor: ...  # [n, H, D]
     def argmax_rows(self, logits: Tensor) -> tuple[Tensor, Tensor]: ...  # [B] int64, [B] fp32
     def apply_token_bitmask(self, logits: Tensor, bitmask: Tensor, rows: Tensor) -> None: ...

@@ -14,11 +14,7 @@
 #include <memory>
 #include <type_traits>
 
-#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-
+#include "amx.h"
 #include "parallel.h"
 #include "vec.h"
 
@@ -30,26 +26,7 @@ constexpr int64_t kTileK = 32;      // bf16 along k per tile row (64 bytes)
 constexpr int64_t kChunkRows = 32;  // rows of x per pass over a block of weight columns
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
-// Linux hands out the 8 KB AMX register state only to processes that ask for it.
-bool request_amx() {
-  constexpr int kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
-  static const bool ok = syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
-  return ok;
-}
-
-struct alignas(64) TileConfig {
-  uint8_t palette_id = 1;
-  uint8_t start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t colsb[16] = {};
-  uint8_t rows[16] = {};
-};
-
-// GCC's tile intrinsics are asm statements without memory operands: nothing tells the compiler
-// that ldtilecfg and tileloadd read memory or that tilestored writes it, so it may drop or move
-// the plain loads and stores around them. A compiler barrier at each hand-over keeps them in
-// order (without one, GCC dropped the tile configuration's stores and ldtilecfg faulted).
-inline void memory_barrier() { asm volatile("" : : : "memory"); }
+using amx::memory_barrier, amx::TileConfig;
 
 // Tiles: C accumulators 0-3, x (A) 4-5, weights (B) 6-7. With one 16-row block of x (m <= 16)
 // a pass covers 4 column blocks (64 outputs); with two (m <= 32), 2 column blocks.
@@ -231,7 +208,7 @@ void pass_32(const c10::BFloat16* x, int64_t m, int64_t K, const W* w, int64_t n
 
 bool amx_linear_available() {
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
-  return request_amx();
+  return amx::request();
 #else
   return false;
 #endif

@@ -54,7 +54,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("q"), py::arg("k_cache"), py::arg("v_cache"), py::arg("block_tables"),
         py::arg("query_start_loc"), py::arg("context_lens"), py::arg("scale"),
         py::arg("k_scale") = py::none(), py::arg("v_scale") = py::none(),
-        py::call_guard<py::gil_scoped_release>());
+        py::arg("tile") = "auto", py::call_guard<py::gil_scoped_release>());
   m.def("argmax_rows", &roseinfer::argmax_rows,
         "(index, value) of each row's first maximum (or first NaN), as torch.max(dim=-1): "
         "int64 [B], fp32 [B]");

@@ -38,7 +38,8 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
                                       torch::Tensor v_cache, torch::Tensor block_tables,
                                       torch::Tensor query_start_loc, torch::Tensor context_lens,
                                       double scale, c10::optional<torch::Tensor> k_scale,
-                                      c10::optional<torch::Tensor> v_scale);
+                                      c10::optional<torch::Tensor> v_scale,
+                                      const std::string& tile);
 std::tuple<torch::Tensor, torch::Tensor> argmax_rows(torch::Tensor logits);
 void apply_token_bitmask(torch::Tensor logits, torch::Tensor bitmask, torch::Tensor rows);
 bool amx_int8_linear_available();

@@ -10,15 +10,19 @@
 // tiles: the same source runs AVX2 on one CPU and AVX-512 on another (-march=native). Caches of
 // the queries' dtype or int8: fp32 rows are read in place, the others widened to fp32 once per
 // key tile and task (an int8 row times its scale). Where the CPU has AVX512-BF16, bf16 queries
-// take the tile of prefill_dpbf16.h instead: the same order, its products on bf16 pairs.
+// take the tile of prefill_dpbf16.h instead: the same order, its products on bf16 pairs; where
+// it has AMX too, the tile of prefill_amx.h: the same order, its products on AMX tiles.
 #include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <atomic>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "parallel.h"
+#include "amx.h"
+#include "prefill_amx.h"
 #include "prefill_attention.h"
 #include "prefill_dpbf16.h"
 
@@ -130,13 +134,34 @@ template <typename T, typename C>
   write_outputs(w, RP, out, q_row0, count, kvh, L);
 }
 
+// Which tile a call's tasks take ("auto": the fastest this CPU, dtype and shape allow).
+enum class Tile { kFp32, kPairs, kAmx, kAmxEmulated };
+
+Tile choose_tile(const std::string& name, bool bf16_queries, bool fp32_cache, int64_t D,
+                 int64_t BS) {
+  const bool pairs = kPairsTile && bf16_queries && !fp32_cache && D % 2 == 0;
+  const bool amx_shape = kAmxTileBuilt && pairs && D % 32 == 0 && BS % 16 == 0;
+  const bool amx = amx_shape && amx::kBuilt && amx::request();
+  if (name == "auto") return amx ? Tile::kAmx : pairs ? Tile::kPairs : Tile::kFp32;
+  if (name == "fp32") return Tile::kFp32;
+  TORCH_CHECK(name == "pairs" || name == "amx" || name == "amx_emulated",
+              "tile must be 'auto', 'fp32', 'pairs', 'amx' or 'amx_emulated', not '", name, "'");
+  TORCH_CHECK(pairs, "tile '", name, "' needs AVX512-BF16, bf16 queries, a bf16 or int8 cache "
+              "and an even head_dim");
+  if (name == "pairs") return Tile::kPairs;
+  TORCH_CHECK(amx_shape, "tile '", name, "' needs head_dim a multiple of 32 and block_size of 16");
+  TORCH_CHECK(name == "amx_emulated" || amx, "tile 'amx': this CPU or kernel offers no AMX");
+  return name == "amx" ? Tile::kAmx : Tile::kAmxEmulated;
+}
+
 }  // namespace
 
 torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
                                       torch::Tensor v_cache, torch::Tensor block_tables,
                                       torch::Tensor query_start_loc, torch::Tensor context_lens,
                                       double scale, c10::optional<torch::Tensor> k_scale,
-                                      c10::optional<torch::Tensor> v_scale) {
+                                      c10::optional<torch::Tensor> v_scale,
+                                      const std::string& tile_name) {
   TORCH_CHECK(q.dim() == 3 && q.stride(2) == 1 && q.stride(1) == q.size(2),
               "q must be [n, H, D] with contiguous rows");
   TORCH_CHECK(k_cache.dim() == 4 && k_cache.sizes() == v_cache.sizes() &&
@@ -165,6 +190,8 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
   TORCH_CHECK(qs[0] == 0 && qs[S] == q.size(0), "query_start_loc must run from 0 to n");
   const int64_t BS = k_cache.size(2), max_blocks = block_tables.size(1);
   const Layout L{q.size(1), k_cache.size(1), q.size(2), BS, q.stride(0), static_cast<float>(scale)};
+  const Tile tile = choose_tile(tile_name, q.scalar_type() == at::kBFloat16,
+                                k_cache.scalar_type() == at::kFloat, L.D, BS);
   // Tasks (sequence, KV head, query tile); the tiles of later queries see more keys, so the
   // list runs longest first and each thread takes the next task when it is free.
   struct Task {
@@ -199,6 +226,9 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
       std::atomic<int64_t> next{0};
       parallel_for(0, workers, 1, [&](int64_t, int64_t) {
         Scratch scratch;
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+        if (tile == Tile::kAmx) amx::AmxTiles::configure();
+#endif
         for (int64_t t = next++; t < num_tasks; t = next++) {
           const Task& task = tasks[t];
           const int64_t len = qs[task.seq + 1] - qs[task.seq];
@@ -215,13 +245,28 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
                                         L.KVH * BS};
           const int64_t q_row0 = qs[task.seq] + task.first;
           if constexpr (kPairsTile && std::is_same_v<T, c10::BFloat16> && !std::is_same_v<C, float>) {
-            if (L.D % 2 == 0) {
+            if (tile == Tile::kPairs) {
               attend_tile_pairs(qp, op, kv, q_row0, task.count, pos0, h, L, scratch);
               continue;
             }
+#if defined(__AVX512BF16__) && defined(__AVX512BW__)  // kAmxTileBuilt
+            if (tile == Tile::kAmxEmulated) {
+              attend_tile_amx<amx::EmulatedTiles>(qp, op, kv, q_row0, task.count, pos0, h, L, scratch);
+              continue;
+            }
+#endif
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+            if (tile == Tile::kAmx) {
+              attend_tile_amx<amx::AmxTiles>(qp, op, kv, q_row0, task.count, pos0, h, L, scratch);
+              continue;
+            }
+#endif
           }
           attend_tile(qp, op, kv, q_row0, task.count, pos0, h, L, scratch);
         }
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+        if (tile == Tile::kAmx) amx::AmxTiles::release();
+#endif
       });
     };
     if (int8_cache)

@@ -1,8 +1,8 @@
-// The prefill attention kernel's shared pieces (prefill_attention.cpp runs it; its fp32 tile and
-// the bf16-pairs tile of prefill_dpbf16.h share them): a task is one (sequence, KV head, up to
-// kQueryTile queries), its G query heads' rows along the vectors' lanes, fp32 online softmax
-// over tiles of kKeyTile keys, its outputs accumulated transposed ([D][RP]) and written at the
-// end.
+// The prefill attention kernel's shared pieces (prefill_attention.cpp runs it; its fp32 tile,
+// the bf16-pairs tile of prefill_dpbf16.h and the AMX tile of prefill_amx.h share them): a task
+// is one (sequence, KV head, up to kQueryTile queries), its G query heads' rows along the
+// vectors' lanes, fp32 online softmax over tiles of kKeyTile keys, its outputs accumulated
+// transposed ([D][RP]) and written at the end.
 #pragma once
 
 #include <algorithm>
@@ -70,6 +70,8 @@ struct Scratch {
   std::vector<int8_t> codes;
   std::vector<const uint32_t*> kpairs;
   std::vector<const c10::BFloat16*> vrow_bf16;
+  // AMX tile (prefill_amx.h): the values paired by key and transposed ([D][keys/2]).
+  std::vector<uint32_t> vtt;
 
   // Sizes the parts both tiles use, and sets the rows' positions (the padding rows repeat the
   // last row's), max (-inf), sum and outputs (0) for a task's `rows` rows, row r = i * G + g.

@@ -1,0 +1,196 @@
+// The prefill kernel's tile for bf16 queries on CPUs with AMX (prefill_attention.cpp takes it
+// there, for bf16 and int8 caches, head_dim a multiple of 32, blocks of a multiple of 16 rows):
+// both products on AMX tiles, 16 x 16 x 32 per instruction. The same order and the same
+// transposed layouts as the bf16-pairs tile (prefill_dpbf16.h), whose softmax and pairing it
+// shares:
+//
+// - scores, transposed ([keys][RP], as the softmax reads them): 16 keys' rows (A) read in place
+//   from the cache block (a bf16 cache; an int8 cache's codes converted per key tile) times the
+//   task's queries as pairs (B, [D/2][RP], transposed once per task);
+// - outputs, transposed ([D][RP]): the values paired by key and transposed once per key tile
+//   (A, [D][keys/2]) times the weights as pairs (B, [keys/2][RP], the pairs tile's P).
+//
+// Written against `Tiles` (amx.h): `AmxTiles` runs it, `EmulatedTiles` checks its layouts on
+// CPUs without AMX (`paged_prefill_attention(..., tile="amx_emulated")`).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "amx.h"
+#include "prefill_dpbf16.h"
+
+namespace roseinfer::prefill {
+
+#if defined(__AVX512BF16__) && defined(__AVX512BW__)
+constexpr bool kAmxTileBuilt = true;
+
+// C_i (+)= sum over s < steps of A_i,s . B_s for NA row blocks of A (16 rows each) and NB
+// column blocks of B (16 columns each): A_i,s is 16 rows of 32 bf16 at a[i] + s * 64 bytes (row
+// stride lda bytes); B_s is 16 pair rows of columns b + 16 j at b + s * b_step (row stride ldb
+// pairs); C_ij is 16 x 16 fp32 at c[i] + 16 j (row stride ldc floats), loaded first where
+// `accumulate`. Tiles: C 0-3, A 4-5, B 6-7.
+template <class Tiles, int NA, int NB>
+void tile_products(const char* const* a, int64_t lda, const uint32_t* b, int64_t ldb,
+                   int64_t b_step, int64_t steps, float* const* c, int64_t ldc, bool accumulate) {
+  static_assert(NA >= 1 && NA <= 2 && NB >= 1 && NB <= 2);
+  const int64_t ldc_bytes = ldc * 4, ldb_bytes = ldb * 4;
+  if (accumulate) {
+    Tiles::template load<0>(c[0], ldc_bytes);
+    if constexpr (NB == 2) Tiles::template load<1>(c[0] + 16, ldc_bytes);
+    if constexpr (NA == 2) Tiles::template load<2>(c[1], ldc_bytes);
+    if constexpr (NA == 2 && NB == 2) Tiles::template load<3>(c[1] + 16, ldc_bytes);
+  } else {
+    Tiles::template zero<0>();
+    if constexpr (NB == 2) Tiles::template zero<1>();
+    if constexpr (NA == 2) Tiles::template zero<2>();
+    if constexpr (NA == 2 && NB == 2) Tiles::template zero<3>();
+  }
+  for (int64_t s = 0; s < steps; ++s) {
+    Tiles::template load<4>(a[0] + s * amx::kTileBytes, lda);
+    if constexpr (NA == 2) Tiles::template load<5>(a[1] + s * amx::kTileBytes, lda);
+    Tiles::template load<6>(b + s * b_step, ldb_bytes);
+    if constexpr (NB == 2) Tiles::template load<7>(b + s * b_step + 16, ldb_bytes);
+    Tiles::template dot<0, 4, 6>();
+    if constexpr (NB == 2) Tiles::template dot<1, 4, 7>();
+    if constexpr (NA == 2) Tiles::template dot<2, 5, 6>();
+    if constexpr (NA == 2 && NB == 2) Tiles::template dot<3, 5, 7>();
+  }
+  Tiles::template store<0>(c[0], ldc_bytes);
+  if constexpr (NB == 2) Tiles::template store<1>(c[0] + 16, ldc_bytes);
+  if constexpr (NA == 2) Tiles::template store<2>(c[1], ldc_bytes);
+  if constexpr (NA == 2 && NB == 2) Tiles::template store<3>(c[1] + 16, ldc_bytes);
+}
+
+// tile_products over `rows` rows of A (a multiple of 16; row block i at a(i)) and RP columns of
+// B (a multiple of 32): blocks of 32 x 32 outputs, then one 16-row block if `rows` leaves it.
+template <class Tiles, typename ARow, typename CRow>
+void tile_product_blocks(int64_t rows, ARow a, int64_t lda, const uint32_t* b, int64_t ldb,
+                         int64_t b_step, int64_t steps, CRow c, int64_t ldc, int64_t RP,
+                         bool accumulate) {
+  for (int64_t col = 0; col < RP; col += 32) {
+    int64_t i = 0;
+    for (; i + 2 <= rows / 16; i += 2) {
+      const char* ai[2] = {a(i), a(i + 1)};
+      float* ci[2] = {c(i) + col, c(i + 1) + col};
+      tile_products<Tiles, 2, 2>(ai, lda, b + col, ldb, b_step, steps, ci, ldc, accumulate);
+    }
+    if (i < rows / 16) {
+      const char* ai[1] = {a(i)};
+      float* ci[1] = {c(i) + col};
+      tile_products<Tiles, 1, 2>(ai, lda, b + col, ldb, b_step, steps, ci, ldc, accumulate);
+    }
+  }
+}
+
+// dst[d][k] = src[k][d] for k < rows, d < cols (both multiples of 16; row strides: src cols,
+// dst dst_cols), 16 x 16 blocks of 32-bit elements through registers.
+inline void transpose_pairs(const uint32_t* src, int64_t rows, int64_t cols, uint32_t* dst,
+                            int64_t dst_cols) {
+  for (int64_t k0 = 0; k0 < rows; k0 += 16)
+    for (int64_t d0 = 0; d0 < cols; d0 += 16) {
+      __m512i r[16], t[16];
+      for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_si512(src + (k0 + i) * cols + d0);
+      for (int i = 0; i < 8; ++i) {  // per 128-bit lane: rows 2i, 2i + 1 interleaved
+        t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+      }
+      for (int i = 0; i < 4; ++i) {  // r[4i + j], lane L: rows 4i..4i + 3 of column 4L + j
+        r[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+        r[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+        r[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+        r[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+      }
+      for (int j = 0; j < 4; ++j) {  // column 4L + j: lane L of r[j], r[4 + j], r[8 + j], r[12 + j]
+        const __m512i x = _mm512_shuffle_i32x4(r[j], r[4 + j], 0x44);
+        const __m512i y = _mm512_shuffle_i32x4(r[j], r[4 + j], 0xee);
+        const __m512i x2 = _mm512_shuffle_i32x4(r[8 + j], r[12 + j], 0x44);
+        const __m512i y2 = _mm512_shuffle_i32x4(r[8 + j], r[12 + j], 0xee);
+        uint32_t* out = dst + (d0 + j) * dst_cols + k0;
+        _mm512_storeu_si512(out, _mm512_shuffle_i32x4(x, x2, 0x88));
+        _mm512_storeu_si512(out + 4 * dst_cols, _mm512_shuffle_i32x4(x, x2, 0xdd));
+        _mm512_storeu_si512(out + 8 * dst_cols, _mm512_shuffle_i32x4(y, y2, 0x88));
+        _mm512_storeu_si512(out + 12 * dst_cols, _mm512_shuffle_i32x4(y, y2, 0xdd));
+      }
+    }
+}
+
+// As attend_tile_pairs for D % 32 == 0 and BS % 16 == 0 (a 16-key group lies in one block),
+// its products on `Tiles`.
+template <class Tiles, typename C>
+[[gnu::noinline]] void attend_tile_amx(const c10::BFloat16* q, c10::BFloat16* out,
+                                       const attention::KVView<C>& kv, int64_t q_row0,
+                                       int64_t count, int64_t pos0, int64_t kvh, const Layout& L,
+                                       Scratch& w) {
+  static_assert(std::is_same_v<C, c10::BFloat16> || std::is_same_v<C, int8_t>);
+  constexpr bool int8_cache = std::is_same_v<C, int8_t>;
+  const int64_t G = L.H / L.KVH, D = L.D, BS = L.BS, rows = count * G, pairs = D / 2;
+  const int64_t RP = (rows + 31) / 32 * 32;  // whole pairs of 16-row tiles
+  const int64_t KT = kKeyTile % BS == 0 ? kKeyTile : BS;
+  const int64_t KA = (KT + 31) / 32 * 32;  // keys per tile, in whole 32-key steps of the values
+  w.start(rows, RP, D, KA, G, pos0);
+  w.qp.assign(pairs * RP, 0u);
+  w.pp.resize(KA / 2 * RP);
+  w.vt.resize(KA / 2 * D);
+  w.vtt.resize(D * KA / 2);
+  w.vrow_bf16.resize(KA);
+  if constexpr (int8_cache) {
+    w.kb.resize(KA * D);
+    w.vb.resize(KA * D);
+    w.ks.assign(KA, 0.f);
+    w.vs.resize(KA);
+  }
+  for (int64_t i = 0; i < count; ++i)
+    for (int64_t g = 0; g < G; ++g) {
+      const auto* src =
+          reinterpret_cast<const uint32_t*>(q + (q_row0 + i) * L.q_stride + (kvh * G + g) * D);
+      for (int64_t p = 0; p < pairs; ++p) w.qp[p * RP + i * G + g] = src[p];
+    }
+  const int64_t last = pos0 + count - 1;
+  for (int64_t t0 = 0; t0 <= last; t0 += KT) {
+    const int64_t n = std::min(KT, last + 1 - t0);
+    if constexpr (int8_cache) int8_rows(kv, t0, n, D, w);
+    // Scores of the keys in groups of 16 (the last group's keys past n read what the block
+    // holds there, and their scores are never read).
+    const auto key_rows = [&](int64_t i) {
+      const int64_t t = t0 + 16 * i;
+      if constexpr (int8_cache) return reinterpret_cast<const char*>(w.kb.data() + 16 * i * D);
+      else return reinterpret_cast<const char*>(kv.k_block(t / BS) + (t % BS) * D);
+    };
+    const auto score_rows = [&](int64_t i) { return w.st.data() + 16 * i * RP; };
+    tile_product_blocks<Tiles>((n + 15) / 16 * 16, key_rows, D * 2, w.qp.data(), RP, 16 * RP,
+                               D / 32, score_rows, RP, RP, false);
+    for (int64_t j = 0; j < n; ++j) {
+      const __m512 s = _mm512_set1_ps(int8_cache ? L.scale * w.ks[j] : L.scale);
+      for (int64_t c = 0; c < RP; c += kLanes)
+        _mm512_storeu_ps(w.st.data() + j * RP + c,
+                         _mm512_mul_ps(_mm512_loadu_ps(w.st.data() + j * RP + c), s));
+    }
+    const bool causal = t0 + n - 1 > pos0;
+    for (int64_t c = 0; c < RP; c += kLanes) softmax_rows(w, RP, D, c, n, t0, causal);
+    // Weights and values as pairs of keys, zero past the tile's n keys up to whole 32-key steps.
+    const int64_t np = (n + 1) / 2, steps = (n + 31) / 32, padded = 16 * steps;
+    pair_weights(w.st.data(), RP, n, int8_cache ? w.vs.data() : nullptr, w.pp.data());
+    std::fill(w.pp.begin() + np * RP, w.pp.begin() + padded * RP, 0u);
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t t = t0 + j;
+      if constexpr (int8_cache) w.vrow_bf16[j] = w.vb.data() + j * D;
+      else w.vrow_bf16[j] = kv.v_block(t / BS) + (t % BS) * D;
+    }
+    pair_values_by_key(w.vrow_bf16.data(), n, D, w.vt.data());
+    std::fill(w.vt.begin() + np * D, w.vt.begin() + padded * D, 0u);
+    transpose_pairs(w.vt.data(), padded, D, w.vtt.data(), KA / 2);
+    const auto value_rows = [&](int64_t i) {
+      return reinterpret_cast<const char*>(w.vtt.data() + 16 * i * (KA / 2));
+    };
+    const auto output_rows = [&](int64_t i) { return w.ot.data() + 16 * i * RP; };
+    tile_product_blocks<Tiles>(D, value_rows, KA * 2, w.pp.data(), RP, 16 * RP, steps,
+                               output_rows, RP, RP, true);
+  }
+  write_outputs(w, RP, out, q_row0, count, kvh, L);
+}
+#else
+constexpr bool kAmxTileBuilt = false;
+#endif
+
+}  // namespace roseinfer::prefill
