@@ -29,7 +29,7 @@ from roseinfer.config import SamplingParams
 from roseinfer.kernels import load_cpu_kernels
 from roseinfer.layers.activation import SiluAndMul
 from roseinfer.layers.attention import AttentionMetadata, ReferenceAttention
-from roseinfer.layers.kv_cache import KVCacheDtype, LayerCache, quantize_rows
+from roseinfer.layers.kv_cache import LayerCache, quantize_rows
 from roseinfer.layers.linear import Int8Linear, can_pack, can_pack_fp32
 from roseinfer.layers.norm import RMSNorm
 from roseinfer.layers.rotary import RotaryEmbedding
@@ -1062,58 +1062,6 @@ def test_prefill_steps_take_their_path_and_match_the_reference_backend(
     torch.testing.assert_close(outs[1], outs[0], atol=tol, rtol=tol)
     for ref, got in zip(written[0], written[1], strict=True):
         assert torch.equal(ref, got)
-
-
-@pytest.mark.parametrize(
-    "chunks",
-    [
-        [(0, 320)],  # one long prompt
-        [(9, 1), (600, 30), (601, 29), (603, 31), (602, 32)],  # questions after a prefix
-        [(9, 1), (0, 300), (40, 100)],  # a decode, a fresh prompt, a chunk
-    ],
-)
-def test_bf16_prefill_chunks_go_to_sdpa_where_asked_and_decodes_to_the_kernel(kernels, chunks):
-    """`sdpa_prefill` (the default on CPUs with AMX): bf16 prefill chunks attend through the
-    reference backend's SDPA, bit for bit; the decodes still take the decode kernel; an fp32
-    step keeps the prefill kernel."""
-    torch.manual_seed(5)
-    heads, kv_heads, head_dim = 6, 2, 64
-    meta = _chunk_meta(chunks)
-    n, nd = int(meta.query_start_loc[-1]), meta.num_decode_seqs
-    shape = (int(meta.block_tables.max()) + 1, kv_heads, 4, head_dim)
-    for dtype in (torch.bfloat16, torch.float32):
-        q = torch.randn(n, heads, head_dim).to(dtype)
-        k, v = (torch.randn(n, kv_heads, head_dim).to(dtype) for _ in range(2))
-        caches = [torch.randn(shape).to(dtype) for _ in range(2)]
-        outs, written = [], []
-        for attention in (ReferenceAttention(), KernelPagedAttention(kernels, sdpa_prefill=True)):
-            cache = LayerCache(*(c.clone() for c in caches))
-            step = attention.prepare(meta)
-            outs.append(attention.forward(q, k, v, cache, step, head_dim**-0.5))
-            written.append((cache.k, cache.v))
-        assert step.sdpa is not None and not step.per_token
-        if dtype == torch.bfloat16:
-            assert torch.equal(outs[1][nd:], outs[0][nd:])
-        else:  # the prefill kernel: as close as fp32 allows, not the same bits
-            assert not torch.equal(outs[1][nd:], outs[0][nd:])
-            torch.testing.assert_close(outs[1][nd:], outs[0][nd:], atol=1e-5, rtol=1e-5)
-        tol = 2e-2 if dtype == torch.bfloat16 else 1e-5
-        torch.testing.assert_close(outs[1][:nd], outs[0][:nd], atol=tol, rtol=tol)
-        for ref, got in zip(written[0], written[1], strict=True):
-            assert torch.equal(ref, got)
-
-
-def test_bf16_prefill_goes_to_sdpa_by_default_on_cpus_with_amx_only(kernels):
-    amx = kernels.amx_linear_available()
-    for attention, kv_cache_dtype, expected in [
-        (AttentionChoice.AUTO, KVCacheDtype.MODEL, amx),
-        (AttentionChoice.KERNEL, KVCacheDtype.MODEL, False),  # the C++ kernels, as asked
-        (AttentionChoice.AUTO, KVCacheDtype.INT8, False),  # SDPA would gather widened rows
-    ]:
-        options = BackendOptions(CPU, attention=attention, kv_cache_dtype=kv_cache_dtype)
-        backend = CpuBackend(options, kernels)
-        assert isinstance(backend.attention, KernelPagedAttention)
-        assert backend.attention.sdpa_prefill == expected, (attention, kv_cache_dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -34,7 +34,6 @@ from roseinfer.backends.cpu_linear import (
 from roseinfer.layers.activation import silu_and_mul
 from roseinfer.layers.attention import ReferenceAttention
 from roseinfer.layers.huge_pages import HugePageArena
-from roseinfer.layers.kv_cache import KVCacheDtype
 from roseinfer.layers.linear import can_pack, replace_linears
 from roseinfer.layers.norm import add_rms_norm, rms_norm
 from roseinfer.layers.sampler import greedy_argmax
@@ -78,20 +77,10 @@ class CpuBackend:
         self.attention: KernelPagedAttention | ReferenceAttention = (
             ReferenceAttention()
             if options.attention is AttentionChoice.REFERENCE
-            else KernelPagedAttention(kernels, sdpa_prefill=self._sdpa_prefill())
+            else KernelPagedAttention(kernels)
         )
         # The weights the linears pack, in 2 MB pages (layers/huge_pages.py).
         self.weights = HugePageArena()
-
-    def _sdpa_prefill(self) -> bool:
-        """Whether bf16 prefill chunks go to SDPA (`KernelPagedAttention`): by default on CPUs
-        with AMX and a cache in the model's dtype; `--attention-backend cpu` keeps the C++
-        prefill kernel."""
-        return (
-            self.options.attention is AttentionChoice.AUTO
-            and self.options.kv_cache_dtype is KVCacheDtype.MODEL
-            and self.kernels.amx_linear_available()
-        )
 
     # ---- layer ops: the kernels take the shapes the models pass; anything else, PyTorch ----
     def rms_norm(self, x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:

@@ -2,12 +2,10 @@
 (`roseinfer/kernels/paged_attention.cpp`, its kernels per instruction set in `attention_*.h`),
 which reads each sequence's keys and values in place from the paged cache: no gathered copy, no
 mask, one call per layer. Prefill chunks go through the C++ prefill kernel
-(`prefill_attention.cpp`), which reads the blocks in place too, so a chunk after cached tokens
-(a prefix-cache hit, a long prompt's later chunks) pays for its own queries only; steps with few
-keys in all (`PER_TOKEN_MAX_KEYS`) run every token as a query of the decode kernel. On CPUs
-with AMX, bf16 prefill chunks go through SDPA over the gathered blocks instead (`sdpa_prefill`):
-PyTorch's CPU flash attention multiplies on AMX tiles, which the prefill kernel does not, and
-ran 1.25-2.4x faster there (BENCHMARKS.md, session 26). The reference backend
+(`prefill_attention.cpp`, its tiles for AMX, AVX512-BF16 and plain vectors), which reads the
+blocks in place too, so a chunk after cached tokens (a prefix-cache hit, a long prompt's later
+chunks) pays for its own queries only; steps with few keys in all (`PER_TOKEN_MAX_KEYS`) run
+every token as a query of the decode kernel. The reference backend
 (`--attention-backend reference`) keeps SDPA over gathered blocks for every step as the plain
 path."""
 
@@ -18,13 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import torch
 
-from roseinfer.layers.attention import (
-    AttentionGroup,
-    AttentionMetadata,
-    attend_group,
-    attention_group,
-    cache_positions,
-)
+from roseinfer.layers.attention import AttentionMetadata, cache_positions
 from roseinfer.layers.kv_cache import LayerCache
 
 if TYPE_CHECKING:
@@ -71,8 +63,6 @@ class KernelStep:
     per_token: bool
     decode: DecodeIndices  # the decodes' rows (all N rows when kernel_only)
     prefill: KernelPrefill | None  # None exactly when kernel_only
-    # The prefill chunks as one SDPA group, where bf16 chunks go to SDPA (`sdpa_prefill`).
-    sdpa: AttentionGroup | None = None
 
 
 def small_step(meta: AttentionMetadata) -> bool:
@@ -98,12 +88,10 @@ def per_token_indices(meta: AttentionMetadata, num_tokens: int) -> DecodeIndices
 
 class KernelPagedAttention:
     """Decodes (and small steps, token by token) through the C++ decode kernel; the other
-    steps' prefill chunks through the C++ prefill kernel, or, with `sdpa_prefill` (CPUs with
-    AMX, a bf16 cache), bf16 chunks through SDPA as the reference backend attends them."""
+    steps' prefill chunks through the C++ prefill kernel."""
 
-    def __init__(self, kernels: CppKernels, sdpa_prefill: bool = False) -> None:
+    def __init__(self, kernels: CppKernels) -> None:
         self.kernels = kernels
-        self.sdpa_prefill = sdpa_prefill
 
     def prepare(self, meta: AttentionMetadata) -> KernelStep:
         nd, num_tokens = meta.num_decode_seqs, meta.num_tokens
@@ -111,10 +99,7 @@ class KernelPagedAttention:
             decode = per_token_indices(meta, num_tokens)
             return KernelStep(num_tokens, nd, True, True, decode, None)
         prefill: KernelPrefill | None = None
-        sdpa: AttentionGroup | None = None
         if nd < meta.num_seqs:
-            if self.sdpa_prefill:
-                sdpa = attention_group(meta, nd, meta.num_seqs, slice(nd, num_tokens))
             prefill = KernelPrefill(
                 slice(nd, num_tokens),
                 meta.block_tables[nd:],
@@ -128,7 +113,7 @@ class KernelPagedAttention:
             decode = DecodeIndices(
                 meta.slot_mapping[:nd], meta.block_tables[:nd], meta.context_lens[:nd]
             )
-        return KernelStep(num_tokens, nd, prefill is None, False, decode, prefill, sdpa)
+        return KernelStep(num_tokens, nd, prefill is None, False, decode, prefill)
 
     def forward(
         self,
@@ -144,13 +129,10 @@ class KernelPagedAttention:
             return self._decode(q, k, v, cache, step.decode, scale)
         t = p.tokens
         cache.write(p.blocks, p.offsets, k[t], v[t])
-        if step.sdpa is not None and q.dtype == torch.bfloat16:
-            prefill = attend_group(q[t], k[t], v[t], cache, step.sdpa, scale)
-        else:
-            prefill = self.kernels.paged_prefill_attention(
-                q[t], cache.k, cache.v, p.block_tables, p.query_start_loc, p.context_lens,
-                scale, k_scale=cache.k_scale, v_scale=cache.v_scale,
-            )  # fmt: skip
+        prefill = self.kernels.paged_prefill_attention(
+            q[t], cache.k, cache.v, p.block_tables, p.query_start_loc, p.context_lens,
+            scale, k_scale=cache.k_scale, v_scale=cache.v_scale,
+        )  # fmt: skip
         nd = step.num_decode_seqs
         if not nd:  # prefill chunks only: no copy into a combined output
             return prefill
