@@ -62,9 +62,11 @@ def main() -> None:
     p.add_argument("--shared-prefix", action="store_true")
     p.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
     p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--tiles", type=lambda t: t.split(","), default=["auto"],
+    p.add_argument("--tiles", type=lambda t: list(dict.fromkeys(t.split(","))), default=["auto"],
                    help="the kernel's tiles to time, in turns: auto, fp32, pairs, amx")  # fmt: skip
     args = p.parse_args()
+    if "reference" in args.tiles:
+        p.error("--tiles: the reference path is always timed; name the kernel's tiles")
     kernels = load_cpu_kernels()
     assert kernels is not None, "the C++ kernels do not build here"
     dtype = getattr(torch, args.dtype)

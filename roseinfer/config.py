@@ -312,7 +312,7 @@ class EngineConfig:
     attention_backend: str = field(
         default="auto",
         metadata={
-            "help": "attention over the paged cache: cpu (C++ decode kernel), reference "
+            "help": "attention over the paged cache: cpu (C++ decode and prefill kernels), reference "
             "(plain PyTorch), auto (cpu on CPU where it builds, else reference)"
         },
     )

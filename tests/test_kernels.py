@@ -1156,6 +1156,41 @@ def reference_prefill(q, k_cache, v_cache, tables, q_lens, ctx_lens, scale):
     return torch.cat(out)
 
 
+def prefill_case(dtype, cache_dtype, block_size, head_dim, heads, kv_heads, q_lens, ctx_lens):
+    """(q, the kernel's cache arguments, their values as `reference_prefill` reads them, block
+    tables, query_start_loc): each sequence's blocks its own, scattered through the cache; an
+    int8 cache's codes and scales dequantized as the reference path gathers them (values up to 2
+    in magnitude, as the bf16 caches' normal draws). Every slot no
+    sequence holds is NaN (an int8 cache's scales there), so a kernel that reads past a
+    sequence's last key, or a block it does not own, shows it."""
+    counts = [-(-c // block_size) for c in ctx_lens]
+    num_blocks = sum(counts) + 3
+    order = torch.randperm(num_blocks).tolist()
+    tables = torch.zeros(len(ctx_lens), max(counts), dtype=torch.long)
+    held = torch.zeros(num_blocks, block_size, dtype=torch.bool)
+    for s, (n, ctx) in enumerate(zip(counts, ctx_lens, strict=True)):
+        tables[s, :n] = torch.tensor(order[:n])
+        order = order[n:]
+        pos = torch.arange(ctx)
+        held[tables[s][pos // block_size], pos % block_size] = True
+    shape = (num_blocks, kv_heads, block_size, head_dim)
+    free = ~held[:, None, :]  # [blocks, 1, block_size]
+    if cache_dtype == "model":
+        caches = [torch.randn(shape).to(dtype) for _ in range(2)]
+        for c in caches:
+            c.masked_fill_(free[..., None], float("nan"))
+        kv = caches
+    else:
+        codes = [torch.randint(-127, 128, shape, dtype=torch.int8) for _ in range(2)]
+        scales = [(torch.rand(shape[:3]) / 64).masked_fill(free, float("nan")) for _ in range(2)]
+        caches = [*codes, *scales]
+        every_block = LayerCache(*caches).gather(torch.arange(num_blocks), 1, torch.float32)
+        kv = [x[0].unflatten(1, (num_blocks, block_size)).transpose(0, 1) for x in every_block]
+    q = torch.randn(sum(q_lens), heads, head_dim).to(dtype)
+    qsl = torch.tensor([0, *itertools.accumulate(q_lens)])
+    return q, caches, kv, tables, qsl
+
+
 @pytest.mark.parametrize("cache_dtype", ["model", "int8"])
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(
@@ -1169,28 +1204,16 @@ def test_paged_prefill_attention_matches_the_reference(
     """Chunks after cached tokens and fresh prompts, lengths across block boundaries, blocks
     scattered through the cache; the tiles (32 queries) split a chunk unevenly. An int8 cache
     is attended as its dequantized values (the reference path's gather). bf16 queries take the
-    bf16-pairs tile where the CPU has AVX512-BF16 (`test_bf16_prefill_takes_the_pairs_tile`)."""
+    AMX tile where the CPU has AMX, else the bf16-pairs tile where it has AVX512-BF16
+    (`test_prefill_tiles_where_they_apply`)."""
     torch.manual_seed(0)
     q_lens, ctx_lens = [37, 1, 16, 5, 70], [37, 40, 16 + 33, 200, 70]
-    num_blocks = 64
-    shape = (num_blocks, kv_heads, block_size, head_dim)
-    if cache_dtype == "model":
-        caches = [torch.randn(shape).to(dtype) for _ in range(2)]
-        k_cache, v_cache = caches
-    else:
-        codes = [torch.randint(-127, 128, shape, dtype=torch.int8) for _ in range(2)]
-        caches = [*codes, *(torch.rand(shape[:3]) / 16 for _ in range(2))]
-        every_block = LayerCache(*caches).gather(torch.arange(num_blocks), 1, torch.float32)
-        k_cache, v_cache = (x[0].unflatten(1, (num_blocks, block_size)).transpose(0, 1)
-                            for x in every_block)  # fmt: skip
-    max_blocks = max(-(-c // block_size) for c in ctx_lens)
-    tables = torch.stack([torch.randperm(num_blocks)[:max_blocks] for _ in ctx_lens])
-    q = torch.randn(sum(q_lens), heads, head_dim).to(dtype)
-    qsl = torch.tensor([0, *itertools.accumulate(q_lens)])
+    q, caches, kv, tables, qsl = prefill_case(dtype, cache_dtype, block_size, head_dim, heads,
+                                              kv_heads, q_lens, ctx_lens)  # fmt: skip
     scale = head_dim**-0.5
     got = kernels.paged_prefill_attention(q, *caches[:2], tables, qsl, torch.tensor(ctx_lens),
                                           scale, *caches[2:])  # fmt: skip
-    expected = reference_prefill(q, k_cache, v_cache, tables, q_lens, ctx_lens, scale)
+    expected = reference_prefill(q, *kv, tables, q_lens, ctx_lens, scale)
     tol = 1e-5 if dtype == torch.float32 else 1e-2
     assert got.dtype == dtype and got.shape == q.shape
     torch.testing.assert_close(got.double(), expected, atol=tol, rtol=tol)
@@ -1204,11 +1227,11 @@ def test_paged_prefill_attention_matches_the_reference(
                                             torch.tensor(ctx_lens), scale)  # fmt: skip
 
 
-def test_bf16_prefill_takes_the_pairs_tile_where_the_cpu_has_avx512_bf16(kernels):
+def test_bf16_prefill_rounds_its_weights_to_bf16_where_the_cpu_has_avx512_bf16(kernels):
     """The fp32 tile computes bf16 inputs exactly as their fp32 values (widened, then one
-    rounding at the end); the bf16-pairs tile rounds the softmax weights to bf16 too, so its
-    outputs differ from that in some places. `dpbf16_linear_available` shares its build
-    condition (AVX512-BF16)."""
+    rounding at the end); the bf16-pairs tile and the AMX tile round the softmax weights to
+    bf16 too, so their outputs differ from that in some places. `dpbf16_linear_available`
+    shares their build condition (AVX512-BF16)."""
     torch.manual_seed(0)
     blocks, kv_heads, block_size, dim = 16, 2, 16, 64
     caches = [torch.randn(blocks, kv_heads, block_size, dim).bfloat16() for _ in range(2)]
@@ -1219,28 +1242,6 @@ def test_bf16_prefill_takes_the_pairs_tile_where_the_cpu_has_avx512_bf16(kernels
     widened = kernels.paged_prefill_attention(q.float(), *(c.float() for c in caches), *args)
     torch.testing.assert_close(got.float(), widened, atol=1e-2, rtol=1e-2)
     assert torch.equal(got, widened.bfloat16()) != kernels.dpbf16_linear_available()
-
-
-def prefill_case(cache_dtype, block_size, head_dim, heads, kv_heads, q_lens, ctx_lens):
-    """(q, the kernel's cache arguments, their dequantized K/V for `reference_prefill`, tables,
-    query_start_loc) for bf16 queries: blocks scattered through the cache, an int8 cache's codes
-    and scales as the reference path gathers them."""
-    num_blocks = 64
-    shape = (num_blocks, kv_heads, block_size, head_dim)
-    if cache_dtype == "model":
-        caches = [torch.randn(shape).bfloat16() for _ in range(2)]
-        k_cache, v_cache = caches
-    else:
-        codes = [torch.randint(-127, 128, shape, dtype=torch.int8) for _ in range(2)]
-        caches = [*codes, *(torch.rand(shape[:3]) / 16 for _ in range(2))]
-        every_block = LayerCache(*caches).gather(torch.arange(num_blocks), 1, torch.float32)
-        k_cache, v_cache = (x[0].unflatten(1, (num_blocks, block_size)).transpose(0, 1)
-                            for x in every_block)  # fmt: skip
-    max_blocks = max(-(-c // block_size) for c in ctx_lens)
-    tables = torch.stack([torch.randperm(num_blocks)[:max_blocks] for _ in ctx_lens])
-    q = torch.randn(sum(q_lens), heads, head_dim).bfloat16()
-    qsl = torch.tensor([0, *itertools.accumulate(q_lens)])
-    return q, caches, (k_cache, v_cache), tables, qsl
 
 
 @pytest.mark.parametrize("tile", ["amx_emulated", "amx"])
@@ -1264,8 +1265,8 @@ def test_amx_prefill_tile_matches_the_reference(
         pytest.skip("this CPU or kernel offers no AMX")
     torch.manual_seed(0)
     q_lens, ctx_lens = [37, 1, 16, 5, 70], [37, 40, 16 + 33, 200, 70]
-    q, caches, kv, tables, qsl = prefill_case(cache_dtype, block_size, head_dim, heads, kv_heads,
-                                              q_lens, ctx_lens)  # fmt: skip
+    q, caches, kv, tables, qsl = prefill_case(torch.bfloat16, cache_dtype, block_size, head_dim,
+                                              heads, kv_heads, q_lens, ctx_lens)  # fmt: skip
     args = (*caches[:2], tables, qsl, torch.tensor(ctx_lens), head_dim**-0.5, *caches[2:])
     got = kernels.paged_prefill_attention(q, *args, tile=tile)
     expected = reference_prefill(q, *kv, tables, q_lens, ctx_lens, head_dim**-0.5)
@@ -1280,21 +1281,26 @@ def test_prefill_tiles_where_they_apply(kernels):
     tile asked for by name runs or says why not."""
     torch.manual_seed(0)
     amx, pairs = kernels.amx_linear_available(), kernels.dpbf16_linear_available()
-    for head_dim, block_size in [(64, 16), (40, 16), (64, 8)]:
-        q, caches, _, tables, qsl = prefill_case("model", block_size, head_dim, 4, 2, [40], [90])
+    for head_dim, block_size in [(64, 16), (40, 16), (64, 8), (64, 48)]:
+        q, caches, _, tables, qsl = prefill_case(torch.bfloat16, "model", block_size, head_dim,
+                                                 4, 2, [40], [90])  # fmt: skip
         args = (*caches, tables, qsl, torch.tensor([90]), head_dim**-0.5)
         fits_amx = head_dim % 32 == 0 and block_size % 16 == 0
         expected = "amx" if amx and fits_amx else "pairs" if pairs else "fp32"
+        assert kernels.paged_prefill_tile(q, caches[0]) == expected
+        assert kernels.paged_prefill_tile(q.float(), caches[0].float()) == "fp32"
         got = kernels.paged_prefill_attention(q, *args)
         assert torch.equal(got, kernels.paged_prefill_attention(q, *args, tile=expected))
         if pairs and not fits_amx:
-            with pytest.raises(RuntimeError, match="head_dim a multiple of 32 and block_size"):
+            with pytest.raises(RuntimeError, match="head_dim a multiple of 32 and block_size a"):
                 kernels.paged_prefill_attention(q, *args, tile="amx_emulated")
-    q, caches, _, tables, qsl = prefill_case("model", 16, 64, 4, 2, [40], [90])
+    q, caches, _, tables, qsl = prefill_case(torch.bfloat16, "model", 16, 64, 4, 2, [40], [90])
     args = (*caches, tables, qsl, torch.tensor([90]), 0.125)
     if pairs and not amx:
         with pytest.raises(RuntimeError, match="no AMX"):
             kernels.paged_prefill_attention(q, *args, tile="amx")
+        with pytest.raises(RuntimeError, match="no AMX"):
+            kernels.paged_prefill_tile(q, caches[0], "amx")
     with pytest.raises(RuntimeError, match="tile must be 'auto'"):
         kernels.paged_prefill_attention(q, *args, tile="tiles")
     with pytest.raises(RuntimeError, match="needs AVX512-BF16, bf16 queries"):

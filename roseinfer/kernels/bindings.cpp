@@ -55,6 +55,10 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("query_start_loc"), py::arg("context_lens"), py::arg("scale"),
         py::arg("k_scale") = py::none(), py::arg("v_scale") = py::none(),
         py::arg("tile") = "auto", py::call_guard<py::gil_scoped_release>());
+  m.def("paged_prefill_tile", &roseinfer::paged_prefill_tile,
+        "the tile paged_prefill_attention takes for q and k_cache: amx, amx_emulated, pairs or "
+        "fp32 (tile='auto': the one it picks), or an error saying why it cannot",
+        py::arg("q"), py::arg("k_cache"), py::arg("tile") = "auto");
   m.def("argmax_rows", &roseinfer::argmax_rows,
         "(index, value) of each row's first maximum (or first NaN), as torch.max(dim=-1): "
         "int64 [B], fp32 [B]");

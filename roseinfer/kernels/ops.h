@@ -40,6 +40,8 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
                                       double scale, c10::optional<torch::Tensor> k_scale,
                                       c10::optional<torch::Tensor> v_scale,
                                       const std::string& tile);
+// The tile paged_prefill_attention takes for these queries and cache ("auto": the one it picks).
+std::string paged_prefill_tile(torch::Tensor q, torch::Tensor k_cache, const std::string& tile);
 std::tuple<torch::Tensor, torch::Tensor> argmax_rows(torch::Tensor logits);
 void apply_token_bitmask(torch::Tensor logits, torch::Tensor bitmask, torch::Tensor rows);
 bool amx_int8_linear_available();

@@ -149,12 +149,28 @@ Tile choose_tile(const std::string& name, bool bf16_queries, bool fp32_cache, in
   TORCH_CHECK(pairs, "tile '", name, "' needs AVX512-BF16, bf16 queries, a bf16 or int8 cache "
               "and an even head_dim");
   if (name == "pairs") return Tile::kPairs;
-  TORCH_CHECK(amx_shape, "tile '", name, "' needs head_dim a multiple of 32 and block_size of 16");
+  TORCH_CHECK(amx_shape, "tile '", name,
+              "' needs head_dim a multiple of 32 and block_size a multiple of 16");
   TORCH_CHECK(name == "amx_emulated" || amx, "tile 'amx': this CPU or kernel offers no AMX");
   return name == "amx" ? Tile::kAmx : Tile::kAmxEmulated;
 }
 
+const char* tile_name(Tile tile) {
+  switch (tile) {
+    case Tile::kAmx: return "amx";
+    case Tile::kAmxEmulated: return "amx_emulated";
+    case Tile::kPairs: return "pairs";
+    default: return "fp32";
+  }
+}
+
 }  // namespace
+
+std::string paged_prefill_tile(torch::Tensor q, torch::Tensor k_cache, const std::string& tile) {
+  TORCH_CHECK(q.dim() == 3 && k_cache.dim() == 4, "q must be [n, H, D], the cache 4-d");
+  return tile_name(choose_tile(tile, q.scalar_type() == at::kBFloat16,
+                               k_cache.scalar_type() == at::kFloat, q.size(2), k_cache.size(2)));
+}
 
 torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
                                       torch::Tensor v_cache, torch::Tensor block_tables,
