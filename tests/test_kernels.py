@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import random
 import re
 import shutil
 import subprocess
@@ -1274,6 +1275,34 @@ def test_amx_prefill_tile_matches_the_reference(
     torch.testing.assert_close(got.double(), expected, atol=1e-2, rtol=1e-2)
     pairs = kernels.paged_prefill_attention(q, *args, tile="pairs")
     torch.testing.assert_close(got.float(), pairs.float(), atol=2e-3, rtol=1e-2)
+
+
+def test_amx_prefill_tile_on_random_shapes(kernels):
+    """The AMX tile's layouts on emulated tiles over 40 random cases: block sizes 16-128, head
+    dims 32-256, groups of 1-7 query heads, 1-4 sequences of up to 300 keys with chunks of any
+    length; every output finite (the cache's free slots are NaN) and within bf16's rounding of
+    the float64 reference."""
+    if not kernels.dpbf16_linear_available():
+        pytest.skip("the AMX tile's code needs AVX512-BF16 (AMX CPUs all have it)")
+    rng = random.Random(1)
+    torch.manual_seed(1)
+    for _ in range(40):
+        block_size = rng.choice([16, 32, 48, 64, 128])
+        head_dim = rng.choice([32, 64, 128, 256])
+        kv_heads, group = rng.choice([1, 2, 3]), rng.choice([1, 2, 3, 4, 7])
+        ctx_lens = [rng.randint(1, 300) for _ in range(rng.randint(1, 4))]
+        q_lens = [rng.randint(1, c) for c in ctx_lens]
+        cache_dtype = rng.choice(["model", "int8"])
+        q, caches, kv, tables, qsl = prefill_case(torch.bfloat16, cache_dtype, block_size,
+                                                  head_dim, kv_heads * group, kv_heads, q_lens,
+                                                  ctx_lens)  # fmt: skip
+        scale = head_dim**-0.5
+        args = (*caches[:2], tables, qsl, torch.tensor(ctx_lens), scale, *caches[2:])
+        got = kernels.paged_prefill_attention(q, *args, tile="amx_emulated")
+        expected = reference_prefill(q, *kv, tables, q_lens, ctx_lens, scale)
+        case = (block_size, head_dim, kv_heads, group, q_lens, ctx_lens, cache_dtype)
+        assert got.isfinite().all(), case
+        torch.testing.assert_close(got.double(), expected, atol=2e-2, rtol=2e-2, msg=str(case))
 
 
 def test_prefill_tiles_where_they_apply(kernels):
