@@ -124,28 +124,17 @@ template <class Tiles, typename C>
                                        Scratch& w) {
   static_assert(std::is_same_v<C, c10::BFloat16> || std::is_same_v<C, int8_t>);
   constexpr bool int8_cache = std::is_same_v<C, int8_t>;
-  const int64_t G = L.H / L.KVH, D = L.D, BS = L.BS, rows = count * G, pairs = D / 2;
+  const int64_t G = L.H / L.KVH, D = L.D, BS = L.BS, rows = count * G;
   const int64_t RP = (rows + 31) / 32 * 32;  // whole pairs of 16-row tiles
   const int64_t KT = kKeyTile % BS == 0 ? kKeyTile : BS;
   const int64_t KA = (KT + 31) / 32 * 32;  // keys per tile, in whole 32-key steps of the values
   w.start(rows, RP, D, KA, G, pos0);
-  w.qp.assign(pairs * RP, 0u);
   w.pp.resize(KA / 2 * RP);
   w.vt.resize(KA / 2 * D);
   w.vtt.resize(D * KA / 2);
   w.vrow_bf16.resize(KA);
-  if constexpr (int8_cache) {
-    w.kb.resize(KA * D);
-    w.vb.resize(KA * D);
-    w.ks.assign(KA, 0.f);
-    w.vs.resize(KA);
-  }
-  for (int64_t i = 0; i < count; ++i)
-    for (int64_t g = 0; g < G; ++g) {
-      const auto* src =
-          reinterpret_cast<const uint32_t*>(q + (q_row0 + i) * L.q_stride + (kvh * G + g) * D);
-      for (int64_t p = 0; p < pairs; ++p) w.qp[p * RP + i * G + g] = src[p];
-    }
+  if constexpr (int8_cache) size_int8_rows(KA, D, w);
+  pair_queries(q, q_row0, count, kvh, L, RP, w);
   const int64_t last = pos0 + count - 1;
   for (int64_t t0 = 0; t0 <= last; t0 += KT) {
     const int64_t n = std::min(KT, last + 1 - t0);

@@ -130,6 +130,27 @@ inline void int8_codes_to_bf16(const int8_t* src, int64_t n, c10::BFloat16* dst)
   for (; d < n; ++d) dst[d] = static_cast<c10::BFloat16>(static_cast<float>(src[d]));
 }
 
+// w.qp = the task's queries as pairs ([D/2][RP], row r = i * G + g), zero in the padding rows.
+inline void pair_queries(const c10::BFloat16* q, int64_t q_row0, int64_t count, int64_t kvh,
+                         const Layout& L, int64_t RP, Scratch& w) {
+  const int64_t G = L.H / L.KVH, D = L.D, pairs = D / 2;
+  w.qp.assign(pairs * RP, 0u);
+  for (int64_t i = 0; i < count; ++i)
+    for (int64_t g = 0; g < G; ++g) {
+      const auto* src =
+          reinterpret_cast<const uint32_t*>(q + (q_row0 + i) * L.q_stride + (kvh * G + g) * D);
+      for (int64_t p = 0; p < pairs; ++p) w.qp[p * RP + i * G + g] = src[p];
+    }
+}
+
+// Room for `keys` rows of an int8 cache's codes as bf16 and their scales (int8_rows).
+inline void size_int8_rows(int64_t keys, int64_t D, Scratch& w) {
+  w.kb.resize(keys * D);
+  w.vb.resize(keys * D);
+  w.ks.assign(keys, 0.f);
+  w.vs.resize(keys);
+}
+
 // An int8 cache's rows t0..t0 + n - 1 as bf16 codes (exact) and their scales: keys into w.kb
 // and w.ks, values into w.vb and w.vs, row j at j * D. The scales then multiply the scores and
 // the weights in fp32, so the codes pass through bf16 unrounded.
@@ -173,17 +194,8 @@ template <typename C>
   w.kpairs.resize(KP);
   w.vrow_bf16.resize(KP);
   const bool int8_cache = std::is_same_v<C, int8_t>;
-  if (int8_cache) {
-    w.kb.resize(KP * D);
-    w.vb.resize(KP * D);
-    w.ks.assign(KP, 0.f);
-    w.vs.resize(KP);
-  }
-  for (int64_t i = 0; i < count; ++i)
-    for (int64_t g = 0; g < G; ++g) {
-      const auto* src = reinterpret_cast<const uint32_t*>(q + (q_row0 + i) * L.q_stride + (kvh * G + g) * D);
-      for (int64_t p = 0; p < pairs; ++p) w.qp[p * RP + i * G + g] = src[p];
-    }
+  if (int8_cache) size_int8_rows(KP, D, w);
+  pair_queries(q, q_row0, count, kvh, L, RP, w);
   const int64_t last = pos0 + count - 1;
   for (int64_t t0 = 0; t0 <= last; t0 += KT) {
     const int64_t n = std::min(KT, last + 1 - t0);
