@@ -20,8 +20,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "parallel.h"
 #include "amx.h"
+#include "parallel.h"
 #include "prefill_amx.h"
 #include "prefill_attention.h"
 #include "prefill_dpbf16.h"
@@ -155,7 +155,7 @@ Tile choose_tile(const std::string& name, bool bf16_queries, bool fp32_cache, in
   return name == "amx" ? Tile::kAmx : Tile::kAmxEmulated;
 }
 
-const char* tile_name(Tile tile) {
+const char* name_of(Tile tile) {
   switch (tile) {
     case Tile::kAmx: return "amx";
     case Tile::kAmxEmulated: return "amx_emulated";
@@ -168,8 +168,8 @@ const char* tile_name(Tile tile) {
 
 std::string paged_prefill_tile(torch::Tensor q, torch::Tensor k_cache, const std::string& tile) {
   TORCH_CHECK(q.dim() == 3 && k_cache.dim() == 4, "q must be [n, H, D], the cache 4-d");
-  return tile_name(choose_tile(tile, q.scalar_type() == at::kBFloat16,
-                               k_cache.scalar_type() == at::kFloat, q.size(2), k_cache.size(2)));
+  return name_of(choose_tile(tile, q.scalar_type() == at::kBFloat16,
+                             k_cache.scalar_type() == at::kFloat, q.size(2), k_cache.size(2)));
 }
 
 torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
