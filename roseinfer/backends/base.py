@@ -46,9 +46,9 @@ class Quantization(Enum):
 class AttentionChoice(Enum):
     """`--attention-backend`: which paged attention the `cpu` backend runs."""
 
-    AUTO = "auto"  # the C++ decode kernel where the C++ kernels build, else the reference
+    AUTO = "auto"  # the C++ attention kernels where the C++ kernels build, else the reference
     REFERENCE = "reference"  # plain PyTorch (SDPA over gathered blocks)
-    KERNEL = "cpu"  # the C++ decode kernel, or an error where it cannot be built
+    KERNEL = "cpu"  # the C++ attention kernels, or an error where they cannot be built
 
 
 @dataclass(frozen=True)

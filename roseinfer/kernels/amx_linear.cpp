@@ -21,8 +21,8 @@
 namespace roseinfer {
 namespace {
 
-constexpr int64_t kTileRows = 16;   // rows of x (and k pairs of w) per tile
-constexpr int64_t kTileK = 32;      // bf16 along k per tile row (64 bytes)
+constexpr int64_t kTileRows = amx::kTileRows;  // rows of x (and k pairs of w) per tile
+constexpr int64_t kTileK = amx::kTileBytes / 2;  // bf16 along k per tile row
 constexpr int64_t kChunkRows = 32;  // rows of x per pass over a block of weight columns
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
@@ -34,7 +34,7 @@ void configure_tiles(int64_t m) {
   TileConfig cfg;
   const uint8_t rows0 = static_cast<uint8_t>(std::min<int64_t>(m, kTileRows));
   const uint8_t rows1 = static_cast<uint8_t>(std::max<int64_t>(m - kTileRows, 1));
-  for (int t = 0; t < 8; ++t) cfg.colsb[t] = 64;
+  for (int t = 0; t < 8; ++t) cfg.colsb[t] = amx::kTileBytes;
   if (m <= kTileRows) {
     for (int t = 0; t < 4; ++t) cfg.rows[t] = rows0;
     cfg.rows[4] = rows0;
