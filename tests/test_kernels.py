@@ -1228,6 +1228,33 @@ def test_paged_prefill_attention_matches_the_reference(
                                             torch.tensor(ctx_lens), scale)  # fmt: skip
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_prefill_softmax_keeps_or_rescales_its_running_max(kernels, dtype):
+    """Scores that rise along the sequence, 0.05 a key (3.2 a 64-key tile: a row's running max is
+    kept while its tile's scores stay within 8 of it, and moved when they pass that), then jump by
+    40 at key 300 (every later row rescales); 340 queries after 60 cached keys, in every tile the
+    CPU runs, against the float64 reference."""
+    torch.manual_seed(0)
+    head_dim, block_size, cached, ctx = 64, 16, 60, 400
+    q, caches, kv, tables, qsl = prefill_case(dtype, "model", block_size, head_dim, 4, 2,
+                                              [ctx - cached], [ctx])  # fmt: skip
+    scale = head_dim**-0.5
+    pos = torch.arange(ctx)
+    score = 0.05 * pos + 40.0 * (pos >= 300)
+    q.fill_(1.0)  # q . k * scale = head_dim * k * scale where k's dims are all alike
+    keys = (score / (head_dim * scale))[:, None, None].expand(ctx, 2, head_dim)
+    caches[0][tables[0][pos // block_size], :, pos % block_size, :] = keys.to(dtype)
+    args = (*caches, tables, qsl, torch.tensor([ctx]), scale)
+    expected = reference_prefill(q, *kv, tables, [ctx - cached], [ctx], scale)
+    tiles = ["auto"]
+    if dtype == torch.bfloat16 and kernels.dpbf16_linear_available():
+        tiles += ["pairs", "amx_emulated"]
+    tol = 1e-4 if dtype == torch.float32 else 1e-2  # fp32 scores up to 55 round by ~1e-5 of it
+    for tile in tiles:
+        got = kernels.paged_prefill_attention(q, *args, tile=tile)
+        torch.testing.assert_close(got.double(), expected, atol=tol, rtol=tol, msg=tile)
+
+
 def test_bf16_prefill_rounds_its_weights_to_bf16_where_the_cpu_has_avx512_bf16(kernels):
     """The fp32 tile computes bf16 inputs exactly as their fp32 values (widened, then one
     rounding at the end); the bf16-pairs tile and the AMX tile round the softmax weights to

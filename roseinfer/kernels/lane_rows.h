@@ -44,10 +44,11 @@ inline vfloat vsplat(float x) {
 // out[j][c + r] (+)= sum over d0 <= d < d1 of row[j][d] * xt[d][c + r] for NB rows j and RV
 // vectors of lanes r from column c (added to out's values where `add`, else stored over them):
 // each load of xt shared by the NB rows, each element of a row broadcast (RV * NB accumulators:
-// as many as the register file leaves room for).
+// as many as the register file leaves room for). d1 > d0.
 template <int RV, int NB>
 inline void block_products(const float* __restrict xt, int64_t RP, const float* const* row,
                            float* __restrict out, int64_t d0, int64_t d1, int64_t c, bool add) {
+  assume(d1 > d0);
   vfloat acc[NB][RV] = {};
   if (add)
     for (int j = 0; j < NB; ++j)

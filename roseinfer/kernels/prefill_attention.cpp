@@ -32,10 +32,11 @@ namespace {
 using namespace prefill;
 
 // ot[d0 + i][c + r] += sum over j < n of value[j][d0 + i] * st[j][c + r] for DB dims: each load
-// of a key's weights shared by the DB dims.
+// of a key's weights shared by the DB dims. n >= 1.
 template <int DB>
 [[gnu::noinline]] void dim_block_values(const float* __restrict st, int64_t RP, const float* const* value,
                              int64_t n, float* __restrict ot, int64_t c, int64_t d0) {
+  assume(n >= 1);
   vfloat acc[DB][kRowVecs];
   for (int i = 0; i < DB; ++i)
     for (int r = 0; r < kRowVecs; ++r) acc[i][r] = vload(ot + (d0 + i) * RP + c + r * kLanes);

@@ -36,20 +36,38 @@ struct Layout {
   float scale;
 };
 
-// e^x for x <= 0 (scores minus their row's max), as exp16 computes it: 2^n * 2^f with 2^f by
-// its degree-6 Taylor polynomial (relative error < 2e-7), n rounded to nearest by adding and
-// taking away 1.5 * 2^23 (exact for |x| < 2^22); x clamped to -87, where e^x is still normal.
-inline vfloat exp_nonpositive(vfloat x) {
+// How far a row's running max may fall behind its scores before the outputs and the sum are
+// rescaled (softmax_rows): weights then stay below e^8 (~3,000), far inside fp32 and bf16.
+constexpr float kRescaleSlack = 8.f;
+
+// e^x for x <= kRescaleSlack (scores minus their row's running max), lane by lane: exp16 where
+// the build has AVX-512; else as exp16 computes it, 2^n * 2^f with 2^f by its degree-6 Taylor
+// polynomial (relative error < 2e-7) and n rounded to nearest by adding and taking away 1.5 *
+// 2^23. x is clamped to -87, where e^x is still normal.
+inline vfloat exp_lanes(vfloat x) {
+#if defined(__AVX512F__)
+  return (vfloat)exp16((__m512)x);
+#else
   x = x < -87.0f ? vfloat{} - 87.0f : x;
   const vfloat t = x * 1.44269504088896341f;
   const vfloat n = (t + 12582912.0f) - 12582912.0f;
   const vfloat f = t - n;
   vfloat p = vfloat{} + kExp2Poly[0];
   for (int i = 1; i < 7; ++i) p = p * f + kExp2Poly[i];
-  const vint bits = (__builtin_convertvector(n, vint) + 127) << 23;  // 2^n, n in [-126, 0]
+  const vint bits = (__builtin_convertvector(n, vint) + 127) << 23;  // 2^n, n in [-126, 12]
   vfloat scale;
   std::memcpy(&scale, &bits, sizeof(scale));
   return p * scale;
+#endif
+}
+
+// Whether any lane of a comparison's result is true.
+inline bool any_lane(vint mask) {
+  int32_t lanes[kLanes];
+  std::memcpy(lanes, &mask, sizeof(mask));
+  int32_t any = 0;
+  for (int64_t i = 0; i < kLanes; ++i) any |= lanes[i];
+  return any != 0;
 }
 
 // A task's scratch, query rows along the vectors' lanes (the rows padded to kRowBlock): its
@@ -85,35 +103,49 @@ struct Scratch {
   }
 };
 
-// The online softmax of kLanes rows from row c over a tile's n keys at positions t0..: scores
-// into weights exp(s - new max) in place, zero past a row's own position where `causal`
-// (the tile reaches past the first row's position); each row's max m and sum l updated and its
-// outputs rescaled as the max grows.
-inline void softmax_rows(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int64_t t0,
-                         bool causal) {
+// The max that the weights of kLanes rows from c are taken against, for a key tile's n keys at
+// positions t0..: the rows' running max, kept while no row's scores in the tile pass it by more
+// than kRescaleSlack (flash attention 4's lazy rescaling: the outputs and sum need no pass then);
+// else the new max, the rows' outputs and sum rescaled to it. Keys past a row's own position
+// (`causal`: the tile reaches past the first row's) take no part.
+inline vfloat running_max(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int64_t t0,
+                          bool causal) {
   const vfloat pos = vload(w.pos.data() + c) - static_cast<float>(t0);  // last key seen, in tile
   const vfloat m = vload(w.m.data() + c);
-  float* s = w.st.data() + c;
+  const float* s = w.st.data() + c;
   vfloat mx = m;
   for (int64_t j = 0; j < n; ++j) {
     vfloat x = vload(s + j * RP);
     if (causal) x = static_cast<float>(j) <= pos ? x : vfloat{} - INFINITY;
     mx = x > mx ? x : mx;
   }
-  const vfloat alpha = exp_nonpositive(m - mx);  // ~0 for the first tile: m = -inf
-  vfloat sum = {};
-  for (int64_t j = 0; j < n; ++j) {
-    vfloat e = exp_nonpositive(vload(s + j * RP) - mx);
-    if (causal) e = static_cast<float>(j) <= pos ? e : vfloat{};
-    vstore(s + j * RP, e);
-    sum += e;
-  }
-  vstore(w.l.data() + c, vload(w.l.data() + c) * alpha + sum);
+  if (!any_lane(mx > m + kRescaleSlack)) return m;  // m = -inf (the first tile) never stays
+  const vfloat alpha = exp_lanes(m - mx);             // ~0 for the first tile
+  vstore(w.l.data() + c, vload(w.l.data() + c) * alpha);
   vstore(w.m.data() + c, mx);
   for (int64_t d = 0; d < D; ++d) {
     float* o = w.ot.data() + d * RP + c;
     vstore(o, vload(o) * alpha);
   }
+  return mx;
+}
+
+// The online softmax of kLanes rows from c over a tile's n keys at positions t0..: scores into
+// weights exp(s - running max) in place, zero past a row's own position where `causal`; each
+// row's sum updated (its max and outputs by running_max).
+inline void softmax_rows(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int64_t t0,
+                         bool causal) {
+  const vfloat pos = vload(w.pos.data() + c) - static_cast<float>(t0);
+  const vfloat mx = running_max(w, RP, D, c, n, t0, causal);
+  float* s = w.st.data() + c;
+  vfloat sum = {};
+  for (int64_t j = 0; j < n; ++j) {
+    vfloat e = exp_lanes(vload(s + j * RP) - mx);
+    if (causal) e = static_cast<float>(j) <= pos ? e : vfloat{};  // also e^x of a large x there
+    vstore(s + j * RP, e);
+    sum += e;
+  }
+  vstore(w.l.data() + c, vload(w.l.data() + c) + sum);
 }
 
 // out[(q_row0 + i) * H + kvh * G + g] = the task's outputs over their row's sum, in T.

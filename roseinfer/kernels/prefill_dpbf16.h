@@ -28,11 +28,12 @@ constexpr bool kPairsTile = true;
 
 // st[j][c + r] = scale * key_scale[j] * sum over pairs p of qp[p][c + r] . key[j][p] for NB
 // keys (key_scale null: 1) and kRowVecs vectors of rows from c: each load of the queries shared
-// by the NB keys.
+// by the NB keys. pairs >= 1.
 template <int NB>
 [[gnu::noinline]] void pair_scores(const uint32_t* __restrict qp, int64_t RP, const uint32_t* const* key,
                         const float* key_scale, int64_t pairs, float scale, float* __restrict st,
                         int64_t c) {
+  assume(pairs >= 1);
   __m512 acc[NB][kRowVecs];
   for (int j = 0; j < NB; ++j)
     for (int r = 0; r < kRowVecs; ++r) acc[j][r] = _mm512_setzero_ps();
@@ -53,10 +54,11 @@ template <int NB>
 }
 
 // ot[d0 + i][c + r] += sum over key pairs k < np of pp[k][c + r] . vt[k][d0 + i] for DB dims:
-// each load of the weights shared by the DB dims.
+// each load of the weights shared by the DB dims. np >= 1.
 template <int DB>
 [[gnu::noinline]] void pair_values(const uint32_t* __restrict pp, int64_t RP, const uint32_t* __restrict vt,
                         int64_t D, int64_t np, float* __restrict ot, int64_t c, int64_t d0) {
+  assume(np >= 1);
   __m512 acc[DB][kRowVecs];
   for (int i = 0; i < DB; ++i)
     for (int r = 0; r < kRowVecs; ++r) acc[i][r] = _mm512_loadu_ps(ot + (d0 + i) * RP + c + r * kLanes);
@@ -73,29 +75,27 @@ template <int DB>
     for (int r = 0; r < kRowVecs; ++r) _mm512_storeu_ps(ot + (d0 + i) * RP + c + r * kLanes, acc[i][r]);
 }
 
-// The bits of fp32 lanes rounded to bf16 (nearest even) in their upper 16 bits; for softmax
-// weights, which are never NaN.
-inline __m512i bf16_rounded_bits(__m512 v) {
-  const __m512i bits = _mm512_castps_si512(v);
-  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
-  return _mm512_add_epi32(bits, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
-}
-
 // pp[k][r] = (weight of key 2k, weight of key 2k + 1) of row r, each times its value_scale
-// (null: 1), as a bf16 pair, for the tile's n keys (an odd n's last pair ends in 0).
+// (null: 1), as a bf16 pair, for the tile's n keys (an odd n's last pair ends in 0):
+// vcvtne2ps2bf16 rounds two vectors of weights to nearest even, and vpermw interleaves them.
+// (It flushes subnormals to 0: weights under 1e-38, against a row sum of at least 1.)
 inline void pair_weights(const float* st, int64_t RP, int64_t n, const float* value_scale,
                          uint32_t* pp) {
-  const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+  // Word 2r of the pair vector: word r of the converted vector (key 2k's weights); word 2r + 1:
+  // word 16 + r (key 2k + 1's).
+  alignas(64) static constexpr uint16_t kInterleave[32] = {
+      0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
+      8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  const __m512i order = _mm512_load_si512(kInterleave);
   auto weights = [&](int64_t j, int64_t c) {
+    if (j >= n) return _mm512_setzero_ps();
     const __m512 e = _mm512_loadu_ps(st + j * RP + c);
-    return bf16_rounded_bits(value_scale == nullptr ? e : _mm512_mul_ps(e, _mm512_set1_ps(value_scale[j])));
+    return value_scale == nullptr ? e : _mm512_mul_ps(e, _mm512_set1_ps(value_scale[j]));
   };
   for (int64_t k = 0; 2 * k < n; ++k)
     for (int64_t c = 0; c < RP; c += kLanes) {
-      const __m512i lo = _mm512_srli_epi32(weights(2 * k, c), 16);
-      const __m512i hi =
-          2 * k + 1 < n ? _mm512_and_si512(weights(2 * k + 1, c), high) : _mm512_setzero_si512();
-      _mm512_storeu_si512(pp + k * RP + c, _mm512_or_si512(lo, hi));
+      const __m512bh both = _mm512_cvtne2ps_pbh(weights(2 * k + 1, c), weights(2 * k, c));
+      _mm512_storeu_si512(pp + k * RP + c, _mm512_permutexvar_epi16(order, (__m512i)both));
     }
 }
 

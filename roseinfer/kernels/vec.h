@@ -26,6 +26,14 @@ void dispatch(at::ScalarType t, const char* name, const F& f) {
   }
 }
 
+// Tells the compiler that `cond` holds. A product loop that might run zero times makes GCC 12
+// keep its accumulators' zeros in a stack copy, stored and loaded again before the loop; told
+// that the loop runs, it starts them in registers. That matters where the loop is short, as in
+// the prefill kernel's products over 32 pairs of dims (BENCHMARKS.md, session 32).
+inline void assume(bool cond) {
+  if (!cond) __builtin_unreachable();
+}
+
 inline float to_float(float x) { return x; }
 inline float to_float(c10::BFloat16 x) { return static_cast<float>(x); }
 inline float to_float(c10::Half x) { return static_cast<float>(x); }
