@@ -89,29 +89,10 @@ inline void transpose_pairs(const uint32_t* src, int64_t rows, int64_t cols, uin
                             int64_t dst_cols) {
   for (int64_t k0 = 0; k0 < rows; k0 += 16)
     for (int64_t d0 = 0; d0 < cols; d0 += 16) {
-      __m512i r[16], t[16];
+      __m512i r[16];
       for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_si512(src + (k0 + i) * cols + d0);
-      for (int i = 0; i < 8; ++i) {  // per 128-bit lane: rows 2i, 2i + 1 interleaved
-        t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-      }
-      for (int i = 0; i < 4; ++i) {  // r[4i + j], lane L: rows 4i..4i + 3 of column 4L + j
-        r[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
-        r[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
-        r[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
-        r[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
-      }
-      for (int j = 0; j < 4; ++j) {  // column 4L + j: lane L of r[j], r[4 + j], r[8 + j], r[12 + j]
-        const __m512i x = _mm512_shuffle_i32x4(r[j], r[4 + j], 0x44);
-        const __m512i y = _mm512_shuffle_i32x4(r[j], r[4 + j], 0xee);
-        const __m512i x2 = _mm512_shuffle_i32x4(r[8 + j], r[12 + j], 0x44);
-        const __m512i y2 = _mm512_shuffle_i32x4(r[8 + j], r[12 + j], 0xee);
-        uint32_t* out = dst + (d0 + j) * dst_cols + k0;
-        _mm512_storeu_si512(out, _mm512_shuffle_i32x4(x, x2, 0x88));
-        _mm512_storeu_si512(out + 4 * dst_cols, _mm512_shuffle_i32x4(x, x2, 0xdd));
-        _mm512_storeu_si512(out + 8 * dst_cols, _mm512_shuffle_i32x4(y, y2, 0x88));
-        _mm512_storeu_si512(out + 12 * dst_cols, _mm512_shuffle_i32x4(y, y2, 0xdd));
-      }
+      transpose16(r);
+      for (int j = 0; j < 16; ++j) _mm512_storeu_si512(dst + (d0 + j) * dst_cols + k0, r[j]);
     }
 }
 

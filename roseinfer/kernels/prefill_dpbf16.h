@@ -151,27 +151,61 @@ inline void size_int8_rows(int64_t keys, int64_t D, Scratch& w) {
   w.vs.resize(keys);
 }
 
+// Key rows row0..row0 + 15 of an int8 cache block ([D/4][block_size][4], each byte plus 128) as
+// bf16 codes into dst ([16][D]): per 64 dims, the 16 groups of 4 bytes of the 16 rows (each
+// group's rows contiguous, 64 bytes) transposed in registers into the rows' 64 codes.
+// D % 64 == 0, row0 + 16 <= block_size.
+inline void int8_key_rows16(const int8_t* block, int64_t row0, int64_t D, int64_t BS,
+                            c10::BFloat16* dst) {
+  for (int64_t d0 = 0; d0 < D; d0 += 64) {
+    __m512i x[16];  // x[i]: dims d0 + 4i.. of the 16 rows, then x[r]: row row0 + r's 64 dims
+    for (int i = 0; i < 16; ++i)
+      x[i] = _mm512_loadu_si512(block + attention::int8_key_at(row0, d0 + 4 * i, BS));
+    transpose16(x);
+    for (int r = 0; r < 16; ++r) {
+      const __m512i codes = _mm512_xor_si512(x[r], _mm512_set1_epi8(-128));
+      for (int k = 0; k < 4; ++k) {
+        const __m512 f =
+            _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(codes, k)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + r * D + d0 + 16 * k),
+                            reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(f)));
+      }
+    }
+  }
+}
+
 // An int8 cache's rows t0..t0 + n - 1 as bf16 codes (exact) and their scales: keys into w.kb
 // and w.ks, values into w.vb and w.vs, row j at j * D. The scales then multiply the scores and
-// the weights in fp32, so the codes pass through bf16 unrounded.
+// the weights in fp32, so the codes pass through bf16 unrounded. A block's keys 16 rows at a
+// time where blocks hold whole 16s and D % 64 == 0 (the rows up to the 16 past the tile's last
+// key too: w.kb holds a key tile rounded up to 16, and those rows are never read).
 inline void int8_rows(const attention::KVView<int8_t>& kv, int64_t t0, int64_t n, int64_t D,
                       Scratch& w) {
   const int64_t BS = kv.block_size;
+  const bool by16 = BS % 16 == 0 && D % 64 == 0;
   std::vector<int8_t>& codes = w.codes;
   codes.resize(D);
-  for (int64_t j = 0; j < n; ++j) {
-    const int64_t t = t0 + j, b = t / BS, row = t % BS;
+  for (int64_t j0 = 0; j0 < n;) {  // the rows of one block at a time
+    const int64_t t = t0 + j0, b = t / BS, row = t % BS, m = std::min(n - j0, BS - row);
     const int8_t* keys = kv.k_block(b);
-    for (int64_t d = 0; d < D; d += 4) {  // [D/4][block_size][4], each byte plus 128
-      uint32_t four;
-      std::memcpy(&four, keys + attention::int8_key_at(row, d, BS), sizeof(four));
-      four ^= 0x80808080u;
-      std::memcpy(codes.data() + d, &four, sizeof(four));
+    int64_t j = 0;
+    if (by16 && row % 16 == 0)
+      for (; j < m; j += 16) int8_key_rows16(keys, row + j, D, BS, w.kb.data() + (j0 + j) * D);
+    for (; j < m; ++j) {
+      for (int64_t d = 0; d < D; d += 4) {
+        uint32_t four;
+        std::memcpy(&four, keys + attention::int8_key_at(row + j, d, BS), sizeof(four));
+        four ^= 0x80808080u;
+        std::memcpy(codes.data() + d, &four, sizeof(four));
+      }
+      int8_codes_to_bf16(codes.data(), D, w.kb.data() + (j0 + j) * D);
     }
-    int8_codes_to_bf16(codes.data(), D, w.kb.data() + j * D);
-    int8_codes_to_bf16(kv.v_block(b) + row * D, D, w.vb.data() + j * D);
-    w.ks[j] = kv.k_scales(b)[row];
-    w.vs[j] = kv.v_scales(b)[row];
+    int8_codes_to_bf16(kv.v_block(b) + row * D, m * D, w.vb.data() + j0 * D);
+    for (int64_t i = 0; i < m; ++i) {
+      w.ks[j0 + i] = kv.k_scales(b)[row + i];
+      w.vs[j0 + i] = kv.v_scales(b)[row + i];
+    }
+    j0 += m;
   }
 }
 

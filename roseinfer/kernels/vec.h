@@ -102,6 +102,33 @@ inline __m512 exp16(__m512 x) {
   return _mm512_scalef_ps(p, n);
 }
 
+// A 16 x 16 block of 32-bit elements transposed in registers: r[i] holds row i before, column i
+// after (unpacks of 32 and 64 bits within 128-bit lanes, then shuffles of the lanes).
+inline void transpose16(__m512i r[16]) {
+  __m512i t[16];
+  for (int i = 0; i < 8; ++i) {  // per 128-bit lane: rows 2i, 2i + 1 interleaved
+    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; ++i) {  // r[4i + j], lane L: rows 4i..4i + 3 of column 4L + j
+    r[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    r[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    r[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    r[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+  for (int j = 0; j < 4; ++j) {  // column 4L + j: lane L of r[j], r[4 + j], r[8 + j], r[12 + j]
+    const __m512i x = _mm512_shuffle_i32x4(r[j], r[4 + j], 0x44);
+    const __m512i y = _mm512_shuffle_i32x4(r[j], r[4 + j], 0xee);
+    const __m512i x2 = _mm512_shuffle_i32x4(r[8 + j], r[12 + j], 0x44);
+    const __m512i y2 = _mm512_shuffle_i32x4(r[8 + j], r[12 + j], 0xee);
+    t[j] = _mm512_shuffle_i32x4(x, x2, 0x88);
+    t[4 + j] = _mm512_shuffle_i32x4(x, x2, 0xdd);
+    t[8 + j] = _mm512_shuffle_i32x4(y, y2, 0x88);
+    t[12 + j] = _mm512_shuffle_i32x4(y, y2, 0xdd);
+  }
+  for (int i = 0; i < 16; ++i) r[i] = t[i];
+}
+
 // SiLU(gate) * up in 16 lanes, gate and up already rounded to T: T(silu(gate)) * up, which
 // store16 rounds to T once more, as transformers' bf16 MLP rounds (`silu_and_mul` and the gated
 // linears' epilogue both compute it here, so both round alike).
