@@ -4,7 +4,9 @@ replaces: the same kernels in the same order, so a decode step's logits are bit-
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
+import shutil
 from collections.abc import Callable
 
 import pytest
@@ -185,7 +187,9 @@ def test_the_stack_refuses_tokens_and_positions_outside_its_tables(tiny_model_di
 def test_one_region_gives_the_same_logits_as_one_thread(tiny_model_dir, overrides):
     """With two threads a step's layers run in one parallel region (`in_one_region`, the other
     threads waiting for each loop); with one, on this thread alone. Every output element is
-    computed by one thread either way, so the logits are the same bit for bit."""
+    computed by one thread either way, so the logits are the same bit for bit. (Short prompts:
+    from 256 keys, a step of fewer tasks than two per thread merges its attention's parts, whose
+    rounding depends on the thread count.)"""
     engine = engine_for(tiny_model_dir("llama"), **overrides)
     stack = stack_of(engine)
     prompts = [list(range(5, 12)), list(range(40, 46)), list(range(10, 30))]
@@ -215,6 +219,48 @@ def test_one_region_gives_the_same_logits_as_one_thread(tiny_model_dir, override
         torch.set_num_threads(threads)
     for a, b in zip(in_region, alone, strict=True):
         assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_one_long_sequence_splits_its_keys_and_decodes_as_the_reference(
+    tiny_model_dir, tmp_path, threads
+):
+    """One sequence past 256 keys has fewer (sequence, KV head) tasks than two per thread, so
+    each decode step's attention cuts its KV heads' keys into one run per thread and merges the
+    parts (`paged_attention.cpp`), inside the stack's region: its logits in fp32 are the
+    reference attention backend's."""
+    path = shutil.copytree(tiny_model_dir("llama"), tmp_path / "llama_1k")
+    config = json.loads((path / "config.json").read_text())
+    config["max_position_embeddings"] = 1024  # the tiny model's 256 leaves no room past 256
+    (path / "config.json").write_text(json.dumps(config))
+    prompt = [3 + (i * 37) % 290 for i in range(300)]
+
+    def logits(engine: InferenceEngine, stack: CountingStack | None) -> list[torch.Tensor]:
+        core = engine.new_core()
+        runner, bm = core.runner, core.block_manager
+        if stack is not None:
+            runner.decoder_stack = stack
+        seq = Sequence(0, prompt + [7, 11, 13], len(prompt), SamplingParams())
+        out = []
+        for n in (len(prompt), 1, 1, 1):  # the prompt, then three decode steps
+            bm.allocate(seq, n)
+            batch = [ScheduledSequence(seq, n)]
+            out.append(runner.compute_logits(batch, all_positions=True)[-1])
+            seq.num_computed_tokens += n
+        return out
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        kernel = engine_for(str(path), dtype="float32")
+        spy = CountingStack(stack_of(kernel))
+        split = logits(kernel, spy)
+    finally:
+        torch.set_num_threads(before)
+    assert spy.calls >= 3  # the decode steps went through the stack
+    reference = logits(engine_for(str(path), dtype="float32", attention_backend="reference"), None)
+    for a, b in zip(split, reference, strict=True):
+        torch.testing.assert_close(a, b, atol=1e-4, rtol=1e-4)
 
 
 def test_one_region_rows_are_those_of_its_own_kernels():

@@ -237,6 +237,45 @@ def test_paged_decode_attention_any_split_of_mixed_lengths(kernels, threads, con
     torch.testing.assert_close(outs[1], outs[0], atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.parametrize("threads", [2, 3, 4, 16])
+@pytest.mark.parametrize("context_lens", [[2000], [256], [1], [300, 17], [900, 3, 40]])
+@pytest.mark.parametrize(
+    "cache,head_dim,heads,kv_heads",
+    [("float32", 64, 9, 3), ("bfloat16", 64, 9, 3), ("int8", 64, 9, 3), ("float32", 16, 4, 2)],
+)
+def test_paged_decode_attention_splits_the_keys_of_few_sequences(
+    kernels, threads, context_lens, cache, head_dim, heads, kv_heads
+):
+    """With fewer (sequence, KV head) tasks than two per thread (one sequence: 3 KV heads over 2
+    threads) and a sequence of 256 keys or more, the kernel cuts the tasks' keys into equal
+    runs, one per thread, and merges the parts of a task it cut by their softmax max and sum:
+    the outputs still match the reference, for a task cut in two, in many (16 threads over 3
+    tasks) and not at all (one key)."""
+    torch.manual_seed(0)
+    block_size = 16
+    num_blocks = sum(-(-n // block_size) for n in context_lens) + 4
+    meta = _decode_batch(context_lens, block_size, num_blocks)
+    b, shape = meta.num_seqs, (num_blocks, kv_heads, block_size, head_dim)
+    dtype = torch.bfloat16 if cache == "bfloat16" else torch.float32
+    if cache == "int8":
+        caches = [torch.randint(-127, 128, shape, dtype=torch.int8) for _ in range(2)]
+        caches += [torch.rand(shape[:3]) / 64 for _ in range(2)]
+    else:
+        caches = [torch.randn(shape, dtype=dtype) for _ in range(2)]
+    # Peaked softmaxes, so that the parts' maxes matter (the int8 cache's scores are already
+    # peaked, and its int8 rounding of q grows with them).
+    q = torch.randn(b, heads, head_dim, dtype=dtype) * (1 if cache == "int8" else 2)
+    k, v = (torch.randn(b, kv_heads, head_dim, dtype=dtype) for _ in range(2))
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        outs, _ = _through_both_backends(q, k, v, caches, meta, head_dim**-0.5)
+    finally:
+        torch.set_num_threads(before)
+    tol = {"float32": 1e-5, "bfloat16": 2e-2, "int8": 3e-2}[cache]
+    torch.testing.assert_close(outs[1], outs[0], atol=tol, rtol=tol)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 # 64: AVX-512 and AVX2 vectors; 24: a vector of 8 and a scalar tail; 128 with G = 1; 544: past
 # the int8 cache's bound of 512 (a model-dtype cache, the plain loops).

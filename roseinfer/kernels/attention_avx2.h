@@ -27,8 +27,8 @@ inline __m256 hsum8(const __m256* v) {
 }
 
 // Turns a row of `len` scores into exp(score - max) in place, `mxv` holding the row's running
-// max lanes, and returns 1 / (the row's sum).
-inline float softmax_numerators8(float* sc, int64_t len, __m256 mxv) {
+// max lanes, and returns 1 / (the row's sum); the max and the sum go to stats[0], stats[1].
+inline float softmax_numerators8(float* sc, int64_t len, __m256 mxv, float* stats) {
   alignas(32) float lanes[8];
   _mm256_store_ps(lanes, mxv);
   const float mx = *std::max_element(lanes, lanes + 8);
@@ -42,6 +42,8 @@ inline float softmax_numerators8(float* sc, int64_t len, __m256 mxv) {
   }
   float sum = vec_sum(sumv);
   for (; t < len; ++t) sum += (sc[t] = std::exp(sc[t] - mx));
+  stats[0] = mx;
+  stats[1] = sum;
   return 1.f / sum;
 }
 
@@ -61,7 +63,7 @@ inline void store_scores8(__m256 sc, int64_t m, float* dst, __m256& mxv) {
 
 template <typename T, int NV, int G>
 void attend_group_avx2(const float* q, const KVView<T>& kv, float scale, float* scores,
-                       c10::BFloat16* /*probs*/, float* acc) {
+                       c10::BFloat16* /*probs*/, float* acc, float* row_stats) {
   constexpr int64_t D = 8 * NV;
   const int64_t len = kv.len, block_size = kv.block_size;
   const __m256 scalev = _mm256_set1_ps(scale);
@@ -109,7 +111,8 @@ void attend_group_avx2(const float* q, const KVView<T>& kv, float scale, float* 
     }
   }
   float inv[G];
-  for (int g = 0; g < G; ++g) inv[g] = softmax_numerators8(scores + g * len, len, mxv[g]);
+  for (int g = 0; g < G; ++g)
+    inv[g] = softmax_numerators8(scores + g * len, len, mxv[g], row_stats + 2 * g);
   // The value pass: p = e / sum, the sum applied once at the end.
   constexpr int kHeads = G <= 4 ? G : 1;  // heads per pass
   constexpr int NW = kHeads == 1 ? NV : (kHeads <= 3 ? 4 : 2);  // kHeads * (NW + 1) < 16
@@ -152,7 +155,8 @@ void attend_group_avx2(const float* q, const KVView<T>& kv, float scale, float* 
 // the NV vectors of a row per pass so the G * NW accumulators stay in the 16 registers.
 template <int NV, int G>
 void attend_group_int8_avx2(const float* q, const KVView<int8_t>& kv, float scale,
-                            float* scores, c10::BFloat16* /*probs*/, float* acc) {
+                            float* scores, c10::BFloat16* /*probs*/, float* acc,
+                            float* row_stats) {
   constexpr int64_t D = 8 * NV;
   constexpr int NW = G == 1 ? NV : (G <= 3 ? 4 : 2);  // G * (NW + 1) + 1 <= 16 registers
   const int64_t len = kv.len, block_size = kv.block_size;
@@ -229,7 +233,7 @@ void attend_group_int8_avx2(const float* q, const KVView<int8_t>& kv, float scal
   float inv_sum[G];
   for (int g = 0; g < G; ++g) {
     float* p = scores + g * len;
-    inv_sum[g] = softmax_numerators8(p, len, mxv[g]);
+    inv_sum[g] = softmax_numerators8(p, len, mxv[g], row_stats + 2 * g);
     for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
       const float* row_scales = kv.v_scales(b);
       for (int64_t j = 0, n = std::min(block_size, len - start); j < n; ++j)

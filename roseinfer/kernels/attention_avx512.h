@@ -49,12 +49,15 @@ inline __m512 hsum16(const __m512* v) {
 }
 
 // Turns each of the G rows of `len` scores (row stride `len`) into exp(score - row max) in
-// place and returns 1 / (the row's sum) in inv_sum; `mxv` holds each row's running max lanes.
+// place and returns 1 / (the row's sum) in inv_sum, the max and the sum in row_stats [G, 2];
+// `mxv` holds each row's running max lanes.
 template <int G>
-inline void softmax_numerators(float* scores, int64_t len, const __m512* mxv, float* inv_sum) {
+inline void softmax_numerators(float* scores, int64_t len, const __m512* mxv, float* inv_sum,
+                               float* row_stats) {
   for (int g = 0; g < G; ++g) {
     float* sc = scores + g * len;
-    const __m512 mx = _mm512_set1_ps(_mm512_reduce_max_ps(mxv[g]));
+    const float row_max = _mm512_reduce_max_ps(mxv[g]);
+    const __m512 mx = _mm512_set1_ps(row_max);
     __m512 sumv = _mm512_setzero_ps();
     int64_t t = 0;
     for (; t + 16 <= len; t += 16) {
@@ -68,7 +71,10 @@ inline void softmax_numerators(float* scores, int64_t len, const __m512* mxv, fl
       _mm512_mask_storeu_ps(sc + t, m, e);
       sumv = _mm512_add_ps(sumv, _mm512_maskz_mov_ps(m, e));
     }
-    inv_sum[g] = 1.f / _mm512_reduce_add_ps(sumv);
+    const float sum = _mm512_reduce_add_ps(sumv);
+    inv_sum[g] = 1.f / sum;
+    row_stats[2 * g] = row_max;
+    row_stats[2 * g + 1] = sum;
   }
 }
 
@@ -122,7 +128,7 @@ inline void score_keys(const Dot& dot, const KVView<T>& kv, int64_t D, float sca
 // and value row is widened to fp32 for fp32 FMAs; queries and accumulators stay in registers.
 template <typename T, int NV, int G>
 void attend_group_avx512(const float* q, const KVView<T>& kv, float scale, float* scores,
-                         c10::BFloat16* /*probs*/, float* acc) {
+                         c10::BFloat16* /*probs*/, float* acc, float* row_stats) {
   constexpr int64_t D = 16 * NV;
   __m512 qv[G][NV];
   for (int g = 0; g < G; ++g)
@@ -132,7 +138,7 @@ void attend_group_avx512(const float* q, const KVView<T>& kv, float scale, float
   score_keys<T, G>(dot, kv, D, scale, scores, mxv);
   const int64_t len = kv.len, block_size = kv.block_size;
   float inv_sum[G];
-  softmax_numerators<G>(scores, len, mxv, inv_sum);
+  softmax_numerators<G>(scores, len, mxv, inv_sum, row_stats);
   __m512 av[G][NV];
   for (int g = 0; g < G; ++g)
     for (int i = 0; i < NV; ++i) av[g][i] = _mm512_setzero_ps();

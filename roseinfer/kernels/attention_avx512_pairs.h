@@ -62,7 +62,7 @@ inline __m512bh load_bf16x32(const c10::BFloat16* p) {
 // are exact; p is rounded to bf16 for p . v, as flash-attention kernels do.
 template <int NV, int G>
 void attend_group_bf16(const float* q, const KVView<c10::BFloat16>& kv, float scale,
-                       float* scores, c10::BFloat16* probs, float* acc) {
+                       float* scores, c10::BFloat16* probs, float* acc, float* row_stats) {
   using T = c10::BFloat16;
   constexpr int64_t D = 32 * NV;
   __m512bh qv[G][NV];  // q came from bf16: exact again in bf16
@@ -79,7 +79,7 @@ void attend_group_bf16(const float* q, const KVView<c10::BFloat16>& kv, float sc
   score_keys<T, G>(dot, kv, D, scale, scores, mxv);
   const int64_t len = kv.len;
   float inv_sum[G];
-  softmax_numerators<G>(scores, len, mxv, inv_sum);
+  softmax_numerators<G>(scores, len, mxv, inv_sum, row_stats);
   const int64_t stride = len + 1;  // probs row stride: a pair may start at the last token
   for (int g = 0; g < G; ++g)
     for (int64_t t = 0; t < len; t += 16) {
@@ -120,7 +120,7 @@ void attend_group_bf16(const float* q, const KVView<c10::BFloat16>& kv, float sc
 // 16 keys' sums needing a horizontal sum per head and one more for the +128 bias.)
 template <int NV, int G>
 void attend_group_int8(const float* q, const KVView<int8_t>& kv, float scale, float* scores,
-                       c10::BFloat16* probs, float* acc) {
+                       c10::BFloat16* probs, float* acc, float* row_stats) {
   constexpr int64_t D = 64 * NV;
   constexpr int NF = D / 16;  // fp32 vectors per row
   const int64_t len = kv.len, block_size = kv.block_size;
@@ -167,7 +167,7 @@ void attend_group_int8(const float* q, const KVView<int8_t>& kv, float scale, fl
   __m512 mxv[G];
   score_chunks<int8_t, G>(chunk, kv, D, scores, mxv);
   float inv_sum[G];
-  softmax_numerators<G>(scores, len, mxv, inv_sum);
+  softmax_numerators<G>(scores, len, mxv, inv_sum, row_stats);
   // p . v in int16 x int16 products (vpdpwssd): each probability times its row's scale, in
   // fixed point: the largest such product of the head maps to 32767 unless the products' sum
   // would then pass kFixedSum, which keeps the int32 sums below 127 * (kFixedSum + len / 2) <

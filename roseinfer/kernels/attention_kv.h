@@ -94,8 +94,11 @@ inline bool int8_cache_scales(const torch::Tensor& k_cache,
 }
 
 // A kernel for the G query heads of one KV head: (q [G, D] fp32 unscaled, the head's K/V, scale,
-// scores [G, len], probs [G, len + 1], acc [G, D]).
+// scores [G, len], probs [G, len + 1], acc [G, D], row_stats [G, 2]). acc gets each head's
+// softmax-weighted values; row_stats each head's max score and its sum of exp(score - max), with
+// which the caller merges the accs of a head's keys attended in parts (paged_attention.cpp).
 template <typename C>
-using GroupFn = void (*)(const float*, const KVView<C>&, float, float*, c10::BFloat16*, float*);
+using GroupFn = void (*)(const float*, const KVView<C>&, float, float*, c10::BFloat16*, float*,
+                         float*);
 
 }  // namespace roseinfer::attention

@@ -12,6 +12,7 @@
 #include "attention_avx2.h"
 #include "attention_avx512_pairs.h"
 #include "attention_kv.h"
+#include "attention_tasks.h"
 #include "parallel.h"
 #include "rotary.h"
 #include "vec.h"
@@ -26,16 +27,21 @@ using attention::group_kernel;
 using attention::int8_key;
 using attention::int8_key_at;
 using attention::KVView;
+using attention::balanced_ranges;
+using attention::kSplitMinKeys;
+using attention::merge_parts;
+using attention::Piece;
 #if defined(__AVX2__) || defined(__AVX512F__)
 using attention::kPrefetchBlocks;
 using attention::prefetch_kv_block;
 #endif
 
-// Scores of one query head against keys [len] then the softmax-weighted sum of values.
-// Plain loops: correct for any head_dim, cache dtype and instruction set.
+// Scores of one query head against keys [len] then the softmax-weighted sum of values; the max
+// score and the sum of exp(score - max) into stats[0], stats[1]. Plain loops: correct for any
+// head_dim, cache dtype and instruction set.
 template <typename C>
 void attend_head_scalar(const float* q, const KVView<C>& kv, int64_t head_dim, float scale,
-                        float* scores, float* acc) {
+                        float* scores, float* acc, float* stats) {
   auto row = [&](const C* block0, int64_t t) {
     return block0 + kv.table[t / kv.block_size] * kv.block_stride + (t % kv.block_size) * head_dim;
   };
@@ -63,38 +69,14 @@ void attend_head_scalar(const float* q, const KVView<C>& kv, int64_t head_dim, f
   const float mx = *std::max_element(scores, scores + len);
   float sum = 0.f;
   for (int64_t t = 0; t < len; ++t) sum += (scores[t] = std::exp(scores[t] - mx));
+  stats[0] = mx;
+  stats[1] = sum;
   std::fill(acc, acc + head_dim, 0.f);
   for (int64_t t = 0; t < len; ++t) {
     const C* value = row(kv.v, t);
     const float p = scores[t] / sum * row_scale(kv.v_scale, t);
     for (int64_t d = 0; d < head_dim; ++d) acc[d] += p * to_float(value[d]);
   }
-}
-
-// Task boundaries [parts + 1] splitting the (sequence, KV head) tasks into `parts` runs of
-// about equal work, a task costing its sequence's keys plus a fixed overhead. An even split by
-// task count can give one thread most of the keys when the batch's lengths differ (half of 32
-// sequences at 400 keys, half at 50: a step's attention 11.3 -> 7.4 ms with the int8 cache,
-// benchmarks/decode_attention.py's "mixed lengths").
-std::vector<int64_t> balanced_ranges(const int64_t* lens, int64_t num_seqs, int64_t num_kv_heads,
-                                     int64_t parts) {
-  constexpr int64_t kTaskOverhead = 16;  // keys' worth of per-task work (q, softmax, output)
-  parts = std::max<int64_t>(1, std::min(parts, num_seqs * num_kv_heads));
-  int64_t total = 0;
-  for (int64_t s = 0; s < num_seqs; ++s) total += lens[s] + kTaskOverhead;
-  total *= num_kv_heads;
-  std::vector<int64_t> bounds{0};
-  int64_t done = 0;
-  for (int64_t task = 0; task < num_seqs * num_kv_heads; ++task) {
-    const int64_t work = lens[task / num_kv_heads] + kTaskOverhead;
-    done += work;
-    // A part ends after the task whose midpoint reaches the part's share of the work.
-    while (int64_t(bounds.size()) < parts &&
-           (2 * done - work) * parts >= 2 * int64_t(bounds.size()) * total)
-      bounds.push_back(task + 1);
-  }
-  while (int64_t(bounds.size()) <= parts) bounds.push_back(num_seqs * num_kv_heads);
-  return bounds;
 }
 
 // The step's new tokens as the kernel reads them: q [B, H, D], k and v [B, KVH, D] (heads
@@ -174,66 +156,129 @@ void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor
 #if defined(ROSEINFER_VECF)
   vectorised = group_kernel<C>(head_dim, group);
 #endif
-  auto view = [&](int64_t task) {
-    const int64_t s = task / num_kv_heads, kvh = task % num_kv_heads;
+  // A task is one (sequence, KV head) and covers the query heads of its group; a piece is a run
+  // of a task's blocks [b0, b1), the whole task or a part of it.
+  auto view = [&](const Piece& piece) {
+    const int64_t s = piece.task / num_kv_heads, kvh = piece.task % num_kv_heads;
     const bool scaled = k_scales != nullptr;
     return KVView<C>{kc + kvh * head_stride,
                      vc + kvh * head_stride,
                      scaled ? k_scales + kvh * block_size : nullptr,
                      scaled ? v_scales + kvh * block_size : nullptr,
-                     tables + s * max_blocks,
-                     lens[s],
+                     tables + s * max_blocks + piece.b0,
+                     std::min(lens[s], piece.b1 * block_size) - piece.b0 * block_size,
                      block_size,
                      block_stride,
                      scale_stride};
   };
-  // The first blocks of a task's K/V, asked for while the task before it runs: tasks are short
-  // (a few blocks each), so waiting for their first blocks would be a large share of them.
-  auto prefetch_start = [&](int64_t task) {
+  auto whole = [&](int64_t task) {
+    return Piece{task, 0, (lens[task / num_kv_heads] + block_size - 1) / block_size};
+  };
+  // The first blocks of a piece's K/V, asked for while the piece before it runs: pieces are
+  // short (a few blocks each), so waiting for their first blocks would be a large share of them.
+  auto prefetch_start = [&](const Piece& piece) {
 #if defined(__AVX2__) || defined(__AVX512F__)
-    const KVView<C> kv = view(task);
+    const KVView<C> kv = view(piece);
     for (int64_t b = 0; b < kPrefetchBlocks; ++b)
       prefetch_kv_block(kv, b, head_dim * int64_t(sizeof(C)));
 #endif
   };
-  // One task per (sequence, KV head), covering the query heads of its group.
-  auto run_tasks = [&](int64_t begin, int64_t end) {
-    std::vector<float> qf(group * head_dim), acc(group * head_dim), scores(group * max_len);
-    std::vector<c10::BFloat16> probs(group * (max_len + 1));
-    std::vector<T> q_rotated(x.cos != nullptr ? head_dim : 0);
-    prefetch_start(begin);
-    for (int64_t task = begin; task < end; ++task) {
-      if (task + 1 < end) prefetch_start(task + 1);
-      const int64_t s = task / num_kv_heads, kvh = task % num_kv_heads;
-      for (int64_t g = 0; g < group; ++g) {
-        const T* src = x.q + s * x.q_row + (kvh * group + g) * x.q_head;
-        if (x.cos != nullptr) {
-          rotate_half(src, q_rotated.data(), x.cos + s * half, x.sin + s * half, half);
-          src = q_rotated.data();
-        }
-        for (int64_t d = 0; d < head_dim; ++d)
-          qf[g * head_dim + d] = to_float(src[d]);
+  // A thread's scratch, and its attention over one piece: acc [G, D] normalized by the piece's
+  // own sums, row_stats [G, 2] the max and sum it was taken with.
+  struct Work {
+    std::vector<float> qf, scores;
+    std::vector<c10::BFloat16> probs;
+    std::vector<T> q_rotated;
+  };
+  auto new_work = [&] {
+    return Work{std::vector<float>(group * head_dim), std::vector<float>(group * max_len),
+                std::vector<c10::BFloat16>(group * (max_len + 1)),
+                std::vector<T>(x.cos != nullptr ? head_dim : 0)};
+  };
+  auto attend = [&](Work& w, const Piece& piece, float* acc, float* row_stats) {
+    const int64_t s = piece.task / num_kv_heads, kvh = piece.task % num_kv_heads;
+    for (int64_t g = 0; g < group; ++g) {
+      const T* src = x.q + s * x.q_row + (kvh * group + g) * x.q_head;
+      if (x.cos != nullptr) {
+        rotate_half(src, w.q_rotated.data(), x.cos + s * half, x.sin + s * half, half);
+        src = w.q_rotated.data();
       }
-      const KVView<C> kv = view(task);
-      if (vectorised != nullptr) {
-        vectorised(qf.data(), kv, fscale, scores.data(), probs.data(), acc.data());
-      } else {
-        for (int64_t g = 0; g < group; ++g)
-          attend_head_scalar<C>(&qf[g * head_dim], kv, head_dim, fscale, scores.data(),
-                                &acc[g * head_dim]);
-      }
-      for (int64_t g = 0; g < group; ++g) {
-        T* dst = op + (s * num_heads + kvh * group + g) * head_dim;
-        for (int64_t d = 0; d < head_dim; ++d) dst[d] = static_cast<T>(acc[g * head_dim + d]);
-      }
+      for (int64_t d = 0; d < head_dim; ++d) w.qf[g * head_dim + d] = to_float(src[d]);
+    }
+    const KVView<C> kv = view(piece);
+    if (vectorised != nullptr) {
+      vectorised(w.qf.data(), kv, fscale, w.scores.data(), w.probs.data(), acc, row_stats);
+    } else {
+      for (int64_t g = 0; g < group; ++g)
+        attend_head_scalar<C>(&w.qf[g * head_dim], kv, head_dim, fscale, w.scores.data(),
+                              acc + g * head_dim, row_stats + 2 * g);
     }
   };
-  // Each thread gets one run of tasks holding about the same number of keys.
-  const std::vector<int64_t> bounds =
-      balanced_ranges(lens, num_seqs, num_kv_heads, at::get_num_threads());
-  parallel_for(0, int64_t(bounds.size()) - 1, 1, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r)
-      if (bounds[r] < bounds[r + 1]) run_tasks(bounds[r], bounds[r + 1]);
+  auto write = [&](int64_t task, const float* acc) {
+    const int64_t s = task / num_kv_heads, kvh = task % num_kv_heads;
+    T* dst = op + (s * num_heads + kvh * group) * head_dim;  // the group's heads are adjacent
+    for (int64_t i = 0; i < group * head_dim; ++i) dst[i] = static_cast<T>(acc[i]);
+  };
+  const int64_t tasks = num_seqs * num_kv_heads, threads = at::get_num_threads();
+  if (tasks >= 2 * threads || max_len < kSplitMinKeys) {
+    // Whole tasks: each thread one run of them holding about the same number of keys.
+    const std::vector<int64_t> bounds = balanced_ranges(lens, num_seqs, num_kv_heads, threads);
+    parallel_for(0, int64_t(bounds.size()) - 1, 1, [&](int64_t r0, int64_t r1) {
+      Work w = new_work();
+      std::vector<float> acc(group * head_dim), row_stats(2 * group);
+      for (int64_t r = r0; r < r1; ++r) {
+        if (bounds[r] < bounds[r + 1]) prefetch_start(whole(bounds[r]));
+        for (int64_t task = bounds[r]; task < bounds[r + 1]; ++task) {
+          if (task + 1 < bounds[r + 1]) prefetch_start(whole(task + 1));
+          attend(w, whole(task), acc.data(), row_stats.data());
+          write(task, acc.data());
+        }
+      }
+    });
+    return;
+  }
+  // Fewer than two tasks per thread, one of kSplitMinKeys keys or more (one sequence's 3 KV
+  // heads over 2 threads would go 2 : 1, and 16 threads would leave 13 idle): the tasks' blocks
+  // laid end to end and cut into one run per thread, so a task may be attended in parts on
+  // several threads (flash-decoding's split of the keys). A thread's run holds at most two
+  // parts, its first piece and its last; their accs and stats wait in the thread's two slots,
+  // then each split task's parts are merged.
+  std::vector<int64_t> first_block{0};  // task t: blocks [first_block[t], first_block[t + 1])
+  for (int64_t task = 0; task < tasks; ++task)
+    first_block.push_back(first_block.back() + whole(task).b1);
+  const int64_t total = first_block.back();
+  const int64_t slot_size = group * head_dim + 2 * group;  // acc, then row_stats
+  std::vector<float> parts(2 * threads * slot_size);
+  std::vector<int64_t> part_task(2 * threads, -1);
+  parallel_for(0, threads, 1, [&](int64_t r0, int64_t r1) {
+    Work w = new_work();
+    std::vector<float> acc(group * head_dim), row_stats(2 * group);
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t begin = total * r / threads, end = total * (r + 1) / threads;
+      std::vector<Piece> pieces;
+      for (int64_t task = 0; task < tasks; ++task) {
+        const int64_t b0 = std::max(begin, first_block[task]);
+        const int64_t b1 = std::min(end, first_block[task + 1]);
+        if (b0 < b1) pieces.push_back({task, b0 - first_block[task], b1 - first_block[task]});
+      }
+      if (!pieces.empty()) prefetch_start(pieces[0]);
+      for (size_t i = 0; i < pieces.size(); ++i) {
+        if (i + 1 < pieces.size()) prefetch_start(pieces[i + 1]);
+        const Piece& piece = pieces[i];
+        if (piece.b0 == 0 && piece.b1 == whole(piece.task).b1) {
+          attend(w, piece, acc.data(), row_stats.data());
+          write(piece.task, acc.data());
+        } else {
+          const int64_t slot = 2 * r + (i == 0 ? 0 : 1);
+          float* part = parts.data() + slot * slot_size;
+          attend(w, piece, part, part + group * head_dim);
+          part_task[slot] = piece.task;
+        }
+      }
+    }
+  });
+  merge_parts(parts.data(), part_task, group, head_dim, [&](int64_t task, const float* acc) {
+    write(task, acc);
   });
 }
 
