@@ -5,7 +5,10 @@ ratio. The floor: SmolLM2's decode weights (120 linears and the LM head: 269 MB 
 in int8) at that round's `sum` bandwidth. Prints each mode's median step, the median of the
 per-round ratios, and their quartiles.
 
-    .venv/bin/python benchmarks/one_stream.py [--rounds 150] [--context 70]
+    .venv/bin/python benchmarks/one_stream.py [--rounds 150] [--context 70] [--model smollm2]
+
+(`--model` takes any model of SmolLM2-135M's shapes, such as session 33's random-weight
+`docs/bench/session33/smol_shaped.py`: the floor counts SmolLM2's bytes.)
 
 (docs/bench/session25/one_stream.py measures the floor once, before the engines, and adds the
 kernels' own streams; the host's mood can change in between.)
@@ -36,10 +39,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=150)
     parser.add_argument("--context", type=int, default=70)
+    parser.add_argument("--model", default="smollm2", help="a model of SmolLM2-135M's shapes")
     args = parser.parse_args()
     cores = {
         mode: decoding_core(
-            InferenceEngine(model="smollm2", **options),
+            InferenceEngine(model=args.model, **options),
             1,
             context=args.context,
             kv_cache_dtype=kv,
