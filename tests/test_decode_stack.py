@@ -188,8 +188,8 @@ def test_one_region_gives_the_same_logits_as_one_thread(tiny_model_dir, override
     """With two threads a step's layers run in one parallel region (`in_one_region`, the other
     threads waiting for each loop); with one, on this thread alone. Every output element is
     computed by one thread either way, so the logits are the same bit for bit. (Short prompts:
-    from 256 keys, a step of fewer tasks than two per thread merges its attention's parts, whose
-    rounding depends on the thread count.)"""
+    from 256 keys, a step whose tasks cannot balance the threads merges its attention's parts,
+    whose rounding depends on the thread count.)"""
     engine = engine_for(tiny_model_dir("llama"), **overrides)
     stack = stack_of(engine)
     prompts = [list(range(5, 12)), list(range(40, 46)), list(range(10, 30))]
@@ -225,10 +225,10 @@ def test_one_region_gives_the_same_logits_as_one_thread(tiny_model_dir, override
 def test_one_long_sequence_splits_its_keys_and_decodes_as_the_reference(
     tiny_model_dir, tmp_path, threads
 ):
-    """One sequence past 256 keys has fewer (sequence, KV head) tasks than two per thread, so
-    each decode step's attention cuts its KV heads' keys into one run per thread and merges the
-    parts (`paged_attention.cpp`), inside the stack's region: its logits in fp32 are the
-    reference attention backend's."""
+    """One sequence past 256 keys: its 2 KV heads cannot balance 2 or 3 threads, so each decode
+    step's attention cuts their keys into one run per thread and merges the parts
+    (`paged_attention.cpp`), inside the stack's region: its logits in fp32 are the reference
+    attention backend's."""
     path = shutil.copytree(tiny_model_dir("llama"), tmp_path / "llama_1k")
     config = json.loads((path / "config.json").read_text())
     config["max_position_embeddings"] = 1024  # the tiny model's 256 leaves no room past 256

@@ -238,7 +238,9 @@ def test_paged_decode_attention_any_split_of_mixed_lengths(kernels, threads, con
 
 
 @pytest.mark.parametrize("threads", [2, 3, 4, 16])
-@pytest.mark.parametrize("context_lens", [[2000], [256], [1], [300, 17], [900, 3, 40]])
+@pytest.mark.parametrize(
+    "context_lens", [[2000], [256], [1], [300, 17], [900, 3, 40], [2000, 10], [64] * 8 + [1000]]
+)
 @pytest.mark.parametrize(
     "cache,head_dim,heads,kv_heads",
     [("float32", 64, 9, 3), ("bfloat16", 64, 9, 3), ("int8", 64, 9, 3), ("float32", 16, 4, 2)],
@@ -246,11 +248,11 @@ def test_paged_decode_attention_any_split_of_mixed_lengths(kernels, threads, con
 def test_paged_decode_attention_splits_the_keys_of_few_sequences(
     kernels, threads, context_lens, cache, head_dim, heads, kv_heads
 ):
-    """With fewer (sequence, KV head) tasks than two per thread (one sequence: 3 KV heads over 2
-    threads) and a sequence of 256 keys or more, the kernel cuts the tasks' keys into equal
-    runs, one per thread, and merges the parts of a task it cut by their softmax max and sum:
-    the outputs still match the reference, for a task cut in two, in many (16 threads over 3
-    tasks) and not at all (one key)."""
+    """Where whole (sequence, KV head) tasks cannot balance the threads (one sequence: 3 KV heads
+    over 2 threads; a long sequence beside short ones) and a sequence has 256 keys or more, the
+    kernel cuts the tasks' keys into equal runs, one per thread, and merges the parts of a task
+    it cut by their softmax max and sum: the outputs still match the reference, for a task cut
+    in two, in many (16 threads over 3 tasks) and not at all (one key)."""
     torch.manual_seed(0)
     block_size = 16
     num_blocks = sum(-(-n // block_size) for n in context_lens) + 4

@@ -31,6 +31,7 @@ using attention::balanced_ranges;
 using attention::kSplitMinKeys;
 using attention::merge_parts;
 using attention::Piece;
+using attention::runs_balanced;
 #if defined(__AVX2__) || defined(__AVX512F__)
 using attention::kPrefetchBlocks;
 using attention::prefetch_kv_block;
@@ -220,9 +221,9 @@ void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor
     for (int64_t i = 0; i < group * head_dim; ++i) dst[i] = static_cast<T>(acc[i]);
   };
   const int64_t tasks = num_seqs * num_kv_heads, threads = at::get_num_threads();
-  if (tasks >= 2 * threads || max_len < kSplitMinKeys) {
-    // Whole tasks: each thread one run of them holding about the same number of keys.
-    const std::vector<int64_t> bounds = balanced_ranges(lens, num_seqs, num_kv_heads, threads);
+  // Whole tasks: each thread one run of them holding about the same number of keys.
+  const std::vector<int64_t> bounds = balanced_ranges(lens, num_seqs, num_kv_heads, threads);
+  if (max_len < kSplitMinKeys || runs_balanced(lens, num_kv_heads, bounds, threads)) {
     parallel_for(0, int64_t(bounds.size()) - 1, 1, [&](int64_t r0, int64_t r1) {
       Work w = new_work();
       std::vector<float> acc(group * head_dim), row_stats(2 * group);
@@ -237,12 +238,12 @@ void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor
     });
     return;
   }
-  // Fewer than two tasks per thread, one of kSplitMinKeys keys or more (one sequence's 3 KV
-  // heads over 2 threads would go 2 : 1, and 16 threads would leave 13 idle): the tasks' blocks
-  // laid end to end and cut into one run per thread, so a task may be attended in parts on
-  // several threads (flash-decoding's split of the keys). A thread's run holds at most two
-  // parts, its first piece and its last; their accs and stats wait in the thread's two slots,
-  // then each split task's parts are merged.
+  // Runs out of balance, a sequence of kSplitMinKeys keys or more (one sequence's 3 KV heads
+  // over 2 threads would go 2 : 1, 16 threads would leave 13 idle, a long sequence beside short
+  // ones would give one thread its every head): the tasks' blocks laid end to end and cut into
+  // one run per thread, so a task may be attended in parts on several threads (flash-decoding's
+  // split of the keys). A thread's run holds at most two parts, its first piece and its last;
+  // their accs and stats wait in the thread's two slots, then each split task's are merged.
   std::vector<int64_t> first_block{0};  // task t: blocks [first_block[t], first_block[t + 1])
   for (int64_t task = 0; task < tasks; ++task)
     first_block.push_back(first_block.back() + whole(task).b1);

@@ -1,6 +1,6 @@
 # The decode kernel's outputs over fp32/bf16/fp16 q, model-dtype and int8 caches, four head shapes and
-# five batches of lengths on 1-3 threads, hashed: only the cases that take whole tasks (BASE has
-# no split). The same hash from BASE (a worktree of 8d37292) and from 1856978:
+# six batches of lengths on 1-3 threads, hashed: only the cases that take whole tasks (BASE has
+# no split). The same hash from BASE (a worktree of 8d37292) and from the split's tree:
 #   (cd BASE && PYTHONPATH=. /work/main/.venv/bin/python /work/main/docs/bench/session33/eqdecode.py)
 #   PYTHONPATH=. .venv/bin/python docs/bench/session33/eqdecode.py   # 213c2e0610b5a4c9d7b84a8140f960a9
 import hashlib, torch
@@ -13,10 +13,11 @@ for threads in [1, 2, 3]:
     for dtype in [torch.float32, torch.bfloat16, torch.float16]:
         for cache in ["model", "int8"]:
             for bs, hd, H, KVH in [(16, 64, 9, 3), (16, 128, 4, 4), (5, 64, 8, 2), (16, 16, 4, 2)]:
-                for lens in [[1, 16, 17, 70, 200], [900, 3, 40, 12], [100], [70], [2000, 300]]:
-                    if threads == 1 or len(lens) * KVH >= 2 * threads or max(lens) < 256:
-                        pass  # the whole-task path (the only one BASE has)
-                    else:
+                for lens in [[1, 16, 17, 70, 200], [900, 3, 40, 12], [100], [70], [2000, 300],
+                             [300] * 4]:
+                    # Only steps that keep whole tasks (the only path BASE has): one thread,
+                    # no sequence of 256 keys, or equal sequences enough to balance the threads.
+                    if not (threads == 1 or max(lens) < 256 or lens == [300] * 4):
                         continue
                     nb = sum(-(-n // bs) for n in lens) + 2
                     perm = torch.randperm(nb).tolist()
