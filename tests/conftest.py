@@ -255,6 +255,18 @@ def cpu_kernels_built() -> None:
 
 
 @contextlib.contextmanager
+def torch_threads(n: int):
+    """torch's intra-op thread count set to `n` inside the block (more than the cores is fine
+    for correctness), restored after."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+@contextlib.contextmanager
 def serve_in_process(model_dir: str, num_kv_blocks: int = 64, server_config=None):
     """(app, base url) of the OpenAI server over `model_dir` (float32), in-process (uvicorn
     in a thread): seconds cheaper than a subprocess. `server_config`: a `ServerConfig` (its host

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import pytest
 import torch
+from conftest import torch_threads
 
 from roseinfer.config import EngineConfig, SamplingParams
 from roseinfer.engine import InferenceEngine
@@ -210,13 +211,9 @@ def test_one_region_gives_the_same_logits_as_one_thread(tiny_model_dir, override
                 s.seq.num_computed_tokens += s.num_new_tokens
         return out
 
-    threads = torch.get_num_threads()
     in_region = logits()
-    torch.set_num_threads(1)
-    try:
+    with torch_threads(1):
         alone = logits()
-    finally:
-        torch.set_num_threads(threads)
     for a, b in zip(in_region, alone, strict=True):
         assert torch.equal(a, b)
 
@@ -249,14 +246,10 @@ def test_one_long_sequence_splits_its_keys_and_decodes_as_the_reference(
             seq.num_computed_tokens += n
         return out
 
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
+    with torch_threads(threads):
         kernel = engine_for(str(path), dtype="float32")
         spy = CountingStack(stack_of(kernel))
         split = logits(kernel, spy)
-    finally:
-        torch.set_num_threads(before)
     assert spy.calls >= 3  # the decode steps went through the stack
     reference = logits(engine_for(str(path), dtype="float32", attention_backend="reference"), None)
     for a, b in zip(split, reference, strict=True):

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import assert_tile_tasks
+from conftest import assert_tile_tasks, torch_threads
 from torch import nn
 
 from roseinfer.backends import AttentionChoice, BackendOptions, CpuBackend, TorchBackend
@@ -228,12 +228,8 @@ def test_paged_decode_attention_any_split_of_mixed_lengths(kernels, threads, con
     caches = [torch.randn(num_blocks, kv_heads, block_size, head_dim) for _ in range(2)]
     q = torch.randn(meta.num_seqs, heads, head_dim)
     k, v = (torch.randn(meta.num_seqs, kv_heads, head_dim) for _ in range(2))
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
+    with torch_threads(threads):
         outs, _ = _through_both_backends(q, k, v, caches, meta, head_dim**-0.5)
-    finally:
-        torch.set_num_threads(before)
     torch.testing.assert_close(outs[1], outs[0], atol=1e-5, rtol=1e-5)
 
 
@@ -268,12 +264,8 @@ def test_paged_decode_attention_splits_the_keys_of_few_sequences(
     # peaked, and its int8 rounding of q grows with them).
     q = torch.randn(b, heads, head_dim, dtype=dtype) * (1 if cache == "int8" else 2)
     k, v = (torch.randn(b, kv_heads, head_dim, dtype=dtype) for _ in range(2))
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
+    with torch_threads(threads):
         outs, _ = _through_both_backends(q, k, v, caches, meta, head_dim**-0.5)
-    finally:
-        torch.set_num_threads(before)
     tol = {"float32": 1e-5, "bfloat16": 2e-2, "int8": 3e-2}[cache]
     torch.testing.assert_close(outs[1], outs[0], atol=tol, rtol=tol)
 
