@@ -61,9 +61,11 @@ inline bool runs_balanced(const int64_t* lens, int64_t num_kv_heads,
   return double(heaviest) * double(threads) <= kMaxRunShares * double(total);
 }
 
-// A run of one (sequence, KV head) task's blocks, [b0, b1) of its block table.
+// A run of one (sequence, KV head) task's keys: `len` keys from block b0 of its block table
+// (the task's whole length where b0 is 0 and the piece is the whole task), its sequence and KV
+// head worked out once where the piece is made.
 struct Piece {
-  int64_t task, b0, b1;
+  int64_t task, seq, kv_head, b0, len;
 };
 
 // The tasks attended in parts: slot i of `parts` holds a part's acc [G, D] (its query heads'

@@ -160,21 +160,25 @@ void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor
   // A task is one (sequence, KV head) and covers the query heads of its group; a piece is a run
   // of a task's blocks [b0, b1), the whole task or a part of it.
   auto view = [&](const Piece& piece) {
-    const int64_t s = piece.task / num_kv_heads, kvh = piece.task % num_kv_heads;
+    const int64_t kvh = piece.kv_head;
     const bool scaled = k_scales != nullptr;
     return KVView<C>{kc + kvh * head_stride,
                      vc + kvh * head_stride,
                      scaled ? k_scales + kvh * block_size : nullptr,
                      scaled ? v_scales + kvh * block_size : nullptr,
-                     tables + s * max_blocks + piece.b0,
-                     std::min(lens[s], piece.b1 * block_size) - piece.b0 * block_size,
+                     tables + piece.seq * max_blocks + piece.b0,
+                     piece.len,
                      block_size,
                      block_stride,
                      scale_stride};
   };
-  auto whole = [&](int64_t task) {
-    return Piece{task, 0, (lens[task / num_kv_heads] + block_size - 1) / block_size};
+  // Blocks b0 to b1 of a task (b1 past its last: to its end).
+  auto piece_of = [&](int64_t task, int64_t b0, int64_t b1) {
+    const int64_t s = task / num_kv_heads;
+    return Piece{task, s, task - s * num_kv_heads, b0,
+                 std::min(lens[s], b1 * block_size) - b0 * block_size};
   };
+  auto whole = [&](int64_t task) { return piece_of(task, 0, max_blocks); };
   // The first blocks of a piece's K/V, asked for while the piece before it runs: pieces are
   // short (a few blocks each), so waiting for their first blocks would be a large share of them.
   auto prefetch_start = [&](const Piece& piece) {
@@ -197,7 +201,7 @@ void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor
                 std::vector<T>(x.cos != nullptr ? head_dim : 0)};
   };
   auto attend = [&](Work& w, const Piece& piece, float* acc, float* row_stats) {
-    const int64_t s = piece.task / num_kv_heads, kvh = piece.task % num_kv_heads;
+    const int64_t s = piece.seq, kvh = piece.kv_head;
     for (int64_t g = 0; g < group; ++g) {
       const T* src = x.q + s * x.q_row + (kvh * group + g) * x.q_head;
       if (x.cos != nullptr) {
@@ -216,8 +220,8 @@ void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor
     }
   };
   auto write = [&](int64_t task, const float* acc) {
-    const int64_t s = task / num_kv_heads, kvh = task % num_kv_heads;
-    T* dst = op + (s * num_heads + kvh * group) * head_dim;  // the group's heads are adjacent
+    // Task t's group of query heads is heads [t * G, (t + 1) * G) of the flattened [B, H].
+    T* dst = op + task * group * head_dim;
     for (int64_t i = 0; i < group * head_dim; ++i) dst[i] = static_cast<T>(acc[i]);
   };
   const int64_t tasks = num_seqs * num_kv_heads, threads = at::get_num_threads();
@@ -228,10 +232,13 @@ void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor
       Work w = new_work();
       std::vector<float> acc(group * head_dim), row_stats(2 * group);
       for (int64_t r = r0; r < r1; ++r) {
-        if (bounds[r] < bounds[r + 1]) prefetch_start(whole(bounds[r]));
+        if (bounds[r] == bounds[r + 1]) continue;
+        Piece next = whole(bounds[r]);
+        prefetch_start(next);
         for (int64_t task = bounds[r]; task < bounds[r + 1]; ++task) {
-          if (task + 1 < bounds[r + 1]) prefetch_start(whole(task + 1));
-          attend(w, whole(task), acc.data(), row_stats.data());
+          const Piece piece = next;
+          if (task + 1 < bounds[r + 1]) prefetch_start(next = whole(task + 1));
+          attend(w, piece, acc.data(), row_stats.data());
           write(task, acc.data());
         }
       }
@@ -245,8 +252,10 @@ void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor
   // split of the keys). A thread's run holds at most two parts, its first piece and its last;
   // their accs and stats wait in the thread's two slots, then each split task's are merged.
   std::vector<int64_t> first_block{0};  // task t: blocks [first_block[t], first_block[t + 1])
-  for (int64_t task = 0; task < tasks; ++task)
-    first_block.push_back(first_block.back() + whole(task).b1);
+  for (int64_t task = 0; task < tasks; ++task) {
+    const int64_t blocks = (lens[task / num_kv_heads] + block_size - 1) / block_size;
+    first_block.push_back(first_block.back() + blocks);
+  }
   const int64_t total = first_block.back();
   const int64_t slot_size = group * head_dim + 2 * group;  // acc, then row_stats
   std::vector<float> parts(2 * threads * slot_size);
@@ -260,13 +269,14 @@ void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor
       for (int64_t task = 0; task < tasks; ++task) {
         const int64_t b0 = std::max(begin, first_block[task]);
         const int64_t b1 = std::min(end, first_block[task + 1]);
-        if (b0 < b1) pieces.push_back({task, b0 - first_block[task], b1 - first_block[task]});
+        if (b0 < b1)
+          pieces.push_back(piece_of(task, b0 - first_block[task], b1 - first_block[task]));
       }
       if (!pieces.empty()) prefetch_start(pieces[0]);
       for (size_t i = 0; i < pieces.size(); ++i) {
         if (i + 1 < pieces.size()) prefetch_start(pieces[i + 1]);
         const Piece& piece = pieces[i];
-        if (piece.b0 == 0 && piece.b1 == whole(piece.task).b1) {
+        if (piece.b0 == 0 && piece.len == lens[piece.seq]) {
           attend(w, piece, acc.data(), row_stats.data());
           write(piece.task, acc.data());
         } else {
