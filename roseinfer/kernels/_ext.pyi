@@ -1,6 +1,8 @@
 # Types of the C++ extension `load_cpu_kernels` builds (roseinfer/kernels/bindings.cpp).
 # There is no `roseinfer.kernels._ext` module at run time: the extension is JIT-built under its
 # own name. Code imports these names under TYPE_CHECKING only, to type its seams.
+# The entries the decoder stack calls take `out`: a contiguous tensor of the output's shape and
+# dtype, written and returned instead of a new one.
 
 from typing import Protocol
 
@@ -23,8 +25,11 @@ class DecodeLinear:
         kernel_rows: int = ...,
         packed: Tensor | None = None,
     ) -> None: ...
-    def __call__(self, x: Tensor) -> Tensor: ...  # [M, K] -> [M, N]
-    def silu_mul(self, x: Tensor) -> Tensor: ...  # [M, K] -> [M, N/2]: silu_and_mul(self(x))
+    def __call__(self, x: Tensor, out: Tensor | None = None) -> Tensor: ...  # [M, K] -> [M, N]
+    # [M, K] -> [M, N/2]: silu_and_mul(self(x))
+    def silu_mul(self, x: Tensor, out: Tensor | None = None) -> Tensor: ...
+    @property
+    def out_features(self) -> int: ...  # N
 
 class DecodeLayer:
     def __init__(
@@ -88,6 +93,7 @@ class CppKernels(Protocol):
         scale: float,
         k_scale: Tensor | None = None,  # [num_blocks, KVH, block_size] for int8 caches
         v_scale: Tensor | None = None,
+        out: Tensor | None = None,
     ) -> Tensor: ...  # [n, H, D]
     def paged_decode_attention_qkv(
         self,
@@ -103,22 +109,34 @@ class CppKernels(Protocol):
         scale: float,
         k_scale: Tensor | None = None,
         v_scale: Tensor | None = None,
+        out: Tensor | None = None,
     ) -> Tensor: ...  # [n, H, D]
-    def rms_norm(self, x: Tensor, weight: Tensor, eps: float) -> Tensor: ...
-    def add_rms_norm(self, x: Tensor, residual: Tensor, weight: Tensor, eps: float) -> Tensor: ...
+    def rms_norm(
+        self, x: Tensor, weight: Tensor, eps: float, out: Tensor | None = None
+    ) -> Tensor: ...
+    def add_rms_norm(
+        self, x: Tensor, residual: Tensor, weight: Tensor, eps: float, out: Tensor | None = None
+    ) -> Tensor: ...
     def rotary_embedding(self, q: Tensor, k: Tensor, cos: Tensor, sin: Tensor) -> None: ...
-    def silu_and_mul(self, x: Tensor) -> Tensor: ...  # [N, 2I] -> [N, I]
+    def silu_and_mul(self, x: Tensor, out: Tensor | None = None) -> Tensor: ...  # [N, 2I] -> [N, I]
     def int8_linear(
-        self, x: Tensor, weight: Tensor, scale: Tensor, bias: Tensor | None = None
+        self,
+        x: Tensor,
+        weight: Tensor,
+        scale: Tensor,
+        bias: Tensor | None = None,
+        out: Tensor | None = None,
     ) -> Tensor: ...
     def small_batch_linear(
-        self, x: Tensor, weight: Tensor, bias: Tensor | None = None
+        self, x: Tensor, weight: Tensor, bias: Tensor | None = None, out: Tensor | None = None
     ) -> Tensor: ...
     def vector_lanes(self) -> int: ...  # 16 (AVX-512), 8 (AVX2) or 0 (scalar loops)
     def int8_dequantize(self, weight: Tensor, scale: Tensor) -> Tensor: ...  # [N, K] fp32
     def amx_linear_available(self) -> bool: ...
     def amx_pack_weight(self, weight: Tensor) -> Tensor: ...  # [N, K] -> [N/16, K/32, 16, 32]
-    def amx_linear(self, x: Tensor, packed: Tensor, bias: Tensor | None = None) -> Tensor: ...
+    def amx_linear(
+        self, x: Tensor, packed: Tensor, bias: Tensor | None = None, out: Tensor | None = None
+    ) -> Tensor: ...
     def paged_prefill_attention(
         self,
         q: Tensor,  # [n, H, D] the prefill chunks' queries, sequence after sequence
@@ -139,18 +157,30 @@ class CppKernels(Protocol):
     def apply_token_bitmask(self, logits: Tensor, bitmask: Tensor, rows: Tensor) -> None: ...
     def amx_int8_linear_available(self) -> bool: ...
     def amx_int8_linear(
-        self, x: Tensor, packed: Tensor, scale: Tensor, bias: Tensor | None = None
+        self,
+        x: Tensor,
+        packed: Tensor,
+        scale: Tensor,
+        bias: Tensor | None = None,
+        out: Tensor | None = None,
     ) -> Tensor: ...
     def vnni_int8_linear_available(self) -> bool: ...
     # int8 [N, K] -> [N/16, K/4, 16, 4], the tiles interleaved by task
     def vnni_pack_weight(self, weight: Tensor) -> Tensor: ...
     def vnni_int8_linear(
-        self, x: Tensor, packed: Tensor, scale: Tensor, bias: Tensor | None = None
+        self,
+        x: Tensor,
+        packed: Tensor,
+        scale: Tensor,
+        bias: Tensor | None = None,
+        out: Tensor | None = None,
     ) -> Tensor: ...
     def dpbf16_linear_available(self) -> bool: ...
     # bf16 [N, K] -> [N/16, K/2, 16, 2], the tiles interleaved by task
     def dpbf16_pack_weight(self, weight: Tensor) -> Tensor: ...
-    def dpbf16_linear(self, x: Tensor, packed: Tensor, bias: Tensor | None = None) -> Tensor: ...
+    def dpbf16_linear(
+        self, x: Tensor, packed: Tensor, bias: Tensor | None = None, out: Tensor | None = None
+    ) -> Tensor: ...
     # a gated projection's [2I, K] = [gate; up] in tasks of (gate tile j, up tile j)
     def vnni_pack_gated(self, weight: Tensor) -> Tensor: ...
     def vnni_int8_gated_linear(  # [M, 2I], or SiLU(gate) * up [M, I] with silu_mul
@@ -160,8 +190,14 @@ class CppKernels(Protocol):
         scale: Tensor,
         bias: Tensor | None = None,
         silu_mul: bool = False,
+        out: Tensor | None = None,
     ) -> Tensor: ...
     def dpbf16_pack_gated(self, weight: Tensor) -> Tensor: ...
     def dpbf16_gated_linear(
-        self, x: Tensor, packed: Tensor, bias: Tensor | None = None, silu_mul: bool = False
+        self,
+        x: Tensor,
+        packed: Tensor,
+        bias: Tensor | None = None,
+        silu_mul: bool = False,
+        out: Tensor | None = None,
     ) -> Tensor: ...

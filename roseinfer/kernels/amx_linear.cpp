@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "amx.h"
+#include "ops.h"
 #include "parallel.h"
 #include "vec.h"
 
@@ -328,10 +329,11 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, int64_t N, const 
 
 }  // namespace
 
-torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias) {
+torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias,
+                         c10::optional<torch::Tensor> out) {
   check_amx_inputs(x, packed, at::kBFloat16, bias, "amx_linear");
   const int64_t M = x.size(0), K = x.size(1), N = packed.size(0) * 16;
-  auto y = torch::empty({M, N}, x.options());
+  auto y = output_tensor(out, {M, N}, x.options(), x, "amx_linear");
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
   run_passes(x.data_ptr<c10::BFloat16>(), M, K, N, packed.data_ptr<c10::BFloat16>(), nullptr,
              bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr,
@@ -349,13 +351,14 @@ bool amx_int8_linear_available() {
 }
 
 torch::Tensor amx_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
-                              c10::optional<torch::Tensor> bias) {
+                              c10::optional<torch::Tensor> bias,
+                              c10::optional<torch::Tensor> out) {
   check_amx_inputs(x, packed, at::kChar, bias, "amx_int8_linear");
   const int64_t M = x.size(0), K = x.size(1), N = packed.size(0) * 16;
   TORCH_CHECK(scale.is_contiguous() && scale.numel() == N && scale.scalar_type() == at::kBFloat16,
               "amx_int8_linear: scale must be bf16 [N]");
   TORCH_CHECK(amx_int8_linear_available(), "amx_int8_linear: built without AVX512-BF16");
-  auto y = torch::empty({M, N}, x.options());
+  auto y = output_tensor(out, {M, N}, x.options(), x, "amx_int8_linear");
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AVX512BF16__)
   run_passes(x.data_ptr<c10::BFloat16>(), M, K, N, packed.data_ptr<int8_t>(),
              scale.data_ptr<c10::BFloat16>(),

@@ -4,6 +4,8 @@
 #include "decode_stack.h"
 #include "ops.h"
 
+// The entries the decoder stack calls take `out=`: a contiguous tensor of the output's shape and
+// dtype to write into (and return) instead of a new one.
 // The attention and linear kernels run long enough (~0.1-0.3 ms) to hand the GIL to the HTTP thread; the
 // others take microseconds, less than a GIL hand-off is worth.
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
@@ -13,28 +15,32 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("q"), py::arg("k"), py::arg("v"), py::arg("k_cache"), py::arg("v_cache"),
         py::arg("slot_mapping"), py::arg("block_tables"), py::arg("context_lens"),
         py::arg("scale"), py::arg("k_scale") = py::none(), py::arg("v_scale") = py::none(),
-        py::call_guard<py::gil_scoped_release>());
+        py::arg("out") = py::none(), py::call_guard<py::gil_scoped_release>());
   m.def("paged_decode_attention_qkv", &roseinfer::paged_decode_attention_qkv,
         "paged_decode_attention over the rows of the fused qkv projection, rotating q and k on "
         "the way (the decoder stack's form, bound for the tests)",
         py::arg("qkv"), py::arg("cos"), py::arg("sin"), py::arg("num_heads"), py::arg("k_cache"),
         py::arg("v_cache"), py::arg("slot_mapping"), py::arg("block_tables"),
         py::arg("context_lens"), py::arg("scale"), py::arg("k_scale") = py::none(),
-        py::arg("v_scale") = py::none(), py::call_guard<py::gil_scoped_release>());
-  m.def("rms_norm", &roseinfer::rms_norm, "RMSNorm of rows [N, n]");
+        py::arg("v_scale") = py::none(), py::arg("out") = py::none(),
+        py::call_guard<py::gil_scoped_release>());
+  m.def("rms_norm", &roseinfer::rms_norm, "RMSNorm of rows [N, n]", py::arg("x"),
+        py::arg("weight"), py::arg("eps"), py::arg("out") = py::none());
   m.def("add_rms_norm", &roseinfer::add_rms_norm,
-        "residual += x in place, then RMSNorm of the new residual");
+        "residual += x in place, then RMSNorm of the new residual", py::arg("x"),
+        py::arg("residual"), py::arg("weight"), py::arg("eps"), py::arg("out") = py::none());
   m.def("rotary_embedding", &roseinfer::rotary_embedding,
         "rotate-half rotary embedding of q and k, in place");
-  m.def("silu_and_mul", &roseinfer::silu_and_mul, "silu(gate) * up of x = [gate | up]");
+  m.def("silu_and_mul", &roseinfer::silu_and_mul, "silu(gate) * up of x = [gate | up]",
+        py::arg("x"), py::arg("out") = py::none());
   m.def("int8_linear", &roseinfer::int8_linear,
         "weight-only int8 linear: (x @ w.T) * scale + bias",
         py::arg("x"), py::arg("weight"), py::arg("scale"), py::arg("bias") = py::none(),
-        py::call_guard<py::gil_scoped_release>());
+        py::arg("out") = py::none(), py::call_guard<py::gil_scoped_release>());
   m.def("small_batch_linear", &roseinfer::small_batch_linear,
         "x @ w.T + bias streaming w once (w in x's dtype): for a few rows of x",
         py::arg("x"), py::arg("weight"), py::arg("bias") = py::none(),
-        py::call_guard<py::gil_scoped_release>());
+        py::arg("out") = py::none(), py::call_guard<py::gil_scoped_release>());
   m.def("int8_dequantize", &roseinfer::int8_dequantize,
         "weight [N, K] int8 * scale [N] per row, as fp32 [N, K]");
   m.def("vector_lanes", &roseinfer::vector_lanes,
@@ -48,7 +54,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("amx_linear", &roseinfer::amx_linear,
         "x @ w.T + bias for bf16 x [M, K], w packed by amx_pack_weight",
         py::arg("x"), py::arg("packed"), py::arg("bias") = py::none(),
-        py::call_guard<py::gil_scoped_release>());
+        py::arg("out") = py::none(), py::call_guard<py::gil_scoped_release>());
   m.def("paged_prefill_attention", &roseinfer::paged_prefill_attention,
         "causal attention of a step's prefill chunks over the paged cache, keys read in place",
         py::arg("q"), py::arg("k_cache"), py::arg("v_cache"), py::arg("block_tables"),
@@ -71,7 +77,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("amx_int8_linear", &roseinfer::amx_int8_linear,
         "(x @ w.T) * scale + bias for bf16 x [M, K], int8 w packed by amx_pack_weight",
         py::arg("x"), py::arg("packed"), py::arg("scale"), py::arg("bias") = py::none(),
-        py::call_guard<py::gil_scoped_release>());
+        py::arg("out") = py::none(), py::call_guard<py::gil_scoped_release>());
   m.def("vnni_int8_linear_available", &roseinfer::vnni_int8_linear_available,
         "whether vnni_int8_linear runs here (built with AVX512-VNNI)");
   m.def("vnni_pack_weight", &roseinfer::vnni_pack_weight,
@@ -81,7 +87,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "(x_q @ w.T) * scale + bias with x rounded to int8 per block of 64 inputs, int8 w "
         "packed by vnni_pack_weight",
         py::arg("x"), py::arg("packed"), py::arg("scale"), py::arg("bias") = py::none(),
-        py::call_guard<py::gil_scoped_release>());
+        py::arg("out") = py::none(), py::call_guard<py::gil_scoped_release>());
   m.def("vnni_pack_gated", &roseinfer::vnni_pack_gated,
         "a gated projection's int8 w [2I, K] = [gate; up] as vnni_pack_weight packs it, in tasks "
         "of gate tile j and up tile j, for vnni_int8_gated_linear");
@@ -89,7 +95,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "vnni_int8_linear over vnni_pack_gated's weights: [M, 2I], or with silu_mul "
         "SiLU(gate) * up [M, I] (bit for bit silu_and_mul of the former)",
         py::arg("x"), py::arg("packed"), py::arg("scale"), py::arg("bias") = py::none(),
-        py::arg("silu_mul") = false, py::call_guard<py::gil_scoped_release>());
+        py::arg("silu_mul") = false, py::arg("out") = py::none(),
+        py::call_guard<py::gil_scoped_release>());
   m.def("dpbf16_linear_available", &roseinfer::dpbf16_linear_available,
         "whether dpbf16_linear runs here (built with AVX512-BF16)");
   m.def("dpbf16_pack_weight", &roseinfer::dpbf16_pack_weight,
@@ -98,7 +105,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("dpbf16_linear", &roseinfer::dpbf16_linear,
         "x @ w.T + bias for bf16 x [M, K], w packed by dpbf16_pack_weight (vdpbf16ps)",
         py::arg("x"), py::arg("packed"), py::arg("bias") = py::none(),
-        py::call_guard<py::gil_scoped_release>());
+        py::arg("out") = py::none(), py::call_guard<py::gil_scoped_release>());
   m.def("dpbf16_pack_gated", &roseinfer::dpbf16_pack_gated,
         "a gated projection's bf16 w [2I, K] = [gate; up] as dpbf16_pack_weight packs it, in "
         "tasks of gate tile j and up tile j, for dpbf16_gated_linear");
@@ -106,7 +113,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "dpbf16_linear over dpbf16_pack_gated's weights: [M, 2I], or with silu_mul "
         "SiLU(gate) * up [M, I] (bit for bit silu_and_mul of the former)",
         py::arg("x"), py::arg("packed"), py::arg("bias") = py::none(),
-        py::arg("silu_mul") = false, py::call_guard<py::gil_scoped_release>());
+        py::arg("silu_mul") = false, py::arg("out") = py::none(),
+        py::call_guard<py::gil_scoped_release>());
   py::class_<roseinfer::DecodeLinear>(m, "DecodeLinear",
                                       "a linear layer's decode kernel and prepared weights")
       .def(py::init<std::string, torch::Tensor, c10::optional<torch::Tensor>,
@@ -116,10 +124,12 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
            py::arg("kernel_rows") = std::numeric_limits<int64_t>::max(),
            py::arg("packed") = py::none())
       .def("__call__", &roseinfer::DecodeLinear::operator(), "y = the layer's kernel on x [M, K]",
-           py::call_guard<py::gil_scoped_release>())
+           py::arg("x"), py::arg("out") = py::none(), py::call_guard<py::gil_scoped_release>())
       .def("silu_mul", &roseinfer::DecodeLinear::silu_mul,
            "SiLU(gate) * up [M, I] of a gated projection's y = [gate | up] [M, 2I]",
-           py::call_guard<py::gil_scoped_release>());
+           py::arg("x"), py::arg("out") = py::none(), py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("out_features", &roseinfer::DecodeLinear::out_features,
+                             "N: the width of y");
   py::class_<roseinfer::DecodeLayer>(m, "DecodeLayer", "one decoder layer's decode weights")
       .def(py::init([](torch::Tensor input_norm, torch::Tensor post_norm,
                        roseinfer::DecodeLinear qkv, roseinfer::DecodeLinear o_proj,

@@ -46,33 +46,51 @@ DecodeLinear::DecodeLinear(std::string kind, torch::Tensor weight,
   } else {
     TORCH_CHECK(false, "DecodeLinear: unknown kind ", kind);
   }
+  // The packed kinds keep [N / 16, ...] tiles of 16 outputs; the others the [N, K] weight.
+  const bool packed_tiles = kind_ != Kind::kInt8 && kind_ != Kind::kSmallBatch &&
+                            kind_ != Kind::kDense;
+  out_features_ = weight_.size(0) * (packed_tiles ? 16 : 1);
 }
 
-torch::Tensor DecodeLinear::operator()(const torch::Tensor& x) const {
+torch::Tensor DecodeLinear::operator()(const torch::Tensor& x,
+                                       const c10::optional<torch::Tensor>& out) const {
   switch (kind_) {
-    case Kind::kAmx: return amx_linear(x, weight_, bias_);
+    case Kind::kAmx: return amx_linear(x, weight_, bias_, out);
     case Kind::kInt8:
-      if (x.size(0) <= kernel_rows_) return int8_linear(x, weight_, *scale_, bias_);
-      return fp32_linear(x, int8_dequantize(weight_, *scale_));
-    case Kind::kAmxInt8: return amx_int8_linear(x, weight_, *scale_, bias_);
-    case Kind::kVnniInt8: return vnni_int8_linear(x, weight_, *scale_, bias_);
-    case Kind::kVnniInt8Gated: return vnni_int8_gated_linear(x, weight_, *scale_, bias_, false);
-    case Kind::kDpbf16: return dpbf16_linear(x, weight_, bias_);
-    case Kind::kDpbf16Gated: return dpbf16_gated_linear(x, weight_, bias_, false);
+      if (x.size(0) <= kernel_rows_) return int8_linear(x, weight_, *scale_, bias_, out);
+      return into(out, fp32_linear(x, int8_dequantize(weight_, *scale_)));
+    case Kind::kAmxInt8: return amx_int8_linear(x, weight_, *scale_, bias_, out);
+    case Kind::kVnniInt8: return vnni_int8_linear(x, weight_, *scale_, bias_, out);
+    case Kind::kVnniInt8Gated:
+      return vnni_int8_gated_linear(x, weight_, *scale_, bias_, false, out);
+    case Kind::kDpbf16: return dpbf16_linear(x, weight_, bias_, out);
+    case Kind::kDpbf16Gated: return dpbf16_gated_linear(x, weight_, bias_, false, out);
     case Kind::kSmallBatch:
-      if (x.size(0) <= kernel_rows_) return small_batch_linear(x, weight_, bias_);
-      if (packed_.has_value()) return onednn_linear(x);
-      return fp32_linear(x, weight_.to(at::kFloat));
+      if (x.size(0) <= kernel_rows_) return small_batch_linear(x, weight_, bias_, out);
+      if (packed_.has_value()) return into(out, onednn_linear(x));
+      return into(out, fp32_linear(x, weight_.to(at::kFloat)));
     case Kind::kDense: break;
   }
-  return at::linear(x, weight_, bias_);
+  return into(out, at::linear(x, weight_, bias_));
 }
 
-torch::Tensor DecodeLinear::silu_mul(const torch::Tensor& x) const {
+torch::Tensor DecodeLinear::silu_mul(const torch::Tensor& x,
+                                     const c10::optional<torch::Tensor>& out) const {
   // The epilogue saves a pass over [M, 2I] and its write: BENCHMARKS.md, session 29.
-  if (kind_ == Kind::kVnniInt8Gated) return vnni_int8_gated_linear(x, weight_, *scale_, bias_, true);
-  if (kind_ == Kind::kDpbf16Gated) return dpbf16_gated_linear(x, weight_, bias_, true);
-  return silu_and_mul((*this)(x));
+  if (kind_ == Kind::kVnniInt8Gated)
+    return vnni_int8_gated_linear(x, weight_, *scale_, bias_, true, out);
+  if (kind_ == Kind::kDpbf16Gated) return dpbf16_gated_linear(x, weight_, bias_, true, out);
+  return silu_and_mul((*this)(x), out);
+}
+
+// The paths of aten, MKL and oneDNN (many rows) allocate their own output: copied into `out`
+// where one is given, as the kernels would write it.
+torch::Tensor DecodeLinear::into(const c10::optional<torch::Tensor>& out, torch::Tensor y) {
+  if (!out.has_value()) return y;
+  TORCH_CHECK(out->sizes() == y.sizes() && out->scalar_type() == y.scalar_type() &&
+                  out->is_contiguous(),
+              "DecodeLinear: out must be a contiguous ", y.sizes(), " tensor of ", y.dtype());
+  return out->copy_(y);
 }
 
 int64_t DecodeLinear::own_kernel_rows() const {
@@ -121,6 +139,7 @@ DecodeStack::DecodeStack(torch::Tensor embedding, std::vector<DecodeLayer> layer
       head_dim_(head_dim),
       scale_(scale),
       one_region_rows_(std::numeric_limits<int64_t>::max()) {
+  TORCH_CHECK(!layers_.empty(), "DecodeStack: no layers");
   for (const DecodeLayer& layer : layers_)
     for (const DecodeLinear* linear :
          {&layer.qkv, &layer.o_proj, &layer.gate_up_proj, &layer.down_proj})
@@ -198,22 +217,33 @@ torch::Tensor DecodeStack::layers_forward(
   TORCH_CHECK(k_scales.size() == v_scales.size() &&
                   (!scaled || static_cast<int64_t>(k_scales.size()) == num_layers),
               "DecodeStack: one K and one V scale tensor per layer (int8 caches), or none");
-  const int64_t rows = hidden.size(0);
+  const int64_t rows = hidden.size(0), width = hidden.size(1);
   const int64_t q_size = num_heads_ * head_dim_, kv_size = num_kv_heads_ * head_dim_;
+  // The step's activations, each written by one op and read by the next, in buffers every layer
+  // reuses: a one-row step allocating each op's output spent 2-4 % of its time on ~200 tensors
+  // (BENCHMARKS.md, session 34).
+  auto buffer = [&](std::initializer_list<int64_t> sizes) {
+    return torch::empty(sizes, hidden.options());
+  };
+  const torch::Tensor normed = buffer({rows, width});  // the norms' outputs
+  const torch::Tensor qkv = buffer({rows, layers_[0].qkv.out_features()});  // [B, q + 2 kv]
+  const torch::Tensor attn = buffer({rows, num_heads_, head_dim_});
+  const torch::Tensor projected = buffer({rows, width});  // o_proj's and down_proj's outputs
+  const torch::Tensor gated = buffer({rows, layers_[0].gate_up_proj.out_features() / 2});
   // As LlamaDecoderLayer: the embedding output is the first residual, handed over (the fused
   // norms add into the residual in place).
-  torch::Tensor residual = hidden;
-  torch::Tensor x;
+  const torch::Tensor& residual = hidden;
   for (int64_t i = 0; i < num_layers; ++i) {
     const DecodeLayer& layer = layers_[i];
-    x = i == 0 ? rms_norm(residual, layer.input_norm, eps_)
-               : add_rms_norm(x, residual, layer.input_norm, eps_);
-    const torch::Tensor qkv = layer.qkv(x);  // [B, q + 2 kv]
+    if (i == 0)
+      rms_norm(residual, layer.input_norm, eps_, normed);
+    else
+      add_rms_norm(projected, residual, layer.input_norm, eps_, normed);
+    layer.qkv(normed, qkv);
     const c10::optional<torch::Tensor> k_scale =
         scaled ? c10::optional<torch::Tensor>(k_scales[i]) : c10::nullopt;
     const c10::optional<torch::Tensor> v_scale =
         scaled ? c10::optional<torch::Tensor>(v_scales[i]) : c10::nullopt;
-    torch::Tensor attn;  // [B, H, D]
     if (layer.q_norm.defined()) {  // as the modules: the norms make q and k contiguous copies
       auto heads = [&](int64_t offset, int64_t size, int64_t n) {
         return qkv.narrow(1, offset, size).view({rows, n, head_dim_});
@@ -221,19 +251,20 @@ torch::Tensor DecodeStack::layers_forward(
       const torch::Tensor q = rms_norm(heads(0, q_size, num_heads_), layer.q_norm, eps_);
       const torch::Tensor k = rms_norm(heads(q_size, kv_size, num_kv_heads_), layer.k_norm, eps_);
       rotary_embedding(q, k, cos, sin);
-      attn = paged_decode_attention(q, k, heads(q_size + kv_size, kv_size, num_kv_heads_),
-                                    k_caches[i], v_caches[i], slot_mapping, block_tables,
-                                    context_lens, scale_, k_scale, v_scale);
+      paged_decode_attention(q, k, heads(q_size + kv_size, kv_size, num_kv_heads_), k_caches[i],
+                             v_caches[i], slot_mapping, block_tables, context_lens, scale_,
+                             k_scale, v_scale, attn);
     } else {  // q, k and v read from qkv's rows in place, rotated on the way
-      attn = paged_decode_attention_qkv(qkv, cos, sin, num_heads_, k_caches[i], v_caches[i],
-                                        slot_mapping, block_tables, context_lens, scale_, k_scale,
-                                        v_scale);
+      paged_decode_attention_qkv(qkv, cos, sin, num_heads_, k_caches[i], v_caches[i],
+                                 slot_mapping, block_tables, context_lens, scale_, k_scale,
+                                 v_scale, attn);
     }
-    x = layer.o_proj(attn.view({rows, q_size}));
-    x = add_rms_norm(x, residual, layer.post_norm, eps_);
-    x = layer.down_proj(layer.gate_up_proj.silu_mul(x));
+    layer.o_proj(attn.view({rows, q_size}), projected);
+    add_rms_norm(projected, residual, layer.post_norm, eps_, normed);
+    layer.gate_up_proj.silu_mul(normed, gated);
+    layer.down_proj(gated, projected);
   }
-  return add_rms_norm(x, residual, final_norm_, eps_);
+  return add_rms_norm(projected, residual, final_norm_, eps_);
 }
 
 }  // namespace roseinfer

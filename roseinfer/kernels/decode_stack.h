@@ -25,22 +25,29 @@ class DecodeLinear {
                c10::optional<torch::Tensor> bias,
                int64_t kernel_rows = std::numeric_limits<int64_t>::max(),
                c10::optional<torch::Tensor> packed = c10::nullopt);
-  torch::Tensor operator()(const torch::Tensor& x) const;
-  // silu_and_mul(operator()(x)) for a gated projection: in the epilogue where the kind has one.
-  torch::Tensor silu_mul(const torch::Tensor& x) const;
+  // y [M, N], into `out` where given (a contiguous [M, N] in x's dtype: the stack's step buffer).
+  torch::Tensor operator()(const torch::Tensor& x,
+                           const c10::optional<torch::Tensor>& out = c10::nullopt) const;
+  // silu_and_mul(operator()(x)) [M, N / 2] for a gated projection: in the epilogue where the kind
+  // has one.
+  torch::Tensor silu_mul(const torch::Tensor& x,
+                         const c10::optional<torch::Tensor>& out = c10::nullopt) const;
   // Rows of x up to which the layer runs a kernel of ours (beyond: aten, MKL or oneDNN).
   int64_t own_kernel_rows() const;
+  int64_t out_features() const { return out_features_; }
 
  private:
   enum class Kind {
     kAmx, kDpbf16, kDpbf16Gated, kInt8, kAmxInt8, kVnniInt8, kVnniInt8Gated, kSmallBatch, kDense
   };
   torch::Tensor fp32_linear(const torch::Tensor& x, const torch::Tensor& weight) const;
+  static torch::Tensor into(const c10::optional<torch::Tensor>& out, torch::Tensor y);
   torch::Tensor onednn_linear(const torch::Tensor& x) const;
   Kind kind_;
   torch::Tensor weight_;
   c10::optional<torch::Tensor> scale_, bias_, packed_;
   int64_t kernel_rows_;  // small_batch, int8: rows up to which the kernel runs
+  int64_t out_features_;  // N
 };
 
 struct DecodeLayer {

@@ -144,7 +144,8 @@ namespace {
 // y = x @ w.T + bias over weights packed by `dpbf16_pack_weight`, or by `dpbf16_pack_gated`
 // with `gated` (then y is [M, 2I] in order, or SiLU(gate) * up [M, I] with `silu_mul`).
 torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::Tensor& packed,
-                         const c10::optional<torch::Tensor>& bias, bool gated, bool silu_mul) {
+                         const c10::optional<torch::Tensor>& bias, bool gated, bool silu_mul,
+                         const c10::optional<torch::Tensor>& out) {
   TORCH_CHECK(x.dim() == 2 && x.is_contiguous() && x.scalar_type() == at::kBFloat16, name,
               ": x must be contiguous bf16 [M, K]");
   TORCH_CHECK(packed.dim() == 4 && packed.scalar_type() == at::kBFloat16 && packed.size(2) == 16 &&
@@ -157,12 +158,12 @@ torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::
   if (bias.has_value())
     TORCH_CHECK(bias->is_contiguous() && bias->numel() == N && bias->scalar_type() == at::kBFloat16,
                 name, ": bias must be bf16 [N]");
-  auto y = torch::empty({M, silu_mul ? N / 2 : N}, x.options());
+  auto y = output_tensor(out, {M, silu_mul ? N / 2 : N}, x.options(), x, name);
   if (M == 0) return y;
   const auto* xp = x.data_ptr<c10::BFloat16>();
   const auto* wp = reinterpret_cast<const uint32_t*>(packed.data_ptr<c10::BFloat16>());
   const c10::BFloat16* bp = bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr;
-  const Output out{y.data_ptr<c10::BFloat16>(), N, gated, silu_mul};
+  const Output output{y.data_ptr<c10::BFloat16>(), N, gated, silu_mul};
   // Tasks of kTiles tiles, or a gated projection's pairs.
   const int64_t tiles = N / 16, task_tiles = gated ? 2 : kTiles;
   const int64_t tasks = (tiles + task_tiles - 1) / task_tiles;
@@ -170,9 +171,9 @@ torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t n = t * task_tiles * 16;
       switch (std::min<int64_t>(task_tiles, tiles - t * task_tiles)) {
-        case 1: run_task<1>(xp, wp, bp, out, M, K, n); break;
-        case 2: run_task<2>(xp, wp, bp, out, M, K, n); break;
-        default: run_task<kTiles>(xp, wp, bp, out, M, K, n); break;
+        case 1: run_task<1>(xp, wp, bp, output, M, K, n); break;
+        case 2: run_task<2>(xp, wp, bp, output, M, K, n); break;
+        default: run_task<kTiles>(xp, wp, bp, output, M, K, n); break;
       }
     }
   });
@@ -182,8 +183,8 @@ torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::
 }  // namespace
 
 torch::Tensor dpbf16_linear(torch::Tensor x, torch::Tensor packed,
-                            c10::optional<torch::Tensor> bias) {
-  return run_linear("dpbf16_linear", x, packed, bias, false, false);
+                            c10::optional<torch::Tensor> bias, c10::optional<torch::Tensor> out) {
+  return run_linear("dpbf16_linear", x, packed, bias, false, false, out);
 }
 
 torch::Tensor dpbf16_pack_gated(torch::Tensor w) {
@@ -193,8 +194,9 @@ torch::Tensor dpbf16_pack_gated(torch::Tensor w) {
 }
 
 torch::Tensor dpbf16_gated_linear(torch::Tensor x, torch::Tensor packed,
-                                  c10::optional<torch::Tensor> bias, bool silu_mul) {
-  return run_linear("dpbf16_gated_linear", x, packed, bias, true, silu_mul);
+                                  c10::optional<torch::Tensor> bias, bool silu_mul,
+                                  c10::optional<torch::Tensor> out) {
+  return run_linear("dpbf16_gated_linear", x, packed, bias, true, silu_mul, out);
 }
 
 #else  // no AVX512-BF16: bf16 linears keep small_batch_linear and oneDNN
@@ -205,7 +207,8 @@ torch::Tensor dpbf16_pack_weight(torch::Tensor) {
   TORCH_CHECK(false, "dpbf16_pack_weight: built without AVX512-BF16");
 }
 
-torch::Tensor dpbf16_linear(torch::Tensor, torch::Tensor, c10::optional<torch::Tensor>) {
+torch::Tensor dpbf16_linear(torch::Tensor, torch::Tensor, c10::optional<torch::Tensor>,
+                            c10::optional<torch::Tensor>) {
   TORCH_CHECK(false, "dpbf16_linear: built without AVX512-BF16");
 }
 
@@ -213,7 +216,8 @@ torch::Tensor dpbf16_pack_gated(torch::Tensor) {
   TORCH_CHECK(false, "dpbf16_pack_gated: built without AVX512-BF16");
 }
 
-torch::Tensor dpbf16_gated_linear(torch::Tensor, torch::Tensor, c10::optional<torch::Tensor>, bool) {
+torch::Tensor dpbf16_gated_linear(torch::Tensor, torch::Tensor, c10::optional<torch::Tensor>, bool,
+                                  c10::optional<torch::Tensor>) {
   TORCH_CHECK(false, "dpbf16_gated_linear: built without AVX512-BF16");
 }
 

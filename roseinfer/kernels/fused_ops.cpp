@@ -5,6 +5,7 @@
 
 #include <type_traits>
 
+#include "ops.h"
 #include "parallel.h"
 #include "rotary.h"
 #include "vec.h"
@@ -82,8 +83,9 @@ void check_rows(const torch::Tensor& x, const char* name) {
 }  // namespace
 
 // x [rows, n], or [rows, heads, n] (per-head norms, e.g. Qwen3's q/k norms on strided views
-// into the fused qkv output): the norm of each n-vector, into a new contiguous tensor.
-torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps) {
+// into the fused qkv output): the norm of each n-vector, into a new contiguous tensor (or `out`).
+torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps,
+                       c10::optional<torch::Tensor> out) {
   TORCH_CHECK((x.dim() == 2 || x.dim() == 3) && x.stride(-1) == 1,
               "rms_norm: x must be [rows, n] or [rows, heads, n] with contiguous rows");
   const int64_t n = x.size(-1);
@@ -92,24 +94,24 @@ torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps) {
               "rms_norm: weight must be [n] in x's dtype");
   const int64_t heads = x.dim() == 3 ? x.size(1) : 1;
   const int64_t head_stride = x.dim() == 3 ? x.stride(1) : 0;
-  auto out = torch::empty(x.sizes(), x.options());
+  auto y = output_tensor(out, x.sizes(), x.options(), x, "rms_norm");
   dispatch(x.scalar_type(), "rms_norm", [&](auto tag) {
     using T = decltype(tag);
     const int64_t stride = x.stride(0);
     const T* xp = x.data_ptr<T>();
     const T* wp = weight.data_ptr<T>();
-    T* op = out.data_ptr<T>();
+    T* op = y.data_ptr<T>();
     for_rows(x.size(0) * heads, n, [&](int64_t r) {
       norm_row<T>(xp + r / heads * stride + r % heads * head_stride, wp, op + r * n, n,
                   static_cast<float>(eps));
     });
   });
-  return out;
+  return y;
 }
 
 // residual += x (in place), then the norm of the new residual.
 torch::Tensor add_rms_norm(torch::Tensor x, torch::Tensor residual, torch::Tensor weight,
-                           double eps) {
+                           double eps, c10::optional<torch::Tensor> out) {
   check_rows(x, "add_rms_norm: x");
   TORCH_CHECK(residual.is_contiguous() && residual.sizes() == x.sizes() &&
                   residual.scalar_type() == x.scalar_type(),
@@ -117,21 +119,22 @@ torch::Tensor add_rms_norm(torch::Tensor x, torch::Tensor residual, torch::Tenso
   TORCH_CHECK(weight.is_contiguous() && weight.numel() == x.size(1) &&
                   weight.scalar_type() == x.scalar_type(),
               "add_rms_norm: weight must be [n] in x's dtype");
-  auto out = torch::empty({x.size(0), x.size(1)}, x.options());
+  auto y = output_tensor(out, {x.size(0), x.size(1)}, x.options(), x, "add_rms_norm");
+  TORCH_CHECK(y.data_ptr() != residual.data_ptr(), "add_rms_norm: out must not be the residual");
   dispatch(x.scalar_type(), "add_rms_norm", [&](auto tag) {
     using T = decltype(tag);
     const int64_t n = x.size(1), stride = x.stride(0);
     const T* xp = x.data_ptr<T>();
     const T* wp = weight.data_ptr<T>();
     T* rp = residual.data_ptr<T>();
-    T* op = out.data_ptr<T>();
+    T* op = y.data_ptr<T>();
     for_rows(x.size(0), n, [&](int64_t r) {
       T* res = rp + r * n;
       add_row<T>(res, xp + r * stride, n);
       norm_row<T>(res, wp, op + r * n, n, static_cast<float>(eps));
     });
   });
-  return out;
+  return y;
 }
 
 // Rotate-half rotary embedding in place on q [N, H, D] and k [N, KVH, D] (rows may be strided
@@ -172,15 +175,15 @@ void rotary_embedding(torch::Tensor q, torch::Tensor k, torch::Tensor cos, torch
 }
 
 // x [N, 2I] = [gate | up] -> T(T(silu(gate)) * up) [N, I].
-torch::Tensor silu_and_mul(torch::Tensor x) {
+torch::Tensor silu_and_mul(torch::Tensor x, c10::optional<torch::Tensor> out) {
   check_rows(x, "silu_and_mul: x");
   TORCH_CHECK(x.size(1) % 2 == 0, "silu_and_mul: x must have an even last dim");
   const int64_t inter = x.size(1) / 2;
-  auto out = torch::empty({x.size(0), inter}, x.options());
+  auto y = output_tensor(out, {x.size(0), inter}, x.options(), x, "silu_and_mul");
   dispatch(x.scalar_type(), "silu_and_mul", [&](auto tag) {
     using T = decltype(tag);
     const T* xp = x.data_ptr<T>();
-    T* op = out.data_ptr<T>();
+    T* op = y.data_ptr<T>();
     const int64_t stride = x.stride(0);
     for_rows(x.size(0), x.size(1), [&](int64_t r) {
       const T* gate = xp + r * stride;
@@ -204,7 +207,7 @@ torch::Tensor silu_and_mul(torch::Tensor x) {
       }
     });
   });
-  return out;
+  return y;
 }
 
 }  // namespace roseinfer

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lane_rows.h"
+#include "ops.h"
 #include "parallel.h"
 #include "vec.h"
 
@@ -354,9 +355,10 @@ const float* widened_rows(const T* x, int64_t n) {
 template <bool kInt8>
 torch::Tensor run_gemv(const torch::Tensor& x, const torch::Tensor& weight,
                        const c10::optional<torch::Tensor>& scale,
-                       const c10::optional<torch::Tensor>& bias, const char* name) {
+                       const c10::optional<torch::Tensor>& bias,
+                       const c10::optional<torch::Tensor>& out, const char* name) {
   const int64_t M = x.size(0), K = x.size(1), N = weight.size(0);
-  auto y = torch::empty({M, N}, x.options());
+  auto y = output_tensor(out, {M, N}, x.options(), x, name);
   auto run = [&](auto tag) {
     using T = decltype(tag);
     using W = std::conditional_t<kInt8, int8_t, T>;
@@ -371,13 +373,13 @@ torch::Tensor run_gemv(const torch::Tensor& x, const torch::Tensor& weight,
 }  // namespace
 
 torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor scale,
-                          c10::optional<torch::Tensor> bias) {
+                          c10::optional<torch::Tensor> bias, c10::optional<torch::Tensor> out) {
   check_x_and_bias(x, weight, bias, "int8_linear");
   TORCH_CHECK(weight.scalar_type() == at::kChar, "int8_linear: weight must be int8");
   TORCH_CHECK(scale.is_contiguous() && scale.numel() == weight.size(0) &&
                   scale.scalar_type() == x.scalar_type(),
               "int8_linear: scale must be [N] in x's dtype");
-  return run_gemv<true>(x, weight, scale, bias, "int8_linear");
+  return run_gemv<true>(x, weight, scale, bias, out, "int8_linear");
 }
 
 int64_t vector_lanes() { return kVecLanes; }
@@ -405,11 +407,12 @@ torch::Tensor int8_dequantize(torch::Tensor weight, torch::Tensor scale) {
 }
 
 torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
-                                 c10::optional<torch::Tensor> bias) {
+                                 c10::optional<torch::Tensor> bias,
+                                 c10::optional<torch::Tensor> out) {
   check_x_and_bias(x, weight, bias, "small_batch_linear");
   TORCH_CHECK(weight.scalar_type() == x.scalar_type(),
               "small_batch_linear: weight must be in x's dtype");
-  return run_gemv<false>(x, weight, c10::nullopt, bias, "small_batch_linear");
+  return run_gemv<false>(x, weight, c10::nullopt, bias, out, "small_batch_linear");
 }
 
 }  // namespace roseinfer

@@ -5,12 +5,33 @@
 #include <torch/extension.h>
 
 namespace roseinfer {
+// The entries the decoder stack calls take an optional `out`: the step's buffer for that output,
+// which the stack allocates once a step instead of ~200 tensors op by op (2-4 % of a one-row
+// step: BENCHMARKS.md, session 34). Without one, the entry allocates its output.
+//
+// `out` checked to be the contiguous tensor the entry would allocate ([sizes], options' dtype and
+// device) and returned; or, without one, a new tensor. `input` (the entry's main input) must not
+// be `out`: these kernels read their input while they write.
+inline torch::Tensor output_tensor(const c10::optional<torch::Tensor>& out, at::IntArrayRef sizes,
+                                   const at::TensorOptions& options, const torch::Tensor& input,
+                                   const char* name) {
+  if (!out.has_value()) return torch::empty(sizes, options);
+  TORCH_CHECK(out->sizes() == sizes && out->dtype() == options.dtype() &&
+                  out->device() == options.device() && out->is_contiguous(),
+              name, ": out must be a contiguous ", sizes, " tensor of ", options.dtype(),
+              ", got ", out->sizes(), " of ", out->dtype());
+  TORCH_CHECK(out->data_ptr() != input.data_ptr(), name,
+              ": out must not be the input");
+  return *out;
+}
+
 torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Tensor v,
                                      torch::Tensor k_cache, torch::Tensor v_cache,
                                      torch::Tensor slot_mapping, torch::Tensor block_tables,
                                      torch::Tensor context_lens, double scale,
                                      c10::optional<torch::Tensor> k_scale,
-                                     c10::optional<torch::Tensor> v_scale);
+                                     c10::optional<torch::Tensor> v_scale,
+                                     c10::optional<torch::Tensor> out = c10::nullopt);
 // The same over the rows of the fused qkv projection [B, (H + 2 KVH) * D] (no q/k/v views), q and
 // k rotated on the way (cos, sin [B, D/2]; qkv itself is left as it is): the decoder stack's call.
 torch::Tensor paged_decode_attention_qkv(torch::Tensor qkv, torch::Tensor cos, torch::Tensor sin,
@@ -18,22 +39,27 @@ torch::Tensor paged_decode_attention_qkv(torch::Tensor qkv, torch::Tensor cos, t
                                          torch::Tensor v_cache, torch::Tensor slot_mapping,
                                          torch::Tensor block_tables, torch::Tensor context_lens,
                                          double scale, c10::optional<torch::Tensor> k_scale,
-                                         c10::optional<torch::Tensor> v_scale);
-torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps);
+                                         c10::optional<torch::Tensor> v_scale,
+                                         c10::optional<torch::Tensor> out = c10::nullopt);
+torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps,
+                       c10::optional<torch::Tensor> out = c10::nullopt);
 torch::Tensor add_rms_norm(torch::Tensor x, torch::Tensor residual, torch::Tensor weight,
-                           double eps);
+                           double eps, c10::optional<torch::Tensor> out = c10::nullopt);
 void rotary_embedding(torch::Tensor q, torch::Tensor k, torch::Tensor cos, torch::Tensor sin);
-torch::Tensor silu_and_mul(torch::Tensor x);
+torch::Tensor silu_and_mul(torch::Tensor x, c10::optional<torch::Tensor> out = c10::nullopt);
 torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor scale,
-                          c10::optional<torch::Tensor> bias);
+                          c10::optional<torch::Tensor> bias,
+                          c10::optional<torch::Tensor> out = c10::nullopt);
 torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
-                                 c10::optional<torch::Tensor> bias);
+                                 c10::optional<torch::Tensor> bias,
+                                 c10::optional<torch::Tensor> out = c10::nullopt);
 int64_t vector_lanes();
 // weight [N, K] int8 * scale [N] per row, as fp32 [N, K]: `weight.float() * scale.float()[:, None]`.
 torch::Tensor int8_dequantize(torch::Tensor weight, torch::Tensor scale);
 bool amx_linear_available();
 torch::Tensor amx_pack_weight(torch::Tensor w);
-torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias);
+torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias,
+                         c10::optional<torch::Tensor> out = c10::nullopt);
 torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
                                       torch::Tensor v_cache, torch::Tensor block_tables,
                                       torch::Tensor query_start_loc, torch::Tensor context_lens,
@@ -46,23 +72,28 @@ std::tuple<torch::Tensor, torch::Tensor> argmax_rows(torch::Tensor logits);
 void apply_token_bitmask(torch::Tensor logits, torch::Tensor bitmask, torch::Tensor rows);
 bool amx_int8_linear_available();
 torch::Tensor amx_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
-                              c10::optional<torch::Tensor> bias);
+                              c10::optional<torch::Tensor> bias,
+                              c10::optional<torch::Tensor> out = c10::nullopt);
 bool vnni_int8_linear_available();
 torch::Tensor vnni_pack_weight(torch::Tensor w);
 torch::Tensor vnni_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
-                               c10::optional<torch::Tensor> bias);
+                               c10::optional<torch::Tensor> bias,
+                               c10::optional<torch::Tensor> out = c10::nullopt);
 // A gated projection w [2I, K] = [gate; up] packed as tasks of (gate tile, up tile), and its
 // linear: [M, 2I] as vnni_int8_linear, or with silu_mul SiLU(gate) * up [M, I], bit for bit
 // silu_and_mul of the former. scale and bias stay [2I] in w's order.
 torch::Tensor vnni_pack_gated(torch::Tensor w);
 torch::Tensor vnni_int8_gated_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
-                                     c10::optional<torch::Tensor> bias, bool silu_mul);
+                                     c10::optional<torch::Tensor> bias, bool silu_mul,
+                                     c10::optional<torch::Tensor> out = c10::nullopt);
 bool dpbf16_linear_available();
 torch::Tensor dpbf16_pack_weight(torch::Tensor w);
 torch::Tensor dpbf16_linear(torch::Tensor x, torch::Tensor packed,
-                            c10::optional<torch::Tensor> bias);
+                            c10::optional<torch::Tensor> bias,
+                            c10::optional<torch::Tensor> out = c10::nullopt);
 // The same for bf16 weights on AVX512-BF16 (dpbf16_linear's products).
 torch::Tensor dpbf16_pack_gated(torch::Tensor w);
 torch::Tensor dpbf16_gated_linear(torch::Tensor x, torch::Tensor packed,
-                                  c10::optional<torch::Tensor> bias, bool silu_mul);
+                                  c10::optional<torch::Tensor> bias, bool silu_mul,
+                                  c10::optional<torch::Tensor> out = c10::nullopt);
 }  // namespace roseinfer

@@ -13,6 +13,7 @@
 #include "attention_avx512_pairs.h"
 #include "attention_kv.h"
 #include "attention_tasks.h"
+#include "ops.h"
 #include "parallel.h"
 #include "rotary.h"
 #include "vec.h"
@@ -337,21 +338,23 @@ torch::Tensor run_decode(at::ScalarType dtype, const at::TensorOptions& options,
                          torch::Tensor& v_cache, const c10::optional<torch::Tensor>& k_scale,
                          const c10::optional<torch::Tensor>& v_scale,
                          const torch::Tensor& slot_mapping, const torch::Tensor& block_tables,
-                         const torch::Tensor& context_lens, double scale, bool int8_cache) {
-  torch::Tensor out;
+                         const torch::Tensor& context_lens, double scale, bool int8_cache,
+                         const c10::optional<torch::Tensor>& out, const torch::Tensor& input) {
+  torch::Tensor result;
   dispatch(dtype, "paged_decode_attention", [&](auto tag) {
     using T = decltype(tag);
     const StepTokens<T> tokens = make_tokens(tag);
-    out = torch::empty({tokens.num_seqs, tokens.num_heads, tokens.head_dim}, options);
+    result = output_tensor(out, {tokens.num_seqs, tokens.num_heads, tokens.head_dim}, options, input,
+                        "paged_decode_attention");
     if (int8_cache)
       decode_kernel<T, int8_t>(tokens, k_cache, v_cache, k_scale->data_ptr<float>(),
                                v_scale->data_ptr<float>(), slot_mapping, block_tables,
-                               context_lens, scale, out);
+                               context_lens, scale, result);
     else
       decode_kernel<T, T>(tokens, k_cache, v_cache, nullptr, nullptr, slot_mapping,
-                          block_tables, context_lens, scale, out);
+                          block_tables, context_lens, scale, result);
   });
-  return out;
+  return result;
 }
 
 }  // namespace
@@ -361,7 +364,8 @@ torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Te
                                      torch::Tensor slot_mapping, torch::Tensor block_tables,
                                      torch::Tensor context_lens, double scale,
                                      c10::optional<torch::Tensor> k_scale,
-                                     c10::optional<torch::Tensor> v_scale) {
+                                     c10::optional<torch::Tensor> v_scale,
+                                     c10::optional<torch::Tensor> out) {
   TORCH_CHECK(q.dim() == 3 && k.dim() == 3 && v.dim() == 3, "q, k, v must be [B, heads, D]");
   TORCH_CHECK(k.size(1) == k_cache.size(1) && k.sizes() == v.sizes() && k.size(0) == q.size(0) &&
                   k.size(2) == q.size(2),
@@ -382,7 +386,7 @@ torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Te
                          q.size(2)};
   };
   return run_decode(q.scalar_type(), q.options(), make_tokens, k_cache, v_cache, k_scale,
-                    v_scale, slot_mapping, block_tables, context_lens, scale, int8_cache);
+                    v_scale, slot_mapping, block_tables, context_lens, scale, int8_cache, out, q);
 }
 
 torch::Tensor paged_decode_attention_qkv(torch::Tensor qkv, torch::Tensor cos, torch::Tensor sin,
@@ -390,7 +394,8 @@ torch::Tensor paged_decode_attention_qkv(torch::Tensor qkv, torch::Tensor cos, t
                                          torch::Tensor v_cache, torch::Tensor slot_mapping,
                                          torch::Tensor block_tables, torch::Tensor context_lens,
                                          double scale, c10::optional<torch::Tensor> k_scale,
-                                         c10::optional<torch::Tensor> v_scale) {
+                                         c10::optional<torch::Tensor> v_scale,
+                                         c10::optional<torch::Tensor> out) {
   TORCH_CHECK(qkv.dim() == 2 && qkv.stride(1) == 1,
               "qkv must be [B, (H + 2 KVH) * head_dim] with contiguous rows");
   TORCH_CHECK(k_cache.dim() == 4,
@@ -418,7 +423,8 @@ torch::Tensor paged_decode_attention_qkv(torch::Tensor qkv, torch::Tensor cos, t
                          rows, num_heads, head_dim};
   };
   return run_decode(qkv.scalar_type(), qkv.options(), make_tokens, k_cache, v_cache, k_scale,
-                    v_scale, slot_mapping, block_tables, context_lens, scale, int8_cache);
+                    v_scale, slot_mapping, block_tables, context_lens, scale, int8_cache, out,
+                    qkv);
 }
 
 }  // namespace roseinfer

@@ -187,7 +187,7 @@ namespace {
 // with `gated`: then y is [M, 2I] in order, or SiLU(gate) * up [M, I] with `silu_mul`).
 torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::Tensor& packed,
                          const torch::Tensor& scale, const c10::optional<torch::Tensor>& bias,
-                         bool gated, bool silu_mul) {
+                         bool gated, bool silu_mul, const c10::optional<torch::Tensor>& out) {
   TORCH_CHECK(x.dim() == 2 && x.is_contiguous(), name, ": x must be contiguous [M, K]");
   TORCH_CHECK(packed.dim() == 4 && packed.scalar_type() == at::kByte && packed.size(2) == 16 &&
                   packed.size(3) == 4 && packed.is_contiguous(),
@@ -202,7 +202,7 @@ torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::
   if (bias.has_value())
     TORCH_CHECK(bias->is_contiguous() && bias->numel() == N && bias->scalar_type() == x.scalar_type(),
                 name, ": bias must be [N] in x's dtype");
-  auto y = torch::empty({M, silu_mul ? N / 2 : N}, x.options());
+  auto y = output_tensor(out, {M, silu_mul ? N / 2 : N}, x.options(), x, name);
   if (M == 0) return y;
   // The quantized x in this thread's scratch, not three tensors: a one-row decode step makes
   // 120 of these calls, and their allocations cost more than the quantizing (BENCHMARKS.md,
@@ -245,8 +245,9 @@ torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::
 }  // namespace
 
 torch::Tensor vnni_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
-                               c10::optional<torch::Tensor> bias) {
-  return run_linear("vnni_int8_linear", x, packed, scale, bias, false, false);
+                               c10::optional<torch::Tensor> bias,
+                               c10::optional<torch::Tensor> out) {
+  return run_linear("vnni_int8_linear", x, packed, scale, bias, false, false, out);
 }
 
 torch::Tensor vnni_pack_gated(torch::Tensor w) {
@@ -257,8 +258,9 @@ torch::Tensor vnni_pack_gated(torch::Tensor w) {
 }
 
 torch::Tensor vnni_int8_gated_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
-                                     c10::optional<torch::Tensor> bias, bool silu_mul) {
-  return run_linear("vnni_int8_gated_linear", x, packed, scale, bias, true, silu_mul);
+                                     c10::optional<torch::Tensor> bias, bool silu_mul,
+                                     c10::optional<torch::Tensor> out) {
+  return run_linear("vnni_int8_gated_linear", x, packed, scale, bias, true, silu_mul, out);
 }
 
 #else  // no AVX512-VNNI: Int8Linear keeps int8_linear
@@ -270,7 +272,7 @@ torch::Tensor vnni_pack_weight(torch::Tensor) {
 }
 
 torch::Tensor vnni_int8_linear(torch::Tensor, torch::Tensor, torch::Tensor,
-                               c10::optional<torch::Tensor>) {
+                               c10::optional<torch::Tensor>, c10::optional<torch::Tensor>) {
   TORCH_CHECK(false, "vnni_int8_linear: built without AVX512-VNNI");
 }
 
@@ -279,7 +281,8 @@ torch::Tensor vnni_pack_gated(torch::Tensor) {
 }
 
 torch::Tensor vnni_int8_gated_linear(torch::Tensor, torch::Tensor, torch::Tensor,
-                                     c10::optional<torch::Tensor>, bool) {
+                                     c10::optional<torch::Tensor>, bool,
+                                     c10::optional<torch::Tensor>) {
   TORCH_CHECK(false, "vnni_int8_gated_linear: built without AVX512-VNNI");
 }
 
