@@ -195,6 +195,18 @@ def test_out_may_not_be_the_input_it_reads():
         k.small_batch_linear(x, w, out=x)
 
 
+def test_an_empty_batch_writes_into_an_empty_out():
+    """Zero rows: nothing to write, and no false "out is the input" (both hold no data)."""
+    k = KERNELS
+    assert k is not None
+    x = torch.empty(0, K).bfloat16()
+    y = k.small_batch_linear(x, torch.randn(N, K).bfloat16(), out=torch.empty(0, N).bfloat16())
+    assert y.shape == (0, N)
+    assert k.rms_norm(
+        x, torch.ones(K).bfloat16(), 1e-5, out=torch.empty(0, K).bfloat16()
+    ).shape == (0, K)
+
+
 def test_a_decode_linear_reports_its_out_features():
     k = KERNELS
     assert k is not None

@@ -220,7 +220,7 @@ torch::Tensor DecodeStack::layers_forward(
   const int64_t rows = hidden.size(0), width = hidden.size(1);
   const int64_t q_size = num_heads_ * head_dim_, kv_size = num_kv_heads_ * head_dim_;
   // The step's activations, each written by one op and read by the next, in buffers every layer
-  // reuses: a one-row step allocating each op's output spent 2-4 % of its time on ~200 tensors
+  // reuses: a one-row step allocating each op's output spent 2-5 % of its time on ~200 tensors
   // (BENCHMARKS.md, session 34).
   auto buffer = [&](std::initializer_list<int64_t> sizes) {
     return torch::empty(sizes, hidden.options());

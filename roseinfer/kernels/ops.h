@@ -6,7 +6,7 @@
 
 namespace roseinfer {
 // The entries the decoder stack calls take an optional `out`: the step's buffer for that output,
-// which the stack allocates once a step instead of ~200 tensors op by op (2-4 % of a one-row
+// which the stack allocates once a step instead of ~200 tensors op by op (2-5 % of a one-row
 // step: BENCHMARKS.md, session 34). Without one, the entry allocates its output.
 //
 // `out` checked to be the contiguous tensor the entry would allocate ([sizes], options' dtype and
@@ -20,7 +20,7 @@ inline torch::Tensor output_tensor(const c10::optional<torch::Tensor>& out, at::
                   out->device() == options.device() && out->is_contiguous(),
               name, ": out must be a contiguous ", sizes, " tensor of ", options.dtype(),
               ", got ", out->sizes(), " of ", out->dtype());
-  TORCH_CHECK(out->data_ptr() != input.data_ptr(), name,
+  TORCH_CHECK(out->numel() == 0 || out->data_ptr() != input.data_ptr(), name,
               ": out must not be the input");
   return *out;
 }
