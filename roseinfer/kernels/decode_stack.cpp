@@ -84,13 +84,10 @@ torch::Tensor DecodeLinear::silu_mul(const torch::Tensor& x,
 }
 
 // The paths of aten, MKL and oneDNN (many rows) allocate their own output: copied into `out`
-// where one is given, as the kernels would write it.
+// where one is given, checked as the kernels check theirs.
 torch::Tensor DecodeLinear::into(const c10::optional<torch::Tensor>& out, torch::Tensor y) {
   if (!out.has_value()) return y;
-  TORCH_CHECK(out->sizes() == y.sizes() && out->scalar_type() == y.scalar_type() &&
-                  out->is_contiguous(),
-              "DecodeLinear: out must be a contiguous ", y.sizes(), " tensor of ", y.dtype());
-  return out->copy_(y);
+  return output_tensor(out, y.sizes(), y.options(), y, "DecodeLinear").copy_(y);
 }
 
 int64_t DecodeLinear::own_kernel_rows() const {

@@ -289,9 +289,7 @@ void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor
       }
     }
   });
-  merge_parts(parts.data(), part_task, group, head_dim, [&](int64_t task, const float* acc) {
-    write(task, acc);
-  });
+  merge_parts(parts.data(), part_task, group, head_dim, write);
 }
 
 }  // namespace
