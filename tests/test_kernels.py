@@ -21,6 +21,7 @@ from roseinfer.backends.cpu_linear import (
     AMX_ROWS,
     AVX2_KERNEL_ROWS,
     SMALL_BATCH_ROWS,
+    VNNI_ROWS_ON_AMX,
     KernelDenseLinear,
     KernelInt8Linear,
     KernelPackedLinear,
@@ -684,17 +685,50 @@ def test_amx_int8_linear_matches_the_exact_int8_product(kernels, rows, in_featur
         kernels.amx_int8_linear(x[:, :-32].contiguous(), tiles, q.scale)
 
 
+def test_a_decode_linear_hands_its_first_rows_to_few_rows(kernels):
+    """Up to kernel_rows rows go to `few_rows` (its own kind and weights), both in the call and
+    in silu_mul; more rows to the layer's own kind. Kinds whose kernel_rows is their own take
+    none, and few_rows must give the layer's outputs with a kernel of ours."""
+    torch.manual_seed(0)
+    gate_up = torch.randn(64, 128)
+    q = Int8Linear(nn.Linear(128, 64, bias=False))
+    few = kernels.DecodeLinear("int8", q.qweight, q.scale)
+    d = kernels.DecodeLinear("dense", gate_up, kernel_rows=3, few_rows=few)
+    for rows in (1, 3, 4, 9):
+        x = torch.randn(rows, 128)
+        want_by = few if rows <= 3 else kernels.DecodeLinear("dense", gate_up)
+        assert torch.equal(d(x), want_by(x))
+        assert torch.equal(d.silu_mul(x), want_by.silu_mul(x))
+        out = torch.empty(rows, 32)
+        assert d.silu_mul(x, out=out) is out and torch.equal(out, want_by.silu_mul(x))
+    with pytest.raises(RuntimeError, match="takes no few_rows"):
+        kernels.DecodeLinear("int8", q.qweight, q.scale, kernel_rows=3, few_rows=few)
+    with pytest.raises(RuntimeError, match="the same 32 outputs"):
+        kernels.DecodeLinear("dense", gate_up[:32], kernel_rows=3, few_rows=few)
+    with pytest.raises(RuntimeError, match="up to kernel_rows rows"):  # few_rows' aten path
+        few_short = kernels.DecodeLinear("int8", q.qweight, q.scale, kernel_rows=2)
+        kernels.DecodeLinear("dense", gate_up, kernel_rows=3, few_rows=few_short)
+
+
 def test_int8_linear_layer_packs_for_amx_and_keeps_its_results(kernels):
     if not kernels.amx_int8_linear_available():
         pytest.skip("no AMX with AVX512-BF16 on this CPU")
     torch.manual_seed(0)
     lin = nn.Linear(576, 960, bias=True).bfloat16()
-    xs = [torch.randn(n, 576).bfloat16() for n in (1, 8, 40, 200)]
+    rows = (1, VNNI_ROWS_ON_AMX, VNNI_ROWS_ON_AMX + 1, 40, 200)
+    xs = [torch.randn(n, 576).bfloat16() for n in rows]
     before = [Int8Linear(lin)(x) for x in xs]  # aten's int8 matmul: the path without C++
     q = KernelInt8Linear(lin, kernels)
-    assert q.qweight is None and q.tile_qweight.dtype == torch.int8  # one copy of the weights
+    assert q.qweight is None and q.tile_qweight.dtype == torch.int8
+    assert q.vnni_qweight.dtype == torch.uint8  # a few rows' copy for the VNNI kernel
     for x, want in zip(xs, before, strict=True):
-        torch.testing.assert_close(q(x), want, atol=2e-2, rtol=1.6e-2)
+        if x.shape[0] <= VNNI_ROWS_ON_AMX:  # x rounded to 8 bits
+            assert (q(x) - want).abs().max() <= 0.02 * want.abs().max()
+            want = kernels.vnni_int8_linear(x, q.vnni_qweight, q.scale, q.bias)
+            assert torch.equal(q(x), want)
+        else:
+            torch.testing.assert_close(q(x), want, atol=2e-2, rtol=1.6e-2)
+            assert torch.equal(q(x), kernels.amx_int8_linear(x, q.tile_qweight, q.scale, q.bias))
     assert q.decode_linear() is not None
     assert q(torch.zeros(0, 576).bfloat16()).shape == (0, 960)
     # Shapes AMX cannot tile keep the plain int8 weight and the vector kernel.

@@ -9,7 +9,8 @@ Which kernel a layer runs is decided once, when the backend builds it, from what
   `SMALL_BATCH_ROWS`); more rows, oneDNN's packed matmul. Both stream the weights faster than
   oneDNN and skip its set-up per call; the price is a second copy of the weights.
 - int8 (`KernelInt8Linear`): `amx_int8_linear` for bf16 models on CPUs with AMX and
-  AVX512-BF16 (out % 16 == 0, in % 32 == 0); else `vnni_int8_linear` on CPUs with AVX512-VNNI
+  AVX512-BF16 (out % 16 == 0, in % 32 == 0), up to `VNNI_ROWS_ON_AMX` rows `vnni_int8_linear` on
+  a second copy of the weights (in % 64 == 0); else `vnni_int8_linear` on CPUs with AVX512-VNNI
   (activations rounded to int8 per 64 inputs; out % 16 == 0, in % 64 == 0); else the
   weight-only `int8_linear`: any number of rows, except on CPUs with AVX2 and no AVX-512,
   where past `AVX2_KERNEL_ROWS` rows the weight is widened to fp32 for aten's linear.
@@ -51,6 +52,10 @@ AMX_ROWS = 1024
 # along the lanes) is level with oneDNN's packed matmul at 32-128 rows and slower beyond
 # (sessions 17 and 23).
 AVX2_KERNEL_ROWS = 128
+# On AMX CPUs `vnni_int8_linear` (x rounded to int8 per 64 inputs, the weights streamed at the
+# memory's floor) beats `amx_int8_linear` (its tiles widened to bf16, bound by the widening) in a
+# decode step up to about 12 rows: 42 % faster at one row (BENCHMARKS.md, session 35).
+VNNI_ROWS_ON_AMX = 12
 
 
 def placed(t: torch.Tensor, memory: HugePageArena | None) -> torch.Tensor:
@@ -232,36 +237,50 @@ class KernelInt8Linear(Int8Linear):
         qweight = self.qweight
         assert qweight is not None  # Int8Linear.__init__ quantized it
         out_features, in_features = qweight.shape
-        kernel_rows = sys.maxsize
+        vnni = kernels.vnni_int8_linear_available() and in_features % 64 == 0
         if (
             self.scale.dtype == torch.bfloat16
             and kernels.amx_int8_linear_available()
             and out_features % 16 == 0
             and in_features % 32 == 0
         ):
-            # int8 tiles widened to bf16 next to the AMX tile loads.
+            # int8 tiles widened to bf16 next to the AMX tile loads; a few rows go to the VNNI
+            # kernel on a second copy of the weights, as on CPUs without AMX.
             self.tile_qweight = placed(kernels.amx_pack_weight(qweight), memory)
-            self.qweight = None  # one copy of the weights
-            kind, weight = "amx_int8", self.tile_qweight
-        elif (
-            kernels.vnni_int8_linear_available()
-            and out_features % 16 == 0
-            and in_features % 64 == 0
-        ):
-            # Bytes times bytes: the fastest int8 path on CPUs without AMX; a gated projection
-            # in tasks of both halves, as KernelDpbf16Linear's.
-            gated = gated and gated_layout(linear)
-            pack = kernels.vnni_pack_gated if gated else kernels.vnni_pack_weight
-            self.vnni_qweight = placed(pack(qweight), memory)
+            few_rows = self.vnni_linear(linear, qweight, kernels, memory, gated) if vnni else None
+            self.linear = kernels.DecodeLinear(
+                "amx_int8",
+                self.tile_qweight,
+                self.scale,
+                self.bias,
+                VNNI_ROWS_ON_AMX if few_rows else sys.maxsize,
+                few_rows=few_rows,
+            )
             self.qweight = None
-            kind, weight = ("vnni_int8_gated" if gated else "vnni_int8"), self.vnni_qweight
+        elif vnni and out_features % 16 == 0:
+            self.linear = self.vnni_linear(linear, qweight, kernels, memory, gated)
+            self.qweight = None
         else:
             # Streams the weights with software prefetch: faster than aten's kernel at batch 1.
             self.qweight = qweight = placed(qweight, memory)
-            kind, weight = "int8", qweight
-            if kernels.vector_lanes() == 8:
-                kernel_rows = AVX2_KERNEL_ROWS
-        self.linear = kernels.DecodeLinear(kind, weight, self.scale, self.bias, kernel_rows)
+            kernel_rows = AVX2_KERNEL_ROWS if kernels.vector_lanes() == 8 else sys.maxsize
+            self.linear = kernels.DecodeLinear("int8", qweight, self.scale, self.bias, kernel_rows)
+
+    def vnni_linear(
+        self,
+        linear: nn.Linear,
+        qweight: torch.Tensor,
+        kernels: CppKernels,
+        memory: HugePageArena | None,
+        gated: bool,
+    ) -> DecodeLinear:
+        """Bytes times bytes: the fastest int8 path on CPUs without AMX, and for a few rows on
+        CPUs with it; a gated projection in tasks of both halves, as KernelDpbf16Linear's."""
+        gated = gated and gated_layout(linear)
+        pack = kernels.vnni_pack_gated if gated else kernels.vnni_pack_weight
+        self.vnni_qweight = placed(pack(qweight), memory)
+        kind = "vnni_int8_gated" if gated else "vnni_int8"
+        return kernels.DecodeLinear(kind, self.vnni_qweight, self.scale, self.bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
         if x.dim() != 2:  # the models pass [N, in]

@@ -14,7 +14,9 @@ class DecodeLinear:
     "vnni_int8_gated" (roseinfer/kernels/decode_stack.h);
     "small_batch" and "int8" run aten's fp32 linear on more than `kernel_rows` rows, the weight
     widened to fp32 for the call; "small_batch" with `packed` (an fp32 weight as
-    `torch.ops.mkldnn._reorder_linear_weight` packs it) runs oneDNN's matmul there instead."""
+    `torch.ops.mkldnn._reorder_linear_weight` packs it) runs oneDNN's matmul there instead.
+    Other kinds with `few_rows` (another kind over its own copy of the weights) run up to
+    `kernel_rows` rows through it."""
 
     def __init__(
         self,
@@ -24,6 +26,7 @@ class DecodeLinear:
         bias: Tensor | None = None,
         kernel_rows: int = ...,
         packed: Tensor | None = None,
+        few_rows: DecodeLinear | None = None,
     ) -> None: ...
     def __call__(self, x: Tensor, out: Tensor | None = None) -> Tensor: ...  # [M, K] -> [M, N]
     # [M, K] -> [M, N/2]: silu_and_mul(self(x))

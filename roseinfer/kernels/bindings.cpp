@@ -118,11 +118,12 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   py::class_<roseinfer::DecodeLinear>(m, "DecodeLinear",
                                       "a linear layer's decode kernel and prepared weights")
       .def(py::init<std::string, torch::Tensor, c10::optional<torch::Tensor>,
-                    c10::optional<torch::Tensor>, int64_t, c10::optional<torch::Tensor>>(),
+                    c10::optional<torch::Tensor>, int64_t, c10::optional<torch::Tensor>,
+                    const roseinfer::DecodeLinear*>(),
            py::arg("kind"), py::arg("weight"), py::arg("scale") = py::none(),
            py::arg("bias") = py::none(),
            py::arg("kernel_rows") = std::numeric_limits<int64_t>::max(),
-           py::arg("packed") = py::none())
+           py::arg("packed") = py::none(), py::arg("few_rows") = nullptr)
       .def("__call__", &roseinfer::DecodeLinear::operator(), "y = the layer's kernel on x [M, K]",
            py::arg("x"), py::arg("out") = py::none(), py::call_guard<py::gil_scoped_release>())
       .def("silu_mul", &roseinfer::DecodeLinear::silu_mul,

@@ -17,12 +17,14 @@ namespace roseinfer {
 
 DecodeLinear::DecodeLinear(std::string kind, torch::Tensor weight,
                            c10::optional<torch::Tensor> scale, c10::optional<torch::Tensor> bias,
-                           int64_t kernel_rows, c10::optional<torch::Tensor> packed)
+                           int64_t kernel_rows, c10::optional<torch::Tensor> packed,
+                           const DecodeLinear* few_rows)
     : weight_(std::move(weight)),
       scale_(std::move(scale)),
       bias_(std::move(bias)),
       packed_(std::move(packed)),
-      kernel_rows_(kernel_rows) {
+      kernel_rows_(kernel_rows),
+      few_rows_(few_rows ? std::make_shared<const DecodeLinear>(*few_rows) : nullptr) {
   TORCH_CHECK(
       !packed_.has_value() || (kind == "small_batch" && weight_.scalar_type() == at::kFloat),
       "DecodeLinear: only small_batch with an fp32 weight takes a packed copy");
@@ -50,10 +52,19 @@ DecodeLinear::DecodeLinear(std::string kind, torch::Tensor weight,
   const bool packed_tiles = kind_ != Kind::kInt8 && kind_ != Kind::kSmallBatch &&
                             kind_ != Kind::kDense;
   out_features_ = weight_.size(0) * (packed_tiles ? 16 : 1);
+  if (few_rows_) {
+    TORCH_CHECK(kind_ != Kind::kInt8 && kind_ != Kind::kSmallBatch,
+                "DecodeLinear: ", kind, " keeps kernel_rows for itself; it takes no few_rows");
+    TORCH_CHECK(few_rows_->out_features() == out_features_ &&
+                    few_rows_->own_kernel_rows() >= kernel_rows_,
+                "DecodeLinear: few_rows must give the same ", out_features_,
+                " outputs by a kernel of ours up to kernel_rows rows");
+  }
 }
 
 torch::Tensor DecodeLinear::operator()(const torch::Tensor& x,
                                        const c10::optional<torch::Tensor>& out) const {
+  if (few_rows_ && x.size(0) <= kernel_rows_) return (*few_rows_)(x, out);
   switch (kind_) {
     case Kind::kAmx: return amx_linear(x, weight_, bias_, out);
     case Kind::kInt8:
@@ -76,6 +87,7 @@ torch::Tensor DecodeLinear::operator()(const torch::Tensor& x,
 
 torch::Tensor DecodeLinear::silu_mul(const torch::Tensor& x,
                                      const c10::optional<torch::Tensor>& out) const {
+  if (few_rows_ && x.size(0) <= kernel_rows_) return few_rows_->silu_mul(x, out);
   // The epilogue saves a pass over [M, 2I] and its write: BENCHMARKS.md, session 29.
   if (kind_ == Kind::kVnniInt8Gated)
     return vnni_int8_gated_linear(x, weight_, *scale_, bias_, true, out);

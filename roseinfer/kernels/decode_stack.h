@@ -5,6 +5,7 @@
 #include <torch/extension.h>
 
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,12 +20,16 @@ namespace roseinfer {
 // the weight widened to fp32) or "dense" (an unpacked nn.Linear's weight [N, K]: aten's linear,
 // as F.linear). "vnni_int8_gated" and "dpbf16_gated": a gated projection [gate; up] packed by
 // vnni_pack_gated / dpbf16_pack_gated, whose `silu_mul` runs SiLU·mul in the linear's epilogue.
+// Any kind but "int8" and "small_batch" may hand up to kernel_rows rows to `few_rows`, another
+// layer's kernel over its own copy of the weights (AMX CPUs' int8: "vnni_int8" streams a decode
+// step's weights at the floor, where widening AMX tiles is bound by the widening).
 class DecodeLinear {
  public:
   DecodeLinear(std::string kind, torch::Tensor weight, c10::optional<torch::Tensor> scale,
                c10::optional<torch::Tensor> bias,
                int64_t kernel_rows = std::numeric_limits<int64_t>::max(),
-               c10::optional<torch::Tensor> packed = c10::nullopt);
+               c10::optional<torch::Tensor> packed = c10::nullopt,
+               const DecodeLinear* few_rows = nullptr);
   // y [M, N], into `out` where given (a contiguous [M, N] in x's dtype: the stack's step buffer).
   torch::Tensor operator()(const torch::Tensor& x,
                            const c10::optional<torch::Tensor>& out = c10::nullopt) const;
@@ -46,7 +51,8 @@ class DecodeLinear {
   Kind kind_;
   torch::Tensor weight_;
   c10::optional<torch::Tensor> scale_, bias_, packed_;
-  int64_t kernel_rows_;  // small_batch, int8: rows up to which the kernel runs
+  int64_t kernel_rows_;  // small_batch, int8: rows up to which the kernel runs; or few_rows_ runs
+  std::shared_ptr<const DecodeLinear> few_rows_;
   int64_t out_features_;  // N
 };
 
