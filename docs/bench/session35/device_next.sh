@@ -3,8 +3,13 @@
 # 32-stream served case read 747 tok/s with the VNNI copy against 923 without in one pair, though
 # both servers run `amx_int8_linear` at 32 rows. This runs 32-row decode steps with and without
 # the copy in one process (`rows_ab.py`), then the 32-stream case on two servers side by side
-# in both orders (with, without, without, with), on 2 threads as CI's hosts have.
+# in both orders (with, without, without, with), on 2 threads as CI's hosts have. With
+# `profile`: where a batch-32 step goes there instead (issue 22's 32-stream goal, ~1.0x / 1.3x
+# vLLM there): each stage of 200 steps (session 30's step_stages.py at batch 32), the decode
+# attention alone, and the 120 linears alone at 32 rows.
 #   run(command="sh docs/bench/session35/device_next.sh", carry=[".whl", ".smoltok"], timeout_s=420)
+#   run(command="sh docs/bench/session35/device_next.sh profile", carry=[".whl", ".smoltok"], timeout_s=300)
+part=${1:-served}
 out=${OUT:-/tmp/device_out}
 mkdir -p "$out"
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
@@ -17,6 +22,16 @@ python3 -c "from roseinfer.kernels import load_cpu_kernels; print(load_cpu_kerne
 OMP_NUM_THREADS=4 timeout 60 taskset -c 8-11 python3 docs/bench/session33/smol_shaped.py .smoltok \
   /tmp/smolfull > /dev/null 2>&1
 two() { OMP_NUM_THREADS=2 taskset -c 0,1 "$@"; }
+if [ "$part" = profile ]; then
+  sed 's#model="smollm2"#model="/tmp/smolfull"#; s#, 1, context=70, max_new_tokens=400#, 32, context=70, max_new_tokens=400#' \
+    docs/bench/session30/step_stages.py > /tmp/ss32.py
+  for m in int8 bf16; do date -u +%T; two timeout 90 python3 /tmp/ss32.py $m 2>&1 | grep -v -i loading | tail -14; done \
+    2>&1 | tee "$out/step_stages_32.txt"
+  for kv in auto int8; do two timeout 60 python3 benchmarks/decode_attention.py --batch-size 32 \
+    --context 135 --kv-cache-dtype $kv; done 2>&1 | tee "$out/decode_attention_32.txt"
+  two timeout 60 python3 benchmarks/small_batch_linear.py --rows 32 2>&1 | tee "$out/linears_32.txt"
+  exit 0
+fi
 { date -u +%T; two timeout 100 python3 docs/bench/session35/rows_ab.py /tmp/smolfull 32,1,32 40; } \
   2>&1 | grep -v -i loading | tee "$out/rows_ab_32.txt"
 serve() {  # port rows (-1: as built)
