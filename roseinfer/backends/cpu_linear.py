@@ -274,8 +274,10 @@ class KernelInt8Linear(Int8Linear):
         memory: HugePageArena | None,
         gated: bool,
     ) -> DecodeLinear:
-        """Bytes times bytes: the fastest int8 path on CPUs without AMX, and for a few rows on
-        CPUs with it; a gated projection in tasks of both halves, as KernelDpbf16Linear's."""
+        """The weights packed for `vnni_int8_linear` into `self.vnni_qweight`, and their
+        `DecodeLinear`. Bytes times bytes: the fastest int8 path on CPUs without AMX, and for a
+        few rows on CPUs with it; a gated projection in tasks of both halves, as
+        KernelDpbf16Linear's."""
         gated = gated and gated_layout(linear)
         pack = kernels.vnni_pack_gated if gated else kernels.vnni_pack_weight
         self.vnni_qweight = placed(pack(qweight), memory)
