@@ -188,20 +188,22 @@ def test_the_stack_refuses_tokens_and_positions_outside_its_tables(tiny_model_di
 def test_one_region_gives_the_same_logits_as_one_thread(tiny_model_dir, overrides):
     """With two threads a step's layers run in one parallel region (`in_one_region`, the other
     threads waiting for each loop); with one, on this thread alone. Every output element is
-    computed by one thread either way, so the logits are the same bit for bit. (Short prompts:
-    from 256 keys, a step whose tasks cannot balance the threads merges its attention's parts,
-    whose rounding depends on the thread count.)"""
+    computed by one thread either way, so the logits are the same bit for bit; so are they where a
+    step of 16 rows or more cuts each thread's share into pieces that either thread may take.
+    (Short prompts: from 256 keys, a step whose tasks cannot balance the threads merges its
+    attention's parts, whose rounding depends on the thread count.)"""
     engine = engine_for(tiny_model_dir("llama"), **overrides)
-    stack = stack_of(engine)
+    spy = CountingStack(stack_of(engine))
     prompts = [list(range(5, 12)), list(range(40, 46)), list(range(10, 30))]
-    assert stack.stack.one_region_rows >= 1  # bf16 and int8 linears are kernels of ours
+    assert spy.stack.stack.one_region_rows >= 16  # bf16 and int8 linears are kernels of ours
 
     def logits() -> list[torch.Tensor]:
         core = engine.new_core(num_kv_blocks=128, block_size=4)
         runner, bm = core.runner, core.block_manager
+        runner.decoder_stack = spy
         seqs = [Sequence(i, p, len(p), SamplingParams()) for i, p in enumerate(prompts)]
         out = []
-        for chunks in ([2, 1, 3], [1, 1, 1], [1, 1, 1]):
+        for chunks in ([2, 1, 3], [4, 4, 8], [1, 1, 1]):  # 6 rows, 16 (8 pieces a share), 3
             batch = []
             for seq, n in zip(seqs, chunks, strict=True):
                 bm.allocate(seq, n)
@@ -212,6 +214,7 @@ def test_one_region_gives_the_same_logits_as_one_thread(tiny_model_dir, override
         return out
 
     in_region = logits()
+    assert spy.calls == 3  # every step went through the stack
     with torch_threads(1):
         alone = logits()
     for a, b in zip(in_region, alone, strict=True):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
 import random
 import re
 import shutil
@@ -232,6 +233,31 @@ def test_paged_decode_attention_any_split_of_mixed_lengths(kernels, threads, con
     with torch_threads(threads):
         outs, _ = _through_both_backends(q, k, v, caches, meta, head_dim**-0.5)
     torch.testing.assert_close(outs[1], outs[0], atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU here: no region of two")
+@pytest.mark.parametrize("stalled", [0, 1])
+@pytest.mark.parametrize(
+    "n,grain,pieces,held", [(64, 1, 8, 4), (64, 10, 8, 10), (7, 1, 8, 1), (64, 1, 1, 32)]
+)
+def test_a_region_thread_takes_what_a_stalled_thread_left(kernels, stalled, n, grain, pieces, held):
+    """In one parallel region (the decoder stack's) each thread's share of a loop is cut into up
+    to `pieces` pieces of at least `grain` indices, and a thread done with its share takes the
+    pieces left in another's. One of two threads stalls in its first piece, as when another
+    process takes its CPU: the other runs every other index, the rest of the stalled share
+    included, instead of waiting for it (here 10 s). With one piece a share, the stalled thread
+    holds its whole share."""
+    share = -(-n // 2)
+    with torch_threads(2):
+        owners = kernels.region_loop_threads(n, grain, pieces, stalled)
+    stalled_piece = torch.zeros(n, dtype=torch.bool)
+    stalled_piece[stalled * share : stalled * share + held] = True
+    assert owners[stalled_piece].eq(stalled).all()
+    assert owners[~stalled_piece].eq(1 - stalled).all()
+    with torch_threads(2), pytest.raises(RuntimeError, match="must be one of the 2 threads"):
+        kernels.region_loop_threads(n, grain, pieces, 2)
+    with torch_threads(2), pytest.raises(RuntimeError, match=r"pieces_per_share must lie in"):
+        kernels.region_loop_threads(n, grain, 256, stalled)
 
 
 @pytest.mark.parametrize("threads", [2, 3, 4, 16])

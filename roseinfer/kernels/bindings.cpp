@@ -115,6 +115,11 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("x"), py::arg("packed"), py::arg("bias") = py::none(),
         py::arg("silu_mul") = false, py::arg("out") = py::none(),
         py::call_guard<py::gil_scoped_release>());
+  m.def("region_loop_threads", &roseinfer::region_loop_threads,
+        "the thread of one parallel region that ran each index of a loop over [0, n), one "
+        "thread stalling in its first chunk (for the tests)",
+        py::arg("n"), py::arg("grain"), py::arg("pieces_per_share"), py::arg("stalled_thread"),
+        py::call_guard<py::gil_scoped_release>());
   py::class_<roseinfer::DecodeLinear>(m, "DecodeLinear",
                                       "a linear layer's decode kernel and prepared weights")
       .def(py::init<std::string, torch::Tensor, c10::optional<torch::Tensor>,

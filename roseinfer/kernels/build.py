@@ -55,7 +55,7 @@ KERNELS = KernelSources(
         "bindings.cpp", "paged_attention.cpp", "prefill_attention.cpp", "fused_ops.cpp",
         "sampling.cpp",
         "int8_linear.cpp", "amx_linear.cpp", "vnni_linear.cpp", "dpbf16_linear.cpp",
-        "decode_stack.cpp",
+        "decode_stack.cpp", "parallel.cpp",
     ),
     headers=(
         "vec.h", "lane_rows.h", "decode_stack.h", "ops.h", "attention_kv.h", "attention_avx512.h",

@@ -198,9 +198,15 @@ torch::Tensor DecodeStack::forward(torch::Tensor input_ids, torch::Tensor positi
     return layers_forward(input_ids, positions, cos_table, sin_table, k_caches, v_caches,
                           k_scales, v_scales, slot_mapping, block_tables, context_lens);
   };
-  if (input_ids.numel() > one_region_rows_) return run();
+  const int64_t rows = input_ids.numel();
+  if (rows > one_region_rows_) return run();
+  // From 16 rows a loop lasts long enough that pieces of a share taken from a thread whose CPU
+  // another process took win back more than they cost: a 32-row step disturbed 6 % of the time
+  // lost 14 % with whole shares, 10-11 % with 8 pieces; a one-row step gained nothing from them
+  // and paid ~1 % (BENCHMARKS.md, session 36).
+  constexpr int64_t kPiecedRows = 16;
   torch::Tensor out;
-  in_one_region([&] { out = run(); });
+  in_one_region([&] { out = run(); }, rows >= kPiecedRows ? 8 : 1);
   return out;
 }
 

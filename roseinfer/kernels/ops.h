@@ -96,4 +96,10 @@ torch::Tensor dpbf16_pack_gated(torch::Tensor w);
 torch::Tensor dpbf16_gated_linear(torch::Tensor x, torch::Tensor packed,
                                   c10::optional<torch::Tensor> bias, bool silu_mul,
                                   c10::optional<torch::Tensor> out = c10::nullopt);
+// The thread of one region (`pieces_per_share` as in_one_region's) that ran each index of
+// parallel_for(0, n, grain) [n]: thread `stalled_thread` holds its first chunk until the others
+// ran every other index, and they wait for it to hold one (10 s at most): the tests' view of how
+// a region shares a loop (parallel.h).
+torch::Tensor region_loop_threads(int64_t n, int64_t grain, int64_t pieces_per_share,
+                                  int64_t stalled_thread);
 }  // namespace roseinfer
