@@ -106,7 +106,7 @@ class WaitingTeam {
       uint64_t seq;
       while ((seq = seq_.load(std::memory_order_acquire)) == seen || seq % 2 == 1) spin_pause();
       if (released_.load(std::memory_order_acquire)) return;
-      const Job job = published();
+      const Job job = published(seq);
       std::atomic_thread_fence(std::memory_order_acquire);
       if (seq_.load(std::memory_order_relaxed) != seq) continue;  // rewritten as we read it
       seen = seq;
@@ -137,7 +137,7 @@ class WaitingTeam {
     void (*call)(const void*, int, int64_t);
     int parts;
     int64_t pieces;
-    uint64_t number;  // 1, 2, ...: the tag of its shares' counts
+    uint64_t number;  // seq / 2 once published: the tag of its shares' counts
   };
   // How long a thread done with its share waits for the others before it takes from theirs:
   // longer than threads that have their CPUs lag, shorter than another process's turn on a CPU
@@ -155,12 +155,11 @@ class WaitingTeam {
     call_.store(job.call, std::memory_order_relaxed);
     parts_.store(job.parts, std::memory_order_relaxed);
     pieces_.store(job.pieces, std::memory_order_relaxed);
-    number_.store(job.number, std::memory_order_relaxed);
   }
-  Job published() const {
+  Job published(uint64_t seq) const {
     return {piece_.load(std::memory_order_relaxed), call_.load(std::memory_order_relaxed),
             parts_.load(std::memory_order_relaxed), pieces_.load(std::memory_order_relaxed),
-            number_.load(std::memory_order_relaxed)};
+            seq / 2};
   }
 
   // A share's count of pieces taken: (job number << 16) | (from the front << 8) | from the back.
@@ -208,7 +207,6 @@ class WaitingTeam {
   std::atomic<void (*)(const void*, int, int64_t)> call_{nullptr};
   std::atomic<int> parts_{0};
   std::atomic<int64_t> pieces_{0};
-  std::atomic<uint64_t> number_{0};
   std::atomic<bool> released_{false};
   // Written by thread 0 alone.
   alignas(64) bool busy_ = false;  // a job runs: a loop nested in it runs in place
