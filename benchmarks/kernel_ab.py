@@ -7,7 +7,8 @@ only the calls timed) and warm (one layer's call repeated), for BxKEYS batches (
 1x135,1x500,32x135,32x500);
 `prefill`: paged_prefill_attention over 30 layers for SxQ@C steps (S sequences of Q new tokens
 in C; the cached blocks shared, as after a prefix-cache hit; `benchmarks/prefill_attention.py`'s
-shapes), fp32, bf16 and int8 caches.
+shapes), fp32, bf16 and int8 caches, and whether each revision's output for the first layer is
+bit-identical to the first revision's.
 
     .venv/bin/python benchmarks/kernel_ab.py linears a3cf196 WORKTREE 1,2,4,8,32
     .venv/bin/python benchmarks/kernel_ab.py attention b14f4f3 WORKTREE [1x135,1x500,32x135]
@@ -52,8 +53,11 @@ torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
         """torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
     torch::Tensor v_cache, torch::Tensor block_tables, torch::Tensor query_start_loc,
     torch::Tensor context_lens, double scale, c10::optional<torch::Tensor> k_scale,
-    c10::optional<torch::Tensor> v_scale);""",
-        'm.def("attn", &roseinfer::paged_prefill_attention);',
+    c10::optional<torch::Tensor> v_scale, const std::string& tile);""",
+        'm.def("attn", [](torch::Tensor q, torch::Tensor k, torch::Tensor v, torch::Tensor t, '
+        "torch::Tensor qsl, torch::Tensor lens, double scale, c10::optional<torch::Tensor> ks, "
+        "c10::optional<torch::Tensor> vs) { return roseinfer::paged_prefill_attention("
+        'q, k, v, t, qsl, lens, scale, ks, vs, "auto"); });',
     ),
 }
 
@@ -241,9 +245,13 @@ def prefill(mods, shapes):
                 for c, s in zip(caches, scales, strict=True)
             ]
             res = turns(mods, {"": lambda mod, args=args: [mod.attn(*a) for a in args]}, 6)
+            outs = {rev: mod.attn(*args[0]).float() for rev, mod in mods.items()}
+            first = next(iter(outs.values()))
             for rev in mods:
+                diff = (outs[rev] - first).abs().max().item()
+                same = "bit-identical" if torch.equal(outs[rev], first) else f"max diff {diff:.3g}"
                 print(f"{seqs}x{queries}@{context} {name:>8} {rev:>9}: "
-                      f"{res[(rev, '')] * 1e3:7.1f} ms", flush=True)  # fmt: skip
+                      f"{res[(rev, '')] * 1e3:7.1f} ms, layer 0 {same}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

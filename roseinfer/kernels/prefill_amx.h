@@ -137,10 +137,10 @@ template <class Tiles, typename C>
                          _mm512_mul_ps(_mm512_loadu_ps(w.st.data() + j * RP + c), s));
     }
     const bool causal = t0 + n - 1 > pos0;
-    for (int64_t c = 0; c < RP; c += kLanes) softmax_rows(w, RP, D, c, n, t0, causal);
     // Weights and values as pairs of keys, zero past the tile's n keys up to whole 32-key steps.
+    for (int64_t c = 0; c < RP; c += kLanes)
+      softmax_pairs(w, RP, D, c, n, t0, causal, int8_cache ? w.vs.data() : nullptr, w.pp.data());
     const int64_t np = (n + 1) / 2, steps = (n + 31) / 32, padded = 16 * steps;
-    pair_weights(w.st.data(), RP, n, int8_cache ? w.vs.data() : nullptr, w.pp.data());
     std::fill(w.pp.begin() + np * RP, w.pp.begin() + padded * RP, 0u);
     for (int64_t j = 0; j < n; ++j) {
       const int64_t t = t0 + j;

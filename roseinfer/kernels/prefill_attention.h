@@ -113,12 +113,26 @@ inline vfloat running_max(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t 
   const vfloat pos = vload(w.pos.data() + c) - static_cast<float>(t0);  // last key seen, in tile
   const vfloat m = vload(w.m.data() + c);
   const float* s = w.st.data() + c;
-  vfloat mx = m;
-  for (int64_t j = 0; j < n; ++j) {
-    vfloat x = vload(s + j * RP);
-    if (causal) x = static_cast<float>(j) <= pos ? x : vfloat{} - INFINITY;
-    mx = x > mx ? x : mx;
+  // Four chains of maxes: one chain waits on each max before the next (BENCHMARKS.md, session
+  // 37).
+  const auto key = [&](int64_t j) {
+    const vfloat x = vload(s + j * RP);
+    return causal ? (static_cast<float>(j) <= pos ? x : vfloat{} - INFINITY) : x;
+  };
+  vfloat part[4] = {m, m, m, m};
+  int64_t j = 0;
+  for (; j + 4 <= n; j += 4)
+    for (int i = 0; i < 4; ++i) {
+      const vfloat x = key(j + i);
+      part[i] = x > part[i] ? x : part[i];
+    }
+  for (; j < n; ++j) {
+    const vfloat x = key(j);
+    part[0] = x > part[0] ? x : part[0];
   }
+  const vfloat mx01 = part[0] > part[1] ? part[0] : part[1];
+  const vfloat mx23 = part[2] > part[3] ? part[2] : part[3];
+  const vfloat mx = mx01 > mx23 ? mx01 : mx23;
   if (!any_lane(mx > m + kRescaleSlack)) return m;  // m = -inf (the first tile) never stays
   const vfloat alpha = exp_lanes(m - mx);             // ~0 for the first tile
   vstore(w.l.data() + c, vload(w.l.data() + c) * alpha);

@@ -75,28 +75,39 @@ template <int DB>
     for (int r = 0; r < kRowVecs; ++r) _mm512_storeu_ps(ot + (d0 + i) * RP + c + r * kLanes, acc[i][r]);
 }
 
-// pp[k][r] = (weight of key 2k, weight of key 2k + 1) of row r, each times its value_scale
-// (null: 1), as a bf16 pair, for the tile's n keys (an odd n's last pair ends in 0):
-// vcvtne2ps2bf16 rounds two vectors of weights to nearest even, and vpermw interleaves them.
-// (It flushes subnormals to 0: weights under 1e-38, against a row sum of at least 1.)
-inline void pair_weights(const float* st, int64_t RP, int64_t n, const float* value_scale,
-                         uint32_t* pp) {
+// As softmax_rows (prefill_attention.h) for kLanes rows from c, the weights then going
+// straight into pp as bf16 pairs instead of back into st: pp[k][r] = (weight of key 2k, weight
+// of key 2k + 1) of row r, each times its value_scale (null: 1), for the tile's n keys (an odd
+// n's last pair ends in 0). The same weights and sums as softmax_rows, bit for bit; st keeps the
+// scores. vcvtne2ps2bf16 rounds two vectors of weights to nearest even, and vpermw interleaves
+// them (it flushes subnormals to 0: weights under 1e-38, against a row sum of at least 1).
+inline void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int64_t t0,
+                          bool causal, const float* value_scale, uint32_t* pp) {
   // Word 2r of the pair vector: word r of the converted vector (key 2k's weights); word 2r + 1:
   // word 16 + r (key 2k + 1's).
   alignas(64) static constexpr uint16_t kInterleave[32] = {
       0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
       8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
   const __m512i order = _mm512_load_si512(kInterleave);
-  auto weights = [&](int64_t j, int64_t c) {
+  const __m512 pos = (__m512)(vload(w.pos.data() + c) - static_cast<float>(t0));
+  const __m512 mx = (__m512)running_max(w, RP, D, c, n, t0, causal);
+  const float* s = w.st.data() + c;
+  __m512 sum = _mm512_setzero_ps();
+  const auto weight = [&](int64_t j) {  // e^(score - max), 0 past n and past the row's position
     if (j >= n) return _mm512_setzero_ps();
-    const __m512 e = _mm512_loadu_ps(st + j * RP + c);
+    __m512 e = (__m512)exp_lanes((vfloat)_mm512_sub_ps(_mm512_loadu_ps(s + j * RP), mx));
+    if (causal)
+      e = _mm512_maskz_mov_ps(
+          _mm512_cmp_ps_mask(_mm512_set1_ps(static_cast<float>(j)), pos, _CMP_LE_OQ), e);
+    sum = _mm512_add_ps(sum, e);
     return value_scale == nullptr ? e : _mm512_mul_ps(e, _mm512_set1_ps(value_scale[j]));
   };
-  for (int64_t k = 0; 2 * k < n; ++k)
-    for (int64_t c = 0; c < RP; c += kLanes) {
-      const __m512bh both = _mm512_cvtne2ps_pbh(weights(2 * k + 1, c), weights(2 * k, c));
-      _mm512_storeu_si512(pp + k * RP + c, _mm512_permutexvar_epi16(order, (__m512i)both));
-    }
+  for (int64_t k = 0; 2 * k < n; ++k) {
+    const __m512 even = weight(2 * k);
+    const __m512bh both = _mm512_cvtne2ps_pbh(weight(2 * k + 1), even);
+    _mm512_storeu_si512(pp + k * RP + c, _mm512_permutexvar_epi16(order, (__m512i)both));
+  }
+  vstore(w.l.data() + c, vload(w.l.data() + c) + (vfloat)sum);
 }
 
 // vt[k][d] = (value[2k][d], value[2k + 1][d]) as a bf16 pair for the tile's n keys (an odd n's
@@ -254,8 +265,8 @@ template <typename C>
                                int8_cache ? w.ks.data() + j : nullptr, pairs, L.scale,
                                w.st.data() + j * RP, c);
     const bool causal = t0 + n - 1 > pos0;
-    for (int64_t c = 0; c < RP; c += kLanes) softmax_rows(w, RP, D, c, n, t0, causal);
-    pair_weights(w.st.data(), RP, n, int8_cache ? w.vs.data() : nullptr, w.pp.data());
+    for (int64_t c = 0; c < RP; c += kLanes)
+      softmax_pairs(w, RP, D, c, n, t0, causal, int8_cache ? w.vs.data() : nullptr, w.pp.data());
     pair_values_by_key(w.vrow_bf16.data(), n, D, w.vt.data());
     const int64_t np = (n + 1) / 2;
     for (int64_t c = 0; c < RP; c += kRowBlock) {
