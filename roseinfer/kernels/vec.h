@@ -243,9 +243,11 @@ constexpr int kVecRegisters = 0;
 // x[0..n) ~ scale * q: scale = max|x| / 127, q = x / scale rounded to nearest even and clamped
 // to [-127, 127] (0 where scale is 0; scale NaN and q 0 where x holds a NaN), exactly as
 // `roseinfer.layers.kv_cache.quantize_rows` computes it. For int8 cache rows and the blocks of
-// activations `vnni_int8_linear` multiplies.
+// activations `vnni_int8_linear` multiplies. Returns the sum of the q written (exact in fp32:
+// |sum| <= 127 n), from the registers: reading `out` back just after its narrower stores waits
+// for them to reach the cache (BENCHMARKS.md, session 37).
 template <typename T>
-inline void quantize_row(const T* x, int64_t n, int8_t* out, float* scale) {
+inline float quantize_row(const T* x, int64_t n, int8_t* out, float* scale) {
   float amax = 0.f;
   bool nan = false;
   int64_t d = 0;
@@ -280,30 +282,42 @@ inline void quantize_row(const T* x, int64_t n, int8_t* out, float* scale) {
   const float s = nan ? std::numeric_limits<float>::quiet_NaN() : amax / 127.f;
   *scale = s;
   d = 0;
+  float sum = 0.f;
 #if defined(__AVX512F__)
   const __m512 sv = _mm512_set1_ps(s), lo = _mm512_set1_ps(-127.f), hi = _mm512_set1_ps(127.f);
+  __m512 sums = _mm512_setzero_ps();
   for (; s > 0.f && d + 16 <= n; d += 16) {
     __m512 r = _mm512_roundscale_ps(_mm512_div_ps(load16(x + d), sv),
                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     r = _mm512_min_ps(_mm512_max_ps(r, lo), hi);
+    sums = _mm512_add_ps(sums, r);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + d),
                      _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(r)));
   }
+  sum = _mm512_reduce_add_ps(sums);
 #elif defined(ROSEINFER_VECF)
   const __m256 sv = _mm256_set1_ps(s), lo = _mm256_set1_ps(-127.f), hi = _mm256_set1_ps(127.f);
+  __m256 sums = _mm256_setzero_ps();
   for (; s > 0.f && d + 8 <= n; d += 8) {
     __m256 r = _mm256_round_ps(_mm256_div_ps(vec_load(x + d), sv),
                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     r = _mm256_min_ps(_mm256_max_ps(r, lo), hi);
+    sums = _mm256_add_ps(sums, r);
     const __m256i q = _mm256_cvtps_epi32(r);
     const __m128i q16 = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
     _mm_storel_epi64(reinterpret_cast<__m128i*>(out + d), _mm_packs_epi16(q16, q16));
   }
+  alignas(32) float lanes_sum[8];
+  _mm256_store_ps(lanes_sum, sums);
+  for (float lane : lanes_sum) sum += lane;
 #endif
-  for (; d < n; ++d)
+  for (; d < n; ++d) {
     out[d] = s > 0.f ? static_cast<int8_t>(
                            std::clamp(std::nearbyint(to_float(x[d]) / s), -127.f, 127.f))
                      : int8_t(0);
+    sum += static_cast<float>(out[d]);
+  }
+  return sum;
 }
 
 }  // namespace roseinfer

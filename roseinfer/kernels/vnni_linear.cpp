@@ -34,17 +34,14 @@ template <typename T>
 void quantize_activations(const T* x, int64_t M, int64_t K, int8_t* q, float* scales,
                           float* correction) {
   const int64_t nb = K / kBlock;
-  const __m512i ones = _mm512_set1_epi8(1);
   parallel_for(0, M, 1, [&](int64_t m0, int64_t m1) {
     for (int64_t m = m0; m < m1; ++m) {
       float corr = 0.f;
       for (int64_t b = 0; b < nb; ++b) {
-        int8_t* qb = q + m * K + b * kBlock;
         float& scale = scales[m * nb + b];
-        quantize_row(x + m * K + b * kBlock, kBlock, qb, &scale);
-        const __m512i sums = _mm512_dpbusd_epi32(_mm512_setzero_si512(), ones, _mm512_loadu_si512(qb));
+        const float codes = quantize_row(x + m * K + b * kBlock, kBlock, q + m * K + b * kBlock, &scale);
         // A NaN scale (x held a NaN) makes the row's outputs NaN, as a matmul would.
-        corr += 128.f * scale * static_cast<float>(_mm512_reduce_add_epi32(sums));
+        corr += 128.f * scale * codes;
       }
       correction[m] = corr;
     }
