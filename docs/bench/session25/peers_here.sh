@@ -8,10 +8,11 @@
 #   one:    the same prompts one at a time, 8 requests
 #   long-prompt, long-prompt-8, shared-prefix: issue 22's presets (~2,000-token prompts, 32
 #   output tokens; 32 requests sharing a ~1,000-token prefix)
-# vLLM runs with the libraries its docs ask for preloaded (tcmalloc, Intel's OpenMP) and
-# VLLM_CPU_KVCACHE_SPACE=4 (GiB), from the fp32 HF export of SmolLM2's GGUF that OpenVINO's
-# models came from (docs/bench/session25/gguf_to_hf.py, with the tokenizer transformers reads
-# from the GGUF).
+# vLLM runs with the libraries its docs ask for preloaded (tcmalloc, Intel's OpenMP),
+# VLLM_CPU_KVCACHE_SPACE=4 (GiB) and, since session 37, its threads on every CPU (before, on
+# one of the two: its default keeps a CPU for the scheduler), from the fp32 HF export of
+# SmolLM2's GGUF that OpenVINO's models came from (docs/bench/session25/gguf_to_hf.py, with the
+# tokenizer transformers reads from the GGUF).
 #   VLLM_PY=/tmp/vllmenv/bin/python HF=/tmp/s25/hf_fp32 BASE=/work/wt-base OUT=/tmp/peers \
 #     RUNS="vllm_bf16 base_bf16 rose_bf16 rose_int8_kv8" CASES="short one long-prompt long-prompt-8 shared-prefix" \
 #     bash docs/bench/session25/peers_here.sh
@@ -44,7 +45,11 @@ echo "# $(date -u '+%F %H:%M UTC'), $(lscpu | grep 'Model name' | sed 's/  */ /g
 for run in ${RUNS:-vllm_bf16 vllm_fp32 rose_fp32 rose_int8_kv8}; do
   case $run in
     vllm_*)
+      # Every CPU for vLLM's threads (session 37): by default it keeps one of them for its
+      # scheduler process, and computes on the other alone on a 2-CPU host.
       start "$run" env HF_HUB_OFFLINE=1 VLLM_CPU_KVCACHE_SPACE=4 \
+        VLLM_CPU_OMP_THREADS_BIND="${VLLM_CPU_OMP_THREADS_BIND:-0-$(($(nproc) - 1))}" \
+        VLLM_CPU_NUM_OF_RESERVED_CPU="${VLLM_CPU_NUM_OF_RESERVED_CPU:-0}" \
         LD_PRELOAD="/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4:$(dirname "$VLLM_PY")/../lib/libiomp5.so" \
         "$VLLM_PY" -m vllm.entrypoints.openai.api_server --model "$HF" --dtype "$([ "$run" = vllm_bf16 ] && echo bfloat16 || echo float32)" \
         --served-model-name SmolLM2-135M-Instruct --host 127.0.0.1 --port $PORT --max-model-len 4096 ;;
