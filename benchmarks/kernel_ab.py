@@ -45,8 +45,13 @@ torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
         """torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Tensor v,
     torch::Tensor k_cache, torch::Tensor v_cache, torch::Tensor slot_mapping,
     torch::Tensor block_tables, torch::Tensor context_lens, double scale,
-    c10::optional<torch::Tensor> k_scale, c10::optional<torch::Tensor> v_scale);""",
-        'm.def("attn", &roseinfer::paged_decode_attention);',
+    c10::optional<torch::Tensor> k_scale, c10::optional<torch::Tensor> v_scale,
+    c10::optional<torch::Tensor> out);""",
+        'm.def("attn", [](torch::Tensor q, torch::Tensor k, torch::Tensor v, torch::Tensor kc, '
+        "torch::Tensor vc, torch::Tensor slots, torch::Tensor tables, torch::Tensor lens, "
+        "double scale, c10::optional<torch::Tensor> ks, c10::optional<torch::Tensor> vs) { "
+        "return roseinfer::paged_decode_attention(q, k, v, kc, vc, slots, tables, lens, scale, "
+        'ks, vs, c10::nullopt); });',
     ),
     "prefill": (
         "prefill_attention.cpp",
