@@ -161,6 +161,18 @@ inline void prefetch_l2(const void* p) {
 }
 #endif
 
+#if defined(__AVX512VNNI__)
+// acc += the sums of 4 products of u8's unsigned and s8's signed bytes (vpdpbusd), acc updated in
+// its register. An asm statement, not _mm512_dpbusd_epi32: in a loop carrying a dozen such sums
+// GCC 12 copied each sum to another register and back at every step (two vmovdqa per
+// vpdpbusd), and Zen 5, which runs two vpdpbusd a cycle, then spent its dispatch on the copies:
+// vnni_int8_linear at 32 rows ran at 63 % of the peak, 82 % without them (BENCHMARKS.md,
+// session 38). The same instruction on the same operands: the same sums.
+inline void dpbusd_into(__m512i& acc, __m512i u8, __m512i s8) {
+  asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u8), "v"(s8));
+}
+#endif
+
 // The widest fp32 vector, kVecLanes floats, where ROSEINFER_VECF is defined (the build targets
 // AVX-512, or AVX2 with FMA and F16C; elsewhere callers keep a scalar loop). vec_load widens
 // fp32, bf16, fp16 or int8 storage to fp32.

@@ -71,7 +71,7 @@ inline void block_tile(const int8_t* q, const float* scales, int64_t K, int64_t 
       int32_t four;  // x's 4 bytes for these inputs, broadcast
       std::memcpy(&four, q + r * K + k, sizeof(four));
       const __m512i xv = _mm512_set1_epi32(four);
-      for (int t = 0; t < T; ++t) sum[r][t] = _mm512_dpbusd_epi32(sum[r][t], wv[t], xv);
+      for (int t = 0; t < T; ++t) dpbusd_into(sum[r][t], wv[t], xv);
     }
   }
   for (int r = 0; r < R; ++r) {
