@@ -51,7 +51,7 @@ torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
         "torch::Tensor vc, torch::Tensor slots, torch::Tensor tables, torch::Tensor lens, "
         "double scale, c10::optional<torch::Tensor> ks, c10::optional<torch::Tensor> vs) { "
         "return roseinfer::paged_decode_attention(q, k, v, kc, vc, slots, tables, lens, scale, "
-        'ks, vs, c10::nullopt); });',
+        "ks, vs, c10::nullopt); });",
     ),
     "prefill": (
         "prefill_attention.cpp",
