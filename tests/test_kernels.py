@@ -438,10 +438,8 @@ def test_int8_cache_long_context_of_extreme_values(kernels):
         )
 
 
-def test_every_decode_attention_kernel_prefetches_its_blocks(kernels):
-    """The built library's decode-attention kernels each hold a software prefetch: GCC 12
-    deleted the loops of `_mm_prefetch` that ask for the blocks ahead, so the block prefetch
-    compiled to nothing and no result could show it (BENCHMARKS.md, session 21)."""
+def _function_bodies(kernels) -> dict[str, list[str]]:
+    """The built library's functions (demangled names) and their instructions, by objdump."""
     objdump = shutil.which("objdump")
     if objdump is None:
         pytest.skip("no objdump to read the built library with")
@@ -458,12 +456,48 @@ def test_every_decode_attention_kernel_prefetches_its_blocks(kernels):
             name = match.group(1)
             bodies[name] = []
         elif name:
-            bodies[name].append(line)
+            bodies[name].append(line.split("\t")[-1].strip())
+    return bodies
+
+
+def test_every_decode_attention_kernel_prefetches_its_blocks(kernels):
+    """The built library's decode-attention kernels each hold a software prefetch: GCC 12
+    deleted the loops of `_mm_prefetch` that ask for the blocks ahead, so the block prefetch
+    compiled to nothing and no result could show it (BENCHMARKS.md, session 21)."""
+    bodies = _function_bodies(kernels)
     attention = {n: b for n, b in bodies.items() if "roseinfer::attention::attend_group" in n}
     if not attention:
         pytest.skip("no vectorised decode-attention kernels in this build (no AVX2 or AVX-512)")
     without = [n for n, body in attention.items() if not any("prefetch" in x for x in body)]
     assert without == [], f"{len(without)} of {len(attention)} kernels prefetch nothing"
+
+
+def test_vnni_int8_linear_keeps_its_sums_in_place(kernels):
+    """Between the `vpdpbusd` of `vnni_int8_linear`'s block loop, no register copies: from the
+    intrinsic GCC 12 made two per multiply, which held Zen 5 (two `vpdpbusd` a cycle) to 63 % of
+    its peak; `dpbusd_into` (vec.h) keeps each sum in its register (BENCHMARKS.md, session 38).
+    Results cannot show this, so the built library is read."""
+    loops = {n: b for n, b in _function_bodies(kernels).items() if "run_rows<" in n}
+    loops = {n: b for n, b in loops.items() if any(x.startswith("vpdpbusd") for x in b)}
+    if not loops:
+        pytest.skip("no AVX512-VNNI int8 linear in this build")
+    copies = {}
+    for name, body in loops.items():
+        segment: list[str] = []
+        segments = [segment]
+        for ins in body:  # straight-line runs, cut at every jump
+            segment.append(ins)
+            if ins.startswith("j"):
+                segment = []
+                segments.append(segment)
+        count = 0
+        for run in segments:
+            at = [i for i, ins in enumerate(run) if ins.startswith("vpdpbusd")]
+            if len(at) >= 4:  # a block loop's body
+                between = run[at[0] : at[-1]]
+                count += sum(bool(re.match(r"vmov\w+\s+%zmm\d+,%zmm\d+$", x)) for x in between)
+        copies[name] = count
+    assert all(c == 0 for c in copies.values()), copies
 
 
 def test_mixed_decode_and_prefill_step_matches_the_reference_backend(kernels):
