@@ -144,6 +144,14 @@ inline vfloat running_max(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t 
   return mx;
 }
 
+// Key j's weights for kLanes rows, its scores at s + j * RP: e^(score - mx), zero past a row's
+// position `pos` (in the tile) where `causal` (also e^x of a large x there).
+inline vfloat key_weights(const float* s, int64_t RP, int64_t j, vfloat mx, vfloat pos,
+                          bool causal) {
+  const vfloat e = exp_lanes(vload(s + j * RP) - mx);
+  return causal ? (static_cast<float>(j) <= pos ? e : vfloat{}) : e;
+}
+
 // The online softmax of kLanes rows from c over a tile's n keys at positions t0..: scores into
 // weights exp(s - running max) in place, zero past a row's own position where `causal`; each
 // row's sum updated (its max and outputs by running_max).
@@ -154,8 +162,7 @@ inline void softmax_rows(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n
   float* s = w.st.data() + c;
   vfloat sum = {};
   for (int64_t j = 0; j < n; ++j) {
-    vfloat e = exp_lanes(vload(s + j * RP) - mx);
-    if (causal) e = static_cast<float>(j) <= pos ? e : vfloat{};  // also e^x of a large x there
+    const vfloat e = key_weights(s, RP, j, mx, pos, causal);
     vstore(s + j * RP, e);
     sum += e;
   }

@@ -89,16 +89,13 @@ inline void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t 
       0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
       8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
   const __m512i order = _mm512_load_si512(kInterleave);
-  const __m512 pos = (__m512)(vload(w.pos.data() + c) - static_cast<float>(t0));
-  const __m512 mx = (__m512)running_max(w, RP, D, c, n, t0, causal);
+  const vfloat pos = vload(w.pos.data() + c) - static_cast<float>(t0);
+  const vfloat mx = running_max(w, RP, D, c, n, t0, causal);
   const float* s = w.st.data() + c;
   __m512 sum = _mm512_setzero_ps();
-  const auto weight = [&](int64_t j) {  // e^(score - max), 0 past n and past the row's position
+  const auto weight = [&](int64_t j) {  // key_weights, 0 past n
     if (j >= n) return _mm512_setzero_ps();
-    __m512 e = (__m512)exp_lanes((vfloat)_mm512_sub_ps(_mm512_loadu_ps(s + j * RP), mx));
-    if (causal)
-      e = _mm512_maskz_mov_ps(
-          _mm512_cmp_ps_mask(_mm512_set1_ps(static_cast<float>(j)), pos, _CMP_LE_OQ), e);
+    const __m512 e = (__m512)key_weights(s, RP, j, mx, pos, causal);
     sum = _mm512_add_ps(sum, e);
     return value_scale == nullptr ? e : _mm512_mul_ps(e, _mm512_set1_ps(value_scale[j]));
   };
