@@ -209,8 +209,12 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
   const Layout L{q.size(1), k_cache.size(1), q.size(2), BS, q.stride(0), static_cast<float>(scale)};
   const Tile tile = choose_tile(tile_name, q.scalar_type() == at::kBFloat16,
                                 k_cache.scalar_type() == at::kFloat, L.D, BS);
-  // Tasks (sequence, KV head, query tile); the tiles of later queries see more keys, so the
-  // list runs longest first and each thread takes the next task when it is free.
+  // Tasks (sequence, KV head, query tile), each thread taking the next when it is free. The
+  // tasks of one (sequence, KV head) run one after another, so a thread's L2 keeps the keys and
+  // values they all read (2,000 keys of a head: 512 KB); interleaved, 4 sequences' 512-token
+  // chunks at 2,000 keys took 18 % longer (BENCHMARKS.md, session 39). Within a group, and
+  // between groups by their sequences' lengths, the tasks that see more keys go first, so the
+  // threads end together.
   struct Task {
     int64_t seq, kvh, first, count;
   };
@@ -223,9 +227,11 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
       for (int64_t h = 0; h < L.KVH; ++h)
         tasks.push_back({s, h, first, std::min(kQueryTile, len - first)});
   }
-  std::stable_sort(tasks.begin(), tasks.end(), [&](const Task& a, const Task& b) {
-    return cl[a.seq] - (qs[a.seq + 1] - qs[a.seq]) + a.first >
-           cl[b.seq] - (qs[b.seq + 1] - qs[b.seq]) + b.first;
+  std::sort(tasks.begin(), tasks.end(), [&](const Task& a, const Task& b) {
+    if (cl[a.seq] != cl[b.seq]) return cl[a.seq] > cl[b.seq];
+    if (a.seq != b.seq) return a.seq < b.seq;
+    if (a.kvh != b.kvh) return a.kvh < b.kvh;
+    return a.first > b.first;
   });
   auto out = torch::empty(q.sizes(), q.options());
   const int64_t* tables = block_tables.data_ptr<int64_t>();
