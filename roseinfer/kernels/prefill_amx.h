@@ -119,7 +119,8 @@ template <class Tiles, typename C>
   const int64_t last = pos0 + count - 1;
   for (int64_t t0 = 0; t0 <= last; t0 += KT) {
     const int64_t n = std::min(KT, last + 1 - t0);
-    if constexpr (int8_cache) int8_rows(kv, t0, n, D, w);
+    if constexpr (int8_cache)
+      int8_rows(kv, t0, n, D, w.kb.data(), w.ks.data(), w.vb.data(), w.vs.data());
     // Scores of the keys in groups of 16 (the last group's keys past n read what the block
     // holds there, and their scores are never read).
     const auto key_rows = [&](int64_t i) {

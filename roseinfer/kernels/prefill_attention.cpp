@@ -246,6 +246,45 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
                       const float* v_scales) {
       using C = std::remove_const_t<std::remove_pointer_t<decltype(k)>>;
       const int64_t head_rows = BS * L.D, block_stride = L.KVH * head_rows;
+      const auto view = [&](int64_t seq, int64_t h) {  // (sequence, KV head)'s blocks
+        return attention::KVView<C>{k + h * head_rows,
+                                    v + h * head_rows,
+                                    k_scales == nullptr ? nullptr : k_scales + h * BS,
+                                    v_scales == nullptr ? nullptr : v_scales + h * BS,
+                                    tables + seq * max_blocks,
+                                    cl[seq],
+                                    BS,
+                                    block_stride,
+                                    L.KVH * BS};
+      };
+      constexpr bool pairs_types =
+          kPairsTile && std::is_same_v<T, c10::BFloat16> && !std::is_same_v<C, float>;
+      // The pairs tile's keys and values, made once for the (sequence, KV head) groups of more
+      // than one task: a key tile per job.
+      PairedRows paired;
+      if constexpr (pairs_types) {
+        if (tile == Tile::kPairs) {
+          std::vector<int64_t> lens;
+          std::vector<std::pair<int64_t, int64_t>> jobs;  // (group, first key)
+          for (int64_t s = 0; s < S; ++s)
+            for (int64_t h = 0; h < L.KVH; ++h) {
+              const bool shared = qs[s + 1] - qs[s] > kQueryTile;
+              lens.push_back(shared ? cl[s] : 0);
+              for (int64_t t0 = 0; shared && t0 < cl[s]; t0 += kKeyTile)
+                jobs.emplace_back(s * L.KVH + h, t0);
+            }
+          paired.allocate(lens, L.D, int8_cache);
+          parallel_for(0, static_cast<int64_t>(jobs.size()), 1, [&](int64_t begin, int64_t end) {
+            std::vector<c10::BFloat16> vb;
+            for (int64_t i = begin; i < end; ++i) {
+              const auto [g, t0] = jobs[i];
+              const int64_t seq = g / L.KVH;
+              pair_rows(view(seq, g % L.KVH), t0, std::min(kKeyTile, cl[seq] - t0), L.D,
+                        paired.of(g, L.D).at(t0, L.D), vb);
+            }
+          });
+        }
+      }
       std::atomic<int64_t> next{0};
       parallel_for(0, workers, 1, [&](int64_t, int64_t) {
         Scratch scratch;
@@ -257,19 +296,12 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
           const int64_t len = qs[task.seq + 1] - qs[task.seq];
           const int64_t pos0 = cl[task.seq] - len + task.first;  // the first query's position
           const int64_t h = task.kvh;
-          const attention::KVView<C> kv{k + h * head_rows,
-                                        v + h * head_rows,
-                                        k_scales == nullptr ? nullptr : k_scales + h * BS,
-                                        v_scales == nullptr ? nullptr : v_scales + h * BS,
-                                        tables + task.seq * max_blocks,
-                                        cl[task.seq],
-                                        BS,
-                                        block_stride,
-                                        L.KVH * BS};
+          const attention::KVView<C> kv = view(task.seq, h);
           const int64_t q_row0 = qs[task.seq] + task.first;
-          if constexpr (kPairsTile && std::is_same_v<T, c10::BFloat16> && !std::is_same_v<C, float>) {
+          if constexpr (pairs_types) {
             if (tile == Tile::kPairs) {
-              attend_tile_pairs(qp, op, kv, q_row0, task.count, pos0, h, L, scratch);
+              attend_tile_pairs(qp, op, kv, paired.of(task.seq * L.KVH + h, L.D), q_row0,
+                                task.count, pos0, h, L, scratch);
               continue;
             }
 #if defined(__AVX512BF16__) && defined(__AVX512BW__)  // kAmxTileBuilt

@@ -79,17 +79,16 @@ struct Scratch {
   // not hold fp32, and a zero row for the key blocks' padding.
   std::vector<float> qt, k, v, zero;
   std::vector<const float*> krow, vrow;
-  // bf16-pairs tile (prefill_dpbf16.h): queries and weights as bf16 pairs ([D/2][RP],
-  // [keys/2][RP]), values paired by key ([keys/2][D]), an int8 cache's codes as bf16 and its
-  // row scales.
-  std::vector<uint32_t> qp, pp, vt, zero_pairs;
+  // bf16-pairs and AMX tiles (prefill_dpbf16.h): queries and weights as bf16 pairs ([D/2][RP],
+  // [keys/2][RP]) and the key rows' pointers.
+  std::vector<uint32_t> qp, pp, zero_pairs;
+  std::vector<const uint32_t*> kpairs;
+  // AMX tile (prefill_amx.h): a key tile's values paired by key ([keys/2][D]), then transposed
+  // ([D][keys/2]); an int8 cache's codes as bf16 and its row scales.
+  std::vector<uint32_t> vt, vtt;
   std::vector<c10::BFloat16> kb, vb;
   std::vector<float> ks, vs;
-  std::vector<int8_t> codes;
-  std::vector<const uint32_t*> kpairs;
   std::vector<const c10::BFloat16*> vrow_bf16;
-  // AMX tile (prefill_amx.h): the values paired by key and transposed ([D][keys/2]).
-  std::vector<uint32_t> vtt;
 
   // Sizes the parts both tiles use, and sets the rows' positions (the padding rows repeat the
   // last row's), max (-inf), sum and outputs (0) for a task's `rows` rows, row r = i * G + g.

@@ -17,11 +17,61 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 
 #include "prefill_attention.h"
 
 namespace roseinfer::prefill {
+
+// Keys and values of one (sequence, KV head) as the pairs tile multiplies them, from some key t
+// on (t even): its values paired by key ([pairs][D]); for an int8 cache its keys as bf16 codes
+// ([keys][D]) and both scales ([keys]), else null (a bf16 cache's keys are read in place).
+struct PairedKV {
+  uint32_t* value_pairs = nullptr;
+  c10::BFloat16* key_codes = nullptr;
+  float* key_scale = nullptr;
+  float* value_scale = nullptr;
+
+  // The same from key t + u on (u even).
+  PairedKV at(int64_t u, int64_t D) const {
+    return {value_pairs + u / 2 * D, key_codes == nullptr ? nullptr : key_codes + u * D,
+            key_scale == nullptr ? nullptr : key_scale + u,
+            value_scale == nullptr ? nullptr : value_scale + u};
+  }
+};
+
+// A call's (sequence, KV head) groups as PairedKV from key 0, made once before the tasks for the
+// groups of more than one task (each task reads every key again); a group of one task pairs its
+// own key tiles (`of` gives it no pairs). Group g's keys from first[g] (even), room for its
+// length rounded up to 16. The pairs and codes are unset until written (no tile reads a key
+// past its sequence's length); the scales past it are 0.
+struct PairedRows {
+  std::vector<int64_t> first;
+  std::unique_ptr<uint32_t[]> value_pairs;
+  std::unique_ptr<c10::BFloat16[]> key_codes;  // int8 caches only
+  std::vector<float> key_scale, value_scale;
+
+  // lens[g]: group g's keys, 0 where it pairs its own.
+  void allocate(const std::vector<int64_t>& lens, int64_t D, bool int8_cache) {
+    first.assign(1, 0);
+    for (int64_t len : lens) first.push_back(first.back() + (len + 15) / 16 * 16);
+    const int64_t keys = first.back();
+    value_pairs.reset(new uint32_t[keys / 2 * D]);
+    if (int8_cache) {
+      key_codes.reset(new c10::BFloat16[keys * D]);
+      key_scale.assign(keys, 0.f);
+      value_scale.assign(keys, 0.f);
+    }
+  }
+  PairedKV of(int64_t g, int64_t D) {
+    if (first.empty() || first[g + 1] == first[g]) return {};
+    const PairedKV all{value_pairs.get(), key_codes.get(),
+                       key_codes == nullptr ? nullptr : key_scale.data(),
+                       key_codes == nullptr ? nullptr : value_scale.data()};
+    return all.at(first[g], D);
+  }
+};
 
 #if defined(__AVX512BF16__) && defined(__AVX512BW__)
 constexpr bool kPairsTile = true;
@@ -151,7 +201,8 @@ inline void pair_queries(const c10::BFloat16* q, int64_t q_row0, int64_t count, 
     }
 }
 
-// Room for `keys` rows of an int8 cache's codes as bf16 and their scales (int8_rows).
+// Room for `keys` rows of an int8 cache's codes as bf16 and their scales (int8_rows into w.kb,
+// w.ks, w.vb, w.vs: the AMX tile's per key tile).
 inline void size_int8_rows(int64_t keys, int64_t D, Scratch& w) {
   w.kb.resize(keys * D);
   w.vb.resize(keys * D);
@@ -182,23 +233,22 @@ inline void int8_key_rows16(const int8_t* block, int64_t row0, int64_t D, int64_
   }
 }
 
-// An int8 cache's rows t0..t0 + n - 1 as bf16 codes (exact) and their scales: keys into w.kb
-// and w.ks, values into w.vb and w.vs, row j at j * D. The scales then multiply the scores and
-// the weights in fp32, so the codes pass through bf16 unrounded. A block's keys 16 rows at a
-// time where blocks hold whole 16s and D % 64 == 0 (the rows up to the 16 past the tile's last
-// key too: w.kb holds a key tile rounded up to 16, and those rows are never read).
+// An int8 cache's rows t0..t0 + n - 1 as bf16 codes (exact) and their scales: keys into kb and
+// ks, values into vb and vs, row j at j * D. The scales then multiply the scores and the weights
+// in fp32, so the codes pass through bf16 unrounded. A block's keys 16 rows at a time where
+// blocks hold whole 16s and D % 64 == 0 (the rows up to the 16 past the last key too: kb holds
+// room for them, and they are never read).
 inline void int8_rows(const attention::KVView<int8_t>& kv, int64_t t0, int64_t n, int64_t D,
-                      Scratch& w) {
+                      c10::BFloat16* kb, float* ks, c10::BFloat16* vb, float* vs) {
   const int64_t BS = kv.block_size;
   const bool by16 = BS % 16 == 0 && D % 64 == 0;
-  std::vector<int8_t>& codes = w.codes;
-  codes.resize(D);
+  std::vector<int8_t> codes(D);
   for (int64_t j0 = 0; j0 < n;) {  // the rows of one block at a time
     const int64_t t = t0 + j0, b = t / BS, row = t % BS, m = std::min(n - j0, BS - row);
     const int8_t* keys = kv.k_block(b);
     int64_t j = 0;
     if (by16 && row % 16 == 0)
-      for (; j < m; j += 16) int8_key_rows16(keys, row + j, D, BS, w.kb.data() + (j0 + j) * D);
+      for (; j < m; j += 16) int8_key_rows16(keys, row + j, D, BS, kb + (j0 + j) * D);
     for (; j < m; ++j) {
       for (int64_t d = 0; d < D; d += 4) {
         uint32_t four;
@@ -206,72 +256,98 @@ inline void int8_rows(const attention::KVView<int8_t>& kv, int64_t t0, int64_t n
         four ^= 0x80808080u;
         std::memcpy(codes.data() + d, &four, sizeof(four));
       }
-      int8_codes_to_bf16(codes.data(), D, w.kb.data() + (j0 + j) * D);
+      int8_codes_to_bf16(codes.data(), D, kb + (j0 + j) * D);
     }
-    int8_codes_to_bf16(kv.v_block(b) + row * D, m * D, w.vb.data() + j0 * D);
+    int8_codes_to_bf16(kv.v_block(b) + row * D, m * D, vb + j0 * D);
     for (int64_t i = 0; i < m; ++i) {
-      w.ks[j0 + i] = kv.k_scales(b)[row + i];
-      w.vs[j0 + i] = kv.v_scales(b)[row + i];
+      ks[j0 + i] = kv.k_scales(b)[row + i];
+      vs[j0 + i] = kv.v_scales(b)[row + i];
     }
     j0 += m;
   }
 }
 
-// As attend_tile (prefill_attention.cpp) for bf16 queries and a bf16 or int8 cache (D even),
-// its products on bf16 pairs; not inlined either.
+// Keys t0..t0 + n - 1 of one (sequence, KV head) into `dst` (from key t0 on): an int8 cache's
+// keys converted with their scales, the values paired by key (an odd n pairs its last value with
+// 0). vb: room for n bf16 value rows of an int8 cache. n <= kKeyTile.
 template <typename C>
-[[gnu::noinline]] void attend_tile_pairs(const c10::BFloat16* q, c10::BFloat16* out,
-                       const attention::KVView<C>& kv, int64_t q_row0, int64_t count,
-                       int64_t pos0, int64_t kvh, const Layout& L, Scratch& w) {
-  static_assert(std::is_same_v<C, c10::BFloat16> || std::is_same_v<C, int8_t>);
-  const int64_t G = L.H / L.KVH, D = L.D, BS = L.BS, rows = count * G, pairs = D / 2;
-  const int64_t RP = (rows + kRowBlock - 1) / kRowBlock * kRowBlock;
-  const int64_t KT = kKeyTile % BS == 0 ? kKeyTile : BS;
-  const int64_t KP = (KT + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
-  w.start(rows, RP, D, KP, G, pos0);
-  w.qp.assign(pairs * RP, 0u);
-  w.pp.resize((KP / 2 + 1) * RP);
-  w.vt.resize((KP / 2 + 1) * D);
-  w.zero_pairs.assign(pairs, 0u);
-  w.kpairs.resize(KP);
-  w.vrow_bf16.resize(KP);
-  const bool int8_cache = std::is_same_v<C, int8_t>;
-  if (int8_cache) size_int8_rows(KP, D, w);
-  pair_queries(q, q_row0, count, kvh, L, RP, w);
-  const int64_t last = pos0 + count - 1;
-  for (int64_t t0 = 0; t0 <= last; t0 += KT) {
-    const int64_t n = std::min(KT, last + 1 - t0);
-    if constexpr (std::is_same_v<C, int8_t>) int8_rows(kv, t0, n, D, w);
+void pair_rows(const attention::KVView<C>& kv, int64_t t0, int64_t n, int64_t D,
+               const PairedKV& dst, std::vector<c10::BFloat16>& vb) {
+  const c10::BFloat16* value[kKeyTile];
+  if constexpr (std::is_same_v<C, int8_t>) {
+    vb.resize(n * D);
+    int8_rows(kv, t0, n, D, dst.key_codes, dst.key_scale, vb.data(), dst.value_scale);
+    for (int64_t j = 0; j < n; ++j) value[j] = vb.data() + j * D;
+  } else {
     for (int64_t j = 0; j < n; ++j) {
       const int64_t t = t0 + j;
-      const c10::BFloat16* krow;
-      if constexpr (std::is_same_v<C, int8_t>) {
-        krow = w.kb.data() + j * D;
-        w.vrow_bf16[j] = w.vb.data() + j * D;
-      } else {
-        krow = kv.k_block(t / BS) + (t % BS) * D;
-        w.vrow_bf16[j] = kv.v_block(t / BS) + (t % BS) * D;
+      value[j] = kv.v_block(t / kv.block_size) + (t % kv.block_size) * D;
+    }
+  }
+  pair_values_by_key(value, n, D, dst.value_pairs);
+}
+
+// As attend_tile (prefill_attention.cpp) for bf16 queries and a bf16 or int8 cache (D even),
+// its products on bf16 pairs, its keys and values as `paired` holds them (from key 0), or paired
+// here per key tile where it holds none; not inlined either.
+template <typename C>
+[[gnu::noinline]] void attend_tile_pairs(const c10::BFloat16* q, c10::BFloat16* out,
+                       const attention::KVView<C>& kv, const PairedKV& paired, int64_t q_row0,
+                       int64_t count, int64_t pos0, int64_t kvh, const Layout& L, Scratch& w) {
+  static_assert(std::is_same_v<C, c10::BFloat16> || std::is_same_v<C, int8_t>);
+  static_assert(kKeyTile % 2 == 0, "a key tile's values start a pair");
+  constexpr bool int8_cache = std::is_same_v<C, int8_t>;
+  const int64_t G = L.H / L.KVH, D = L.D, BS = L.BS, rows = count * G, pairs = D / 2;
+  const int64_t RP = (rows + kRowBlock - 1) / kRowBlock * kRowBlock;
+  const int64_t KP = (kKeyTile + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
+  w.start(rows, RP, D, KP, G, pos0);
+  w.pp.resize((KP / 2 + 1) * RP);
+  w.zero_pairs.assign(pairs, 0u);
+  w.kpairs.resize(KP);
+  const bool own_tiles = paired.value_pairs == nullptr;
+  PairedKV tile_rows;  // where this task pairs its own tiles: one key tile's, in the scratch
+  if (own_tiles) {
+    w.vt.resize(KP / 2 * D);
+    tile_rows.value_pairs = w.vt.data();
+    if constexpr (int8_cache) {
+      size_int8_rows(KP, D, w);
+      tile_rows = {w.vt.data(), w.kb.data(), w.ks.data(), w.vs.data()};
+    }
+  }
+  pair_queries(q, q_row0, count, kvh, L, RP, w);
+  const int64_t last = pos0 + count - 1;
+  for (int64_t t0 = 0; t0 <= last; t0 += kKeyTile) {
+    const int64_t n = std::min(kKeyTile, last + 1 - t0);
+    if (own_tiles) pair_rows(kv, t0, n, D, tile_rows, w.vb);
+    const PairedKV tile = own_tiles ? tile_rows : paired.at(t0, D);  // from key t0 on
+    if constexpr (int8_cache) {
+      for (int64_t j = 0; j < n; ++j)
+        w.kpairs[j] = reinterpret_cast<const uint32_t*>(tile.key_codes + j * D);
+    } else {
+      for (int64_t j0 = 0; j0 < n;) {  // a block's rows at a time
+        const int64_t t = t0 + j0, row = t % BS, m = std::min(n - j0, BS - row);
+        const auto* keys = reinterpret_cast<const uint32_t*>(kv.k_block(t / BS) + row * D);
+        for (int64_t j = 0; j < m; ++j) w.kpairs[j0 + j] = keys + j * pairs;
+        j0 += m;
       }
-      w.kpairs[j] = reinterpret_cast<const uint32_t*>(krow);
     }
     const int64_t nk = (n + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
     std::fill(w.kpairs.begin() + n, w.kpairs.begin() + nk, w.zero_pairs.data());
     for (int64_t c = 0; c < RP; c += kRowBlock)
       for (int64_t j = 0; j < nk; j += kKeyBlock)
         pair_scores<kKeyBlock>(w.qp.data(), RP, w.kpairs.data() + j,
-                               int8_cache ? w.ks.data() + j : nullptr, pairs, L.scale,
+                               int8_cache ? tile.key_scale + j : nullptr, pairs, L.scale,
                                w.st.data() + j * RP, c);
     const bool causal = t0 + n - 1 > pos0;
     for (int64_t c = 0; c < RP; c += kLanes)
-      softmax_pairs(w, RP, D, c, n, t0, causal, int8_cache ? w.vs.data() : nullptr, w.pp.data());
-    pair_values_by_key(w.vrow_bf16.data(), n, D, w.vt.data());
+      softmax_pairs(w, RP, D, c, n, t0, causal, tile.value_scale, w.pp.data());
     const int64_t np = (n + 1) / 2;
     for (int64_t c = 0; c < RP; c += kRowBlock) {
       int64_t d = 0;
       for (; d + kDimBlock <= D; d += kDimBlock)
-        pair_values<kDimBlock>(w.pp.data(), RP, w.vt.data(), D, np, w.ot.data(), c, d);
+        pair_values<kDimBlock>(w.pp.data(), RP, tile.value_pairs, D, np, w.ot.data(), c, d);
       for (; d + 2 <= D; d += 2)
-        pair_values<2>(w.pp.data(), RP, w.vt.data(), D, np, w.ot.data(), c, d);
+        pair_values<2>(w.pp.data(), RP, tile.value_pairs, D, np, w.ot.data(), c, d);
     }
   }
   write_outputs(w, RP, out, q_row0, count, kvh, L);
