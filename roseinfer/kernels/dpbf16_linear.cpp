@@ -29,22 +29,29 @@ namespace {
 constexpr int kTiles = 3;  // 16-output tiles per task (48 outputs)
 constexpr int kRows = 8;   // rows of x per register tile: 8 x 3 sums, 3 weights, 1 broadcast
 
+// The lines a row tile asks for into L2 as it goes: at pair p, `per_pair` lines from line
+// floor(p * rate / 2^32) of `base` on (none where per_pair is 0).
+struct Fetch {
+  const char* base = nullptr;
+  uint64_t rate = 0;  // lines per pair, times 2^32
+  int per_pair = 0;
+};
+
 // acc[r][t] = sum over `pairs` pairs p of x[r] . w[t] for R rows of x (rows `x_stride` pairs
 // apart) and the T weight tiles of one task at `w` ([pairs][T][16] pairs, each pair a 64-byte zmm
-// of 16 outputs), its stream asked for `ahead` pairs ahead.
+// of 16 outputs), asking for `fetch`'s lines as it goes.
 template <int R, int T>
 inline void row_tile(const uint32_t* x, int64_t x_stride, const uint32_t* w, int64_t pairs,
-                     int64_t ahead, __m512* acc) {
+                     const Fetch& fetch, __m512* acc) {
   __m512 sum[R][T];
   for (int r = 0; r < R; ++r)
     for (int t = 0; t < T; ++t) sum[r][t] = _mm512_setzero_ps();
   for (int64_t p = 0; p < pairs; ++p) {
+    const char* line = fetch.base + ((static_cast<uint64_t>(p) * fetch.rate) >> 32) * 64;
+    for (int i = 0; i < fetch.per_pair; ++i) prefetch_l2(line + 64 * i);
     __m512bh wv[T];
-    for (int t = 0; t < T; ++t) {
-      const uint32_t* tile = w + (p * T + t) * 16;
-      prefetch_l2(tile + ahead);  // into L2, for the first row tile (the others read L2)
-      wv[t] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(tile));
-    }
+    for (int t = 0; t < T; ++t)
+      wv[t] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(w + (p * T + t) * 16));
     for (int r = 0; r < R; ++r) {
       const __m512bh xv = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(x[r * x_stride + p])));
       for (int t = 0; t < T; ++t) sum[r][t] = _mm512_dpbf16_ps(sum[r][t], xv, wv[t]);
@@ -56,10 +63,10 @@ inline void row_tile(const uint32_t* x, int64_t x_stride, const uint32_t* w, int
 
 template <int T>
 inline void rows(int R, const uint32_t* x, int64_t x_stride, const uint32_t* w, int64_t pairs,
-                 int64_t ahead, __m512* acc) {
+                 const Fetch& fetch, __m512* acc) {
   switch (R) {
 #define ROSEINFER_ROWS(n) \
-  case n: row_tile<n, T>(x, x_stride, w, pairs, ahead, acc); break;
+  case n: row_tile<n, T>(x, x_stride, w, pairs, fetch, acc); break;
     ROSEINFER_ROWS(1) ROSEINFER_ROWS(2) ROSEINFER_ROWS(3) ROSEINFER_ROWS(4)
     ROSEINFER_ROWS(5) ROSEINFER_ROWS(6) ROSEINFER_ROWS(7) ROSEINFER_ROWS(8)
 #undef ROSEINFER_ROWS
@@ -101,21 +108,35 @@ struct Output {
 // The task at packed column n (its T tiles' outputs) for every row of x: row tiles of
 // near-equal size (16 rows run 8 + 8, not 12 + 4: too few sums would leave vdpbf16ps's latency
 // showing), each over all of K, the task's weights read from memory by the first tile and from
-// L2 by the others (blocking K so that every tile reads them from L1 measured no faster).
+// L2 by the others (blocking K so that every tile reads them from L1 measured no faster). The
+// first tile asks for its stream ahead of its loads. From 3 tiles the others ask for `next` (the
+// weights of the thread's next task, `next_bytes` of them, or null), a share each, so that memory
+// streams while they multiply instead of only during the first tile (-14 to -16 % at 24-32 rows
+// with the weights in DRAM; at 2 tiles the second would ask for as much as the first reads, and
+// measured 1 % slower: BENCHMARKS.md, session 39).
 template <int T>
 void run_task(const c10::BFloat16* x, const uint32_t* w, const c10::BFloat16* bias,
-              const Output& y, int64_t M, int64_t K, int64_t n) {
+              const Output& y, int64_t M, int64_t K, int64_t n, const uint32_t* next,
+              int64_t next_bytes) {
   const int64_t pairs = K / 2;
   const uint32_t* wt = w + (n / 16) * pairs * 16;  // the task's tiles: the tasks before it hold n / 16
   // 4 KB ahead at 1-2 rows, 8 KB from 3: each was the faster of the two over this layout, by 3-23 %
   // at 1-2 rows and by 2-11 % at 4-64 (BENCHMARKS.md, session 27).
-  const int64_t ahead = M <= 2 ? 1024 : 2048;
+  const int64_t ahead = M <= 2 ? 4096 : 8192;
+  const Fetch own{reinterpret_cast<const char*>(wt) + ahead, uint64_t{T} << 32, T};  // T lines a pair
   const auto* xp = reinterpret_cast<const uint32_t*>(x);
   const int64_t tiles = (M + kRows - 1) / kRows;
+  // Each later tile's share of the next task's lines, spread over its pairs.
+  const int64_t share = tiles >= 3 && next != nullptr ? (next_bytes / 64 + tiles - 2) / (tiles - 1) : 0;
+  const auto next_share = [&](int64_t i) {  // tile i's (i >= 1)
+    return Fetch{reinterpret_cast<const char*>(next) + (i - 1) * share * 64,
+                 (static_cast<uint64_t>(share) << 32) / pairs,
+                 static_cast<int>((share + pairs - 1) / pairs)};
+  };
   __m512 acc[kRows * T];
   for (int64_t i = 0, m = 0; i < tiles; ++i) {
     const int R = static_cast<int>(part_size(M, tiles, i));
-    rows<T>(R, xp + m * pairs, pairs, wt, pairs, ahead, acc);
+    rows<T>(R, xp + m * pairs, pairs, wt, pairs, i == 0 ? own : next_share(i), acc);
     for (int r = 0; r < R; ++r) {
       if (bias != nullptr)
         for (int t = 0; t < T; ++t)
@@ -167,13 +188,17 @@ torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::
   // Tasks of kTiles tiles, or a gated projection's pairs.
   const int64_t tiles = N / 16, task_tiles = gated ? 2 : kTiles;
   const int64_t tasks = (tiles + task_tiles - 1) / task_tiles;
+  const auto task_tile_count = [&](int64_t t) { return std::min(task_tiles, tiles - t * task_tiles); };
   parallel_for(0, tasks, 1, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t n = t * task_tiles * 16;
-      switch (std::min<int64_t>(task_tiles, tiles - t * task_tiles)) {
-        case 1: run_task<1>(xp, wp, bp, output, M, K, n); break;
-        case 2: run_task<2>(xp, wp, bp, output, M, K, n); break;
-        default: run_task<kTiles>(xp, wp, bp, output, M, K, n); break;
+      // The thread's next task: its weights follow this one's.
+      const uint32_t* next = t + 1 < t1 ? wp + (n + task_tiles * 16) / 16 * (K / 2) * 16 : nullptr;
+      const int64_t next_bytes = t + 1 < t1 ? task_tile_count(t + 1) * 16 * (K / 2) * 4 : 0;
+      switch (task_tile_count(t)) {
+        case 1: run_task<1>(xp, wp, bp, output, M, K, n, next, next_bytes); break;
+        case 2: run_task<2>(xp, wp, bp, output, M, K, n, next, next_bytes); break;
+        default: run_task<kTiles>(xp, wp, bp, output, M, K, n, next, next_bytes); break;
       }
     }
   });
