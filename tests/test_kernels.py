@@ -1321,6 +1321,38 @@ def prefill_case(dtype, cache_dtype, block_size, head_dim, heads, kv_heads, q_le
 
 @pytest.mark.parametrize("cache_dtype", ["model", "int8"])
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_write_kv_cache_writes_what_layer_cache_write_writes(kernels, dtype, cache_dtype):
+    """The prefill path's C++ cache write against `LayerCache.write` (the reference path's):
+    the same bytes in the cache and the scales, for k and v that are views of a fused qkv row
+    (token stride wider than the heads), slots across blocks in any order; a slot outside the
+    cache is refused before anything is written."""
+    torch.manual_seed(0)
+    blocks, kv_heads, block_size, head_dim, n = 9, 3, 16, 64, 37
+    shape = (blocks, kv_heads, block_size, head_dim)
+    qkv = torch.randn(n, (4 + 2 * kv_heads) * head_dim).to(dtype)
+    k = qkv[:, 4 * head_dim : (4 + kv_heads) * head_dim].view(n, kv_heads, head_dim)
+    v = qkv[:, (4 + kv_heads) * head_dim :].view(n, kv_heads, head_dim)
+    slots = torch.randperm(blocks * block_size)[:n]
+
+    def cache() -> LayerCache:
+        if cache_dtype == "int8":
+            codes = [torch.zeros(shape, dtype=torch.int8) for _ in range(2)]
+            return LayerCache(*codes, *(torch.zeros(shape[:3]) for _ in range(2)))
+        return LayerCache(*(torch.zeros(shape, dtype=dtype) for _ in range(2)))
+
+    expected, got = cache(), cache()
+    expected.write(slots // block_size, slots % block_size, k, v)
+    kernels.write_kv_cache(k, v, got.k, got.v, slots, got.k_scale, got.v_scale)
+    for want, have in zip(expected, got, strict=True):
+        if want is not None:
+            torch.testing.assert_close(have, want, atol=0, rtol=0)
+    with pytest.raises(RuntimeError, match="is not in the cache"):
+        kernels.write_kv_cache(k, v, got.k, got.v, slots.clone().fill_(blocks * block_size),
+                               got.k_scale, got.v_scale)  # fmt: skip
+
+
+@pytest.mark.parametrize("cache_dtype", ["model", "int8"])
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(
     ("block_size", "head_dim", "heads", "kv_heads"),
     # head_dim 40: whole 16-dim vectors and a tail (bf16 pairs' value pairing, int8 codes)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import torch
 
-from roseinfer.layers.attention import AttentionMetadata, cache_positions
+from roseinfer.layers.attention import AttentionMetadata
 from roseinfer.layers.kv_cache import LayerCache
 
 if TYPE_CHECKING:
@@ -47,8 +47,7 @@ class KernelPrefill(NamedTuple):
     block_tables: torch.Tensor  # [S, max_blocks] of the prefilling sequences
     query_start_loc: torch.Tensor  # [S + 1] from 0, within `tokens`
     context_lens: torch.Tensor  # [S]
-    blocks: torch.Tensor  # (block, offset) [N - num_decode_seqs] of their cache slots
-    offsets: torch.Tensor
+    slot_mapping: torch.Tensor  # [N - num_decode_seqs] their tokens' cache slots
 
 
 @dataclass(frozen=True)
@@ -105,7 +104,7 @@ class KernelPagedAttention:
                 meta.block_tables[nd:],
                 meta.query_start_loc[nd:] - meta.query_start_loc[nd],
                 meta.context_lens[nd:],
-                *cache_positions(meta.slot_mapping[nd:], meta.block_size),
+                meta.slot_mapping[nd:],
             )
         if prefill is None:  # decodes only: the index tensors as they are
             decode = DecodeIndices(meta.slot_mapping, meta.block_tables, meta.context_lens)
@@ -128,7 +127,8 @@ class KernelPagedAttention:
         if p is None:  # kernel_only
             return self._decode(q, k, v, cache, step.decode, scale)
         t = p.tokens
-        cache.write(p.blocks, p.offsets, k[t], v[t])
+        self.kernels.write_kv_cache(k[t], v[t], cache.k, cache.v, p.slot_mapping, cache.k_scale,
+                                    cache.v_scale)  # fmt: skip
         prefill = self.kernels.paged_prefill_attention(
             q[t], cache.k, cache.v, p.block_tables, p.query_start_loc, p.context_lens,
             scale, k_scale=cache.k_scale, v_scale=cache.v_scale,

@@ -140,6 +140,16 @@ class CppKernels(Protocol):
     def amx_linear(
         self, x: Tensor, packed: Tensor, bias: Tensor | None = None, out: Tensor | None = None
     ) -> Tensor: ...
+    def write_kv_cache(
+        self,
+        k: Tensor,  # [n, KVH, D], heads contiguous
+        v: Tensor,
+        k_cache: Tensor,  # [blocks, KVH, block_size, D] k's dtype or int8
+        v_cache: Tensor,
+        slot_mapping: Tensor,  # [n] int64
+        k_scale: Tensor | None = None,  # [blocks, KVH, block_size] fp32 with an int8 cache
+        v_scale: Tensor | None = None,
+    ) -> None: ...
     def paged_prefill_attention(
         self,
         q: Tensor,  # [n, H, D] the prefill chunks' queries, sequence after sequence

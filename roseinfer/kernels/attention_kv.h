@@ -3,6 +3,7 @@
 // of a kernel for the query heads that share one KV head.
 #pragma once
 
+#include <algorithm>
 #include <type_traits>
 
 #include "vec.h"
@@ -43,6 +44,32 @@ inline int64_t int8_key_at(int64_t row, int64_t d, int64_t block_size) {
 }
 inline float int8_key(const int8_t* block, int64_t row, int64_t d, int64_t block_size) {
   return static_cast<float>(static_cast<int8_t>(block[int8_key_at(row, d, block_size)] ^ 0x80));
+}
+
+// head_dim's bound for int8 caches, whose rows write_kv_row quantizes on the stack.
+constexpr int64_t kMaxStackRow = 512;
+
+// One token's key and value rows of KV head h (D values each, the key rotated already) into
+// cache slot `slot`: kc, vc at block 0 of caches [num_blocks, KVH, BS, D]; an int8 cache's rows
+// quantized (keys in their transposed layout, plus 128) with their scales into k_scales,
+// v_scales ([num_blocks, KVH, BS]; null for other caches). D <= kMaxStackRow for int8.
+template <typename T, typename C>
+inline void write_kv_row(const T* k_row, const T* v_row, int64_t slot, int64_t h, int64_t D,
+                         int64_t KVH, int64_t BS, C* kc, C* vc, float* k_scales,
+                         float* v_scales) {
+  const int64_t block = slot / BS, offset = slot % BS;
+  const int64_t head = (block * KVH + h) * BS * D;  // this KV head's rows of the block
+  if constexpr (std::is_same_v<C, int8_t>) {
+    const int64_t scale_at = (block * KVH + h) * BS + offset;
+    int8_t row[kMaxStackRow];
+    quantize_row(k_row, D, row, k_scales + scale_at);
+    for (int64_t d = 0; d < D; ++d)
+      kc[head + int8_key_at(offset, d, BS)] = static_cast<int8_t>(row[d] ^ 0x80);
+    quantize_row(v_row, D, vc + head + offset * D, v_scales + scale_at);
+  } else {
+    std::copy_n(k_row, D, kc + head + offset * D);
+    std::copy_n(v_row, D, vc + head + offset * D);
+  }
 }
 
 #if defined(__AVX2__) || defined(__AVX512F__)

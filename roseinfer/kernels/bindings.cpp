@@ -55,6 +55,12 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "x @ w.T + bias for bf16 x [M, K], w packed by amx_pack_weight",
         py::arg("x"), py::arg("packed"), py::arg("bias") = py::none(),
         py::arg("out") = py::none(), py::call_guard<py::gil_scoped_release>());
+  m.def("write_kv_cache", &roseinfer::write_kv_cache,
+        "k, v [n, KVH, D] into their slots of the paged cache (an int8 cache's rows quantized, "
+        "with their scales), as LayerCache.write",
+        py::arg("k"), py::arg("v"), py::arg("k_cache"), py::arg("v_cache"),
+        py::arg("slot_mapping"), py::arg("k_scale") = py::none(), py::arg("v_scale") = py::none(),
+        py::call_guard<py::gil_scoped_release>());
   m.def("paged_prefill_attention", &roseinfer::paged_prefill_attention,
         "causal attention of a step's prefill chunks over the paged cache, keys read in place",
         py::arg("q"), py::arg("k_cache"), py::arg("v_cache"), py::arg("block_tables"),

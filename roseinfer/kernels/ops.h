@@ -60,6 +60,11 @@ bool amx_linear_available();
 torch::Tensor amx_pack_weight(torch::Tensor w);
 torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias,
                          c10::optional<torch::Tensor> out = c10::nullopt);
+// k, v [n, KVH, D] into their slots of the paged cache (an int8 cache's rows quantized, with
+// their scales), as `LayerCache.write` does.
+void write_kv_cache(torch::Tensor k, torch::Tensor v, torch::Tensor k_cache, torch::Tensor v_cache,
+                    torch::Tensor slot_mapping, c10::optional<torch::Tensor> k_scale,
+                    c10::optional<torch::Tensor> v_scale);
 torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
                                       torch::Tensor v_cache, torch::Tensor block_tables,
                                       torch::Tensor query_start_loc, torch::Tensor context_lens,

@@ -28,6 +28,8 @@ using attention::group_kernel;
 using attention::int8_key;
 using attention::int8_key_at;
 using attention::KVView;
+using attention::kMaxStackRow;
+using attention::write_kv_row;
 using attention::balanced_ranges;
 using attention::kSplitMinKeys;
 using attention::merge_parts;
@@ -97,9 +99,6 @@ struct StepTokens {
   int64_t num_seqs, num_heads, head_dim;
 };
 
-// head_dim's bound for int8 caches, whose rows the kernel quantizes on the stack.
-constexpr int64_t kMaxStackRow = 512;
-
 // T: the dtype of q, k, v and the output; C: the cache's (T, or int8_t with scales).
 template <typename T, typename C>
 void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor& v_cache,
@@ -129,26 +128,14 @@ void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor
     std::vector<T> rotated(x.cos != nullptr ? head_dim : 0);
     for (int64_t w = w0; w < w1; ++w) {
       const int64_t s = w / num_kv_heads, h = w % num_kv_heads;
-      const int64_t block = slots[s] / block_size, offset = slots[s] % block_size;
-      const int64_t at = block * block_stride + offset * head_dim;
       const T* k_row = x.k + s * x.k_row + h * head_dim;
-      const T* v_row = x.v + s * x.v_row + h * head_dim;
       if (x.cos != nullptr) {
         rotate_half(k_row, rotated.data(), x.cos + s * half, x.sin + s * half, half);
         k_row = rotated.data();
       }
-      if constexpr (std::is_same_v<C, int8_t>) {
-        const int64_t scale_at = block * scale_stride + h * block_size + offset;
-        int8_t row[kMaxStackRow];  // head_dim <= kMaxStackRow: checked by the caller
-        quantize_row(k_row, head_dim, row, k_scales + scale_at);
-        int8_t* k_block = kc + block * block_stride + h * head_stride;
-        for (int64_t d = 0; d < head_dim; ++d)
-          k_block[int8_key_at(offset, d, block_size)] = static_cast<int8_t>(row[d] ^ 0x80);
-        quantize_row(v_row, head_dim, vc + at + h * head_stride, v_scales + scale_at);
-      } else {
-        std::copy_n(k_row, head_dim, kc + at + h * head_stride);
-        std::copy_n(v_row, head_dim, vc + at + h * head_stride);
-      }
+      // head_dim <= kMaxStackRow for int8: checked by the caller
+      write_kv_row(k_row, x.v + s * x.v_row + h * head_dim, slots[s], h, head_dim, num_kv_heads,
+                   block_size, kc, vc, k_scales, v_scales);
     }
   });
 

@@ -173,6 +173,54 @@ std::string paged_prefill_tile(torch::Tensor q, torch::Tensor k_cache, const std
                              k_cache.scalar_type() == at::kFloat, q.size(2), k_cache.size(2)));
 }
 
+void write_kv_cache(torch::Tensor k, torch::Tensor v, torch::Tensor k_cache,
+                    torch::Tensor v_cache, torch::Tensor slot_mapping,
+                    c10::optional<torch::Tensor> k_scale, c10::optional<torch::Tensor> v_scale) {
+  TORCH_CHECK(k.dim() == 3 && k.sizes() == v.sizes() && k.scalar_type() == v.scalar_type(),
+              "k and v must be [n, KVH, D], alike");
+  TORCH_CHECK(k.stride(2) == 1 && v.stride(2) == 1 && k.stride(1) == k.size(2) &&
+                  v.stride(1) == v.size(2),
+              "k and v must have contiguous heads");
+  TORCH_CHECK(k_cache.dim() == 4 && k_cache.sizes() == v_cache.sizes() &&
+                  k_cache.is_contiguous() && v_cache.is_contiguous() &&
+                  k_cache.size(1) == k.size(1) && k_cache.size(3) == k.size(2),
+              "the caches must be contiguous [blocks, KVH, block_size, D], both alike, k's heads");
+  const bool int8_cache = attention::int8_cache_scales(k_cache, k_scale, v_scale);
+  TORCH_CHECK(v_cache.scalar_type() == k_cache.scalar_type() &&
+                  (int8_cache || k_cache.scalar_type() == k.scalar_type()),
+              "the caches must hold k's dtype, or int8");
+  const int64_t n = k.size(0), KVH = k.size(1), D = k.size(2), BS = k_cache.size(2);
+  if (int8_cache)
+    TORCH_CHECK(D % 4 == 0 && D <= attention::kMaxStackRow,
+                "an int8 cache needs head_dim a multiple of 4, at most ", attention::kMaxStackRow);
+  TORCH_CHECK(slot_mapping.scalar_type() == at::kLong && slot_mapping.dim() == 1 &&
+                  slot_mapping.numel() == n && slot_mapping.is_contiguous(),
+              "slot_mapping must be a contiguous int64 [n]");
+  const int64_t* slots = slot_mapping.data_ptr<int64_t>();
+  const int64_t num_slots = k_cache.size(0) * BS;
+  for (int64_t i = 0; i < n; ++i)
+    TORCH_CHECK(slots[i] >= 0 && slots[i] < num_slots, "slot ", slots[i], " is not in the cache");
+  dispatch(k.scalar_type(), "write_kv_cache", [&](auto tag) {
+    using T = decltype(tag);
+    const T* kp = k.data_ptr<T>();
+    const T* vp = v.data_ptr<T>();
+    auto write = [&](auto* kc, auto* vc, float* ks, float* vs) {
+      parallel_for(0, n * KVH, 64, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t i = r / KVH, h = r % KVH;
+          attention::write_kv_row(kp + i * k.stride(0) + h * D, vp + i * v.stride(0) + h * D,
+                                  slots[i], h, D, KVH, BS, kc, vc, ks, vs);
+        }
+      });
+    };
+    if (int8_cache)
+      write(k_cache.data_ptr<int8_t>(), v_cache.data_ptr<int8_t>(), k_scale->data_ptr<float>(),
+            v_scale->data_ptr<float>());
+    else
+      write(k_cache.data_ptr<T>(), v_cache.data_ptr<T>(), nullptr, nullptr);
+  });
+}
+
 torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
                                       torch::Tensor v_cache, torch::Tensor block_tables,
                                       torch::Tensor query_start_loc, torch::Tensor context_lens,
