@@ -188,17 +188,27 @@ inline void int8_codes_to_bf16(const int8_t* src, int64_t n, c10::BFloat16* dst)
   for (; d < n; ++d) dst[d] = static_cast<c10::BFloat16>(static_cast<float>(src[d]));
 }
 
-// w.qp = the task's queries as pairs ([D/2][RP], row r = i * G + g), zero in the padding rows.
+// w.qp = the task's queries as pairs ([D/2][RP], row r = i * G + g), zero in the padding rows:
+// 16 rows by 16 pairs transposed in registers at a time (RP % 16 == 0).
 inline void pair_queries(const c10::BFloat16* q, int64_t q_row0, int64_t count, int64_t kvh,
                          const Layout& L, int64_t RP, Scratch& w) {
-  const int64_t G = L.H / L.KVH, D = L.D, pairs = D / 2;
-  w.qp.assign(pairs * RP, 0u);
-  for (int64_t i = 0; i < count; ++i)
-    for (int64_t g = 0; g < G; ++g) {
-      const auto* src =
-          reinterpret_cast<const uint32_t*>(q + (q_row0 + i) * L.q_stride + (kvh * G + g) * D);
-      for (int64_t p = 0; p < pairs; ++p) w.qp[p * RP + i * G + g] = src[p];
+  const int64_t G = L.H / L.KVH, D = L.D, pairs = D / 2, rows = count * G;
+  w.qp.resize(pairs * RP);  // every element written below
+  const auto row = [&](int64_t r) {  // row r's pairs
+    return reinterpret_cast<const uint32_t*>(q + (q_row0 + r / G) * L.q_stride +
+                                             (kvh * G + r % G) * D);
+  };
+  int64_t p0 = 0;
+  for (; p0 + 16 <= pairs; p0 += 16)
+    for (int64_t r0 = 0; r0 < RP; r0 += 16) {
+      __m512i x[16];  // x[i]: row r0 + i's 16 pairs, then x[j]: pair p0 + j of the 16 rows
+      for (int i = 0; i < 16; ++i)
+        x[i] = r0 + i < rows ? _mm512_loadu_si512(row(r0 + i) + p0) : _mm512_setzero_si512();
+      transpose16(x);
+      for (int j = 0; j < 16; ++j) _mm512_storeu_si512(w.qp.data() + (p0 + j) * RP + r0, x[j]);
     }
+  for (; p0 < pairs; ++p0)
+    for (int64_t r = 0; r < RP; ++r) w.qp[p0 * RP + r] = r < rows ? row(r)[p0] : 0u;
 }
 
 // Room for `keys` rows of an int8 cache's codes as bf16 and their scales (int8_rows into w.kb,
