@@ -189,12 +189,13 @@ torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::
   const int64_t tiles = N / 16, task_tiles = gated ? 2 : kTiles;
   const int64_t tasks = (tiles + task_tiles - 1) / task_tiles;
   const auto task_tile_count = [&](int64_t t) { return std::min(task_tiles, tiles - t * task_tiles); };
-  parallel_for(0, tasks, 1, [&](int64_t t0, int64_t t1) {
+  parallel_for(0, tasks, 1, [&](int64_t t0, int64_t t1, int64_t share_end) {
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t n = t * task_tiles * 16;
-      // The thread's next task: its weights follow this one's.
-      const uint32_t* next = t + 1 < t1 ? wp + (n + task_tiles * 16) / 16 * (K / 2) * 16 : nullptr;
-      const int64_t next_bytes = t + 1 < t1 ? task_tile_count(t + 1) * 16 * (K / 2) * 4 : 0;
+      // The thread's next task (in its share, maybe its next chunk): its weights follow these.
+      const bool last = t + 1 >= share_end;
+      const uint32_t* next = last ? nullptr : wp + (n + task_tiles * 16) / 16 * (K / 2) * 16;
+      const int64_t next_bytes = last ? 0 : task_tile_count(t + 1) * 16 * (K / 2) * 4;
       switch (task_tile_count(t)) {
         case 1: run_task<1>(xp, wp, bp, output, M, K, n, next, next_bytes); break;
         case 2: run_task<2>(xp, wp, bp, output, M, K, n, next, next_bytes); break;

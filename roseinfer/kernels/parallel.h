@@ -20,6 +20,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
@@ -232,22 +233,34 @@ inline WaitingTeam*& current_team() {
   return team;
 }
 
-// f(chunk_begin, chunk_end) over [begin, end), as at::parallel_for: in parallel when there are
-// more than `grain` iterations, in shares of ceil(range / parts) for parts = min(threads,
-// ceil(range / grain)). In one region each share runs as up to the region's pieces_per_share
-// chunks of at least `grain` iterations, in order on its own thread unless another takes some.
+// f(chunk, chunk_end) or, where f takes a third argument, f(chunk, chunk_end, share_end): the
+// end of the thread's share, whose later chunks the thread runs next (unless another takes
+// them), so that f can ask for their data ahead.
+template <class F>
+void call_chunk(const F& f, int64_t b, int64_t e, int64_t share_end) {
+  if constexpr (std::is_invocable_v<const F&, int64_t, int64_t, int64_t>)
+    f(b, e, share_end);
+  else
+    f(b, e);
+}
+
+// f(chunk_begin, chunk_end[, share_end]) over [begin, end), as at::parallel_for: in parallel
+// when there are more than `grain` iterations, in shares of ceil(range / parts) for parts =
+// min(threads, ceil(range / grain)). In one region each share runs as up to the region's
+// pieces_per_share chunks of at least `grain` iterations, in order on its own thread unless
+// another takes some.
 template <class F>
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
   WaitingTeam* team = current_team();
   if (team == nullptr) {
-    at::parallel_for(begin, end, grain, f);
+    at::parallel_for(begin, end, grain, [&](int64_t b, int64_t e) { call_chunk(f, b, e, e); });
     return;
   }
   const int64_t range = end - begin;
   if (range <= 0) return;
   if (range <= grain || range == 1 || team->size() < 2 || team->busy()) {
     c10::ParallelGuard guard(true);
-    f(begin, end);
+    call_chunk(f, begin, end, end);
     return;
   }
   const int64_t parts =
@@ -259,7 +272,7 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
     const int64_t share_begin = begin + part * share;
     const int64_t share_end = std::min(end, share_begin + share);
     const int64_t b = share_begin + i * piece;
-    if (b < share_end) f(b, std::min(share_end, b + piece));
+    if (b < share_end) call_chunk(f, b, std::min(share_end, b + piece), share_end);
   });
 }
 
