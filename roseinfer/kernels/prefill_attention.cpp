@@ -31,6 +31,14 @@ namespace {
 
 using namespace prefill;
 
+// Which (sequence, KV head) groups of a call the pairs tile pairs ahead (PairedRows): those of
+// at least kPairedTasks query tiles, each of which would pair every key tile again, up to
+// kPairedBytes in all (about L3's size here). Groups of 2 tasks paired ahead measured 4-5 %
+// slower, of 1 task 19-45 %: the pairs' round trip through memory for too few readers; a 512-token
+// chunk's groups have 16 (BENCHMARKS.md, session 39).
+constexpr int64_t kPairedTasks = 4;
+constexpr int64_t kPairedBytes = int64_t{32} << 20;
+
 // ot[d0 + i][c + r] += sum over j < n of value[j][d0 + i] * st[j][c + r] for DB dims: each load
 // of a key's weights shared by the DB dims. n >= 1.
 template <int DB>
@@ -307,16 +315,22 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
       };
       constexpr bool pairs_types =
           kPairsTile && std::is_same_v<T, c10::BFloat16> && !std::is_same_v<C, float>;
-      // The pairs tile's keys and values, made once for the (sequence, KV head) groups of more
-      // than one task: a key tile per job.
+      // The pairs tile's keys and values, made once for the (sequence, KV head) groups of at
+      // least kPairedTasks tasks while they fit kPairedBytes (a step of many long sequences
+      // would otherwise hold a copy of their whole cache); the others pair their own tiles. A
+      // key tile per job.
       PairedRows paired;
       if constexpr (pairs_types) {
         if (tile == Tile::kPairs) {
+          const int64_t key_bytes = L.D / 2 * 4 + (int8_cache ? L.D * 2 + 8 : 0);
+          int64_t bytes = 0;
           std::vector<int64_t> lens;
           std::vector<std::pair<int64_t, int64_t>> jobs;  // (group, first key)
           for (int64_t s = 0; s < S; ++s)
             for (int64_t h = 0; h < L.KVH; ++h) {
-              const bool shared = qs[s + 1] - qs[s] > kQueryTile;
+              const bool shared = qs[s + 1] - qs[s] > (kPairedTasks - 1) * kQueryTile &&
+                                  bytes + (cl[s] + 15) * key_bytes <= kPairedBytes;
+              bytes += shared ? (cl[s] + 15) * key_bytes : 0;
               lens.push_back(shared ? cl[s] : 0);
               for (int64_t t0 = 0; shared && t0 < cl[s]; t0 += kKeyTile)
                 jobs.emplace_back(s * L.KVH + h, t0);
