@@ -1325,7 +1325,7 @@ def test_write_kv_cache_writes_what_layer_cache_write_writes(kernels, dtype, cac
     """The prefill path's C++ cache write against `LayerCache.write` (the reference path's):
     the same bytes in the cache and the scales, for k and v that are views of a fused qkv row
     (token stride wider than the heads), slots across blocks in any order; a slot outside the
-    cache is refused before anything is written."""
+    cache is refused."""
     torch.manual_seed(0)
     blocks, kv_heads, block_size, head_dim, n = 9, 3, 16, 64, 37
     shape = (blocks, kv_heads, block_size, head_dim)

@@ -318,11 +318,9 @@ template <typename C>
   PairedKV tile_rows;  // where this task pairs its own tiles: one key tile's, in the scratch
   if (own_tiles) {
     w.vt.resize(KP / 2 * D);
-    tile_rows.value_pairs = w.vt.data();
-    if constexpr (int8_cache) {
-      size_int8_rows(KP, D, w);
-      tile_rows = {w.vt.data(), w.kb.data(), w.ks.data(), w.vs.data()};
-    }
+    if constexpr (int8_cache) size_int8_rows(KP, D, w);
+    tile_rows = {w.vt.data(), int8_cache ? w.kb.data() : nullptr,
+                 int8_cache ? w.ks.data() : nullptr, int8_cache ? w.vs.data() : nullptr};
   }
   pair_queries(q, q_row0, count, kvh, L, RP, w);
   const int64_t last = pos0 + count - 1;
