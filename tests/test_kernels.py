@@ -1414,6 +1414,42 @@ def test_prefill_softmax_keeps_or_rescales_its_running_max(kernels, dtype):
         torch.testing.assert_close(got.double(), expected, atol=tol, rtol=tol, msg=tile)
 
 
+@pytest.mark.parametrize("cache_dtype", ["model", "int8"])
+def test_prefill_weights_far_below_the_max_vanish(kernels, cache_dtype):
+    """Keys whose weights fall below fp32's normal range (scores 120 under the row's max: e^-120)
+    among keys at the max, in every tile the CPU runs: the bf16 tiles' exp has no clamp there, so
+    such a weight comes out as 0 or a subnormal, never NaN or a wrong sum; rows whose max keys
+    are still in their future (causal) weigh only their past ones."""
+    torch.manual_seed(0)
+    head_dim, block_size, cached, ctx = 64, 16, 40, 200
+    q, caches, kv, tables, qsl = prefill_case(torch.bfloat16, cache_dtype, block_size, head_dim,
+                                              4, 2, [ctx - cached], [ctx])  # fmt: skip
+    scale = head_dim**-0.5
+    pos = torch.arange(ctx)
+    high = pos % 7 == 3  # a seventh of the keys, from key 3 on, 120 above the others
+    score = torch.where(high, 60.0, -60.0)
+    q.fill_(1.0)  # q . k * scale = head_dim * k * scale where k's dims are all alike
+    keys = (score / (head_dim * scale))[:, None, None].expand(ctx, 2, head_dim)
+    blocks, offsets = tables[0][pos // block_size], pos % block_size
+    if cache_dtype == "model":
+        caches[0][blocks, :, offsets, :] = keys.bfloat16()
+    else:  # quantized as the engine writes them, read back as prefill_case reads its caches
+        cache = LayerCache(*caches)
+        cache.write(blocks, offsets, keys.float(), kv[1][blocks, :, offsets].float())
+        num_blocks = caches[0].shape[0]
+        every_block = cache.gather(torch.arange(num_blocks), 1, torch.float32)
+        kv = [x[0].unflatten(1, (num_blocks, block_size)).transpose(0, 1) for x in every_block]
+    args = (*caches[:2], tables, qsl, torch.tensor([ctx]), scale, *caches[2:])
+    expected = reference_prefill(q, *kv, tables, [ctx - cached], [ctx], scale)
+    tiles = ["auto"]
+    if kernels.dpbf16_linear_available():
+        tiles += ["pairs", "amx_emulated"]
+    for tile in tiles:
+        got = kernels.paged_prefill_attention(q, *args, tile=tile)
+        assert torch.isfinite(got).all(), tile
+        torch.testing.assert_close(got.double(), expected, atol=1e-2, rtol=1e-2, msg=tile)
+
+
 def test_bf16_prefill_rounds_its_weights_to_bf16_where_the_cpu_has_avx512_bf16(kernels):
     """The fp32 tile computes bf16 inputs exactly as their fp32 values (widened, then one
     rounding at the end); the bf16-pairs tile and the AMX tile round the softmax weights to

@@ -131,16 +131,15 @@ template <class Tiles, typename C>
     const auto score_rows = [&](int64_t i) { return w.st.data() + 16 * i * RP; };
     tile_product_blocks<Tiles>((n + 15) / 16 * 16, key_rows, D * 2, w.qp.data(), RP, 16 * RP,
                                D / 32, score_rows, RP, RP, false);
-    for (int64_t j = 0; j < n; ++j) {
-      const __m512 s = _mm512_set1_ps(int8_cache ? L.scale * w.ks[j] : L.scale);
+    for (int64_t j = 0; j < n; ++j) {  // in base 2, as softmax_pairs takes them
+      const __m512 s = _mm512_set1_ps(int8_cache ? L.scale * kLog2e * w.ks[j] : L.scale * kLog2e);
       for (int64_t c = 0; c < RP; c += kLanes)
         _mm512_storeu_ps(w.st.data() + j * RP + c,
                          _mm512_mul_ps(_mm512_loadu_ps(w.st.data() + j * RP + c), s));
     }
     const bool causal = t0 + n - 1 > pos0;
     // Weights and values as pairs of keys, zero past the tile's n keys up to whole 32-key steps.
-    for (int64_t c = 0; c < RP; c += kLanes)
-      softmax_pairs(w, RP, D, c, n, t0, causal, int8_cache ? w.vs.data() : nullptr, w.pp.data());
+    softmax_pairs_rows(w, RP, D, n, t0, causal, int8_cache ? w.vs.data() : nullptr, w.pp.data());
     const int64_t np = (n + 1) / 2, steps = (n + 31) / 32, padded = 16 * steps;
     std::fill(w.pp.begin() + np * RP, w.pp.begin() + padded * RP, 0u);
     for (int64_t j = 0; j < n; ++j) {

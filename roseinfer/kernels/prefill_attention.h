@@ -37,7 +37,8 @@ struct Layout {
 };
 
 // How far a row's running max may fall behind its scores before the outputs and the sum are
-// rescaled (softmax_rows): weights then stay below e^8 (~3,000), far inside fp32 and bf16.
+// rescaled (softmax_rows): weights then stay below e^8 (~3,000; 2^8 for the tiles whose scores
+// are in base 2), far inside fp32 and bf16.
 constexpr float kRescaleSlack = 8.f;
 
 // e^x for x <= kRescaleSlack (scores minus their row's running max), lane by lane: exp16 where
@@ -106,9 +107,10 @@ struct Scratch {
 // positions t0..: the rows' running max, kept while no row's scores in the tile pass it by more
 // than kRescaleSlack (flash attention 4's lazy rescaling: the outputs and sum need no pass then);
 // else the new max, the rows' outputs and sum rescaled to it. Keys past a row's own position
-// (`causal`: the tile reaches past the first row's) take no part.
+// (`causal`: the tile reaches past the first row's) take no part. `unit`: the scores' log base's
+// natural log (1 for scores whose weights are e^x, ln 2 for 2^x).
 inline vfloat running_max(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int64_t t0,
-                          bool causal) {
+                          bool causal, float unit = 1.f) {
   const vfloat pos = vload(w.pos.data() + c) - static_cast<float>(t0);  // last key seen, in tile
   const vfloat m = vload(w.m.data() + c);
   const float* s = w.st.data() + c;
@@ -133,7 +135,7 @@ inline vfloat running_max(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t 
   const vfloat mx23 = part[2] > part[3] ? part[2] : part[3];
   const vfloat mx = mx01 > mx23 ? mx01 : mx23;
   if (!any_lane(mx > m + kRescaleSlack)) return m;  // m = -inf (the first tile) never stays
-  const vfloat alpha = exp_lanes(m - mx);             // ~0 for the first tile
+  const vfloat alpha = exp_lanes((m - mx) * unit);    // ~0 for the first tile
   vstore(w.l.data() + c, vload(w.l.data() + c) * alpha);
   vstore(w.m.data() + c, mx);
   for (int64_t d = 0; d < D; ++d) {

@@ -125,29 +125,58 @@ template <int DB>
     for (int r = 0; r < kRowVecs; ++r) _mm512_storeu_ps(ot + (d0 + i) * RP + c + r * kLanes, acc[i][r]);
 }
 
-// As softmax_rows (prefill_attention.h) for kLanes rows from c, the weights then going
-// straight into pp as bf16 pairs instead of back into st: pp[k][r] = (weight of key 2k, weight
-// of key 2k + 1) of row r, each times its value_scale (null: 1), for the tile's n keys (an odd
-// n's last pair ends in 0). The same weights and sums as softmax_rows, bit for bit; st keeps the
-// scores. vcvtne2ps2bf16 rounds two vectors of weights to nearest even, and vpermw interleaves
-// them (it flushes subnormals to 0: weights under 1e-38, against a row sum of at least 1).
-inline void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int64_t t0,
-                          bool causal, const float* value_scale, uint32_t* pp) {
+// The pairs tile's scores are in base 2 (times log2(e), folded into the scale): a weight is
+// 2^x for x = score - running max (<= kRescaleSlack), as 2^n * 2^f with n the nearest integer and
+// 2^f, f in [-0.5, 0.5], by a degree-4 polynomial fitted for least relative error (< 3e-6, a
+// thousandth of the bf16 rounding every weight then takes). No clamps: an x under -126 gives a
+// subnormal or 0, which the weight's bf16 (vcvtne2ps2bf16 flushes subnormals) and the row's sum
+// (at least 1) make nothing of; a masked key's x is set to kMasked first. Against exp16's clamps,
+// multiply and degree 6: 6-8 % off the kernel at 512 new tokens (BENCHMARKS.md, session 40).
+constexpr float kExp2Poly4[5] = {9.570365771651268e-3f, 5.5917881429195404e-2f,
+                                 2.4024738371372223e-1f, 6.931217908859253e-1f,
+                                 9.999992847442627e-1f};
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kLn2 = 0.693147180559945309f;
+
+inline __m512 softmax_exp2(__m512 x) {
+  const __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512 f = _mm512_sub_ps(x, n);
+  __m512 p = _mm512_set1_ps(kExp2Poly4[0]);
+  for (int i = 1; i < 5; ++i) p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(kExp2Poly4[i]));
+  return _mm512_scalef_ps(p, n);
+}
+
+// A key past a row's position (causal): its x, whose 2^x is exactly 0.
+constexpr float kMasked = -1e4f;
+
+// As softmax_rows (prefill_attention.h) for kLanes rows from c and scores in base 2
+// (softmax_exp2), the weights then going straight into pp as bf16 pairs instead of back into st:
+// pp[k][r] = (weight of key 2k, weight of key 2k + 1) of row r, each times its value_scale
+// (kScaled; else 1), for the tile's n keys (an odd n's last pair ends in 0); st keeps the scores.
+// vcvtne2ps2bf16 rounds two vectors of weights to nearest even, and vpermw interleaves them.
+template <bool kCausal, bool kScaled>
+void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int64_t t0,
+                   const float* value_scale, uint32_t* pp) {
   // Word 2r of the pair vector: word r of the converted vector (key 2k's weights); word 2r + 1:
   // word 16 + r (key 2k + 1's).
   alignas(64) static constexpr uint16_t kInterleave[32] = {
       0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
       8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
   const __m512i order = _mm512_load_si512(kInterleave);
-  const vfloat pos = vload(w.pos.data() + c) - static_cast<float>(t0);
-  const vfloat mx = running_max(w, RP, D, c, n, t0, causal);
+  const __m512 pos = (__m512)(vload(w.pos.data() + c) - static_cast<float>(t0));
+  const __m512 mx = (__m512)running_max(w, RP, D, c, n, t0, kCausal, kLn2);
   const float* s = w.st.data() + c;
   __m512 sum = _mm512_setzero_ps();
-  const auto weight = [&](int64_t j) {  // key_weights, 0 past n
+  const auto weight = [&](int64_t j) {
     if (j >= n) return _mm512_setzero_ps();
-    const __m512 e = (__m512)key_weights(s, RP, j, mx, pos, causal);
+    __m512 x = _mm512_sub_ps(_mm512_loadu_ps(s + j * RP), mx);
+    if constexpr (kCausal)  // lanes whose position is before key j
+      x = _mm512_mask_mov_ps(x, _mm512_cmp_ps_mask(pos, _mm512_set1_ps(static_cast<float>(j)), _CMP_LT_OQ),
+                             _mm512_set1_ps(kMasked));
+    const __m512 e = softmax_exp2(x);
     sum = _mm512_add_ps(sum, e);
-    return value_scale == nullptr ? e : _mm512_mul_ps(e, _mm512_set1_ps(value_scale[j]));
+    if constexpr (kScaled) return _mm512_mul_ps(e, _mm512_set1_ps(value_scale[j]));
+    return e;
   };
   for (int64_t k = 0; 2 * k < n; ++k) {
     const __m512 even = weight(2 * k);
@@ -155,6 +184,22 @@ inline void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t 
     _mm512_storeu_si512(pp + k * RP + c, _mm512_permutexvar_epi16(order, (__m512i)both));
   }
   vstore(w.l.data() + c, vload(w.l.data() + c) + (vfloat)sum);
+}
+
+// softmax_pairs for every row vector of a tile: `value_scale` null for a bf16 cache.
+inline void softmax_pairs_rows(Scratch& w, int64_t RP, int64_t D, int64_t n, int64_t t0,
+                               bool causal, const float* value_scale, uint32_t* pp) {
+  const auto rows = [&](auto causal_tag, auto scaled_tag) {
+    for (int64_t c = 0; c < RP; c += kLanes)
+      softmax_pairs<decltype(causal_tag)::value, decltype(scaled_tag)::value>(w, RP, D, c, n, t0,
+                                                                            value_scale, pp);
+  };
+  using yes = std::true_type;
+  using no = std::false_type;
+  if (value_scale == nullptr)
+    causal ? rows(yes{}, no{}) : rows(no{}, no{});
+  else
+    causal ? rows(yes{}, yes{}) : rows(no{}, yes{});
 }
 
 // vt[k][d] = (value[2k][d], value[2k + 1][d]) as a bf16 pair for the tile's n keys (an odd n's
@@ -344,11 +389,10 @@ template <typename C>
     for (int64_t c = 0; c < RP; c += kRowBlock)
       for (int64_t j = 0; j < nk; j += kKeyBlock)
         pair_scores<kKeyBlock>(w.qp.data(), RP, w.kpairs.data() + j,
-                               int8_cache ? tile.key_scale + j : nullptr, pairs, L.scale,
+                               int8_cache ? tile.key_scale + j : nullptr, pairs, L.scale * kLog2e,
                                w.st.data() + j * RP, c);
     const bool causal = t0 + n - 1 > pos0;
-    for (int64_t c = 0; c < RP; c += kLanes)
-      softmax_pairs(w, RP, D, c, n, t0, causal, tile.value_scale, w.pp.data());
+    softmax_pairs_rows(w, RP, D, n, t0, causal, tile.value_scale, w.pp.data());
     const int64_t np = (n + 1) / 2;
     for (int64_t c = 0; c < RP; c += kRowBlock) {
       int64_t d = 0;
