@@ -584,3 +584,51 @@ def test_seed_help_says_it_seeds_the_workload(capsys):
             run()
         out = " ".join(capsys.readouterr().out.split())
         assert "--seed SEED seed of the" in out and "seed for requests that set none" not in out
+
+
+def test_issue22_summary_reads_each_round_and_judges_each_goal(tmp_path, capsys, monkeypatch):
+    """benchmarks/issue22_summary.py over the files issue22_goals.sh writes (lines as its tools
+    print them): each goal's ratio per round against the peer of the same round, and a goal
+    missed in any round is not met."""
+    spec = importlib.util.spec_from_file_location(
+        "issue22_summary", os.path.join(ROOT, "benchmarks", "issue22_summary.py")
+    )
+    mod = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "issue22_summary", mod)  # its dataclass looks itself up
+    spec.loader.exec_module(mod)
+    served = {
+        1: ["874.96", "874.39", "1455.45", "696.85", "1703.22"],
+        2: ["800.00", "900.00", "1600.00", "630.00", "2000.00"],
+    }
+    for r, (vllm_tok, vllm_ttft, bf16_tok, bf16_ttft, int8_tok) in served.items():
+        (tmp_path / f"served_{r}.txt").write_text(
+            "# 2026-11-28 13:51 UTC, Model name: AMD EPYC, model 2, roseinfer cf2b6b6\n"
+            f"13:52:42 vllm_bf16  short          out tok/s {vllm_tok}, TTFT p50 638.94 ms, "
+            "TPOT p50 32.39 ms, failed 0\n"
+            f"13:52:56 vllm_bf16  long-prompt    out tok/s 23.79, TTFT p50 {vllm_ttft} ms, "
+            "TPOT p50 15.11 ms, failed 0\n"
+            f"13:53:40 rose_bf16  short          out tok/s {bf16_tok}, TTFT p50 283.74 ms, "
+            "TPOT p50 19.77 ms, failed 0\n"
+            f"13:53:50 rose_bf16  long-prompt    out tok/s 35.68, TTFT p50 {bf16_ttft} ms, "
+            "TPOT p50 6.31 ms, failed 0\n"
+            f"13:54:29 rose_int8_kv8 short          out tok/s {int8_tok}, TTFT p50 243.85 ms, "
+            "TPOT p50 16.61 ms, failed 0\n"
+        )
+    (tmp_path / "offline_1.txt").write_text(
+        "rose bf16: Output token throughput: 890.97 tok/s\n"
+        "openvino fp16: openvino-genai 2026.4.1.0 /w/ov_fp16: 64 requests, 4598 output tokens "
+        "in 7.91 s: 581.4 output tok/s\n"
+    )
+    (tmp_path / "one_stream.txt").write_text(
+        "read bandwidth per round: median 44.9 GB/s (quartiles 43.5-46.1)\n"
+        "int8: step 3.65 ms, 1.32x that round's floor (quartiles 1.18-1.28)\n"
+    )
+    mod.main([str(tmp_path)])
+    lines = capsys.readouterr().out.splitlines()
+    assert "32 streams, bf16 (>= 1.5x): 1.66x / 2.00x: met" in lines
+    # 1703.22 / 874.96 = 1.95x in round 1: one round short is not met.
+    assert "32 streams, fastest (int8 + int8 KV) (>= 2.0x): 1.95x / 2.50x: NOT met" in lines
+    assert "2,000-token TTFT, bf16 (<= 0.8x): 0.80x / 0.70x: met" in lines
+    assert "offline bf16 vs OpenVINO fp16 (>= 1.3x): 1.53x: met" in lines
+    assert "one stream, int8, of the weight-read floor (<= 1.25x): 1.32x: NOT met" in lines
+    assert "8 such prompts at once, bf16 (>= 1.25x): not measured: -" in lines
