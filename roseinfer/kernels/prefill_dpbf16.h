@@ -131,7 +131,7 @@ template <int DB>
 // thousandth of the bf16 rounding every weight then takes). No clamps: an x under -126 gives a
 // subnormal or 0, which the weight's bf16 (vcvtne2ps2bf16 flushes subnormals) and the row's sum
 // (at least 1) make nothing of; a masked key's x is set to kMasked first. Against exp16's clamps,
-// multiply and degree 6: 6-8 % off the kernel at 512 new tokens (BENCHMARKS.md, session 40).
+// multiply and degree 6: 6-7.5 % off the kernel (BENCHMARKS.md, session 40).
 constexpr float kExp2Poly4[5] = {9.570365771651268e-3f, 5.5917881429195404e-2f,
                                  2.4024738371372223e-1f, 6.931217908859253e-1f,
                                  9.999992847442627e-1f};

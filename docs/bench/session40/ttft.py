@@ -1,3 +1,5 @@
+"""Session 40: a lone 2,000-token prefill in the engine, the median of N after a warm-up one:
+    PYTHONPATH=<tree> .venv/bin/python docs/bench/session40/ttft.py N bf16|int8 [auto|int8]"""
 import sys, time, statistics, random
 from roseinfer import SamplingParams
 from roseinfer.engine import InferenceEngine
