@@ -89,7 +89,8 @@ def main() -> None:
     q = statistics.quantiles(bandwidths, n=4)
     print(f"read bandwidth per round: median {statistics.median(bandwidths):.1f} GB/s "
           f"(quartiles {q[0]:.1f}-{q[2]:.1f})")  # fmt: skip
-    for kind, label in enumerate(("", f" (the {args.steps - 1} steps after the first, in a row)")):
+    after = "the step" if args.steps == 2 else f"the {args.steps - 1} steps"
+    for kind, label in enumerate(("", f" ({after} after the first, in a row)")):
         for mode in MODES:
             if not ratios[mode][kind]:
                 continue
