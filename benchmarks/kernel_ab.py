@@ -5,6 +5,9 @@ decode linears (random weights, 30 layers, DRAM-cold), aten's fp32 linear beside
 and int8 caches), cold (the layers in turn), evicted (a layer's weights read between the calls,
 only the calls timed) and warm (one layer's call repeated), for BxKEYS batches (default
 1x135,1x500,32x135,32x500);
+`dpbf16`: dpbf16_linear and dpbf16_gated_linear (SiLU * up) over SmolLM2's 120 linears in bf16
+(random weights, 30 layers) at M rows (prefill chunks: 512, 2,000), each linear's time and
+whether each revision's output is bit-identical to the first revision's;
 `prefill`: paged_prefill_attention over 30 layers for SxQ@C steps (S sequences of Q new tokens
 in C; the cached blocks shared, as after a prefix-cache hit; `benchmarks/prefill_attention.py`'s
 shapes), fp32, bf16 and int8 caches, and whether each revision's output for the first layer is
@@ -12,6 +15,7 @@ bit-identical to the first revision's.
 
     .venv/bin/python benchmarks/kernel_ab.py linears a3cf196 WORKTREE 1,2,4,8,32
     .venv/bin/python benchmarks/kernel_ab.py attention b14f4f3 WORKTREE [1x135,1x500,32x135]
+    .venv/bin/python benchmarks/kernel_ab.py dpbf16 HEAD WORKTREE [512,2000]
     .venv/bin/python benchmarks/kernel_ab.py prefill 9bc641d WORKTREE [1x512@2000,16x32@1024]
 
 WORKTREE means the files as they are in this checkout.
@@ -52,6 +56,21 @@ torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
         "double scale, c10::optional<torch::Tensor> ks, c10::optional<torch::Tensor> vs) { "
         "return roseinfer::paged_decode_attention(q, k, v, kc, vc, slots, tables, lens, scale, "
         "ks, vs, c10::nullopt); });",
+    ),
+    "dpbf16": (
+        "dpbf16_linear.cpp",
+        """torch::Tensor dpbf16_pack_weight(torch::Tensor w);
+torch::Tensor dpbf16_pack_gated(torch::Tensor w);
+torch::Tensor dpbf16_linear(torch::Tensor x, torch::Tensor packed,
+    c10::optional<torch::Tensor> bias, c10::optional<torch::Tensor> out);
+torch::Tensor dpbf16_gated_linear(torch::Tensor x, torch::Tensor packed,
+    c10::optional<torch::Tensor> bias, bool silu_mul, c10::optional<torch::Tensor> out);""",
+        'm.def("pack", &roseinfer::dpbf16_pack_weight); '
+        'm.def("pack_gated", &roseinfer::dpbf16_pack_gated); '
+        'm.def("linear", [](torch::Tensor x, torch::Tensor w) { '
+        "return roseinfer::dpbf16_linear(x, w, c10::nullopt, c10::nullopt); }); "
+        'm.def("gated", [](torch::Tensor x, torch::Tensor w) { '
+        "return roseinfer::dpbf16_gated_linear(x, w, c10::nullopt, true, c10::nullopt); });",
     ),
     "prefill": (
         "prefill_attention.cpp",
@@ -153,6 +172,42 @@ def linears(mods, rows):
             print(
                 f"rows {m:3d} {rev:>9}: "
                 + "  ".join(f"{n} {res[(rev, n)] * 1e3:6.2f} ms" for n in fns),
+                flush=True,
+            )
+
+
+def dpbf16(mods, rows):
+    h, inter, kv, layers = 576, 1536, 192, 30
+    names = ["qkv", "o", "gate_up", "down"]
+    shapes = dict(zip(names, [(h + 2 * kv, h), (h, h), (2 * inter, h), (h, inter)], strict=True))
+    g = torch.Generator().manual_seed(0)
+    weights = {
+        name: [(torch.randn(n, k, generator=g) * 0.02).to(torch.bfloat16) for _ in range(layers)]
+        for name, (n, k) in shapes.items()
+    }
+    any_mod = next(iter(mods.values()))  # the packed layouts are the same at both revisions
+    packed = {
+        name: [(any_mod.pack_gated if name == "gate_up" else any_mod.pack)(w) for w in ws]
+        for name, ws in weights.items()
+    }
+    for m in rows:
+        xs = {k: torch.randn(m, k, generator=g).to(torch.bfloat16) for k in (h, inter)}
+
+        def run(name, x):
+            call = "gated" if name == "gate_up" else "linear"
+            return lambda module: [getattr(module, call)(x, w) for w in packed[name]]
+
+        fns = {name: run(name, xs[shapes[name][1]]) for name in names}
+        res = turns(mods, fns, 9)
+        outs = {rev: [fns[n](mod)[0] for n in names] for rev, mod in mods.items()}
+        first = next(iter(outs.values()))
+        for rev in mods:
+            same = all(torch.equal(a, b) for a, b in zip(outs[rev], first, strict=True))
+            total = sum(res[(rev, n)] for n in names)
+            print(
+                f"rows {m:4d} {rev:>9}: "
+                + "  ".join(f"{n} {res[(rev, n)] * 1e3:6.1f} ms" for n in names)
+                + f"  all {total * 1e3:6.1f} ms, {'bit-identical' if same else 'DIFFERENT'}",
                 flush=True,
             )
 
@@ -265,6 +320,8 @@ if __name__ == "__main__":
         mods = {rev: build(which, rev, tmp) for rev in (base, new)}
         if which == "linears":
             linears(mods, [int(r) for r in sys.argv[4].split(",")])
+        elif which == "dpbf16":
+            dpbf16(mods, [int(r) for r in (sys.argv[4] if len(sys.argv) > 4 else "512").split(",")])
         elif which == "prefill":
             shapes = sys.argv[4] if len(sys.argv) > 4 else "1x512@512,1x512@2000,16x32@1024"
             prefill(mods, [parse_shape(s) for s in shapes.split(",")])
