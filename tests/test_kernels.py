@@ -1387,19 +1387,21 @@ def test_paged_prefill_attention_matches_the_reference(
                                             torch.tensor(ctx_lens), scale)  # fmt: skip
 
 
+@pytest.mark.parametrize("jump", [40.0, 120.0])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_prefill_softmax_keeps_or_rescales_its_running_max(kernels, dtype):
+def test_prefill_softmax_keeps_or_rescales_its_running_max(kernels, dtype, jump):
     """Scores that rise along the sequence, 0.05 a key (3.2 a 64-key tile: a row's running max is
     kept while its tile's scores stay within 8 of it, and moved when they pass that), then jump by
-    40 at key 300 (every later row rescales); 340 queries after 60 cached keys, in every tile the
-    CPU runs, against the float64 reference."""
+    `jump` at key 300 (every later row rescales; past 88, a weight taken against the max kept
+    would overflow fp32); 340 queries after 60 cached keys, in every tile the CPU runs, against
+    the float64 reference."""
     torch.manual_seed(0)
     head_dim, block_size, cached, ctx = 64, 16, 60, 400
     q, caches, kv, tables, qsl = prefill_case(dtype, "model", block_size, head_dim, 4, 2,
                                               [ctx - cached], [ctx])  # fmt: skip
     scale = head_dim**-0.5
     pos = torch.arange(ctx)
-    score = 0.05 * pos + 40.0 * (pos >= 300)
+    score = 0.05 * pos + jump * (pos >= 300)
     q.fill_(1.0)  # q . k * scale = head_dim * k * scale where k's dims are all alike
     keys = (score / (head_dim * scale))[:, None, None].expand(ctx, 2, head_dim)
     caches[0][tables[0][pos // block_size], :, pos % block_size, :] = keys.to(dtype)

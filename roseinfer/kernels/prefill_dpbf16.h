@@ -154,6 +154,10 @@ constexpr float kMasked = -1e4f;
 // pp[k][r] = (weight of key 2k, weight of key 2k + 1) of row r, each times its value_scale
 // (kScaled; else 1), for the tile's n keys (an odd n's last pair ends in 0); st keeps the scores.
 // vcvtne2ps2bf16 rounds two vectors of weights to nearest even, and vpermw interleaves them.
+// Past a task's first tile the weights are made against the rows' running max at once, testing
+// on the way whether a score passes it by more than kRescaleSlack (running_max's own test), and
+// made again against running_max's new max only where one does: the same weights, bit for bit,
+// without running_max's pass over the scores at almost every tile (BENCHMARKS.md, session 42).
 template <bool kCausal, bool kScaled>
 void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int64_t t0,
                    const float* value_scale, uint32_t* pp) {
@@ -164,24 +168,47 @@ void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int6
       8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
   const __m512i order = _mm512_load_si512(kInterleave);
   const __m512 pos = (__m512)(vload(w.pos.data() + c) - static_cast<float>(t0));
-  const __m512 mx = (__m512)running_max(w, RP, D, c, n, t0, kCausal, kLn2);
   const float* s = w.st.data() + c;
-  __m512 sum = _mm512_setzero_ps();
-  const auto weight = [&](int64_t j) {
-    if (j >= n) return _mm512_setzero_ps();
-    __m512 x = _mm512_sub_ps(_mm512_loadu_ps(s + j * RP), mx);
-    if constexpr (kCausal)  // lanes whose position is before key j
-      x = _mm512_mask_mov_ps(x, _mm512_cmp_ps_mask(pos, _mm512_set1_ps(static_cast<float>(j)), _CMP_LT_OQ),
-                             _mm512_set1_ps(kMasked));
-    const __m512 e = softmax_exp2(x);
-    sum = _mm512_add_ps(sum, e);
-    if constexpr (kScaled) return _mm512_mul_ps(e, _mm512_set1_ps(value_scale[j]));
-    return e;
+  // The weights against mx into pp, and their sum; with kCheck, `passed` gets the lanes where a
+  // key's score is above `limit` (running_max's test for a new max: then these weights are
+  // made again against it).
+  const auto weights = [&](auto check_tag, __m512 mx, __m512 limit, __mmask16& passed) {
+    constexpr bool kCheck = decltype(check_tag)::value;
+    __m512 sum = _mm512_setzero_ps();
+    const auto weight = [&](int64_t j) {
+      if (j >= n) return _mm512_setzero_ps();
+      const __m512 score = _mm512_loadu_ps(s + j * RP);
+      __m512 x = _mm512_sub_ps(score, mx);
+      if constexpr (kCausal) {  // lanes whose position is before key j
+        const __mmask16 masked = _mm512_cmp_ps_mask(pos, _mm512_set1_ps(static_cast<float>(j)), _CMP_LT_OQ);
+        if constexpr (kCheck) passed |= _mm512_mask_cmp_ps_mask(~masked, score, limit, _CMP_GT_OQ);
+        x = _mm512_mask_mov_ps(x, masked, _mm512_set1_ps(kMasked));
+      } else if constexpr (kCheck) {
+        passed |= _mm512_cmp_ps_mask(score, limit, _CMP_GT_OQ);
+      }
+      const __m512 e = softmax_exp2(x);
+      sum = _mm512_add_ps(sum, e);
+      if constexpr (kScaled) return _mm512_mul_ps(e, _mm512_set1_ps(value_scale[j]));
+      return e;
+    };
+    for (int64_t k = 0; 2 * k < n; ++k) {
+      const __m512 even = weight(2 * k);
+      const __m512bh both = _mm512_cvtne2ps_pbh(weight(2 * k + 1), even);
+      _mm512_storeu_si512(pp + k * RP + c, _mm512_permutexvar_epi16(order, (__m512i)both));
+    }
+    return sum;
   };
-  for (int64_t k = 0; 2 * k < n; ++k) {
-    const __m512 even = weight(2 * k);
-    const __m512bh both = _mm512_cvtne2ps_pbh(weight(2 * k + 1), even);
-    _mm512_storeu_si512(pp + k * RP + c, _mm512_permutexvar_epi16(order, (__m512i)both));
+  __mmask16 passed = 0;
+  __m512 sum;
+  // Past the first tile, every row has a max (key 0 is in the first): the weights against it,
+  // the test for a new one on the way (running_max's own pass over the scores, spared).
+  if (t0 > 0) {
+    const __m512 m = _mm512_loadu_ps(w.m.data() + c);
+    sum = weights(std::true_type{}, m, _mm512_add_ps(m, _mm512_set1_ps(kRescaleSlack)), passed);
+  }
+  if (t0 == 0 || passed != 0) {
+    const __m512 mx = (__m512)running_max(w, RP, D, c, n, t0, kCausal, kLn2);
+    sum = weights(std::false_type{}, mx, mx, passed);
   }
   vstore(w.l.data() + c, vload(w.l.data() + c) + (vfloat)sum);
 }
@@ -342,6 +369,33 @@ void pair_rows(const attention::KVView<C>& kv, int64_t t0, int64_t n, int64_t D,
   pair_values_by_key(value, n, D, dst.value_pairs);
 }
 
+// Asks for key tile [t1, t2)'s operands ahead of its scores (after this tile's, so that they
+// come in while its softmax and values run): the keys the products broadcast into L1 (a bf16
+// cache's rows in place, an int8 cache's paired codes); where this task pairs its own tiles,
+// the cache rows pair_rows reads, into L2. A group's first task finds its keys in memory, in
+// blocks scattered where the hardware prefetchers cannot follow.
+template <typename C>
+inline void prefetch_key_tile(const attention::KVView<C>& kv, const PairedKV& paired, int64_t t1,
+                              int64_t t2, int64_t D) {
+  constexpr bool int8_cache = std::is_same_v<C, int8_t>;
+  const int64_t BS = kv.block_size;
+  if (paired.value_pairs == nullptr) {
+    for (int64_t b = t1 / BS; b * BS < t2; ++b) attention::prefetch_kv_block(kv, b, D * int64_t(sizeof(C)));
+    if constexpr (int8_cache) return;
+  }
+  if constexpr (int8_cache) {
+    const char* codes = reinterpret_cast<const char*>(paired.at(t1, D).key_codes);
+    for (int64_t k = 0; k < (t2 - t1) * D * 2; k += 64) prefetch_l1(codes + k);
+  } else {
+    for (int64_t t = t1; t < t2;) {  // a block's rows at a time
+      const int64_t row = t % BS, m = std::min(t2 - t, BS - row);
+      const char* keys = reinterpret_cast<const char*>(kv.k_block(t / BS) + row * D);
+      for (int64_t k = 0; k < m * D * 2; k += 64) prefetch_l1(keys + k);
+      t += m;
+    }
+  }
+}
+
 // As attend_tile (prefill_attention.cpp) for bf16 queries and a bf16 or int8 cache (D even),
 // its products on bf16 pairs, its keys and values as `paired` holds them (from key 0), or paired
 // here per key tile where it holds none; not inlined either.
@@ -391,6 +445,8 @@ template <typename C>
         pair_scores<kKeyBlock>(w.qp.data(), RP, w.kpairs.data() + j,
                                int8_cache ? tile.key_scale + j : nullptr, pairs, L.scale * kLog2e,
                                w.st.data() + j * RP, c);
+    if (t0 + kKeyTile <= last)
+      prefetch_key_tile(kv, paired, t0 + kKeyTile, std::min(t0 + 2 * kKeyTile, last + 1), D);
     const bool causal = t0 + n - 1 > pos0;
     softmax_pairs_rows(w, RP, D, n, t0, causal, tile.value_scale, w.pp.data());
     const int64_t np = (n + 1) / 2;

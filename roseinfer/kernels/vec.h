@@ -159,6 +159,11 @@ inline __m256 exp8(__m256 x) {
 inline void prefetch_l2(const void* p) {
   asm volatile("prefetcht1 %0" : : "m"(*static_cast<const char*>(p)));
 }
+
+// The same into L1.
+inline void prefetch_l1(const void* p) {
+  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
+}
 #endif
 
 #if defined(__AVX512VNNI__)
