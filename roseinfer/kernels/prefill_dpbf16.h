@@ -199,7 +199,7 @@ void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int6
     return sum;
   };
   __mmask16 passed = 0;
-  __m512 sum;
+  __m512 sum = _mm512_setzero_ps();
   // Past the first tile, every row has a max (key 0 is in the first): the weights against it,
   // the test for a new one on the way (running_max's own pass over the scores, spared).
   if (t0 > 0) {
