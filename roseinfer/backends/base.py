@@ -162,8 +162,16 @@ class CausalLM(Protocol):
     """What the runner and the backends need of a model (`roseinfer/models/`)."""
 
     def __call__(
-        self, input_ids: torch.Tensor, positions: torch.Tensor, ctx: ForwardContext[Any]
-    ) -> torch.Tensor:  # [N], [N] -> hidden [N, hidden]
+        self,
+        input_ids: torch.Tensor,
+        positions: torch.Tensor,
+        ctx: ForwardContext[Any],
+        output_rows: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """[N], [N] -> hidden [N, hidden]; with `output_rows` (int64, ascending), those rows'
+        alone, [len(output_rows), hidden]: the last layer computes every row's keys and values,
+        and its attention output, MLP and the final norm for those rows only (a fused decoder
+        stack computes every row, and gives those)."""
         ...
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:  # [B, hidden] -> [B, V]

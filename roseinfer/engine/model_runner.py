@@ -47,6 +47,38 @@ def num_blocks_for_budget(
     return max(1, int(gib * (1 << 30)) // block)
 
 
+@dataclass(frozen=True)
+class StepHidden:
+    """The model's final hidden states for the step's rows that are read (`read_rows`)."""
+
+    states: torch.Tensor  # [len(rows), hidden], or [N, hidden] where rows is None
+    rows: list[int] | None  # the step's token rows they belong to, ascending; None: all N
+
+    def index(self, rows: list[int]) -> list[int]:
+        """Where the given token rows' states are in `states`."""
+        if self.rows is None:
+            return rows
+        at = {r: i for i, r in enumerate(self.rows)}
+        return [at[r] for r in rows]
+
+
+def read_rows(
+    batch: Seq[ScheduledSequence], last_rows: list[int], num_tokens: int
+) -> list[int] | None:
+    """The token rows whose final hidden states a step reads, ascending: the last new row of
+    each sequence that samples, and every new row of a prefill that reports prompt logprobs;
+    None where that is all of them (decode steps). The model computes only their last layer's
+    attention output and MLP (the other rows' keys and values are what the step needs of them):
+    a prompt's chunks before its last read none."""
+    rows: list[int] = []
+    for s, last in zip(batch, last_rows, strict=True):
+        if s.is_prefill and s.seq.params.prompt_logprobs is not None:
+            rows.extend(range(last - s.num_new_tokens + 1, last + 1))
+        elif s.samples:
+            rows.append(last)
+    return None if len(rows) == num_tokens else sorted(rows)
+
+
 class ModelRunner:
     def __init__(self, loaded: LoadedModel, config: EngineConfig, num_blocks: int) -> None:
         self.model = loaded.model
@@ -123,8 +155,11 @@ class ModelRunner:
         )
         return long_tensor(input_ids, dev), long_tensor(positions, dev), meta, last_row
 
-    def _forward(self, batch: Seq[ScheduledSequence]) -> tuple[torch.Tensor, list[int]]:
-        """Forward the step: (hidden [N, hidden], the row of each sequence's last new token)."""
+    def _forward(
+        self, batch: Seq[ScheduledSequence], every_row: bool = False
+    ) -> tuple[StepHidden, list[int]]:
+        """Forward the step: (the final hidden states of the rows it reads, or of every row with
+        `every_row`; the row of each sequence's last new token)."""
         input_ids, positions, meta, last_rows = self.prepare(batch)
         attention = self.backend.attention
         step = attention.prepare(meta)
@@ -135,15 +170,17 @@ class ModelRunner:
             kv_cache=self.kv_cache,
             decoder_stack=None if stack is None else stack.for_step(step, self.kv_cache),
         )
-        return self.model(input_ids, positions, ctx), last_rows
+        rows = None if every_row else read_rows(batch, last_rows, meta.num_tokens)
+        index = None if rows is None else long_tensor(rows, self.device)
+        return StepHidden(self.model(input_ids, positions, ctx, index), rows), last_rows
 
-    def _logits(self, hidden: torch.Tensor, rows: list[int]) -> torch.Tensor:
+    def _logits(self, hidden: StepHidden, rows: list[int]) -> torch.Tensor:
         if not rows:
-            return hidden.new_empty(0, self.model_config.vocab_size)
-        if rows == list(range(hidden.shape[0])):  # every row (decode steps): no gather
-            return self.model.compute_logits(hidden)  # [len(rows), V], in the model dtype
-        index = long_tensor(rows, self.device)
-        return self.model.compute_logits(hidden[index])
+            return hidden.states.new_empty(0, self.model_config.vocab_size)
+        at = hidden.index(rows)
+        if at == list(range(hidden.states.shape[0])):  # every row computed: no gather
+            return self.model.compute_logits(hidden.states)  # [len(rows), V], the model dtype
+        return self.model.compute_logits(hidden.states[long_tensor(at, self.device)])
 
     @torch.inference_mode()
     def compute_logits(
@@ -151,7 +188,7 @@ class ModelRunner:
     ) -> torch.Tensor:
         """Forward the step; logits [num sampling seqs, vocab] for the sequences that sample
         (or [N, vocab] for every new token with `all_positions`, to score text), in batch order."""
-        hidden, last_rows = self._forward(batch)
+        hidden, last_rows = self._forward(batch, every_row=all_positions)
         if all_positions:
             rows = [
                 r
@@ -185,7 +222,7 @@ class ModelRunner:
         return RunnerOutput(sampled, prompt)
 
     def _prompt_logprobs(
-        self, s: ScheduledSequence, hidden: torch.Tensor, last: int
+        self, s: ScheduledSequence, hidden: StepHidden, last: int
     ) -> list[TokenLogprobs]:
         """Logprobs of the prompt tokens this step's positions predict (position p: token
         p + 1), skipping those already reported (a preempted sequence computes them again)."""

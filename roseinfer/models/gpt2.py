@@ -24,12 +24,21 @@ class GPT2Attention(nn.Module):
         self.c_proj = nn.Linear(cfg.hidden_size, cfg.hidden_size)
         self.scale = cfg.head_dim**-0.5
 
-    def forward(self, x: torch.Tensor, ctx: ForwardContext) -> torch.Tensor:
+    def forward(
+        self,
+        x: torch.Tensor,
+        ctx: ForwardContext,
+        rows: torch.Tensor | None = None,  # the rows whose output is read; None: every row
+    ) -> torch.Tensor:  # [N or len(rows), hidden]
         q, k, v = (
             self.c_attn(x).view(-1, 3, self.num_heads, self.head_dim).unbind(1)
         )  # 3 x [N, H, D]
         out = ctx.attend(self.layer_idx, q, k, v, self.scale)
-        return self.c_proj(out.reshape(x.shape[0], -1))
+        if rows is not None:
+            out = out[rows]
+            if out.shape[0] == 0:  # the keys and values were all this step needed
+                return x[:0]
+        return self.c_proj(out.reshape(out.shape[0], -1))
 
 
 class GPT2Block(nn.Module):
@@ -45,8 +54,15 @@ class GPT2Block(nn.Module):
             }
         )
 
-    def forward(self, x: torch.Tensor, ctx: ForwardContext) -> torch.Tensor:
-        x = x + self.attn(self.ln_1(x), ctx)
+    def forward(
+        self, x: torch.Tensor, ctx: ForwardContext, rows: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        a = self.attn(self.ln_1(x), ctx, rows)
+        if rows is not None:
+            x = x[rows]
+            if x.shape[0] == 0:
+                return x
+        x = x + a
         h = F.gelu(self.mlp["c_fc"](self.ln_2(x)), approximate="tanh")
         return x + self.mlp["c_proj"](h)
 
@@ -71,13 +87,20 @@ class GPT2LMHeadModel(nn.Module):
         self.lm_head.weight = self.transformer["wte"].weight
 
     def forward(
-        self, input_ids: torch.Tensor, positions: torch.Tensor, ctx: ForwardContext
+        self,
+        input_ids: torch.Tensor,
+        positions: torch.Tensor,
+        ctx: ForwardContext,
+        output_rows: torch.Tensor | None = None,
     ) -> torch.Tensor:
+        # input_ids, positions: [N] -> hidden [N, hidden], or the `output_rows`' (CausalLM)
         t = self.transformer
         x = t["wte"](input_ids) + t["wpe"](positions)  # [N, hidden]
-        for block in t["h"]:
+        *blocks, last = t["h"]
+        for block in blocks:
             x = block(x, ctx)
-        return t["ln_f"](x)
+        x = last(x, ctx, output_rows)
+        return x if x.shape[0] == 0 else t["ln_f"](x)
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
         return self.lm_head(hidden)

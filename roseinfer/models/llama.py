@@ -39,7 +39,13 @@ class LlamaAttention(nn.Module):
         self.k_norm = RMSNorm(cfg.head_dim, cfg.norm_eps, backend) if cfg.qk_norm else None
         self.scale = cfg.head_dim**-0.5
 
-    def forward(self, x: torch.Tensor, rope: RotaryTables, ctx: ForwardContext) -> torch.Tensor:
+    def forward(
+        self,
+        x: torch.Tensor,
+        rope: RotaryTables,
+        ctx: ForwardContext,
+        rows: torch.Tensor | None = None,  # the rows whose output is read; None: every row
+    ) -> torch.Tensor:  # [N or len(rows), hidden]
         qkv = self.qkv_proj(x)  # [N, q + 2 kv]
         q, k, v = qkv.split([self.q_size, self.kv_size, self.kv_size], dim=-1)
         q = q.view(-1, self.num_heads, self.head_dim)  # [N, H, D]
@@ -49,6 +55,10 @@ class LlamaAttention(nn.Module):
             q, k = self.q_norm(q), self.k_norm(k)
         q, k = self.ops.rotary(q, k, rope.cos, rope.sin)
         out = ctx.attend(self.layer_idx, q, k, v, self.scale)  # [N, H, D]
+        if rows is not None:
+            out = out[rows]
+            if out.shape[0] == 0:  # the keys and values were all this step needed
+                return x[:0]
         return self.o_proj(out.reshape(-1, self.q_size))
 
 
@@ -78,12 +88,17 @@ class LlamaDecoderLayer(nn.Module):
         residual: torch.Tensor | None,  # [N, hidden]: the residual stream before adding x
         rope: RotaryTables,
         ctx: ForwardContext,
+        rows: torch.Tensor | None = None,  # the rows whose output is read; None: every row
     ) -> tuple[torch.Tensor, torch.Tensor]:
         if residual is None:
             residual, x = x, self.input_layernorm(x)
         else:
             x, residual = self.input_layernorm(x, residual)
-        x = self.self_attn(x, rope, ctx)
+        x = self.self_attn(x, rope, ctx, rows)
+        if rows is not None:
+            residual = residual[rows]
+            if x.shape[0] == 0:
+                return x, residual
         x, residual = self.post_attention_layernorm(x, residual)
         return self.mlp(x), residual
 
@@ -115,17 +130,26 @@ class LlamaForCausalLM(nn.Module):
             self.lm_head.weight = self.model.embed_tokens.weight
 
     def forward(
-        self, input_ids: torch.Tensor, positions: torch.Tensor, ctx: ForwardContext
+        self,
+        input_ids: torch.Tensor,
+        positions: torch.Tensor,
+        ctx: ForwardContext,
+        output_rows: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        # input_ids, positions: [N] -> hidden [N, hidden]
+        # input_ids, positions: [N] -> hidden [N, hidden], or the `output_rows`' (CausalLM)
         if ctx.decoder_stack is not None:  # the backend runs this step in one call
             cos, sin = self.rotary.tables(self.model.embed_tokens.weight.dtype)
-            return ctx.decoder_stack(input_ids, positions, cos, sin)
+            hidden = ctx.decoder_stack(input_ids, positions, cos, sin)
+            return hidden if output_rows is None else hidden[output_rows]
         x = self.model.embed_tokens(input_ids)
         rope = self.rotary(positions, x.dtype)
         residual = None
-        for layer in self.model.layers:
+        *layers, last = self.model.layers
+        for layer in layers:
             x, residual = layer(x, residual, rope, ctx)
+        x, residual = last(x, residual, rope, ctx, output_rows)
+        if x.shape[0] == 0:
+            return x
         x, _ = self.model.norm(x, residual)
         return x
 
