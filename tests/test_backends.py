@@ -141,22 +141,27 @@ def test_cpu_backend_logits_match_the_torch_backend(tiny_model_dir, kind):
     torch.testing.assert_close(fast, plain, atol=1e-4, rtol=1e-4)
 
 
-@pytest.mark.parametrize("path", ["plain", "cpu", "cpu stack"])
+@pytest.mark.parametrize("path", ["plain", "cpu kernels", "cpu per token", "cpu stack"])
 @pytest.mark.parametrize("kind", ["llama", "gpt2"])
-def test_a_step_runs_its_last_layer_for_the_rows_it_reads(tiny_model_dir, kind, path):
+def test_a_step_runs_its_last_layer_for_the_rows_it_reads(tiny_model_dir, kind, path, monkeypatch):
     """A step of a prompt's first chunk (it reads none of its rows), another prompt's last chunk
-    (its last row: it samples) and a prefill with prompt logprobs (every row): the last layer's
-    MLP runs on those rows alone, and the logits sampled from are every row's forward's at them,
-    on the plain path and the `cpu` backend's layer by layer; where the `cpu` backend's fused
-    decoder stack runs the step (Llama's, small steps), it computes every row and gives those."""
+    (its last row: it samples), a prefill with prompt logprobs (every row), a decode (its row)
+    and a prompt's one-token first chunk (none; the kernels take it with the decodes): the last
+    layer's attention output and MLP run on the read rows alone, and the logits sampled from are
+    every row's forward's at them, on the plain path and the `cpu` backend's layer by layer
+    (decodes by the decode kernel and chunks by the prefill kernel, or, a step this small, every
+    token by the decode kernel); where the `cpu` backend's fused decoder stack runs the step
+    (Llama's, small steps), it computes every row and gives those."""
     if path != "plain" and load_cpu_kernels() is None:
         pytest.skip("no C++ kernels here")
     engine = InferenceEngine(
         EngineConfig(model=tiny_model_dir(kind), dtype="float32", enforce_eager=path == "plain")
     )
     core = engine.new_core(num_kv_blocks=128, block_size=4)
-    if path == "cpu":
+    if path in ("cpu kernels", "cpu per token"):
         core.runner.decoder_stack = None  # this small step layer by layer
+    if path == "cpu kernels":  # and its chunks through the prefill kernel
+        monkeypatch.setattr(roseinfer.backends.cpu_attention, "PER_TOKEN_MAX_KEYS", 0)
     stacked = core.runner.decoder_stack is not None
     assert stacked == (path == "cpu stack" and kind == "llama")
     model = engine.loaded.model
@@ -164,26 +169,31 @@ def test_a_step_runs_its_last_layer_for_the_rows_it_reads(tiny_model_dir, kind, 
     mlp = last_mlp if kind == "llama" else last_mlp["c_fc"]  # GPT-2's MLP is a ModuleDict
     mlp_rows: list[int] = []
     mlp.register_forward_hook(lambda m, args, out: mlp_rows.append(args[0].shape[0]))
-    prompts = [list(range(5, 17)), list(range(20, 29)), list(range(40, 46))]
-    params = [SamplingParams(), SamplingParams(), SamplingParams(prompt_logprobs=2)]
+    prompts = [range(5, 17), range(20, 29), range(40, 46), range(60, 65), range(80, 87)]
+    params = [SamplingParams()] * 5
+    params[2] = SamplingParams(prompt_logprobs=2)
     seqs = [
-        Sequence(i, p, len(p), sp) for i, (p, sp) in enumerate(zip(prompts, params, strict=True))
+        Sequence(i, list(p), len(p), sp)
+        for i, (p, sp) in enumerate(zip(prompts, params, strict=True))
     ]
-    core.block_manager.allocate(seqs[1], 5)  # its first 5 tokens' K/V, in an earlier step
-    core.runner.compute_logits([ScheduledSequence(seqs[1], 5)], all_positions=True)
-    seqs[1].num_computed_tokens = 5
-    batch = []
-    for seq, n in zip(seqs, [8, 4, 6], strict=True):
+    for seq, n in ((seqs[1], 5), (seqs[3], 5)):  # K/V of their first n tokens, an earlier step
         core.block_manager.allocate(seq, n)
-        batch.append(ScheduledSequence(seq, n))
-    assert [s.samples for s in batch] == [False, True, True]
+        core.runner.compute_logits([ScheduledSequence(seq, n)], all_positions=True)
+        seq.num_computed_tokens = n
+    seqs[3].token_ids.append(70)  # its first generated token, fed back
+    batch = []  # the one-token chunk before the decode: the decodes' rows are 4, then 3
+    for i, n in zip([0, 1, 2, 4, 3], [8, 4, 6, 1, 1], strict=True):
+        core.block_manager.allocate(seqs[i], n)
+        batch.append(ScheduledSequence(seqs[i], n))
+    assert [s.samples for s in batch] == [False, True, True, False, True]
     mlp_rows.clear()
     read = core.runner.compute_logits(batch)  # the sampling sequences' last rows
-    assert mlp_rows == ([] if stacked else [1 + 6])  # seq 1's last row, seq 2's prompt rows
+    assert mlp_rows == ([] if stacked else [1 + 6 + 1])  # seq 1's last, seq 2's, seq 3's
     mlp_rows.clear()
-    every = core.runner.compute_logits(batch, all_positions=True)
-    assert mlp_rows == ([] if stacked else [8 + 4 + 6])
-    torch.testing.assert_close(read, every[[8 + 4 - 1, 8 + 4 + 6 - 1]], rtol=1e-5, atol=1e-5)
+    every = core.runner.compute_logits(batch, all_positions=True)  # in batch order
+    assert mlp_rows == ([] if stacked else [8 + 4 + 6 + 1 + 1])
+    torch.testing.assert_close(read, every[[8 + 4 - 1, 8 + 4 + 6 - 1, 8 + 4 + 6 + 1]],
+                               rtol=1e-5, atol=1e-5)  # fmt: skip
     mlp_rows.clear()
     only_first = core.runner.compute_logits([batch[0]])  # a chunk that reads nothing
     assert only_first.shape == (0, every.shape[1]) and mlp_rows == []

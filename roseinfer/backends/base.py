@@ -117,7 +117,11 @@ class PagedAttention(Protocol[StepT]):
         cache: LayerCache,
         step: StepT,
         scale: float,
-    ) -> torch.Tensor:  # [N, H, D]
+        rows: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """[N, H, D], every row's K/V written; with `rows` (int64, ascending; of each sequence,
+        none or a run of its last new tokens: `ModelRunner`'s read rows) those rows' outputs
+        alone, [len(rows), H, D]."""
         ...
 
 

@@ -122,22 +122,35 @@ class KernelPagedAttention:
         cache: LayerCache,
         step: KernelStep,
         scale: float,
-    ) -> torch.Tensor:  # [N, H, D]
+        rows: torch.Tensor | None = None,
+    ) -> torch.Tensor:  # [N, H, D], or [len(rows), H, D] (PagedAttention)
         p = step.prefill
         if p is None:  # kernel_only
-            return self._decode(q, k, v, cache, step.decode, scale)
+            out = self._decode(q, k, v, cache, step.decode, scale)
+            return out if rows is None else out[rows]
         t = p.tokens
         self.kernels.write_kv_cache(k[t], v[t], cache.k, cache.v, p.slot_mapping, cache.k_scale,
                                     cache.v_scale)  # fmt: skip
+        nd = step.num_decode_seqs
+        if rows is None:
+            queries, query_start_loc = q[t], p.query_start_loc
+        else:  # the prefill kernel attends a run of each sequence's last queries: the read ones
+            decode_rows, prefill_rows = rows[rows < nd], rows[rows >= nd] - nd
+            queries = q[t][prefill_rows]
+            # [S + 1]: the read rows before each sequence's end, from 0
+            read = torch.searchsorted(prefill_rows, p.query_start_loc[1:])
+            query_start_loc = torch.cat([read.new_zeros(1), read])
         prefill = self.kernels.paged_prefill_attention(
-            q[t], cache.k, cache.v, p.block_tables, p.query_start_loc, p.context_lens,
+            queries, cache.k, cache.v, p.block_tables, query_start_loc, p.context_lens,
             scale, k_scale=cache.k_scale, v_scale=cache.v_scale,
         )  # fmt: skip
-        nd = step.num_decode_seqs
         if not nd:  # prefill chunks only: no copy into a combined output
             return prefill
+        decode = self._decode(q[:nd], k[:nd], v[:nd], cache, step.decode, scale)
+        if rows is not None:
+            return torch.cat([decode[decode_rows], prefill])
         out = torch.empty_like(q)
-        out[:nd] = self._decode(q[:nd], k[:nd], v[:nd], cache, step.decode, scale)
+        out[:nd] = decode
         out[t] = prefill
         return out
 

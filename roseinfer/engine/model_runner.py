@@ -67,8 +67,8 @@ def read_rows(
 ) -> list[int] | None:
     """The token rows whose final hidden states a step reads, ascending: the last new row of
     each sequence that samples, and every new row of a prefill that reports prompt logprobs;
-    None where that is all of them (decode steps). The model computes only their last layer's
-    attention output and MLP (the other rows' keys and values are what the step needs of them):
+    None where that is all of them (decode steps). The model's last layer attends, projects and
+    runs its MLP for these alone (of the other rows the step needs only their keys and values):
     a prompt's chunks before its last read none."""
     rows: list[int] = []
     for s, last in zip(batch, last_rows, strict=True):

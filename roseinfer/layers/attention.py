@@ -101,17 +101,19 @@ class ReferenceAttention:
         cache: LayerCache,
         step: ReferenceStep,
         scale: float,
-    ) -> torch.Tensor:  # [N, H, D]
+        rows: torch.Tensor | None = None,
+    ) -> torch.Tensor:  # [N, H, D], or [len(rows), H, D] (PagedAttention)
         blocks, offsets = step.write
         cache.write(blocks, offsets, k, v)
         groups = step.groups
         if len(groups) == 1:
-            return attend_group(q, k, v, cache, groups[0], scale)
-        out = torch.empty_like(q)
-        for g in groups:
-            t = g.tokens
-            out[t] = attend_group(q[t], k[t], v[t], cache, g, scale)
-        return out
+            out = attend_group(q, k, v, cache, groups[0], scale)
+        else:
+            out = torch.empty_like(q)
+            for g in groups:
+                t = g.tokens
+                out[t] = attend_group(q[t], k[t], v[t], cache, g, scale)
+        return out if rows is None else out[rows]  # every row attended: the plain path
 
 
 def attention_group(
@@ -201,6 +203,13 @@ class ForwardContext(Generic[StepT]):
     decoder_stack: StackStep | None = None
 
     def attend(
-        self, layer: int, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float
+        self,
+        layer: int,
+        q: torch.Tensor,
+        k: torch.Tensor,
+        v: torch.Tensor,
+        scale: float,
+        rows: torch.Tensor | None = None,  # the rows whose output is read (PagedAttention)
     ) -> torch.Tensor:
-        return self.attention.forward(q, k, v, self.kv_cache.layers[layer], self.step, scale)
+        cache = self.kv_cache.layers[layer]
+        return self.attention.forward(q, k, v, cache, self.step, scale, rows)

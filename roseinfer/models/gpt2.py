@@ -33,11 +33,9 @@ class GPT2Attention(nn.Module):
         q, k, v = (
             self.c_attn(x).view(-1, 3, self.num_heads, self.head_dim).unbind(1)
         )  # 3 x [N, H, D]
-        out = ctx.attend(self.layer_idx, q, k, v, self.scale)
-        if rows is not None:
-            out = out[rows]
-            if out.shape[0] == 0:  # the keys and values were all this step needed
-                return x[:0]
+        out = ctx.attend(self.layer_idx, q, k, v, self.scale, rows)  # [N or len(rows), H, D]
+        if out.shape[0] == 0:  # no row read: the keys and values were all this step needed
+            return x[:0]
         return self.c_proj(out.reshape(out.shape[0], -1))
 
 

@@ -54,11 +54,9 @@ class LlamaAttention(nn.Module):
         if self.q_norm is not None:
             q, k = self.q_norm(q), self.k_norm(k)
         q, k = self.ops.rotary(q, k, rope.cos, rope.sin)
-        out = ctx.attend(self.layer_idx, q, k, v, self.scale)  # [N, H, D]
-        if rows is not None:
-            out = out[rows]
-            if out.shape[0] == 0:  # the keys and values were all this step needed
-                return x[:0]
+        out = ctx.attend(self.layer_idx, q, k, v, self.scale, rows)  # [N or len(rows), H, D]
+        if out.shape[0] == 0:  # no row read: the keys and values were all this step needed
+            return x[:0]
         return self.o_proj(out.reshape(-1, self.q_size))
 
 
