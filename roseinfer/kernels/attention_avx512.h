@@ -88,7 +88,7 @@ inline void score_chunks(const Chunk& chunk, const KVView<T>& kv, int64_t D, flo
   for (int g = 0; g < G; ++g) mxv[g] = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   // The first blocks were asked for by the caller, during the previous task.
   for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
-    prefetch_kv_block(kv, b + kPrefetchBlocks, D * int64_t(sizeof(T)));
+    prefetch_k_block(kv, b + kPrefetchBlocks, D * int64_t(sizeof(T)));
     const T* block = kv.k_block(b);
     const int64_t n = std::min(block_size, len - start);
     for (int64_t c = 0; c < n; c += 16) {
@@ -136,6 +136,7 @@ void attend_group_avx512(const float* q, const KVView<T>& kv, float scale, float
   auto dot = [&](int g, const T* row) { return dot_row<T, NV>(qv[g], row); };
   __m512 mxv[G];
   score_keys<T, G>(dot, kv, D, scale, scores, mxv);
+  prefetch_v_start(kv, D * int64_t(sizeof(T)));
   const int64_t len = kv.len, block_size = kv.block_size;
   float inv_sum[G];
   softmax_numerators<G>(scores, len, mxv, inv_sum, row_stats);
@@ -143,6 +144,7 @@ void attend_group_avx512(const float* q, const KVView<T>& kv, float scale, float
   for (int g = 0; g < G; ++g)
     for (int i = 0; i < NV; ++i) av[g][i] = _mm512_setzero_ps();
   for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
+    prefetch_v_block(kv, b + kPrefetchBlocks, D * int64_t(sizeof(T)));
     const T* value = kv.v_block(b);
     const int64_t n = std::min(block_size, len - start);
     for (int64_t j = 0; j < n; ++j, value += D) {

@@ -14,12 +14,15 @@ namespace roseinfer::attention {
 // (zeros past a block's last row) unpacked as 16-bit elements give, per 32-bit lane, the pair
 // (v[t][d], v[t+1][d]) to multiply with (p[t], p[t+1]), `p16` being the task's 16-bit
 // probabilities [G, len + 1]. row(value, r, i): elements 32i.. of row r as 32 16-bit lanes;
-// step(g, pv, ul, uh): head g's pair of probabilities (broadcast) and the unpacked rows.
+// step(g, pv, ul, uh): head g's pair of probabilities (broadcast) and the unpacked rows. The
+// first blocks were asked for as the score pass ended (prefetch_v_start).
 template <int G, int NI, typename C, typename Row, typename Step>
 inline void for_value_pairs(const KVView<C>& kv, const uint16_t* p16, const Row& row,
                             const Step& step) {
   const int64_t len = kv.len, stride = len + 1;
+  constexpr int64_t kRowBytes = 32 * NI * int64_t(sizeof(C));  // NI vectors of 32 16-bit lanes
   for (int64_t b = 0, start = 0; start < len; ++b, start += kv.block_size) {
+    prefetch_v_block(kv, b + kPrefetchBlocks, kRowBytes);
     const C* value = kv.v_block(b);
     const int64_t n = std::min(kv.block_size, len - start);
     for (int64_t j = 0; j < n; j += 2) {
@@ -77,6 +80,7 @@ void attend_group_bf16(const float* q, const KVView<c10::BFloat16>& kv, float sc
   };
   __m512 mxv[G];
   score_keys<T, G>(dot, kv, D, scale, scores, mxv);
+  prefetch_v_start(kv, D * int64_t(sizeof(T)));
   const int64_t len = kv.len;
   float inv_sum[G];
   softmax_numerators<G>(scores, len, mxv, inv_sum, row_stats);
@@ -166,6 +170,7 @@ void attend_group_int8(const float* q, const KVView<int8_t>& kv, float scale, fl
   };
   __m512 mxv[G];
   score_chunks<int8_t, G>(chunk, kv, D, scores, mxv);
+  prefetch_v_start(kv, D);
   float inv_sum[G];
   softmax_numerators<G>(scores, len, mxv, inv_sum, row_stats);
   // p . v in int16 x int16 products (vpdpwssd): each probability times its row's scale, in

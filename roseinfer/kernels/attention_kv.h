@@ -84,21 +84,44 @@ inline void prefetch_bytes(const void* p, int64_t bytes) {
 
 constexpr int64_t kPrefetchBlocks = 4;  // blocks ahead (BENCHMARKS.md, session 21)
 
-// Block b of a (sequence, KV head)'s keys and values, K and V both: V is read right after the
-// K pass, from L2 by then (a few KB per head).
-// int8 caches: their scales too.
+// Block b of a (sequence, KV head)'s keys, as a score pass asks for them kPrefetchBlocks blocks
+// ahead; an int8 cache's scales of both (a line per block each: the int8 kernel's fixed-point
+// pass reads the value scales before its value pass).
 template <typename C>
-inline void prefetch_kv_block(const KVView<C>& kv, int64_t b, int64_t row_bytes) {
+inline void prefetch_k_block(const KVView<C>& kv, int64_t b, int64_t row_bytes) {
   if (b * kv.block_size < kv.len) {
     const int64_t rows = std::min(kv.block_size, kv.len - b * kv.block_size);
     // int8 keys are transposed: any row's bytes span the whole block.
     prefetch_bytes(kv.k_block(b), (std::is_same_v<C, int8_t> ? kv.block_size : rows) * row_bytes);
-    prefetch_bytes(kv.v_block(b), rows * row_bytes);
     if (kv.k_scale != nullptr) {
       prefetch_bytes(kv.k_scales(b), rows * int64_t(sizeof(float)));
       prefetch_bytes(kv.v_scales(b), rows * int64_t(sizeof(float)));
     }
   }
+}
+
+// Block b's values. The AVX-512 kernels' value passes ask for their own, the first blocks as the
+// score pass ends: asked for with the keys, the values' lines in flight held back the keys the
+// score pass waits on, and were not all in L2 by the value pass either (BENCHMARKS.md, session
+// 43).
+template <typename C>
+inline void prefetch_v_block(const KVView<C>& kv, int64_t b, int64_t row_bytes) {
+  if (b * kv.block_size < kv.len)
+    prefetch_bytes(kv.v_block(b), std::min(kv.block_size, kv.len - b * kv.block_size) * row_bytes);
+}
+
+// A value pass's first kPrefetchBlocks blocks.
+template <typename C>
+inline void prefetch_v_start(const KVView<C>& kv, int64_t row_bytes) {
+  for (int64_t b = 0; b < kPrefetchBlocks; ++b) prefetch_v_block(kv, b, row_bytes);
+}
+
+// Both, the values read right after the keys from L2: the AVX2 kernels' score passes (not
+// measured apart on an AVX2 host) and the prefill kernel's key tiles, which read both at once.
+template <typename C>
+inline void prefetch_kv_block(const KVView<C>& kv, int64_t b, int64_t row_bytes) {
+  prefetch_k_block(kv, b, row_bytes);
+  prefetch_v_block(kv, b, row_bytes);
 }
 #endif
 

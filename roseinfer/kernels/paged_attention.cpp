@@ -37,6 +37,7 @@ using attention::Piece;
 using attention::runs_balanced;
 #if defined(__AVX2__) || defined(__AVX512F__)
 using attention::kPrefetchBlocks;
+using attention::prefetch_k_block;
 using attention::prefetch_kv_block;
 #endif
 
@@ -169,8 +170,13 @@ void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor
   auto whole = [&](int64_t task) { return piece_of(task, 0, max_blocks); };
   // The first blocks of a piece's K/V, asked for while the piece before it runs: pieces are
   // short (a few blocks each), so waiting for their first blocks would be a large share of them.
+  // The AVX-512 kernels' value passes ask for their own values (prefetch_v_block).
   auto prefetch_start = [&](const Piece& piece) {
-#if defined(__AVX2__) || defined(__AVX512F__)
+#if defined(__AVX512F__)
+    const KVView<C> kv = view(piece);
+    for (int64_t b = 0; b < kPrefetchBlocks; ++b)
+      prefetch_k_block(kv, b, head_dim * int64_t(sizeof(C)));
+#elif defined(__AVX2__)
     const KVView<C> kv = view(piece);
     for (int64_t b = 0; b < kPrefetchBlocks; ++b)
       prefetch_kv_block(kv, b, head_dim * int64_t(sizeof(C)));
