@@ -75,39 +75,50 @@ inline void write_kv_row(const T* k_row, const T* v_row, int64_t slot, int64_t h
 #if defined(__AVX2__) || defined(__AVX512F__)
 // Asks for one block's rows of a head ahead of use: the blocks of a sequence are scattered, so
 // the hardware prefetchers cannot see the next one coming, and a decode step reads K/V that the
-// weights streamed through since have evicted from the caches. Into L2: L1's fill buffers are
-// too few to keep enough lines in flight.
+// weights streamed through since have evicted from the caches. kIntoL1: prefetcht0, else
+// prefetcht1 (into L2).
+template <bool kIntoL1>
 inline void prefetch_bytes(const void* p, int64_t bytes) {
   const char* c = static_cast<const char*>(p);
-  for (int64_t b = 0; b < bytes; b += 64) prefetch_l2(c + b);
+  for (int64_t b = 0; b < bytes; b += 64) {
+    if constexpr (kIntoL1)
+      prefetch_l1(c + b);
+    else
+      prefetch_l2(c + b);
+  }
 }
 
-constexpr int64_t kPrefetchBlocks = 4;  // blocks ahead (BENCHMARKS.md, session 21)
+constexpr int64_t kPrefetchBlocks = 4;  // blocks ahead (BENCHMARKS.md, sessions 21 and 43)
 
-// Block b of a (sequence, KV head)'s keys, as a score pass asks for them kPrefetchBlocks blocks
-// ahead; an int8 cache's scales of both (a line per block each: the int8 kernel's fixed-point
-// pass reads the value scales before its value pass).
-template <typename C>
+// The AVX-512 kernels' passes ask for their own rows, each kPrefetchBlocks blocks ahead, into L1:
+// the score pass its keys, the value pass its values (the first blocks as the score pass ends).
+// Asked for together by the score pass, into L2, the values' lines in flight held back the keys
+// it waits on, and were not all in L2 by the value pass either; apart, into L2, a step took
+// 0.3-12 % less, and into L1 0.6-8 % less again (BENCHMARKS.md, session 43). (Session 41 measured
+// L1 with K and V together: level with an int8 cache.)
+
+// Block b of a (sequence, KV head)'s keys; an int8 cache's scales of both into L2 (a line per
+// block each: the int8 kernel's fixed-point pass reads the value scales before its value pass).
+template <bool kIntoL1 = true, typename C>
 inline void prefetch_k_block(const KVView<C>& kv, int64_t b, int64_t row_bytes) {
   if (b * kv.block_size < kv.len) {
     const int64_t rows = std::min(kv.block_size, kv.len - b * kv.block_size);
     // int8 keys are transposed: any row's bytes span the whole block.
-    prefetch_bytes(kv.k_block(b), (std::is_same_v<C, int8_t> ? kv.block_size : rows) * row_bytes);
+    prefetch_bytes<kIntoL1>(kv.k_block(b),
+                            (std::is_same_v<C, int8_t> ? kv.block_size : rows) * row_bytes);
     if (kv.k_scale != nullptr) {
-      prefetch_bytes(kv.k_scales(b), rows * int64_t(sizeof(float)));
-      prefetch_bytes(kv.v_scales(b), rows * int64_t(sizeof(float)));
+      prefetch_bytes<false>(kv.k_scales(b), rows * int64_t(sizeof(float)));
+      prefetch_bytes<false>(kv.v_scales(b), rows * int64_t(sizeof(float)));
     }
   }
 }
 
-// Block b's values. The AVX-512 kernels' value passes ask for their own, the first blocks as the
-// score pass ends: asked for with the keys, the values' lines in flight held back the keys the
-// score pass waits on, and were not all in L2 by the value pass either (BENCHMARKS.md, session
-// 43).
-template <typename C>
+// Block b's values.
+template <bool kIntoL1 = true, typename C>
 inline void prefetch_v_block(const KVView<C>& kv, int64_t b, int64_t row_bytes) {
   if (b * kv.block_size < kv.len)
-    prefetch_bytes(kv.v_block(b), std::min(kv.block_size, kv.len - b * kv.block_size) * row_bytes);
+    prefetch_bytes<kIntoL1>(kv.v_block(b),
+                            std::min(kv.block_size, kv.len - b * kv.block_size) * row_bytes);
 }
 
 // A value pass's first kPrefetchBlocks blocks.
@@ -116,12 +127,12 @@ inline void prefetch_v_start(const KVView<C>& kv, int64_t row_bytes) {
   for (int64_t b = 0; b < kPrefetchBlocks; ++b) prefetch_v_block(kv, b, row_bytes);
 }
 
-// Both, the values read right after the keys from L2: the AVX2 kernels' score passes (not
+// Both, into L2, the values read right after the keys: the AVX2 kernels' score passes (not
 // measured apart on an AVX2 host) and the prefill kernel's key tiles, which read both at once.
 template <typename C>
 inline void prefetch_kv_block(const KVView<C>& kv, int64_t b, int64_t row_bytes) {
-  prefetch_k_block(kv, b, row_bytes);
-  prefetch_v_block(kv, b, row_bytes);
+  prefetch_k_block<false>(kv, b, row_bytes);
+  prefetch_v_block<false>(kv, b, row_bytes);
 }
 #endif
 
