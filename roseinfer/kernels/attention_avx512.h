@@ -144,7 +144,7 @@ void attend_group_avx512(const float* q, const KVView<T>& kv, float scale, float
   for (int g = 0; g < G; ++g)
     for (int i = 0; i < NV; ++i) av[g][i] = _mm512_setzero_ps();
   for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
-    prefetch_v_block(kv, b + kPrefetchBlocks, D * int64_t(sizeof(T)));
+    prefetch_v_block(kv, b + kValueBlocksAhead<T>, D * int64_t(sizeof(T)));
     const T* value = kv.v_block(b);
     const int64_t n = std::min(block_size, len - start);
     for (int64_t j = 0; j < n; ++j, value += D) {

@@ -22,7 +22,7 @@ inline void for_value_pairs(const KVView<C>& kv, const uint16_t* p16, const Row&
   const int64_t len = kv.len, stride = len + 1;
   constexpr int64_t kRowBytes = 32 * NI * int64_t(sizeof(C));  // NI vectors of 32 16-bit lanes
   for (int64_t b = 0, start = 0; start < len; ++b, start += kv.block_size) {
-    prefetch_v_block(kv, b + kPrefetchBlocks, kRowBytes);
+    prefetch_v_block(kv, b + kValueBlocksAhead<C>, kRowBytes);
     const C* value = kv.v_block(b);
     const int64_t n = std::min(kv.block_size, len - start);
     for (int64_t j = 0; j < n; j += 2) {

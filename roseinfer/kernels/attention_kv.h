@@ -90,8 +90,9 @@ inline void prefetch_bytes(const void* p, int64_t bytes) {
 
 constexpr int64_t kPrefetchBlocks = 4;  // blocks ahead (BENCHMARKS.md, sessions 21 and 43)
 
-// The AVX-512 kernels' passes ask for their own rows, each kPrefetchBlocks blocks ahead, into L1:
-// the score pass its keys, the value pass its values (the first blocks as the score pass ends).
+// The AVX-512 kernels' passes ask for their own rows ahead, into L1: the score pass its keys
+// (kPrefetchBlocks ahead), the value pass its values (kValueBlocksAhead; the first blocks as the
+// score pass ends).
 // Asked for together by the score pass, into L2, the values' lines in flight held back the keys
 // it waits on, and were not all in L2 by the value pass either; apart, into L2, a step took
 // 0.3-12 % less, and into L1 0.6-8 % less again (BENCHMARKS.md, session 43). (Session 41 measured
@@ -121,10 +122,17 @@ inline void prefetch_v_block(const KVView<C>& kv, int64_t b, int64_t row_bytes) 
                             std::min(kv.block_size, kv.len - b * kv.block_size) * row_bytes);
 }
 
-// A value pass's first kPrefetchBlocks blocks.
+// Blocks a value pass asks for ahead. An int8 cache's value rows are half a bf16 row: at 4 of its
+// blocks ahead the int8 kernel's value pass waited on memory, at 8 (the same bytes as bf16's 4) a
+// step took 0.6-4.5 % less (BENCHMARKS.md, session 43).
+template <typename C>
+constexpr int64_t kValueBlocksAhead =
+    std::is_same_v<C, int8_t> ? 2 * kPrefetchBlocks : kPrefetchBlocks;
+
+// A value pass's first kValueBlocksAhead blocks.
 template <typename C>
 inline void prefetch_v_start(const KVView<C>& kv, int64_t row_bytes) {
-  for (int64_t b = 0; b < kPrefetchBlocks; ++b) prefetch_v_block(kv, b, row_bytes);
+  for (int64_t b = 0; b < kValueBlocksAhead<C>; ++b) prefetch_v_block(kv, b, row_bytes);
 }
 
 // Both, into L2, the values read right after the keys: the AVX2 kernels' score passes (not
