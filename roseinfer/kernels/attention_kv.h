@@ -94,8 +94,8 @@ constexpr int64_t kPrefetchBlocks = 4;  // blocks ahead (BENCHMARKS.md, sessions
 // (kPrefetchBlocks ahead), the value pass its values (kValueBlocksAhead; the first blocks as the
 // score pass ends). Asked for together by the score pass, into L2, the values' lines in flight
 // held back the keys it waits on, and were not all in L2 by the value pass either. Apart and into
-// L1, the kernel alone takes 4-23 % less with bf16 and int8 caches, a decode step 0-6 % less
-// (BENCHMARKS.md, session 43; session 41 had measured L1 with K and V together: level).
+// L1, the kernel alone takes up to 23 % less (at 32 rows and long contexts), a decode step up
+// to 6 % less (BENCHMARKS.md, session 43; session 41 had measured L1 with K and V together: level).
 
 // Block b of a (sequence, KV head)'s keys; an int8 cache's scales of both into L2 (a line per
 // block each: the int8 kernel's fixed-point pass reads the value scales before its value pass).

@@ -170,16 +170,17 @@ void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor
   auto whole = [&](int64_t task) { return piece_of(task, 0, max_blocks); };
   // The first blocks of a piece's K/V, asked for while the piece before it runs: pieces are
   // short (a few blocks each), so waiting for their first blocks would be a large share of them.
-  // The AVX-512 kernels' value passes ask for their own values (prefetch_v_block).
   auto prefetch_start = [&](const Piece& piece) {
+#if defined(__AVX2__) || defined(__AVX512F__)
+    const KVView<C> kv = view(piece);
+    const int64_t row_bytes = head_dim * int64_t(sizeof(C));
 #if defined(__AVX512F__)
-    const KVView<C> kv = view(piece);
-    for (int64_t b = 0; b < kPrefetchBlocks; ++b)
-      prefetch_k_block(kv, b, head_dim * int64_t(sizeof(C)));
-#elif defined(__AVX2__)
-    const KVView<C> kv = view(piece);
-    for (int64_t b = 0; b < kPrefetchBlocks; ++b)
-      prefetch_kv_block(kv, b, head_dim * int64_t(sizeof(C)));
+    if (vectorised != nullptr) {  // its value pass asks for its own values (prefetch_v_block)
+      for (int64_t b = 0; b < kPrefetchBlocks; ++b) prefetch_k_block(kv, b, row_bytes);
+      return;
+    }
+#endif
+    for (int64_t b = 0; b < kPrefetchBlocks; ++b) prefetch_kv_block(kv, b, row_bytes);
 #endif
   };
   // A thread's scratch, and its attention over one piece: acc [G, D] normalized by the piece's
