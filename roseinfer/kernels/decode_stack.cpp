@@ -243,6 +243,7 @@ torch::Tensor DecodeStack::layers_forward(
   const torch::Tensor normed = buffer({rows, width});  // the norms' outputs
   const torch::Tensor qkv = buffer({rows, layers_[0].qkv.out_features()});  // [B, q + 2 kv]
   const torch::Tensor attn = buffer({rows, num_heads_, head_dim_});
+  const torch::Tensor attn_rows = attn.view({rows, q_size});  // o_proj's input
   const torch::Tensor projected = buffer({rows, width});  // o_proj's and down_proj's outputs
   const torch::Tensor gated = buffer({rows, layers_[0].gate_up_proj.out_features() / 2});
   // As LlamaDecoderLayer: the embedding output is the first residual, handed over (the fused
@@ -274,7 +275,7 @@ torch::Tensor DecodeStack::layers_forward(
                                  slot_mapping, block_tables, context_lens, scale_, k_scale,
                                  v_scale, attn);
     }
-    layer.o_proj(attn.view({rows, q_size}), projected);
+    layer.o_proj(attn_rows, projected);
     add_rms_norm(projected, residual, layer.post_norm, eps_, normed);
     layer.gate_up_proj.silu_mul(normed, gated);
     layer.down_proj(gated, projected);
