@@ -16,7 +16,8 @@
 #            the same client: 32 short streams, one ~2,000-token prompt at a time, 8 at once
 #            (docs/bench/session25/peers_here.sh)
 #   offline: `roseinfer bench throughput` bf16, int8 + int8 KV, int8; OpenVINO GenAI fp16, int8
-#   one stream: benchmarks/one_stream.py, each mode's step against the weight-read floor
+#   one stream: benchmarks/one_stream.py, each mode's step against the weight-read floor; then
+#            benchmarks/served_one_stream.py, the same served (TPOT p50, one request at a time)
 # Every output goes to $OUT (default $WORK/run-<UTC time>); the summary is its goals.txt.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -133,4 +134,7 @@ for r in $(seq "$ROUNDS"); do
 done
 echo "one stream"
 (cd "$HERE" && PYTHONPATH=benchmarks "$PY" benchmarks/one_stream.py 2>/dev/null) | tee "$OUT/one_stream.txt"
+echo "one stream, served"
+(cd "$HERE" && PYTHONPATH=benchmarks "$PY" benchmarks/served_one_stream.py --rounds "$ROUNDS" \
+  2>/dev/null) | tee "$OUT/one_stream_served.txt"
 "$PY" "$HERE/benchmarks/issue22_summary.py" "$OUT" | tee "$OUT/goals.txt"

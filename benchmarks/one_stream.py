@@ -6,10 +6,14 @@ bf16, 134 MB in int8) at that round's `sum` bandwidth. Prints, per mode, the med
 median of the per-round ratios (with their quartiles) for
 
 - the first step of each mode's turn (issue 22's one-stream goal): the other modes' weights and
-  the `sum` have just gone through the caches, so every weight comes from memory;
+  the `sum` have just gone through the caches, so every weight comes from memory; so do the
+  step's code, its small tensors and the page tables, which costs 0.3-0.6 ms a step on the AMD
+  host (a 512 MB read before a step: +0.45-0.65 ms; the weights' lines flushed: nothing;
+  BENCHMARKS.md, session 44);
 - the steps after it in the same turn (with `--steps` > 1), as a stream's steps follow each
-  other when it is served alone: part of the weights and the stream's own K/V are still in L3
-  from the step before, so these can run under the floor (BENCHMARKS.md, session 41).
+  other when it is served alone: their weights still come from memory (flushing them from the
+  caches before such a step costs bf16 nothing, int8 0-4 %), their code and small data from
+  the caches (BENCHMARKS.md, sessions 41 and 44). `served_one_stream.py` times the same served.
 
     .venv/bin/python benchmarks/one_stream.py [--rounds 150] [--steps 4] [--context 70]
         [--model smollm2]
