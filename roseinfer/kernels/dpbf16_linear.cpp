@@ -29,12 +29,14 @@ namespace {
 constexpr int kTiles = 3;  // 16-output tiles per task (48 outputs)
 constexpr int kRows = 8;   // rows of x per register tile: 8 x 3 sums, 3 weights, 1 broadcast
 
-// The lines a row tile asks for into L2 as it goes: at pair p, `per_pair` lines from line
-// floor(p * rate / 2^32) of `base` on (none where per_pair is 0).
+// The lines a row tile asks for as it goes: at pair p, `per_pair` lines from line
+// floor(p * rate / 2^32) of `base` on (none where per_pair is 0); into L2, or as lines read once
+// (`once`: no later row tile reads them).
 struct Fetch {
   const char* base = nullptr;
   uint64_t rate = 0;  // lines per pair, times 2^32
   int per_pair = 0;
+  bool once = false;
 };
 
 // acc[r][t] = sum over `pairs` pairs p of x[r] . w[t] for R rows of x (rows `x_stride` pairs
@@ -48,7 +50,10 @@ inline void row_tile(const uint32_t* x, int64_t x_stride, const uint32_t* w, int
     for (int t = 0; t < T; ++t) sum[r][t] = _mm512_setzero_ps();
   for (int64_t p = 0; p < pairs; ++p) {
     const char* line = fetch.base + ((static_cast<uint64_t>(p) * fetch.rate) >> 32) * 64;
-    for (int i = 0; i < fetch.per_pair; ++i) prefetch_l2(line + 64 * i);
+    if (fetch.once)
+      for (int i = 0; i < fetch.per_pair; ++i) prefetch_once(line + 64 * i);
+    else
+      for (int i = 0; i < fetch.per_pair; ++i) prefetch_l2(line + 64 * i);
     __m512bh wv[T];
     for (int t = 0; t < T; ++t)
       wv[t] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(w + (p * T + t) * 16));
@@ -123,9 +128,11 @@ void run_task(const c10::BFloat16* x, const uint32_t* w, const c10::BFloat16* bi
   // 4 KB ahead at 1-2 rows, 8 KB from 3: each was the faster of the two over this layout, by 3-23 %
   // at 1-2 rows and by 2-11 % at 4-64 (BENCHMARKS.md, session 27).
   const int64_t ahead = M <= 2 ? 4096 : 8192;
-  const Fetch own{reinterpret_cast<const char*>(wt) + ahead, uint64_t{T} << 32, T};  // T lines a pair
   const auto* xp = reinterpret_cast<const uint32_t*>(x);
   const int64_t tiles = (M + kRows - 1) / kRows;
+  // T lines a pair; read once where one row tile takes every row (up to 8): one-row steps in a
+  // row 4-5 % faster, 8 rows 3-4 % (BENCHMARKS.md, session 44).
+  const Fetch own{reinterpret_cast<const char*>(wt) + ahead, uint64_t{T} << 32, T, tiles == 1};
   // Each later tile's share of the next task's lines, spread over its pairs.
   const int64_t share = tiles >= 3 && next != nullptr ? (next_bytes / 64 + tiles - 2) / (tiles - 1) : 0;
   const auto next_share = [&](int64_t i) {  // tile i's (i >= 1)

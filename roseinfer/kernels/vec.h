@@ -164,6 +164,14 @@ inline void prefetch_l2(const void* p) {
 inline void prefetch_l1(const void* p) {
   asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
 }
+
+// Asks for the line at p as one read once (prefetchnta): for weights a call streams once, which
+// into L2 pushed the step's code, activations and K/V out of it at every layer. On Zen 5 a one-row step's
+// serial gaps between its loops took 214 -> 141 us and its threads' waits 209 -> 90 us
+// (BENCHMARKS.md, session 44).
+inline void prefetch_once(const void* p) {
+  asm volatile("prefetchnta %0" : : "m"(*static_cast<const char*>(p)));
+}
 #endif
 
 #if defined(__AVX512VNNI__)

@@ -50,10 +50,10 @@ void quantize_activations(const T* x, int64_t M, int64_t K, int8_t* q, float* sc
 
 // acc[r][t] += scale[r, b] * (int32 sum over block b) for R rows of x and the T weight tiles of
 // one task, `w` pointing at the task's weights ([K/4][T][16][4], `vnni_pack_weight`); acc is
-// [R][T] in memory (L1).
+// [R][T] in memory (L1). `once`: no later row group reads these weights again.
 template <int R, int T>
 inline void block_tile(const int8_t* q, const float* scales, int64_t K, int64_t b,
-                       const uint8_t* w, __m512* acc) {
+                       const uint8_t* w, __m512* acc, bool once) {
   const int64_t nb = K / kBlock;
   __m512i sum[R][T];
   for (int r = 0; r < R; ++r)
@@ -62,9 +62,14 @@ inline void block_tile(const int8_t* q, const float* scales, int64_t K, int64_t 
     __m512i wv[T];
     for (int t = 0; t < T; ++t) {
       const uint8_t* p = w + k * 16 * T + t * 64;
-      // 4 KB ahead into L2, at every row count: over this layout 9-11 % faster at 32 rows than
-      // 1-3 KB into L1, which the tile-by-tile layout used beyond 8 rows (BENCHMARKS.md, session 27).
-      prefetch_l2(p + 4096);
+      // 4 KB ahead, at every row count: over this layout 9-11 % faster at 32 rows than 1-3 KB
+      // into L1, which the tile-by-tile layout used beyond 8 rows (BENCHMARKS.md, session 27).
+      // Read once (up to 32 rows), as such: one-row steps in a row 2-5 % faster, 32 rows ~1 %
+      // (session 44); into L2 where later row groups read them again.
+      if (once)
+        prefetch_once(p + 4096);
+      else
+        prefetch_l2(p + 4096);
       wv[t] = _mm512_loadu_si512(p);
     }
     for (int r = 0; r < R; ++r) {
@@ -128,6 +133,7 @@ void run_rows(const Operands<Out>& a, int64_t n) {
   const int64_t nb = a.K / kBlock;
   const uint8_t* w = a.w + (n / 16) * 16 * a.K;  // the task's tiles: the tasks before it hold n / 16
   __m512 acc[kGroupRows * T];
+  const bool once = a.M <= kGroupRows;  // one group of rows reads each weight block
   for (int64_t g0 = 0; g0 < a.M; g0 += kGroupRows) {
     const int64_t rows = std::min(kGroupRows, a.M - g0);
     for (int64_t i = 0; i < rows * T; ++i) acc[i] = _mm512_setzero_ps();
@@ -136,11 +142,11 @@ void run_rows(const Operands<Out>& a, int64_t n) {
       const float* s = a.scales + g0 * nb;
       int64_t m = 0;
       for (; m + kRows <= rows; m += kRows)
-        block_tile<kRows, T>(q + m * a.K, s + m * nb, a.K, b, w, acc + m * T);
+        block_tile<kRows, T>(q + m * a.K, s + m * nb, a.K, b, w, acc + m * T, once);
       switch (rows - m) {
-        case 1: block_tile<1, T>(q + m * a.K, s + m * nb, a.K, b, w, acc + m * T); break;
-        case 2: block_tile<2, T>(q + m * a.K, s + m * nb, a.K, b, w, acc + m * T); break;
-        case 3: block_tile<3, T>(q + m * a.K, s + m * nb, a.K, b, w, acc + m * T); break;
+        case 1: block_tile<1, T>(q + m * a.K, s + m * nb, a.K, b, w, acc + m * T, once); break;
+        case 2: block_tile<2, T>(q + m * a.K, s + m * nb, a.K, b, w, acc + m * T, once); break;
+        case 3: block_tile<3, T>(q + m * a.K, s + m * nb, a.K, b, w, acc + m * T, once); break;
         default: break;
       }
     }
