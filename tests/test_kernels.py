@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import os
 import random
 import re
@@ -258,6 +259,21 @@ def test_a_region_thread_takes_what_a_stalled_thread_left(kernels, stalled, n, g
         kernels.region_loop_threads(n, grain, pieces, 2)
     with torch_threads(2), pytest.raises(RuntimeError, match=r"pieces_per_share must lie in"):
         kernels.region_loop_threads(n, grain, 256, stalled)
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU here: no region of two")
+def test_region_handoff_is_timed_in_a_region_of_two_and_nan_without_one(kernels):
+    """The benchmarks' probe of what a loop costs to hand between the region's threads: a
+    positive time in a region of two threads (tens of ns to a few µs on any host: one loop
+    that the second thread never ran would hang the region, not return); NaN with one thread,
+    which runs no region; loops must be positive."""
+    with torch_threads(2):
+        ns = kernels.region_handoff_ns(200)
+    assert 0 < ns < 1e6
+    with torch_threads(1):
+        assert math.isnan(kernels.region_handoff_ns(10))
+    with pytest.raises(RuntimeError, match="needs loops > 0"):
+        kernels.region_handoff_ns(0)
 
 
 @pytest.mark.parametrize("threads", [2, 3, 4, 16])

@@ -126,6 +126,10 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "thread stalling in its first chunk (for the tests)",
         py::arg("n"), py::arg("grain"), py::arg("pieces_per_share"), py::arg("stalled_thread"),
         py::call_guard<py::gil_scoped_release>());
+  m.def("region_handoff_ns", &roseinfer::region_handoff_ns,
+        "nanoseconds per empty loop handed between one parallel region's threads (NaN without "
+        "a region)",
+        py::arg("loops") = 2000, py::call_guard<py::gil_scoped_release>());
   py::class_<roseinfer::DecodeLinear>(m, "DecodeLinear",
                                       "a linear layer's decode kernel and prepared weights")
       .def(py::init<std::string, torch::Tensor, c10::optional<torch::Tensor>,

@@ -107,4 +107,9 @@ torch::Tensor dpbf16_gated_linear(torch::Tensor x, torch::Tensor packed,
 // a region shares a loop (parallel.h).
 torch::Tensor region_loop_threads(int64_t n, int64_t grain, int64_t pieces_per_share,
                                   int64_t stalled_thread);
+// Nanoseconds per loop that one region hands to its threads (two threads' shares of nothing,
+// `loops` of them after as many untimed): what each of a step's ~150 loops pays to go between
+// the cores, 0.1 µs where the two CPUs share a core complex and ~1 µs where they do not
+// (BENCHMARKS.md, session 45). NaN where no region runs (one thread, more threads than CPUs).
+double region_handoff_ns(int64_t loops);
 }  // namespace roseinfer

@@ -1,9 +1,11 @@
-// What the tests ask of parallel.h: which thread of one region runs each index of a loop when
-// one of its threads stalls in its first chunk.
+// What the tests and benchmarks ask of parallel.h: which thread of one region runs each index of a
+// loop when one of its threads stalls in its first chunk; what handing a loop between the
+// region's threads costs.
 #include <ATen/Parallel.h>
 
 #include <atomic>
 #include <chrono>
+#include <limits>
 
 #include "ops.h"
 #include "parallel.h"
@@ -40,6 +42,23 @@ torch::Tensor region_loop_threads(int64_t n, int64_t grain, int64_t pieces_per_s
     });
   }, pieces_per_share);
   return owners;
+}
+
+double region_handoff_ns(int64_t loops) {
+  TORCH_CHECK(loops > 0, "region_handoff_ns: needs loops > 0");
+  double ns = std::numeric_limits<double>::quiet_NaN();
+  in_one_region([&] {
+    if (current_team() == nullptr) return;  // one thread, or more threads than CPUs: no region
+    auto empty_loops = [&] {
+      for (int64_t i = 0; i < loops; ++i) parallel_for(0, 2, 1, [](int64_t, int64_t) {});
+    };
+    empty_loops();  // the first loops wait for the threads to arrive
+    const auto start = std::chrono::steady_clock::now();
+    empty_loops();
+    ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() /
+         static_cast<double>(loops);
+  });
+  return ns;
 }
 
 }  // namespace roseinfer
