@@ -21,6 +21,13 @@ median of the per-round ratios (with their quartiles) for
 (`--model` takes any model of SmolLM2-135M's shapes, such as session 33's random-weight
 `docs/bench/session33/smol_shaped.py`: the floor counts SmolLM2's bytes.)
 
+Each round also times what handing a loop between the kernels' two threads costs
+(`region_handoff_ns`). On the AMD host it is either ~0.15-0.2 µs, with the `sum` at ~45 GB/s,
+or ~0.7-1 µs, with the `sum` at ~70 GB/s: by that evidence the two CPUs share one core complex
+(one link to memory) or sit on two (two links, and every handoff crosses between them), as the
+host places them, minutes at a time. A step's ~150 loops pay it each, so the ratios are printed
+for the rounds of each kind too where a run saw both (BENCHMARKS.md, session 45).
+
 (docs/bench/session25/one_stream.py measures the floor once, before the engines, and adds the
 kernels' own streams; the host's mood can change in between.)
 """
@@ -30,15 +37,19 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from dataclasses import dataclass
 
 import torch
 from decoding import decoding_core
 
 from roseinfer.engine import InferenceEngine
+from roseinfer.kernels import load_cpu_kernels
 
 H, INTER, KV, L, V = 576, 1536, 192, 30, 49152  # SmolLM2-135M: hidden, MLP, kv width, layers, vocab
 WEIGHTS = L * ((H + 2 * KV) * H + H * H + 2 * INTER * H + H * INTER) + V * H  # + the LM head
 WEIGHT_BYTES = {"bf16": 2 * WEIGHTS, "int8": WEIGHTS}
+# Handoffs at or above this many µs: the two CPUs on two core complexes (AMD host; see above).
+FAR_HANDOFF_US = 0.45
 MODES = {
     "bf16": ({"dtype": "bfloat16"}, "auto", "bf16"),
     "int8": ({"quantization": "int8"}, "auto", "int8"),
@@ -66,42 +77,70 @@ def main() -> None:
         for mode, (options, kv, _) in MODES.items()
     }
     a = torch.ones(128 * 1024 * 1024)
+    kernels = load_cpu_kernels()
     for _ in range(10):
         for core in cores.values():
             core.step()
-    # [mode][0]: the first step of each turn; [mode][1]: the median of the steps after it.
-    steps: dict[str, tuple[list[float], list[float]]] = {m: ([], []) for m in MODES}
-    ratios: dict[str, tuple[list[float], list[float]]] = {m: ([], []) for m in MODES}
-    bandwidths = []
+    rounds = []
     for _ in range(args.rounds):
+        handoff = kernels.region_handoff_ns(2000) / 1e3 if kernels is not None else float("nan")
         start = time.perf_counter()
         a.sum()
         bandwidth = a.numel() * 4 / (time.perf_counter() - start)
-        bandwidths.append(bandwidth / 1e9)
+        times = {}
         for mode, core in cores.items():
-            times = []
+            times[mode] = []
             for _ in range(args.steps):
                 start = time.perf_counter()
                 core.step()
-                times.append(time.perf_counter() - start)
-            floor = WEIGHT_BYTES[MODES[mode][2]] / bandwidth
-            for kind, t in enumerate(
-                [times[0]] + ([statistics.median(times[1:])] if args.steps > 1 else [])
-            ):
-                steps[mode][kind].append(t * 1e3)
-                ratios[mode][kind].append(t / floor)
+                times[mode].append(time.perf_counter() - start)
+        rounds.append(Round(handoff, bandwidth, times))
+    report(rounds, args.steps)
+    handoffs = [r.handoff_us for r in rounds if r.handoff_us == r.handoff_us]  # not NaN
+    if not handoffs:
+        return
+    q = statistics.quantiles(handoffs, n=4) if len(handoffs) > 1 else handoffs * 3
+    print(f"handoff between the threads per round: median {statistics.median(handoffs):.2f} µs "
+          f"(quartiles {q[0]:.2f}-{q[2]:.2f})")  # fmt: skip
+    near = [r for r in rounds if r.handoff_us < FAR_HANDOFF_US]
+    far = [r for r in rounds if r.handoff_us >= FAR_HANDOFF_US]
+    if len(near) >= 2 and len(far) >= 2:
+        for label, kind in (
+            (f"below {FAR_HANDOFF_US} µs", near),
+            (f"{FAR_HANDOFF_US} µs or more", far),
+        ):
+            print(f"rounds whose handoff was {label}: {len(kind)}")
+            report(kind, args.steps, indent="  ")
+
+
+@dataclass(frozen=True)
+class Round:
+    handoff_us: float  # `region_handoff_ns` before the round's `sum`, in µs (NaN: no region)
+    bandwidth: float  # the `sum`'s bytes per second
+    times: dict[str, list[float]]  # per mode, its steps' seconds in turn order
+
+
+def report(rounds: list[Round], steps: int, indent: str = "") -> None:
+    """Per mode, the first step of each round and the median of the steps after it: the median
+    step and the median (quartiles) of each round's ratio to its floor."""
+    bandwidths = [r.bandwidth / 1e9 for r in rounds]
     q = statistics.quantiles(bandwidths, n=4)
-    print(f"read bandwidth per round: median {statistics.median(bandwidths):.1f} GB/s "
+    print(f"{indent}read bandwidth per round: median {statistics.median(bandwidths):.1f} GB/s "
           f"(quartiles {q[0]:.1f}-{q[2]:.1f})")  # fmt: skip
-    after = "the step" if args.steps == 2 else f"the {args.steps - 1} steps"
+    after = "the step" if steps == 2 else f"the {steps - 1} steps"
     for kind, label in enumerate(("", f" ({after} after the first, in a row)")):
+        if kind == 1 and steps == 1:
+            continue
         for mode in MODES:
-            if not ratios[mode][kind]:
-                continue
-            r = statistics.quantiles(ratios[mode][kind], n=4)
-            print(f"{mode}{label}: step {statistics.median(steps[mode][kind]):.2f} ms, "
-                  f"{statistics.median(ratios[mode][kind]):.2f}x that round's floor "
-                  f"(quartiles {r[0]:.2f}-{r[2]:.2f})", flush=True)  # fmt: skip
+            ms, ratios = [], []
+            for r in rounds:
+                t = r.times[mode][0] if kind == 0 else statistics.median(r.times[mode][1:])
+                ms.append(t * 1e3)
+                ratios.append(t * r.bandwidth / WEIGHT_BYTES[MODES[mode][2]])
+            q = statistics.quantiles(ratios, n=4)
+            print(f"{indent}{mode}{label}: step {statistics.median(ms):.2f} ms, "
+                  f"{statistics.median(ratios):.2f}x that round's floor "
+                  f"(quartiles {q[0]:.2f}-{q[2]:.2f})", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

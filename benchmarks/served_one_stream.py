@@ -5,6 +5,10 @@ memory speed can change during a run, and the stricter floor never flatters), pe
 round. One server at a time on 127.0.0.1; the floor counts SmolLM2's decode weights as
 `one_stream.py` does.
 
+Beside each `sum`, what handing a loop between the kernels' two threads costs
+(`region_handoff_ns`, µs): ~0.15-0.2 with the two CPUs in one core complex on the AMD host, ~0.7-1
+in two, where the `sum` reads ~70 GB/s instead of ~45 (BENCHMARKS.md, session 45).
+
 `one_stream.py` times the engine's steps; this adds what serving adds (the HTTP thread's work
 for each streamed token shares the two CPUs with the step) and leaves out what its first-step
 figure adds (the `sum` before it evicts code, data and page tables from the caches:
@@ -27,6 +31,8 @@ from pathlib import Path
 
 import torch
 from one_stream import WEIGHT_BYTES
+
+from roseinfer.kernels import load_cpu_kernels
 
 ROOT = Path(__file__).resolve().parent.parent
 PORT = 8812
@@ -99,6 +105,11 @@ def main() -> None:
     if unknown or args.rounds < 1:
         parser.error(f"--modes from {', '.join(SERVER_FLAGS)}; --rounds >= 1 (got {unknown})")
     a = torch.ones(128 * 1024 * 1024)
+    kernels = load_cpu_kernels()
+
+    def handoff_us() -> float:
+        return kernels.region_handoff_ns(2000) / 1e3 if kernels is not None else float("nan")
+
     for round_ in range(1, args.rounds + 1):
         for mode in modes if round_ % 2 else modes[::-1]:
             server = subprocess.Popen(
@@ -109,16 +120,19 @@ def main() -> None:
             try:
                 wait_healthy(server)
                 warm_up()
+                handoffs = [handoff_us()]
                 before = read_bandwidth(a)
                 tpot = tpot_p50(seed=round_)
                 after = read_bandwidth(a)
+                handoffs.append(handoff_us())
             finally:
                 server.terminate()
                 server.wait(timeout=60)
             key = "bf16" if mode == "bf16" else "int8"
             floor_ms = WEIGHT_BYTES[key] / (max(before, after) * 1e9) * 1e3
             print(f"{mode} served: TPOT p50 {tpot:.2f} ms, {tpot / floor_ms:.2f}x the weight-read "
-                  f"floor ({floor_ms:.2f} ms; sum {before:.1f} / {after:.1f} GB/s)", flush=True)  # fmt: skip
+                  f"floor ({floor_ms:.2f} ms; sum {before:.1f} / {after:.1f} GB/s; handoff "
+                  f"{handoffs[0]:.2f} / {handoffs[1]:.2f} µs)", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":
