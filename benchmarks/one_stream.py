@@ -22,8 +22,8 @@ median of the per-round ratios (with their quartiles) for
 `docs/bench/session33/smol_shaped.py`: the floor counts SmolLM2's bytes.)
 
 Each round also times what handing a loop between the kernels' two threads costs
-(`region_handoff_ns`). On the AMD host it is either ~0.15-0.2 µs, with the `sum` at ~45 GB/s,
-or ~0.7-1 µs, with the `sum` at ~70 GB/s: by that evidence the two CPUs share one core complex
+(`region_handoff_ns`). On the AMD host it is either ~0.12-0.2 µs, with the `sum` at ~45 GB/s,
+or ~0.6-0.85 µs, with the `sum` at ~70 GB/s: by that evidence the two CPUs share one core complex
 (one link to memory) or sit on two (two links, and every handoff crosses between them), as the
 host places them, minutes at a time. A step's ~150 loops pay it each, so the ratios are printed
 for the rounds of each kind too where a run saw both (BENCHMARKS.md, session 45).
@@ -35,6 +35,7 @@ kernels' own streams; the host's mood can change in between.)
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import time
 from dataclasses import dataclass
@@ -96,10 +97,12 @@ def main() -> None:
                 times[mode].append(time.perf_counter() - start)
         rounds.append(Round(handoff, bandwidth, times))
     report(rounds, args.steps)
-    handoffs = [r.handoff_us for r in rounds if r.handoff_us == r.handoff_us]  # not NaN
-    if not handoffs:
+    if kernels is None:
         return
-    q = statistics.quantiles(handoffs, n=4) if len(handoffs) > 1 else handoffs * 3
+    handoffs = [r.handoff_us for r in rounds]
+    if any(math.isnan(h) for h in handoffs):  # no region: one thread, or fewer CPUs
+        return
+    q = statistics.quantiles(handoffs, n=4)
     print(f"handoff between the threads per round: median {statistics.median(handoffs):.2f} µs "
           f"(quartiles {q[0]:.2f}-{q[2]:.2f})")  # fmt: skip
     near = [r for r in rounds if r.handoff_us < FAR_HANDOFF_US]

@@ -6,8 +6,8 @@ round. One server at a time on 127.0.0.1; the floor counts SmolLM2's decode weig
 `one_stream.py` does.
 
 Beside each `sum`, what handing a loop between the kernels' two threads costs
-(`region_handoff_ns`, µs): ~0.15-0.2 with the two CPUs in one core complex on the AMD host, ~0.7-1
-in two, where the `sum` reads ~70 GB/s instead of ~45 (BENCHMARKS.md, session 45).
+(`region_handoff_ns`, µs): ~0.12-0.2 with the two CPUs in one core complex on the AMD host,
+~0.6-0.85 in two, where the `sum` reads ~70 GB/s instead of ~45 (BENCHMARKS.md, session 45).
 
 `one_stream.py` times the engine's steps; this adds what serving adds (the HTTP thread's work
 for each streamed token shares the two CPUs with the step) and leaves out what its first-step

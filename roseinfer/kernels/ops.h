@@ -109,7 +109,7 @@ torch::Tensor region_loop_threads(int64_t n, int64_t grain, int64_t pieces_per_s
                                   int64_t stalled_thread);
 // Nanoseconds per loop that one region hands to its threads (two threads' shares of nothing,
 // `loops` of them after as many untimed): what each of a step's ~150 loops pays to go between
-// the cores, 0.1 µs where the two CPUs share a core complex and ~1 µs where they do not
-// (BENCHMARKS.md, session 45). NaN where no region runs (one thread, more threads than CPUs).
+// the cores: on the AMD host ~0.15 µs where its two CPUs share a core complex, ~0.6-0.85 µs
+// where they do not (BENCHMARKS.md, session 45). NaN where no region runs (one thread, more threads than CPUs).
 double region_handoff_ns(int64_t loops);
 }  // namespace roseinfer
