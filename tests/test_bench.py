@@ -164,6 +164,30 @@ def test_other_load_is_well_formed():
     assert machine_info()["cpu_count"] >= 1
 
 
+def test_machine_info_has_the_kernels_loop_handoff_once_they_are_loaded(monkeypatch):
+    """The bench reports carry how the kernels' two threads sit (one core complex or two on the
+    AMD host) where the process runs the kernels, and never build them to say so."""
+    import functools
+
+    import roseinfer.kernels
+    from roseinfer.bench.machine import machine_info
+
+    if roseinfer.kernels.load_cpu_kernels() is None:
+        pytest.skip("no C++ kernels here")
+    info = machine_info()
+    if len(os.sched_getaffinity(0)) >= 2 and info["torch_threads"] >= 2:
+        assert 0 < info["region_handoff_us"] < 1e3
+    else:  # one thread: no region to hand loops in
+        assert "region_handoff_us" not in info
+
+    @functools.cache
+    def never_loaded():
+        raise AssertionError("machine_info built the kernels")
+
+    monkeypatch.setattr(roseinfer.kernels, "load_cpu_kernels", never_loaded)
+    assert "region_handoff_us" not in machine_info()
+
+
 # ---- the seeds' benchmark ---------------------------------------------------------------------
 SUMMARY_PATTERNS = [
     r"=== online summary ===",

@@ -10,6 +10,7 @@ taken on a quiet one.
 
 from __future__ import annotations
 
+import math
 import os
 import resource
 import sys
@@ -101,8 +102,27 @@ class OtherLoad:
             )
 
 
+def region_handoff_us() -> float | None:
+    """µs per loop the CPU kernels hand between their threads right now, where this process has
+    loaded them (`bench throughput`, `bench scheduler`; not `bench serve`'s client). On the AMD
+    host it reads ~0.15 with its two CPUs in one core complex and ~0.6-0.85 in two, where memory
+    reads ~70 GB/s instead of ~45 and one stream's step gains nothing from it (BENCHMARKS.md,
+    session 45). None where the kernels are not loaded or run no region of two threads."""
+    from roseinfer.kernels import load_cpu_kernels
+
+    if load_cpu_kernels.cache_info().currsize == 0:  # never loaded here: do not build them now
+        return None
+    kernels = load_cpu_kernels()
+    if kernels is None:
+        return None
+    ns = kernels.region_handoff_ns(2000)
+    return None if math.isnan(ns) else round(ns / 1e3, 3)
+
+
 def machine_info() -> dict:
-    """CPU model, core count, memory, torch version: what BENCHMARKS.md writes next to numbers."""
+    """CPU model, core count, memory, torch version: what BENCHMARKS.md writes next to numbers;
+    where the CPU kernels are loaded, their threads' loop handoff at this moment
+    (`region_handoff_us`)."""
     info: dict = {"cpu_count": os.cpu_count()}
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
@@ -120,5 +140,8 @@ def machine_info() -> dict:
         info["torch"] = torch.__version__
         info["torch_threads"] = torch.get_num_threads()
     except ImportError:
-        pass
+        return info
+    handoff = region_handoff_us()
+    if handoff is not None:
+        info["region_handoff_us"] = handoff
     return info
