@@ -100,7 +100,7 @@ def main() -> None:
     if kernels is None:
         return
     handoffs = [r.handoff_us for r in rounds]
-    if any(math.isnan(h) for h in handoffs):  # no region: one thread, or fewer CPUs
+    if any(math.isnan(h) for h in handoffs):  # no region: one thread, or more threads than CPUs
         return
     q = statistics.quantiles(handoffs, n=4)
     print(f"handoff between the threads per round: median {statistics.median(handoffs):.2f} µs "
