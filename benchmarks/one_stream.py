@@ -35,7 +35,6 @@ kernels' own streams; the host's mood can change in between.)
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import time
 from dataclasses import dataclass
@@ -43,8 +42,8 @@ from dataclasses import dataclass
 import torch
 from decoding import decoding_core
 
+from roseinfer.bench.machine import region_handoff_us
 from roseinfer.engine import InferenceEngine
-from roseinfer.kernels import load_cpu_kernels
 
 H, INTER, KV, L, V = 576, 1536, 192, 30, 49152  # SmolLM2-135M: hidden, MLP, kv width, layers, vocab
 WEIGHTS = L * ((H + 2 * KV) * H + H * H + 2 * INTER * H + H * INTER) + V * H  # + the LM head
@@ -78,13 +77,12 @@ def main() -> None:
         for mode, (options, kv, _) in MODES.items()
     }
     a = torch.ones(128 * 1024 * 1024)
-    kernels = load_cpu_kernels()
     for _ in range(10):
         for core in cores.values():
             core.step()
     rounds = []
     for _ in range(args.rounds):
-        handoff = kernels.region_handoff_ns(2000) / 1e3 if kernels is not None else float("nan")
+        handoff = region_handoff_us()  # the engines above loaded the kernels
         start = time.perf_counter()
         a.sum()
         bandwidth = a.numel() * 4 / (time.perf_counter() - start)
@@ -97,16 +95,14 @@ def main() -> None:
                 times[mode].append(time.perf_counter() - start)
         rounds.append(Round(handoff, bandwidth, times))
     report(rounds, args.steps)
-    if kernels is None:
-        return
-    handoffs = [r.handoff_us for r in rounds]
-    if any(math.isnan(h) for h in handoffs):  # no region: one thread, or more threads than CPUs
+    handoffs = [r.handoff_us for r in rounds if r.handoff_us is not None]
+    if len(handoffs) < len(rounds):  # no kernels, or no region (one thread, more than the CPUs)
         return
     q = statistics.quantiles(handoffs, n=4)
     print(f"handoff between the threads per round: median {statistics.median(handoffs):.2f} µs "
           f"(quartiles {q[0]:.2f}-{q[2]:.2f})")  # fmt: skip
-    near = [r for r in rounds if r.handoff_us < FAR_HANDOFF_US]
-    far = [r for r in rounds if r.handoff_us >= FAR_HANDOFF_US]
+    near = [r for r in rounds if r.handoff_us is not None and r.handoff_us < FAR_HANDOFF_US]
+    far = [r for r in rounds if r.handoff_us is not None and r.handoff_us >= FAR_HANDOFF_US]
     if len(near) >= 2 and len(far) >= 2:
         for label, kind in (
             (f"below {FAR_HANDOFF_US} µs", near),
@@ -118,7 +114,7 @@ def main() -> None:
 
 @dataclass(frozen=True)
 class Round:
-    handoff_us: float  # `region_handoff_ns` before the round's `sum`, in µs (NaN: no region)
+    handoff_us: float | None  # `region_handoff_us()` before the round's `sum` (None: no region)
     bandwidth: float  # the `sum`'s bytes per second
     times: dict[str, list[float]]  # per mode, its steps' seconds in turn order
 
