@@ -24,9 +24,10 @@ def load_cpu_kernels() -> ModuleType | None:
     if platform.machine() not in ("x86_64", "AMD64"):
         logger.info("CPU kernels are built for x86-64 only; using the plain PyTorch path")
         return None
-    try:
-        from roseinfer.kernels.build import load_kernels
+    # Outside the try: a $ROSEINFER_KERNEL_ISA it does not know stops the start, naming it.
+    from roseinfer.kernels.build import load_kernels
 
+    try:
         return load_kernels()
     except Exception as exc:  # no compiler, no ninja, unsupported flags: fall back, loudly
         logger.warning(

@@ -24,7 +24,7 @@ import sysconfig
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
 
@@ -49,7 +49,7 @@ class KernelSources:
     name: str = "roseinfer_cpu_kernels"
 
 
-KERNELS = KernelSources(
+NATIVE_KERNELS = KernelSources(
     src_dir=os.path.dirname(os.path.abspath(__file__)),
     sources=(
         "bindings.cpp", "paged_attention.cpp", "prefill_attention.cpp", "fused_ops.cpp",
@@ -64,6 +64,47 @@ KERNELS = KernelSources(
     ),
 )  # fmt: skip
 
+ISA_ENV = "ROSEINFER_KERNEL_ISA"
+
+
+@dataclass(frozen=True)
+class IsaBuild:
+    """A build for a narrower instruction set than this CPU's: the flags that take extensions
+    away from -march=native, and the CPU flags the build still needs."""
+
+    off: tuple[str, ...]
+    needs: tuple[str, ...]
+
+
+# So that the paths of other hosts run and are tested here: "avx2" as on CPUs without AVX-512
+# (AMD Zen 2 and 3), "avx512" as on those with AVX-512 but without AVX512-BF16, VNNI or AMX
+# (Intel Skylake-SP).
+ISA_BUILDS = {
+    "avx512": IsaBuild(
+        off=("-mno-avx512bf16", "-mno-avx512vnni", "-mno-amx-tile"),
+        needs=("avx512f", "avx512bw", "avx512vl", "avx512dq"),
+    ),
+    "avx2": IsaBuild(off=("-mno-avx512f", "-mno-amx-tile"), needs=("avx2", "fma", "f16c")),
+}
+
+
+def kernel_sources(isa: str) -> KernelSources:
+    """The kernels built for `isa` ("native" or a key of ISA_BUILDS) on this CPU; ValueError
+    where the value is unknown or this CPU cannot run such a build."""
+    if isa == "native":
+        return NATIVE_KERNELS
+    if isa not in ISA_BUILDS:
+        raise ValueError(f"{ISA_ENV}={isa!r}: expected native, {', '.join(ISA_BUILDS)}")
+    build = ISA_BUILDS[isa]
+    missing = [flag for flag in build.needs if flag not in _cpu_flags().split()]
+    if missing:
+        raise ValueError(f"{ISA_ENV}={isa}: this CPU lacks {', '.join(missing)}")
+    return replace(
+        NATIVE_KERNELS,
+        cflags=NATIVE_KERNELS.cflags + build.off,
+        name=f"{NATIVE_KERNELS.name}_{isa}",
+    )
+
 
 def _cpu_flags() -> str:
     # `-march=native` code faults on a CPU without the same extensions (a home directory shared
@@ -73,6 +114,10 @@ def _cpu_flags() -> str:
             return next((line for line in f if line.startswith("flags")), "")
     except OSError:
         return ""
+
+
+# The build this process loads: $ROSEINFER_KERNEL_ISA, read once (a bad value stops the import).
+KERNELS = kernel_sources(os.environ.get(ISA_ENV) or "native")
 
 
 @functools.cache

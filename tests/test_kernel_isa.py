@@ -1,0 +1,96 @@
+"""The kernels built for a narrower instruction set than this CPU's (`$ROSEINFER_KERNEL_ISA`,
+`roseinfer/kernels/build.py`): the paths of hosts without AVX-512, or without AVX512-BF16 and
+VNNI, run and are tested on this one. The CI hosts have AVX-512, so without these builds the
+AVX2 paths (AMD Zen 2 and 3) would run on no host of the suite."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from roseinfer.kernels import build
+
+REPO = Path(__file__).resolve().parents[1]
+
+# The tests that load the kernels and check them against PyTorch, the reference backend and
+# transformers (one build's run: ~30 s here, after the build's ~2 min).
+KERNEL_TESTS = (
+    "tests/test_kernels.py", "tests/test_gated_linear.py", "tests/test_kernel_out.py",
+    "tests/test_decode_stack.py", "tests/test_linear.py", "tests/test_backends.py",
+    "tests/test_model_parity.py",
+)  # fmt: skip
+
+
+def cpu_flags() -> set[str]:
+    return set(build._cpu_flags().split())
+
+
+def run_with_isa(isa: str, *args: str, timeout_s: float) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, build.ISA_ENV: isa}
+    return subprocess.run(
+        [sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True,
+        timeout=timeout_s,
+    )  # fmt: skip
+
+
+def test_an_isa_build_takes_extensions_away_from_native() -> None:
+    native = build.kernel_sources("native")
+    assert native == build.NATIVE_KERNELS
+    for isa, wanted in build.ISA_BUILDS.items():
+        if not set(wanted.needs) <= cpu_flags():
+            continue
+        spec = build.kernel_sources(isa)
+        assert spec.cflags == native.cflags + wanted.off
+        assert spec.name == f"{native.name}_{isa}" and spec.sources == native.sources
+        assert build.build_key(spec) != build.build_key(native)
+
+
+def test_an_isa_this_cpu_cannot_run_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(build, "_cpu_flags", lambda: "flags\t: fpu sse2 avx avx2 fma f16c")
+    assert "-mno-avx512f" in build.kernel_sources("avx2").cflags
+    with pytest.raises(ValueError, match="avx512: this CPU lacks avx512f, avx512bw"):
+        build.kernel_sources("avx512")
+
+
+def test_an_unknown_isa_stops_the_import_naming_it() -> None:
+    """A value the build does not know is never a native build in disguise, nor the plain
+    PyTorch path that a failed build falls back to."""
+    with pytest.raises(ValueError, match="ROSEINFER_KERNEL_ISA='sse4': expected native, avx512"):
+        build.kernel_sources("sse4")
+    load = "from roseinfer.kernels import load_cpu_kernels; load_cpu_kernels()"
+    done = run_with_isa("sse4", "-c", load, timeout_s=120)
+    assert done.returncode != 0
+    assert "ROSEINFER_KERNEL_ISA='sse4'" in done.stderr
+
+
+@pytest.mark.parametrize("isa", list(build.ISA_BUILDS))
+def test_the_kernel_tests_pass_in_a_narrower_build(isa: str) -> None:
+    """The kernel, stack and parity tests in a subprocess whose kernels are built for `isa`: its
+    paths are checked as on a host of that kind (the build's own vector width and kernels)."""
+    wanted = build.ISA_BUILDS[isa]
+    flags = cpu_flags()
+    if not set(wanted.needs) <= flags:
+        pytest.skip(f"this CPU lacks {isa}'s {sorted(set(wanted.needs) - flags)}")
+    # What the build takes away must be here for it to differ from this CPU's own build.
+    takes = {"avx2": {"avx512f"}, "avx512": {"avx512_bf16", "avx512_vnni", "amx_tile"}}[isa]
+    if not takes & flags:
+        pytest.skip(f"this CPU's own build is already the {isa} one: the suite runs its paths")
+    probe = (
+        "from roseinfer.kernels import load_cpu_kernels; k = load_cpu_kernels(); "
+        "print(k.vector_lanes(), k.dpbf16_linear_available(), k.vnni_int8_linear_available(), "
+        "k.amx_linear_available())"
+    )
+    built = run_with_isa(isa, "-c", probe, timeout_s=1200)  # the build, on a first run: minutes
+    assert built.returncode == 0, built.stderr[-3000:]
+    lanes = "8" if isa == "avx2" else "16"
+    assert built.stdout.split() == [lanes, "False", "False", "False"]
+    # SmolLM2's own parity tests (a minute) left to the native build: the tiny models' parity
+    # with transformers runs these paths all the same.
+    tests = run_with_isa(isa, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "not smollm2",
+                         *KERNEL_TESTS, timeout_s=900)  # fmt: skip
+    assert tests.returncode == 0, tests.stdout[-6000:]
+    assert " passed" in tests.stdout.splitlines()[-1]
