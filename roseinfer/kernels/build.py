@@ -69,22 +69,29 @@ ISA_ENV = "ROSEINFER_KERNEL_ISA"
 
 @dataclass(frozen=True)
 class IsaBuild:
-    """A build for a narrower instruction set than this CPU's: the flags that take extensions
-    away from -march=native, and the CPU flags the build still needs."""
+    """A build for a narrower instruction set than this CPU's: the compiler flags that take
+    extensions away from -march=native, the CPU flags the build still needs, and the prefixes
+    of those the process then acts as if the CPU lacked (`cpu_flags`)."""
 
     off: tuple[str, ...]
     needs: tuple[str, ...]
+    hides: tuple[str, ...]
 
 
+# GCC 12 keeps __AMX_BF16__ and __AMX_INT8__ defined without amx-tile: each goes by name.
+_NO_AMX = ("-mno-amx-tile", "-mno-amx-int8", "-mno-amx-bf16")
 # So that the paths of other hosts run and are tested here: "avx2" as on CPUs without AVX-512
 # (AMD Zen 2 and 3), "avx512" as on those with AVX-512 but without AVX512-BF16, VNNI or AMX
 # (Intel Skylake-SP).
 ISA_BUILDS = {
     "avx512": IsaBuild(
-        off=("-mno-avx512bf16", "-mno-avx512vnni", "-mno-amx-tile"),
+        off=("-mno-avx512bf16", "-mno-avx512vnni", *_NO_AMX),
         needs=("avx512f", "avx512bw", "avx512vl", "avx512dq"),
+        hides=("avx512_bf16", "avx512_vnni", "amx"),
     ),
-    "avx2": IsaBuild(off=("-mno-avx512f", "-mno-amx-tile"), needs=("avx2", "fma", "f16c")),
+    "avx2": IsaBuild(
+        off=("-mno-avx512f", *_NO_AMX), needs=("avx2", "fma", "f16c"), hides=("avx512", "amx")
+    ),
 }
 
 
@@ -117,7 +124,17 @@ def _cpu_flags() -> str:
 
 
 # The build this process loads: $ROSEINFER_KERNEL_ISA, read once (a bad value stops the import).
-KERNELS = kernel_sources(os.environ.get(ISA_ENV) or "native")
+ISA = os.environ.get(ISA_ENV) or "native"
+KERNELS = kernel_sources(ISA)
+
+
+def cpu_flags() -> frozenset[str]:
+    """This CPU's feature flags as the process's kernel build sees them: an ISA build hides
+    those it takes away, so that what is chosen from them (`--dtype auto`) is what a host of
+    that kind would choose."""
+    hides = ISA_BUILDS[ISA].hides if ISA in ISA_BUILDS else ()
+    flags = _cpu_flags().partition(":")[2].split()
+    return frozenset(flag for flag in flags if not flag.startswith(hides))
 
 
 @functools.cache

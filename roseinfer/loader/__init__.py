@@ -19,7 +19,7 @@ from torch import nn
 
 from roseinfer.backends import Backend, select_backend
 from roseinfer.config import LOAD_FIELDS, EngineConfig
-from roseinfer.kernels.build import kernels_are_built
+from roseinfer.kernels.build import cpu_flags, kernels_are_built
 from roseinfer.loader.hf import generation_eos_ids, iter_safetensors, read_hf_config
 from roseinfer.models import CausalLMModel, ModelConfig, build_model
 from roseinfer.progress import progress
@@ -100,11 +100,7 @@ def resolve_dtype(name: str, device: str) -> torch.dtype:
 
 
 def cpu_has_fast_bf16() -> bool:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            flags = next((line for line in f if line.startswith("flags")), "")
-    except OSError:
-        return False
+    flags = cpu_flags()  # as the kernels' build sees them ($ROSEINFER_KERNEL_ISA)
     return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
