@@ -103,7 +103,7 @@ def kernel_sources(isa: str) -> KernelSources:
     if isa not in ISA_BUILDS:
         raise ValueError(f"{ISA_ENV}={isa!r}: expected native, {', '.join(ISA_BUILDS)}")
     build = ISA_BUILDS[isa]
-    missing = [flag for flag in build.needs if flag not in _cpu_flags().split()]
+    missing = [flag for flag in build.needs if flag not in _cpu_flag_names()]
     if missing:
         raise ValueError(f"{ISA_ENV}={isa}: this CPU lacks {', '.join(missing)}")
     return replace(
@@ -123,6 +123,10 @@ def _cpu_flags() -> str:
         return ""
 
 
+def _cpu_flag_names() -> list[str]:
+    return _cpu_flags().partition(":")[2].split()
+
+
 # The build this process loads: $ROSEINFER_KERNEL_ISA, read once (a bad value stops the import).
 ISA = os.environ.get(ISA_ENV) or "native"
 KERNELS = kernel_sources(ISA)
@@ -133,8 +137,7 @@ def cpu_flags() -> frozenset[str]:
     those it takes away, so that what is chosen from them (`--dtype auto`) is what a host of
     that kind would choose."""
     hides = ISA_BUILDS[ISA].hides if ISA in ISA_BUILDS else ()
-    flags = _cpu_flags().partition(":")[2].split()
-    return frozenset(flag for flag in flags if not flag.startswith(hides))
+    return frozenset(flag for flag in _cpu_flag_names() if not flag.startswith(hides))
 
 
 @functools.cache
