@@ -24,7 +24,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from roseinfer.structured.tools import Tool, ToolChoice, ToolUse, call_text, tool_prompt
+from roseinfer.structured.tools import (
+    Tool,
+    ToolChoice,
+    ToolFieldError,
+    ToolUse,
+    call_text,
+    tool_prompt,
+)
 from roseinfer.tokenizer import Tokenizer, TokenizerError
 
 CHAT_ROLES = ("system", "user", "assistant", "developer", "tool")
@@ -104,8 +111,8 @@ def read_tools(
             raise ChatError(f"tools.{i}.type", f"tool type {t.type!r} is not 'function'")
         try:
             tools.append(Tool(t.function.name, t.function.description, t.function.parameters))
-        except ValueError as e:
-            raise ChatError(f"tools.{i}.function.name", str(e)) from None
+        except ToolFieldError as e:
+            raise ChatError(f"tools.{i}.function.{e.field}", str(e)) from None
     mode, name = _tool_choice(choice)
     if not tools:
         if mode in ("required", "named"):

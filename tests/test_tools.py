@@ -194,17 +194,37 @@ def test_openai_client_tools_and_its_stream_helper(tools_server):
         ({"tools": [TOOLS[0], {"type": "function", "function": {"name": "f", "parameters":
           {"type": "object", "properties": {"x": {"type": "nonsense"}}}}}]},
          "tools.1.function.parameters"),
+        ({"tools": [{"type": "function", "function": {"name": "f", "parameters":
+          {"type": "string"}}}], "tool_choice": "required"}, "tools.0.function.parameters"),
         ({"tools": [TOOLS[1], TOOLS[1]]}, "tools"),
         ({"tools": TOOLS, "response_format": {"type": "json_object"}}, "response_format"),
         ({"tools": [{"type": "retrieval", "function": {"name": "f"}}]}, "tools.0.type"),
     ],
-    ids=["no-tools", "unknown-name", "bad-choice", "bad-name", "bad-schema", "twice",
+    ids=["no-tools", "unknown-name", "bad-choice", "bad-name", "bad-schema", "not-an-object", "twice",
          "two-constraints", "type"],
 )  # fmt: skip
 def test_bad_tool_requests_are_400s_naming_the_field(http, extra, param):
     r = http.post("/v1/chat/completions", json={"messages": MESSAGES, **extra})
     assert r.status_code == 400, r.text
     assert r.json()["error"]["param"] == param, r.text
+
+
+def test_parameters_without_a_type_still_give_object_arguments(http):
+    """A schema that leaves "type" out would also match a string: the grammar holds a call's
+    arguments to an object, so a forced call is always a call, never text in the content."""
+    params = {"properties": {"city": {"type": "string"}}, "required": ["city"]}
+    tools = [{"type": "function", "function": {"name": "f", "parameters": params}}]
+    for seed in range(4):
+        body = {"messages": MESSAGES, "tools": tools, "tool_choice": "required", "seed": seed,
+                "temperature": 1.0, "max_tokens": 60, "parallel_tool_calls": False}  # fmt: skip
+        r = http.post("/v1/chat/completions", json=body)
+        assert r.status_code == 200, r.text
+        (out,) = r.json()["choices"]
+        if out["finish_reason"] == "length":
+            continue
+        assert out["finish_reason"] == "tool_calls", out
+        (call,) = out["message"]["tool_calls"]
+        assert isinstance(json.loads(call["function"]["arguments"]), dict)
 
 
 def test_tools_are_refused_on_completions(http):

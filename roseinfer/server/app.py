@@ -256,7 +256,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             for i, tool in enumerate(tools.tools if tools else ()):
                 try:
                     await asyncio.to_thread(
-                        core.grammars.check, StructuredOutputs(json=tool.schema)
+                        core.grammars.check, StructuredOutputs(json=tool.arguments_schema)
                     )
                 except GrammarError as e_tool:
                     param = f"tools.{i}.function.parameters"

@@ -33,6 +33,14 @@ NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}, "additional
 ToolChoice = Literal["auto", "required", "named"]
 
 
+class ToolFieldError(ValueError):
+    """A function definition refused, naming its field ("name" or "parameters")."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 @dataclass(frozen=True)
 class Tool:
     """One function the model may call (OpenAI's `tools[].function`)."""
@@ -43,15 +51,30 @@ class Tool:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
-            raise ValueError(
-                f"function name {self.name!r} must be 1 to 64 letters, digits, '_' or '-'"
+            raise ToolFieldError(
+                "name", f"function name {self.name!r} must be 1 to 64 letters, digits, '_' or '-'"
             )
-        if self.parameters is not None and not isinstance(self.parameters, dict):
-            raise ValueError(f"function {self.name!r}: parameters must be a JSON schema object")
+        # A call's arguments are a JSON object (OpenAI's rule, and the only form the output
+        # processor reads back as a call): a schema of another type would make every call text.
+        if self.parameters is not None and (
+            not isinstance(self.parameters, dict)
+            or self.parameters.get("type", "object") != "object"
+        ):
+            raise ToolFieldError(
+                "parameters",
+                f"function {self.name!r}: parameters must be a JSON schema of an object "
+                '("type": "object")',
+            )
 
     @property
     def schema(self) -> dict[str, Any]:
         return NO_PARAMETERS if self.parameters is None else self.parameters
+
+    @property
+    def arguments_schema(self) -> dict[str, Any]:
+        """The schema the grammar holds a call's arguments to: `schema`, an object even where
+        it leaves "type" out (a schema without one would also match a string or a number)."""
+        return {**self.schema, "type": "object"}
 
     def as_json(self) -> dict[str, Any]:
         """OpenAI's tool object, as chat templates and the default prompt show it."""
@@ -110,7 +133,7 @@ def call_schema(tools: list[Tool]) -> dict[str, Any]:
     options = [
         {
             "type": "object",
-            "properties": {"name": {"const": t.name}, "arguments": t.schema},
+            "properties": {"name": {"const": t.name}, "arguments": t.arguments_schema},
             "required": ["name", "arguments"],
             "additionalProperties": False,
         }
