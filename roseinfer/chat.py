@@ -172,6 +172,13 @@ def template_messages(
                 f"messages[{i}].role {m.role!r} is not one of {', '.join(CHAT_ROLES)}",
                 "invalid_value",
             )
+        if m.content is None and not (m.role == "assistant" and m.tool_calls):
+            raise ChatError(
+                f"messages.{i}.content",
+                f"messages[{i}] has no content (only an assistant message with tool_calls may "
+                "leave it out)",
+                "invalid_value",
+            )
         if isinstance(m.content, list):
             content = "\n".join(p.text for p in m.content)
         else:
@@ -286,27 +293,29 @@ def chat_prompt_ids(
             "invalid_value",
         )
     native = "tools" in (template_variables(tokenizer) or ())
-    rendered = template_messages(messages, native)
-    kwargs = _template_kwargs(tokenizer, rendered, template_kwargs or {})
+    kwargs = _template_kwargs(tokenizer, template_messages(messages, native), template_kwargs or {})
     if tools and native:
         kwargs["tools"] = [t.as_json() for t in tools]
-    elif tools:
-        rendered = with_system_prompt(rendered, tool_prompt(tools))
 
-    def render(msgs: list[dict]) -> str:
+    def render(msgs: list[ChatMessage]) -> str:
+        rendered = template_messages(msgs, native)
+        if tools and not native:
+            rendered = with_system_prompt(rendered, tool_prompt(tools))
         return tokenizer.apply_chat_template(
-            msgs, add_generation_prompt, continue_final_message, **kwargs
+            rendered, add_generation_prompt, continue_final_message, **kwargs
         )
 
-    text = render(rendered)
-    named = [i for i, m in enumerate(messages) if m.name]
-    if named:
-        unnamed = [{k: v for k, v in m.items() if k != "name"} for m in rendered]
+    text = render(messages)
+    # Each name on its own: a template may show some roles' names and drop the others'.
+    for i in (i for i, m in enumerate(messages) if m.name):
+        unnamed = [
+            m.model_copy(update={"name": None}) if j == i else m for j, m in enumerate(messages)
+        ]
         if render(unnamed) == text:
             raise ChatError(
-                f"messages.{named[0]}.name",
-                "this model's chat template does not use message names, so the model would "
-                "never see it: leave 'name' out",
+                f"messages.{i}.name",
+                "this model's chat template does not show this message's name, so the model "
+                "would never see it: leave 'name' out",
             )
     return tokenizer.encode(text, False)
 

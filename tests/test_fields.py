@@ -263,6 +263,35 @@ def test_template_fields_act_where_the_template_reads_them():
     assert tok.decode(ids) == "Hello\nuser (bob): Hi\n"
 
 
+def test_a_name_is_refused_where_the_template_drops_that_messages_name():
+    """A template that shows the system message's name only: a name on the user message is a
+    400 naming that message, though another message's name reaches the prompt."""
+    from conftest import build_tokenizer
+
+    from roseinfer.chat import ChatError, ChatMessage, chat_prompt_ids
+    from roseinfer.tokenizer import Tokenizer
+
+    hf = build_tokenizer()
+    hf.chat_template = (
+        "{% for m in messages %}{{ m['role'] }}{% if m.name and m['role'] == 'system' %} "
+        "({{ m.name }}){% endif %}: {{ m['content'] }}\n{% endfor %}"
+    )
+    tok = Tokenizer(hf)
+    system = ChatMessage(role="system", content="S", name="sys")
+    assert tok.decode(chat_prompt_ids(tok, [system])) == "system (sys): S\n"
+    with pytest.raises(ChatError) as e:
+        chat_prompt_ids(tok, [system, ChatMessage(role="user", content="U", name="alice")])
+    assert e.value.param == "messages.1.name"
+
+
+def test_a_message_without_content_is_refused_unless_it_calls_tools(http):
+    r = post(http, F.CHAT, {**BASE[F.CHAT], "messages": [{"role": "user"}]})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "messages.0.content")
+    messages = [*CHAT, {"role": "assistant", "content": None}, *CHAT]
+    r = post(http, F.CHAT, {**BASE[F.CHAT], "messages": messages})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "messages.1.content")
+
+
 # ---- validation at the edge: SamplingParams' checks as 400s naming the field -------------------
 
 BAD = [
