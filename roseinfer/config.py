@@ -230,7 +230,8 @@ def _logit_bias(bias: Any) -> dict[int, float] | None:
     out: dict[int, float] = {}
     for key, value in bias.items():
         tid = key
-        if isinstance(key, str) and key.strip().isdigit():
+        # ASCII digits only: int() also reads other scripts' digits ("٢٨" is 28).
+        if isinstance(key, str) and key.strip().isascii() and key.strip().isdigit():
             try:
                 tid = int(key)
             except ValueError:  # over CPython's 4300 digits: no token id; refused by name below
@@ -241,6 +242,8 @@ def _logit_bias(bias: Any) -> dict[int, float] | None:
             raise ValueError(f"logit_bias keys must be token ids (integers >= 0), got {shown}")
         if not is_number(value) or not -100.0 <= value <= 100.0:
             raise ValueError(f"logit_bias values must be in [-100, 100], got {value!r} for {key!r}")
+        if tid in out:  # "28" and "028" (or 28 and "28"): one would silently replace the other
+            raise ValueError(f"logit_bias names token {tid} twice (key {key!r})")
         out[tid] = float(value)
     return out or None
 

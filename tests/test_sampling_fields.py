@@ -219,6 +219,9 @@ def test_validation_messages_name_the_field():
         ({"logit_bias": {1: 101}}, "logit_bias"),
         ({"logit_bias": {-1: 1}}, "logit_bias"),
         ({"logit_bias": {"x": 1}}, "logit_bias"),
+        ({"logit_bias": {"\u0662\u0668": 1}}, "logit_bias"),  # Arabic-Indic "28"
+        ({"logit_bias": {"28": 100, "028": -100}}, "logit_bias"),  # one token twice
+        ({"logit_bias": {28: 1, "28": 1}}, "logit_bias"),
     ]:
         with pytest.raises(ValueError, match=f"^{name}"):
             SamplingParams(**kw)
