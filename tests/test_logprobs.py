@@ -317,6 +317,14 @@ def test_prompt_logprobs_in_responses(http, server_oracle):
     assert r.status_code == 200, r.text
     prompt = r.json()["prompt_logprobs"]
     assert prompt[0] is None and all(len(p) == 1 for p in prompt[1:])
+    # echo's logprobs ask for more of the same positions: each field keeps its own N
+    body = {**BODY, "echo": True, "logprobs": 3, "prompt_logprobs": 1}
+    choice = http.post("/v1/completions", json=body).json()["choices"][0]
+    prompt = choice["prompt_logprobs"]
+    assert all(str(ids[j]) in prompt[j] and len(prompt[j]) <= 2 for j in range(1, len(ids)))
+    assert any(len(p) == 2 for p in prompt[1:])
+    tops = choice["logprobs"]["top_logprobs"]
+    assert any(len(top) >= 3 for top in tops[1 : len(ids)])  # not cut to prompt_logprobs' 1
 
 
 def test_chat_logprobs_with_the_openai_client(tiny_server, server_oracle):

@@ -237,7 +237,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         if body.stream and body.prompt_logprobs is not None:
             raise APIError(400, "prompt_logprobs are not available with stream=true (as vLLM)",
                            param="prompt_logprobs")  # fmt: skip
-        prompt_logprobs = body.prompt_logprobs is not None
+        prompt_logprobs = body.prompt_logprobs
         if isinstance(body, P.ChatCompletionRequest):
             if body.top_logprobs is not None and not body.logprobs:
                 raise APIError(400, "top_logprobs needs logprobs: true", param="top_logprobs")
@@ -303,8 +303,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         use = P.usage(prompt_tokens, group.num_output_tokens)
         build = P.chat_response if chat else P.completion_response
         response = build(rid, created, model_name, out, use)
-        if chat and opts.prompt_logprobs:
-            response["prompt_logprobs"] = response_prompt_logprobs(group)
+        if chat and opts.prompt_logprobs is not None:
+            response["prompt_logprobs"] = response_prompt_logprobs(group, opts.prompt_logprobs)
         return JSONResponse(response)
 
     # ---- endpoints -----------------------------------------------------------------------

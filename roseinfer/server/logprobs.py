@@ -78,15 +78,21 @@ def chat_logprobs(
     return {"content": content, "refusal": None}
 
 
-def prompt_logprobs_json(positions: Sequence[PositionLogprobs | None]) -> list[dict | None]:
+def prompt_logprobs_json(
+    token_ids: Sequence[int], positions: Sequence[PositionLogprobs | None], num_top: int
+) -> list[dict | None]:
+    """Per prompt token, null or {token id: {logprob, rank, decoded_token}} of the token and
+    the `num_top` likeliest. The engine may hold more (echo's `logprobs` asks for its own N of
+    the same positions)."""
     return [
         None
         if position is None
         else {
             str(t): {"logprob": p.logprob, "rank": p.rank, "decoded_token": p.decoded_token}
             for t, p in position.items()
+            if t == token_id or p.rank <= num_top
         }
-        for position in positions
+        for token_id, position in zip(token_ids, positions, strict=True)
     ]
 
 

@@ -123,7 +123,7 @@ class ResponseOptions:
     chat: bool
     logprobs: int | None = None  # top N per output token (None: no logprobs)
     echo: bool = False  # completions: the prompt before the text (and its logprobs)
-    prompt_logprobs: bool = False  # vLLM's prompt_logprobs in the response
+    prompt_logprobs: int | None = None  # vLLM's prompt_logprobs in the response: top N
 
 
 def choice_json(group: GenerationGroup, index: int, choice: ChoiceState,
@@ -147,8 +147,10 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState,
     out = P.completion_choice(index, text, choice.finish_reason)
     if opts.logprobs is not None:
         out["logprobs"] = completion_logprobs(ids, positions, opts.logprobs, tokenizer)
-    if opts.prompt_logprobs:
-        out["prompt_logprobs"] = prompt_logprobs_json(state.prompt_logprobs or [])
+    if opts.prompt_logprobs is not None:
+        out["prompt_logprobs"] = prompt_logprobs_json(
+            state.prompt_token_ids, state.prompt_logprobs or [], opts.prompt_logprobs
+        )
     return out
 
 
@@ -161,9 +163,10 @@ def echoed_prompt(state: RequestState) -> tuple[str, list[PositionLogprobs | Non
     return text, list(state.prompt_logprobs or [None] * len(ids))
 
 
-def response_prompt_logprobs(group: GenerationGroup) -> list[dict | None]:
+def response_prompt_logprobs(group: GenerationGroup, num_top: int) -> list[dict | None]:
     """vLLM's chat response-level prompt_logprobs (of the one prompt)."""
-    return prompt_logprobs_json(group.states[0].prompt_logprobs or [])
+    state = group.states[0]
+    return prompt_logprobs_json(state.prompt_token_ids, state.prompt_logprobs or [], num_top)
 
 
 async def until_disconnected(request: Request, work: Awaitable[T]) -> T:
