@@ -28,7 +28,7 @@ BASE = {
     F.GENERATE: {"prompt": "The quick brown fox", "max_new_tokens": 6, "stop_on_eos": False},
 }  # fmt: skip
 CANDIDATES = [0, 1, -1, False, True, "", "none", [], {}, ["text"], {"type": "text"}, 6, 0.5, "x",
-              ["x"], {"k": "v"}]  # fmt: skip
+              ["x"], {"k": "v"}, "auto"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -185,6 +185,28 @@ def test_non_text_content_part_and_unused_message_name_are_refused(http):
 
 
 # ---- honoured fields, by their effect ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("metadata", {"a": 1}), ("metadata", {"k": {"deep": "x"}}), ("metadata", {"k": "v" * 513}),
+     ("service_tier", "bogus"), ("tools", ""), ("image_data", {})],
+)  # fmt: skip
+def test_no_op_and_neutral_fields_take_only_their_own_shape(http, field, value):
+    """A no-op field's value of the wrong shape (OpenAI's metadata: strings; its service tiers)
+    and a refused field's neutral value of the wrong type are 400s naming the field."""
+    endpoint = F.COMPLETIONS if field in ("tools", "image_data") else F.CHAT
+    r = post(http, endpoint, {**BASE[endpoint], field: value})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, field), r.text
+
+
+def test_an_empty_stop_string_is_ignored_as_documented(http):
+    """It would match anywhere: the table says it is ignored, and the text is the same."""
+    for endpoint in (F.COMPLETIONS, F.GENERATE):
+        want = text_of(endpoint, post(http, endpoint, BASE[endpoint]))
+        assert text_of(endpoint, post(http, endpoint, {**BASE[endpoint], "stop": [""]})) == want
+        assert text_of(endpoint, post(http, endpoint, {**BASE[endpoint], "stop": ""})) == want
+    assert all("empty" in f.doc for f in F.FIELDS if f.name == "stop")
 
 
 def test_n_predict_and_the_output_limit_given_twice(http):

@@ -75,7 +75,7 @@ def _of(*types: type) -> Check:
     return check
 
 
-_str, _bool, _int, _dict = _of(str), _of(bool), _of(int), _of(dict)
+_str, _bool, _int = _of(str), _of(bool), _of(int)
 
 
 def _num(v: Any, _: dict) -> bool:
@@ -97,8 +97,14 @@ def _equals(*values: Any) -> Check:
     return check
 
 
-def _empty(v: Any, _: dict) -> bool:
-    return v in ([], {}, "")
+def _metadata(v: Any, _: dict) -> bool:
+    """OpenAI's rule: up to 16 string keys of up to 64 characters, string values up to 512."""
+    return (
+        isinstance(v, dict)
+        and len(v) <= 16
+        and all(isinstance(k, str) and len(k) <= 64 for k in v)
+        and all(isinstance(x, str) and len(x) <= 512 for x in v.values())
+    )
 
 
 def _never(_: Any, __: dict) -> bool:
@@ -165,7 +171,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "any k at or above the vocabulary size)", _VL),
     _h("n", _V1, "choices per prompt, 1 to 128 (the usage counts each prompt once, as OpenAI)"),
     _h("seed", _V1, "choice i of n samples from seed + i (modulo 2**64): same seed, same text"),
-    _h("stop", _V1, "a string or a list of strings; the text ends before the first match"),
+    _h("stop", _V1, "a string or a list of strings; the text ends before the first match (an "
+       "empty string, which would match anywhere, is ignored)"),
     _h("stop_token_ids", _V1, "token ids that end a choice (ids of the vocabulary)", _VL),
     _h("ignore_eos", _V1, "keep generating past end-of-sequence tokens", _VL),
     _h("min_tokens", _V1, "end-of-sequence, stop token ids and stop strings cannot end the "
@@ -252,13 +259,15 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("do_sample", _G, "sample (true) or greedy (false, the default)", _RI),
     _h("stop_on_eos", _G, "end at end-of-sequence tokens (default true)", _RI),
     _h("seed", _G, "used when `do_sample`: seed of the sampler (greedy draws nothing)", _RI),
-    _h("stop", _G, "a string or a list of strings", _RI),
+    _h("stop", _G, "a string or a list of strings (an empty one is ignored)", _RI),
     _h("stream", _G, "stream the raw text", _RI),
     # -- no-ops
     _noop("user", _V1, _str, "an end-user id for the caller's own records"),
-    _noop("metadata", _C, _dict, "stored-completion tags; nothing is stored"),
+    _noop("metadata", _C, _metadata, "stored-completion tags (up to 16 strings of up to 512 "
+          "characters, keys up to 64); nothing is stored"),
     _noop("store", _C, _bool, "nothing is stored; the output is the same"),
-    _noop("service_tier", _C, _str, "one tier here; it changes latency only"),
+    _noop("service_tier", _C, _equals("auto", "default", "flex", "scale", "priority"),
+          "one tier here; any of OpenAI's tiers changes latency only"),
     _noop("prompt_cache_key", _C, _str, "prefix caching is automatic and exact"),
     _noop("safety_identifier", _C, _str, "an end-user id for the caller's own records"),
     _noop("stream_options.include_obfuscation", _V1, _bool, "chunks are never padded"),
@@ -298,7 +307,7 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("dry_multiplier", _V1, _equals(0), "0", "DRY repetition penalty", _LC),
     _ref("xtc_probability", _V1, _equals(0), "0", "XTC sampling", _LC),
     _ref("samplers", _V1, _never, "null", "a sampler order", _LC),
-    _ref("logits_processors", _V1, _empty, "[]", "custom logits processors", _VL),
+    _ref("logits_processors", _V1, _equals([]), "[]", "custom logits processors", _VL),
     _ref("include_stop_str_in_output", _V1, _equals(False), "false", "the stop string in the "
          "text", _VL),
     _ref("skip_special_tokens", _V1, _equals(True), "true", "special tokens in the text", _VL),
@@ -310,19 +319,19 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("n_indent", _V1, _equals(0), "0", "a minimum line indentation", _LC),
     _ref("priority", _V1, _equals(0), "0", "priority scheduling", _VL),
     # -- refused unless neutral: structured output, tools, other inputs and outputs
-    _ref("tools", _CO, _empty, "[]", "tool calling (it is a chat feature)"),
+    _ref("tools", _CO, _equals([]), "[]", "tool calling (it is a chat feature)"),
     _ref("tool_choice", _CO, _tool_choice_none, '"none" or "auto"', "tool calling"),
     _ref("parse_tool_calls", _C, _equals(True), "true", "tool calls left in the text", _LC),
-    _ref("functions", _V1, _empty, "[]", "function calling (deprecated)"),
+    _ref("functions", _V1, _equals([]), "[]", "function calling (deprecated)"),
     _ref("function_call", _V1, _tool_choice_none, '"none" or "auto"', "function calling"),
     _ref("guided_whitespace_pattern", _V1, _never, "null", "the whitespace allowed in guided "
          "JSON", _VL),
     _ref("chat_template", _C, _never, "null", "a request's own chat template", _VL),
-    _ref("documents", _C, _empty, "[]", "documents for RAG templates", _VL),
-    _ref("mm_processor_kwargs", _V1, _empty, "{}", "multimodal processing", _VL),
-    _ref("image_data", _V1, _empty, "[]", "images", _LC),
-    _ref("multimodal_data", _V1, _empty, "[]", "multimodal inputs", _LC),
-    _ref("lora", _V1, _empty, "[]", "LoRA adapters", _LC),
+    _ref("documents", _C, _equals([]), "[]", "documents for RAG templates", _VL),
+    _ref("mm_processor_kwargs", _V1, _equals({}), "{}", "multimodal processing", _VL),
+    _ref("image_data", _V1, _equals([]), "[]", "images", _LC),
+    _ref("multimodal_data", _V1, _equals([]), "[]", "multimodal inputs", _LC),
+    _ref("lora", _V1, _equals([]), "[]", "LoRA adapters", _LC),
     _ref("modalities", _C, _equals(["text"]), '["text"]', "audio output"),
     _ref("audio", _C, _never, "null", "audio output"),
     _ref("prediction", _C, _never, "null", "predicted outputs"),
@@ -336,9 +345,9 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("timings_per_token", _V1, _equals(False), "false", "timings in the response", _LC),
     _ref("post_sampling_probs", _V1, _equals(False), "false", "probabilities", _LC),
     _ref("return_progress", _V1, _equals(False), "false", "prompt progress events", _LC),
-    _ref("response_fields", _V1, _empty, "[]", "a response reshaped", _LC),
+    _ref("response_fields", _V1, _equals([]), "[]", "a response reshaped", _LC),
     _ref("kv_transfer_params", _V1, _never, "null", "disaggregated serving", _VL),
-    _ref("vllm_xargs", _V1, _empty, "{}", "vLLM plug-in arguments", _VL),
+    _ref("vllm_xargs", _V1, _equals({}), "{}", "vLLM plug-in arguments", _VL),
     _ref("stream_options.continuous_usage_stats", _V1, _equals(False), "false", "usage in every "
          "chunk", _VL),
     # -- refused unless neutral: chat message fields
