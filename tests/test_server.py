@@ -505,6 +505,8 @@ def test_bad_request_gets_openai_error(http, path, body, status, param):
     err = r.json()["error"]
     assert set(err) == {"message", "type", "param", "code"} and err["message"]
     assert err["param"] == param
+    if param is not None and status == 400 and "." not in param:  # named as the request did
+        assert param in err["message"], err
 
 
 def test_prompt_beyond_context_names_both_numbers(client, tokenizer):

@@ -59,7 +59,10 @@ def client_names(body: P.SamplingRequest, chat: bool, so_param: str | None) -> d
 def sampling_error(error: ValueError, names: dict[str, str]) -> APIError:
     """A 400 for SamplingParams' refusal, naming the field as the request sent it."""
     param = _param_of(error)
-    return APIError(400, str(error), param=names.get(param, param) if param else None)
+    if param is None:
+        return APIError(400, str(error))
+    sent = names.get(param, param)  # the message says the name the request used too
+    return APIError(400, sent + str(error)[len(param) :], param=sent)
 
 
 def engine_error(error: InvalidRequestError, names: dict[str, str]) -> APIError:
