@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from roseinfer.structured.strict import strict_schema_error
 from roseinfer.structured.tools import (
     Tool,
     ToolChoice,
@@ -81,7 +82,7 @@ class FunctionDefinition(Shape):
     name: str
     description: str | None = None
     parameters: dict[str, Any] | None = None
-    strict: bool | None = None  # always strict here: the grammar holds every call to it
+    strict: bool | None = None  # OpenAI's strict mode: the schema must close every object
 
 
 class ToolDefinition(Shape):
@@ -113,6 +114,10 @@ def read_tools(
             tools.append(Tool(t.function.name, t.function.description, t.function.parameters))
         except ToolFieldError as e:
             raise ChatError(f"tools.{i}.function.{e.field}", str(e)) from None
+        if t.function.strict and (error := strict_schema_error(tools[-1].schema, "parameters")):
+            raise ChatError(
+                f"tools.{i}.function.parameters", f"function {t.function.name!r}: {error}"
+            )
     mode, name = _tool_choice(choice)
     if not tools:
         if mode in ("required", "named"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 
+import httpx
 import jsonschema
 import pytest
 from conftest import record_preemptions
@@ -195,6 +196,43 @@ def test_every_request_form_constrains_the_output(tiny_server, form, kind):
         check_text(kind, choice["message"]["content"], choice["finish_reason"])
         check_text(kind, *stream_text(http, "/v1/chat/completions", {**CHAT, **form}))
         check_text(kind, *stream_text(http, "/v1/completions", {**BODY, **form}))
+
+
+def test_strict_mode_takes_only_closed_schemas():
+    from roseinfer.structured.strict import strict_schema_error
+
+    assert strict_schema_error(SCHEMA) is None
+    open_schema = {k: v for k, v in SCHEMA.items() if k != "additionalProperties"}
+    assert "additionalProperties" in (strict_schema_error(open_schema) or "")
+    optional = {**SCHEMA, "required": ["name"]}
+    assert "not ['ok', 'kind', 'tags']" in (strict_schema_error(optional) or "")
+    nested = {**SCHEMA, "properties": {**SCHEMA["properties"], "inner": {
+        "anyOf": [{"type": "object", "properties": {}}, {"type": "null"}]}},
+        "required": [*SCHEMA["required"], "inner"]}  # fmt: skip
+    assert (strict_schema_error(nested) or "").startswith("the schema.properties.inner.anyOf.0:")
+    refs = {"$defs": {"p": {"type": "object", "properties": {"x": {"type": "integer"}},
+            "required": ["x"]}}, "$ref": "#/$defs/p"}  # fmt: skip
+    assert (strict_schema_error(refs) or "").startswith("the schema.$defs.p:")
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_a_strict_response_format_refuses_an_open_schema(tiny_server, strict):
+    """OpenAI's strict mode: an object left open is a 400 naming the schema; without strict the
+    same schema constrains the output as JSON Schema reads it."""
+    open_schema = {k: v for k, v in SCHEMA.items() if k != "additionalProperties"}
+    fmt = {"type": "json_schema", "json_schema": {"name": "t", "schema": open_schema,
+                                                  "strict": strict}}  # fmt: skip
+    r = httpx.post(tiny_server[1] + "/v1/chat/completions", json={**CHAT, "response_format": fmt},
+                   timeout=60)  # fmt: skip
+    if strict:
+        assert r.status_code == 400, r.text
+        assert r.json()["error"]["param"] == "response_format.json_schema.schema"
+        assert "additionalProperties" in r.json()["error"]["message"]
+    else:
+        assert r.status_code == 200, r.text
+        (out,) = r.json()["choices"]
+        if out["finish_reason"] == "stop":  # not cut by max_tokens
+            jsonschema.validate(json.loads(out["message"]["content"]), open_schema)
 
 
 def test_openai_client_response_format(tiny_server):

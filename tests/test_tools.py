@@ -196,11 +196,17 @@ def test_openai_client_tools_and_its_stream_helper(tools_server):
          "tools.1.function.parameters"),
         ({"tools": [{"type": "function", "function": {"name": "f", "parameters":
           {"type": "string"}}}], "tool_choice": "required"}, "tools.0.function.parameters"),
+        ({"tools": [{"type": "function", "function": {"name": "f", "strict": True, "parameters":
+          {k: v for k, v in WEATHER.items() if k != "additionalProperties"}}}]},
+         "tools.0.function.parameters"),
+        ({"tools": [{"type": "function", "function": {"name": "f", "strict": True,
+                                                      "parameters": WEATHER}}]},
+         "tools.0.function.parameters"),
         ({"tools": [TOOLS[1], TOOLS[1]]}, "tools"),
         ({"tools": TOOLS, "response_format": {"type": "json_object"}}, "response_format"),
         ({"tools": [{"type": "retrieval", "function": {"name": "f"}}]}, "tools.0.type"),
     ],
-    ids=["no-tools", "unknown-name", "bad-choice", "bad-name", "bad-schema", "not-an-object", "twice",
+    ids=["no-tools", "unknown-name", "bad-choice", "bad-name", "bad-schema", "not-an-object", "strict-open", "strict-optional", "twice",
          "two-constraints", "type"],
 )  # fmt: skip
 def test_bad_tool_requests_are_400s_naming_the_field(http, extra, param):

@@ -204,9 +204,10 @@ FIELDS: tuple[FieldSpec, ...] = (
        "tokens masked before `min_tokens` or one-token `bad_words` leave none of them", _VL),
     _h("response_format", _V1, '`{"type": "text"}` (none), `{"type": "json_object"}` (any JSON '
        'object) or `{"type": "json_schema", "json_schema": {"name", "schema", "strict", '
-       '"description"}}`: the output is constrained to the schema (always strictly, whatever '
-       "`strict` says); a schema that does not compile is a 400, and so is `json_schema` with "
-       "another type. `name` and `description` are no-ops: neither is shown to the model, the "
+       '"description"}}`: the output is constrained to the schema as JSON Schema reads it; with '
+       '`strict: true` the schema must close every object (`"additionalProperties": false`, '
+       "every property required: a 400 otherwise, as OpenAI), so no key is left open; a schema "
+       "that does not compile is a 400, and so is `json_schema` with another type. `name` and `description` are no-ops: neither is shown to the model, the "
        "schema alone constrains the output"),
     _h("structured_outputs", _V1, "exactly one of `json` (a schema), `regex`, `choice` (strings), "
        "`grammar` (Lark or GBNF), `json_object`: the output is constrained to it", _VL),
@@ -240,8 +241,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "assistant message before; without template tool support results are shown to the model "
        "in the calls' order, as `<tool_response>` blocks of a user turn"),
     _h("tools", _C, "functions the model may call (`type: \"function\"`, `function.name`, "
-       "`description`, `parameters` as a JSON schema; `strict` is accepted, every call is held to "
-       "its schema): shown through the chat template, or a default system prompt where it has "
+       "`description`, `parameters` as a JSON schema of an object, every call held to it; "
+       "`strict: true` as for `response_format`): shown through the chat template, or a default system prompt where it has "
        "no tool support (README, \"Tool calling\"); calls come back in `message.tool_calls`"),
     _h("tool_choice", _C, "`auto` (the default with tools: text, or calls the grammar holds to "
        "their schemas), `none` (no calls: the text as written), `required` (at least one call), "

@@ -10,6 +10,7 @@ from roseinfer.chat import ChatError, read_tools
 from roseinfer.config import StructuredOutputs
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import APIError
+from roseinfer.structured.strict import strict_schema_error
 from roseinfer.structured.tools import Tool, ToolUse
 
 
@@ -48,7 +49,11 @@ def structured_outputs(
             if fmt.json_schema is None or fmt.json_schema.schema_ is None:
                 raise APIError(400, "response_format json_schema needs json_schema.schema",
                                param="response_format.json_schema")  # fmt: skip
-            add("response_format", json=fmt.json_schema.schema_)
+            schema = fmt.json_schema.schema_
+            if fmt.json_schema.strict and (error := strict_schema_error(schema)):
+                param = "response_format.json_schema.schema"
+                raise APIError(400, f"{param}: {error}", param=param)
+            add("response_format", json=schema)
         elif fmt.type != "text":
             raise APIError(400, f"response_format type {fmt.type!r} is not one of text, "
                            "json_object, json_schema", param="response_format.type")  # fmt: skip
