@@ -15,7 +15,7 @@ import itertools
 import queue
 from collections.abc import Iterator
 from collections.abc import Sequence as Seq
-from typing import Any
+from typing import Any, get_args
 
 from roseinfer.config import EngineConfig, SamplingParams
 from roseinfer.engine.client import EngineClient, EngineObserver
@@ -122,6 +122,8 @@ class InferenceEngine:
 
     def generate_batch(self, prompts: Seq[str], *args: Any, **kwargs: Any) -> list[str]:
         """Generated texts of many prompts, batched over the paged cache."""
+        if isinstance(prompts, str):  # list() would make each character a prompt
+            raise TypeError("generate_batch takes a list of prompts, not a string (use generate)")
         outs = self.llm.generate(list(prompts), seed_params(*args, **kwargs), use_tqdm=False)
         return [o.text for o in outs]
 
@@ -213,6 +215,10 @@ class OnlineScheduler:
 
     def abort_request(self, request_id: int, reason: FinishReason = "abort") -> None:
         """Finish a request now but keep it readable."""
+        if reason not in get_args(FinishReason):
+            raise ValueError(
+                f"reason must be one of {', '.join(get_args(FinishReason))}, got {reason!r}"
+            )
         state = self.processor.states.get(str(request_id))
         if state is not None and not state.finished:
             self.core.abort_request(str(request_id), reason)
@@ -336,8 +342,8 @@ class SchedulerManager:
 
         `timeout`: longest wait for the next token (TimeoutError; the request is aborted)."""
         entry = self._sync.pop(rid, None)
-        if entry is None:
-            return
+        if entry is None:  # never added, or read already: nothing would ever come
+            raise KeyError(f"no request {rid} to read (each is read once, by its add_request id)")
         out, state = entry
         try:
             while not state.finished:

@@ -79,6 +79,10 @@ class StructuredOutputs:
                 f"json_object; got {given or 'none'}"
             )
         if self.choice is not None:
+            if isinstance(self.choice, str):  # tuple() would make each character a choice
+                raise ValueError(
+                    "structured_outputs choice must be a list of strings, not a string"
+                )
             choice = tuple(self.choice)
             if not choice or not all(isinstance(c, str) for c in choice):
                 raise ValueError("structured_outputs choice must be a non-empty list of strings")
@@ -97,7 +101,8 @@ class SamplingParams:
 
     `temperature` 0 (or below `GREEDY_TEMPERATURE`) is greedy. `n` choices per prompt; with a
     `seed`, choice i draws from `seed + i`. `max_new_tokens` (the seeds' name) is accepted for
-    `max_tokens`. Every value is checked here, so the Python API and the server refuse the same
+    `max_tokens` (given beside a `max_tokens` other than its default, the two must agree). An
+    empty `stop` string, which would match anywhere, is dropped. Every value is checked here, so the Python API and the server refuse the same
     requests with the same messages (token ids against the vocabulary: `LLMEngine.validate`).
 
     `logprobs` N: each generated token's logprob and the N likeliest at its position (0: the
@@ -131,6 +136,12 @@ class SamplingParams:
 
     def __post_init__(self, max_new_tokens: int | None) -> None:
         if max_new_tokens is not None:
+            default = SamplingParams.__dataclass_fields__["max_tokens"].default
+            if self.max_tokens not in (default, max_new_tokens):  # one would silently win
+                raise ValueError(
+                    f"max_new_tokens={max_new_tokens!r} and max_tokens={self.max_tokens!r} "
+                    "differ: give one (max_new_tokens is the seeds' name for max_tokens)"
+                )
             object.__setattr__(self, "max_tokens", max_new_tokens)
         given = {
             "n": self.n,

@@ -86,6 +86,8 @@ class LLM:
         use_tqdm: bool = True,
     ) -> list[RequestOutput]:
         """Outputs in the order of `prompts` (strings, or lists of token ids)."""
+        if isinstance(prompts, bytes | bytearray):  # its items are ints: it would read as ids
+            raise TypeError("prompts must be a string, token ids or a list of them, not bytes")
         if isinstance(prompts, str) or (prompts and isinstance(prompts[0], int)):
             batch = [cast(Prompt, prompts)]
         else:
@@ -138,13 +140,17 @@ class LLM:
         return self._run(ids, params, use_tqdm, None if use is None else use.names)
 
     def stream(self, prompt_token_ids: Seq[int], params: SamplingParams) -> Iterator[str]:
-        """The text of one request, piece by piece as it is generated. One choice: `params.n`
-        above 1 is a ValueError (`generate` returns n choices)."""
+        """The text of one request, piece by piece as it is generated. One choice, and text
+        only: `params.n` above 1, `logprobs` or `prompt_logprobs` is a ValueError (`generate`
+        returns n choices and their logprobs)."""
         if params.n != 1:
             raise ValueError(
                 f"stream yields one choice's text: n must be 1, got {params.n} "
                 "(generate returns n choices)"
             )
+        for name in ("logprobs", "prompt_logprobs"):
+            if getattr(params, name) is not None:
+                raise ValueError(f"stream yields text only: {name} would be lost (use generate)")
         return self._stream(prompt_token_ids, params)
 
     def _stream(self, prompt_token_ids: Seq[int], params: SamplingParams) -> Iterator[str]:

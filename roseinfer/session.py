@@ -4,6 +4,7 @@ one-sequence `InferenceSession`; re-exported by `roseinfer.compat`, which builds
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Iterator
 from collections.abc import Sequence as Seq
 from typing import TYPE_CHECKING, Any
@@ -92,6 +93,10 @@ class InferenceSession:
     def prefill(self, input_ids: Seq[int] | torch.Tensor) -> torch.Tensor:
         """Run the prompt; returns the last position's logits [1, V]."""
         if isinstance(input_ids, torch.Tensor):
+            if input_ids.dim() > 2 or (input_ids.dim() == 2 and input_ids.shape[0] != 1):
+                raise ValueError(
+                    f"prefill takes one prompt, [T] or [1, T], got {list(input_ids.shape)}"
+                )
             input_ids = input_ids.reshape(-1).tolist()
         ids = list(input_ids)
         core = self.engine.core
@@ -108,13 +113,22 @@ class InferenceSession:
         (`max_model_len`) is a ValueError, as `step_once` finishes there."""
         if self._seq is None:
             raise RuntimeError("call prefill first")
+        vocab = self.engine.model_config.vocab_size
+        try:  # an int, numpy's or a one-element integer tensor; not 3.7, "5" or True
+            tid = -1 if isinstance(token_id, bool) else operator.index(token_id)
+        except TypeError:
+            tid = -1
+        if not 0 <= tid < vocab:
+            raise ValueError(
+                f"decode_step: token_id must be an integer in [0, {vocab}), got {token_id!r}"
+            )
         limit = self.engine.core.max_model_len
         if len(self._seq.token_ids) >= limit:
             raise ValueError(
                 f"decode_step: the sequence already has {len(self._seq.token_ids)} tokens, "
                 f"the context window (max_model_len {limit}) is full"
             )
-        self._seq.token_ids.append(int(token_id))
+        self._seq.token_ids.append(tid)
         return self.engine.core.forward_alone(self._seq, 1)
 
     def step_once(self) -> int | None:

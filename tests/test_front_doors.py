@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import httpx
 import pytest
+import torch
 from openai import OpenAI
 
 from roseinfer import LLM, InferenceEngine, OfflineScheduler, OnlineScheduler, SamplingParams
@@ -223,3 +224,41 @@ def test_stream_refuses_more_than_one_choice(llm):
         llm.stream(ids, SamplingParams(n=2, max_tokens=4))
     assert not llm.engine.has_unfinished()
     assert "".join(llm.stream(ids, SamplingParams(max_tokens=4, temperature=0)))
+
+
+def test_the_python_front_doors_refuse_values_they_would_misread(llm):
+    """Each of these ran before, reading the value as something else or dropping it: bytes as
+    token ids, a string as one prompt per character, a batch of two as one prompt, 3.7 as
+    token 3, logprobs that `stream` cannot return, an unknown finish reason, a wrong observer."""
+    engine = InferenceEngine(llm.config, loaded=llm.loaded)
+    with pytest.raises(TypeError, match="not bytes"):
+        llm.generate(b"hi")
+    with pytest.raises(TypeError, match="not a string"):
+        engine.generate_batch("hi", max_new_tokens=3)
+    ids = llm.encode(PROMPT)
+    for name in ("logprobs", "prompt_logprobs"):
+        with pytest.raises(ValueError, match=f"{name} would be lost"):
+            llm.stream(ids, SamplingParams(max_tokens=4, **{name: 2}))
+    with pytest.raises(ValueError, match="max_new_tokens=5 and max_tokens=10 differ"):
+        SamplingParams(max_tokens=10, max_new_tokens=5)
+    assert SamplingParams(max_tokens=5, max_new_tokens=5).max_tokens == 5
+    session = engine.new_session(SamplingParams(temperature=0, max_tokens=4))
+    with pytest.raises(ValueError, match=r"one prompt, \[T\] or \[1, T\], got \[2, 3\]"):
+        session.prefill(torch.tensor([[5, 6, 7], [8, 9, 10]]))
+    assert session.prefill(torch.tensor([[5, 6, 7]])).shape[0] == 1
+    for bad in (3.7, "5", True, -1, 10**9):
+        with pytest.raises(ValueError, match="token_id must be an integer"):
+            session.decode_step(bad)
+    assert len(session._seq.token_ids) == 3  # nothing appended by a refused step
+    session.decode_step(torch.tensor(7))
+    online = OnlineScheduler(engine)
+    rid = online.add_request(prompt_token_ids=ids, max_new_tokens=4)
+    with pytest.raises(ValueError, match="reason must be one of"):
+        online.abort_request(rid, reason="bogus")
+    online.abort_request(rid)
+    with pytest.raises(TypeError, match="lacks EngineObserver's on_request_added"):
+        SchedulerManager(engine, metrics="x", start_thread=False)  # type: ignore[arg-type]
+    manager = SchedulerManager(engine, start_thread=False)
+    with pytest.raises(KeyError, match="no request 999"):
+        next(manager.stream_text(999))
+    manager.shutdown(0)

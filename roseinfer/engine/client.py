@@ -83,6 +83,9 @@ class EngineObserver(Protocol):
     ) -> None: ...
 
 
+_OBSERVER_METHODS = tuple(name for name in vars(EngineObserver) if name.startswith("on_"))
+
+
 # Where a request's events go: (its event loop, its asyncio.Queue), or a queue.Queue.
 Sink = tuple[asyncio.AbstractEventLoop, asyncio.Queue] | queue.Queue
 
@@ -128,6 +131,10 @@ class EngineClient:
             raise ValueError(f"stream_interval must be an integer, got {stream_interval!r}")
         if stream_interval < 1:
             raise ValueError(f"stream_interval must be >= 1, got {stream_interval}")
+        # Checked here: a wrong one would fail every request inside the engine loop instead.
+        missing = [m for m in _OBSERVER_METHODS if not callable(getattr(observer, m, None))]
+        if observer is not None and missing:
+            raise TypeError(f"observer {observer!r} lacks EngineObserver's {', '.join(missing)}")
         self.engine = engine
         self.stream_interval = stream_interval
         self.observer = observer
