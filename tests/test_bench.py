@@ -674,3 +674,29 @@ def test_issue22_summary_reads_each_round_and_judges_each_goal(tmp_path, capsys,
         in lines
     )
     assert "8 such prompts at once, bf16 (>= 1.25x): not measured: -" in lines
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["--request-rate", "-5"], "--request-rate"),
+        (["--request-rate", "0"], "--request-rate"),
+        (["--num-warmups", "-1"], "--num-warmups"),
+        (["--dataset-path", "p.jsonl"], "--dataset-path"),
+        (["--dataset", "jsonl", "--dataset-path", "p.jsonl", "--random-input-len", "5"],
+         "--random-input-len"),
+        (["--dataset", "jsonl", "--dataset-path", "p.jsonl", "--random-range-ratio", "0.5"],
+         "--random-range-ratio"),
+        (["--dataset", "jsonl", "--dataset-path", "p.jsonl", "--preset", "long-prompt"],
+         "--preset long-prompt"),
+    ],
+)  # fmt: skip
+def test_bench_serve_refuses_flags_that_would_not_act(argv, named):
+    """Read and then unused (a path without --dataset jsonl, random-prompt settings with it), or
+    a rate that would silently mean "all at once": refused before any request, naming the flag."""
+    from roseinfer.bench.cli import build_parser
+    from roseinfer.bench.serve import check_flags
+
+    args = build_parser().parse_args(["serve", *argv])
+    with pytest.raises(ValueError, match=named):
+        check_flags(args)

@@ -217,9 +217,31 @@ def add_args(p: argparse.ArgumentParser) -> None:
     o.add_argument("--no-progress", action="store_true")
 
 
+def check_flags(args: argparse.Namespace) -> None:
+    """Flags that would be read and then not act: a ValueError naming them."""
+    if not args.request_rate > 0:  # NaN too; inf (the default) sends them all at once
+        raise ValueError(f"--request-rate must be > 0 (inf: all at once), got {args.request_rate}")
+    if args.num_warmups < 0:
+        raise ValueError(f"--num-warmups must be >= 0, got {args.num_warmups}")
+    if args.dataset != "jsonl" and args.dataset_path is not None:
+        raise ValueError("--dataset-path is read with --dataset jsonl only")
+    if args.dataset == "jsonl":
+        given = getattr(args, GIVEN, frozenset())
+        unused = [f"--{name.replace('_', '-')}" for name in
+                  ("random_input_len", "random_prefix_len") if name in given]  # fmt: skip
+        if args.random_range_ratio != 0.0:
+            unused.append("--random-range-ratio")
+        if args.preset is not None:
+            unused.append(f"--preset {args.preset}")
+        if unused:
+            raise ValueError(f"{', '.join(unused)}: random prompts' settings, unused with "
+                             "--dataset jsonl")  # fmt: skip
+
+
 def serve_main(args: argparse.Namespace) -> int:
     import datetime
 
+    check_flags(args)
     extra = {}
     if args.extra_body:
         extra = json.loads(args.extra_body)
