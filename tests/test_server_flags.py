@@ -87,6 +87,10 @@ def test_a_bad_key_file_fails_before_the_model_loads(tmp_path):
         (dict(stream_interval=2.0), "--stream-interval must be >= 1"),
         (dict(log_level="loud"), "--log-level must be one of"),
         (dict(host=""), "--host"),
+        (dict(served_model_names=("a", "a", "b")), "--served-model-name lists a name twice"),
+        # an Origin header has no path: "http://example.com/" would match no page's
+        (dict(allowed_origins=("http://example.com/",)), "scheme://host[:port]"),
+        (dict(allowed_origins=("https://example.com/app",)), "scheme://host[:port]"),
     ],
 )
 def test_server_config_refuses_each_bad_value_naming_its_flag(kwargs, flag):

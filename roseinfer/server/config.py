@@ -31,10 +31,15 @@ class ServerConfig:
             raise ValueError(f"--port must be in 0..65535, got {self.port!r}")
         if any(not name for name in self.served_model_names):
             raise ValueError("served model names must not be empty")
+        if len(set(self.served_model_names)) != len(self.served_model_names):
+            raise ValueError(f"--served-model-name lists a name twice: {self.served_model_names}")
         if any(not key or key != key.strip() for key in self.api_keys):
             raise ValueError("API keys must be non-empty, without surrounding spaces")
         for origin in self.allowed_origins:
-            if origin != "*" and not origin.startswith(("http://", "https://")):
+            # A browser's Origin header has no path, not even "/": one here would match nothing.
+            if origin != "*" and (
+                not origin.startswith(("http://", "https://")) or "/" in origin.split("://", 1)[1]
+            ):
                 raise ValueError(
                     f"allowed origin {origin!r} must be '*' or scheme://host[:port] (http or https)"
                 )
