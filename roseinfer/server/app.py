@@ -52,6 +52,8 @@ from roseinfer.server.serving import (
     RequestFailed,
     ResponseOptions,
     choice_json,
+    failed_request_error,
+    internal_error,
     response_prompt_logprobs,
     sse_stream,
     text_stream,
@@ -396,12 +398,10 @@ async def run_to_end(
         except ClientDisconnected:
             return None
         except RequestFailed as e:
-            if e.invalid_request:  # found only once it ran: still the request's doing
-                raise APIError(400, str(e), code="invalid_request") from None
-            raise APIError(500, f"generation failed: {e}", code="generation_failed") from None
+            raise failed_request_error(e) from None
         except Exception as e:  # a bug while processing this request: it fails alone
             logger.exception("error while processing a request")
-            raise APIError(500, f"internal error: {type(e).__name__}: {e}") from None
+            raise internal_error(e) from None
 
 
 MAX_N = 128

@@ -22,6 +22,7 @@ from roseinfer.engine.client import EngineClient, RequestFailed
 from roseinfer.output.processor import ChoiceState, RequestState
 from roseinfer.outputs import PositionLogprobs
 from roseinfer.server import protocol as P
+from roseinfer.server.errors import APIError
 from roseinfer.server.logprobs import (
     chat_logprobs,
     completion_logprobs,
@@ -265,16 +266,24 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                 final["usage"] = P.usage(prompt_tokens, group.num_output_tokens)
                 yield sse_data(final)
         except RequestFailed as e:
-            if e.invalid_request:
-                yield sse_data(P.error_body(str(e), "invalid_request_error", None, 400))
-            else:
-                yield sse_data(P.error_body(f"generation failed: {e}", "server_error", None, 500))
+            yield sse_data(failed_request_error(e).body())
         except Exception as e:  # a bug while processing this request: fail it alone
             logger.exception("error while streaming %s", rid)
-            yield sse_data(
-                P.error_body(f"internal error: {type(e).__name__}: {e}", "server_error", None, 500)
-            )
+            yield sse_data(internal_error(e).body())
         yield sse_data("[DONE]")
+
+
+def failed_request_error(e: RequestFailed) -> APIError:
+    """A request the engine failed once it ran: the same error body streamed or not (a stream's
+    status is already 200 by then)."""
+    if e.invalid_request:  # found only once it ran: still the request's doing
+        return APIError(400, str(e), code="invalid_request")
+    return APIError(500, f"generation failed: {e}", code="generation_failed")
+
+
+def internal_error(e: Exception) -> APIError:
+    """A bug while processing one request: it fails alone."""
+    return APIError(500, f"internal error: {type(e).__name__}: {e}")
 
 
 async def text_stream(group: GenerationGroup) -> AsyncIterator[bytes]:
