@@ -89,7 +89,7 @@ class InferenceEngine:
         return encode_prompt(self.tokenizer, prompt)
 
     def encode_chat(self, messages: list[dict]) -> list[int]:
-        return self.tokenizer.encode_chat(messages)
+        return self.llm.encode_chat(messages)
 
     def _prompt_ids(self, prompt: str, chat: bool) -> list[int]:
         if chat:

@@ -77,7 +77,9 @@ class LLM:
         return encode_prompt(self.tokenizer, prompt) if isinstance(prompt, str) else list(prompt)
 
     def encode_chat(self, messages: Seq[dict]) -> list[int]:
-        return self.tokenizer.encode_chat(list(messages))
+        """The conversation's prompt ids, checked and rendered as `chat` renders them (an
+        unknown message key or a name the template drops is a ValueError naming it)."""
+        return chat_prompt_ids(self.tokenizer, [ChatMessage.model_validate(m) for m in messages])
 
     def generate(
         self,

@@ -20,6 +20,7 @@ from openai import OpenAI
 
 from roseinfer import LLM, InferenceEngine, OfflineScheduler, OnlineScheduler, SamplingParams
 from roseinfer.cli import main as cli_main
+from roseinfer.config import StructuredOutputs
 from roseinfer.engine import EngineClient, LLMEngine
 from roseinfer.server.manager import SchedulerManager
 
@@ -235,6 +236,12 @@ def test_the_python_front_doors_refuse_values_they_would_misread(llm):
         llm.generate(b"hi")
     with pytest.raises(TypeError, match="not a string"):
         engine.generate_batch("hi", max_new_tokens=3)
+    with pytest.raises(ValueError, match="choice must be a list of strings, not a string"):
+        StructuredOutputs(choice="yes")
+    with pytest.raises(ValueError, match="foo"):  # as chat refuses it
+        llm.encode_chat([{"role": "user", "content": "hi", "foo": 1}])
+    plain = [{"role": "user", "content": "hi"}]
+    assert engine.encode_chat(plain) == llm.encode_chat(plain) == llm.tokenizer.encode_chat(plain)
     ids = llm.encode(PROMPT)
     for name in ("logprobs", "prompt_logprobs"):
         with pytest.raises(ValueError, match=f"{name} would be lost"):

@@ -198,6 +198,19 @@ def test_cuda_on_a_machine_without_it_is_one_line():
     assert "CUDA is not available" in line
 
 
+def test_cuda_on_a_machine_without_it_is_refused_before_any_model_is_read():
+    """LLM and the generate/chat commands load through the same loader: a ValueError naming the
+    device, before the weights are read (it was an AssertionError deep in the loading)."""
+    import torch
+
+    from roseinfer import LLM
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    with pytest.raises(ValueError, match="device cuda: CUDA is not available"):
+        LLM(model="/nonexistent/model", device="cuda")
+
+
 def test_serving_on_is_logged_once_the_server_listens(tiny_model_dir):
     proc = subprocess.Popen(
         [sys.executable, "-m", "roseinfer.server", "--model", tiny_model_dir("llama"),

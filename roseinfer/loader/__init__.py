@@ -177,7 +177,25 @@ def _read_hf_dir(path: str) -> tuple[dict, dict[str, torch.Tensor], Tokenizer]:
     )
 
 
+def check_device(device: str) -> None:
+    """ValueError (one line) when `device` names a device this machine does not have: before
+    a model is read, not as an assertion deep in its loading."""
+    if not device.startswith("cuda"):
+        return
+    if not torch.cuda.is_available():
+        raise ValueError(
+            f"device {device}: CUDA is not available on this machine "
+            f"(torch {torch.__version__}, CUDA build: {torch.version.cuda or 'none'})"
+        )
+    index = device.partition(":")[2]
+    if index and (not index.isdigit() or int(index) >= torch.cuda.device_count()):
+        raise ValueError(
+            f"device {device}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+        )
+
+
 def load_model(cfg: EngineConfig) -> LoadedModel:
+    check_device(cfg.device)
     # A progress bar by stage, shown only when loading takes more than a second.
     with progress(3, "Loading model: reading weights", "stage", delay=1.0, leave=False) as bar:
         hf_config, weights, tokenizer, name = read_source(cfg)

@@ -123,6 +123,8 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     level = server_config.log_level
     logging.basicConfig(level=level.upper(), format="%(levelname)s %(name)s: %(message)s")
     host, port = server_config.host, server_config.port
+    from roseinfer.loader import check_device  # torch: not for --help
+
     try:
         check_device(engine_config.device)
         sock = bind_socket(host, port)
@@ -237,24 +239,6 @@ def server_config_from_args(args: argparse.Namespace) -> ServerConfig:
         log_level=args.log_level, log_stats_interval=args.log_stats_interval,
         stream_interval=args.stream_interval,
     )  # fmt: skip
-
-
-def check_device(device: str) -> None:
-    """ValueError (one line) when `--device` names a device this machine does not have."""
-    if not device.startswith("cuda"):
-        return
-    import torch
-
-    if not torch.cuda.is_available():
-        raise ValueError(
-            f"--device {device}: CUDA is not available on this machine "
-            f"(torch {torch.__version__}, CUDA build: {torch.version.cuda or 'none'})"
-        )
-    index = device.partition(":")[2]
-    if index and (not index.isdigit() or int(index) >= torch.cuda.device_count()):
-        raise ValueError(
-            f"--device {device}: this machine has {torch.cuda.device_count()} CUDA device(s)"
-        )
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
