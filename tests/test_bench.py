@@ -312,6 +312,23 @@ def test_benchmark_scheduler_json_to_stdout_is_json_alone(tiny, capsys):
             "--max-batch-size 2 and --max-num-seqs 64 differ: give one",
         ),
         (["--max-new-tokens", "0"], "--max-new-tokens must be >= 1, got 0"),
+        # one would be used, the others dropped
+        (
+            ["--prompt", "x", "--prompts", "a", "b"],
+            "--prompt, --prompts: give one source of prompts",
+        ),
+        (
+            ["--random-input-len", "5", "--prompts", "a"],
+            "--prompts, --random-input-len: give one source of prompts",
+        ),
+        (
+            ["--mode", "offline", "--keep-prefix-cache-across-runs"],
+            "--keep-prefix-cache-across-runs acts in online mode, not offline",
+        ),
+        (
+            ["--mode", "naive", "--trace", "t.png"],
+            "--trace: the naive mode runs no engine steps to trace",
+        ),
     ],
 )
 def test_benchmark_scheduler_refuses_bad_or_contradicting_flags(flags, message, capsys):

@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g = p.add_argument_group("workload")
     g.add_argument(
-        "--prompt", default="Hello", help="prompt repeated --num-requests times (default 'Hello')"
+        "--prompt", default=None, help="prompt repeated --num-requests times (default 'Hello')"
     )
     g.add_argument("--prompts", nargs="+", default=None, help="explicit prompts (one request each)")
     g.add_argument(
@@ -156,6 +156,17 @@ def check_args(args: argparse.Namespace) -> None:
         raise ValueError(f"--warmup-runs must be >= 0, got {args.warmup_runs}")
     if args.repeat_runs < 1:
         raise ValueError(f"--repeat-runs must be >= 1, got {args.repeat_runs}")
+    sources = [flag for flag, value in (("--prompt", args.prompt), ("--prompts", args.prompts),
+               ("--prompts-file", args.prompts_file), ("--random-input-len",
+               args.random_input_len)) if value is not None]  # fmt: skip
+    if len(sources) > 1:  # one would be used, the others dropped
+        raise ValueError(f"{', '.join(sources)}: give one source of prompts")
+    if args.keep_prefix_cache_across_runs and args.mode not in ("online", "all"):
+        raise ValueError(f"--keep-prefix-cache-across-runs acts in online mode, not {args.mode}")
+    traced = [flag for flag, value in (("--trace", args.trace), ("--trace-json", args.trace_json))
+              if value is not None]  # fmt: skip
+    if traced and args.mode == "naive":
+        raise ValueError(f"{', '.join(traced)}: the naive mode runs no engine steps to trace")
     if args.random_input_len is None:
         if args.random_range_ratio is not None:
             raise ValueError("--random-range-ratio needs --random-input-len (random prompts)")

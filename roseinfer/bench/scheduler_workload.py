@@ -56,7 +56,8 @@ def prompt_texts(args: argparse.Namespace) -> tuple[list[str], str]:
         return read_prompts_file(args.prompts_file), args.prompts_file
     if args.prompts:
         return list(args.prompts), "--prompts"
-    return [args.prompt], repr(args.prompt)
+    prompt = "Hello" if args.prompt is None else args.prompt  # the seeds' default
+    return [prompt], repr(prompt)
 
 
 def build_workload(
