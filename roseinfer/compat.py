@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from collections.abc import Sequence as Seq
 from typing import Any, get_args
 
-from roseinfer.config import EngineConfig, SamplingParams
+from roseinfer.config import EngineConfig, SamplingParams, check_bools
 from roseinfer.engine.client import EngineClient, EngineObserver
 from roseinfer.engine.llm_engine import EngineStats, InvalidRequestError, LLMEngine, context_length
 from roseinfer.engine.sequence import Sequence
@@ -92,6 +92,7 @@ class InferenceEngine:
         return self.llm.encode_chat(messages)
 
     def _prompt_ids(self, prompt: str, chat: bool) -> list[int]:
+        check_bools(chat=chat)
         if chat:
             return self.encode_chat([{"role": "user", "content": prompt}])
         return self.encode_prompt(prompt)

@@ -50,6 +50,13 @@ def is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def check_bools(**flags: object) -> None:
+    """ValueError naming the first of `flags` that is not True or False ("no" is truthy)."""
+    for name, value in flags.items():
+        if not isinstance(value, bool):
+            raise ValueError(f"{name} must be a boolean, got {value!r}")
+
+
 def is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -68,6 +75,7 @@ class StructuredOutputs:
     json_object: bool = False
 
     def __post_init__(self) -> None:
+        check_bools(json_object=self.json_object)
         given = [
             name
             for name in ("json", "regex", "choice", "grammar")
@@ -180,8 +188,7 @@ class SamplingParams:
         if not all(is_int(t) and t >= 0 for t in ids):
             raise ValueError("stop_token_ids must be non-negative integers")
         object.__setattr__(self, "stop_token_ids", ids)
-        if not isinstance(self.ignore_eos, bool):
-            raise ValueError(f"ignore_eos must be a boolean, got {self.ignore_eos!r}")
+        check_bools(ignore_eos=self.ignore_eos)
         for name in ("presence_penalty", "frequency_penalty"):
             value = getattr(self, name)
             if not is_number(value) or not -2.0 <= value <= 2.0:
@@ -380,9 +387,7 @@ class EngineConfig:
             not is_int(self.num_kv_blocks) or self.num_kv_blocks < 1
         ):
             raise ValueError(f"num_kv_blocks must be an integer >= 1, got {self.num_kv_blocks!r}")
-        for name in ("enable_prefix_cache", "enforce_eager"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be a boolean, got {getattr(self, name)!r}")
+        check_bools(enable_prefix_cache=self.enable_prefix_cache, enforce_eager=self.enforce_eager)
         if not is_int(self.seed) or not SEED_MIN <= self.seed <= SEED_MAX:
             raise ValueError(
                 f"seed must be an integer in [{SEED_MIN}, {SEED_MAX}], got {self.seed!r}"

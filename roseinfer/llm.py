@@ -13,7 +13,7 @@ from collections.abc import Sequence as Seq
 from typing import Any, cast
 
 from roseinfer.chat import ChatMessage, NamedToolChoice, ToolDefinition, chat_prompt_ids, read_tools
-from roseinfer.config import EngineConfig, SamplingParams, StructuredOutputs
+from roseinfer.config import EngineConfig, SamplingParams, StructuredOutputs, check_bools
 from roseinfer.engine.llm_engine import InvalidRequestError, LLMEngine
 from roseinfer.loader import LoadedModel, load_model
 from roseinfer.output.processor import OutputProcessor
@@ -41,6 +41,10 @@ def _per_prompt(
     """One SamplingParams per prompt: the default, one for all, or one each."""
     if sampling_params is None or isinstance(sampling_params, SamplingParams):
         return [sampling_params or SamplingParams()] * count
+    if not all(isinstance(p, SamplingParams) for p in sampling_params):  # a dict's keys, say
+        raise TypeError(
+            "sampling_params must be a SamplingParams, a list of them (one per prompt) or None"
+        )
     if len(sampling_params) != count:
         raise ValueError(f"{len(sampling_params)} sampling params for {count} prompts")
     return list(sampling_params)
@@ -88,6 +92,7 @@ class LLM:
         use_tqdm: bool = True,
     ) -> list[RequestOutput]:
         """Outputs in the order of `prompts` (strings, or lists of token ids)."""
+        check_bools(use_tqdm=use_tqdm)
         if isinstance(prompts, bytes | bytearray):  # its items are ints: it would read as ids
             raise TypeError("prompts must be a string, token ids or a list of them, not bytes")
         if isinstance(prompts, str) or (prompts and isinstance(prompts[0], int)):
@@ -117,6 +122,9 @@ class LLM:
         chat endpoint: the model is shown the tools, its calls are held to their schemas by a
         grammar and come back in `CompletionOutput.tool_calls` (README, "Tool calling").
         ValueError (pydantic's, or `ChatError` naming the field) for what cannot act."""
+        check_bools(use_tqdm=use_tqdm, parallel_tool_calls=parallel_tool_calls,
+                    add_generation_prompt=add_generation_prompt,
+                    continue_final_message=continue_final_message)  # fmt: skip
         conversations = [messages] if messages and isinstance(messages[0], dict) else messages
         definitions = None if tools is None else [ToolDefinition.model_validate(t) for t in tools]
         choice = (

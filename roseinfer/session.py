@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from roseinfer.config import SamplingParams
+from roseinfer.config import SamplingParams, check_bools
 from roseinfer.engine.llm_engine import check_prompt_ids
 from roseinfer.engine.sequence import Sequence
 
@@ -45,6 +45,7 @@ def seed_params(
 ) -> SamplingParams:
     """The seeds' sampling arguments (in their order) as `SamplingParams`: greedy unless
     `do_sample`."""
+    check_bools(stop_on_eos=stop_on_eos, do_sample=do_sample)
     params = SamplingParams(
         max_new_tokens=max_new_tokens,
         temperature=temperature,  # checked even when greedy, as the seeds did

@@ -238,6 +238,19 @@ def test_the_python_front_doors_refuse_values_they_would_misread(llm):
         engine.generate_batch("hi", max_new_tokens=3)
     with pytest.raises(ValueError, match="choice must be a list of strings, not a string"):
         StructuredOutputs(choice="yes")
+    # on/off arguments: "no" is truthy, so a non-boolean is refused, not read as True
+    for call, name in [
+        (lambda: llm.generate(PROMPT, use_tqdm="no"), "use_tqdm"),
+        (lambda: llm.chat([{"role": "user", "content": "hi"}], add_generation_prompt="no"),
+         "add_generation_prompt"),
+        (lambda: engine.generate(PROMPT, max_new_tokens=2, chat="no"), "chat"),
+        (lambda: engine.generate(PROMPT, max_new_tokens=2, do_sample="no"), "do_sample"),
+        (lambda: StructuredOutputs(json_object="no"), "json_object"),
+    ]:  # fmt: skip
+        with pytest.raises(ValueError, match=f"{name} must be a boolean, got 'no'"):
+            call()
+    with pytest.raises(TypeError, match="sampling_params must be a SamplingParams"):
+        llm.generate(PROMPT, {"max_tokens": 2})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="foo"):  # as chat refuses it
         llm.encode_chat([{"role": "user", "content": "hi", "foo": 1}])
     plain = [{"role": "user", "content": "hi"}]
