@@ -376,6 +376,17 @@ def test_bench_throughput_with_trace(tiny, tmp_path, capsys):
     assert max(r["num_running"] for r in trace["steps"]) <= 3
 
 
+@pytest.mark.parametrize(
+    ("warmup", "message"),
+    [("-3", "--num-warmup must be >= 0, got -3"),
+     ("7", "--num-warmup 7 is more than the workload's 6 prompts")],
+)  # fmt: skip
+def test_bench_throughput_refuses_a_warm_up_it_would_cut(tiny, capsys, warmup, message):
+    rc = bench_main(["throughput", "--model", tiny, "--num-seqs", "6", "--num-warmup", warmup,
+                     "--no-progress", *ENGINE])  # fmt: skip
+    assert rc == 1 and message in capsys.readouterr().err
+
+
 def test_hf_baseline_script(tiny, tmp_path, capsys):
     spec = importlib.util.spec_from_file_location(
         "hf_baseline", os.path.join(ROOT, "benchmarks", "hf_baseline.py")

@@ -161,9 +161,15 @@ def print_result(r: dict, header: str = "=== throughput ===") -> None:
 def throughput_main(args: argparse.Namespace) -> int:
     from roseinfer.bench.trace import StepTracer
 
+    if args.num_warmup < 0:
+        raise ValueError(f"--num-warmup must be >= 0, got {args.num_warmup}")
     llm = build_llm(EngineConfig.from_args(args))
     tok = llm.tokenizer
     requests = make_workload(args, tok.vocab_size, tok.special_token_ids)
+    if args.num_warmup > len(requests):  # the warm-up takes the workload's first prompts
+        raise ValueError(
+            f"--num-warmup {args.num_warmup} is more than the workload's {len(requests)} prompts"
+        )
     tracer = StepTracer() if (args.trace or args.trace_json) else None
     result = describe_engine(llm)
     result["workload"] = workload_description(args)
