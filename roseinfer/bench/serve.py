@@ -192,7 +192,8 @@ def add_args(p: argparse.ArgumentParser) -> None:
         type=parse_concurrency,
         default=[None],
         action=StoreGiven,
-        help="max requests in flight; a comma list (1,4,16,32) is a sweep",
+        help="max requests in flight (0, inf or none: no limit); a comma list (1,4,16,32) is a "
+        "sweep",
     )
     lo.add_argument(
         "--request-rate",
