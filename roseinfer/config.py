@@ -110,8 +110,9 @@ class SamplingParams:
     `temperature` 0 (or below `GREEDY_TEMPERATURE`) is greedy. `n` choices per prompt; with a
     `seed`, choice i draws from `seed + i`. `max_new_tokens` (the seeds' name) is accepted for
     `max_tokens` (given beside a `max_tokens` other than its default, the two must agree). An
-    empty `stop` string, which would match anywhere, is dropped. Every value is checked here, so the Python API and the server refuse the same
-    requests with the same messages (token ids against the vocabulary: `LLMEngine.validate`).
+    empty `stop` string, which would match anywhere, is dropped. Every value is checked here,
+    so the Python API and the server refuse the same requests with the same messages (token
+    ids against the vocabulary: `LLMEngine.validate`).
 
     `logprobs` N: each generated token's logprob and the N likeliest at its position (0: the
     token's only); `prompt_logprobs` N: the same for the prompt's tokens. Both are of the raw
