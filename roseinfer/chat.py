@@ -19,6 +19,8 @@ the field; `LLM.chat` reads plain dicts through them).
 from __future__ import annotations
 
 import json
+import secrets
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -311,8 +313,28 @@ def chat_prompt_ids(
         )
 
     text = render(messages)
-    # Each name on its own: a template may show some roles' names and drop the others'.
-    for i in (i for i, m in enumerate(messages) if m.name):
+    named = [i for i, m in enumerate(messages) if m.name]
+    if named:
+        _check_names_shown(messages, named, text, render)
+    return tokenizer.encode(text, False)
+
+
+def _check_names_shown(
+    messages: list[ChatMessage], named: list[int], text: str, render: Callable[..., str]
+) -> None:
+    """ChatError naming the first message whose name the template does not show (a template
+    may show some roles' names and drop the others'). One render with each name replaced by a
+    marker of digits (which case filters leave alone) finds the shown ones; only a name whose
+    marker is missing (dropped, or changed by the template) costs a render of its own."""
+    nonce = f"{secrets.randbelow(10**9):09d}"
+    marked = [
+        m.model_copy(update={"name": f"{nonce}{i:07d}"}) if m.name else m
+        for i, m in enumerate(messages)
+    ]
+    marked_text = render(marked)
+    for i in named:
+        if f"{nonce}{i:07d}" in marked_text:
+            continue
         unnamed = [
             m.model_copy(update={"name": None}) if j == i else m for j, m in enumerate(messages)
         ]
@@ -322,7 +344,6 @@ def chat_prompt_ids(
                 "this model's chat template does not show this message's name, so the model "
                 "would never see it: leave 'name' out",
             )
-    return tokenizer.encode(text, False)
 
 
 def _template_kwargs(tokenizer: Tokenizer, messages: list[dict], kwargs: dict) -> dict[str, Any]:

@@ -213,6 +213,11 @@ def test_strict_mode_takes_only_closed_schemas():
     refs = {"$defs": {"p": {"type": "object", "properties": {"x": {"type": "integer"}},
             "required": ["x"]}}, "$ref": "#/$defs/p"}  # fmt: skip
     assert (strict_schema_error(refs) or "").startswith("the schema.$defs.p:")
+    conditional = {**SCHEMA, "then": {"type": "object", "properties": {"q": {}}}}
+    assert (strict_schema_error(conditional) or "").startswith("the schema.then:")
+    # a schema of the wrong shape is the compiler's to refuse (a 400), not a crash here
+    assert strict_schema_error({**SCHEMA, "required": True}) is None
+    assert strict_schema_error({**SCHEMA, "properties": ["name"]}) is None
 
 
 @pytest.mark.parametrize("strict", [True, False])

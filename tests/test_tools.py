@@ -202,11 +202,14 @@ def test_openai_client_tools_and_its_stream_helper(tools_server):
         ({"tools": [{"type": "function", "function": {"name": "f", "strict": True,
                                                       "parameters": WEATHER}}]},
          "tools.0.function.parameters"),
+        ({"tools": [{"type": "function", "function": {"name": "f", "strict": True,
+                                                      "parameters": {**ADD, "required": True}}}]},
+         "tools.0.function.parameters"),
         ({"tools": [TOOLS[1], TOOLS[1]]}, "tools"),
         ({"tools": TOOLS, "response_format": {"type": "json_object"}}, "response_format"),
         ({"tools": [{"type": "retrieval", "function": {"name": "f"}}]}, "tools.0.type"),
     ],
-    ids=["no-tools", "unknown-name", "bad-choice", "bad-name", "bad-schema", "not-an-object", "strict-open", "strict-optional", "twice",
+    ids=["no-tools", "unknown-name", "bad-choice", "bad-name", "bad-schema", "not-an-object", "strict-open", "strict-optional", "strict-malformed", "twice",
          "two-constraints", "type"],
 )  # fmt: skip
 def test_bad_tool_requests_are_400s_naming_the_field(http, extra, param):

@@ -8,34 +8,40 @@ from __future__ import annotations
 
 from typing import Any
 
-# Keywords whose values are schemas, lists of schemas, or names -> schemas.
-_ONE = ("items", "not", "contains", "additionalItems")
-_MANY = ("anyOf", "allOf", "oneOf", "prefixItems")
-_NAMED = ("properties", "$defs", "definitions")
+# Keywords whose values are a schema, a list of schemas, or names -> schemas.
+_ONE = ("items", "additionalItems", "not", "contains", "if", "then", "else", "propertyNames",
+        "unevaluatedItems")  # fmt: skip
+_MANY = ("anyOf", "allOf", "oneOf", "prefixItems", "items")
+_NAMED = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
 
 
 def strict_schema_error(schema: Any, where: str = "the schema") -> str | None:
-    """Why `schema` is not one strict mode takes (naming the place in it), or None."""
+    """Why `schema` is not one strict mode takes (naming the place in it), or None. A schema of
+    the wrong shape (`"required": true`) is left to the grammar's compiler, which refuses it."""
     if not isinstance(schema, dict):
-        return None  # true / false schemas
+        return None  # true / false schemas, or not a schema: the compiler's to refuse
     kind = schema.get("type")
-    if kind == "object" or (isinstance(kind, list) and "object" in kind) or "properties" in schema:
+    properties = schema.get("properties")
+    if kind == "object" or (isinstance(kind, list) and "object" in kind) or properties is not None:
         if schema.get("additionalProperties") is not False:
             return f'{where}: strict mode needs "additionalProperties": false on every object'
-        properties = schema.get("properties") or {}
-        missing = [name for name in properties if name not in (schema.get("required") or ())]
-        if missing:
-            return f"{where}: strict mode needs every property required, not {missing}"
+        required = schema.get("required") or []
+        if isinstance(properties, dict) and isinstance(required, list):
+            missing = [name for name in properties if name not in required]
+            if missing:
+                return f"{where}: strict mode needs every property required, not {missing}"
     for key in _ONE:
         if isinstance(schema.get(key), dict):
             if error := strict_schema_error(schema[key], f"{where}.{key}"):
                 return error
     for key in _MANY:
-        for i, sub in enumerate(schema.get(key) or ()):
-            if error := strict_schema_error(sub, f"{where}.{key}.{i}"):
-                return error
+        if isinstance(schema.get(key), list):
+            for i, sub in enumerate(schema[key]):
+                if error := strict_schema_error(sub, f"{where}.{key}.{i}"):
+                    return error
     for key in _NAMED:
-        for name, sub in (schema.get(key) or {}).items():
-            if error := strict_schema_error(sub, f"{where}.{key}.{name}"):
-                return error
+        if isinstance(schema.get(key), dict):
+            for name, sub in schema[key].items():
+                if error := strict_schema_error(sub, f"{where}.{key}.{name}"):
+                    return error
     return None
