@@ -109,7 +109,8 @@ class SamplingParams:
 
     `temperature` 0 (or below `GREEDY_TEMPERATURE`) is greedy. `n` choices per prompt; with a
     `seed`, choice i draws from `seed + i`. `max_new_tokens` (the seeds' name) is accepted for
-    `max_tokens` (given beside a `max_tokens` other than its default, the two must agree). An
+    `max_tokens` (given beside a `max_tokens` other than its default, the two must agree: so
+    `dataclasses.replace` takes `max_tokens`, which the copy already carries). An
     empty `stop` string, which would match anywhere, is dropped. Every value is checked here,
     so the Python API and the server refuse the same requests with the same messages (token
     ids against the vocabulary: `LLMEngine.validate`).

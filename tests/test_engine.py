@@ -79,7 +79,7 @@ def assert_same_or_tie(engine, prompt, params, got, reference) -> None:
     # ... and what follows the flip must still be what the model generates after it.
     rest = params.max_new_tokens - i - 1
     if rest:
-        tail = dataclasses.replace(params, max_new_tokens=rest)
+        tail = dataclasses.replace(params, max_tokens=rest)
         assert_same_or_tie(engine, prompt + got[: i + 1], tail, got[i + 1 :], reference)
     else:
         assert len(got) == i + 1

@@ -21,12 +21,12 @@ logger = logging.getLogger(__name__)
 @functools.cache
 def load_cpu_kernels() -> ModuleType | None:
     """The compiled extension, or None (logged once) where it cannot be built on this machine."""
+    # First: a $ROSEINFER_KERNEL_ISA it does not know stops the start, naming it, on any CPU.
+    from roseinfer.kernels.build import load_kernels
+
     if platform.machine() not in ("x86_64", "AMD64"):
         logger.info("CPU kernels are built for x86-64 only; using the plain PyTorch path")
         return None
-    # Outside the try: a $ROSEINFER_KERNEL_ISA it does not know stops the start, naming it.
-    from roseinfer.kernels.build import load_kernels
-
     try:
         return load_kernels()
     except Exception as exc:  # no compiler, no ninja, unsupported flags: fall back, loudly

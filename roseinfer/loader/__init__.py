@@ -177,20 +177,20 @@ def _read_hf_dir(path: str) -> tuple[dict, dict[str, torch.Tensor], Tokenizer]:
     )
 
 
-def check_device(device: str) -> None:
+def check_device(device: str, what: str = "device") -> None:
     """ValueError (one line) when `device` names a device this machine does not have: before
     a model is read, not as an assertion deep in its loading."""
     if not device.startswith("cuda"):
         return
     if not torch.cuda.is_available():
         raise ValueError(
-            f"device {device}: CUDA is not available on this machine "
+            f"{what} {device}: CUDA is not available on this machine "
             f"(torch {torch.__version__}, CUDA build: {torch.version.cuda or 'none'})"
         )
     index = device.partition(":")[2]
     if index and (not index.isdigit() or int(index) >= torch.cuda.device_count()):
         raise ValueError(
-            f"device {device}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+            f"{what} {device}: this machine has {torch.cuda.device_count()} CUDA device(s)"
         )
 
 

@@ -126,7 +126,7 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     from roseinfer.loader import check_device  # torch: not for --help
 
     try:
-        check_device(engine_config.device)
+        check_device(engine_config.device, "--device")
         sock = bind_socket(host, port)
     except (ValueError, OSError) as e:
         print(f"roseinfer serve: error: {e}", file=sys.stderr)

@@ -84,6 +84,8 @@ def prompt_logprobs_json(
     """Per prompt token, null or {token id: {logprob, rank, decoded_token}} of the token and
     the `num_top` likeliest. The engine may hold more (echo's `logprobs` asks for its own N of
     the same positions)."""
+    if not positions:  # none were taken (a request that failed before its prefill)
+        return []
     return [
         None
         if position is None
