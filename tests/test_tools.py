@@ -240,6 +240,39 @@ def test_parameters_without_a_type_still_give_object_arguments(http):
     assert calls >= 2  # not every answer cut short
 
 
+def test_parameters_with_definitions_give_calls_that_follow_them(http):
+    """pydantic writes nested models and enums as `$defs` and `$ref`s: the call's grammar finds
+    them (they had been a 400: "Pointer '/$defs/Color' does not exist"), for two tools whose
+    definitions share a name too."""
+    color = {"enum": ["red", "blue"], "type": "string"}
+
+    def tool(name: str, color_def: dict) -> dict:
+        params = {"$defs": {"Color": color_def, "Point": {
+            "type": "object", "properties": {"x": {"type": "integer", "minimum": 0, "maximum": 9}},
+            "required": ["x"], "additionalProperties": False}},
+            "type": "object", "properties": {"at": {"$ref": "#/$defs/Point"},
+                                             "color": {"$ref": "#/$defs/Color"}},
+            "required": ["at", "color"], "additionalProperties": False}  # fmt: skip
+        return {"type": "function", "function": {"name": name, "parameters": params}}
+
+    tools = [tool("paint", color), tool("tint", {"enum": ["green"], "type": "string"})]
+    schemas = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
+    calls = 0
+    for seed in range(3):
+        body = {"messages": MESSAGES, "tools": tools, "tool_choice": "required", "seed": seed,
+                "temperature": 1.0, "max_tokens": 160, "parallel_tool_calls": False}  # fmt: skip
+        r = http.post("/v1/chat/completions", json=body)
+        assert r.status_code == 200, r.text
+        (out,) = r.json()["choices"]
+        if out["finish_reason"] == "length":
+            continue
+        (call,) = out["message"]["tool_calls"]
+        name = call["function"]["name"]
+        jsonschema.validate(json.loads(call["function"]["arguments"]), schemas[name])
+        calls += 1
+    assert calls >= 1
+
+
 def test_tools_are_refused_on_completions(http):
     r = http.post("/v1/completions", json={"prompt": "x", "tools": TOOLS})
     assert r.status_code == 400 and r.json()["error"]["param"] == "tools"

@@ -129,18 +129,50 @@ class ToolUse:
 
 
 def call_schema(tools: list[Tool]) -> dict[str, Any]:
-    """The JSON schema of one call's object, {"name": ..., "arguments": {...}}."""
-    options = [
-        {
+    """The JSON schema of one call's object, {"name": ..., "arguments": {...}}. Each tool's
+    `$defs` (and `definitions`) move to this schema's root as `<tool>--<name>`, its `$ref`s with
+    them: under `arguments` a `#/$defs/...` pointer would name nothing (pydantic's nested models
+    and enums are written so)."""
+    options, defs = [], {}
+    for t in tools:
+        arguments, own = _hoisted_defs(t.name, t.arguments_schema)
+        defs.update(own)
+        options.append({
             "type": "object",
-            "properties": {"name": {"const": t.name}, "arguments": t.arguments_schema},
+            "properties": {"name": {"const": t.name}, "arguments": arguments},
             "required": ["name", "arguments"],
             "additionalProperties": False,
-        }
-        for t in tools
-    ]
+        })  # fmt: skip
     schema = options[0] if len(options) == 1 else {"anyOf": options}
-    return {**schema, "x-guidance": JSON_STYLE}
+    return {**schema, **({"$defs": defs} if defs else {}), "x-guidance": JSON_STYLE}
+
+
+_DEF_KEYS = ("$defs", "definitions")
+
+
+def _hoisted_defs(tool: str, schema: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(`schema` without its definitions, its `$ref`s into them renamed; the definitions as
+    the call schema's root holds them)."""
+
+    def renamed(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {k: renamed(v) for k, v in node.items()}
+            ref = node.get("$ref")
+            for key in _DEF_KEYS:
+                if isinstance(ref, str) and ref.startswith(f"#/{key}/"):
+                    out["$ref"] = f"#/$defs/{tool}--{ref[len(key) + 3 :]}"
+            return out
+        if isinstance(node, list):
+            return [renamed(v) for v in node]
+        return node
+
+    defs = {
+        f"{tool}--{name}": renamed(sub)
+        for key in _DEF_KEYS
+        if isinstance(schema.get(key), dict)
+        for name, sub in schema[key].items()
+    }
+    return renamed({k: v for k, v in schema.items() if k not in _DEF_KEYS}), defs
 
 
 def tool_prompt(tools: tuple[Tool, ...]) -> str:
