@@ -224,20 +224,26 @@ def test_parameters_without_a_type_still_give_object_arguments(http):
     # bounded, so that a random model's calls close within max_tokens
     params = {"properties": {"city": {"type": "string", "maxLength": 8}}, "required": ["city"]}
     tools = [{"type": "function", "function": {"name": "f", "parameters": params}}]
-    calls = 0
-    for seed in range(4):
+    calls = forced_calls(http, tools, seeds=4, max_tokens=80)
+    assert len(calls) >= 2  # not every answer cut short
+    assert all(isinstance(json.loads(c["function"]["arguments"]), dict) for c in calls)
+
+
+def forced_calls(http, tools: list[dict], seeds: int, max_tokens: int) -> list[dict]:
+    """The one call of each answer under tool_choice "required" (seeds 0.. at temperature 1),
+    leaving out answers cut short by max_tokens."""
+    calls = []
+    for seed in range(seeds):
         body = {"messages": MESSAGES, "tools": tools, "tool_choice": "required", "seed": seed,
-                "temperature": 1.0, "max_tokens": 80, "parallel_tool_calls": False}  # fmt: skip
+                "temperature": 1.0, "max_tokens": max_tokens, "parallel_tool_calls": False}  # fmt: skip
         r = http.post("/v1/chat/completions", json=body)
         assert r.status_code == 200, r.text
         (out,) = r.json()["choices"]
-        if out["finish_reason"] == "length":
-            continue
-        assert out["finish_reason"] == "tool_calls", out
-        (call,) = out["message"]["tool_calls"]
-        assert isinstance(json.loads(call["function"]["arguments"]), dict)
-        calls += 1
-    assert calls >= 2  # not every answer cut short
+        if out["finish_reason"] != "length":
+            assert out["finish_reason"] == "tool_calls", out
+            (call,) = out["message"]["tool_calls"]
+            calls.append(call)
+    return calls
 
 
 def test_parameters_with_definitions_give_calls_that_follow_them(http):
@@ -257,20 +263,11 @@ def test_parameters_with_definitions_give_calls_that_follow_them(http):
 
     tools = [tool("paint", color), tool("tint", {"enum": ["green"], "type": "string"})]
     schemas = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
-    calls = 0
-    for seed in range(3):
-        body = {"messages": MESSAGES, "tools": tools, "tool_choice": "required", "seed": seed,
-                "temperature": 1.0, "max_tokens": 160, "parallel_tool_calls": False}  # fmt: skip
-        r = http.post("/v1/chat/completions", json=body)
-        assert r.status_code == 200, r.text
-        (out,) = r.json()["choices"]
-        if out["finish_reason"] == "length":
-            continue
-        (call,) = out["message"]["tool_calls"]
-        name = call["function"]["name"]
-        jsonschema.validate(json.loads(call["function"]["arguments"]), schemas[name])
-        calls += 1
-    assert calls >= 1
+    calls = forced_calls(http, tools, seeds=3, max_tokens=160)
+    assert calls
+    for call in calls:
+        function = call["function"]
+        jsonschema.validate(json.loads(function["arguments"]), schemas[function["name"]])
 
 
 def test_tools_are_refused_on_completions(http):
