@@ -300,6 +300,8 @@ def chat_prompt_ids(
             "invalid_value",
         )
     native = "tools" in (template_variables(tokenizer) or ())
+    if template_kwargs is not None and not isinstance(template_kwargs, dict):
+        raise ChatError("chat_template_kwargs", "chat_template_kwargs must be an object of names")
     kwargs = _template_kwargs(tokenizer, template_messages(messages, native), template_kwargs or {})
     if tools and native:
         kwargs["tools"] = [t.as_json() for t in tools]

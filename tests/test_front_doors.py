@@ -251,6 +251,8 @@ def test_the_python_front_doors_refuse_values_they_would_misread(llm):
             call()
     with pytest.raises(TypeError, match="sampling_params must be a SamplingParams"):
         llm.generate(PROMPT, {"max_tokens": 2})  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="chat_template_kwargs must be an object"):
+        llm.chat([{"role": "user", "content": "hi"}], chat_template_kwargs=[1])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="foo"):  # as chat refuses it
         llm.encode_chat([{"role": "user", "content": "hi", "foo": 1}])
     plain = [{"role": "user", "content": "hi"}]
