@@ -315,19 +315,20 @@ def chat_prompt_ids(
         )
 
     text = render(messages)
-    named = [i for i, m in enumerate(messages) if m.name]
-    if named:
-        _check_names_shown(messages, named, text, render)
+    _check_names_shown(messages, text, render)
     return tokenizer.encode(text, False)
 
 
 def _check_names_shown(
-    messages: list[ChatMessage], named: list[int], text: str, render: Callable[..., str]
+    messages: list[ChatMessage], text: str, render: Callable[[list[ChatMessage]], str]
 ) -> None:
     """ChatError naming the first message whose name the template does not show (a template
     may show some roles' names and drop the others'). One render with each name replaced by a
     marker of digits (which case filters leave alone) finds the shown ones; only a name whose
     marker is missing (dropped, or changed by the template) costs a render of its own."""
+    named = [i for i, m in enumerate(messages) if m.name]
+    if not named:
+        return
     nonce = f"{secrets.randbelow(10**9):09d}"
     marked = [
         m.model_copy(update={"name": f"{nonce}{i:07d}"}) if m.name else m
