@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 
 import httpx
 import jsonschema
@@ -114,13 +116,71 @@ def test_grammar_state_survives_preemption(tiny_model_dir):
         (StructuredOutputs(json={"type": "nonsense"}), "nonsense"),
         (StructuredOutputs(json="{not json"), "structured_outputs"),
         (StructuredOutputs(grammar="root ::= missing"), "missing"),
+        # a language without text: its first token fails (had been an empty "stop" reply)
+        (StructuredOutputs(regex=r"[^\s\S]"), "llguidance"),
+        (StructuredOutputs(grammar="start: " + '"a" ' * 17_000), "at most 65536"),
+        # GBNF's conversion to Lark (Python, holding the GIL) grows with rules x size
+        (StructuredOutputs(grammar="\n".join(["root ::= r0", *(f'r{i} ::= "a"' for i in
+                                                                range(600))])), "at most 512"),
     ],
-)
+)  # fmt: skip
 def test_bad_grammars_are_refused_before_queueing(llm, spec, message):
     with pytest.raises(ValueError, match="structured_outputs") as e:
         llm.generate("x", constrained(spec), use_tqdm=False)
     assert message in str(e.value)
     assert not llm.engine.has_unfinished()
+
+
+# A grammar that compiles but that llguidance's parser or lexer cannot follow past its first
+# token: a row of 5,000 alternatives (its parser takes 2,000), or 50,000 choices (its lexer runs
+# out of expressions, in the template every copy shares).
+PAST_LIMITS = {
+    "wide-row": StructuredOutputs(grammar="root ::= " + " | ".join(f'"c{i}x"' for i in
+                                                                     range(5000))),
+    "many-choices": StructuredOutputs(choice=tuple(f"choice number {i}" for i in range(50_000))),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("spec", PAST_LIMITS.values(), ids=PAST_LIMITS.keys())
+def test_a_grammar_past_llguidances_limits_fails_that_request_alone(llm, spec):
+    """That request ends with reason "error" naming llguidance's limit, its own doing, and so
+    does the next one with the same grammar: the matcher's error state had given an empty reply
+    ending "stop", as if the grammar were met (the second always, the template being spent). The
+    plain request beside it is what it is alone."""
+    plain = SamplingParams(max_tokens=8, temperature=0)
+    (alone,) = llm.generate("hello", plain, use_tqdm=False)
+    for _ in range(2):
+        outs = llm.generate(["hi", "hello"], [constrained(spec, max_tokens=8), plain],
+                            use_tqdm=False)  # fmt: skip
+        failed = outs[0].outputs[0]
+        assert failed.finish_reason == "error" and failed.text == ""
+        assert (failed.error or "").startswith("the grammar failed in llguidance: ")
+        assert outs[1].outputs[0].token_ids == alone.outputs[0].token_ids
+    assert not llm.engine.has_unfinished()
+
+
+def test_a_deeply_nested_grammar_compiles_instead_of_crashing(tiny_model_dir):
+    """A chain of 5,000 one-reference rules (40 KB of Lark) overflowed the 8 MB stack of the
+    thread that compiled it: the process died (a segfault), with every request it served. It now
+    compiles on a thread of its own stack and constrains the output. Run in a subprocess, so
+    that a crash fails this test, not the suite."""
+    script = f"""
+from roseinfer import LLM
+from roseinfer.config import SamplingParams, StructuredOutputs
+def name(i):  # a, b, ..., z, ba, bb, ...: the shortest names, the most levels per character
+    return (name(i // 26) if i >= 26 else "") + "abcdefghijklmnopqrstuvwxyz"[i % 26]
+names = [name(i) for i in range(5001)]
+rules = ["start: a"] + ["%s: %s" % (x, y) for x, y in zip(names, names[1:])]
+rules.append('%s: "zz"' % names[-1])
+llm = LLM(model={tiny_model_dir("llama")!r}, dtype="float32", num_kv_blocks=64)
+params = SamplingParams(max_tokens=8, temperature=0,
+                        structured_outputs=StructuredOutputs(grammar="\\n".join(rules)))
+print("TEXT", llm.generate("hi", params, use_tqdm=False)[0].outputs[0].text)
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=300)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "TEXT zz" in run.stdout.splitlines()
 
 
 def test_structured_outputs_takes_exactly_one_form():
@@ -218,6 +278,12 @@ def test_strict_mode_takes_only_closed_schemas():
     # a schema of the wrong shape is the compiler's to refuse (a 400), not a crash here
     assert strict_schema_error({**SCHEMA, "required": True}) is None
     assert strict_schema_error({**SCHEMA, "properties": ["name"]}) is None
+    # deeper than llguidance reads (128 levels): refused without walking it (500 levels of
+    # objects had overflowed Python's stack, a 500)
+    deep: dict = {"type": "string"}
+    for _ in range(250):
+        deep = {"type": "object", "properties": {"a": deep}}
+    assert "deeper than 128 levels" in (strict_schema_error(deep) or "")
 
 
 @pytest.mark.parametrize("strict", [True, False])

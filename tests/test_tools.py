@@ -49,6 +49,17 @@ SCHEMAS = {"get_weather": WEATHER, "add": ADD}
 MESSAGES = [{"role": "user", "content": "What is the weather in Paris?"}]
 
 
+def nested(levels: int) -> dict:
+    """A schema whose objects nest `levels` deep."""
+    schema: dict = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+NESTED_500 = nested(250)  # 500 levels of objects
+
+
 def check_calls(calls: list[dict], names: frozenset[str] = frozenset(SCHEMAS)) -> None:
     assert calls
     for call in calls:
@@ -208,9 +219,12 @@ def test_openai_client_tools_and_its_stream_helper(tools_server):
         ({"tools": [TOOLS[1], TOOLS[1]]}, "tools"),
         ({"tools": TOOLS, "response_format": {"type": "json_object"}}, "response_format"),
         ({"tools": [{"type": "retrieval", "function": {"name": "f"}}]}, "tools.0.type"),
+        # 500 levels: the walks before the grammar's compiler had overflowed Python's stack (a 500)
+        ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {
+            "type": "object", "properties": {"x": NESTED_500}}}}]}, "tools.0.function.parameters"),
     ],
     ids=["no-tools", "unknown-name", "bad-choice", "bad-name", "bad-schema", "not-an-object", "strict-open", "strict-optional", "strict-malformed", "twice",
-         "two-constraints", "type"],
+         "two-constraints", "type", "too-deep"],
 )  # fmt: skip
 def test_bad_tool_requests_are_400s_naming_the_field(http, extra, param):
     r = http.post("/v1/chat/completions", json={"messages": MESSAGES, **extra})

@@ -30,7 +30,7 @@ from roseinfer.engine.sequence import ScheduledSequence, Sequence
 from roseinfer.loader import LoadedModel
 from roseinfer.models import ModelConfig
 from roseinfer.outputs import FinishReason, TokenLogprobs
-from roseinfer.structured.grammar import GrammarCompiler, GrammarError
+from roseinfer.structured.grammar import GrammarCompiler, GrammarError, grammar_failure
 from roseinfer.tokenizer import Tokenizer
 
 logger = logging.getLogger(__name__)
@@ -290,6 +290,8 @@ class LLMEngine:
                 continue
             try:
                 outputs.append(self._advance(seq, sampled, now))
+            except GrammarError as e:
+                failed[seq.seq_id] = SampleFailure(str(e), invalid_request=True)
             except Exception as e:  # a bug in one choice's bookkeeping (its grammar's)
                 logger.exception("request %s failed after sampling", seq.request_id)
                 failed[seq.seq_id] = SampleFailure.of(e, "processing the token")
@@ -342,8 +344,10 @@ class LLMEngine:
         seq.token_ids.append(token)
         reason = self.stop_reason(seq, token)
         if seq.matcher is not None and reason is None:
-            if not seq.matcher.consume_token(token):  # the mask allowed it: a bug
-                raise RuntimeError(f"the grammar refused token {token}: {seq.matcher.get_error()}")
+            if not seq.matcher.consume_token(token):
+                if (failure := grammar_failure(seq.matcher)) is not None:
+                    raise GrammarError(failure)  # its limits, reached only now: the request's
+                raise RuntimeError(f"the grammar refused token {token}, which its mask allowed")
             if seq.matcher.is_stopped():  # the grammar is complete: nothing may follow
                 reason = "stop"
         return reason

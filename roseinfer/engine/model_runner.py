@@ -21,6 +21,7 @@ from roseinfer.layers.sampler import NO_TOKEN, NOT_FINITE, Sampler
 from roseinfer.loader import LoadedModel
 from roseinfer.models.config import ModelConfig
 from roseinfer.outputs import TokenLogprobs
+from roseinfer.structured.grammar import grammar_failure
 
 logger = logging.getLogger(__name__)
 
@@ -310,7 +311,9 @@ class ModelRunner:
         sampled: list[SampledToken | SampleFailure]
         sampled = [SampledToken(t, lp) for t, lp in zip(ids, logprobs, strict=True)]
         for i in out.no_token_rows:
-            sampled[i] = SampleFailure(NO_TOKEN, invalid_request=True)
+            matcher = seqs[i].matcher
+            failure = None if matcher is None else grammar_failure(matcher)
+            sampled[i] = SampleFailure(failure or NO_TOKEN, invalid_request=True)
         for i in out.non_finite_rows:
             sampled[i] = SampleFailure(NOT_FINITE)
         return sampled

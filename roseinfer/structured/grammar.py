@@ -23,16 +23,53 @@ from roseinfer.tokenizer import Tokenizer
 if TYPE_CHECKING:
     from llguidance._lib import JsonCompileOptions
 
+# A `grammar` (Lark or GBNF) of more characters is refused: llguidance's compiler recurses once
+# per level of rule nesting, and the characters bound the levels (below).
+MAX_GRAMMAR_CHARS = 64 * 1024
+# GBNF rules (`::=`) beyond this are refused: llguidance converts GBNF to Lark in Python, in
+# time that grows with rules x size while holding the GIL (1,024 chained rules 0.5 s, 4,000
+# 18 s on the Zen 5 host: every other request stalled meanwhile).
+MAX_GBNF_RULES = 512
+# Stack of the thread each compile runs on (address space; memory only as it is touched). The
+# compiler takes 2.5-4 KB of stack per level of rule nesting: a 2,750-rule chain (100 KB of Lark)
+# overflowed a default 8 MB thread stack and killed the process (a segfault). The deepest
+# MAX_GRAMMAR_CHARS grammar, a chain of one-reference rules (`ab: ac`, 7,437 levels), compiles
+# on 32 MB: this is 8x that.
+COMPILE_STACK_BYTES = 256 << 20
+_stack_size_lock = threading.Lock()  # threading.stack_size is the process's, for new threads
+
 
 class GrammarError(ValueError):
     """A schema, regex or grammar llguidance cannot compile (the message says why)."""
 
 
+def grammar_failure(matcher: Any) -> str | None:
+    """Why a matcher (a template's copy) is in its error state, in one line; None if it is not.
+    A grammar can pass its compile and fail later: a row of more alternatives than llguidance's
+    parser takes, a lexer out of its limits. That ends the request (its own doing)."""
+    if not matcher.is_error():
+        return None
+    first_line = (matcher.get_error() or "unknown error").splitlines()[0]
+    return f"the grammar failed in llguidance: {first_line}"
+
+
 def grammar_text(spec: StructuredOutputs) -> str:
     """The llguidance grammar of a request's constraint (JSON is compact: no free whitespace)."""
     import llguidance
+    from llguidance.gbnf_to_lark import is_lark_syntax
 
     options: JsonCompileOptions = {"whitespace_flexible": False}
+    if spec.grammar is not None:
+        if len(spec.grammar) > MAX_GRAMMAR_CHARS:
+            raise GrammarError(
+                f"the grammar has {len(spec.grammar)} characters; at most {MAX_GRAMMAR_CHARS}"
+            )
+        rules = spec.grammar.count("::=")
+        if rules > MAX_GBNF_RULES and not is_lark_syntax(spec.grammar):
+            raise GrammarError(
+                f"the GBNF grammar has {rules} rules (::=); at most {MAX_GBNF_RULES} (or write "
+                "it in Lark syntax, which has no such limit)"
+            )
     try:
         if spec.json_object:
             return llguidance.LLMatcher.grammar_from_json_schema(
@@ -85,17 +122,21 @@ class GrammarCompiler:
 
     def check(self, spec: StructuredOutputs) -> Any:
         """The compiled template matcher of `spec`, or GrammarError with llguidance's message."""
-        import llguidance
-
         text = grammar_text(spec)
         with self._lock:
             template = self._templates.get(text)
             if template is not None:
                 self._templates.move_to_end(text)
                 return template
-        template = llguidance.LLMatcher(self.ll_tokenizer, text, log_level=0)
+        template = _compile(self.ll_tokenizer, text)
         if template.is_error():
             raise GrammarError(template.get_error())
+        # A grammar whose first token already fails (a language with no text in it) is refused
+        # here, not found by the sampler; the probe's copy warms the template's lexer too.
+        probe = template.deep_copy()
+        probe.compute_bitmask()
+        if (failure := grammar_failure(probe)) is not None:
+            raise GrammarError(failure)
         with self._lock:
             self._templates[text] = template
             while len(self._templates) > self.CACHE_SIZE:
@@ -103,17 +144,56 @@ class GrammarCompiler:
         return template
 
     def matcher(self, spec: StructuredOutputs) -> Any:
-        """A fresh matcher for one sequence."""
-        return self.check(spec).deep_copy()
+        """A fresh matcher for one sequence. Copies share their template's lexer: one that ran
+        out of the lexer's limits leaves every later copy in error from the start, so such a
+        template is dropped and compiled again (once)."""
+        matcher = self.check(spec).deep_copy()
+        if matcher.is_error():
+            with self._lock:
+                self._templates.pop(grammar_text(spec), None)
+            matcher = self.check(spec).deep_copy()
+        return matcher
+
+
+def _compile(ll_tokenizer: Any, text: str) -> Any:
+    """llguidance's compile of `text`, on a thread of COMPILE_STACK_BYTES of stack (waited for:
+    the caller is a worker thread already, or the Python API's own)."""
+    import llguidance
+
+    # Short errors: verbose ones repeat the whole grammar and the parser's state (270 KB).
+    limits = llguidance.LLParserLimits(verbose_errors=False)
+    result: list[Any] = []
+
+    def run() -> None:
+        try:
+            result.append(llguidance.LLMatcher(ll_tokenizer, text, log_level=0, limits=limits))
+        except Exception as e:  # llguidance raises only when misused: the caller's to raise
+            result.append(e)
+
+    with _stack_size_lock:
+        previous = threading.stack_size(COMPILE_STACK_BYTES)
+        try:
+            thread = threading.Thread(target=run, name="roseinfer-grammar-compile", daemon=True)
+            thread.start()
+        finally:
+            threading.stack_size(previous)
+    thread.join()
+    if isinstance(result[0], Exception):
+        raise result[0]
+    return result[0]
 
 
 def fill_bitmask(matchers: Sequence[Any], vocab_size: int) -> torch.Tensor:
     """The tokens each matcher's grammar allows next: int32 [R, ceil(V / 32)], bit j of word w
-    set when token 32w + j is allowed (llguidance's layout)."""
+    set when token 32w + j is allowed (llguidance's layout). No token for a matcher in its error
+    state (`grammar_failure`), whose own mask would allow only the end of sequence: an empty
+    reply ending "stop", as if the grammar were met."""
     bitmask = torch.empty(len(matchers), (vocab_size + 31) // 32, dtype=torch.int32)
     for i, m in enumerate(matchers):
         row = bitmask[i]
         m.unsafe_compute_mask_ptr(row.data_ptr(), row.numel() * 4)
+        if m.is_error():
+            row.zero_()
     return bitmask
 
 

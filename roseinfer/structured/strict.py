@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from roseinfer.structured.depth import schema_depth_error
+
 # Keywords whose values are a schema, a list of schemas, or names -> schemas.
 _ONE = ("items", "additionalItems", "not", "contains", "if", "then", "else", "propertyNames",
         "unevaluatedItems")  # fmt: skip
@@ -18,6 +20,10 @@ _NAMED = ("properties", "$defs", "definitions", "patternProperties", "dependentS
 def strict_schema_error(schema: Any, where: str = "the schema") -> str | None:
     """Why `schema` is not one strict mode takes (naming the place in it), or None. A schema of
     the wrong shape (`"required": true`) is left to the grammar's compiler, which refuses it."""
+    return schema_depth_error(schema, where) or _strict_error(schema, where)
+
+
+def _strict_error(schema: Any, where: str) -> str | None:
     if not isinstance(schema, dict):
         return None  # true / false schemas, or not a schema: the compiler's to refuse
     kind = schema.get("type")
@@ -32,16 +38,16 @@ def strict_schema_error(schema: Any, where: str = "the schema") -> str | None:
                 return f"{where}: strict mode needs every property required, not {missing}"
     for key in _ONE:
         if isinstance(schema.get(key), dict):
-            if error := strict_schema_error(schema[key], f"{where}.{key}"):
+            if error := _strict_error(schema[key], f"{where}.{key}"):
                 return error
     for key in _MANY:
         if isinstance(schema.get(key), list):
             for i, sub in enumerate(schema[key]):
-                if error := strict_schema_error(sub, f"{where}.{key}.{i}"):
+                if error := _strict_error(sub, f"{where}.{key}.{i}"):
                     return error
     for key in _NAMED:
         if isinstance(schema.get(key), dict):
             for name, sub in schema[key].items():
-                if error := strict_schema_error(sub, f"{where}.{key}.{name}"):
+                if error := _strict_error(sub, f"{where}.{key}.{name}"):
                     return error
     return None

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from roseinfer.structured.depth import schema_depth_error
+
 TOOL_CALL_OPEN, TOOL_CALL_CLOSE = "<tool_call>", "</tool_call>"
 # The separators of `json.dumps`, as the format's examples write calls; no other whitespace.
 JSON_STYLE = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
@@ -65,6 +67,8 @@ class Tool:
                 f"function {self.name!r}: parameters must be a JSON schema of an object "
                 '("type": "object")',
             )
+        if error := schema_depth_error(self.parameters, f"function {self.name!r}: parameters"):
+            raise ToolFieldError("parameters", error)
 
     @property
     def schema(self) -> dict[str, Any]:
