@@ -225,3 +225,62 @@ def test_the_seeds_session_honours_bad_words_and_grammars(llm):
     assert engine.generate_ids(ids, banned) != plain
     regex = greedy(8, structured_outputs=StructuredOutputs(regex="[a-z]+"))
     assert engine.generate_ids(ids, regex) == alone(llm, PROMPTS[2], regex).token_ids
+
+
+def where(calls: list[str]):
+    """A wrapper recording, for each call, the thread's name, or "event loop" where the thread
+    runs an asyncio loop (the server's, which every request's answer waits on)."""
+    import asyncio
+    import threading
+
+    def record() -> None:
+        try:
+            asyncio.get_running_loop()
+            calls.append("event loop")
+        except RuntimeError:
+            calls.append(threading.current_thread().name)
+
+    return record
+
+
+def test_the_server_tokenizes_off_its_event_loop_and_engine_loop(tiny_server, monkeypatch):
+    """A prompt (4 MB took 1.6 s) and `bad_words` (10,000 words 0.3 s, once per choice) are
+    tokenized on the server's worker threads: on the event loop they had held every answer, on
+    the engine loop every running request's next token. A request's list of bad words is
+    tokenized once, whatever n."""
+    import httpx
+
+    import roseinfer.engine.bad_words as bad_words_module
+    from roseinfer.tokenizer import Tokenizer
+
+    encodes: list[str] = []
+    bad_words: list[str] = []
+    encode, tokenize_words = Tokenizer.encode, bad_words_module.bad_words_token_ids
+    record_encode, record_words = where(encodes), where(bad_words)
+
+    def watched_encode(self, text, add_special_tokens=True):
+        if "probe-prompt" in text:
+            record_encode()
+        return encode(self, text, add_special_tokens)
+
+    def watched_words(tokenizer, words):
+        record_words()
+        return tokenize_words(tokenizer, words)
+
+    monkeypatch.setattr(Tokenizer, "encode", watched_encode)
+    monkeypatch.setattr(bad_words_module, "bad_words_token_ids", watched_words)
+    url = tiny_server[1]
+    body = {"max_tokens": 2, "n": 3, "bad_words": ["probe-word-a", "probe-word-b"]}
+    r = httpx.post(url + "/v1/completions", json={"prompt": "probe-prompt one", **body},
+                   timeout=60)  # fmt: skip
+    assert r.status_code == 200, r.text
+    chat = {"messages": [{"role": "user", "content": "probe-prompt"}], "max_tokens": 2}
+    assert httpx.post(url + "/v1/chat/completions", json=chat, timeout=60).status_code == 200
+    r = httpx.post(url + "/tokenize", json={"prompt": "probe-prompt two"}, timeout=60)
+    assert r.status_code == 200, r.text
+    r = httpx.post(url + "/generate", json={"prompt": "probe-prompt three", "max_new_tokens": 1},
+                   timeout=60)  # fmt: skip
+    assert r.status_code == 200, r.text
+    assert len(encodes) == 4 and "event loop" not in encodes, encodes
+    assert len(bad_words) == 1, bad_words
+    assert bad_words[0] not in ("event loop", "roseinfer-engine"), bad_words

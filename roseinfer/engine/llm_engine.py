@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import torch
 
 from roseinfer.config import EngineConfig, SamplingParams
+from roseinfer.engine.bad_words import BadWords
 from roseinfer.engine.block_manager import BlockManager
 from roseinfer.engine.model_runner import (
     ModelRunner,
@@ -31,7 +32,6 @@ from roseinfer.loader import LoadedModel
 from roseinfer.models import ModelConfig
 from roseinfer.outputs import FinishReason, TokenLogprobs
 from roseinfer.structured.grammar import GrammarCompiler, GrammarError, grammar_failure
-from roseinfer.tokenizer import Tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -120,6 +120,7 @@ class LLMEngine:
         )
         self.stop_token_ids = frozenset(self.tokenizer.stop_token_ids)
         self.grammars = GrammarCompiler(self.tokenizer, mc.vocab_size)
+        self.bad_words = BadWords(self.tokenizer)
         self.runner = ModelRunner(loaded, config, num_blocks)
         self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_cache)
         self.scheduler = Scheduler(
@@ -168,7 +169,7 @@ class LLMEngine:
         ids = list(prompt_token_ids)
         seq = Sequence(self._next_seq_id, ids, len(ids), params, request_id, index)
         self._next_seq_id += 1
-        seq.bad_words_token_ids = bad_words_token_ids(self.tokenizer, params.bad_words)
+        seq.bad_words_token_ids = self.bad_words.token_ids(params.bad_words)
         if params.structured_outputs is not None:
             seq.matcher = self.grammars.matcher(params.structured_outputs)
         return seq
@@ -195,7 +196,7 @@ class LLMEngine:
                 banned |= self.stop_token_ids | set(params.stop_token_ids)
                 reasons.append(f"stop tokens are masked before min_tokens ({params.min_tokens})")
             if params.bad_words:
-                words = bad_words_token_ids(self.tokenizer, params.bad_words)
+                words = self.bad_words.token_ids(params.bad_words)
                 banned |= {word[0] for word in words if len(word) == 1}
                 reasons.append("one-token bad_words are never generated")
             if set(params.allowed_token_ids) <= banned:
@@ -387,18 +388,3 @@ class LLMEngine:
     def release(self, seq: Sequence) -> None:
         """Free the blocks of a sequence run by `forward_alone`."""
         self.block_manager.free(seq)
-
-
-def bad_words_token_ids(tokenizer: Tokenizer, words: Seq[str]) -> tuple[tuple[int, ...], ...]:
-    """The tokenizations of banned words: each word (leading spaces stripped) as it encodes at
-    the start of text and after a space (vLLM's two; vLLM drops the second when its length
-    differs, which lets " unbelievable" through where it is [" un", "believable"])."""
-    out: list[tuple[int, ...]] = []
-    for word in words:
-        plain = tuple(tokenizer.encode(word.lstrip(), add_special_tokens=False))
-        if plain:
-            out.append(plain)
-        spaced = tuple(tokenizer.encode(" " + word.lstrip(), add_special_tokens=False))
-        if spaced:
-            out.append(spaced)
-    return tuple(dict.fromkeys(out))

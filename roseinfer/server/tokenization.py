@@ -14,6 +14,7 @@ true`, `chat_template`, ...), and its `tokens` are the prompt that endpoint woul
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -126,11 +127,11 @@ def add_tokenization_routes(
         if data.get("messages") is not None:
             body = _chat_form(data)
             check_model(body.model)
-            ids = _chat_ids(tokenizer, body)
+            ids = await asyncio.to_thread(_chat_ids, tokenizer, body)  # as the chat endpoint
         else:
             body = _validate(TokenizeCompletionRequest, data, "/tokenize (a prompt)")
             check_model(body.model)
-            ids = tokenizer.encode(body.prompt, body.add_special_tokens)
+            ids = await asyncio.to_thread(tokenizer.encode, body.prompt, body.add_special_tokens)
         strs = tokenizer.hf.convert_ids_to_tokens(ids) if body.return_token_strs else None
         return {"count": len(ids), "max_model_len": max_model_len, "tokens": ids,
                 "token_strs": strs}  # fmt: skip
