@@ -145,8 +145,8 @@ PAST_LIMITS = {
 def test_a_grammar_past_llguidances_limits_fails_that_request_alone(llm, spec):
     """That request ends with reason "error" naming llguidance's limit, its own doing, and so
     does the next one with the same grammar: the matcher's error state had given an empty reply
-    ending "stop", as if the grammar were met (the second always, the template being spent). The
-    plain request beside it is what it is alone."""
+    ending "stop", as if the grammar were met (the second always: its copies share the spent
+    template's lexer). The plain request beside it is what it is alone."""
     plain = SamplingParams(max_tokens=8, temperature=0)
     (alone,) = llm.generate("hello", plain, use_tqdm=False)
     for _ in range(2):
@@ -157,6 +157,19 @@ def test_a_grammar_past_llguidances_limits_fails_that_request_alone(llm, spec):
         assert (failed.error or "").startswith("the grammar failed in llguidance: ")
         assert outs[1].outputs[0].token_ids == alone.outputs[0].token_ids
     assert not llm.engine.has_unfinished()
+
+
+def test_the_grammar_size_limit_leaves_embedded_schemas_out():
+    """The tools' grammar embeds each function's schema (`%json {...}`): a tool with 100 KB of
+    schema stays within the limit, which bounds the grammar's own rules."""
+    from roseinfer.structured.grammar import MAX_GRAMMAR_CHARS, grammar_text
+    from roseinfer.structured.tools import Tool, ToolUse
+
+    properties = {f"p{i}": {"type": "string", "description": "d" * 40} for i in range(2000)}
+    tool = Tool("f", None, {"type": "object", "properties": properties})
+    grammar = ToolUse((tool,), "required").grammar()
+    assert len(grammar) > MAX_GRAMMAR_CHARS
+    assert grammar_text(StructuredOutputs(grammar=grammar))
 
 
 def test_a_deeply_nested_grammar_compiles_instead_of_crashing(tiny_model_dir):

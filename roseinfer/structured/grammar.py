@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from llguidance._lib import JsonCompileOptions
 
 # A `grammar` (Lark or GBNF) of more characters is refused: llguidance's compiler recurses once
-# per level of rule nesting, and the characters bound the levels (below).
+# per level of rule nesting, and the characters bound the levels (below). The JSON schemas a
+# grammar embeds (`%json {...}`, as the tools' grammar does) are not counted: llguidance's JSON
+# compiler holds them to 128 levels itself.
 MAX_GRAMMAR_CHARS = 64 * 1024
 # GBNF rules (`::=`) beyond this are refused: llguidance converts GBNF to Lark in Python, in
 # time that grows with rules x size while holding the GIL (1,024 chained rules 0.5 s, 4,000
@@ -60,9 +62,10 @@ def grammar_text(spec: StructuredOutputs) -> str:
 
     options: JsonCompileOptions = {"whitespace_flexible": False}
     if spec.grammar is not None:
-        if len(spec.grammar) > MAX_GRAMMAR_CHARS:
+        if (chars := _rule_chars(spec.grammar)) > MAX_GRAMMAR_CHARS:
             raise GrammarError(
-                f"the grammar has {len(spec.grammar)} characters; at most {MAX_GRAMMAR_CHARS}"
+                f"the grammar has {chars} characters (outside its %json schemas); at most "
+                f"{MAX_GRAMMAR_CHARS}"
             )
         rules = spec.grammar.count("::=")
         if rules > MAX_GBNF_RULES and not is_lark_syntax(spec.grammar):
@@ -86,6 +89,23 @@ def grammar_text(spec: StructuredOutputs) -> str:
         return llguidance.grammar_from("grammar", spec.grammar)
     except (ValueError, TypeError, RuntimeError) as e:
         raise GrammarError(str(e)) from None
+
+
+def _rule_chars(grammar: str) -> int:
+    """The characters of `grammar` outside the JSON schemas it embeds with `%json`."""
+    decoder = json.JSONDecoder()
+    count = start = 0
+    while (found := grammar.find("%json", start)) >= 0:
+        count += found - start
+        schema = found + len("%json")
+        while schema < len(grammar) and grammar[schema].isspace():
+            schema += 1
+        try:
+            _, start = decoder.raw_decode(grammar, schema)
+        except (ValueError, RecursionError):  # not a schema: counted as rules
+            start = schema
+            count += schema - found
+    return count + len(grammar) - start
 
 
 class GrammarCompiler:
@@ -144,15 +164,10 @@ class GrammarCompiler:
         return template
 
     def matcher(self, spec: StructuredOutputs) -> Any:
-        """A fresh matcher for one sequence. Copies share their template's lexer: one that ran
-        out of the lexer's limits leaves every later copy in error from the start, so such a
-        template is dropped and compiled again (once)."""
-        matcher = self.check(spec).deep_copy()
-        if matcher.is_error():
-            with self._lock:
-                self._templates.pop(grammar_text(spec), None)
-            matcher = self.check(spec).deep_copy()
-        return matcher
+        """A fresh matcher for one sequence. Copies share their template's lexer: once one has
+        run it out of llguidance's limits, later copies fail at their first token, each ending
+        its request with llguidance's reason (`grammar_failure`) as the first did."""
+        return self.check(spec).deep_copy()
 
 
 def _compile(ll_tokenizer: Any, text: str) -> Any:
