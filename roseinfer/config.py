@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
+import json
 import math
 import re
 from dataclasses import InitVar, dataclass, field
 from typing import Any
+
+from roseinfer.structured.depth import schema_depth_error
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 QUANTIZATIONS = ("none", "int8")
@@ -101,6 +105,21 @@ class StructuredOutputs:
                 raise ValueError(f"structured_outputs {name} must be a non-empty string")
         if self.json is not None and not isinstance(self.json, dict | str):
             raise ValueError("structured_outputs json must be a JSON schema (object or text)")
+        if isinstance(self.json, dict) and (error := schema_depth_error(self.json, "json")):
+            raise ValueError(f"structured_outputs {error}")
+
+    @functools.cached_property
+    def key(self) -> tuple[str, str]:
+        """The constraint as given, for caching its compiled grammar (a schema as canonical
+        JSON): worked out once per object, which a request's n choices share."""
+        if isinstance(self.json, dict):
+            return "json", json.dumps(self.json, sort_keys=True)
+        for name in ("json", "regex", "grammar"):
+            if (value := getattr(self, name)) is not None:
+                return name, value
+        if self.choice is not None:
+            return "choice", json.dumps(self.choice)
+        return "json_object", ""
 
 
 # Stop strings a request may give: the output processor looks for each at every token, on the

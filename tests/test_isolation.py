@@ -284,3 +284,27 @@ def test_the_server_tokenizes_off_its_event_loop_and_engine_loop(tiny_server, mo
     assert len(encodes) == 4 and "event loop" not in encodes, encodes
     assert len(bad_words) == 1, bad_words
     assert bad_words[0] not in ("event loop", "roseinfer-engine"), bad_words
+
+
+def test_the_server_converts_a_gbnf_grammar_once_off_its_loops(tiny_server, monkeypatch):
+    """GBNF's conversion to Lark is llguidance's Python, holding the GIL (a dense 64 KB grammar
+    took 4.4 s): it runs once, on a worker thread. It had run again on the engine loop when the
+    engine checked the request and for each of its choices (a victim waited 13 s)."""
+    import httpx
+    import llguidance._grammar_from as grammar_from
+
+    calls: list[str] = []
+    convert, record = grammar_from.any_to_lark, where(calls)
+
+    def watched(text):
+        record()
+        return convert(text)
+
+    monkeypatch.setattr(grammar_from, "any_to_lark", watched)
+    body = {"prompt": "hi", "max_tokens": 16, "n": 3, "grammar": 'root ::= "probe-" [a-c]+'}
+    r = httpx.post(tiny_server[1] + "/v1/completions", json=body, timeout=60)
+    assert r.status_code == 200, r.text
+    for choice in r.json()["choices"]:  # the grammar's, or a prefix of it (cut by max_tokens)
+        text = choice["text"]
+        assert text.startswith("probe-") or "probe-".startswith(text), text
+    assert len(calls) == 1 and calls[0] not in ("event loop", "roseinfer-engine"), calls

@@ -157,6 +157,10 @@ def test_tokenize_and_detokenize_refuse_another_model_and_bad_json(http):
         assert (error["param"], error["code"]) == ("model", "model_not_found")
         error = error_of(http.post(path, content=b"{not json", headers={"Content-Type": "x"}))
         assert error["code"] == "invalid_json"
+        # valid JSON nested past Python's reader: said so, not "not valid JSON"
+        deep = b'{"prompt": "x", "a": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+        error = error_of(http.post(path, content=deep, headers={"Content-Type": "x"}))
+        assert error["code"] == "invalid_json" and "deeper than" in error["message"], error
         assert error_of(http.post(path, json=[body]))["message"] == (
             "the request body must be a JSON object"
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Any
 
 from roseinfer.server.errors import APIError
@@ -24,8 +25,12 @@ def read_json(raw: bytes) -> Any:
         # Python's json, like OpenAI's server, takes NaN/Infinity (SamplingParams refuses them,
         # naming the field) and integers of any size (a seed too large gets a 400).
         data = json.loads(raw or b"{}")
-    except (ValueError, RecursionError) as e:  # also bad UTF-8 and absurdly deep nesting
+    except ValueError as e:  # also bad UTF-8
         raise APIError(400, f"request body is not valid JSON: {e}", code="invalid_json") from None
+    except RecursionError:
+        raise APIError(400, "request body nests objects and arrays deeper than this server reads "
+                            f"(about {sys.getrecursionlimit()} levels)",
+                       code="invalid_json") from None  # fmt: skip
     bad = _first_surrogate(data)
     if bad is not None:
         raise APIError(400, f"{bad or 'the request body'}: a string holds a lone UTF-16 surrogate "

@@ -122,7 +122,7 @@ class GrammarCompiler:
         self.tokenizer = tokenizer
         self.vocab_size = vocab_size
         self._ll_tokenizer: Any = ll_tokenizer
-        self._templates: OrderedDict[str, Any] = OrderedDict()
+        self._templates: OrderedDict[tuple[str, str], Any] = OrderedDict()
         self._lock = threading.Lock()  # any thread may check
 
     @property
@@ -141,13 +141,16 @@ class GrammarCompiler:
             return self._ll_tokenizer
 
     def check(self, spec: StructuredOutputs) -> Any:
-        """The compiled template matcher of `spec`, or GrammarError with llguidance's message."""
-        text = grammar_text(spec)
+        """The compiled template matcher of `spec`, or GrammarError with llguidance's message.
+        Cached by the constraint as given: a hit converts nothing (GBNF's conversion to Lark
+        is Python holding the GIL, and the engine loop checks each request again)."""
+        key = spec.key
         with self._lock:
-            template = self._templates.get(text)
+            template = self._templates.get(key)
             if template is not None:
-                self._templates.move_to_end(text)
+                self._templates.move_to_end(key)
                 return template
+        text = grammar_text(spec)
         template = _compile(self.ll_tokenizer, text)
         if template.is_error():
             raise GrammarError(template.get_error())
@@ -156,9 +159,9 @@ class GrammarCompiler:
         probe = template.deep_copy()
         probe.compute_bitmask()
         if (failure := grammar_failure(probe)) is not None:
-            raise GrammarError(failure)
+            raise GrammarError(f"no text meets the constraint ({failure})")
         with self._lock:
-            self._templates[text] = template
+            self._templates[key] = template
             while len(self._templates) > self.CACHE_SIZE:
                 self._templates.popitem(last=False)
         return template
