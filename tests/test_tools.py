@@ -243,6 +243,15 @@ def test_parameters_without_a_type_still_give_object_arguments(http):
     assert all(isinstance(json.loads(c["function"]["arguments"]), dict) for c in calls)
 
 
+def test_a_function_without_parameters_is_called_with_an_object(http):
+    """OpenAI's `parameters` is optional (a function that takes no arguments); the schema depth
+    check of 68912d4 had made such a tool a 500."""
+    tools = [{"type": "function", "function": {"name": "get_time"}}]
+    calls = forced_calls(http, tools, seeds=3, max_tokens=120)  # each a 200
+    assert all(c["function"]["name"] == "get_time" for c in calls)
+    assert all(isinstance(json.loads(c["function"]["arguments"]), dict) for c in calls)
+
+
 def forced_calls(http, tools: list[dict], seeds: int, max_tokens: int) -> list[dict]:
     """The one call of each answer under tool_choice "required" (seeds 0.. at temperature 1),
     leaving out answers cut short by max_tokens."""

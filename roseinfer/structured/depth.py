@@ -14,8 +14,9 @@ MAX_SCHEMA_DEPTH = 128
 
 
 def schema_depth_error(schema: Any, where: str) -> str | None:
-    """Why `schema` nests too deeply (naming it `where`), or None."""
-    stack: list[tuple[Any, int]] = [(schema, 1)]
+    """Why `schema` nests too deeply (naming it `where`), or None (a value that is not an
+    object or an array, None included, has no depth)."""
+    stack: list[tuple[Any, int]] = [(schema, 1)] if isinstance(schema, dict | list) else []
     while stack:
         value, depth = stack.pop()
         if depth > MAX_SCHEMA_DEPTH:
