@@ -302,20 +302,21 @@ def chat_prompt_ids(
     native = "tools" in (template_variables(tokenizer) or ())
     if template_kwargs is not None and not isinstance(template_kwargs, dict):
         raise ChatError("chat_template_kwargs", "chat_template_kwargs must be an object of names")
-    kwargs = _template_kwargs(tokenizer, template_messages(messages, native), template_kwargs or {})
+    as_given = template_messages(messages, native)
+    kwargs = _template_kwargs(tokenizer, as_given, template_kwargs or {})
     if tools and native:
         kwargs["tools"] = [t.as_json() for t in tools]
+    system = tool_prompt(tools) if tools and not native else None
 
-    def render(msgs: list[ChatMessage]) -> str:
-        rendered = template_messages(msgs, native)
-        if tools and not native:
-            rendered = with_system_prompt(rendered, tool_prompt(tools))
+    def apply(rendered: list[dict[str, Any]]) -> str:
+        if system is not None:
+            rendered = with_system_prompt(rendered, system)
         return tokenizer.apply_chat_template(
             rendered, add_generation_prompt, continue_final_message, **kwargs
         )
 
-    text = render(messages)
-    _check_names_shown(messages, text, render)
+    text = apply(as_given)
+    _check_names_shown(messages, text, lambda msgs: apply(template_messages(msgs, native)))
     return tokenizer.encode(text, False)
 
 

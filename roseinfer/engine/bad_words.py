@@ -6,8 +6,7 @@ every running request waits on, only looks the list up here."""
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
+import functools
 from collections.abc import Sequence as Seq
 
 from roseinfer.tokenizer import Tokenizer
@@ -37,21 +36,10 @@ class BadWords:
 
     def __init__(self, tokenizer: Tokenizer) -> None:
         self.tokenizer = tokenizer
-        self._ids: OrderedDict[tuple[str, ...], BadWordIds] = OrderedDict()
-        self._lock = threading.Lock()
+        # A lambda, not a bound partial: the module's function is looked up at each miss.
+        self._token_ids = functools.lru_cache(self.CACHE_SIZE)(
+            lambda words: bad_words_token_ids(tokenizer, words)
+        )
 
     def token_ids(self, words: Seq[str]) -> BadWordIds:
-        if not words:
-            return ()
-        key = tuple(words)
-        with self._lock:
-            ids = self._ids.get(key)
-            if ids is not None:
-                self._ids.move_to_end(key)
-                return ids
-        ids = bad_words_token_ids(self.tokenizer, key)
-        with self._lock:
-            self._ids[key] = ids
-            while len(self._ids) > self.CACHE_SIZE:
-                self._ids.popitem(last=False)
-        return ids
+        return self._token_ids(tuple(words)) if words else ()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 
 from roseinfer.config import EngineConfig, SamplingParams
-from roseinfer.engine.bad_words import BadWords
+from roseinfer.engine.bad_words import BadWordIds, BadWords
 from roseinfer.engine.block_manager import BlockManager
 from roseinfer.engine.model_runner import (
     ModelRunner,
@@ -149,10 +149,11 @@ class LLMEngine:
         if request_id in self._requests:
             raise InvalidRequestError(f"request id {request_id!r} is already running")
         self.validate(prompt_token_ids, params)
+        bad_words = self.bad_words.token_ids(params.bad_words)  # once for the n choices
         seqs = []
         for i in range(params.n):
             choice = dataclasses.replace(params, n=1, seed=params.choice_seed(i))
-            seqs.append(self.new_sequence(prompt_token_ids, choice, request_id, i))
+            seqs.append(self.new_sequence(prompt_token_ids, choice, request_id, i, bad_words))
         self._requests[request_id] = seqs
         for seq in seqs:
             self.scheduler.add(seq)
@@ -163,13 +164,16 @@ class LLMEngine:
         params: SamplingParams,
         request_id: str = "",
         index: int = 0,
+        bad_words: BadWordIds | None = None,
     ) -> Sequence:
         """One choice's sequence, with what its params need beside the tokens (its bad words
-        tokenized, its grammar's state)."""
+        tokenized, unless the caller has them: `bad_words`; its grammar's state)."""
         ids = list(prompt_token_ids)
         seq = Sequence(self._next_seq_id, ids, len(ids), params, request_id, index)
         self._next_seq_id += 1
-        seq.bad_words_token_ids = self.bad_words.token_ids(params.bad_words)
+        if bad_words is None:
+            bad_words = self.bad_words.token_ids(params.bad_words)
+        seq.bad_words_token_ids = bad_words
         if params.structured_outputs is not None:
             seq.matcher = self.grammars.matcher(params.structured_outputs)
         return seq

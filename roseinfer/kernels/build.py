@@ -103,7 +103,8 @@ def kernel_sources(isa: str) -> KernelSources:
     if isa not in ISA_BUILDS:
         raise ValueError(f"{ISA_ENV}={isa!r}: expected native, {', '.join(ISA_BUILDS)}")
     build = ISA_BUILDS[isa]
-    missing = [flag for flag in build.needs if flag not in _cpu_flag_names()]
+    flags = _cpu_flag_names()
+    missing = [flag for flag in build.needs if flag not in flags]
     if missing:
         raise ValueError(f"{ISA_ENV}={isa}: this CPU lacks {', '.join(missing)}")
     return replace(
