@@ -1,6 +1,7 @@
 import json, statistics, sys, threading, time, httpx
 
-BASE = "http://127.0.0.1:18101"
+import os
+BASE = f"http://127.0.0.1:{os.environ.get('AUDIT_PORT', '18101')}"  # 18201 for audit2/
 VICTIM = {"prompt": "Hello world", "max_tokens": 4, "temperature": 0}
 
 class Victim:

@@ -1,5 +1,6 @@
 import json, random, threading, time, httpx
-B = "http://127.0.0.1:18101"
+import os
+B = f"http://127.0.0.1:{os.environ.get('AUDIT_PORT', '18101')}"  # 18201 for audit2/
 def post(path, body, stream=False):
     try:
         if stream:
