@@ -28,10 +28,6 @@ if TYPE_CHECKING:
 # grammar embeds (`%json {...}`, as the tools' grammar does) are not counted: llguidance's JSON
 # compiler holds them to 128 levels itself.
 MAX_GRAMMAR_CHARS = 64 * 1024
-# GBNF rules (`::=`) beyond this are refused: llguidance converts GBNF to Lark in Python, in
-# time that grows with rules x size while holding the GIL (1,024 chained rules 0.5 s, 4,000
-# 18 s on the Zen 5 host: every other request stalled meanwhile).
-MAX_GBNF_RULES = 512
 # Stack of the thread each compile runs on (address space; memory only as it is touched). The
 # compiler takes 2.5-4 KB of stack per level of rule nesting: a 2,750-rule chain (100 KB of Lark)
 # overflowed a default 8 MB thread stack and killed the process (a segfault). The deepest
@@ -58,7 +54,8 @@ def grammar_failure(matcher: Any) -> str | None:
 def grammar_text(spec: StructuredOutputs) -> str:
     """The llguidance grammar of a request's constraint (JSON is compact: no free whitespace)."""
     import llguidance
-    from llguidance.gbnf_to_lark import is_lark_syntax
+
+    from roseinfer.structured.gbnf import gbnf_to_lark, is_lark_syntax
 
     options: JsonCompileOptions = {"whitespace_flexible": False}
     if spec.grammar is not None:
@@ -66,12 +63,6 @@ def grammar_text(spec: StructuredOutputs) -> str:
             raise GrammarError(
                 f"the grammar has {chars} characters (outside its %json schemas); at most "
                 f"{MAX_GRAMMAR_CHARS}"
-            )
-        rules = spec.grammar.count("::=")
-        if rules > MAX_GBNF_RULES and not is_lark_syntax(spec.grammar):
-            raise GrammarError(
-                f"the GBNF grammar has {rules} rules (::=); at most {MAX_GBNF_RULES} (or write "
-                "it in Lark syntax, which has no such limit)"
             )
     try:
         if spec.json_object:
@@ -86,7 +77,13 @@ def grammar_text(spec: StructuredOutputs) -> str:
         if spec.choice is not None:
             return llguidance.grammar_from("choice", json.dumps(list(spec.choice)))
         assert spec.grammar is not None
-        return llguidance.grammar_from("grammar", spec.grammar)
+        if is_lark_syntax(spec.grammar):
+            return llguidance.LLMatcher.grammar_from_lark(spec.grammar)
+        try:
+            lark = gbnf_to_lark(spec.grammar)
+        except Exception as e:  # the converter raises plain Exceptions for missing rules
+            raise GrammarError(f"Failed to convert the grammar from GBNF to Lark: {e}") from None
+        return llguidance.LLMatcher.grammar_from_lark(lark)
     except (ValueError, TypeError, RuntimeError) as e:
         raise GrammarError(str(e)) from None
 
