@@ -123,8 +123,14 @@ def test_prompt_logprobs_after_prefix_cache_hits_and_with_n(llm, oracle):
     (out,) = llm.generate(PROMPT, greedy(3, prompt_logprobs=2, logprobs=0), use_tqdm=False)
     assert llm.engine.block_manager.prefix_hits == hits  # it computed every position
     check_against_oracle(out, oracle, 0, 2)
+    # n = 3: choice 0 computes the prompt and its logprobs, the others take the prompt from the
+    # cache (every block but the last, whose tokens they compute) and share choice 0's logprobs
     sampled = SamplingParams(n=3, max_tokens=3, seed=0, prompt_logprobs=1, logprobs=1)
+    hits = llm.engine.block_manager.prefix_hits
     (out,) = llm.generate(PROMPT, sampled, use_tqdm=False)
+    cached = (len(out.prompt_token_ids) - 1) // 4 * 4
+    assert llm.engine.block_manager.prefix_hits - hits == 2 * cached
+    assert out.metrics.num_cached_tokens == 0  # choice 0's: it computed every position
     rows = oracle(out.prompt_token_ids)
     for j in range(1, len(out.prompt_token_ids)):
         check_position(out.prompt_logprobs[j], out.prompt_token_ids[j], rows[j - 1], 1)
@@ -291,15 +297,21 @@ def test_completions_logprobs_and_echo(http, server_oracle):
     assert (
         r.json()["choices"][0]["text"] == choice["text"] and not r.json()["choices"][0]["logprobs"]
     )
-    # streamed: the same, chunk by chunk (the echoed prompt in the first chunk)
-    chunks = sse(http, "/v1/completions", {**BODY, "logprobs": 2, "echo": True})
-    texts = "".join(c["choices"][0]["text"] for c in chunks if c["choices"])
-    assert texts == choice["text"]
-    merged: dict[str, list] = {"tokens": [], "token_logprobs": [], "text_offset": []}
-    for c in chunks:
-        for key in merged:
-            merged[key] += (c["choices"][0]["logprobs"] or {}).get(key, [])
-    assert merged == {k: elp[k] for k in merged}
+    # streamed: the same, chunk by chunk (the echoed prompt in each choice's first chunk); with
+    # n = 3 the prompt's logprobs are computed by choice 0 and its first chunk comes first
+    chunks = sse(http, "/v1/completions", {**BODY, "logprobs": 2, "echo": True, "n": 3})
+    for index in range(3):
+        mine = [c["choices"][0] for c in chunks if c["choices"][0]["index"] == index]
+        assert "".join(c["text"] for c in mine) == choice["text"]
+        merged: dict[str, list] = {"tokens": [], "token_logprobs": [], "text_offset": []}
+        for c in mine:
+            for key in merged:
+                merged[key] += (c["logprobs"] or {}).get(key, [])
+        assert merged["tokens"] == elp["tokens"] and merged["text_offset"] == elp["text_offset"]
+        values = merged["token_logprobs"]  # batched with its siblings: within float rounding
+        assert values[0] is None and elp["token_logprobs"][0] is None
+        pairs = zip(values[1:], elp["token_logprobs"][1:], strict=True)
+        assert all(abs(a - b) < ATOL for a, b in pairs)
 
 
 def test_prompt_logprobs_in_responses(http, server_oracle):

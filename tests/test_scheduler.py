@@ -251,6 +251,41 @@ def test_prefix_cache_admits_with_cached_tokens_and_computes_only_the_rest():
     eng.assert_no_leaks()
 
 
+def test_a_requests_choices_wait_for_its_first_to_compute_the_prompt():
+    """Choices 1..n-1 are admitted once choice 0 has its first token: the prompt is computed
+    once and they take it from the prefix cache (all but its last block's tokens). A request
+    behind them keeps its place (first come, first served)."""
+    eng = FakeEngine(max_num_batched_tokens=8)
+    leader = eng.add(prompt(22), 2)
+    choices = [eng.add(prompt(22), 2) for _ in range(3)]
+    for seq in choices:
+        seq.prompt_leader = leader
+    later = eng.add(prompt(6, 500), 2)
+    while leader.num_output_tokens == 0:
+        out = eng.step()
+        assert [s.seq for s in out.scheduled] == [leader]
+    out = eng.step()
+    assert [s.seq for s in out.scheduled] == [leader, *choices, later]
+    assert [s.num_new_tokens for s in out.scheduled] == [1, 2, 2, 2, 1]  # the budget's 8
+    assert [seq.num_cached_tokens for seq in choices] == [20, 20, 20]
+    eng.run()
+    eng.assert_no_leaks()
+
+
+def test_choices_whose_first_ended_before_a_token_are_not_held():
+    eng = FakeEngine(max_num_batched_tokens=8)
+    leader = eng.add(prompt(22), 2)
+    other = eng.add(prompt(22), 2)
+    other.prompt_leader = leader
+    eng.step()
+    eng.sched.finish(leader, "abort")  # (its client went away, say)
+    out = eng.step()
+    assert [s.seq for s in out.scheduled] == [other]
+    eng.run()
+    assert other.num_output_tokens == 2
+    eng.assert_no_leaks()
+
+
 def test_no_prefix_cache_computes_everything():
     eng = FakeEngine(max_num_batched_tokens=64, enable_prefix_cache=False)
     eng.add(prompt(21), 2)

@@ -150,10 +150,16 @@ class LLMEngine:
             raise InvalidRequestError(f"request id {request_id!r} is already running")
         self.validate(prompt_token_ids, params)
         bad_words = self.bad_words.token_ids(params.bad_words)  # once for the n choices
-        seqs = []
+        seqs: list[Sequence] = []
         for i in range(params.n):
-            choice = dataclasses.replace(params, n=1, seed=params.choice_seed(i))
-            seqs.append(self.new_sequence(prompt_token_ids, choice, request_id, i, bad_words))
+            # Choice 0 computes the prompt, and its logprobs if asked: they are the request's.
+            prompt_logprobs = params.prompt_logprobs if i == 0 else None
+            choice = dataclasses.replace(
+                params, n=1, seed=params.choice_seed(i), prompt_logprobs=prompt_logprobs
+            )
+            seq = self.new_sequence(prompt_token_ids, choice, request_id, i, bad_words)
+            seq.prompt_leader = seqs[0] if seqs else None
+            seqs.append(seq)
         self._requests[request_id] = seqs
         for seq in seqs:
             self.scheduler.add(seq)

@@ -6,7 +6,9 @@ Policy (vLLM V1 style, one token budget for prefill and decode alike):
 - when a running sequence needs a block and none is free, the newest running sequence is
   preempted (blocks freed, requeued at the front, recomputed later);
 - then waiting sequences are admitted, oldest first, while a sequence slot, budget and blocks
-  remain; a newly admitted sequence first takes its cached prefix blocks.
+  remain; a newly admitted sequence first takes its cached prefix blocks. A request's choices
+  1..n-1 wait until its choice 0 has computed the prompt, then take it from the cache: the
+  prompt is computed once, not n times.
 """
 
 from __future__ import annotations
@@ -114,6 +116,8 @@ class Scheduler:
             if seq.is_finished:  # aborted while waiting
                 self.waiting.popleft()
                 continue
+            if seq.waits_for_prompt:  # its choice 0 runs ahead of it (first come, first served)
+                break
             cached = self.block_manager.match_prefix(seq, not seq.needs_prompt_positions)
             seq.num_computed_tokens = cached
             if not seq.num_preemptions:  # vLLM's: the first admission's (a readmitted

@@ -40,6 +40,9 @@ class Sequence:
     matcher: Any = None  # params.structured_outputs' grammar state (an llguidance LLMatcher)
     # With params.prompt_logprobs: entry j is prompt token j + 1's (computed at position j).
     prompt_logprobs: list[TokenLogprobs] = field(default_factory=list)
+    # Choices 1..n-1 of a request: its choice 0, which computes the shared prompt (and its
+    # prompt logprobs, if asked) before they are admitted to take it from the prefix cache.
+    prompt_leader: Sequence | None = None
 
     def __len__(self) -> int:
         return len(self.token_ids)
@@ -66,6 +69,16 @@ class Sequence:
         return (
             self.params.prompt_logprobs is not None
             and len(self.prompt_logprobs) < self.num_prompt_tokens - 1
+        )
+
+    @property
+    def waits_for_prompt(self) -> bool:
+        """Its request's choice 0 is running and has not computed the prompt yet."""
+        leader = self.prompt_leader
+        return (
+            leader is not None
+            and leader.status is SequenceStatus.RUNNING
+            and leader.num_output_tokens == 0
         )
 
     @property

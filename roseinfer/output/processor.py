@@ -318,7 +318,8 @@ class OutputProcessor:
             state = self.states.get(out.request_id)
             if state is None:  # forgotten by the front door
                 continue
-            state.num_cached_tokens = max(state.num_cached_tokens, out.num_cached_tokens)
+            if out.index == 0:  # the choice that computed the prompt (the others wait for it)
+                state.num_cached_tokens = out.num_cached_tokens
             if out.prompt_logprobs is not None:
                 state.set_prompt_logprobs(out.prompt_logprobs)
             choice = state.choices[out.index]

@@ -170,8 +170,9 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("top_k", _V1, "sample among the k likeliest tokens, up to 2**31-1; 0 or -1: off (so is "
        "any k at or above the vocabulary size)", _VL),
     _h("n", _V1, "choices per prompt, 1 to 128 (the usage counts each prompt once, as OpenAI); "
-       "requests are admitted first come, first served, as in vLLM, so one whose choices fill "
-       "the KV cache holds the requests after it until its choices finish"),
+       "choice 0 computes the prompt (and its prompt logprobs), the others then take it from "
+       "the prefix cache; requests are admitted first come, first served, as in vLLM, so one "
+       "whose choices fill the KV cache holds the requests after it until its choices finish"),
     _h("seed", _V1, "choice i of n samples from seed + i (modulo 2**64): same seed, same text"),
     _h("stop", _V1, "a string or a list of up to 64 strings; the text ends before the first "
        "match (an empty string, which would match anywhere, is ignored)"),
