@@ -309,3 +309,39 @@ def test_the_server_converts_a_gbnf_grammar_once_off_its_loops(tiny_server, monk
         text = choice["text"]
         assert text.startswith("probe-") or "probe-".startswith(text), text
     assert len(calls) == 1 and calls[0] not in ("event loop", "roseinfer-engine"), calls
+
+
+def test_a_response_is_written_off_the_event_loop_with_its_prompt_once(tiny_server, monkeypatch):
+    """A non-streamed response is built and written to JSON on a worker thread: n = 16 choices
+    with `echo`, logprobs 20 and prompt_logprobs 20 of an 800-token prompt came to 55 MB, and
+    held every other answer 12 s on the event loop. What it writes of the prompt (echo's
+    logprobs, prompt_logprobs) is made once for its n choices."""
+    import httpx
+
+    import roseinfer.server.serving as serving
+
+    calls: dict[str, list[str]] = {"completion": [], "prompt": [], "chat": []}
+    for name, attr in (("completion", "completion_logprobs"), ("prompt", "prompt_logprobs_json"),
+                       ("chat", "chat_logprobs")):  # fmt: skip
+        original, record = getattr(serving, attr), where(calls[name])
+
+        def watched(*args, _original=original, _record=record, **kw):
+            _record()
+            return _original(*args, **kw)
+
+        monkeypatch.setattr(serving, attr, watched)
+    url = tiny_server[1]
+    body = {"prompt": "probe one two three", "max_tokens": 4, "n": 3, "echo": True,
+            "logprobs": 2, "prompt_logprobs": 1}  # fmt: skip
+    r = httpx.post(url + "/v1/completions", json=body, timeout=60)
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json", r.text
+    choices = r.json()["choices"]
+    assert len(choices) == 3 and all(c["text"].startswith("probe one two three") for c in choices)
+    assert all(c["prompt_logprobs"] == choices[0]["prompt_logprobs"] for c in choices)
+    assert len(calls["completion"]) == 1 + 3 and len(calls["prompt"]) == 1, calls  # echo once
+    chat = {"messages": [{"role": "user", "content": "probe"}], "max_tokens": 2, "n": 2,
+            "logprobs": True, "top_logprobs": 2, "prompt_logprobs": 0}  # fmt: skip
+    r = httpx.post(url + "/v1/chat/completions", json=chat, timeout=60)
+    assert r.status_code == 200 and len(r.json()["prompt_logprobs"]) > 1, r.text
+    assert len(calls["chat"]) == 2 and len(calls["prompt"]) == 2, calls
+    assert all(thread != "event loop" for names in calls.values() for thread in names), calls

@@ -51,10 +51,9 @@ from roseinfer.server.serving import (
     GenerationGroup,
     RequestFailed,
     ResponseOptions,
-    choice_json,
     failed_request_error,
     internal_error,
-    response_prompt_logprobs,
+    response_body,
     sse_stream,
     text_stream,
     until_disconnected,
@@ -303,13 +302,10 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         choices = await run_to_end(request, group)
         if choices is None:
             return Response(status_code=499)  # the client is gone: nobody reads this
-        out = [choice_json(group, index, c, opts) for index, c in choices]
-        use = P.usage(prompt_tokens, group.num_output_tokens)
-        build = P.chat_response if chat else P.completion_response
-        response = build(rid, created, model_name, out, use)
-        if chat and opts.prompt_logprobs is not None:
-            response["prompt_logprobs"] = response_prompt_logprobs(group, opts.prompt_logprobs)
-        return JSONResponse(response)
+        content = await asyncio.to_thread(
+            response_body, group, choices, opts, rid, created, model_name, prompt_tokens
+        )
+        return Response(content, media_type="application/json")
 
     # ---- endpoints -----------------------------------------------------------------------
     @app.head("/health", include_in_schema=False)  # probes that only read the status

@@ -127,8 +127,56 @@ class ResponseOptions:
     prompt_logprobs: int | None = None  # vLLM's prompt_logprobs in the response: top N
 
 
-def choice_json(group: GenerationGroup, index: int, choice: ChoiceState,
-                opts: ResponseOptions) -> dict:  # fmt: skip
+def response_body(group: GenerationGroup, choices: list[tuple[int, ChoiceState]],
+                  opts: ResponseOptions, rid: str, created: int, model: str,
+                  prompt_tokens: int) -> bytes:  # fmt: skip
+    """The JSON of a finished non-streamed (chat) completion. Called on a worker thread: with n
+    choices, `echo` and logprobs of a long prompt it is tens of megabytes (seconds of Python
+    that would hold every other answer on the event loop)."""
+    prompts = _PromptParts(opts)
+    out = [choice_json(group, index, c, opts, prompts) for index, c in choices]
+    use = P.usage(prompt_tokens, group.num_output_tokens)
+    build = P.chat_response if opts.chat else P.completion_response
+    response = build(rid, created, model, out, use)
+    if opts.chat and opts.prompt_logprobs is not None:
+        response["prompt_logprobs"] = prompts.prompt_logprobs(group.states[0])
+    # as Starlette's JSONResponse writes it
+    text = json.dumps(response, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return text.encode("utf-8")
+
+
+class _PromptParts:
+    """What a response writes of a prompt, made once for its n choices (each holds the same
+    objects, written out n times)."""
+
+    def __init__(self, opts: ResponseOptions) -> None:
+        self.opts = opts
+        self._echo: dict[str, tuple[str, dict | None]] = {}
+        self._prompt_logprobs: dict[str, list[dict | None]] = {}
+
+    def echo(self, state: RequestState) -> tuple[str, dict | None]:
+        """`echo`'s prompt text and, with `logprobs`, its tokens' (text offsets from 0)."""
+        if state.request_id not in self._echo:
+            text, positions = echoed_prompt(state)
+            logprobs = None
+            if self.opts.logprobs is not None:
+                logprobs = completion_logprobs(
+                    state.prompt_token_ids, positions, self.opts.logprobs, state.tokenizer
+                )
+            self._echo[state.request_id] = text, logprobs
+        return self._echo[state.request_id]
+
+    def prompt_logprobs(self, state: RequestState) -> list[dict | None]:
+        assert self.opts.prompt_logprobs is not None
+        if state.request_id not in self._prompt_logprobs:
+            self._prompt_logprobs[state.request_id] = prompt_logprobs_json(
+                state.prompt_token_ids, state.prompt_logprobs or [], self.opts.prompt_logprobs
+            )
+        return self._prompt_logprobs[state.request_id]
+
+
+def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: ResponseOptions,
+                prompts: _PromptParts) -> dict:  # fmt: skip
     """A finished choice of a non-streamed response."""
     state = group.state_of(index)
     tokenizer = state.tokenizer
@@ -138,20 +186,18 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState,
             logprobs = chat_logprobs(choice.token_ids, choice.logprobs, opts.logprobs, tokenizer)
         calls = [P.tool_call(c.id, c.name, c.arguments) for c in choice.tool_calls]
         return P.chat_choice(index, choice.text, choice.finish_reason, logprobs, calls)
-    text, ids = choice.text, list(choice.token_ids)
-    positions: list[PositionLogprobs | None] = list(choice.logprobs or [])
-    if opts.echo:
-        prompt_text, prompt_positions = echoed_prompt(state)
-        text = prompt_text + text
-        ids = state.prompt_token_ids + ids
-        positions = prompt_positions + positions
-    out = P.completion_choice(index, text, choice.finish_reason)
+    text = choice.text
+    prompt_text, prompt_lp = prompts.echo(state) if opts.echo else ("", None)
+    out = P.completion_choice(index, prompt_text + text, choice.finish_reason)
     if opts.logprobs is not None:
-        out["logprobs"] = completion_logprobs(ids, positions, opts.logprobs, tokenizer)
+        positions: list[PositionLogprobs | None] = list(choice.logprobs or [])
+        start = end_offset(prompt_lp) if prompt_lp is not None else 0
+        lp = completion_logprobs(choice.token_ids, positions, opts.logprobs, tokenizer, start)
+        if prompt_lp is not None:  # the prompt's tokens first
+            lp = {key: prompt_lp[key] + lp[key] for key in lp}
+        out["logprobs"] = lp
     if opts.prompt_logprobs is not None:
-        out["prompt_logprobs"] = prompt_logprobs_json(
-            state.prompt_token_ids, state.prompt_logprobs or [], opts.prompt_logprobs
-        )
+        out["prompt_logprobs"] = prompts.prompt_logprobs(state)
     return out
 
 
@@ -162,12 +208,6 @@ def echoed_prompt(state: RequestState) -> tuple[str, list[PositionLogprobs | Non
     ids = state.prompt_token_ids
     text = state.tokenizer.decode(ids, skip_special_tokens=False)
     return text, list(state.prompt_logprobs or [None] * len(ids))
-
-
-def response_prompt_logprobs(group: GenerationGroup, num_top: int) -> list[dict | None]:
-    """vLLM's chat response-level prompt_logprobs (of the one prompt)."""
-    state = group.states[0]
-    return prompt_logprobs_json(state.prompt_token_ids, state.prompt_logprobs or [], num_top)
 
 
 async def until_disconnected(request: Request, work: Awaitable[T]) -> T:
