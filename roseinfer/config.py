@@ -126,6 +126,9 @@ class StructuredOutputs:
 # loop every running request waits on (10,000 took 5-8 ms a token). OpenAI takes 4, TGI 4 by
 # default; vLLM and llama.cpp have no limit.
 MAX_STOP_STRINGS = 64
+# Their characters in all: each request's strings are prepared for matching in Python (once,
+# on the event loop), and the text held back can be as long as the longest.
+MAX_STOP_CHARS = 16 * 1024
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,7 @@ class SamplingParams:
     `max_tokens` (given beside a `max_tokens` other than its default, the two must agree: so
     `dataclasses.replace` takes `max_tokens`, which the copy already carries). An
     empty `stop` string, which would match anywhere, is dropped, as is a repeated one (at most
-    MAX_STOP_STRINGS remain). Every value is checked here,
+    MAX_STOP_STRINGS remain, of MAX_STOP_CHARS characters in all). Every value is checked here,
     so the Python API and the server refuse the same requests with the same messages (token
     ids against the vocabulary: `LLMEngine.validate`).
 
@@ -216,6 +219,10 @@ class SamplingParams:
             raise ValueError(
                 f"stop takes at most {MAX_STOP_STRINGS} strings (each is looked for at every "
                 f"token), got {len(stop)}"
+            )
+        if (chars := sum(map(len, stop))) > MAX_STOP_CHARS:
+            raise ValueError(
+                f"stop strings take at most {MAX_STOP_CHARS} characters in all, got {chars}"
             )
         object.__setattr__(self, "stop", stop)
         ids = tuple(self.stop_token_ids)

@@ -136,6 +136,12 @@ def test_stop_takes_at_most_64_strings(http):
     within = many[:64] + many[:64]
     r = post(http, C, {"prompt": "hi", "stop": within, "max_tokens": 2})
     assert r.status_code == 200, r.text
+    # and 16,384 characters in all (prepared for matching once a request, on the event loop)
+    long = ["#" * 8192, "b" * 8193]
+    error = error_of(post(http, C, {"prompt": "hi", "stop": long, "max_tokens": 2}))
+    assert error["param"] == "stop" and "16384 characters" in error["message"]
+    r = post(http, C, {"prompt": "hi", "stop": ["#" * 8192, "b" * 8192], "max_tokens": 2})
+    assert r.status_code == 200, r.text
 
 
 # ---- masks that leave no token -------------------------------------------------------------

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from roseinfer.stop import StopStringChecker
 
@@ -74,3 +77,82 @@ def test_random_splits_equal_whole_text_truncation(seed):
     got, matched, _ = run(stops, pieces)
     assert got == expected
     assert matched == bool(hits)
+
+
+def first_stop(text: str, stops: list[str], bounds: list[tuple[int, int, bool]]) -> str:
+    """The reference: in the first piece where stop strings end (and may: `can_match`), the one
+    that starts first (the longest on a tie) cuts the text; none: the whole text."""
+    for start, end, can_match in bounds:
+        if not can_match:
+            continue
+        found = [(at, -len(s)) for s in set(stops) if s for at in range(len(text))
+                 if text.startswith(s, at) and start < at + len(s) <= end]  # fmt: skip
+        if found:
+            return text[: min(found)[0]]
+    return text
+
+
+def longest_partial(text: str, stops: list[str]) -> int:
+    return max((k for s in stops for k in range(1, len(s)) if text.endswith(s[:k])), default=0)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    text=st.text(alphabet="ab#", max_size=40),
+    stops=st.lists(st.text(alphabet="ab#", min_size=1, max_size=6), min_size=1, max_size=4),
+    cuts=st.lists(st.integers(0, 40), max_size=8),
+    min_pieces=st.integers(0, 4),
+)
+def test_stop_strings_against_a_reference(text, stops, cuts, min_pieces):
+    """Pieces in any split; the first `min_pieces` before min_tokens (no stop string may end in
+    them, vLLM's rule). The text held back after each piece is exactly the longest suffix that
+    could still become a stop string: nothing is held longer than needed."""
+    marks = sorted({0, len(text), *(c for c in cuts if c <= len(text))})
+    bounds = [(a, b, k >= min_pieces) for k, (a, b) in enumerate(itertools.pairwise(marks))]
+    checker, out = StopStringChecker(stops), []
+    for start, end, can_match in bounds:
+        emitted, matched = checker.feed(text[start:end], can_match)
+        out.append(emitted)
+        if matched:
+            break
+        assert len(checker.held) == longest_partial(text[:end], stops)
+    else:
+        out.append(checker.flush())
+    assert "".join(out) == first_stop(text, stops, bounds)
+
+
+def test_a_stop_string_that_ended_before_min_tokens_never_matches():
+    """vLLM's rule: only stop strings that end in text after min_tokens count ("ab" ended
+    before it; it was still held, a prefix of "abcd", when the next piece came)."""
+    checker = StopStringChecker(["ab", "abcd"])
+    assert checker.feed("ab", can_match=False) == ("", False)
+    assert checker.feed("x") == ("abx", False)
+    assert checker.feed("ab") == ("", True)
+
+
+def test_a_long_stop_string_costs_each_piece_its_own_length():
+    """A 30,000-character stop string whose prefix the output keeps matching (the output forced
+    to '#'): each piece is followed in steps of its own characters. A search of the held text
+    for each of the stop string's prefixes had taken cubic time in the output (a victim on the
+    server's event loop waited 7.8 s)."""
+    import sys
+
+    checker = StopStringChecker(["x" + "#" * 30_000, "#" * 30_000 + "b"])
+    for _ in range(300):
+        assert checker.feed("#" * 20) == ("", False)
+    lines = 0
+
+    def count(frame, event, arg):
+        nonlocal lines
+        if frame.f_code.co_filename.endswith("stop.py"):
+            lines += event == "line"
+        return count
+
+    sys.settrace(count)
+    try:
+        emitted, matched = checker.feed("#" * 20)
+    finally:
+        sys.settrace(None)
+    assert (emitted, matched) == ("", False) and len(checker.held) == 6_020
+    assert lines < 20 * 2 * 10, lines  # old: ~2 x 6,000 prefixes tried, each a slice and compare
+    assert run(["#" * 30_000 + "b"], ["a", "#" * 30_000, "b", "c"])[:2] == ("a", True)

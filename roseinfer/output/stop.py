@@ -19,19 +19,27 @@ Used by `OutputProcessor` (roseinfer/output/processor.py), the one place every f
 
 from __future__ import annotations
 
+import functools
+from array import array
 from collections.abc import Iterable
 
 __all__ = ["StopStringChecker"]
 
 
 class StopStringChecker:
-    """Per-request stop-string state. Cost per piece: O(len(piece) + sum of stop lengths)."""
+    """Per-request stop-string state. Each stop string is followed as the text arrives (the
+    longest prefix of it the text ends with, Knuth-Morris-Pratt), so a piece costs
+    O(len(piece) x number of stop strings), whatever their lengths or the text held back (a
+    search of the held text for every possible prefix had cost a 30,000-character stop string
+    cubic time in the output, on the event loop)."""
 
     def __init__(self, stop: str | Iterable[str] = ()) -> None:
         stops = (stop,) if isinstance(stop, str) else tuple(stop)
         self.stop: tuple[str, ...] = tuple(
             dict.fromkeys(s for s in stops if s)
         )  # dedup, keep order
+        self._fallback = [_fallback_table(s) for s in self.stop]
+        self._matched_len = [0] * len(self.stop)  # each one's longest prefix the text ends with
         self._held = ""  # text not emitted yet: a suffix that could start a stop string
         self.matched: str | None = None  # the stop string that ended the text, once seen
 
@@ -52,12 +60,21 @@ class StopStringChecker:
         if not self.stop:
             return text, False
         buf = self._held + text
-        hit = self._find_first(buf) if can_match else None
-        if hit is not None:
-            pos, self.matched = hit
+        first: tuple[int, str] | None = None  # (where in buf, stop string) of the earliest
+        for i, stop in enumerate(self.stop):
+            end = self._advance(i, text)
+            if end is None:
+                continue
+            at = len(self._held) + end - len(stop)
+            if can_match and (
+                first is None or at < first[0] or (at == first[0] and len(stop) > len(first[1]))
+            ):
+                first = (at, stop)
+        if first is not None:
+            self.matched = first[1]
             self._held = ""
-            return buf[:pos], True
-        keep = self._partial_suffix_len(buf)
+            return buf[: first[0]], True
+        keep = max(self._matched_len)
         self._held = buf[len(buf) - keep :] if keep else ""
         return buf[: len(buf) - keep], False
 
@@ -66,23 +83,37 @@ class StopStringChecker:
         held, self._held = self._held, ""
         return "" if self.matched is not None else held
 
-    def _find_first(self, buf: str) -> tuple[int, str] | None:
-        """The earliest stop string in `buf` (the longest one on a tie)."""
-        best: tuple[int, str] | None = None
-        for s in self.stop:
-            i = buf.find(s)
-            if i != -1 and (
-                best is None or i < best[0] or (i == best[0] and len(s) > len(best[1]))
-            ):
-                best = (i, s)
-        return best
+    def _advance(self, i: int, text: str) -> int | None:
+        """Follow stop string i through `text`: where in `text` it first ends (past its last
+        character), or None. After an end the prefix goes on as if it had not matched (a
+        match before min_tokens does not count: vLLM's rule)."""
+        stop, fallback, n = self.stop[i], self._fallback[i], self._matched_len[i]
+        if n == 0 and stop[0] not in text:  # the usual piece: nothing of it starts here
+            return None
+        end = None
+        for j, char in enumerate(text):
+            while n and stop[n] != char:
+                n = fallback[n - 1]
+            if stop[n] == char:
+                n += 1
+            if n == len(stop):
+                if end is None:
+                    end = j + 1
+                n = fallback[n - 1]
+        self._matched_len[i] = n
+        return end
 
-    def _partial_suffix_len(self, buf: str) -> int:
-        """Length of the longest suffix of `buf` that is a proper prefix of a stop string."""
-        longest = 0
-        for s in self.stop:
-            for k in range(min(len(s) - 1, len(buf)), longest, -1):
-                if buf.endswith(s[:k]):
-                    longest = k
-                    break
-        return longest
+
+@functools.lru_cache(maxsize=256)
+def _fallback_table(stop: str) -> array:
+    """Entry k: the longest proper prefix of stop[: k + 1] that is also its suffix (the prefix
+    function). Cached: a request's n choices, and requests with the same stop, share it."""
+    table = array("i", bytes(4 * len(stop)))
+    n = 0
+    for k in range(1, len(stop)):
+        while n and stop[k] != stop[n]:
+            n = table[n - 1]
+        if stop[k] == stop[n]:
+            n += 1
+        table[k] = n
+    return table

@@ -174,7 +174,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "the prefix cache; requests are admitted first come, first served, as in vLLM, so one "
        "whose choices fill the KV cache holds the requests after it until its choices finish"),
     _h("seed", _V1, "choice i of n samples from seed + i (modulo 2**64): same seed, same text"),
-    _h("stop", _V1, "a string or a list of up to 64 strings; the text ends before the first "
+    _h("stop", _V1, "a string or a list of up to 64 strings, of 16,384 characters in all; the "
+       "text ends before the first "
        "match (an empty string, which would match anywhere, is ignored)"),
     _h("stop_token_ids", _V1, "token ids that end a choice (ids of the vocabulary)", _VL),
     _h("ignore_eos", _V1, "keep generating past end-of-sequence tokens", _VL),
