@@ -228,7 +228,7 @@ class SamplingParams:
         ids = tuple(self.stop_token_ids)
         if not all(is_int(t) and t >= 0 for t in ids):
             raise ValueError("stop_token_ids must be non-negative integers")
-        object.__setattr__(self, "stop_token_ids", ids)
+        object.__setattr__(self, "stop_token_ids", tuple(dict.fromkeys(ids)))  # once each
         check_bools(ignore_eos=self.ignore_eos)
         for name in ("presence_penalty", "frequency_penalty"):
             value = getattr(self, name)
@@ -248,18 +248,23 @@ class SamplingParams:
         words = (self.bad_words,) if isinstance(self.bad_words, str) else tuple(self.bad_words)
         if not all(isinstance(w, str) and w.strip() for w in words):
             raise ValueError("bad_words must be a list of non-blank strings")
-        object.__setattr__(self, "bad_words", words)
+        object.__setattr__(self, "bad_words", tuple(dict.fromkeys(words)))  # once each
         if self.allowed_token_ids is not None:
             ids = tuple(self.allowed_token_ids)
             if not ids or not all(is_int(t) and t >= 0 for t in ids):
                 raise ValueError(
                     "allowed_token_ids must be a non-empty list of token ids (integers >= 0)"
                 )
-            object.__setattr__(self, "allowed_token_ids", ids)
+            object.__setattr__(self, "allowed_token_ids", tuple(dict.fromkeys(ids)))
         if self.structured_outputs is not None and not isinstance(
             self.structured_outputs, StructuredOutputs
         ):
             raise ValueError("structured_outputs must be a StructuredOutputs")
+
+    @functools.cached_property
+    def stop_token_id_set(self) -> frozenset[int]:
+        """`stop_token_ids`, looked up at every token."""
+        return frozenset(self.stop_token_ids)
 
     @property
     def greedy(self) -> bool:

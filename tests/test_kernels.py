@@ -1248,8 +1248,8 @@ def test_sampler_takes_greedy_tokens_from_the_kernel(kernels):
             return kernels.argmax_rows(x)
 
     def run(sampler: Sampler) -> torch.Tensor:
-        generators = [sampler.new_request_state(p) for p in params]
-        return sampler(logits.clone(), params, generators, [0] * len(params)).token_ids
+        states = [sampler.new_row_state(p) for p in params]
+        return sampler(logits.clone(), params, states, [0] * len(params)).token_ids
 
     plain = run(Sampler("cpu", 0, [2]))
     spied = CpuBackend(BackendOptions(CPU, attention=AttentionChoice.REFERENCE), Spy())

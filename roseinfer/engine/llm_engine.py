@@ -368,7 +368,7 @@ class LLMEngine:
         p = seq.params
         n = seq.num_output_tokens
         if n >= p.min_tokens and (
-            (not p.ignore_eos and token in self.stop_token_ids) or token in p.stop_token_ids
+            (not p.ignore_eos and token in self.stop_token_ids) or token in p.stop_token_id_set
         ):
             return "stop"
         if n >= p.max_tokens or len(seq) >= self.max_model_len:

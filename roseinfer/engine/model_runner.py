@@ -258,7 +258,9 @@ class ModelRunner:
         for i, seq in enumerate(seqs):
             if seq.sampler_state is None:
                 try:
-                    seq.sampler_state = self.sampler.new_request_state(seq.params)
+                    seq.sampler_state = self.sampler.new_row_state(
+                        seq.params, seq.bad_words_token_ids
+                    )
                 except Exception as e:
                     failures[i] = SampleFailure.of(e)
         rows = [i for i in range(len(seqs)) if i not in failures]
@@ -267,7 +269,7 @@ class ModelRunner:
         sampled: list[SampledToken | SampleFailure]
         # Only a batch is sampled again: then each seeded generator must draw once in all.
         generators = [
-            g for i in rows if isinstance(g := seqs[i].sampler_state, torch.Generator)
+            g for i in rows if (g := seqs[i].sampler_state.generator) is not None
         ] if len(rows) > 1 else []  # fmt: skip
         states = [g.get_state() for g in generators]
         try:

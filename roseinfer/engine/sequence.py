@@ -35,7 +35,7 @@ class Sequence:
     arrival_time: float = field(default_factory=time.perf_counter)
     first_token_time: float | None = None
     finish_time: float | None = None
-    sampler_state: Any = None  # e.g. a seeded torch.Generator, owned by the sampler
+    sampler_state: Any = None  # the sampler's RowState (its generator, its id lists as tensors)
     bad_words_token_ids: tuple[tuple[int, ...], ...] = ()  # params.bad_words, tokenized
     matcher: Any = None  # params.structured_outputs' grammar state (an llguidance LLMatcher)
     # With params.prompt_logprobs: entry j is prompt token j + 1's (computed at position j).
