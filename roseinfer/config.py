@@ -136,7 +136,7 @@ class SamplingParams:
     """How one request is sampled and when it stops (vLLM's names).
 
     `temperature` 0 (or below `GREEDY_TEMPERATURE`) is greedy. `n` choices per prompt; with a
-    `seed`, choice i draws from `seed + i`. `max_new_tokens` (the seeds' name) is accepted for
+    `seed`, choice i draws from `seed + i` (-1: no seed, as in vLLM and llama.cpp). `max_new_tokens` (the seeds' name) is accepted for
     `max_tokens` (given beside a `max_tokens` other than its default, the two must agree: so
     `dataclasses.replace` takes `max_tokens`, which the copy already carries). An
     empty `stop` string, which would match anywhere, is dropped, as is a repeated one (at most
@@ -205,6 +205,8 @@ class SamplingParams:
                 f"min_tokens must be an integer in [0, max_tokens={self.max_tokens}], "
                 f"got {self.min_tokens!r}"
             )
+        if is_int(self.seed) and self.seed == -1:  # vLLM's and llama.cpp's "random"
+            object.__setattr__(self, "seed", None)
         if self.seed is not None and (
             not is_int(self.seed) or not SEED_MIN <= self.seed <= SEED_MAX
         ):

@@ -358,6 +358,8 @@ def test_edge_values_that_work(http):
 
     # choice seeds wrap modulo 2**64: choice 1 of seed 2**64-1 draws from seed 0
     assert texts(seed=2**64 - 1, n=2)[1] == texts(seed=0)[0]
+    # -1 is no seed (vLLM's and llama.cpp's default), not a seed of its own
+    assert len({texts(seed=-1)[0] for _ in range(3)}) > 1
     assert texts(temperature=1e-300) == texts(temperature=0)  # below 1e-5: greedy
 
 

@@ -173,7 +173,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "choice 0 computes the prompt (and its prompt logprobs), the others then take it from "
        "the prefix cache; requests are admitted first come, first served, as in vLLM, so one "
        "whose choices fill the KV cache holds the requests after it until its choices finish"),
-    _h("seed", _V1, "choice i of n samples from seed + i (modulo 2**64): same seed, same text"),
+    _h("seed", _V1, "choice i of n samples from seed + i (modulo 2**64): same seed, same text; "
+       "-1 is no seed (vLLM's and llama.cpp's random)"),
     _h("stop", _V1, "a string or a list of up to 64 strings, of 16,384 characters in all; the "
        "text ends before the first "
        "match (an empty string, which would match anywhere, is ignored)"),
