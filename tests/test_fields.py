@@ -138,6 +138,8 @@ def test_no_ops_and_neutral_values_are_accepted_and_change_nothing(http, endpoin
             assert spec.kind is F.Kind.REFUSED and spec.accepts_doc == "null"
             value = None
         key = spec.name.rsplit(".", 1)[-1]
+        if spec.name.startswith("messages[].tool_calls[]."):
+            continue  # a user message has no calls: test_the_sdks_own_messages_come_back
         if spec.name.startswith("messages[]."):
             message[key] = value
         elif spec.name.startswith("stream_options."):
@@ -404,3 +406,39 @@ def test_a_bad_seed_next_to_a_stream_leaves_the_stream_whole(http):
 
     (alone, _), (beside, status) = asyncio.run(asyncio.wait_for(main(), 120))
     assert status == 400 and beside == alone and alone
+
+
+def test_the_sdks_own_messages_come_back(tiny_server):
+    """The openai SDK's message sent back as `model_dump()` gives it (`annotations: None`,
+    `refusal`, `audio`, `function_call` null), and a call gathered from a stream (its `index`
+    kept): accepted, and the answer is the one without them."""
+    from openai import OpenAI
+
+    client = OpenAI(base_url=tiny_server[1] + "/v1", api_key="x")
+    model = client.models.list().data[0].id
+    first = [{"role": "user", "content": "hi"}]
+    message = (
+        client.chat.completions.create(model=model, messages=first, max_tokens=4, temperature=0)
+        .choices[0]
+        .message
+    )
+    dumped = message.model_dump()
+    assert "annotations" in dumped
+    call = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    streamed = {"role": "assistant", "content": None, "tool_calls": [{"index": 0, **call}]}
+    result = {"role": "tool", "tool_call_id": "call_1", "content": "42"}
+
+    def answer(history: list) -> str | None:
+        return client.chat.completions.create(
+            model=model, messages=[*first, *history, {"role": "user", "content": "again"}],
+            max_tokens=6, temperature=0,
+        ).choices[0].message.content  # fmt: skip
+
+    plain = {"role": "assistant", "content": message.content}
+    assert answer([dumped]) == answer([plain])
+    assert answer([streamed, result]) == answer([{**streamed, "tool_calls": [call]}, result])
+    r = httpx.post(
+        tiny_server[1] + "/v1/chat/completions",
+        json={"messages": [*first, {**streamed, "tool_calls": [{"index": "0", **call}]}, result]},
+    )
+    assert r.status_code == 400 and r.json()["error"]["param"] == "messages.1.tool_calls.0.index"

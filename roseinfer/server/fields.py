@@ -361,6 +361,11 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("messages[].refusal", _C, _never, "null", "an assistant's refusal in the history"),
     _ref("messages[].audio", _C, _never, "null", "audio in the history"),
     _ref("messages[].reasoning_content", _C, _never, "null", "reasoning in the history", _VL),
+    # the openai SDK's own message, sent back as `model_dump()` gives it
+    _ref("messages[].annotations", _C, _equals([]), "[]", "citations in the history"),
+    _noop("messages[].tool_calls[].index", _C, _int, "a streamed call's place in its message "
+          "(the openai SDK keeps it when it gathers a stream); the list's order is the calls' "
+          "order"),
 )  # fmt: skip
 
 # endpoint -> field name -> spec (a name appears at most once per endpoint)
@@ -401,14 +406,21 @@ def check_body(data: Any, endpoint: str) -> dict:
     return out
 
 
-def _check_object(data: dict, endpoint: str, scope: str, where: str) -> dict:
-    """Check the keys of one JSON object; `scope` names it in the table, `where` in errors."""
+def _check_object(
+    data: dict, endpoint: str, scope: str, where: str, others_to_model: bool = False
+) -> dict:
+    """Check the keys of one JSON object; `scope` names it in the table, `where` in errors.
+    `others_to_model`: keys the table does not name are left to the pydantic model (whose
+    fields the table does not list), not refused here."""
     table = TABLE[endpoint]
     out = {}
     for key, value in data.items():
         name = f"{scope}.{key}" if scope else key
         param = f"{where}.{key}" if where else key
         spec = table.get(name)
+        if spec is None and others_to_model:
+            out[key] = value
+            continue
         if spec is None:
             raise FieldError(param, f"'{param}' is not a field this server knows", "unknown_field")
         if value is None:
@@ -438,6 +450,12 @@ def _check_message(message: Any, i: int) -> Any:
     if not isinstance(message, dict):
         return message  # pydantic names it
     out = _check_object(message, CHAT, "messages[]", f"messages.{i}")
+    if isinstance(calls := out.get("tool_calls"), list):
+        out["tool_calls"] = [
+            _check_object(call, CHAT, "messages[].tool_calls[]", f"messages.{i}.tool_calls.{j}",
+                          others_to_model=True) if isinstance(call, dict) else call
+            for j, call in enumerate(calls)
+        ]  # fmt: skip
     content = out.get("content")
     if isinstance(content, list):
         parts = []
