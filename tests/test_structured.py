@@ -156,6 +156,23 @@ def test_a_grammar_past_llguidances_limits_fails_that_request_alone(llm, spec):
     assert not llm.engine.has_unfinished()
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_grammar_that_fails_while_it_runs_is_a_400_naming_its_field(tiny_server, stream):
+    """The server's answer to such a request: a 400 naming the field the grammar came in
+    (streamed: the error event), with llguidance's reason."""
+    body = {"prompt": "hi", "max_tokens": 4, "stream": stream,
+            "guided_grammar": PAST_LIMITS["wide-row"].grammar}  # fmt: skip
+    r = httpx.post(tiny_server[1] + "/v1/completions", json=body, timeout=120)
+    if stream:
+        events = [line[6:] for line in r.text.splitlines() if line.startswith("data: ")]
+        error = json.loads(events[-2])["error"]
+    else:
+        assert r.status_code == 400, r.text
+        error = r.json()["error"]
+    assert error["param"] == "guided_grammar", error
+    assert error["message"].startswith("the grammar failed in llguidance: "), error
+
+
 def test_the_grammar_size_limit_leaves_embedded_schemas_out():
     """The tools' grammar embeds each function's schema (`%json {...}`): a tool with 100 KB of
     schema stays within the limit, which bounds the grammar's own rules."""

@@ -278,6 +278,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         if spec is not None:
             assert so_param is not None
             await compile_grammar(so_param, spec, tools)
+            opts = dataclasses.replace(opts, constraint_param=so_param)
         names = client_names(body, chat, so_param)
         requests = [
             (ids, build_params(body, len(ids), default_max, opts, spec, names)) for ids in prompts
@@ -299,7 +300,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                 group, rid, created, model_name, opts, prompt_tokens, body.include_usage
             )
             return StreamingResponse(stream, media_type="text/event-stream", headers=SSE_HEADERS)
-        choices = await run_to_end(request, group)
+        choices = await run_to_end(request, group, opts.constraint_param)
         if choices is None:
             return Response(status_code=499)  # the client is gone: nobody reads this
         content = await asyncio.to_thread(
@@ -390,17 +391,18 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
 
 
 async def run_to_end(
-    request: Request, group: GenerationGroup
+    request: Request, group: GenerationGroup, param: str | None = None
 ) -> list[tuple[int, ChoiceState]] | None:
     """Generate every choice of a non-streamed request; None if the client disconnects first
-    (then, as on any error, the group's exit aborts what is still running)."""
+    (then, as on any error, the group's exit aborts what is still running). `param`: what a
+    failure of the request's own doing names (`failed_request_error`)."""
     async with group:
         try:
             return await until_disconnected(request, group.collect())
         except ClientDisconnected:
             return None
         except RequestFailed as e:
-            raise failed_request_error(e) from None
+            raise failed_request_error(e, param) from None
         except Exception as e:  # a bug while processing this request: it fails alone
             logger.exception("error while processing a request")
             raise internal_error(e) from None

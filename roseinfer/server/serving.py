@@ -125,6 +125,9 @@ class ResponseOptions:
     logprobs: int | None = None  # top N per output token (None: no logprobs)
     echo: bool = False  # completions: the prompt before the text (and its logprobs)
     prompt_logprobs: int | None = None  # vLLM's prompt_logprobs in the response: top N
+    # The request's constraint field (its name as given: `response_format`, `guided_regex`,
+    # ...): a grammar that fails only while it runs is a 400 naming it.
+    constraint_param: str | None = None
 
 
 def response_body(group: GenerationGroup, choices: list[tuple[int, ChoiceState]],
@@ -306,18 +309,19 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                 final["usage"] = P.usage(prompt_tokens, group.num_output_tokens)
                 yield sse_data(final)
         except RequestFailed as e:
-            yield sse_data(failed_request_error(e).body())
+            yield sse_data(failed_request_error(e, opts.constraint_param).body())
         except Exception as e:  # a bug while processing this request: fail it alone
             logger.exception("error while streaming %s", rid)
             yield sse_data(internal_error(e).body())
         yield sse_data("[DONE]")
 
 
-def failed_request_error(e: RequestFailed) -> APIError:
+def failed_request_error(e: RequestFailed, param: str | None = None) -> APIError:
     """A request the engine failed once it ran: the same error body streamed or not (a stream's
-    status is already 200 by then)."""
+    status is already 200 by then). `param`: the request's constraint field, which such a
+    failure of its own doing names (its grammar, or the masks beside it, left no token)."""
     if e.invalid_request:  # found only once it ran: still the request's doing
-        return APIError(400, str(e), code="invalid_request")
+        return APIError(400, str(e), param=param, code="invalid_request")
     return APIError(500, f"generation failed: {e}", code="generation_failed")
 
 
