@@ -153,10 +153,7 @@ class LLMEngine:
         seqs: list[Sequence] = []
         for i in range(params.n):
             # Choice 0 computes the prompt, and its logprobs if asked: they are the request's.
-            prompt_logprobs = params.prompt_logprobs if i == 0 else None
-            choice = dataclasses.replace(
-                params, n=1, seed=params.choice_seed(i), prompt_logprobs=prompt_logprobs
-            )
+            choice = params.for_choice(i, params.prompt_logprobs if i == 0 else None)
             seq = self.new_sequence(prompt_token_ids, choice, request_id, i, bad_words)
             seq.prompt_leader = seqs[0] if seqs else None
             seqs.append(seq)
