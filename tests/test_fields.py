@@ -28,7 +28,7 @@ BASE = {
     F.GENERATE: {"prompt": "The quick brown fox", "max_new_tokens": 6, "stop_on_eos": False},
 }  # fmt: skip
 CANDIDATES = [0, 1, -1, False, True, "", "none", [], {}, ["text"], {"type": "text"}, 6, 0.5, "x",
-              ["x"], {"k": "v"}, "auto"]  # fmt: skip
+              ["x"], {"k": "v"}, "auto", "medium"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -146,10 +146,27 @@ def test_no_ops_and_neutral_values_are_accepted_and_change_nothing(http, endpoin
             stream_options[key] = value
         else:
             body[key] = value
-    body["stream_options"] = stream_options
     if endpoint == F.CHAT:
         body["messages"] = [{**CHAT[0], **message}]
     assert text_of(endpoint, post(http, endpoint, body)) == plain
+    # stream_options' own no-ops, where it is allowed: with stream
+    streamed = {**body, "stream": True}
+    assert streamed_text(http, endpoint, {**streamed, "stream_options": stream_options}) == plain
+    r = post(http, endpoint, {**body, "stream_options": stream_options})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "stream_options"), r.text
+
+
+def streamed_text(http: httpx.Client, endpoint: str, body: dict) -> list[str]:
+    r = post(http, endpoint, body)
+    assert r.status_code == 200, r.text
+    text = ""
+    for line in r.text.splitlines():
+        if line.startswith("data: ") and line != "data: [DONE]":
+            for choice in json.loads(line[6:])["choices"]:
+                text += (
+                    choice["delta"].get("content") or "" if "delta" in choice else choice["text"]
+                )
+    return [text]
 
 
 @pytest.mark.parametrize(("endpoint", "where"), [
@@ -442,3 +459,15 @@ def test_the_sdks_own_messages_come_back(tiny_server):
         json={"messages": [*first, {**streamed, "tool_calls": [{"index": "0", **call}]}, result]},
     )
     assert r.status_code == 400 and r.json()["error"]["param"] == "messages.1.tool_calls.0.index"
+
+
+def test_the_legacy_function_call_must_agree_with_tool_choice(http):
+    """Beside `tools`, `function_call: "none"` asks for no calls: refused unless `tool_choice`
+    says so too (it had been taken as neutral while the default `auto` still called tools)."""
+    tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+    body = {**BASE[F.CHAT], "tools": [tool]}
+    r = post(http, F.CHAT, {**body, "function_call": "none"})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "function_call"), r.text
+    for ok in ({"function_call": "none", "tool_choice": "none"}, {"function_call": "auto"}):
+        r = post(http, F.CHAT, {**body, **ok})  # (the tiny model's context may not hold it)
+        assert r.status_code == 200 or r.json()["error"]["param"] == "messages", (ok, r.text)

@@ -278,3 +278,15 @@ def test_echo_keeps_special_tokens_as_sent(http, prompt, stream):
     assert text.startswith(sent)
     assert "".join(tokens) == text
     assert all(text[o:].startswith(t) for o, t in zip(offsets, tokens, strict=True))
+
+
+def test_a_compressed_body_is_a_415_naming_its_encoding(http):
+    """gzip had been read as if plain: a 400 saying the body was not valid JSON."""
+    import gzip
+
+    raw = gzip.compress(json.dumps({"prompt": "hi", "max_tokens": 2}).encode())
+    headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+    r = http.post("/v1/completions", content=raw, headers=headers)
+    assert r.status_code == 415 and "'gzip' is not supported" in r.json()["error"]["message"]
+    r = http.post("/tokenize", content=raw, headers=headers)
+    assert r.status_code == 415, r.text

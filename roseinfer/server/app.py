@@ -37,7 +37,7 @@ from roseinfer.server import protocol as P
 from roseinfer.server.chat_prompt import request_prompt_ids
 from roseinfer.server.config import ServerConfig
 from roseinfer.server.errors import APIError, from_validation_error, install_error_handlers
-from roseinfer.server.jsonbody import read_json
+from roseinfer.server.jsonbody import read_request_json
 from roseinfer.server.metrics import ServerMetrics
 from roseinfer.server.middleware import BodySizeLimitMiddleware
 from roseinfer.server.params import (
@@ -128,7 +128,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
 
     # ---- helpers -------------------------------------------------------------------------
     async def parse(request: Request, model: type[ModelT], endpoint: str) -> ModelT:
-        data = read_json(await request.body())  # the size limit applies while this reads
+        data = await read_request_json(request)
         try:
             data = F.check_body(data, endpoint)  # the field table: unknown/refused -> 400
         except F.FieldError as e:

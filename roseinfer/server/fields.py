@@ -134,6 +134,15 @@ def _tool_choice_none(v: Any, _: dict) -> bool:
     return v in ("none", "auto")  # "auto" with no tools is "none"
 
 
+def _function_call_neutral(v: Any, body: dict) -> bool:
+    """The legacy choice, where it asks for what `tool_choice` does anyway: without `tools`
+    either asks for nothing; beside them "none" must come with `tool_choice: "none"` (it asks
+    for no calls) and "auto" with the default."""
+    if not body.get("tools"):
+        return _tool_choice_none(v, body)
+    return v == (body.get("tool_choice") or "auto")
+
+
 # ---- the table ---------------------------------------------------------------------------------
 
 
@@ -176,10 +185,12 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("seed", _V1, "choice i of n samples from seed + i (modulo 2**64): same seed, same text; "
        "-1 is no seed (vLLM's and llama.cpp's random)"),
     _h("stop", _V1, "a string or a list of up to 64 strings, of 16,384 characters in all; the "
-       "text ends before the first "
-       "match (an empty string, which would match anywhere, is ignored)"),
+       "text ends before the first match (an empty string, which would match anywhere, is "
+       "ignored), a tool call's text too: a call cut by one keeps what came before it, and the "
+       "finish reason is `stop`"),
     _h("stop_token_ids", _V1, "token ids that end a choice (ids of the vocabulary)", _VL),
-    _h("ignore_eos", _V1, "keep generating past end-of-sequence tokens", _VL),
+    _h("ignore_eos", _V1, "keep generating past end-of-sequence tokens (a grammar that is "
+       "complete still ends the output)", _VL),
     _h("min_tokens", _V1, "end-of-sequence, stop token ids and stop strings cannot end the "
        "output within this many tokens (a grammar that is complete still ends it)", _VL),
     _h("presence_penalty", _V1, "in [-2, 2]: minus this from the logit of every token already "
@@ -223,7 +234,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("json_schema", _V1, "llama.cpp's: a JSON schema the output follows", _LC),
     _h("grammar", _V1, 'llama.cpp\'s: a GBNF grammar the output follows ("": none)', _LC),
     _h("stream", _V1, "server-sent events, one chunk per token (or `--stream-interval` tokens)"),
-    _h("stream_options", _V1, "see `stream_options.*`; accepted (unused) without `stream`"),
+    _h("stream_options", _V1, "see `stream_options.*`; only with `stream: true` (a 400 "
+       "otherwise, as OpenAI and vLLM)"),
     _h("stream_options.include_usage", _V1, "a last chunk with the usage"),
     _h("request_id", _V1, "the response's `id` is `chatcmpl-`/`cmpl-` + this", _VL),
     _h("truncate_prompt_tokens", _V1, "keep only the prompt's last k tokens (-1: the context "
@@ -269,6 +281,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("stream", _G, "stream the raw text", _RI),
     # -- no-ops
     _noop("user", _V1, _str, "an end-user id for the caller's own records"),
+    _noop("prompt_cache_retention", _C, _str, "how long OpenAI keeps a cached prefix; prefix "
+          "caching here is automatic and exact, cached or not the text is the same"),
     _noop("metadata", _C, _metadata, "stored-completion tags (up to 16 strings of up to 512 "
           "characters, keys up to 64); nothing is stored"),
     _noop("store", _C, _bool, "nothing is stored; the output is the same"),
@@ -329,7 +343,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("tool_choice", _CO, _tool_choice_none, '"none" or "auto"', "tool calling"),
     _ref("parse_tool_calls", _C, _equals(True), "true", "tool calls left in the text", _LC),
     _ref("functions", _V1, _equals([]), "[]", "function calling (deprecated)"),
-    _ref("function_call", _V1, _tool_choice_none, '"none" or "auto"', "function calling"),
+    _ref("function_call", _V1, _function_call_neutral, '"none" or "auto" (beside `tools`: '
+         'equal to `tool_choice`)', "function calling"),
     _ref("guided_whitespace_pattern", _V1, _never, "null", "the whitespace allowed in guided "
          "JSON", _VL),
     _ref("chat_template", _C, _never, "null", "a request's own chat template", _VL),
@@ -342,8 +357,9 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("audio", _C, _never, "null", "audio output"),
     _ref("prediction", _C, _never, "null", "predicted outputs"),
     _ref("web_search_options", _C, _never, "null", "web search"),
-    _ref("reasoning_effort", _V1, _never, "null", "reasoning models' effort"),
-    _ref("verbosity", _C, _never, "null", "reasoning models' verbosity"),
+    _ref("reasoning_effort", _V1, _equals("none"), '"none"', "reasoning models' effort"),
+    _ref("verbosity", _C, _equals("medium"), '"medium" (OpenAI\'s default)', "reasoning "
+         "models' verbosity"),
     _ref("reasoning_format", _V1, _equals("none"), '"none"', "reasoning extraction", _LC),
     _ref("return_tokens_as_token_ids", _V1, _equals(False), "false", "logprob tokens as ids", _VL),
     _ref("return_token_ids", _V1, _equals(False), "false", "token ids in the response", _VL),
@@ -402,6 +418,12 @@ def check_body(data: Any, endpoint: str) -> dict:
     if isinstance(out.get("stream_options"), dict):
         out["stream_options"] = _check_object(
             out["stream_options"], endpoint, "stream_options", "stream_options"
+        )
+    if out.get("stream_options") is not None and out.get("stream") is not True:
+        raise FieldError(
+            "stream_options",
+            "'stream_options' is only allowed with 'stream': true",
+            "invalid_value",
         )
     return out
 

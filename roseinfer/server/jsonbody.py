@@ -13,9 +13,21 @@ import re
 import sys
 from typing import Any
 
+from starlette.requests import Request
+
 from roseinfer.server.errors import APIError
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+async def read_request_json(request: Request) -> Any:
+    """The request's body as JSON (`read_json`), once its Content-Encoding is one this server
+    reads: none (a compressed body had been a 400 saying it was not valid JSON)."""
+    encoding = request.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("", "identity"):
+        raise APIError(415, f"Content-Encoding {encoding!r} is not supported: send the body "
+                            "uncompressed", code="unsupported_encoding")  # fmt: skip
+    return read_json(await request.body())  # the size limit applies while this reads
 
 
 def read_json(raw: bytes) -> Any:

@@ -26,7 +26,7 @@ from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.chat_prompt import request_prompt_ids
 from roseinfer.server.errors import APIError, from_validation_error
-from roseinfer.server.jsonbody import read_json
+from roseinfer.server.jsonbody import read_request_json
 from roseinfer.tokenizer import Tokenizer
 
 
@@ -65,7 +65,7 @@ ModelT = TypeVar("ModelT", bound=P.RequestBase)
 
 
 async def _json_object(request: Request) -> dict[str, Any]:
-    data = read_json(await request.body())  # as every endpoint reads its body
+    data = await read_request_json(request)
     if not isinstance(data, dict):
         raise APIError(400, "the request body must be a JSON object", code="invalid_value")
     return data
