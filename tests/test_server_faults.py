@@ -83,6 +83,21 @@ def test_exception_in_one_request_fails_only_that_request(live, poisoned):
     assert httpx.post(url + "/v1/completions", json=body(4), timeout=60).status_code == 200
 
 
+def test_a_failed_generate_stream_is_cut_short_not_ended(live, poisoned):
+    """/generate streams raw text, with no room for an error event: a failure drops the
+    connection before the last chunk, so the client's read fails (it had ended cleanly, as if
+    the text were whole)."""
+    app, url = live
+    body = {"prompt": "Hello", "max_new_tokens": POISON, "stream": True, "stop_on_eos": False}
+    with pytest.raises(httpx.RemoteProtocolError):  # noqa: SIM117
+        with httpx.stream("POST", url + "/generate", json=body, timeout=60) as s:
+            for _ in s.iter_raw():
+                pass
+    assert wait_idle(app)
+    good = {**body, "max_new_tokens": 4}
+    assert httpx.post(url + "/generate", json=good, timeout=60).status_code == 200
+
+
 def test_a_request_that_fails_in_output_processing_is_stopped_in_the_engine(live, monkeypatch):
     """Its output processing raises at the second token: the engine is told to stop it then,
     rather than running it on to its 200 tokens with nobody reading."""

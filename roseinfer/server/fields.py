@@ -278,7 +278,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("stop_on_eos", _G, "end at end-of-sequence tokens (default true)", _RI),
     _h("seed", _G, "used when `do_sample`: seed of the sampler (greedy draws nothing)", _RI),
     _h("stop", _G, "a string or a list of strings (an empty one is ignored)", _RI),
-    _h("stream", _G, "stream the raw text", _RI),
+    _h("stream", _G, "stream the raw text (a failure cuts the response short: the client's "
+       "read fails)", _RI),
     # -- no-ops
     _noop("user", _V1, _str, "an end-user id for the caller's own records"),
     _noop("prompt_cache_retention", _C, _str, "how long OpenAI keeps a cached prefix; prefix "

@@ -330,12 +330,19 @@ def internal_error(e: Exception) -> APIError:
     return APIError(500, f"internal error: {type(e).__name__}: {e}")
 
 
+class StreamFailed(Exception):
+    """A raw text stream's request failed: raised out of the response, so the connection is
+    dropped before its last chunk (raw text has no room for an error event; a clean end
+    would read as a finished text)."""
+
+
 async def text_stream(group: GenerationGroup) -> AsyncIterator[bytes]:
-    """The seeds' /generate stream: raw UTF-8 text pieces (an error just ends the stream)."""
+    """The seeds' /generate stream: raw UTF-8 text pieces. A failure cuts the response short
+    (`StreamFailed`): the client's read fails, as on a dropped connection."""
     async with group:
         try:
             async for _, _, text in group.events():
                 if text:
                     yield text.encode("utf-8")
-        except Exception:
-            logger.exception("error while streaming /generate")
+        except Exception as e:
+            raise StreamFailed(f"/generate stream failed: {type(e).__name__}: {e}") from e
