@@ -461,6 +461,13 @@ def test_the_sdks_own_messages_come_back(tiny_server):
     assert r.status_code == 400 and r.json()["error"]["param"] == "messages.1.tool_calls.0.index"
 
 
+def test_an_empty_list_of_content_parts_is_a_400(http):
+    """As OpenAI's API answers (it had been taken as an empty message)."""
+    body = {**BASE[F.CHAT], "messages": [{"role": "user", "content": []}]}
+    r = post(http, F.CHAT, body)
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "messages.0.content"), r.text
+
+
 def test_the_legacy_function_call_must_agree_with_tool_choice(http):
     """Beside `tools`, `function_call: "none"` asks for no calls: refused unless `tool_choice`
     says so too (it had been taken as neutral while the default `auto` still called tools)."""

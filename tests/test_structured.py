@@ -333,6 +333,23 @@ def test_a_strict_response_format_refuses_an_open_schema(tiny_server, strict):
             jsonschema.validate(json.loads(out["message"]["content"]), open_schema)
 
 
+@pytest.mark.parametrize(
+    ("json_schema", "param", "message"),
+    [({"name": "t", "strict": True, "schema": {"type": "array", "items": {"type": "string"}}},
+      "response_format.json_schema.schema", "an object at the root"),
+     ({"name": "a name with spaces", "schema": SCHEMA}, "response_format.json_schema.name",
+      "pattern")],
+)  # fmt: skip
+def test_a_response_format_openai_refuses_is_refused(tiny_server, json_schema, param, message):
+    """A strict schema whose root is not an object, and a name outside OpenAI's pattern: 400s
+    naming them, as OpenAI's API answers (both had been taken)."""
+    fmt = {"type": "json_schema", "json_schema": json_schema}
+    r = httpx.post(tiny_server[1] + "/v1/chat/completions", json={**CHAT, "response_format": fmt},
+                   timeout=60)  # fmt: skip
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["param"] == param and message in r.json()["error"]["message"], r.text
+
+
 def test_openai_client_response_format(tiny_server):
     from openai import OpenAI
 

@@ -221,10 +221,12 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("response_format", _V1, '`{"type": "text"}` (none), `{"type": "json_object"}` (any JSON '
        'object) or `{"type": "json_schema", "json_schema": {"name", "schema", "strict", '
        '"description"}}`: the output is constrained to the schema as JSON Schema reads it; with '
-       '`strict: true` the schema must close every object (`"additionalProperties": false`, '
-       "every property required: a 400 otherwise, as OpenAI), so no key is left open; a schema "
-       "that does not compile is a 400, and so is `json_schema` with another type. `name` and `description` are no-ops: neither is shown to the model, the "
-       "schema alone constrains the output"),
+       '`strict: true` the schema must be an object at its root and close every object '
+       '(`"additionalProperties": false`, every property required: a 400 otherwise, as '
+       "OpenAI), so no key is left open; a schema that does not compile is a 400, and so is "
+       "`json_schema` with another type. `name` and `description` are no-ops: neither is shown "
+       "to the model, the schema alone constrains the output (a `name` outside OpenAI's "
+       "`^[A-Za-z0-9_-]{1,64}$` is a 400, as OpenAI)"),
     _h("structured_outputs", _V1, "exactly one of `json` (a schema), `regex`, `choice` (strings), "
        "`grammar` (Lark or GBNF), `json_object`: the output is constrained to it", _VL),
     _h("guided_json", _V1, "vLLM's older name for `structured_outputs.json`", _VL),
@@ -247,7 +249,7 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("chat_template_kwargs", _C, "extra variables for the chat template; a name the template "
        "does not read is refused", _VL),
     _h("messages[].role", _C, "system, user, assistant, developer (as system) or tool"),
-    _h("messages[].content", _C, "a string or a list of text parts (null: an assistant message "
+    _h("messages[].content", _C, "a string or a list of one or more text parts (null: an assistant message "
        "with `tool_calls`)"),
     _h("messages[].name", _C, "passed to the chat template; refused where the model's template "
        "does not use it (SmolLM2's does not)"),
@@ -480,6 +482,11 @@ def _check_message(message: Any, i: int) -> Any:
             for j, call in enumerate(calls)
         ]  # fmt: skip
     content = out.get("content")
+    if content == []:  # OpenAI's API wants at least one part
+        raise FieldError(
+            f"messages.{i}.content", "an empty list of content parts: give at least one",
+            "invalid_value",
+        )  # fmt: skip
     if isinstance(content, list):
         parts = []
         for j, part in enumerate(content):

@@ -28,7 +28,7 @@ class StreamOptions(RequestBase):
 
 
 class JsonSchemaFormat(RequestBase):
-    name: str
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")  # OpenAI's (it refuses others too)
     schema_: dict[str, Any] | None = Field(default=None, alias="schema")
     strict: bool | None = None
     description: str | None = None

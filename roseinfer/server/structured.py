@@ -50,7 +50,7 @@ def structured_outputs(
                 raise APIError(400, "response_format json_schema needs json_schema.schema",
                                param="response_format.json_schema")  # fmt: skip
             schema = fmt.json_schema.schema_
-            if fmt.json_schema.strict and (error := strict_schema_error(schema)):
+            if fmt.json_schema.strict and (error := strict_schema_error(schema, object_root=True)):
                 param = "response_format.json_schema.schema"
                 raise APIError(400, f"{param}: {error}", param=param)
             add("response_format", json=schema)

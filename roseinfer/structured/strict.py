@@ -17,9 +17,15 @@ _MANY = ("anyOf", "allOf", "oneOf", "prefixItems", "items")
 _NAMED = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
 
 
-def strict_schema_error(schema: Any, where: str = "the schema") -> str | None:
+def strict_schema_error(
+    schema: Any, where: str = "the schema", object_root: bool = False
+) -> str | None:
     """Why `schema` is not one strict mode takes (naming the place in it), or None. A schema of
-    the wrong shape (`"required": true`) is left to the grammar's compiler, which refuses it."""
+    the wrong shape (`"required": true`) is left to the grammar's compiler, which refuses it.
+    `object_root`: a response format's, whose root must be an object (`"type": "object"`, as
+    OpenAI's API requires; a function's arguments are an object whatever their schema says)."""
+    if object_root and not (isinstance(schema, dict) and schema.get("type") == "object"):
+        return f'{where}: strict mode needs an object at the root ("type": "object")'
     return schema_depth_error(schema, where) or _strict_error(schema, where)
 
 
