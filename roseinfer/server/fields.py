@@ -249,8 +249,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("chat_template_kwargs", _C, "extra variables for the chat template; a name the template "
        "does not read is refused", _VL),
     _h("messages[].role", _C, "system, user, assistant, developer (as system) or tool"),
-    _h("messages[].content", _C, "a string or a list of one or more text parts (null: an assistant message "
-       "with `tool_calls`)"),
+    _h("messages[].content", _C, "a string or a list of one or more text parts (null: an "
+       "assistant message with `tool_calls`)"),
     _h("messages[].name", _C, "passed to the chat template; refused where the model's template "
        "does not use it (SmolLM2's does not)"),
     _h("messages[].tool_calls", _C, "an assistant's earlier calls (`id`, `type: \"function\"`, "
