@@ -254,21 +254,22 @@ def test_prefix_cache_admits_with_cached_tokens_and_computes_only_the_rest():
 def test_a_requests_choices_wait_for_its_first_to_compute_the_prompt():
     """Choices 1..n-1 are admitted once choice 0 has its first token: the prompt is computed
     once and they take it from the prefix cache (all but its last block's tokens). A request
-    behind them keeps its place (first come, first served)."""
+    behind them is admitted meanwhile; they stay first in the queue."""
     eng = FakeEngine(max_num_batched_tokens=8)
     leader = eng.add(prompt(22), 2)
     choices = [eng.add(prompt(22), 2) for _ in range(3)]
     for seq in choices:
         seq.prompt_leader = leader
-    later = eng.add(prompt(6, 500), 2)
-    while leader.num_output_tokens == 0:
-        out = eng.step()
-        assert [s.seq for s in out.scheduled] == [leader]
+    later = eng.add(prompt(7, 500), 2)
+    scheduled = [[s.seq for s in eng.step().scheduled] for _ in range(3)]
+    assert scheduled == [[leader], [leader], [leader, later]]  # 8 + 8 + 6 of the prompt, later 2
+    assert leader.num_output_tokens == 1 and list(eng.sched.waiting) == choices
     out = eng.step()
-    assert [s.seq for s in out.scheduled] == [leader, *choices, later]
-    assert [s.num_new_tokens for s in out.scheduled] == [1, 2, 2, 2, 1]  # the budget's 8
-    assert [seq.num_cached_tokens for seq in choices] == [20, 20, 20]
+    assert [s.seq for s in out.scheduled] == [leader, later, choices[0]]
+    assert [s.num_new_tokens for s in out.scheduled] == [1, 5, 2]  # the budget's 8
+    assert choices[0].num_cached_tokens == 20
     eng.run()
+    assert [seq.num_cached_tokens for seq in choices] == [20, 20, 20]
     eng.assert_no_leaks()
 
 

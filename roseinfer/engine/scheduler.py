@@ -7,8 +7,9 @@ Policy (vLLM V1 style, one token budget for prefill and decode alike):
   preempted (blocks freed, requeued at the front, recomputed later);
 - then waiting sequences are admitted, oldest first, while a sequence slot, budget and blocks
   remain; a newly admitted sequence first takes its cached prefix blocks. A request's choices
-  1..n-1 wait until its choice 0 has computed the prompt, then take it from the cache: the
-  prompt is computed once, not n times.
+  1..n-1 wait (first in the queue still, the requests behind them admitted meanwhile) until
+  its choice 0 has computed the prompt, then take it from the cache: the prompt is computed
+  once, not n times.
 """
 
 from __future__ import annotations
@@ -111,13 +112,15 @@ class Scheduler:
             i += 1
         if out.preempted:
             return out  # no room: admitting now would only preempt again
+        held: list[Sequence] = []  # choices waiting for their choice 0: first again next step
         while self.waiting and budget > 0 and len(self.running) < self.max_num_seqs:
             seq = self.waiting[0]
             if seq.is_finished:  # aborted while waiting
                 self.waiting.popleft()
                 continue
-            if seq.waits_for_prompt:  # its choice 0 runs ahead of it (first come, first served)
-                break
+            if seq.waits_for_prompt:  # the requests behind it need not wait with it
+                held.append(self.waiting.popleft())
+                continue
             cached = self.block_manager.match_prefix(seq, not seq.needs_prompt_positions)
             seq.num_computed_tokens = cached
             if not seq.num_preemptions:  # vLLM's: the first admission's (a readmitted
@@ -135,6 +138,7 @@ class Scheduler:
             self.running.append(seq)
             out.scheduled.append(ScheduledSequence(seq, n))
             budget -= n
+        self.waiting.extendleft(reversed(held))
         return out
 
     def on_computed(self, out: SchedulerOutput) -> None:
