@@ -89,11 +89,12 @@ def median_ms(params: SamplingParams, batch: int, vocab: int, steps: int, seed: 
     if params.structured_outputs is not None:
         for seq in seqs:
             seq.matcher = compiler.matcher(params.structured_outputs)
+    states = [sampler.new_row_state(params, seq.bad_words_token_ids) for seq in seqs]  # once
     times = []
     for step in range(steps):
         x = logits[step % 8].clone()
         start = time.perf_counter()
-        out = sampler(x, [params] * batch, [None] * batch, [0] * batch, seqs)
+        out = sampler(x, [params] * batch, states, [0] * batch, seqs)
         out.token_ids.tolist()
         if out.logprobs is not None:
             out.logprobs.top_ids.tolist()

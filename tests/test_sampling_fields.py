@@ -147,7 +147,10 @@ def test_warpers_and_bias_match_transformers():
     sampler = Sampler("cpu", 0, [])
     params = [SamplingParams(temperature=0, logit_bias=bias)] * 2
     hs = [Hist(0, [1], 1), Hist(1, [1], 1)]
-    got = sampler(logits.clone(), params, [None, None], [0, 0], hs).token_ids
+    states = [
+        sampler.new_row_state(p, h.bad_words_token_ids) for p, h in zip(params, hs, strict=True)
+    ]
+    got = sampler(logits.clone(), params, states, [0, 0], hs).token_ids
     assert torch.equal(got, want.argmax(dim=-1))
 
 
@@ -163,7 +166,7 @@ def test_rows_with_logits_that_are_not_finite_are_reported_alone(dtype):
     greedy = SamplingParams(temperature=0)
     sampled = SamplingParams(temperature=0.8, seed=1)
     sampler = Sampler("cpu", 0, [])
-    out = sampler(logits.clone(), [greedy] * 5, [None] * 5, [0] * 5)
+    out = sampler(logits.clone(), [greedy] * 5, [sampler.new_row_state(greedy)] * 5, [0] * 5)
     assert out.non_finite_rows == [1, 2, 3]
     params = [sampled, greedy, sampled, greedy, greedy]
     out = sampler(logits.clone(), params, [sampler.new_row_state(p) for p in params], [0] * 5)
@@ -198,7 +201,9 @@ def test_sampler_order_matches_transformers_chain():
     params = SamplingParams(temperature=0.7, top_k=10, top_p=0.9, min_p=1.0, logit_bias=bias,
                             repetition_penalty=1.3, frequency_penalty=0.5,
                             presence_penalty=-0.4)  # fmt: skip
-    got = Sampler("cpu", 0, [])(logits.clone(), [params] * 3, [None] * 3, [0] * 3, hs).token_ids
+    sampler = Sampler("cpu", 0, [])
+    states = [sampler.new_row_state(params, h.bad_words_token_ids) for h in hs]
+    got = sampler(logits.clone(), [params] * 3, states, [0] * 3, hs).token_ids
     for i, h in enumerate(hs):
         row = logits[i : i + 1].clone()
         row[0, 5] += 3.0
@@ -335,14 +340,23 @@ def test_server_honours_the_fields(http, tiny_server):
     assert r.status_code == 200, r.text
 
 
-def test_a_steps_python_work_does_not_grow_with_a_rows_id_lists():
+def test_a_steps_python_work_does_not_grow_with_a_rows_id_lists(monkeypatch):
     """A row's allowed_token_ids, logit_bias, stop_token_ids (before min_tokens) and bad words
     are made into tensors and lookups once (`Sampler.new_row_state`); a step's Python work is
     the same for 3 ids as for 3,000 (walked at every step, 400,000 allowed ids with n = 32 had
-    held every other request 22 s). Counted in lines the interpreter runs in the sampler."""
+    held every other request 22 s). Counted in lines the interpreter runs in the sampler, and
+    in the Python lists a step makes tensors of (one-token bad words had been one, per row)."""
     import sys
 
     vocab = 10_000
+    longest = 0
+    tensor = torch.tensor
+
+    def watched_tensor(data, *args, **kwargs):
+        nonlocal longest
+        if isinstance(data, list | tuple):
+            longest = max(longest, len(data))
+        return tensor(data, *args, **kwargs)
 
     def lines_per_step(size: int) -> int:
         ids, stops, banned = (range(k * size + 1, (k + 1) * size + 1) for k in range(3))
@@ -362,13 +376,16 @@ def test_a_steps_python_work_does_not_grow_with_a_rows_id_lists():
                 count += event == "line"
             return trace
 
+        monkeypatch.setattr(torch, "tensor", watched_tensor)
         sys.settrace(trace)
         try:
             out = sampler(logits.clone(), [params] * 4, states, [3] * 4, hs)
         finally:
             sys.settrace(None)
+            monkeypatch.setattr(torch, "tensor", tensor)
         assert all(t in ids for t in out.token_ids.tolist()), out
         return count
 
     small, large = lines_per_step(3), lines_per_step(3000)
     assert large <= small + 20, (small, large)
+    assert longest <= 8, longest  # the batch's rows, never a row's ids

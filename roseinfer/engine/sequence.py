@@ -42,7 +42,7 @@ class Sequence:
     prompt_logprobs: list[TokenLogprobs] = field(default_factory=list)
     # Choices 1..n-1 of a request: its choice 0, which computes the shared prompt (and its
     # prompt logprobs, if asked) before they are admitted to take it from the prefix cache.
-    prompt_leader: Sequence | None = None
+    prompt_leader: Sequence | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.token_ids)

@@ -166,8 +166,8 @@ class RowState:
     bias_ids: torch.Tensor | None = None  # [K] int64: logit_bias' tokens
     bias_values: torch.Tensor | None = None  # [K] fp32: their biases
     stop_ids: torch.Tensor | None = None  # [S] int64: stop_token_ids (masked before min_tokens)
-    # bad words by the length of their head (all but the last token): head -> last tokens
-    bad_word_ends: dict[int, dict[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
+    # bad words by the length of their head (all but the last token): head -> last tokens [E]
+    bad_word_ends: dict[int, dict[tuple[int, ...], torch.Tensor]] = field(default_factory=dict)
 
 
 class Sampler:
@@ -196,13 +196,12 @@ class Sampler:
         self.token_counts = TokenCounts(self.device)
 
     def new_row_state(
-        self, params: SamplingParams, bad_words: Seq[tuple[int, ...]] = (), seeded: bool = True
+        self, params: SamplingParams, bad_words: Seq[tuple[int, ...]] = ()
     ) -> RowState:
-        """A sequence's state (`bad_words`: its bad words' token ids); `seeded=False`: no
-        generator of its own even with a seed (the rows of a direct call given none)."""
+        """A sequence's state (`bad_words`: its bad words' token ids)."""
         dev = self.device
         generator = None
-        if seeded and params.seed is not None and not params.greedy:
+        if params.seed is not None and not params.greedy:
             generator = torch.Generator(dev).manual_seed(params.seed)
 
         def ids(values: Iterable[int]) -> torch.Tensor:
@@ -215,7 +214,7 @@ class Sampler:
             ids(bias) if bias else None,
             torch.tensor(list(bias.values()), dtype=torch.float32, device=dev) if bias else None,
             ids(params.stop_token_ids) if params.stop_token_ids else None,
-            _bad_word_ends(tuple(bad_words)) if bad_words else {},
+            _bad_word_ends(tuple(bad_words), dev) if bad_words else {},
         )
 
     @torch.inference_mode()
@@ -223,21 +222,13 @@ class Sampler:
         self,
         logits: torch.Tensor,  # [B, V]
         params: Seq[SamplingParams],
-        states: Seq[RowState | None],  # each row's (None: made for this call, unseeded)
+        states: Seq[RowState],  # each row's (`new_row_state`)
         num_outputs: Seq[int],  # tokens each row has generated so far (for min_tokens)
         histories: Seq[History] | None = None,  # each row's sequence (penalties, bad words)
     ) -> SamplerOutput:
         """Masks (allowed_token_ids, bad_words, min_tokens) are written into `logits`; bias
         and penalties work on a copy. A row fails alone (`SamplerOutput.no_token_rows`,
         `non_finite_rows`) when its masks leave no token, or its logits are NaN or +inf."""
-        rows_state = [
-            state
-            if state is not None
-            else self.new_row_state(
-                p, histories[i].bad_words_token_ids if histories else (), seeded=False
-            )  # fmt: skip
-            for i, (p, state) in enumerate(zip(params, states, strict=True))
-        ]
         logprob_rows = [i for i, p in enumerate(params) if p.logprobs is not None]
         raw: RawLogits | None = None
         if logprob_rows:  # of the model's distribution, before anything below changes it
@@ -248,8 +239,8 @@ class Sampler:
             ):
                 rows = rows.clone()  # the masks below write into `logits`
             raw = RawLogits.of(rows, max(params[i].logprobs or 0 for i in logprob_rows))
-        no_token = self._mask(logits, params, rows_state, num_outputs, histories)
-        token_ids, non_finite = self._sample(logits, params, rows_state, histories)
+        no_token = self._mask(logits, params, states, num_outputs, histories)
+        token_ids, non_finite = self._sample(logits, params, states, histories)
         non_finite = [i for i in non_finite if i not in no_token]
         if raw is None:
             return SamplerOutput(token_ids, [], None, no_token, non_finite)
@@ -278,10 +269,10 @@ class Sampler:
         """-inf, in place, for the tokens a row may not take now; returns the rows left with
         no token at all (set to 0 instead, so the batch's arithmetic stays finite)."""
         dev = logits.device
-        allowed = [i for i, state in enumerate(states) if state.allowed_ids is not None]
+        allowed_ids = {i: s.allowed_ids for i, s in enumerate(states) if s.allowed_ids is not None}
+        allowed = list(allowed_ids)
         if allowed:
-            lists = [states[i].allowed_ids for i in allowed]
-            rows, ids = _rows_and_ids(lists, dev)
+            rows, ids = _rows_and_ids(list(allowed_ids.values()), dev)
             keep = torch.zeros(len(allowed), logits.shape[-1], dtype=torch.bool, device=dev)
             keep[rows, ids] = True
             index = torch.tensor(allowed, device=dev)
@@ -292,13 +283,11 @@ class Sampler:
             banned_rows, banned = [], []
             for i, p in enumerate(params):
                 if p.bad_words:
-                    tokens = _completing_tokens(histories[i], states[i].bad_word_ends)
-                    banned_rows += [i] * len(tokens)
-                    banned += tokens
+                    ends = _completing_tokens(histories[i], states[i].bad_word_ends)
+                    banned_rows += [i] * len(ends)
+                    banned += ends
             if banned:
-                logits[torch.tensor(banned_rows, device=dev), torch.tensor(banned, device=dev)] = (
-                    float("-inf")
-                )
+                logits[_rows_and_ids(banned, dev, banned_rows)] = float("-inf")
         for i, p in enumerate(params):
             if num_outputs[i] < p.min_tokens:  # no stop token (the model's or the request's) yet
                 logits[i, self.stop_token_ids] = float("-inf")
@@ -339,9 +328,9 @@ class Sampler:
         if need_bias or need_penalties:
             logits = logits.to(torch.float32, copy=True)  # the caller's logits stay as they were
         if need_bias:
-            biased = [i for i, state in enumerate(states) if state.bias_ids is not None]
-            rows, ids = _rows_and_ids([states[i].bias_ids for i in biased], dev, biased)
-            values = torch.cat([states[i].bias_values for i in biased])  # type: ignore[misc]
+            bias_ids = {i: s.bias_ids for i, s in enumerate(states) if s.bias_ids is not None}
+            values = torch.cat([s.bias_values for s in states if s.bias_values is not None])
+            rows, ids = _rows_and_ids(list(bias_ids.values()), dev, list(bias_ids))
             logits.index_put_((rows, ids), values, accumulate=True)
         if need_penalties:
             if histories is None:
@@ -399,38 +388,41 @@ def _not_finite(values: list[float]) -> list[int]:
 
 
 def _rows_and_ids(
-    lists: Seq[torch.Tensor | None], device: torch.device, rows: Seq[int] | None = None
+    lists: Seq[torch.Tensor], device: torch.device, rows: Seq[int] | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Index pairs for a scatter into [B, V]: each list's row (`rows[j]`, or j) repeated for
     its ids, and the ids, concatenated."""
-    tensors = [t for t in lists if t is not None]
-    counts = torch.tensor([len(t) for t in tensors], device=device)
-    which = torch.tensor(list(rows) if rows is not None else range(len(tensors)), device=device)
-    return which.repeat_interleave(counts), torch.cat(tensors)
+    counts = torch.tensor([len(t) for t in lists], device=device)
+    which = torch.tensor(list(rows) if rows is not None else range(len(lists)), device=device)
+    return which.repeat_interleave(counts), torch.cat(list(lists))
 
 
 @functools.lru_cache(maxsize=64)
 def _bad_word_ends(
-    bad_words: tuple[tuple[int, ...], ...],
-) -> dict[int, dict[tuple[int, ...], tuple[int, ...]]]:
+    bad_words: tuple[tuple[int, ...], ...], device: torch.device
+) -> dict[int, dict[tuple[int, ...], torch.Tensor]]:
     """Bad words by the length of their head (all but the last token): head -> last tokens.
     Cached: a request's n choices share one list (the engine's BadWords hands out one tuple)."""
     ends: dict[int, dict[tuple[int, ...], list[int]]] = {}
     for word in bad_words:
         ends.setdefault(len(word) - 1, {}).setdefault(word[:-1], []).append(word[-1])
-    return {head: {k: tuple(v) for k, v in by_head.items()} for head, by_head in ends.items()}
+    return {
+        head: {k: torch.tensor(v, dtype=torch.long, device=device) for k, v in by_head.items()}
+        for head, by_head in ends.items()
+    }
 
 
 def _completing_tokens(
-    seq: History, ends: dict[int, dict[tuple[int, ...], tuple[int, ...]]]
-) -> list[int]:
-    """The tokens that would complete one of `seq`'s bad words now: a word's last token, where
-    the generated tokens end with the rest of it (a one-token word: always). One lookup per
-    length of the words' heads, not one per word."""
+    seq: History, ends: dict[int, dict[tuple[int, ...], torch.Tensor]]
+) -> list[torch.Tensor]:
+    """The tokens that would complete one of `seq`'s bad words now, as tensors of words' last
+    tokens: where the generated tokens end with the rest of the word (a one-token word:
+    always). One lookup per length of the words' heads, not one per word."""
     num_output = len(seq.token_ids) - seq.num_prompt_tokens
-    banned: list[int] = []
+    banned: list[torch.Tensor] = []
     for head, by_head in ends.items():
         if head <= num_output:
             tail = tuple(seq.token_ids[len(seq.token_ids) - head :]) if head else ()
-            banned += by_head.get(tail, ())
+            if (tokens := by_head.get(tail)) is not None:
+                banned.append(tokens)
     return banned

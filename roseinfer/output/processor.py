@@ -83,7 +83,7 @@ class ChoiceState:
         self.detok = IncrementalDetokenizer(tokenizer)
         self.detok.start_prompt(prompt_token_ids)
         self.stop = StopStringChecker(params.stop) if params.stop else None
-        self.request_stop_ids = frozenset(params.stop_token_ids)
+        self.request_stop_ids = params.stop_token_id_set
         self.stop_ids = self.request_stop_ids | (
             frozenset() if params.ignore_eos else stop_token_ids
         )
