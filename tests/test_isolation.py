@@ -5,6 +5,8 @@ exactly what they get alone (tokens, seeded draws, logprobs), and no block stays
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import crowded_llm
 
@@ -345,3 +347,15 @@ def test_a_response_is_written_off_the_event_loop_with_its_prompt_once(tiny_serv
     assert r.status_code == 200 and len(r.json()["prompt_logprobs"]) > 1, r.text
     assert len(calls["chat"]) == 2 and len(calls["prompt"]) == 2, calls
     assert all(thread != "event loop" for names in calls.values() for thread in names), calls
+    # streamed: the echoed prompt's logprobs made once for the n choices, off the loop (each
+    # choice's tokens' are made on the loop as they come: a few entries each)
+    calls["completion"].clear()
+    stream = {**body, "stream": True}
+    del stream["prompt_logprobs"]  # (not with stream, as vLLM)
+    r = httpx.post(url + "/v1/completions", json=stream, timeout=60)
+    events = [line[6:] for line in r.text.splitlines() if line.startswith("data: {")]
+    echoed = [json.loads(e)["choices"][0] for e in events]
+    echoed = [c for c in echoed if c["text"].startswith("probe one two three")]
+    assert len(echoed) == 3 and len({json.dumps(c["logprobs"]) for c in echoed}) == 1, echoed
+    off_loop = [thread for thread in calls["completion"] if thread != "event loop"]
+    assert len(off_loop) == 1, calls["completion"]

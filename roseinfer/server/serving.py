@@ -258,6 +258,7 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
     chat = opts.chat
     obj = "chat.completion.chunk" if chat else "text_completion"
     offsets: dict[int, int] = {}  # completions: each choice's next text_offset
+    prompts = _PromptParts(opts)
 
     def chunk(choice: dict) -> str:
         return sse_data(P.chunk(rid, obj, created, model, [choice], include_usage))
@@ -282,10 +283,12 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                 state = group.state_of(index)
                 if opts.echo and index not in prompts_sent:
                     prompts_sent.add(index)
-                    prompt_text, positions = echoed_prompt(state)
-                    lp = completion_lp(index, state.prompt_token_ids, positions)
-                    choice = P.completion_choice(index, prompt_text, None, lp)
-                    yield chunk(choice)
+                    # made once for the prompt's n choices, off the loop (its logprobs are
+                    # prompt x top N entries)
+                    prompt_text, lp = await asyncio.to_thread(prompts.echo, state)
+                    if lp is not None:
+                        offsets[index] = end_offset(lp)
+                    yield chunk(P.completion_choice(index, prompt_text, None, lp))
                 new = c.new_logprobs if opts.logprobs is not None else []
                 calls = [P.tool_call_delta(d.index, d.id, d.name, d.arguments)
                          for d in c.new_tool_calls]  # fmt: skip
