@@ -154,6 +154,7 @@ def test_no_ops_and_neutral_values_are_accepted_and_change_nothing(http, endpoin
     assert streamed_text(http, endpoint, {**streamed, "stream_options": stream_options}) == plain
     r = post(http, endpoint, {**body, "stream_options": stream_options})
     assert (r.status_code, r.json()["error"]["param"]) == (400, "stream_options"), r.text
+    assert text_of(endpoint, post(http, endpoint, {**body, "stream_options": None})) == plain
 
 
 def streamed_text(http: httpx.Client, endpoint: str, body: dict) -> list[str]:

@@ -84,10 +84,12 @@ def test_the_conversion_is_llguidances(name):
 @st.composite
 def rule_graphs(draw) -> str:
     """A random GBNF grammar: rules of alternatives of sequences of literals, classes, groups
-    and references to any rule (root included, so cycles of every kind appear), in any order."""
+    and references to any rule (root included, so cycles of every kind appear), in any order;
+    at times a rule defined twice, one named `start`, or a reference to no rule."""
     names = ["root", *(f"r{i}" for i in range(draw(st.integers(0, 7))))]
+    referable = names + draw(st.sampled_from([[], ["missing"]]))
     atoms = st.one_of(st.sampled_from(['"a"', '"bc"', "[x-z]", "[^q]"]),
-                      st.sampled_from(names))  # fmt: skip
+                      st.sampled_from(referable))  # fmt: skip
 
     def sequence(item):
         return st.lists(item, min_size=1, max_size=3).map(" ".join)
@@ -105,7 +107,8 @@ def rule_graphs(draw) -> str:
         ),  # fmt: skip
         max_leaves=6,
     )
-    order = draw(st.permutations(names))
+    order = [*draw(st.permutations(names)),
+             *draw(st.lists(st.sampled_from([*names, "start"]), max_size=2))]  # fmt: skip
     return "\n".join(f"{name} ::= {draw(alternatives(items))}" for name in order) + "\n"
 
 

@@ -242,3 +242,20 @@ def test_a_requests_params_are_checked_once_for_its_n_choices(llm, monkeypatch):
     seeded = SamplingParams(max_tokens=3, temperature=1.0, seed=5 + 7,
                             logit_bias={t: 0.5 for t in range(40)})  # fmt: skip
     assert out.outputs[7].token_ids == alone(llm, [1, 2, 3], seeded)
+
+
+@pytest.mark.parametrize(("prefix_cache", "prompt_logprobs", "first_step"),
+                         [(True, None, 1), (False, None, 3), (False, 0, 1)])  # fmt: skip
+def test_a_requests_choices_wait_for_its_prompt_where_that_pays(
+    tiny_model_dir, prefix_cache, prompt_logprobs, first_step
+):
+    """Choices 1..n-1 wait for choice 0 to compute the prompt when the prefix cache will serve
+    it to them, or when its prompt logprobs must reach the client first; with neither, all
+    three compute it at once (waiting would only delay them)."""
+    llm = LLM(model=tiny_model_dir("llama"), dtype="float32", num_kv_blocks=64,
+              enable_prefix_cache=prefix_cache)  # fmt: skip
+    params = SamplingParams(n=3, max_tokens=2, prompt_logprobs=prompt_logprobs)
+    llm.engine.add_request("r", list(range(1, 40)), params)
+    assert len(llm.engine.step()) == first_step  # the choices that sampled a token
+    while llm.engine.has_unfinished():
+        llm.engine.step()

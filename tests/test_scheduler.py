@@ -287,6 +287,25 @@ def test_choices_whose_first_ended_before_a_token_are_not_held():
     eng.assert_no_leaks()
 
 
+def test_choices_wait_through_their_firsts_preemption():
+    """Choice 0 preempted before its first token (an older request needs its blocks): the
+    others still wait for its prompt, and all finish."""
+    eng = FakeEngine(num_blocks=7, max_num_batched_tokens=8)
+    eng.add(prompt(4, 900), 12)
+    leader = eng.add(prompt(22), 2)
+    choices = [eng.add(prompt(22), 2) for _ in range(2)]
+    for seq in choices:
+        seq.prompt_leader = leader
+    preempted = False
+    while eng.sched.has_unfinished():
+        out = eng.step()
+        if leader.num_output_tokens == 0:
+            preempted |= leader in out.preempted
+            assert not any(s.seq in choices for s in out.scheduled)
+    assert preempted and [seq.num_output_tokens for seq in choices] == [2, 2]
+    eng.assert_no_leaks()
+
+
 def test_no_prefix_cache_computes_everything():
     eng = FakeEngine(max_num_batched_tokens=64, enable_prefix_cache=False)
     eng.add(prompt(21), 2)

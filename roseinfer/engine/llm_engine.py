@@ -150,12 +150,18 @@ class LLMEngine:
             raise InvalidRequestError(f"request id {request_id!r} is already running")
         self.validate(prompt_token_ids, params)
         bad_words = self.bad_words.token_ids(params.bad_words)  # once for the n choices
+        bm = self.block_manager
+        # The others wait for choice 0's prompt where that pays: the prefix cache then serves
+        # them its full blocks; and its prompt logprobs (the request's, computed by it alone)
+        # reach the client before any other choice's first token (a streamed echo needs them).
+        wait = params.prompt_logprobs is not None or (
+            bm.enable_prefix_cache and len(prompt_token_ids) > bm.block_size
+        )
         seqs: list[Sequence] = []
         for i in range(params.n):
-            # Choice 0 computes the prompt, and its logprobs if asked: they are the request's.
             choice = params.for_choice(i, params.prompt_logprobs if i == 0 else None)
             seq = self.new_sequence(prompt_token_ids, choice, request_id, i, bad_words)
-            seq.prompt_leader = seqs[0] if seqs else None
+            seq.prompt_leader = seqs[0] if seqs and wait else None
             seqs.append(seq)
         self._requests[request_id] = seqs
         for seq in seqs:
