@@ -18,12 +18,12 @@ import math
 
 import torch
 
-from roseinfer.config import SamplingParams
 from roseinfer.engine import InferenceEngine
 from roseinfer.engine.block_manager import BlockManager
 from roseinfer.engine.model_runner import ModelRunner
 from roseinfer.engine.scheduler import ScheduledSequence
 from roseinfer.engine.sequence import Sequence
+from roseinfer.sampling_params import SamplingParams
 
 PROMPTS = [
     "What is the capital of France?",

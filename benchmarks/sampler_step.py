@@ -21,8 +21,8 @@ from typing import Any
 
 import torch
 
-from roseinfer.config import SamplingParams
 from roseinfer.layers.sampler import Sampler
+from roseinfer.sampling_params import SamplingParams
 
 CASES: dict[str, dict] = {
     "plain": {},
@@ -54,8 +54,8 @@ SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"},
 def grammar_cases(vocab: int) -> tuple[dict[str, SamplingParams], Any]:
     """Params under SCHEMA and under tool_choice "auto", and a compiler for SmolLM2's tokenizer
     (its vocabulary: `vocab`)."""
-    from roseinfer.config import StructuredOutputs
     from roseinfer.loader import smollm2_path
+    from roseinfer.sampling_params import StructuredOutputs
     from roseinfer.structured.grammar import GrammarCompiler
     from roseinfer.structured.tools import Tool, ToolUse
     from roseinfer.tokenizer import Tokenizer

@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from test_tools import ADD, WEATHER  # noqa: E402
 
-from roseinfer.config import StructuredOutputs  # noqa: E402
 from roseinfer.loader import smollm2_path  # noqa: E402
+from roseinfer.sampling_params import StructuredOutputs  # noqa: E402
 from roseinfer.structured.grammar import GrammarCompiler  # noqa: E402
 from roseinfer.structured.tools import Tool, ToolUse  # noqa: E402
 from roseinfer.tokenizer import Tokenizer  # noqa: E402

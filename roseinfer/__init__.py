@@ -13,7 +13,8 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "LLM": "roseinfer.llm",
-    **dict.fromkeys(("EngineConfig", "SamplingParams"), "roseinfer.config"),
+    "EngineConfig": "roseinfer.config",
+    "SamplingParams": "roseinfer.sampling_params",
     **dict.fromkeys(("RequestOutput", "CompletionOutput"), "roseinfer.outputs"),
     "SchedulerManager": "roseinfer.compat",
     **engine.EXPORTS,  # LLMEngine, EngineClient and the seeds' classes

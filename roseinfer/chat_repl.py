@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from roseinfer.config import SamplingParams
+from roseinfer.sampling_params import SamplingParams
 
 PROMPT, CONTINUATION = "> ", "... "
 BLOCK = '"""'

@@ -9,7 +9,8 @@ import sys
 from roseinfer.chat_repl import HELP as CHAT_HELP
 from roseinfer.chat_repl import ChatSession, enable_line_editing
 from roseinfer.commands import add_log_level_arg, run_command
-from roseinfer.config import EngineConfig, SamplingParams, add_engine_args
+from roseinfer.config import EngineConfig, add_engine_args
+from roseinfer.sampling_params import SamplingParams
 
 
 def add_sampling_args(parser: argparse.ArgumentParser) -> None:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from collections.abc import Sequence as Seq
 from typing import Any, get_args
 
-from roseinfer.config import EngineConfig, SamplingParams, check_bools
+from roseinfer.config import EngineConfig, check_bools
 from roseinfer.engine.client import EngineClient, EngineObserver
 from roseinfer.engine.llm_engine import EngineStats, InvalidRequestError, LLMEngine, context_length
 from roseinfer.engine.sequence import Sequence
@@ -25,6 +25,7 @@ from roseinfer.llm import LLM, encode_prompt
 from roseinfer.loader import LoadedModel, load_model
 from roseinfer.output.processor import OutputProcessor, RequestState
 from roseinfer.outputs import FinishReason
+from roseinfer.sampling_params import SamplingParams
 from roseinfer.session import InferenceSession, seed_names, seed_params
 
 __all__ = [

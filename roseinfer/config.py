@@ -1,22 +1,18 @@
 """Configuration dataclasses, validated at the edge.
 
 `EngineConfig` holds every engine setting; CLI flags map one-to-one onto its fields
-(`add_engine_args` / `EngineConfig.from_args`). `SamplingParams` is per request.
+(`add_engine_args` / `EngineConfig.from_args`). What a request asks for is
+`roseinfer.sampling_params.SamplingParams`.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
 import dataclasses
-import functools
-import json
 import math
 import re
-from dataclasses import InitVar, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
-
-from roseinfer.structured.depth import schema_depth_error
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 QUANTIZATIONS = ("none", "int8")
@@ -39,16 +35,8 @@ LOAD_FIELDS = (
 )
 
 
-# Temperatures below this sample as greedy: dividing logits by 1e-40 overflows to inf/NaN, and
-# vLLM draws the same line (its _SAMPLING_EPS).
-GREEDY_TEMPERATURE = 1e-5
 # What torch.Generator.manual_seed takes: a seed is used modulo 2**64 (choice i of n: seed + i).
 SEED_MIN, SEED_MAX = -(1 << 63), (1 << 64) - 1
-# Most top logprobs a position may ask for (OpenAI's top_logprobs limit; vLLM's default).
-MAX_LOGPROBS = 20
-# Largest top_k: the sampler holds it in a tensor (a Python int past int64 cannot even be
-# stored), and any k at or above the vocabulary size already keeps every token; vLLM's int32.
-TOP_K_MAX = (1 << 31) - 1
 
 
 def is_int(value: object) -> bool:
@@ -64,271 +52,6 @@ def check_bools(**flags: object) -> None:
 
 def is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-@dataclass(frozen=True)
-class StructuredOutputs:
-    """Constrain the output to a grammar: exactly one of a JSON schema (`json`, a dict or its
-    JSON text), any JSON object (`json_object`), a regular expression, a choice of strings, or
-    a grammar (Lark, or llama.cpp's GBNF). vLLM's `StructuredOutputsParams`; compiled and
-    enforced by llguidance (roseinfer/structured/)."""
-
-    json: dict | str | None = field(default=None, hash=False)
-    regex: str | None = None
-    choice: tuple[str, ...] | None = None
-    grammar: str | None = None
-    json_object: bool = False
-
-    def __post_init__(self) -> None:
-        check_bools(json_object=self.json_object)
-        given = [
-            name
-            for name in ("json", "regex", "choice", "grammar")
-            if getattr(self, name) is not None
-        ] + (["json_object"] if self.json_object else [])
-        if len(given) != 1:
-            raise ValueError(
-                "structured_outputs must set exactly one of json, regex, choice, grammar, "
-                f"json_object; got {given or 'none'}"
-            )
-        if self.choice is not None:
-            if isinstance(self.choice, str):  # tuple() would make each character a choice
-                raise ValueError(
-                    "structured_outputs choice must be a list of strings, not a string"
-                )
-            choice = tuple(self.choice)
-            if not choice or not all(isinstance(c, str) for c in choice):
-                raise ValueError("structured_outputs choice must be a non-empty list of strings")
-            object.__setattr__(self, "choice", choice)
-        for name in ("regex", "grammar"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, str) or not value):
-                raise ValueError(f"structured_outputs {name} must be a non-empty string")
-        if self.json is not None and not isinstance(self.json, dict | str):
-            raise ValueError("structured_outputs json must be a JSON schema (object or text)")
-        if isinstance(self.json, dict) and (error := schema_depth_error(self.json, "json")):
-            raise ValueError(f"structured_outputs {error}")
-
-    @functools.cached_property
-    def key(self) -> tuple[str, str]:
-        """The constraint as given, for caching its compiled grammar (a schema as canonical
-        JSON): worked out once per object, which a request's n choices share."""
-        if isinstance(self.json, dict):
-            return "json", json.dumps(self.json, sort_keys=True)
-        for name in ("json", "regex", "grammar"):
-            if (value := getattr(self, name)) is not None:
-                return name, value
-        if self.choice is not None:
-            return "choice", json.dumps(self.choice)
-        return "json_object", ""
-
-
-# Stop strings a request may give: the output processor looks for each at every token, on the
-# loop every running request waits on (10,000 took 5-8 ms a token). OpenAI takes 4, TGI 4 by
-# default; vLLM and llama.cpp have no limit.
-MAX_STOP_STRINGS = 64
-# Their characters in all: each request's strings are prepared for matching in Python (once,
-# on the event loop), and the text held back can be as long as the longest.
-MAX_STOP_CHARS = 16 * 1024
-
-
-@dataclass(frozen=True)
-class SamplingParams:
-    """How one request is sampled and when it stops (vLLM's names).
-
-    `temperature` 0 (or below `GREEDY_TEMPERATURE`) is greedy. `n` choices per prompt; with a
-    `seed`, choice i draws from `seed + i` (-1: no seed, as in vLLM and llama.cpp). `max_new_tokens` (the seeds' name) is accepted for
-    `max_tokens` (given beside a `max_tokens` other than its default, the two must agree: so
-    `dataclasses.replace` takes `max_tokens`, which the copy already carries). An
-    empty `stop` string, which would match anywhere, is dropped, as is a repeated one (at most
-    MAX_STOP_STRINGS remain, of MAX_STOP_CHARS characters in all). Every value is checked here,
-    so the Python API and the server refuse the same requests with the same messages (token
-    ids against the vocabulary: `LLMEngine.validate`).
-
-    `logprobs` N: each generated token's logprob and the N likeliest at its position (0: the
-    token's only); `prompt_logprobs` N: the same for the prompt's tokens. Both are of the raw
-    model distribution (before penalties, bias and temperature), as vLLM V1 reports them.
-    `bad_words`: strings the output never contains, as tokenized at the start of text or after
-    a space (vLLM's rule). `allowed_token_ids`: the only tokens that may be generated.
-    """
-
-    n: int = 1
-    max_tokens: int = 64
-    temperature: float = 1.0
-    top_p: float = 1.0
-    top_k: int = 0  # 0 (or -1) disables it
-    min_tokens: int = 0
-    seed: int | None = None
-    stop: tuple[str, ...] = ()
-    stop_token_ids: tuple[int, ...] = ()
-    ignore_eos: bool = False
-    presence_penalty: float = 0.0
-    frequency_penalty: float = 0.0
-    repetition_penalty: float = 1.0
-    min_p: float = 0.0
-    logit_bias: dict[int, float] | None = field(default=None, hash=False, compare=True)
-    logprobs: int | None = None
-    prompt_logprobs: int | None = None
-    bad_words: tuple[str, ...] = ()
-    allowed_token_ids: tuple[int, ...] | None = None
-    structured_outputs: StructuredOutputs | None = None
-    max_new_tokens: InitVar[int | None] = None
-
-    def __post_init__(self, max_new_tokens: int | None) -> None:
-        if max_new_tokens is not None:
-            default = SamplingParams.__dataclass_fields__["max_tokens"].default
-            if self.max_tokens not in (default, max_new_tokens):  # one would silently win
-                raise ValueError(
-                    f"max_new_tokens={max_new_tokens!r} and max_tokens={self.max_tokens!r} "
-                    "differ: give one (max_new_tokens is the seeds' name for max_tokens)"
-                )
-            object.__setattr__(self, "max_tokens", max_new_tokens)
-        given = {
-            "n": self.n,
-            "max_new_tokens" if max_new_tokens is not None else "max_tokens": self.max_tokens,
-        }
-        for name, value in given.items():
-            if not is_int(value) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-        if not is_number(self.temperature) or self.temperature < 0:
-            raise ValueError(f"temperature must be a finite number >= 0, got {self.temperature!r}")
-        if not is_number(self.top_p) or not 0.0 < self.top_p <= 1.0:
-            raise ValueError(f"top_p must be in (0, 1], got {self.top_p!r}")
-        if not is_int(self.top_k) or not -1 <= self.top_k <= TOP_K_MAX:
-            raise ValueError(
-                f"top_k must be an integer in [0, {TOP_K_MAX}] (0 or -1 disable it), "
-                f"got {self.top_k!r}"
-            )
-        if self.top_k == -1:
-            object.__setattr__(self, "top_k", 0)
-        if not is_int(self.min_tokens) or not 0 <= self.min_tokens <= self.max_tokens:
-            raise ValueError(
-                f"min_tokens must be an integer in [0, max_tokens={self.max_tokens}], "
-                f"got {self.min_tokens!r}"
-            )
-        if is_int(self.seed) and self.seed == -1:  # vLLM's and llama.cpp's "random"
-            object.__setattr__(self, "seed", None)
-        if self.seed is not None and (
-            not is_int(self.seed) or not SEED_MIN <= self.seed <= SEED_MAX
-        ):
-            raise ValueError(
-                f"seed must be an integer in [{SEED_MIN}, {SEED_MAX}], got {self.seed!r}"
-            )
-        stop = (self.stop,) if isinstance(self.stop, str) else tuple(self.stop)
-        if not all(isinstance(s, str) for s in stop):
-            raise ValueError("stop must be a string or a list of strings")
-        stop = tuple(dict.fromkeys(s for s in stop if s))  # once each, in their order
-        if len(stop) > MAX_STOP_STRINGS:
-            raise ValueError(
-                f"stop takes at most {MAX_STOP_STRINGS} strings (each is looked for at every "
-                f"token), got {len(stop)}"
-            )
-        if (chars := sum(map(len, stop))) > MAX_STOP_CHARS:
-            raise ValueError(
-                f"stop strings take at most {MAX_STOP_CHARS} characters in all, got {chars}"
-            )
-        object.__setattr__(self, "stop", stop)
-        ids = tuple(self.stop_token_ids)
-        if not all(is_int(t) and t >= 0 for t in ids):
-            raise ValueError("stop_token_ids must be non-negative integers")
-        object.__setattr__(self, "stop_token_ids", tuple(dict.fromkeys(ids)))  # once each
-        check_bools(ignore_eos=self.ignore_eos)
-        for name in ("presence_penalty", "frequency_penalty"):
-            value = getattr(self, name)
-            if not is_number(value) or not -2.0 <= value <= 2.0:
-                raise ValueError(f"{name} must be in [-2, 2], got {value!r}")
-        if not is_number(self.repetition_penalty) or self.repetition_penalty <= 0:
-            raise ValueError(
-                f"repetition_penalty must be a finite number > 0, got {self.repetition_penalty!r}"
-            )
-        if not is_number(self.min_p) or not 0.0 <= self.min_p <= 1.0:
-            raise ValueError(f"min_p must be in [0, 1], got {self.min_p!r}")
-        object.__setattr__(self, "logit_bias", _logit_bias(self.logit_bias))
-        for name in ("logprobs", "prompt_logprobs"):
-            value = getattr(self, name)
-            if value is not None and (not is_int(value) or not 0 <= value <= MAX_LOGPROBS):
-                raise ValueError(f"{name} must be an integer in [0, {MAX_LOGPROBS}], got {value!r}")
-        words = (self.bad_words,) if isinstance(self.bad_words, str) else tuple(self.bad_words)
-        if not all(isinstance(w, str) and w.strip() for w in words):
-            raise ValueError("bad_words must be a list of non-blank strings")
-        object.__setattr__(self, "bad_words", tuple(dict.fromkeys(words)))  # once each
-        if self.allowed_token_ids is not None:
-            ids = tuple(self.allowed_token_ids)
-            if not ids or not all(is_int(t) and t >= 0 for t in ids):
-                raise ValueError(
-                    "allowed_token_ids must be a non-empty list of token ids (integers >= 0)"
-                )
-            object.__setattr__(self, "allowed_token_ids", tuple(dict.fromkeys(ids)))
-        if self.structured_outputs is not None and not isinstance(
-            self.structured_outputs, StructuredOutputs
-        ):
-            raise ValueError("structured_outputs must be a StructuredOutputs")
-
-    @functools.cached_property
-    def stop_token_id_set(self) -> frozenset[int]:
-        """`stop_token_ids`, looked up at every token."""
-        return frozenset(self.stop_token_ids)
-
-    @property
-    def greedy(self) -> bool:
-        return self.temperature < GREEDY_TEMPERATURE
-
-    @property
-    def uses_penalties(self) -> bool:
-        """Any of the penalties that read the sequence's tokens is on."""
-        return (
-            self.presence_penalty != 0.0
-            or self.frequency_penalty != 0.0
-            or self.repetition_penalty != 1.0
-        )
-
-    def choice_seed(self, index: int) -> int | None:
-        """The seed of choice `index` of `n`, wrapped into what the generator takes."""
-        return None if self.seed is None else (self.seed + index) % (1 << 64)
-
-    def for_choice(self, index: int, prompt_logprobs: int | None) -> SamplingParams:
-        """Choice `index`'s params: n = 1, its own seed, `prompt_logprobs` as given. A copy of
-        these, checked once: `dataclasses.replace` would check every field again, for each of n
-        choices (a 49,152-entry logit_bias, n = 32: 1.5 M checks on the engine loop)."""
-        choice = copy.copy(self)
-        object.__setattr__(choice, "n", 1)
-        object.__setattr__(choice, "seed", self.choice_seed(index))
-        object.__setattr__(choice, "prompt_logprobs", prompt_logprobs)
-        return choice
-
-
-def _logit_bias(bias: Any) -> dict[int, float] | None:
-    """{token id: bias in [-100, 100]}; ids may be strings of digits (JSON object keys). Ids are
-    checked against the vocabulary by the engine (`LLMEngine.validate`). Empty is None."""
-    if bias is None:
-        return None
-    if not isinstance(bias, dict):
-        raise ValueError(f"logit_bias must be an object of token id -> bias, got {bias!r}")
-    out: dict[int, float] = {}
-    for key, value in bias.items():
-        tid = key
-        # ASCII digits only: int() also reads other scripts' digits ("٢٨" is 28).
-        if isinstance(key, str) and key.strip().isascii() and key.strip().isdigit():
-            try:
-                tid = int(key)
-            except ValueError:  # over CPython's 4300 digits: no token id; refused by name below
-                pass
-        if not is_int(tid) or tid < 0:
-            long = isinstance(key, str) and len(key) > 40
-            shown = f"{key[:20]!r}... ({len(key)} characters)" if long else repr(key)
-            raise ValueError(f"logit_bias keys must be token ids (integers >= 0), got {shown}")
-        if not is_number(value) or not -100.0 <= value <= 100.0:
-            raise ValueError(f"logit_bias values must be in [-100, 100], got {value!r} for {key!r}")
-        if tid in out:  # "28" and "028" (or 28 and "28"): one would silently replace the other
-            raise ValueError(f"logit_bias names token {tid} twice (key {key!r})")
-        out[tid] = float(value)
-    return out or None
-
-
-# The seeds' `max_new_tokens`, readable too (it is an init-only alias of `max_tokens`). Set
-# after the class is built, so that the dataclass still takes it as an `InitVar`; setattr, as
-# a type checker has no name for a property that replaces an `InitVar`.
-setattr(SamplingParams, "max_new_tokens", property(lambda self: self.max_tokens))  # noqa: B010
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,13 @@ from collections.abc import Sequence as Seq
 from typing import Any, cast
 
 from roseinfer.chat import ChatMessage, NamedToolChoice, ToolDefinition, chat_prompt_ids, read_tools
-from roseinfer.config import EngineConfig, SamplingParams, StructuredOutputs, check_bools
+from roseinfer.config import EngineConfig, check_bools
 from roseinfer.engine.llm_engine import InvalidRequestError, LLMEngine
 from roseinfer.loader import LoadedModel, load_model
 from roseinfer.output.processor import OutputProcessor
 from roseinfer.outputs import RequestOutput
 from roseinfer.progress import progress
+from roseinfer.sampling_params import SamplingParams, StructuredOutputs
 from roseinfer.structured.tools import ToolUse
 from roseinfer.tokenizer import Tokenizer
 

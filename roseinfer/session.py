@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from roseinfer.config import SamplingParams, check_bools
+from roseinfer.config import check_bools
 from roseinfer.engine.llm_engine import check_prompt_ids
 from roseinfer.engine.sequence import Sequence
+from roseinfer.sampling_params import SamplingParams
 
 if TYPE_CHECKING:
     from roseinfer.compat import InferenceEngine

@@ -10,9 +10,9 @@ import random
 
 import pytest
 
-from roseinfer.config import SamplingParams
 from roseinfer.engine.block_manager import BlockManager
 from roseinfer.engine.sequence import Sequence
+from roseinfer.sampling_params import SamplingParams
 
 BS = 4
 

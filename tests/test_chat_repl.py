@@ -16,8 +16,8 @@ from roseinfer.chat_repl import (
     enable_line_editing,
     read_entry,
 )
-from roseinfer.config import SamplingParams
 from roseinfer.llm import LLM
+from roseinfer.sampling_params import SamplingParams
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PARAMS = SamplingParams(max_tokens=4, temperature=0.0)  # what `roseinfer chat` samples with

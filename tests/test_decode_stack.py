@@ -14,11 +14,12 @@ import torch
 from conftest import torch_threads
 
 from roseinfer.backends.cpu_linear import SMALL_BATCH_ROWS
-from roseinfer.config import EngineConfig, SamplingParams
+from roseinfer.config import EngineConfig
 from roseinfer.engine import InferenceEngine
 from roseinfer.engine.scheduler import ScheduledSequence
 from roseinfer.engine.sequence import Sequence
 from roseinfer.kernels import load_cpu_kernels
+from roseinfer.sampling_params import SamplingParams
 
 pytestmark = pytest.mark.skipif(load_cpu_kernels() is None, reason="no C++ kernels here")
 

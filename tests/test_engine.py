@@ -20,10 +20,11 @@ import sys
 import pytest
 import torch
 
-from roseinfer.config import EngineConfig, SamplingParams
+from roseinfer.config import EngineConfig
 from roseinfer.engine import InferenceEngine, InvalidRequestError, OfflineScheduler, OnlineScheduler
 from roseinfer.engine.model_runner import long_tensor
 from roseinfer.engine.sequence import SequenceStatus
+from roseinfer.sampling_params import SamplingParams
 
 TIE_TOL = 1e-4
 

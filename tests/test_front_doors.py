@@ -20,8 +20,8 @@ from openai import OpenAI
 
 from roseinfer import LLM, InferenceEngine, OfflineScheduler, OnlineScheduler, SamplingParams
 from roseinfer.cli import main as cli_main
-from roseinfer.config import StructuredOutputs
 from roseinfer.engine import EngineClient, LLMEngine
+from roseinfer.sampling_params import StructuredOutputs
 from roseinfer.server.manager import SchedulerManager
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

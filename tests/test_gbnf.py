@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from llguidance import gbnf_to_lark as llguidance_gbnf
 
 from roseinfer import LLM
-from roseinfer.config import SamplingParams, StructuredOutputs
+from roseinfer.sampling_params import SamplingParams, StructuredOutputs
 from roseinfer.structured.gbnf import gbnf_to_lark
 
 CORPUS = {

@@ -12,11 +12,11 @@ from conftest import crowded_llm
 
 import roseinfer.engine.model_runner as model_runner
 from roseinfer import LLM, InferenceEngine, SamplingParams
-from roseinfer.config import StructuredOutputs
 from roseinfer.engine.model_runner import ModelRunner
 from roseinfer.output.processor import ChoiceState
 from roseinfer.output.stop import StopStringChecker
 from roseinfer.outputs import TokenLogprobs
+from roseinfer.sampling_params import StructuredOutputs
 
 PROMPTS = ["Hello world", "The quick brown fox", "Paris is"]
 POISON = "POISON"  # a stop string that makes the output processing raise

@@ -29,7 +29,6 @@ from roseinfer.backends.cpu_linear import (
     KernelPackedLinear,
     dense_kernel_rows,
 )
-from roseinfer.config import SamplingParams
 from roseinfer.kernels import load_cpu_kernels
 from roseinfer.layers.activation import SiluAndMul
 from roseinfer.layers.attention import AttentionMetadata, ReferenceAttention
@@ -38,6 +37,7 @@ from roseinfer.layers.linear import Int8Linear, can_pack, can_pack_fp32
 from roseinfer.layers.norm import RMSNorm
 from roseinfer.layers.rotary import RotaryEmbedding
 from roseinfer.layers.sampler import Sampler
+from roseinfer.sampling_params import SamplingParams
 
 DTYPES = [torch.float32, torch.bfloat16, torch.float16]
 CPU = torch.device("cpu")

@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 import torch
 
-from roseinfer.config import EngineConfig, SamplingParams
+from roseinfer.config import EngineConfig
 from roseinfer.engine import InferenceEngine, OnlineScheduler
 from roseinfer.engine.scheduler import ScheduledSequence
 from roseinfer.engine.sequence import Sequence
 from roseinfer.layers.kv_cache import KVCache, KVCacheDtype
 from roseinfer.models.config import ModelConfig
+from roseinfer.sampling_params import SamplingParams
 
 
 def small_config() -> ModelConfig:

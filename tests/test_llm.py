@@ -223,7 +223,7 @@ def test_n_choices_draw_from_seed_plus_i(llm):
 def test_a_requests_params_are_checked_once_for_its_n_choices(llm, monkeypatch):
     """Each choice's params are a copy (n = 1, its own seed), not built and checked again: a
     49,152-entry logit_bias with n = 32 had been 1.5 M checks on the engine loop."""
-    import roseinfer.config as config
+    import roseinfer.sampling_params as config
 
     checks = 0
     check = config.SamplingParams.__post_init__

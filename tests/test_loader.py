@@ -9,9 +9,10 @@ import os
 import pytest
 import torch
 
-from roseinfer.config import EngineConfig, SamplingParams
+from roseinfer.config import EngineConfig
 from roseinfer.engine import InferenceEngine
 from roseinfer.loader import resolve_dtype, return_freed_memory
+from roseinfer.sampling_params import SamplingParams
 
 
 def test_sharded_safetensors_load_like_a_single_file(tiny_model_dir, tmp_path) -> None:

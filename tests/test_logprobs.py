@@ -16,8 +16,8 @@ from conftest import record_preemptions
 from openai import OpenAI
 
 from roseinfer import LLM
-from roseinfer.config import SamplingParams
 from roseinfer.outputs import PositionLogprobs
+from roseinfer.sampling_params import SamplingParams
 
 PROMPT = "The quick brown fox jumps over the lazy dog, and then it sleeps."
 ATOL = 1e-4

@@ -16,10 +16,11 @@ import pytest
 import torch
 from conftest import smollm2_gguf_path
 
-from roseinfer.config import EngineConfig, SamplingParams
+from roseinfer.config import EngineConfig
 from roseinfer.engine import InferenceEngine, OnlineScheduler
 from roseinfer.engine.scheduler import ScheduledSequence
 from roseinfer.engine.sequence import Sequence
+from roseinfer.sampling_params import SamplingParams
 
 KINDS = ["gpt2", "llama", "llama_tied", "mistral", "qwen2", "qwen3"]
 TEXTS = [

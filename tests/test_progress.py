@@ -82,7 +82,7 @@ def llm(tiny_model_dir) -> LLM:
 
 
 def test_generate_reports_progress_as_lines_on_a_captured_stderr(llm, capsys):
-    from roseinfer.config import SamplingParams
+    from roseinfer.sampling_params import SamplingParams
 
     llm.generate(["a b", "c d"], SamplingParams(max_tokens=2))
     err = capsys.readouterr().err

@@ -22,7 +22,6 @@ from transformers import (
 )
 
 from roseinfer import LLM
-from roseinfer.config import SamplingParams
 from roseinfer.engine import InferenceEngine
 from roseinfer.layers.sampler import (
     Sampler,
@@ -32,6 +31,7 @@ from roseinfer.layers.sampler import (
     sample_from,
     unnormalised_probs,
 )
+from roseinfer.sampling_params import SamplingParams
 
 V = 50
 

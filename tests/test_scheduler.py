@@ -10,10 +10,10 @@ import random
 
 import pytest
 
-from roseinfer.config import SamplingParams
 from roseinfer.engine.block_manager import BlockManager
 from roseinfer.engine.scheduler import RequestTooLargeError, Scheduler, SchedulerOutput
 from roseinfer.engine.sequence import Sequence, SequenceStatus
+from roseinfer.sampling_params import SamplingParams
 
 BS = 4
 

@@ -10,8 +10,9 @@ import time
 
 import pytest
 
-from roseinfer.config import EngineConfig, SamplingParams
+from roseinfer.config import EngineConfig
 from roseinfer.engine import InferenceEngine, InvalidRequestError
+from roseinfer.sampling_params import SamplingParams
 from roseinfer.server.manager import SchedulerManager
 from roseinfer.server.metrics import ServerMetrics
 

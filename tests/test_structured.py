@@ -17,7 +17,7 @@ import pytest
 from conftest import record_preemptions
 
 from roseinfer import LLM
-from roseinfer.config import SamplingParams, StructuredOutputs
+from roseinfer.sampling_params import SamplingParams, StructuredOutputs
 
 SCHEMA = {
     "type": "object",
@@ -193,7 +193,7 @@ def test_a_deeply_nested_grammar_compiles_instead_of_crashing(tiny_model_dir):
     that a crash fails this test, not the suite."""
     script = f"""
 from roseinfer import LLM
-from roseinfer.config import SamplingParams, StructuredOutputs
+from roseinfer.sampling_params import SamplingParams, StructuredOutputs
 def name(i):  # a, b, ..., z, ba, bb, ...: the shortest names, the most levels per character
     return (name(i // 26) if i >= 26 else "") + "abcdefghijklmnopqrstuvwxyz"[i % 26]
 names = [name(i) for i in range(5001)]

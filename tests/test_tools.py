@@ -15,9 +15,9 @@ import pytest
 from conftest import serve_in_process
 
 from roseinfer.chat import ChatMessage, chat_prompt_ids
-from roseinfer.config import SamplingParams
 from roseinfer.output.processor import ChoiceState
 from roseinfer.output.tool_calls import ToolCallParser
+from roseinfer.sampling_params import SamplingParams
 from roseinfer.structured.tools import Tool, ToolUse, tool_prompt
 from roseinfer.tokenizer import Tokenizer
 
@@ -520,7 +520,7 @@ def test_llm_chat_takes_tools_and_returns_calls(tools_server, tmp_path_factory):
     (out,) = llm.chat(MESSAGES, SamplingParams(max_tokens=1), use_tqdm=False, tools=TOOLS)
     assert out.prompt_token_ids == served
     with pytest.raises(ValueError, match="structured_outputs and tools"):
-        from roseinfer.config import StructuredOutputs
+        from roseinfer.sampling_params import StructuredOutputs
 
         llm.chat(MESSAGES, SamplingParams(structured_outputs=StructuredOutputs(regex="a")),
                  tools=TOOLS, tool_choice="required")  # fmt: skip
@@ -533,7 +533,7 @@ def test_every_stop_token_may_end_a_finished_grammar(tiny_model_dir):
     end: free text under tool_choice "auto" can stop with <|im_end|> as well as <|endoftext|>."""
     import torch
 
-    from roseinfer.config import StructuredOutputs
+    from roseinfer.sampling_params import StructuredOutputs
     from roseinfer.structured.grammar import GrammarCompiler, fill_bitmask
 
     tokenizer = Tokenizer.from_pretrained(tiny_model_dir("llama"))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from roseinfer.bench.workload import length_range, random_prompt_ids, token_pool
 from roseinfer.compat import seed_params
-from roseinfer.config import SamplingParams
+from roseinfer.sampling_params import SamplingParams
 
 if TYPE_CHECKING:
     from roseinfer import InferenceEngine

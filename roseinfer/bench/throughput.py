@@ -22,7 +22,8 @@ import time
 
 from roseinfer.bench.machine import OtherLoad, machine_info
 from roseinfer.commands import set_help
-from roseinfer.config import EngineConfig, SamplingParams, add_engine_args
+from roseinfer.config import EngineConfig, add_engine_args
+from roseinfer.sampling_params import SamplingParams
 
 DEFAULTS = dict(
     num_seqs=64, min_input_len=32, max_input_len=256, min_output_len=32, max_output_len=128

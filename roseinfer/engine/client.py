@@ -33,11 +33,11 @@ from collections.abc import Sequence as Seq
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from roseinfer.config import SamplingParams
 from roseinfer.engine.llm_engine import EngineStats, LLMEngine, StepOutput
 from roseinfer.engine.sequence import SequenceStatus
 from roseinfer.output.processor import ChoiceState, RequestState
 from roseinfer.outputs import FinishReason, RequestOutput, TokenLogprobs
+from roseinfer.sampling_params import SamplingParams
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import torch
 
-from roseinfer.config import EngineConfig, SamplingParams
+from roseinfer.config import EngineConfig
 from roseinfer.engine.bad_words import BadWordIds, BadWords
 from roseinfer.engine.block_manager import BlockManager
 from roseinfer.engine.model_runner import (
@@ -31,6 +31,7 @@ from roseinfer.engine.sequence import ScheduledSequence, Sequence
 from roseinfer.loader import LoadedModel
 from roseinfer.models import ModelConfig
 from roseinfer.outputs import FinishReason, TokenLogprobs
+from roseinfer.sampling_params import SamplingParams
 from roseinfer.structured.grammar import GrammarCompiler, GrammarError, grammar_failure
 
 logger = logging.getLogger(__name__)

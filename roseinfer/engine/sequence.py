@@ -7,8 +7,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from roseinfer.config import SamplingParams
 from roseinfer.outputs import TokenLogprobs
+from roseinfer.sampling_params import SamplingParams
 
 
 class SequenceStatus(enum.Enum):

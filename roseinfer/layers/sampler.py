@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 
 import torch
 
-from roseinfer.config import SamplingParams
 from roseinfer.layers.logprobs import LogprobsTensors, RawLogits
 from roseinfer.layers.penalties import History, TokenCounts, apply_penalties
+from roseinfer.sampling_params import SamplingParams
 from roseinfer.structured.grammar import apply_bitmask, fill_bitmask
 
 __all__ = [

@@ -28,7 +28,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from roseinfer.config import SamplingParams
 from roseinfer.output.detokenizer import IncrementalDetokenizer
 from roseinfer.output.stop import StopStringChecker
 from roseinfer.output.tool_calls import ToolCallDelta, ToolCallParser
@@ -42,6 +41,7 @@ from roseinfer.outputs import (
     TokenLogprobs,
     ToolCall,
 )
+from roseinfer.sampling_params import SamplingParams
 from roseinfer.tokenizer import Tokenizer
 
 if TYPE_CHECKING:

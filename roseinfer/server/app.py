@@ -27,11 +27,11 @@ from pydantic import BaseModel, ValidationError
 
 from roseinfer import __version__
 from roseinfer.compat import seed_params
-from roseinfer.config import SamplingParams, StructuredOutputs
 from roseinfer.engine.client import EngineClient
 from roseinfer.engine.llm_engine import InvalidRequestError
 from roseinfer.llm import encode_prompt
 from roseinfer.output.processor import ChoiceState
+from roseinfer.sampling_params import SamplingParams, StructuredOutputs
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.chat_prompt import request_prompt_ids

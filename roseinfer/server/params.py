@@ -2,7 +2,7 @@
 sent: the output limit is `max_tokens`, `max_completion_tokens` or llama.cpp's `n_predict`
 (`/generate`: `max_new_tokens`), the prompt is a chat request's `messages`, and so on.
 
-`SamplingParams` (roseinfer/config.py) words its refusals with its own field name first;
+`SamplingParams` (roseinfer/sampling_params.py) words its refusals with its own field name first;
 the engine's `InvalidRequestError` carries the field as `param`.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from roseinfer.config import SamplingParams
 from roseinfer.engine.llm_engine import InvalidRequestError
+from roseinfer.sampling_params import SamplingParams
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import APIError
 

@@ -3,7 +3,7 @@
 The pydantic models hold exactly the *honoured* fields of `fields.py`'s table, which is applied
 to each body first (`fields.check_body`): unknown fields, refused ones and no-ops never reach
 pydantic. Validation here is about types only, and strict (`"max_tokens": "16"` is a 400, as
-with OpenAI); ranges are `SamplingParams`' (roseinfer/config.py), checked once for the Python
+with OpenAI); ranges are `SamplingParams`' (roseinfer/sampling_params.py), checked once for the Python
 API and the server alike.
 """
 

@@ -17,10 +17,10 @@ from typing import TypeVar
 
 from starlette.requests import Request
 
-from roseinfer.config import SamplingParams
 from roseinfer.engine.client import EngineClient, RequestFailed
 from roseinfer.output.processor import ChoiceState, RequestState
 from roseinfer.outputs import PositionLogprobs
+from roseinfer.sampling_params import SamplingParams
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import APIError
 from roseinfer.server.logprobs import (

@@ -7,7 +7,7 @@ compiles is the engine's check (`LLMEngine.validate`)."""
 from __future__ import annotations
 
 from roseinfer.chat import ChatError, read_tools
-from roseinfer.config import StructuredOutputs
+from roseinfer.sampling_params import StructuredOutputs
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import APIError
 from roseinfer.structured.strict import strict_schema_error

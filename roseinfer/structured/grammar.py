@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from roseinfer.config import StructuredOutputs
+from roseinfer.sampling_params import StructuredOutputs
 from roseinfer.tokenizer import Tokenizer
 
 if TYPE_CHECKING:

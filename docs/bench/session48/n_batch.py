@@ -4,8 +4,7 @@ of ROUNDS (a new set of prompts each round). Run against a tree with PYTHONPATH=
 a checkout.   python n_batch.py ROUNDS"""
 import statistics, sys, time
 
-from roseinfer import LLM
-from roseinfer.config import SamplingParams
+from roseinfer import LLM, SamplingParams
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
 llm = LLM(model="smollm2", dtype="bfloat16")

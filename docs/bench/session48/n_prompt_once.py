@@ -4,8 +4,7 @@ prompt_logprobs. Run against a tree with PYTHONPATH=<tree>.
    python n_prompt_once.py ROUNDS"""
 import sys, time, statistics
 
-from roseinfer import LLM
-from roseinfer.config import SamplingParams
+from roseinfer import LLM, SamplingParams
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
 llm = LLM(model="smollm2", dtype="bfloat16")

@@ -2,8 +2,7 @@
 offline: its time, and a cProfile of it (the steps that compute the prompt's logprobs).
    cd /tmp && PYTHONPATH=<tree> python plp_prof.py"""
 import time, cProfile, pstats
-from roseinfer import LLM
-from roseinfer.config import SamplingParams
+from roseinfer import LLM, SamplingParams
 llm = LLM(model="/tmp/s47/audit/tinysmol", dtype="float32", num_kv_blocks=2048)
 prompt = " ".join(f"w{i}" for i in range(400))
 p = SamplingParams(max_tokens=1, prompt_logprobs=20)
