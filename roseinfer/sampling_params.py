@@ -94,10 +94,10 @@ class SamplingParams:
     """How one request is sampled and when it stops (vLLM's names).
 
     `temperature` 0 (or below `GREEDY_TEMPERATURE`) is greedy. `n` choices per prompt; with a
-    `seed`, choice i draws from `seed + i` (-1: no seed, as in vLLM and llama.cpp). `max_new_tokens` (the seeds' name) is accepted for
-    `max_tokens` (given beside a `max_tokens` other than its default, the two must agree: so
-    `dataclasses.replace` takes `max_tokens`, which the copy already carries). An
-    empty `stop` string, which would match anywhere, is dropped, as is a repeated one (at most
+    `seed`, choice i draws from `seed + i` (-1: no seed, as in vLLM and llama.cpp).
+    `max_new_tokens` (the seeds' name) is accepted for `max_tokens` (given beside a
+    `max_tokens` other than its default, the two must agree: so `dataclasses.replace` takes
+    `max_tokens`, which the copy already carries). An empty `stop` string, which would match anywhere, is dropped, as is a repeated one (at most
     MAX_STOP_STRINGS remain, of MAX_STOP_CHARS characters in all). Every value is checked here,
     so the Python API and the server refuse the same requests with the same messages (token
     ids against the vocabulary: `LLMEngine.validate`).

@@ -28,10 +28,11 @@ __all__ = ["StopStringChecker"]
 
 class StopStringChecker:
     """Per-request stop-string state. Each stop string is followed as the text arrives (the
-    longest prefix of it the text ends with, Knuth-Morris-Pratt), so a piece costs
-    O(len(piece) x number of stop strings), whatever their lengths or the text held back (a
-    search of the held text for every possible prefix had cost a 30,000-character stop string
-    cubic time in the output, on the event loop)."""
+    longest prefix of it the text ends with, Knuth-Morris-Pratt), so the text costs
+    O(its length x the number of stop strings) in all (amortized: a piece may step back over
+    what the ones before it matched), whatever their lengths or the text held back (a search of
+    the held text for every possible prefix had cost a 30,000-character stop string cubic time
+    in the output, on the event loop)."""
 
     def __init__(self, stop: str | Iterable[str] = ()) -> None:
         stops = (stop,) if isinstance(stop, str) else tuple(stop)

@@ -179,9 +179,10 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("top_k", _V1, "sample among the k likeliest tokens, up to 2**31-1; 0 or -1: off (so is "
        "any k at or above the vocabulary size)", _VL),
     _h("n", _V1, "choices per prompt, 1 to 128 (the usage counts each prompt once, as OpenAI); "
-       "choice 0 computes the prompt (and its prompt logprobs), the others then take it from "
-       "the prefix cache; requests are admitted first come, first served, as in vLLM, so one "
-       "whose choices fill the KV cache holds the requests after it until its choices finish"),
+       "choice 0 computes the prompt and its prompt logprobs, and the others, started after "
+       "it, take the prompt's full blocks from the prefix cache (when it is on); requests are "
+       "admitted first come, first served, as in vLLM, so one whose choices fill the KV cache "
+       "holds the requests after it until its choices finish"),
     _h("seed", _V1, "choice i of n samples from seed + i (modulo 2**64): same seed, same text; "
        "-1 is no seed (vLLM's and llama.cpp's random)"),
     _h("stop", _V1, "a string or a list of up to 64 strings, of 16,384 characters in all; the "
@@ -279,7 +280,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("do_sample", _G, "sample (true) or greedy (false, the default)", _RI),
     _h("stop_on_eos", _G, "end at end-of-sequence tokens (default true)", _RI),
     _h("seed", _G, "used when `do_sample`: seed of the sampler (greedy draws nothing)", _RI),
-    _h("stop", _G, "a string or a list of strings (an empty one is ignored)", _RI),
+    _h("stop", _G, "a string or a list of up to 64 strings, of 16,384 characters in all (an "
+       "empty one is ignored)", _RI),
     _h("stream", _G, "stream the raw text (a failure cuts the response short: the client's "
        "read fails)", _RI),
     # -- no-ops

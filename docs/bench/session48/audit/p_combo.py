@@ -1,0 +1,26 @@
+from h import *
+def txt(r):
+    s, j, _ = r
+    if s != 200: return (s, j.get("error", {}).get("param"), j.get("error", {}).get("message", "")[:160])
+    return [c.get("text", c.get("message", {}).get("content")) for c in j["choices"]], [c["finish_reason"] for c in j["choices"]], j["usage"]["completion_tokens"]
+print("stop inside echoed prompt", txt(comp(echo=True, stop="world")))
+print("stop spanning boundary 'world champ'", txt(comp(stop="world champ")))
+print("stop spanning boundary 'd champ'", txt(comp(stop="d champ")))
+print("n_predict 0", txt(comp({"n_predict": 0}, max_tokens=None)))
+print("n_predict -2", txt(comp({"n_predict": -2}, max_tokens=None)))
+print("n_predict -1 + max_tokens 5", txt(comp({"n_predict": -1}, max_tokens=5)))
+print("max_completion_tokens null + max_tokens 3", txt(comp({"max_completion_tokens": None}, max_tokens=3)))
+print("chat max_tokens 3 continue_final", txt(chat(msgs=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Sure"}], add_generation_prompt=False, continue_final_message=True, max_tokens=3)))
+s, ev = sse("/v1/chat/completions", {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 2, "request_id": "myid", "stream": True})
+print("stream request_id ids", {e["id"] for e in ev if isinstance(e, dict)})
+s, ev = sse("/v1/completions", {"prompt": ["a", "b"], "n": 2, "max_tokens": 2, "stream": True, "stream_options": {"include_usage": True}})
+print("stream usage 2 prompts n2", [e.get("usage") for e in ev if isinstance(e, dict)][-1])
+s, j, _ = comp(prompt=["a", "b"], n=2, max_tokens=2); print("nonstream usage 2 prompts n2", j["usage"], [c["index"] for c in j["choices"]])
+print("penalties + guided", txt(comp(presence_penalty=2.0, guided_regex="(ab)+", max_tokens=6)), txt(comp(guided_regex="(ab)+", max_tokens=6)))
+print("chat prompt_logprobs + truncate", txt(chat({"prompt_logprobs": 0, "truncate_prompt_tokens": 3})))
+s, j, _ = chat({"prompt_logprobs": 0, "truncate_prompt_tokens": 3}); print("   ", j.get("prompt_logprobs"))
+print("echo + truncate + logprobs", short(comp({"truncate_prompt_tokens": 1}, echo=True, logprobs=0, max_tokens=1)[1]["choices"][0], 400))
+print("min_tokens == max_tokens w/ eos bias", txt(comp({"min_tokens": 4}, max_tokens=4, logit_bias={"2": 100})))
+print("ignore_eos + stop_token_ids eos", txt(comp(ignore_eos=True, stop_token_ids=[2], logit_bias={"2": 100})))
+print("ignore_eos + stop_token_ids eos(0)", txt(comp(ignore_eos=True, stop_token_ids=[0], logit_bias={"0": 100})))
+print("eos 0 bias no ignore", txt(comp(logit_bias={"0": 100})))

@@ -1,0 +1,12 @@
+from h import *
+show("gen stop arrive", post("/generate", {"prompt": "hello", "max_new_tokens": 6, "stop": " arrive arrive"}))
+show("gen stop list", post("/generate", {"prompt": "hello", "max_new_tokens": 6, "stop": ["x", "arrive"]}))
+show("gen stop [1]", post("/generate", {"prompt": "hello", "max_new_tokens": 6, "stop": [1]}))
+show("gen stop 65", post("/generate", {"prompt": "hello", "max_new_tokens": 6, "stop": [str(i) for i in range(65)]}))
+show("gen top_k 2**31", post("/generate", {"prompt": "hello", "do_sample": True, "top_k": 2**31}))
+show("gen seed 2**64", post("/generate", {"prompt": "hello", "do_sample": True, "seed": 2**64}))
+show("gen seed huge no sample", post("/generate", {"prompt": "hello", "seed": 2**64}))
+show("gen temperature -1 no sample", post("/generate", {"prompt": "hello", "temperature": -1}))
+show("gen top_p 5 no sample", post("/generate", {"prompt": "hello", "top_p": 5}))
+show("gen prompt 3000 tokens", post("/generate", {"prompt": " world"*3000}))
+show("gen prompt 2040 tokens default max 64", post("/generate", {"prompt": " world"*2040}))

@@ -1,0 +1,5 @@
+from h import *
+for m, p in [("GET", "/v1/chat/completions"), ("PUT", "/v1/completions"), ("POST", "/v1/models"), ("DELETE", "/v1/models/tinysmol"), ("GET", "/generate"), ("GET", "/tokenize"), ("OPTIONS", "/v1/chat/completions"), ("HEAD", "/v1/models"), ("HEAD", "/health"), ("GET", "/v1/models/tinysmol"), ("GET", "/v1/models/nope"), ("GET", "/v1/models/tinysmol/extra"), ("POST", "/v1/chat/completions/"), ("GET", "/v1"), ("GET", "/metrics"), ("GET", "/openapi.json"), ("GET", "/docs"), ("POST", "/v1/responses"), ("POST", "/v1/embeddings"), ("POST", "/v1/audio/transcriptions"), ("POST", "/v1/rerank"), ("POST", "/v1/score"), ("POST", "/pooling"), ("POST", "/v1/completions?foo=bar")]:
+    r = C.request(m, p, json={"prompt": "x", "max_tokens": 1} if m == "POST" else None, follow_redirects=False)
+    print(m, p, r.status_code, r.headers.get("content-type"), r.text[:160].replace("\n", " "))
+r = C.post("/v1/completions", content=b'{"prompt":"x","max_tokens":1}', headers={"content-type": "application/json", "content-length": "abc"}) if False else None
