@@ -1,6 +1,7 @@
 """The OpenAI-compatible HTTP server over the online scheduler.
 
 - `protocol.py`  request bodies (pydantic) and response shapes
+- `fields.py`, `body_check.py`  the table of every request field, and its check of a body
 - `manager.py`   `SchedulerManager`: the engine thread that drives the `OnlineScheduler`
 - `serving.py`   per-request detokenization, stop strings, choices of one HTTP request
 - `app.py`       `create_app(engine, server_config)`: the FastAPI endpoints

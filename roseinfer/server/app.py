@@ -34,6 +34,7 @@ from roseinfer.output.processor import ChoiceState
 from roseinfer.sampling_params import SamplingParams, StructuredOutputs
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
+from roseinfer.server.body_check import FieldError, check_body
 from roseinfer.server.chat_prompt import request_prompt_ids
 from roseinfer.server.config import ServerConfig
 from roseinfer.server.errors import APIError, from_validation_error, install_error_handlers
@@ -130,8 +131,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     async def parse(request: Request, model: type[ModelT], endpoint: str) -> ModelT:
         data = await read_request_json(request)
         try:
-            data = F.check_body(data, endpoint)  # the field table: unknown/refused -> 400
-        except F.FieldError as e:
+            data = check_body(data, endpoint)  # the field table: unknown/refused -> 400
+        except FieldError as e:
             raise APIError(400, str(e), param=e.param, code=e.code) from None
         try:
             return model.model_validate(data)

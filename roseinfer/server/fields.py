@@ -13,8 +13,9 @@ Nothing is accepted and ignored. Each field of each endpoint is exactly one of:
 A field nobody knows is refused with a 400 naming it, as OpenAI does. `null` is the field left
 out, except for unknown fields, which are refused whatever their value.
 
-`check_body` applies the table to a parsed JSON body before pydantic sees it; README.md's "API
-fields" section is `fields_markdown()` (tests/test_fields.py keeps the two in step).
+`body_check.check_body` applies the table to a parsed JSON body before pydantic sees it;
+README.md's "API fields" section is `fields_markdown()` (tests/test_fields.py keeps the two in
+step).
 """
 
 from __future__ import annotations
@@ -49,14 +50,6 @@ class FieldSpec:
     # no-op: the values of the right type; refused: the neutral values (accepted as no-ops).
     accepts: Check | None = None
     accepts_doc: str = ""
-
-
-class FieldError(ValueError):
-    """A 400 naming `param`."""
-
-    def __init__(self, param: str | None, message: str, code: str = "unsupported_field") -> None:
-        super().__init__(message)
-        self.param, self.code = param, code
 
 
 # ---- value checks ------------------------------------------------------------------------------
@@ -405,105 +398,6 @@ def honoured(endpoint: str, scope: str = "") -> set[str]:
         for name, spec in TABLE[endpoint].items()
         if spec.kind is Kind.HONOURED and name.startswith(prefix) and "." not in name[len(prefix) :]
     }
-
-
-# ---- applying it -------------------------------------------------------------------------------
-
-
-def check_body(data: Any, endpoint: str) -> dict:
-    """The body with only its honoured, non-null fields (nested ones too), for pydantic; or a
-    FieldError naming the first field that is unknown, of the wrong type (no-ops), or set to
-    something we do not do (refused)."""
-    if not isinstance(data, dict):
-        raise FieldError(None, "the request body must be a JSON object", "invalid_value")
-    out = _check_object(data, endpoint, "", "")
-    if endpoint == CHAT:
-        if isinstance(out.get("messages"), list):
-            out["messages"] = [_check_message(m, i) for i, m in enumerate(out["messages"])]
-    if isinstance(out.get("stream_options"), dict):
-        out["stream_options"] = _check_object(
-            out["stream_options"], endpoint, "stream_options", "stream_options"
-        )
-    if out.get("stream_options") is not None and out.get("stream") is not True:
-        raise FieldError(
-            "stream_options",
-            "'stream_options' is only allowed with 'stream': true",
-            "invalid_value",
-        )
-    return out
-
-
-def _check_object(
-    data: dict, endpoint: str, scope: str, where: str, others_to_model: bool = False
-) -> dict:
-    """Check the keys of one JSON object; `scope` names it in the table, `where` in errors.
-    `others_to_model`: keys the table does not name are left to the pydantic model (whose
-    fields the table does not list), not refused here."""
-    table = TABLE[endpoint]
-    out = {}
-    for key, value in data.items():
-        name = f"{scope}.{key}" if scope else key
-        param = f"{where}.{key}" if where else key
-        spec = table.get(name)
-        if spec is None and others_to_model:
-            out[key] = value
-            continue
-        if spec is None:
-            raise FieldError(param, f"'{param}' is not a field this server knows", "unknown_field")
-        if value is None:
-            continue  # null: the field left out (clients send explicit nulls)
-        if spec.kind is Kind.HONOURED:
-            out[key] = value
-            continue
-        accepts = spec.accepts
-        assert accepts is not None  # every no-op and refused field has its check (_noop, _ref)
-        if spec.kind is Kind.NOOP:
-            if not accepts(value, data):
-                raise FieldError(
-                    param,
-                    f"'{param}' has the wrong type (it is accepted and unused: {spec.doc})",
-                    "invalid_value",
-                )
-        elif not accepts(value, data):
-            raise FieldError(
-                param,
-                f"'{param}' ({spec.doc}) is not supported by this server; "
-                f"only {spec.accepts_doc}, which asks for nothing, is accepted",
-            )
-    return out
-
-
-def _check_message(message: Any, i: int) -> Any:
-    if not isinstance(message, dict):
-        return message  # pydantic names it
-    out = _check_object(message, CHAT, "messages[]", f"messages.{i}")
-    if isinstance(calls := out.get("tool_calls"), list):
-        out["tool_calls"] = [
-            _check_object(call, CHAT, "messages[].tool_calls[]", f"messages.{i}.tool_calls.{j}",
-                          others_to_model=True) if isinstance(call, dict) else call
-            for j, call in enumerate(calls)
-        ]  # fmt: skip
-    content = out.get("content")
-    if content == []:  # OpenAI's API wants at least one part
-        raise FieldError(
-            f"messages.{i}.content", "an empty list of content parts: give at least one",
-            "invalid_value",
-        )  # fmt: skip
-    if isinstance(content, list):
-        parts = []
-        for j, part in enumerate(content):
-            where = f"messages.{i}.content.{j}"
-            if isinstance(part, dict):
-                kind = part.get("type")
-                if kind != "text":
-                    raise FieldError(
-                        f"{where}.type",
-                        f"content part type {kind!r} is not supported; only 'text'",
-                    )
-                part = _check_object(part, CHAT, "messages[].content[]", where)
-            parts.append(part)
-        out["content"] = parts
-    return out
 
 
 # ---- the README section ------------------------------------------------------------------------

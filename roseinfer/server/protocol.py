@@ -1,10 +1,10 @@
 """Request bodies of the OpenAI-compatible API (pydantic) and the response shapes (dicts).
 
 The pydantic models hold exactly the *honoured* fields of `fields.py`'s table, which is applied
-to each body first (`fields.check_body`): unknown fields, refused ones and no-ops never reach
-pydantic. Validation here is about types only, and strict (`"max_tokens": "16"` is a 400, as
-with OpenAI); ranges are `SamplingParams`' (roseinfer/sampling_params.py), checked once for the Python
-API and the server alike.
+to each body first (`body_check.check_body`): unknown fields, refused ones and no-ops never
+reach pydantic. Validation here is about types only, and strict (`"max_tokens": "16"` is a 400,
+as with OpenAI); ranges are `SamplingParams`' (roseinfer/sampling_params.py), checked once for
+the Python API and the server alike.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ token_strs}`; /detokenize takes `{model?, tokens}` and answers `{prompt}`.
 
 Nothing is accepted and ignored, as on the other endpoints (fields.py): a field these models do
 not declare is a 400 naming it; the chat form's template fields are the chat table's own
-(`fields.check_body` with the /v1/chat/completions table), so /tokenize renders messages exactly
-as /v1/chat/completions does (the tools too) and refuses what it refuses (`add_special_tokens:
+(`body_check.check_body` with the /v1/chat/completions table), so /tokenize renders messages
+exactly as /v1/chat/completions does (the tools too) and refuses what it refuses (`add_special_tokens:
 true`, `chat_template`, ...), and its `tokens` are the prompt that endpoint would run.
 """
 
@@ -24,6 +24,7 @@ from pydantic import Field, ValidationError
 from roseinfer.chat import ChatError, ChatMessage, ToolDefinition, read_tools
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
+from roseinfer.server.body_check import FieldError, check_body
 from roseinfer.server.chat_prompt import request_prompt_ids
 from roseinfer.server.errors import APIError, from_validation_error
 from roseinfer.server.jsonbody import read_request_json
@@ -87,8 +88,8 @@ def _validate(model: type[ModelT], data: dict[str, Any], path: str) -> ModelT:
 def _chat_form(data: dict[str, Any]) -> TokenizeChatRequest:
     shared = {k: v for k, v in data.items() if k in _FROM_CHAT_TABLE}
     try:
-        shared = F.check_body(shared, F.CHAT)
-    except F.FieldError as e:
+        shared = check_body(shared, F.CHAT)
+    except FieldError as e:
         raise APIError(400, str(e), param=e.param, code=e.code) from None
     own = {k: v for k, v in data.items() if k not in _FROM_CHAT_TABLE}
     return _validate(TokenizeChatRequest, {**own, **shared}, "/tokenize (chat messages)")
