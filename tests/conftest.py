@@ -239,6 +239,27 @@ def prefill_logits(model: torch.nn.Module, ids: torch.Tensor, block_size: int = 
         return model.compute_logits(model(ids, torch.arange(t), ctx))
 
 
+def lines_run(module_file: str, call):
+    """(call(), how many lines the interpreter ran in files named `module_file`): a measure of a
+    call's Python work that, unlike a timing, a test can assert."""
+    import sys
+
+    lines = 0
+
+    def trace(frame, event, arg):
+        nonlocal lines
+        if frame.f_code.co_filename.endswith(module_file):
+            lines += event == "line"
+        return trace
+
+    sys.settrace(trace)
+    try:
+        result = call()
+    finally:
+        sys.settrace(None)
+    return result, lines
+
+
 def smollm2_gguf_path() -> str:
     from roseinfer.loader import smollm2_path
 

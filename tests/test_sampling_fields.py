@@ -12,7 +12,7 @@ import dataclasses
 import httpx
 import pytest
 import torch
-from conftest import record_preemptions
+from conftest import lines_run, record_preemptions
 from transformers import (
     MinPLogitsWarper,
     RepetitionPenaltyLogitsProcessor,
@@ -346,8 +346,6 @@ def test_a_steps_python_work_does_not_grow_with_a_rows_id_lists(monkeypatch):
     the same for 3 ids as for 3,000 (walked at every step, 400,000 allowed ids with n = 32 had
     held every other request 22 s). Counted in lines the interpreter runs in the sampler, and
     in the Python lists a step makes tensors of (one-token bad words had been one, per row)."""
-    import sys
-
     vocab = 10_000
     longest = 0
     tensor = torch.tensor
@@ -368,20 +366,12 @@ def test_a_steps_python_work_does_not_grow_with_a_rows_id_lists(monkeypatch):
         sampler = Sampler("cpu", 0, [0])
         states = [sampler.new_row_state(params, h.bad_words_token_ids) for h in hs]
         logits = torch.randn(4, vocab, generator=torch.Generator().manual_seed(0))
-        count = 0
-
-        def trace(frame, event, arg):
-            nonlocal count
-            if frame.f_code.co_filename.endswith("sampler.py"):
-                count += event == "line"
-            return trace
-
         monkeypatch.setattr(torch, "tensor", watched_tensor)
-        sys.settrace(trace)
         try:
-            out = sampler(logits.clone(), [params] * 4, states, [3] * 4, hs)
+            out, count = lines_run(
+                "sampler.py", lambda: sampler(logits.clone(), [params] * 4, states, [3] * 4, hs)
+            )
         finally:
-            sys.settrace(None)
             monkeypatch.setattr(torch, "tensor", tensor)
         assert all(t in ids for t in out.token_ids.tolist()), out
         return count

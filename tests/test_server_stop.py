@@ -6,6 +6,7 @@ import itertools
 import random
 
 import pytest
+from conftest import lines_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -135,24 +136,10 @@ def test_a_long_stop_string_costs_each_piece_its_own_length():
     to '#'): each piece is followed in steps of its own characters. A search of the held text
     for each of the stop string's prefixes had taken cubic time in the output (a victim on the
     server's event loop waited 7.8 s)."""
-    import sys
-
     checker = StopStringChecker(["x" + "#" * 30_000, "#" * 30_000 + "b"])
     for _ in range(300):
         assert checker.feed("#" * 20) == ("", False)
-    lines = 0
-
-    def count(frame, event, arg):
-        nonlocal lines
-        if frame.f_code.co_filename.endswith("stop.py"):
-            lines += event == "line"
-        return count
-
-    sys.settrace(count)
-    try:
-        emitted, matched = checker.feed("#" * 20)
-    finally:
-        sys.settrace(None)
+    (emitted, matched), lines = lines_run("stop.py", lambda: checker.feed("#" * 20))
     assert (emitted, matched) == ("", False) and len(checker.held) == 6_020
     assert lines < 20 * 2 * 10, lines  # old: ~2 x 6,000 prefixes tried, each a slice and compare
     assert run(["#" * 30_000 + "b"], ["a", "#" * 30_000, "b", "c"])[:2] == ("a", True)
