@@ -350,6 +350,16 @@ def test_a_response_is_written_off_the_event_loop_with_its_prompt_once(tiny_serv
     # streamed: the echoed prompt's logprobs made once for the n choices, off the loop (each
     # choice's tokens' are made on the loop as they come: a few entries each)
     calls["completion"].clear()
+    written: list[str] = []  # JSON written with the prompt's text in it
+    dumps = serving.dumps
+
+    def watched_dumps(obj):
+        text = dumps(obj)
+        if "probe one two three" in text:
+            written.append(text)
+        return text
+
+    monkeypatch.setattr(serving, "dumps", watched_dumps)
     stream = {**body, "stream": True}
     del stream["prompt_logprobs"]  # (not with stream, as vLLM)
     r = httpx.post(url + "/v1/completions", json=stream, timeout=60)
@@ -357,5 +367,7 @@ def test_a_response_is_written_off_the_event_loop_with_its_prompt_once(tiny_serv
     echoed = [json.loads(e)["choices"][0] for e in events]
     echoed = [c for c in echoed if c["text"].startswith("probe one two three")]
     assert len(echoed) == 3 and len({json.dumps(c["logprobs"]) for c in echoed}) == 1, echoed
+    assert None not in echoed[0]["logprobs"]["token_logprobs"][1:], echoed[0]
     off_loop = [thread for thread in calls["completion"] if thread != "event loop"]
     assert len(off_loop) == 1, calls["completion"]
+    assert len(written) == 1  # the prompt's part of the three first chunks, written once

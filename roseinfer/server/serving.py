@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import uuid
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from starlette.requests import Request
 
@@ -135,17 +136,27 @@ def response_body(group: GenerationGroup, choices: list[tuple[int, ChoiceState]]
                   prompt_tokens: int) -> bytes:  # fmt: skip
     """The JSON of a finished non-streamed (chat) completion. Called on a worker thread: with n
     choices, `echo` and logprobs of a long prompt it is tens of megabytes (seconds of Python
-    that would hold every other answer on the event loop)."""
+    that would hold every other answer on the event loop), written a choice at a time (the
+    JSON encoder holds the GIL for a whole call: 0.65 s for 40 MB at once)."""
     prompts = _PromptParts(opts)
-    out = [choice_json(group, index, c, opts, prompts) for index, c in choices]
+    out = [dumps(choice_json(group, index, c, opts, prompts)) for index, c in choices]
     use = P.usage(prompt_tokens, group.num_output_tokens)
     build = P.chat_response if opts.chat else P.completion_response
-    response = build(rid, created, model, out, use)
+    response = build(rid, created, model, [], use)
     if opts.chat and opts.prompt_logprobs is not None:
         response["prompt_logprobs"] = prompts.prompt_logprobs(group.states[0])
-    # as Starlette's JSONResponse writes it
-    text = json.dumps(response, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    return text.encode("utf-8")
+    return with_json_list(response, "choices", out).encode("utf-8")
+
+
+def dumps(obj: Any) -> str:
+    """JSON as Starlette's JSONResponse writes it (compact, UTF-8 as is, no NaN)."""
+    return json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def with_json_list(envelope: dict, key: str, items: list[str]) -> str:
+    """`envelope` as JSON with `key` the list of `items`, each JSON already."""
+    mark = uuid.uuid4().hex  # a string no client sent: where the list goes
+    return dumps({**envelope, key: mark}).replace(f'"{mark}"', "[" + ",".join(items) + "]", 1)
 
 
 class _PromptParts:
@@ -155,6 +166,7 @@ class _PromptParts:
     def __init__(self, opts: ResponseOptions) -> None:
         self.opts = opts
         self._echo: dict[str, tuple[str, dict | None]] = {}
+        self._echo_json: dict[str, str] = {}
         self._prompt_logprobs: dict[str, list[dict | None]] = {}
 
     def echo(self, state: RequestState) -> tuple[str, dict | None]:
@@ -168,6 +180,17 @@ class _PromptParts:
                 )
             self._echo[state.request_id] = text, logprobs
         return self._echo[state.request_id]
+
+    def echo_choice_json(self, state: RequestState, index: int) -> str:
+        """A streamed choice's first chunk's choice, as JSON: the prompt's text and logprobs
+        are written once for the n choices (n x a long prompt's logprobs had been written on
+        the event loop, seconds with n = 128)."""
+        if state.request_id not in self._echo_json:
+            text, logprobs = self.echo(state)
+            whole = dumps(P.completion_choice(0, text, None, logprobs))
+            assert whole.startswith('{"index":0,')
+            self._echo_json[state.request_id] = whole[len('{"index":0,') :]
+        return f'{{"index":{index},' + self._echo_json[state.request_id]
 
     def prompt_logprobs(self, state: RequestState) -> list[dict | None]:
         assert self.opts.prompt_logprobs is not None
@@ -238,10 +261,7 @@ async def _wait_disconnect(request: Request) -> None:
 
 
 def sse_data(obj: dict | str) -> str:
-    payload = (
-        obj if isinstance(obj, str) else json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-    )
-    return f"data: {payload}\n\n"
+    return f"data: {obj if isinstance(obj, str) else dumps(obj)}\n\n"
 
 
 async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
@@ -283,12 +303,14 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                 state = group.state_of(index)
                 if opts.echo and index not in prompts_sent:
                     prompts_sent.add(index)
-                    # made once for the prompt's n choices, off the loop (its logprobs are
-                    # prompt x top N entries)
-                    prompt_text, lp = await asyncio.to_thread(prompts.echo, state)
+                    # made and written once for the prompt's n choices, off the loop (its
+                    # logprobs are prompt x top N entries)
+                    choice_text = await asyncio.to_thread(prompts.echo_choice_json, state, index)
+                    _, lp = prompts.echo(state)
                     if lp is not None:
                         offsets[index] = end_offset(lp)
-                    yield chunk(P.completion_choice(index, prompt_text, None, lp))
+                    envelope = P.chunk(rid, obj, created, model, [], include_usage)
+                    yield sse_data(with_json_list(envelope, "choices", [choice_text]))
                 new = c.new_logprobs if opts.logprobs is not None else []
                 calls = [P.tool_call_delta(d.index, d.id, d.name, d.arguments)
                          for d in c.new_tool_calls]  # fmt: skip
