@@ -231,3 +231,18 @@ def add_engine_args(parser: argparse.ArgumentParser, **defaults: Any) -> argpars
             }.get(f.name)
             group.add_argument(flag, type=kind, default=default, choices=choices, help=help_text)
     return parser
+
+
+_MOVED = ("SamplingParams", "StructuredOutputs", "GREEDY_TEMPERATURE", "MAX_LOGPROBS",
+          "TOP_K_MAX", "MAX_STOP_STRINGS", "MAX_STOP_CHARS", "MAX_BAD_WORDS",
+          "MAX_BAD_WORD_CHARS")  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    """`roseinfer.config.SamplingParams` (and the other names that moved to
+    `roseinfer.sampling_params`), for the scripts and callers that import them from here."""
+    import roseinfer.sampling_params as sampling_params
+
+    if name in _MOVED:
+        return getattr(sampling_params, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

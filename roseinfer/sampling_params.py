@@ -87,6 +87,12 @@ MAX_STOP_STRINGS = 64
 # Their characters in all: each request's strings are prepared for matching in Python (once,
 # on the event loop), and the text held back can be as long as the longest.
 MAX_STOP_CHARS = 16 * 1024
+# Bad words a request may give, and their length: each sequence's are indexed by their heads
+# when it starts (Python, on the engine loop), and every step looks its last tokens up once per
+# head length (400,000 words had taken 2 s to index; a word of 10,000 tokens is a 10,000-token
+# lookup a step).
+MAX_BAD_WORDS = 1024
+MAX_BAD_WORD_CHARS = 100
 
 
 @dataclass(frozen=True)
@@ -97,8 +103,9 @@ class SamplingParams:
     `seed`, choice i draws from `seed + i` (-1: no seed, as in vLLM and llama.cpp).
     `max_new_tokens` (the seeds' name) is accepted for `max_tokens` (given beside a
     `max_tokens` other than its default, the two must agree: so `dataclasses.replace` takes
-    `max_tokens`, which the copy already carries). An empty `stop` string, which would match anywhere, is dropped, as is a repeated one (at most
-    MAX_STOP_STRINGS remain, of MAX_STOP_CHARS characters in all). Every value is checked here,
+    `max_tokens`, which the copy already carries). An empty `stop` string, which would match
+    anywhere, is dropped, as is a repeated one (at most MAX_STOP_STRINGS remain, of
+    MAX_STOP_CHARS characters in all). Every value is checked here,
     so the Python API and the server refuse the same requests with the same messages (token
     ids against the vocabulary: `LLMEngine.validate`).
 
@@ -208,6 +215,11 @@ class SamplingParams:
         words = (self.bad_words,) if isinstance(self.bad_words, str) else tuple(self.bad_words)
         if not all(isinstance(w, str) and w.strip() for w in words):
             raise ValueError("bad_words must be a list of non-blank strings")
+        if len(words) > MAX_BAD_WORDS or any(len(w) > MAX_BAD_WORD_CHARS for w in words):
+            raise ValueError(
+                f"bad_words takes at most {MAX_BAD_WORDS} words of at most "
+                f"{MAX_BAD_WORD_CHARS} characters each"
+            )
         object.__setattr__(self, "bad_words", tuple(dict.fromkeys(words)))  # once each
         if self.allowed_token_ids is not None:
             ids = tuple(self.allowed_token_ids)

@@ -223,10 +223,10 @@ def test_n_choices_draw_from_seed_plus_i(llm):
 def test_a_requests_params_are_checked_once_for_its_n_choices(llm, monkeypatch):
     """Each choice's params are a copy (n = 1, its own seed), not built and checked again: a
     49,152-entry logit_bias with n = 32 had been 1.5 M checks on the engine loop."""
-    import roseinfer.sampling_params as config
+    import roseinfer.sampling_params as sampling_params
 
     checks = 0
-    check = config.SamplingParams.__post_init__
+    check = sampling_params.SamplingParams.__post_init__
 
     def counted(self, *args):
         nonlocal checks
@@ -235,7 +235,7 @@ def test_a_requests_params_are_checked_once_for_its_n_choices(llm, monkeypatch):
 
     params = SamplingParams(n=8, max_tokens=3, temperature=1.0, seed=5,
                             logit_bias={t: 0.5 for t in range(40)})  # fmt: skip
-    monkeypatch.setattr(config.SamplingParams, "__post_init__", counted)
+    monkeypatch.setattr(sampling_params.SamplingParams, "__post_init__", counted)
     (out,) = llm.generate([[1, 2, 3]], params, use_tqdm=False)
     assert checks == 0 and len(out.outputs) == 8
     monkeypatch.undo()

@@ -328,9 +328,14 @@ class Sampler:
         if need_bias or need_penalties:
             logits = logits.to(torch.float32, copy=True)  # the caller's logits stay as they were
         if need_bias:
-            bias_ids = {i: s.bias_ids for i, s in enumerate(states) if s.bias_ids is not None}
-            values = torch.cat([s.bias_values for s in states if s.bias_values is not None])
-            rows, ids = _rows_and_ids(list(bias_ids.values()), dev, list(bias_ids))
+            biased, bias_ids, bias_values = [], [], []
+            for i, state in enumerate(states):
+                if state.bias_ids is not None and state.bias_values is not None:
+                    biased.append(i)
+                    bias_ids.append(state.bias_ids)
+                    bias_values.append(state.bias_values)
+            rows, ids = _rows_and_ids(bias_ids, dev, biased)
+            values = torch.cat(bias_values)
             logits.index_put_((rows, ids), values, accumulate=True)
         if need_penalties:
             if histories is None:

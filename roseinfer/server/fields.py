@@ -208,8 +208,9 @@ FIELDS: tuple[FieldSpec, ...] = (
        "tokens first in it too (the first with null logprobs)"),
     _h("prompt_logprobs", _V1, "N in [0, 20]: each prompt token's logprob and the N likeliest "
        "(completions: per choice; chat: in the response); not with `stream` (as vLLM)", _VL),
-    _h("bad_words", _V1, "strings never generated: each word's tokens, as it encodes at the start "
-       "of text and after a space, cannot all follow each other", _VL),
+    _h("bad_words", _V1, "up to 1,024 strings of up to 100 characters, never generated: each "
+       "word's tokens, as it encodes at the start of text and after a space, cannot all follow "
+       "each other", _VL),
     _h("allowed_token_ids", _V1, "the only token ids that may be generated; a 400 if the stop "
        "tokens masked before `min_tokens` or one-token `bad_words` leave none of them", _VL),
     _h("response_format", _V1, '`{"type": "text"}` (none), `{"type": "json_object"}` (any JSON '

@@ -8,8 +8,9 @@ token_strs}`; /detokenize takes `{model?, tokens}` and answers `{prompt}`.
 Nothing is accepted and ignored, as on the other endpoints (fields.py): a field these models do
 not declare is a 400 naming it; the chat form's template fields are the chat table's own
 (`body_check.check_body` with the /v1/chat/completions table), so /tokenize renders messages
-exactly as /v1/chat/completions does (the tools too) and refuses what it refuses (`add_special_tokens:
-true`, `chat_template`, ...), and its `tokens` are the prompt that endpoint would run.
+exactly as /v1/chat/completions does (the tools too) and refuses what it refuses
+(`add_special_tokens: true`, `chat_template`, ...), and its `tokens` are the prompt that
+endpoint would run.
 """
 
 from __future__ import annotations
