@@ -259,6 +259,8 @@ def test_request_id_names_the_response(http):
 
     for r in asyncio.run(main()):  # the same id twice at once: the engine's ids stay distinct
         assert r.status_code == 200 and r.json()["id"] == "cmpl-abc"
+    r = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "request_id": ""})  # had been "cmpl-"
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "request_id"), r.text
 
 
 def test_chat_template_fields(http, tiny_server):

@@ -82,7 +82,7 @@ class SamplingRequest(RequestBase):
     grammar: str | None = None  # llama.cpp's GBNF
     stream: bool = False
     stream_options: StreamOptions | None = None
-    request_id: str | None = None
+    request_id: str | None = Field(default=None, min_length=1)  # "" would name nothing
     truncate_prompt_tokens: int | None = None
 
     @property
