@@ -1,6 +1,7 @@
 # Many bad_words: the per-step check runs on the engine thread for every row of the request.
 import asyncio, httpx, json, sys, time
-BASE = "http://127.0.0.1:18401"
+import os
+BASE = os.environ.get("BASE", "http://127.0.0.1:18401")
 W, N, T = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 words = [f"q{i}z" for i in range(W)]
 body = {"prompt": "x", "max_tokens": T, "temperature": 0, "n": N, "ignore_eos": True, "bad_words": words}

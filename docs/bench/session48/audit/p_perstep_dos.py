@@ -1,6 +1,7 @@
 # Per-step Python work proportional to a request's id lists, times n, on the engine thread.
 import asyncio, httpx, json, sys, time
-BASE = "http://127.0.0.1:18401"
+import os
+BASE = os.environ.get("BASE", "http://127.0.0.1:18401")
 kind, N, T = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 body = {"prompt": "x", "max_tokens": T, "temperature": 0, "n": N, "ignore_eos": True}
 if kind == "allowed": body["allowed_token_ids"] = list(range(49152))

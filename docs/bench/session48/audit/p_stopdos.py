@@ -1,10 +1,14 @@
 # One request's stop strings stall the event loop for everybody (bounded: max_tokens from argv).
 import asyncio, httpx, json, sys, time
-BASE = "http://127.0.0.1:18401"
+import os
+BASE = os.environ.get("BASE", "http://127.0.0.1:18401")
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 30000
 MAXT = int(sys.argv[1])
-stops = ["c" + "#" * N] * 1  # dedup would drop copies: make them distinct
-stops = ["c" * (i + 1) + "#" * N for i in range(63)] + ["#" * N + "b"]
+# argv[3] "within": two stop strings of 16,003 characters in all (within 37b2c01's limit)
+if len(sys.argv) > 3 and sys.argv[3] == "within":
+    stops = ["x" + "#" * 8000, "#" * 8000 + "b"]
+else:
+    stops = ["c" * (i + 1) + "#" * N for i in range(63)] + ["#" * N + "b"]
 body = {"prompt": "x", "max_tokens": MAXT, "temperature": 0, "allowed_token_ids": [45855], "stop": stops}
 print("body bytes", len(json.dumps(body)))
 async def victim(c, lat, stop_evt):

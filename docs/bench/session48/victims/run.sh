@@ -1,5 +1,5 @@
 #!/bin/bash
-# A victim beside each probe of session 48's field audit (a helper's, in /tmp/s48/audit_fields),
+# A victim beside each probe of session 48's field audit (a helper's, in ../audit/, the server's address from BASE),
 # against a server of TREE (PYTHONPATH) serving session 47's 2-layer model on PORT.
 #   TREE=/path/to/tree PORT=18501 bash run.sh
 set -u
@@ -14,7 +14,7 @@ echo "== $TREE ($(git -C $TREE rev-parse --short HEAD)) $(date -u +%H:%M:%S)"
 curl -s localhost:$PORT/version; echo
 for probe in "p_stopdos.py 150 30000 within" "p_perstep_dos.py allowed_dup 32 10" "p_perstep_dos.py bias 32 10" \
              "p_perstep_dos.py stopids_min 32 10" "p_badwords_dos.py 20000 32 20"; do
-  echo "-- $probe"; timeout 300 $py $here/$probe
+  echo "-- $probe"; timeout 300 $py $here/../audit/$probe
 done
 echo "-- big_response.py 16 400 300"; AUDIT_PORT=$PORT timeout 300 $py $here/big_response.py $PORT 16 400 300
 kill $pid; sleep 2
