@@ -302,6 +302,7 @@ def serve_in_process(model_dir: str, num_kv_blocks: int = 64, server_config=None
     from roseinfer.engine import InferenceEngine
     from roseinfer.engine.client import EngineClient
     from roseinfer.server.app import create_app
+    from roseinfer.server.cli import uvicorn_config
     from roseinfer.server.config import ServerConfig
 
     engine = InferenceEngine(
@@ -311,7 +312,7 @@ def serve_in_process(model_dir: str, num_kv_blocks: int = 64, server_config=None
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, "warning"))  # as served
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -251,6 +251,28 @@ def test_a_client_leaving_mid_body_is_not_an_error(tiny_server, caplog):
     assert httpx.get(tiny_server[1] + "/health", timeout=10).status_code == 200
 
 
+def test_the_http_thread_runs_uvloop_and_h11():
+    """uvloop, a dependency off Windows, wakes the HTTP thread's loop without letting go of the
+    GIL (roseinfer/server/cli.py); h11 stays the parser even where httptools is installed."""
+    from roseinfer.server.cli import uvicorn_config
+
+    config = uvicorn_config(object(), "127.0.0.1", 0, "info")
+    assert config.http == "h11"
+    assert config.loop == ("asyncio" if sys.platform == "win32" else "uvloop")
+
+
+def test_a_request_without_host_is_refused(tiny_server):
+    """HTTP/1.1 requires Host; h11 answers 400 (httptools, which uvicorn would otherwise pick
+    where it is installed, serves the request). The server (conftest) runs `uvicorn_config`."""
+    port = int(tiny_server[1].rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as c:
+        c.sendall(b"GET /health HTTP/1.1\r\n\r\n")
+        assert c.recv(100).startswith(b"HTTP/1.1 400 ")
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as c:
+        c.sendall(b"GET /health HTTP/1.0\r\n\r\n")  # HTTP/1.0 has no Host to require
+        assert c.recv(100).startswith(b"HTTP/1.1 200 ")
+
+
 @pytest.mark.parametrize(
     ("parser", "argv"),
     [

@@ -26,6 +26,7 @@ from roseinfer.config import EngineConfig, add_engine_args
 
 if TYPE_CHECKING:
     import uvicorn
+    from fastapi import FastAPI
 
     from roseinfer.engine.client import EngineClient
     from roseinfer.server.config import ServerConfig
@@ -169,15 +170,7 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     # The engine loop runs on this (main) thread and uvicorn on another: with OpenMP, torch ops
     # run 2-3x slower on a thread other than the first one that ran them (measured: the same decode
     # step took 25 ms on the main thread and 45 ms on a worker thread), and the model was loaded here.
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app,
-            host=host,
-            port=port,
-            log_level=level,
-            timeout_graceful_shutdown=5,
-        )
-    )
+    server = uvicorn.Server(uvicorn_config(app, host, port, level))
     signal.signal(signal.SIGTERM, lambda *_: client.shutdown(timeout=0))
     http = threading.Thread(target=server.run, args=([sock],), name="roseinfer-http", daemon=True)
     http.start()
@@ -198,6 +191,34 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
         http.join(10)
         client.shutdown(timeout=0)
     return 0 if server.started else 1
+
+
+def uvicorn_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicorn.Config:
+    """uvicorn's settings: uvloop's event loop where it is installed (Linux and macOS), and h11
+    for HTTP whatever else is installed.
+
+    uvloop: at the end of every step the engine thread hands the step's events to the HTTP
+    thread's loop (`call_soon_threadsafe`). asyncio wakes its loop by a socket write that lets
+    go of the GIL, and the HTTP thread, woken, takes it for its whole turn (a step's 32
+    streams' chunks) while the engine thread waits; uvloop wakes it without letting go. Served,
+    32 streams, the engine loop spent 0.39-0.51 s outside its steps per 16,384 tokens with
+    asyncio and 0.13-0.15 s with uvloop (BENCHMARKS.md, session 49). HTTP stays h11, which
+    uvicorn would swap for httptools where that is installed: httptools answers some malformed
+    requests differently (an HTTP/1.1 request without Host is served), and the HTTP thread's
+    time was within noise of h11's (0.73-0.85 s against 0.82-0.84 s)."""
+    import importlib.util
+
+    import uvicorn
+
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
+        http="h11",
+        timeout_graceful_shutdown=5,
+    )
 
 
 def freeze_startup_heap() -> int:
