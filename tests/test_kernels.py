@@ -34,6 +34,7 @@ from roseinfer.layers.activation import SiluAndMul
 from roseinfer.layers.attention import AttentionMetadata, ReferenceAttention
 from roseinfer.layers.kv_cache import LayerCache, quantize_rows
 from roseinfer.layers.linear import Int8Linear, can_pack, can_pack_fp32
+from roseinfer.layers.logprobs import LogprobOps
 from roseinfer.layers.norm import RMSNorm
 from roseinfer.layers.rotary import RotaryEmbedding
 from roseinfer.layers.sampler import Sampler
@@ -1278,6 +1279,71 @@ def test_apply_token_bitmask_matches_the_torch_version(kernels, dtype, vocab):
         kernels.apply_token_bitmask(got, bitmask, torch.tensor([0, 1, 2, 6]))
     with pytest.raises(RuntimeError, match="ceil"):
         kernels.apply_token_bitmask(got, bitmask[:, :-1].contiguous(), rows)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("rows,vocab", [(1, 49152), (4, 7), (3, 16), (2, 33), (9, 1000)])
+def test_logprob_passes_match_the_torch_versions(kernels, dtype, rows, vocab):
+    """logsumexp_rows and count_greater_rows (logprobs' normaliser and ranks) against
+    `layers.logprobs`' torch versions, on the model's dtype as on fp32."""
+    from roseinfer.layers.logprobs import count_greater_rows, logsumexp_rows
+
+    torch.manual_seed(0)
+    logits = (torch.randn(rows, vocab) * 6).to(dtype)
+    special = logits.clone()
+    special[0, vocab // 2] = float("nan")  # NaN: the row's logsumexp is NaN, counts skip it
+    special[-1, 1] = float("-inf")  # masked tokens count for nothing
+    cases = {
+        "random": logits,
+        "ties": logits.round(),
+        "special": special,
+        "all -inf": torch.full_like(logits, float("-inf")),
+        "an inf": torch.where(torch.arange(vocab) == vocab - 1, float("inf"), logits),
+        "strided rows": (torch.randn(rows, vocab + 5) * 6).to(dtype)[:, :vocab],
+    }
+    for name, x in cases.items():
+        want = logsumexp_rows(x)
+        got = kernels.logsumexp_rows(x)
+        assert got.dtype == torch.float32, name
+        torch.testing.assert_close(got, want, rtol=2e-6, atol=2e-6, equal_nan=True)
+        chosen = x.float()[torch.arange(rows), torch.randint(0, vocab, (rows,))]
+        counts = kernels.count_greater_rows(x, chosen)
+        assert counts.dtype == torch.long and torch.equal(counts, count_greater_rows(x, chosen))
+    with pytest.raises(RuntimeError, match="contiguous rows"):
+        kernels.logsumexp_rows(logits.t())
+    with pytest.raises(RuntimeError, match="fp32"):
+        kernels.count_greater_rows(logits, torch.zeros(rows, dtype=torch.float64))
+
+
+def test_logprobs_take_the_backends_passes(kernels, tiny_model_dir):
+    """The sampler's logprobs and prompt logprobs run the backend's passes (the kernels here),
+    and give what the torch versions give."""
+    from roseinfer import LLM
+
+    class Spy:
+        calls = 0
+
+        def __getattr__(self, name):
+            if name in ("logsumexp_rows", "count_greater_rows"):
+                Spy.calls += 1
+            return getattr(kernels, name)
+
+    llm = LLM(model=tiny_model_dir("llama"), dtype="float32", enforce_eager=True)
+    params = SamplingParams(max_new_tokens=4, temperature=0, logprobs=3, prompt_logprobs=2)
+    plain = llm.generate([[5, 9, 11, 3, 7]], params)[0]
+    runner = llm.engine.runner
+    spied = CpuBackend(BackendOptions(CPU, attention=AttentionChoice.REFERENCE), Spy())
+    runner.sampler.logprob_ops = LogprobOps(spied.logsumexp, spied.count_greater)
+    got = llm.generate([[5, 9, 11, 3, 7]], params)[0]
+    assert Spy.calls >= 4  # both passes, for the prompt's and for the output's logprobs
+    assert got.outputs[0].token_ids == plain.outputs[0].token_ids
+    for a, b in zip(got.prompt_logprobs[1:], plain.prompt_logprobs[1:], strict=True):
+        assert a.keys() == b.keys()
+        for t in a:
+            assert a[t].rank == b[t].rank and abs(a[t].logprob - b[t].logprob) < 1e-5
+    for a, b in zip(got.outputs[0].logprobs, plain.outputs[0].logprobs, strict=True):
+        assert [(t, p.rank) for t, p in a.items()] == [(t, p.rank) for t, p in b.items()]
+        assert all(abs(a[t].logprob - b[t].logprob) < 1e-5 for t in a)
 
 
 def reference_prefill(q, k_cache, v_cache, tables, q_lens, ctx_lens, scale):

@@ -3,8 +3,8 @@
 A backend is chosen once per engine (`roseinfer.backends.select_backend`), from the engine's
 flags resolved here into `BackendOptions`. Models get it at construction and hand it to their
 layers, which call its ops (`LayerOps`); the loader lets it swap the model's linears
-(`prepare_model`); the runner asks it for the paged attention, the sampler's argmax and, for
-the steps it takes, a fused decoder stack. Nothing outside a backend asks which one it is, so a
+(`prepare_model`); the runner asks it for the paged attention, the sampler's argmax and
+logprobs' passes and, for the steps it takes, a fused decoder stack. Nothing outside a backend asks which one it is, so a
 CUDA backend slots in by implementing `Backend`.
 """
 
@@ -216,6 +216,16 @@ class Backend(LayerOps, Protocol):
     ) -> None:
         """Grammars' masks, in place: -inf in logits [B, V] row rows[i] where bitmask int32
         [R, ceil(V / 32)] row i forbids the token (`structured.grammar.apply_bitmask`)."""
+        ...
+
+    def logsumexp(self, rows: torch.Tensor) -> torch.Tensor:
+        """Logprobs' normaliser: rows of logits [R, V] (fp32 or the model's dtype) -> each
+        row's log(sum(exp(row))) [R] fp32 (`layers.logprobs.logsumexp_rows`)."""
+        ...
+
+    def count_greater(self, rows: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        """Logprobs' ranks: how many of row r's logits [R, V] exceed values[r] (fp32 [R]) ->
+        [R] int64 (`layers.logprobs.count_greater_rows`)."""
         ...
 
     def decoder_stack(self, model: CausalLM) -> DecoderStack[Any] | None:

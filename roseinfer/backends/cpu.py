@@ -35,6 +35,7 @@ from roseinfer.layers.activation import silu_and_mul
 from roseinfer.layers.attention import ReferenceAttention
 from roseinfer.layers.huge_pages import HugePageArena
 from roseinfer.layers.linear import can_pack, replace_linears
+from roseinfer.layers.logprobs import count_greater_rows, logsumexp_rows
 from roseinfer.layers.norm import add_rms_norm, rms_norm
 from roseinfer.layers.sampler import greedy_argmax
 from roseinfer.structured.grammar import apply_bitmask
@@ -126,6 +127,19 @@ class CpuBackend:
             self.kernels.apply_token_bitmask(logits, bitmask, rows)
         else:
             apply_bitmask(logits, bitmask, rows)
+
+    # torch's passes take 13-30x longer over 800 rows of 49,152 bf16 logits (a long prompt's
+    # prompt_logprobs): a float copy, then (x - max).exp().sum() and (x > v).sum() in passes of
+    # their own (BENCHMARKS.md, session 49).
+    def logsumexp(self, rows: torch.Tensor) -> torch.Tensor:
+        if rows.device.type == "cpu" and rows.stride(-1) == 1 and rows.shape[-1] > 0:
+            return self.kernels.logsumexp_rows(rows)
+        return logsumexp_rows(rows)
+
+    def count_greater(self, rows: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        if rows.device.type == "cpu" and rows.stride(-1) == 1 and rows.shape[-1] > 0:
+            return self.kernels.count_greater_rows(rows, values.contiguous())
+        return count_greater_rows(rows, values)
 
     # ---- linears ---------------------------------------------------------------------------
     def make_linear(

@@ -10,6 +10,7 @@ from roseinfer.backends.base import BackendOptions, CausalLM, DecoderStack, Quan
 from roseinfer.layers.activation import silu_and_mul
 from roseinfer.layers.attention import ReferenceAttention
 from roseinfer.layers.linear import Int8Linear, PackedLinear, can_pack, replace_linears
+from roseinfer.layers.logprobs import count_greater_rows, logsumexp_rows
 from roseinfer.layers.norm import add_rms_norm, rms_norm
 from roseinfer.layers.rotary import rotate
 from roseinfer.layers.sampler import greedy_argmax
@@ -27,6 +28,8 @@ class TorchBackend:
     silu_mul = staticmethod(silu_and_mul)
     argmax = staticmethod(greedy_argmax)
     apply_bitmask = staticmethod(apply_bitmask)
+    logsumexp = staticmethod(logsumexp_rows)
+    count_greater = staticmethod(count_greater_rows)
 
     def gate_up_silu_mul(self, gate_up: nn.Module, x: torch.Tensor) -> torch.Tensor:
         return silu_and_mul(gate_up(x))

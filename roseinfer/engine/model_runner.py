@@ -16,7 +16,7 @@ from roseinfer.config import EngineConfig
 from roseinfer.engine.sequence import ScheduledSequence, Sequence
 from roseinfer.layers.attention import AttentionMetadata, ForwardContext
 from roseinfer.layers.kv_cache import KVCache, KVCacheDtype
-from roseinfer.layers.logprobs import to_records, token_logprobs
+from roseinfer.layers.logprobs import LogprobOps, to_records, token_logprobs
 from roseinfer.layers.sampler import NO_TOKEN, NOT_FINITE, Sampler
 from roseinfer.loader import LoadedModel
 from roseinfer.models.config import ModelConfig
@@ -94,6 +94,7 @@ class ModelRunner:
             loaded.tokenizer.stop_token_ids,
             self.backend.argmax,
             self.backend.apply_bitmask,
+            LogprobOps(self.backend.logsumexp, self.backend.count_greater),
         )
         self.kv_cache = KVCache(
             self.model_config,
@@ -237,10 +238,11 @@ class ModelRunner:
         base = last - (s.start + s.num_new_tokens - 1)  # the row of position s.start
         for lo in range(first, end, PROMPT_LOGPROBS_ROWS):  # bounded [rows, V] at a time
             hi = min(lo + PROMPT_LOGPROBS_ROWS, end)
-            logits = self._logits(hidden, list(range(base + lo, base + hi))).float()
+            logits = self._logits(hidden, list(range(base + lo, base + hi)))  # model's dtype
             targets = seq.token_ids[lo + 1 : hi + 1]
             ids = long_tensor(targets, self.device)
-            records += to_records(token_logprobs(logits, ids, k), targets, [k] * len(targets))
+            lp = token_logprobs(logits, ids, k, self.sampler.logprob_ops)
+            records += to_records(lp, targets, [k] * len(targets))
         return records
 
     def sample(

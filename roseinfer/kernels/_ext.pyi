@@ -168,6 +168,8 @@ class CppKernels(Protocol):
     def paged_prefill_tile(self, q: Tensor, k_cache: Tensor, tile: str = "auto") -> str: ...
     def argmax_rows(self, logits: Tensor) -> tuple[Tensor, Tensor]: ...  # [B] int64, [B] fp32
     def apply_token_bitmask(self, logits: Tensor, bitmask: Tensor, rows: Tensor) -> None: ...
+    def logsumexp_rows(self, logits: Tensor) -> Tensor: ...  # [B] fp32
+    def count_greater_rows(self, logits: Tensor, values: Tensor) -> Tensor: ...  # [B] int64
     # [n] int64: the thread of one region that ran each index, one thread stalling (the tests')
     def region_loop_threads(
         self, n: int, grain: int, pieces_per_share: int, stalled_thread: int

@@ -78,6 +78,12 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "-inf, in place, in logits row rows[i] where bit j of bitmask[i, w] is 0 (token 32w + j)",
         py::arg("logits"), py::arg("bitmask"), py::arg("rows"),
         py::call_guard<py::gil_scoped_release>());
+  m.def("logsumexp_rows", &roseinfer::logsumexp_rows,
+        "each row's log(sum(exp(row))) of logits [B, V]: fp32 [B]", py::arg("logits"),
+        py::call_guard<py::gil_scoped_release>());
+  m.def("count_greater_rows", &roseinfer::count_greater_rows,
+        "how many of row r's logits exceed values[r] (fp32 [B]): int64 [B]", py::arg("logits"),
+        py::arg("values"), py::call_guard<py::gil_scoped_release>());
   m.def("amx_int8_linear_available", &roseinfer::amx_int8_linear_available,
         "whether amx_int8_linear runs here (amx_linear's, and built with AVX512-BF16)");
   m.def("amx_int8_linear", &roseinfer::amx_int8_linear,

@@ -75,6 +75,10 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
 std::string paged_prefill_tile(torch::Tensor q, torch::Tensor k_cache, const std::string& tile);
 std::tuple<torch::Tensor, torch::Tensor> argmax_rows(torch::Tensor logits);
 void apply_token_bitmask(torch::Tensor logits, torch::Tensor bitmask, torch::Tensor rows);
+// Each row's logsumexp (fp32 [B]) of logits [B, V] fp32/bf16/fp16 with contiguous rows.
+torch::Tensor logsumexp_rows(torch::Tensor logits);
+// How many of row r's logits are greater than values[r] (fp32 [B]): int64 [B].
+torch::Tensor count_greater_rows(torch::Tensor logits, torch::Tensor values);
 bool amx_int8_linear_available();
 torch::Tensor amx_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
                               c10::optional<torch::Tensor> bias,

@@ -1,5 +1,6 @@
 // Greedy sampling: the index and value of each row's largest logit; a grammar's token bitmask
-// applied to logits in place.
+// applied to logits in place; the two passes logprobs take over each row (its logsumexp, and how
+// many logits exceed the chosen token's: its rank).
 //
 // Greedy: the index of each row's largest logit, and the logit (which says whether the row was
 // finite: the sampler's check needs no gather after it). torch's max over bf16 rows of 49,152
@@ -94,7 +95,100 @@ RowMax argmax_row(const T* row, int64_t n) {
   return {best_at, best};
 }
 
+// log sum_i e^(row[i] - peak) + peak, peak the row's maximum (finite): one pass of 16-lane (8 with
+// AVX2) e^x over a row that argmax_row has just brought into L2 (49,152 bf16 logits: 96 KB).
+template <typename T>
+float logsumexp_row(const T* row, int64_t n, float peak) {
+  float sum = 0.0f;
+  int64_t i = 0;
+#if defined(__AVX512F__)
+  const __m512 p = _mm512_set1_ps(peak);
+  __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+  for (; i + 32 <= n; i += 32) {  // two sums: two e^x chains in flight
+    acc0 = _mm512_add_ps(acc0, exp16(_mm512_sub_ps(load16(row + i), p)));
+    acc1 = _mm512_add_ps(acc1, exp16(_mm512_sub_ps(load16(row + i + 16), p)));
+  }
+  sum = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
+#elif defined(ROSEINFER_VECF)
+  const __m256 p = _mm256_set1_ps(peak);
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+  for (; i + 16 <= n; i += 16) {
+    acc0 = _mm256_add_ps(acc0, exp8(_mm256_sub_ps(vec_load(row + i), p)));
+    acc1 = _mm256_add_ps(acc1, exp8(_mm256_sub_ps(vec_load(row + i + 8), p)));
+  }
+  sum = vec_sum(_mm256_add_ps(acc0, acc1));
+#endif
+  for (; i < n; ++i) sum += std::exp(to_float(row[i]) - peak);
+  return std::log(sum) + peak;
+}
+
+// How many of the row's logits are greater than `value` (a NaN is greater than nothing).
+template <typename T>
+int64_t count_greater_row(const T* row, int64_t n, float value) {
+  int64_t count = 0, i = 0;
+#if defined(__AVX512F__)
+  const __m512 v = _mm512_set1_ps(value);
+  for (; i + 16 <= n; i += 16)
+    count += __builtin_popcount(_mm512_cmp_ps_mask(load16(row + i), v, _CMP_GT_OQ));
+#elif defined(ROSEINFER_VECF)
+  const __m256 v = _mm256_set1_ps(value);
+  for (; i + 8 <= n; i += 8)
+    count += __builtin_popcount(_mm256_movemask_ps(_mm256_cmp_ps(vec_load(row + i), v, _CMP_GT_OQ)));
+#endif
+  for (; i < n; ++i) count += to_float(row[i]) > value;
+  return count;
+}
+
+void check_rows(const torch::Tensor& logits, const char* name) {
+  TORCH_CHECK(logits.dim() == 2 && logits.stride(1) == 1 && logits.size(1) > 0, name,
+              ": logits must be [B, V] with contiguous rows and V > 0");
+}
+
 }  // namespace
+
+torch::Tensor logsumexp_rows(torch::Tensor logits) {
+  check_rows(logits, "logsumexp_rows");
+  const int64_t rows = logits.size(0), n = logits.size(1), stride = logits.stride(0);
+  auto out = torch::empty({rows}, logits.options().dtype(at::kFloat));
+  float* op = out.data_ptr<float>();
+  dispatch(logits.scalar_type(), "logsumexp_rows", [&](auto tag) {
+    using T = decltype(tag);
+    const T* lp = logits.data_ptr<T>();
+    parallel_for(0, rows, 1, [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const T* row = lp + r * stride;
+        const float peak = argmax_row(row, n).value;
+        if (std::isfinite(peak)) {
+          op[r] = logsumexp_row(row, n, peak);
+        } else {  // NaN, or an infinite maximum: e^(x - peak) as torch computes it, in order
+          float sum = 0.0f;
+          for (int64_t i = 0; i < n; ++i) sum += std::exp(to_float(row[i]) - peak);
+          op[r] = std::log(sum) + peak;
+        }
+      }
+    });
+  });
+  return out;
+}
+
+torch::Tensor count_greater_rows(torch::Tensor logits, torch::Tensor values) {
+  check_rows(logits, "count_greater_rows");
+  TORCH_CHECK(values.dim() == 1 && values.scalar_type() == at::kFloat && values.is_contiguous() &&
+                  values.size(0) == logits.size(0),
+              "count_greater_rows: values must be contiguous fp32 [B]");
+  const int64_t rows = logits.size(0), n = logits.size(1), stride = logits.stride(0);
+  auto out = torch::empty({rows}, logits.options().dtype(at::kLong));
+  int64_t* op = out.data_ptr<int64_t>();
+  const float* vp = values.data_ptr<float>();
+  dispatch(logits.scalar_type(), "count_greater_rows", [&](auto tag) {
+    using T = decltype(tag);
+    const T* lp = logits.data_ptr<T>();
+    parallel_for(0, rows, 1, [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) op[r] = count_greater_row(lp + r * stride, n, vp[r]);
+    });
+  });
+  return out;
+}
 
 std::tuple<torch::Tensor, torch::Tensor> argmax_rows(torch::Tensor logits) {
   TORCH_CHECK(logits.dim() == 2 && logits.stride(1) == 1 && logits.size(1) > 0,

@@ -1,17 +1,42 @@
 """Log-probabilities of chosen tokens and each position's likeliest ones, for a batch of rows.
 
-One `logsumexp` and one `topk` over the rows that ask (never the whole batch), then one
-host copy; `to_records` turns the tensors into the engine's plain `TokenLogprobs`.
+Over the rows that ask (never the whole batch): a `topk` by blocks, the rows' logsumexp and the
+chosen tokens' ranks (two passes, `LogprobOps`: the backend's kernels or the torch versions
+here), then one host copy; `to_records` turns the tensors into the engine's `TokenLogprobs`.
+Rows may be in the model's dtype: every value is taken to fp32 before any arithmetic.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Sequence as Seq
 from dataclasses import dataclass
 
 import torch
 
 from roseinfer.outputs import TokenLogprobs
+
+
+def logsumexp_rows(rows: torch.Tensor) -> torch.Tensor:
+    """Each row's log(sum(exp(row))): rows [R, V] -> [R] fp32 (the row's maximum taken out
+    first; a NaN, or an infinite maximum, gives what that arithmetic gives)."""
+    rows = rows.float()
+    peak = rows.amax(dim=1, keepdim=True)
+    return (rows - peak).exp_().sum(dim=1).log_() + peak.squeeze(1)
+
+
+def count_greater_rows(rows: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """How many of row r's logits exceed values[r]: rows [R, V], values [R] fp32 -> [R] int64."""
+    return (rows.float() > values.unsqueeze(1)).sum(dim=1)
+
+
+@dataclass(frozen=True, slots=True)
+class LogprobOps:
+    """The two passes logprobs take over every logit of their rows (`Backend.logsumexp`,
+    `Backend.count_greater`; torch's, above, by default)."""
+
+    logsumexp: Callable[[torch.Tensor], torch.Tensor] = logsumexp_rows
+    count_greater: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = count_greater_rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,42 +53,30 @@ class LogprobsTensors:
 @dataclass(frozen=True, slots=True)
 class RawLogits:
     """What logprobs need of rows of raw logits, taken before the sampler masks or changes
-    them: the rows themselves ([R, V] float, unchanged by whatever the sampler does next),
-    their logsumexp [R] and their top K (logits [R, K] and ids, likeliest first)."""
+    them: the rows themselves ([R, V], fp32 or the model's dtype, unchanged by whatever the
+    sampler does next), their logsumexp [R] and their top K (fp32 [R, K] and ids, likeliest
+    first)."""
 
     rows: torch.Tensor
     lse: torch.Tensor
     top_values: torch.Tensor
     top_ids: torch.Tensor
+    ops: LogprobOps
 
     @classmethod
-    def of(cls, rows: torch.Tensor, k: int) -> RawLogits:
-        """`rows` [R, V] float; the caller keeps them unchanged until `logprobs`."""
+    def of(cls, rows: torch.Tensor, k: int, ops: LogprobOps) -> RawLogits:
+        """`rows` [R, V]; the caller keeps them unchanged until `logprobs`."""
         top_values, top_ids = top_k(rows, k)
-        # logsumexp, its max taken from the block maxima `top_k` has (or a pass of its own)
-        peak = top_values[:, :1] if k > 0 else rows.amax(dim=1, keepdim=True)
-        lse = (rows - peak).exp_().sum(dim=1).log_() + peak.squeeze(1)
-        return cls(rows, lse, top_values, top_ids)
+        return cls(rows, ops.logsumexp(rows), top_values.float(), top_ids, ops)
 
     def logprobs(self, token_ids: torch.Tensor) -> LogprobsTensors:
-        """Each row's chosen token [R] int64: its logprob and rank, and the top K's logprobs
-        (log_softmax = logit - logsumexp, never materialised over the vocabulary)."""
-        chosen = self.rows.gather(1, token_ids.unsqueeze(1))  # [R, 1]
-        if self.top_values.shape[1]:
-            # A token at least as likely as the k-th has every likelier one among the top k:
-            # its rank is counted there; only the other rows count over the vocabulary.
-            ranks = (self.top_values > chosen).sum(dim=1) + 1
-            is_outside = chosen.squeeze(1) < self.top_values[:, -1]
-            outside = is_outside.nonzero().squeeze(1)
-            if 2 * len(outside) > len(ranks):  # most rows: one pass over them all, no gather
-                ranks = torch.where(is_outside, (self.rows > chosen).sum(dim=1) + 1, ranks)
-            elif len(outside):
-                ranks[outside] = (self.rows[outside] > chosen[outside]).sum(dim=1) + 1
-        else:
-            ranks = (self.rows > chosen).sum(dim=1) + 1
-        lse = self.lse.unsqueeze(1)
+        """Each row's chosen token [R] int64: its logprob and rank (1: the likeliest), and the
+        top K's logprobs (log_softmax = logit - logsumexp, never materialised over the
+        vocabulary)."""
+        chosen = self.rows.gather(1, token_ids.unsqueeze(1)).squeeze(1).float()  # [R]
+        ranks = self.ops.count_greater(self.rows, chosen) + 1
         return LogprobsTensors(
-            (chosen - lse).squeeze(1), ranks, self.top_ids, self.top_values - lse
+            chosen - self.lse, ranks, self.top_ids, self.top_values - self.lse.unsqueeze(1)
         )
 
 
@@ -90,10 +103,12 @@ def top_k(rows: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
 BLOCK = 128
 
 
-def token_logprobs(logprobs: torch.Tensor, token_ids: torch.Tensor, k: int) -> LogprobsTensors:
-    """Logprobs of given tokens from rows of logits [R, V] float (the prompt's: no sampler in
+def token_logprobs(
+    logits: torch.Tensor, token_ids: torch.Tensor, k: int, ops: LogprobOps
+) -> LogprobsTensors:
+    """Logprobs of given tokens from rows of logits [R, V] (the prompt's: no sampler in
     between); token_ids [R] int64."""
-    return RawLogits.of(logprobs, k).logprobs(token_ids)
+    return RawLogits.of(logits, k, ops).logprobs(token_ids)
 
 
 def to_records(

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from roseinfer.layers.logprobs import LogprobsTensors, RawLogits
+from roseinfer.layers.logprobs import LogprobOps, LogprobsTensors, RawLogits
 from roseinfer.layers.penalties import History, TokenCounts, apply_penalties
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.structured.grammar import apply_bitmask, fill_bitmask
@@ -182,13 +182,15 @@ class Sampler:
         stop_token_ids: Iterable[int],
         argmax: Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]] = greedy_argmax,
         apply_bitmask: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], None] = apply_bitmask,
+        logprob_ops: LogprobOps = LogprobOps(),
     ) -> None:
         """`argmax`: the greedy rows' [B, V] -> ([B] int64, their maxima [B] fp32);
-        `apply_bitmask`: the grammars' masks, in place (the backend's: `Backend.argmax`,
-        `Backend.apply_bitmask`)."""
+        `apply_bitmask`: the grammars' masks, in place; `logprob_ops`: logprobs' passes over
+        their rows (the backend's: `Backend.argmax`, `Backend.apply_bitmask`, ...)."""
         self.device = torch.device(device)
         self.argmax = argmax
         self.apply_bitmask = apply_bitmask
+        self.logprob_ops = logprob_ops
         self.generator = torch.Generator(self.device).manual_seed(seed)
         self.stop_token_ids = torch.tensor(
             sorted(stop_token_ids), dtype=torch.long, device=self.device
@@ -233,12 +235,13 @@ class Sampler:
         raw: RawLogits | None = None
         if logprob_rows:  # of the model's distribution, before anything below changes it
             every = len(logprob_rows) == len(params)
-            rows = (logits if every else logits[logprob_rows]).float()
+            rows = logits if every else logits[logprob_rows]  # (indexing copies)
             if rows.data_ptr() == logits.data_ptr() and any(
                 self._masks(params[i], num_outputs[i]) for i in logprob_rows
             ):
                 rows = rows.clone()  # the masks below write into `logits`
-            raw = RawLogits.of(rows, max(params[i].logprobs or 0 for i in logprob_rows))
+            k = max(params[i].logprobs or 0 for i in logprob_rows)
+            raw = RawLogits.of(rows, k, self.logprob_ops)
         no_token = self._mask(logits, params, states, num_outputs, histories)
         token_ids, non_finite = self._sample(logits, params, states, histories)
         non_finite = [i for i in non_finite if i not in no_token]
