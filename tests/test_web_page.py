@@ -197,6 +197,38 @@ def test_stop_aborts_the_answer(tab, tiny_server, monkeypatch):
     assert client.stats.num_waiting == 0
 
 
+def test_new_chat_during_an_answer_starts_afresh(tab, tiny_server, monkeypatch):
+    """"New chat" while an answer streams: the aborted exchange must not come back into the
+    conversation the next message is sent with (it used to: the abort's handler ran after the
+    clear and kept what had come)."""
+    core = tiny_server[0].state.client.engine
+    step = core.step
+
+    def slow_step():  # the answer is still coming when New chat is clicked
+        time.sleep(0.05)
+        return step()
+
+    monkeypatch.setattr(core, "step", slow_step)
+    tab.open()
+    tab.settings(system="SYS", temperature="0", **{"max-tokens": "200"})
+    tab.send("OLD TOPIC")
+    tab.page.wait_for_function(
+        "document.querySelector('.message.assistant .content')?.textContent.length > 0"
+    )
+    tab.page.click("#new-chat")
+    tab.page.wait_for_selector("body[data-state=ready]")
+    assert tab.page.locator(".message").count() == 0
+    monkeypatch.setattr(core, "step", step)
+    tab.page.fill("#max-tokens", "4")  # (the settings are open)
+    tab.send("NEW TOPIC")
+    tab.answer(1)
+    assert tab.chat_bodies[1]["messages"] == [
+        {"role": "system", "content": "SYS"},
+        {"role": "user", "content": "NEW TOPIC"},
+    ]
+    assert tab.page.locator(".message").count() == 2
+
+
 def test_the_page_asks_for_the_api_key(browser, tiny_locked_server):
     app, base = tiny_locked_server
     tab = Tab(browser, base)

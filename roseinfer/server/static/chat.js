@@ -6,7 +6,7 @@
 
 const KEY_STORAGE = "roseinfer.apiKey";
 const $ = (id) => document.getElementById(id);
-const conversation = []; // {role, content} of each finished exchange, oldest first
+let conversation = []; // {role, content} of each finished exchange, oldest first
 let controller = null; // aborts the answer being streamed
 let keyRequest = null; // the open key prompt, shared by every request that got a 401
 
@@ -136,7 +136,9 @@ function addStats(box, text) {
 async function send(text) {
   const user = { role: "user", content: text };
   const system = $("system").value.trim();
-  const messages = [...(system ? [{ role: "system", content: system }] : []), ...conversation, user];
+  // The exchange joins the conversation it was sent in, even if "New chat" began another meanwhile.
+  const thread = conversation;
+  const messages = [...(system ? [{ role: "system", content: system }] : []), ...thread, user];
   const userBox = addMessage("user", text);
   const box = addMessage("assistant", "");
   const content = box.querySelector(".content");
@@ -168,11 +170,11 @@ async function send(text) {
         box.scrollIntoView({ block: "end" });
       }
     }
-    conversation.push(user, { role: "assistant", content: answer });
+    thread.push(user, { role: "assistant", content: answer });
     addStats(box, statsText(usage, started, first, last, finishReason));
   } catch (error) {
     if (error.name === "AbortError") { // the stop button: keep what came
-      conversation.push(user, { role: "assistant", content: answer });
+      thread.push(user, { role: "assistant", content: answer });
       addStats(box, "stopped");
     } else { // nothing happened: the message goes back to the input to send again
       userBox.remove();
@@ -199,7 +201,7 @@ async function loadModel() {
 
 function newChat() {
   if (controller) controller.abort();
-  conversation.length = 0;
+  conversation = [];
   $("messages").replaceChildren();
   showStatus("");
 }
