@@ -110,7 +110,8 @@ def test_tokenize_shows_the_tools_as_the_chat_endpoint_does(http):
 def test_tokenize_accepts_what_asks_for_nothing(http):
     base = http.post("/tokenize", json={"messages": CHAT}).json()
     neutral = {"add_special_tokens": False, "tools": None, "chat_template": None,
-               "mm_processor_kwargs": {}, "return_token_strs": None, "model": None}  # fmt: skip
+               "mm_processor_kwargs": {}, "documents": [], "return_token_strs": None,
+               "model": None}  # fmt: skip
     assert http.post("/tokenize", json={"messages": CHAT, **neutral}).json() == base
 
 
