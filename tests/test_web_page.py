@@ -198,7 +198,7 @@ def test_stop_aborts_the_answer(tab, tiny_server, monkeypatch):
 
 
 def test_new_chat_during_an_answer_starts_afresh(tab, tiny_server, monkeypatch):
-    """"New chat" while an answer streams: the aborted exchange must not come back into the
+    """ "New chat" while an answer streams: the aborted exchange must not come back into the
     conversation the next message is sent with (it used to: the abort's handler ran after the
     clear and kept what had come)."""
     core = tiny_server[0].state.client.engine
