@@ -292,6 +292,29 @@ def test_a_compressed_body_is_a_415_naming_its_encoding(http):
     assert r.status_code == 415, r.text
 
 
+@pytest.mark.parametrize(
+    "content_type",
+    ["text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data", None],
+)
+def test_a_body_that_is_not_declared_json_is_a_415(http, tiny_server, content_type):
+    """The types a page of another origin may post without a CORS preflight (and a body with
+    no type) are refused before anything runs: a server without an API key had generated for
+    whatever page a user opened. curl's `-d` without `-H` sends a form type: the message says
+    what to send."""
+    before = tiny_server[0].state.client.engine.stats().num_running  # (nothing queued below)
+    raw = json.dumps({"prompt": "hi", "max_tokens": 2}).encode()
+    headers = {} if content_type is None else {"Content-Type": content_type}
+    for path in ("/v1/completions", "/v1/chat/completions", "/tokenize", "/generate"):
+        r = http.post(path, content=raw, headers=headers)
+        assert r.status_code == 415, (path, r.text)
+        error = r.json()["error"]
+        assert error["code"] == "unsupported_media_type" and "application/json" in error["message"]
+    assert tiny_server[0].state.client.engine.stats().num_running == before
+    for declared in ("application/json; charset=utf-8", "Application/JSON", "application/x+json"):
+        r = http.post("/v1/completions", content=raw, headers={"Content-Type": declared})
+        assert r.status_code == 200, (declared, r.text)
+
+
 def test_bad_words_take_at_most_1024_words_of_100_characters(http):
     """Each sequence's bad words are indexed on the engine loop and looked up at every step
     once per length of their heads: 400,000 words had taken 2 s to index."""

@@ -22,6 +22,7 @@ import roseinfer
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOS = "<|endoftext|>"
 CHAT = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello, world!"}]
+JSON_TYPE = {"Content-Type": "application/json"}
 TOOL = {"type": "function", "function": {"name": "get_weather", "description": "The weather.",
         "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}  # fmt: skip
 
@@ -156,11 +157,11 @@ def test_tokenize_and_detokenize_refuse_another_model_and_bad_json(http):
     for path, body in [("/tokenize", {"prompt": "x"}), ("/detokenize", {"tokens": [1]})]:
         error = error_of(http.post(path, json={**body, "model": "gpt-4"}), 404)
         assert (error["param"], error["code"]) == ("model", "model_not_found")
-        error = error_of(http.post(path, content=b"{not json", headers={"Content-Type": "x"}))
+        error = error_of(http.post(path, content=b"{not json", headers=JSON_TYPE))
         assert error["code"] == "invalid_json"
         # valid JSON nested past Python's reader: said so, not "not valid JSON"
         deep = b'{"prompt": "x", "a": ' + b"[" * 5000 + b"]" * 5000 + b"}"
-        error = error_of(http.post(path, content=deep, headers={"Content-Type": "x"}))
+        error = error_of(http.post(path, content=deep, headers=JSON_TYPE))
         assert error["code"] == "invalid_json" and "deeper than" in error["message"], error
         assert error_of(http.post(path, json=[body]))["message"] == (
             "the request body must be a JSON object"

@@ -22,12 +22,35 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 async def read_request_json(request: Request) -> Any:
     """The request's body as JSON (`read_json`), once its Content-Encoding is one this server
-    reads: none (a compressed body had been a 400 saying it was not valid JSON)."""
+    reads (none: a compressed body had been a 400 saying it was not valid JSON) and its
+    Content-Type says JSON (`application/json`, or a `+json` type). Another type is a 415, as
+    FastAPI's own bodies (vLLM's): `text/plain` and form types are what a page of another origin
+    may send without asking (CORS's "simple requests"), so a server without an API key would
+    otherwise run whatever any page a user opened posted to it."""
     encoding = request.headers.get("content-encoding", "identity").strip().lower()
     if encoding not in ("", "identity"):
         raise APIError(415, f"Content-Encoding {encoding!r} is not supported: send the body "
                             "uncompressed", code="unsupported_encoding")  # fmt: skip
-    return read_json(await request.body())  # the size limit applies while this reads
+    body = await request.body()  # the size limit applies while this reads
+    if body and not is_json_type(request.headers.get("content-type")):
+        given = request.headers.get("content-type")
+        raise APIError(415, f"Content-Type {given!r} is not JSON: send the body as "
+                            "application/json (curl: -H 'Content-Type: application/json')"
+                       if given is not None else "the request has a body but no Content-Type: "
+                            "send it as application/json",
+                       code="unsupported_media_type")  # fmt: skip
+    return read_json(body)
+
+
+def is_json_type(content_type: str | None) -> bool:
+    """Whether a Content-Type header names JSON: application/json or application/<x>+json,
+    parameters (charset) aside."""
+    if content_type is None:
+        return False
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (
+        media.startswith("application/") and media.endswith("+json")
+    )
 
 
 def read_json(raw: bytes) -> Any:
