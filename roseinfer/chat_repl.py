@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
+from roseinfer.outputs import RequestFailed
 from roseinfer.sampling_params import SamplingParams
 
 PROMPT, CONTINUATION = "> ", "... "
@@ -169,7 +170,7 @@ class ChatSession:
             for piece in pieces:
                 reply += piece
                 print(piece, end="", flush=True)
-        except ValueError as e:  # e.g. the conversation outgrew the context window
+        except (ValueError, RequestFailed) as e:  # e.g. the conversation outgrew the context
             note(f"\nerror: {e}")
             self.history.pop()
             return

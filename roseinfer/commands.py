@@ -6,10 +6,14 @@ import argparse
 import logging
 import sys
 
+from roseinfer.outputs import RequestFailed
+
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 
-# Errors a user can cause (bad path, bad model, bad input): one line, no traceback.
-USER_ERRORS: tuple[type[BaseException], ...] = (ValueError, FileNotFoundError, OSError)
+# Errors a user can cause (bad path, bad model, bad input), and a generation the engine failed
+# (`RequestFailed`: its reason is the whole story): one line, no traceback.
+USER_ERRORS: tuple[type[BaseException], ...] = (ValueError, FileNotFoundError, OSError,
+                                                RequestFailed)  # fmt: skip
 
 
 def run_command(

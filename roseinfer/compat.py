@@ -24,7 +24,7 @@ from roseinfer.engine.sequence import Sequence
 from roseinfer.llm import LLM, encode_prompt
 from roseinfer.loader import LoadedModel, load_model
 from roseinfer.output.processor import OutputProcessor, RequestState
-from roseinfer.outputs import FinishReason
+from roseinfer.outputs import FinishReason, RequestFailed
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.session import InferenceSession, seed_names, seed_params
 
@@ -170,6 +170,20 @@ class OnlineScheduler:
                 f"give params or the seeds' sampling arguments, not both (got params and "
                 f"{', '.join(given)})"
             )
+        else:  # what the seeds' readers (one text per request id) could not give back
+            if params.n != 1:
+                raise InvalidRequestError(
+                    f"a request here reads back one text: n must be 1, got {params.n} "
+                    "(LLM.generate returns n choices)",
+                    "n",
+                )
+            for name in ("logprobs", "prompt_logprobs"):
+                if getattr(params, name) is not None:
+                    raise InvalidRequestError(
+                        f"the schedulers read back text only: {name} would be lost (use "
+                        "LLM.generate)",
+                        name,
+                    )
         if prompt is not None and prompt_token_ids is not None:
             raise InvalidRequestError("give a prompt or prompt_token_ids, not both", "prompt")
         if prompt_token_ids is None:
@@ -204,11 +218,17 @@ class OnlineScheduler:
         return ids
 
     def pop_response(self, request_id: int) -> str:
-        """Prompt plus generated text (as the seeds return it); forgets the request."""
+        """Prompt plus generated text (as the seeds return it; cut at a stop string, as `LLM`'s
+        text); forgets the request. One the engine failed raises `RequestFailed`."""
         state = self.processor.states[str(request_id)]
         self.discard_request(request_id)
-        ids = state.prompt_token_ids + state.choices[0].token_ids
-        return self.engine.tokenizer.decode(ids)
+        return self._response(state)
+
+    def _response(self, state: RequestState) -> str:
+        choice = state.choices[0]
+        if choice.finish_reason == "error":
+            raise RequestFailed(f"request {state.request_id}: {choice.error or 'failed'}")
+        return self.engine.tokenizer.decode(state.prompt_token_ids) + choice.text
 
     def discard_request(self, request_id: int) -> None:
         """Forget a request, finished or not; its KV blocks are freed now."""
@@ -247,6 +267,8 @@ class OfflineScheduler:
     def __init__(self, engine: InferenceEngine, **config_overrides: Any) -> None:
         self._online = OnlineScheduler(engine, **config_overrides)
         self._rids: list[int] = []
+        # After `run()`: why each request the engine failed failed (those are not in its dict).
+        self.errors: dict[int, str] = {}
 
     def add_request(self, prompt: str | None = None, *args: Any, **kwargs: Any) -> int:
         rid = self._online.add_request(prompt, *args, **kwargs)
@@ -254,16 +276,20 @@ class OfflineScheduler:
         return rid
 
     def run(self) -> dict[int, str]:
-        """{request id: prompt + generated text} once every request has finished."""
+        """{request id: prompt + generated text} once every request has finished. A request
+        the engine failed is left out (the others are not held back by it), its reason in
+        `errors`: reading its text is a KeyError, never an empty completion."""
         while self._online.has_unfinished():
             self._online.step()
         self._online.pop_finished_ids()
         states = self._online.processor.states
-        decode = self._online.engine.tokenizer.decode
-        return {
-            rid: decode(states[str(rid)].prompt_token_ids + states[str(rid)].choices[0].token_ids)
-            for rid in self._rids
-        }
+        texts: dict[int, str] = {}
+        for rid in self._rids:
+            try:
+                texts[rid] = self._online._response(states[str(rid)])
+            except RequestFailed as e:
+                self.errors[rid] = str(e)
+        return texts
 
     def get_generated_ids(self, request_id: int) -> list[int]:
         return self._online.get_generated_ids(request_id)

@@ -17,7 +17,7 @@ from roseinfer.config import EngineConfig, check_bools
 from roseinfer.engine.llm_engine import InvalidRequestError, LLMEngine
 from roseinfer.loader import LoadedModel, load_model
 from roseinfer.output.processor import OutputProcessor
-from roseinfer.outputs import RequestOutput
+from roseinfer.outputs import RequestFailed, RequestOutput
 from roseinfer.progress import progress
 from roseinfer.sampling_params import SamplingParams, StructuredOutputs
 from roseinfer.structured.tools import ToolUse
@@ -153,7 +153,9 @@ class LLM:
     def stream(self, prompt_token_ids: Seq[int], params: SamplingParams) -> Iterator[str]:
         """The text of one request, piece by piece as it is generated. One choice, and text
         only: `params.n` above 1, `logprobs` or `prompt_logprobs` is a ValueError (`generate`
-        returns n choices and their logprobs)."""
+        returns n choices and their logprobs). A request the engine fails (finish reason
+        "error" in `generate`) raises `RequestFailed` with the reason once its text so far has
+        been yielded."""
         if params.n != 1:
             raise ValueError(
                 f"stream yields one choice's text: n must be 1, got {params.n} "
@@ -173,6 +175,9 @@ class LLM:
                         yield delta.text
                 if self.processor.states[rid].finished:
                     break
+            choice = self.processor.states[rid].choices[0]
+            if choice.finish_reason == "error":
+                raise RequestFailed(choice.error or "the engine failed this request")
         finally:
             self.processor.abort(rid)
 

@@ -15,6 +15,17 @@ from typing import Literal
 FinishReason = Literal["stop", "length", "abort", "error", "tool_calls"]
 
 
+class RequestFailed(RuntimeError):
+    """The engine failed this request (finish reason "error"), raised where a front door has
+    no other way to say so (`LLM.stream`, the seeds' text readers, `EngineClient.generate`);
+    `invalid_request`: because of what the request asked for (a server answers 400), not of the
+    engine (500)."""
+
+    def __init__(self, message: str, invalid_request: bool = False) -> None:
+        super().__init__(message)
+        self.invalid_request = invalid_request
+
+
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     """A function call read from a choice's text (OpenAI's `tool_calls[]`)."""

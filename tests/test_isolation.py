@@ -72,6 +72,82 @@ def test_a_mask_that_leaves_no_token_fails_that_request_alone(llm):
     assert_idle(llm)
 
 
+def test_a_failed_request_is_an_error_through_every_front_door(llm):
+    """LLM.stream and the seeds' readers say that the engine failed a request: they had shown
+    an empty completion (the stream ended quietly, `pop_response` and `run()` gave the prompt
+    alone; `roseinfer generate`, reading the stream, printed nothing and exited 0)."""
+    from roseinfer.compat import InferenceEngine, OfflineScheduler, OnlineScheduler
+    from roseinfer.outputs import RequestFailed
+
+    (a,) = llm.tokenizer.encode("a", add_special_tokens=False)
+    empty = greedy(4, structured_outputs=StructuredOutputs(regex="b+"), allowed_token_ids=(a,))
+    with pytest.raises(RequestFailed, match="no token may be generated"):
+        list(llm.stream(llm.encode(PROMPTS[0]), empty))
+    assert "".join(llm.stream(llm.encode(PROMPTS[1]), greedy(3)))  # the LLM goes on
+    engine = InferenceEngine(llm.config, loaded=llm.loaded)
+    online = OnlineScheduler(engine)
+    bad, good = online.add_request(PROMPTS[0], params=empty), online.add_request(PROMPTS[1], 3)
+    while online.has_unfinished():
+        online.step()
+    with pytest.raises(RequestFailed, match="no token may be generated"):
+        online.pop_response(bad)
+    assert online.pop_response(good).startswith(PROMPTS[1])
+    offline = OfflineScheduler(engine)
+    bad, good = offline.add_request(PROMPTS[0], params=empty), offline.add_request(PROMPTS[1], 3)
+    texts = offline.run()
+    assert list(texts) == [good] and texts[good].startswith(PROMPTS[1])
+    assert "no token may be generated" in offline.errors[bad]
+    assert_idle(llm)
+
+
+def test_a_failed_generation_is_one_line_from_the_command_line(capsys):
+    """`roseinfer generate` and `chat` read `LLM.stream`: its RequestFailed is one line on
+    stderr and exit 1, as a user's other errors."""
+    import argparse
+
+    from roseinfer.commands import run_command
+    from roseinfer.outputs import RequestFailed
+
+    def fail(args):
+        raise RequestFailed("no token may be generated")
+
+    args = argparse.Namespace(func=fail, log_level="warning")
+    assert run_command(args, "roseinfer generate") == 1
+    assert capsys.readouterr().err == "roseinfer generate: error: no token may be generated\n"
+
+
+def test_the_seeds_readers_refuse_what_they_cannot_give_back(llm):
+    """A session (one sequence, token ids) and the schedulers (one text per request) refuse
+    params they would have dropped: n, logprobs, and for a session stop strings. The
+    schedulers' texts are cut at a stop string, as LLM's."""
+    from roseinfer.compat import InferenceEngine, OnlineScheduler
+
+    engine = InferenceEngine(llm.config, loaded=llm.loaded)
+    ids = llm.encode(PROMPTS[0])
+    for field, params in [("n", SamplingParams(max_tokens=3, temperature=0, n=2)), ("stop", greedy(3, stop=["x"])),
+                          ("logprobs", greedy(3, logprobs=1)),
+                          ("prompt_logprobs", greedy(3, prompt_logprobs=1))]:  # fmt: skip
+        with pytest.raises(ValueError, match=field) as e:
+            engine.generate_ids(ids, params)
+        assert e.value.param == field
+    online = OnlineScheduler(engine)
+    for field, params in [("n", SamplingParams(max_tokens=3, temperature=0, n=2)), ("logprobs", greedy(3, logprobs=1)),
+                          ("prompt_logprobs", greedy(3, prompt_logprobs=1))]:  # fmt: skip
+        with pytest.raises(ValueError, match=field) as e:
+            online.add_request(PROMPTS[0], params=params)
+        assert e.value.param == field
+    assert not online.has_unfinished()
+    want = alone(llm, PROMPTS[0], greedy(12))
+    stop = want.text[len(want.text) // 2 :][:3]
+    cut = alone(llm, PROMPTS[0], greedy(12, stop=[stop]))
+    assert cut.text != want.text
+    rid = online.add_request(PROMPTS[0], params=greedy(12, stop=[stop]))
+    while online.has_unfinished():
+        online.step()
+    assert online.pop_response(rid) == llm.tokenizer.decode(llm.encode(PROMPTS[0])) + cut.text
+    assert_idle(llm)
+
+
 def test_logits_that_are_not_finite_fail_that_request_alone(llm, monkeypatch):
     """NaN in one row (greedy) and +inf in another (sampled): those two fail, naming why,
     instead of emitting token 0 as if nothing happened."""

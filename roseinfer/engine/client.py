@@ -36,7 +36,7 @@ from typing import Protocol
 from roseinfer.engine.llm_engine import EngineStats, LLMEngine, StepOutput
 from roseinfer.engine.sequence import SequenceStatus
 from roseinfer.output.processor import ChoiceState, RequestState
-from roseinfer.outputs import FinishReason, RequestOutput, TokenLogprobs
+from roseinfer.outputs import FinishReason, RequestFailed, RequestOutput, TokenLogprobs
 from roseinfer.sampling_params import SamplingParams
 
 logger = logging.getLogger(__name__)
@@ -59,15 +59,6 @@ class EngineEvent:
     @property
     def finished(self) -> bool:
         return self.finish_reason is not None
-
-
-class RequestFailed(RuntimeError):
-    """The engine failed this request (an error event); `invalid_request`: because of what
-    the request asked for (a server answers 400), not of the engine (500)."""
-
-    def __init__(self, message: str, invalid_request: bool = False) -> None:
-        super().__init__(message)
-        self.invalid_request = invalid_request
 
 
 class EngineObserver(Protocol):
