@@ -123,7 +123,8 @@ class ChatSession:
         read: Callable[[str], str] = input,
     ) -> None:
         self.llm, self.params, self.read = llm, params, read
-        self.start: list[dict] = [{"role": "system", "content": system}] if system else []
+        # "" is a system message too (an empty one): the template's default is for None only
+        self.start: list[dict] = [] if system is None else [{"role": "system", "content": system}]
         self.history = list(self.start)
 
     def run(self) -> int:

@@ -42,6 +42,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     params = sampling_params(args)
     if not args.prompt:  # refuse before spending seconds loading a model
         raise ValueError("prompt must be a non-empty string")
+    if args.chat_template is not None and not args.chat:
+        raise ValueError("--chat-template renders chat messages: add --chat (a plain prompt "
+                         "is sent as it is)")  # fmt: skip
     llm = LLM(**dataclasses.asdict(EngineConfig.from_args(args)))
     ids = (
         llm.encode_chat([{"role": "user", "content": args.prompt}])

@@ -134,17 +134,21 @@ class LLM:
             else tool_choice
         )
         shown, use = read_tools(definitions, choice, parallel_tool_calls)
-        ids = [
-            chat_prompt_ids(
-                self.tokenizer,
-                [ChatMessage.model_validate(m) for m in conv],  # type: ignore[union-attr]
-                shown,
-                add_generation_prompt,
-                continue_final_message,
-                chat_template_kwargs,
-            )
-            for conv in conversations
-        ]
+        ids = []
+        for i, conv in enumerate(conversations):
+            try:
+                ids.append(chat_prompt_ids(
+                    self.tokenizer,
+                    [ChatMessage.model_validate(m) for m in conv],  # type: ignore[union-attr]
+                    shown,
+                    add_generation_prompt,
+                    continue_final_message,
+                    chat_template_kwargs,
+                ))  # fmt: skip
+            except ValueError as e:
+                if conversations is messages:  # a list of them: say which one
+                    raise ValueError(f"conversation {i}: {e}") from e
+                raise
         params = _per_prompt(sampling_params, len(ids))
         if use is not None:
             params = [_with_tools(p, use) for p in params]

@@ -47,7 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.stagger < 1:  # (max(1, ...) had taken 0 and -5 for 1)
+        parser.error(f"--stagger must be >= 1 (steps between arrivals), got {args.stagger}")
     try:
         from roseinfer.compat import InferenceEngine, OnlineScheduler
         from roseinfer.detokenizer import IncrementalDetokenizer
@@ -59,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         texts: dict[int, str] = {}
         step = 0
         while pending or scheduler.has_unfinished():
-            if pending and step % max(1, args.stagger) == 0:
+            if pending and step % args.stagger == 0:
                 prompt = pending.pop(0)
                 ids = (
                     engine.encode_chat([{"role": "user", "content": prompt}])

@@ -387,6 +387,15 @@ def test_bench_throughput_refuses_a_warm_up_it_would_cut(tiny, capsys, warmup, m
     assert rc == 1 and message in capsys.readouterr().err
 
 
+def test_bench_throughput_warms_up_within_the_workload(tiny, capsys):
+    """The warm-up request is no longer than the workload's own: 4-token prompts and 2 output
+    tokens fit a context of 8, and its 8 tokens of warm-up had not."""
+    rc = bench_main(["throughput", "--model", tiny, "--num-seqs", "3", "--min-input-len", "4",
+                     "--max-input-len", "4", "--min-output-len", "2", "--max-output-len", "2",
+                     "--max-model-len", "8", "--no-progress", *ENGINE])  # fmt: skip
+    assert rc == 0, capsys.readouterr().err
+
+
 def test_hf_baseline_script(tiny, tmp_path, capsys):
     spec = importlib.util.spec_from_file_location(
         "hf_baseline", os.path.join(ROOT, "benchmarks", "hf_baseline.py")

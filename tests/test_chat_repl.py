@@ -146,6 +146,14 @@ def test_reset_keeps_the_system_prompt(llm, sent):
     assert session.history == [system]
 
 
+def test_an_empty_system_prompt_is_sent(llm, sent):
+    """`--system ""` is an empty system message: it had been dropped, and the template's own
+    default system prompt (SmolLM2's names the model) went in instead."""
+    session = ChatSession(llm, PARAMS, "", read=script("hi"))
+    assert session.run() == 0
+    assert sent[0] == [{"role": "system", "content": ""}, {"role": "user", "content": "hi"}]
+
+
 def test_ctrl_c_at_the_prompt_goes_on(llm, sent, capsys):
     session = ChatSession(llm, PARAMS, read=script(KeyboardInterrupt(), "hi"))
     assert session.run() == 0

@@ -327,3 +327,12 @@ def test_work_per_token_is_constant(smollm: Tokenizer, monkeypatch) -> None:
     assert max(calls) <= 12  # a character's bytes span at most 4 tokens, plus context
     assert sum(calls) <= 10 * len(ids)
     assert len(detok._ids) < IncrementalDetokenizer._TRIM_AT + 32  # history is dropped too
+
+
+def test_bad_input_is_a_value_error(smollm: Tokenizer) -> None:
+    """`skip_special_tokens="no"` had read as true, and a negative id had been an OverflowError
+    deep in the tokenizer."""
+    with pytest.raises(ValueError, match="skip_special_tokens must be a boolean"):
+        IncrementalDetokenizer(smollm, skip_special_tokens="no")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not negative"):
+        IncrementalDetokenizer(smollm).on_token(-1)

@@ -641,6 +641,16 @@ def test_online_example_chat_is_a_toggle_with_its_default_shown(capsys):
     assert "--chat, --no-chat wrap each prompt in the model's chat template (default: on)" in out
 
 
+@pytest.mark.parametrize("stagger", ["0", "-5"])
+def test_online_example_refuses_a_stagger_below_one(stagger, capsys):
+    """0 and -5 had run as 1."""
+    from roseinfer import online_example
+
+    with pytest.raises(SystemExit) as e:
+        online_example.main(["--stagger", stagger])
+    assert e.value.code == 2 and "--stagger must be >= 1" in capsys.readouterr().err
+
+
 def test_online_example_streams_requests_concurrently(tiny_model_dir, capsys):
     from roseinfer import online_example
 

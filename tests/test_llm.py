@@ -118,6 +118,8 @@ def test_chat(llm):
         [conv, [{"role": "user", "content": "def add(a, b):"}]], greedy(2), use_tqdm=False
     )
     assert len(outs) == 2
+    with pytest.raises(ValueError, match="conversation 1: .*role"):  # which one is bad
+        llm.chat([conv, [{"role": "robot", "content": "x"}]], greedy(2), use_tqdm=False)
 
 
 @pytest.mark.parametrize(

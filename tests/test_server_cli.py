@@ -145,6 +145,18 @@ def test_bad_flags_are_a_one_line_error(args, code, message):
     assert "error" in r.stderr and message in r.stderr and "Traceback" not in r.stderr
 
 
+def test_generate_refuses_a_chat_template_without_chat():
+    """`--chat-template` had been accepted and ignored on a plain prompt; refused before the
+    model loads."""
+    r = subprocess.run(
+        [sys.executable, "-m", "roseinfer.cli", "generate", "--prompt", "hi", "--chat-template",
+         "{{ messages[0].content }}", "--model", "/nonexistent/model"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "--chat-template renders chat messages: add --chat" in r.stderr
+
+
 def serve(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "roseinfer.server", *args],

@@ -99,9 +99,10 @@ def run_throughput(
     def params(n: int) -> SamplingParams:
         return SamplingParams(max_tokens=n, temperature=temperature, ignore_eos=True)
 
-    if num_warmup > 0:
-        warm = [r.prompt_token_ids[:16] for r in requests[:num_warmup]]
-        llm.generate(warm, params(8), use_tqdm=False)
+    if num_warmup > 0:  # no longer than the workload's own requests: it fits where they do
+        warm = requests[:num_warmup]
+        llm.generate([r.prompt_token_ids[:16] for r in warm],
+                     params(min(8, *(r.output_len for r in warm))), use_tqdm=False)  # fmt: skip
     llm.reset_prefix_cache()
     prompts = [r.prompt_token_ids for r in requests]
     sampling = [params(r.output_len) for r in requests]

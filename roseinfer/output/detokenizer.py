@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from roseinfer.config import check_bools
 from roseinfer.tokenizer import Tokenizer
 
 __all__ = ["IncrementalDetokenizer"]
@@ -52,6 +53,7 @@ class IncrementalDetokenizer:
     _TRIM_AT = 256  # drop ids before the window once this many have piled up
 
     def __init__(self, tokenizer: Tokenizer, skip_special_tokens: bool = True) -> None:
+        check_bools(skip_special_tokens=skip_special_tokens)  # ("no" would read as true)
         self.tokenizer = tokenizer
         self.skip_special_tokens = skip_special_tokens
         self._ids: list[int] = []
@@ -89,7 +91,12 @@ class IncrementalDetokenizer:
         self._prefix_text = self._decode(ids) if ids else ""
 
     def on_token(self, token_id: int) -> str:
-        """The text this token makes final ('' while a character is still incomplete)."""
+        """The text this token makes final ('' while a character is still incomplete). A
+        negative id is a ValueError (it had been an OverflowError deep in the tokenizer); an id
+        past the tokenizer's vocabulary makes no text, as in a one-shot decode (a model's
+        vocabulary may be padded past its tokenizer's)."""
+        if token_id < 0:
+            raise ValueError(f"token ids are not negative, got {token_id!r}")
         if self._skipped(token_id):
             return ""
         self._ids.append(token_id)
