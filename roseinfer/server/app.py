@@ -41,6 +41,7 @@ from roseinfer.server.errors import APIError, from_validation_error, install_err
 from roseinfer.server.jsonbody import read_request_json
 from roseinfer.server.metrics import ServerMetrics
 from roseinfer.server.middleware import BodySizeLimitMiddleware
+from roseinfer.server.openapi import install_openapi, request_bodies
 from roseinfer.server.params import (
     client_names,
     engine_error,
@@ -388,6 +389,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     add_tokenization_routes(api, tokenizer, core.max_model_len, check_model)
     app.include_router(api)
     add_pages(app)
+    install_openapi(app, request_bodies(model_name, tokenizer),
+                    [r.path for r in api.routes] if cfg.api_keys else [])  # fmt: skip
     return app
 
 

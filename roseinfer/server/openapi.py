@@ -1,0 +1,97 @@
+"""The OpenAPI document behind /docs and /redoc: FastAPI's, plus the request bodies and the API
+key, which FastAPI cannot see here.
+
+The routes read their bodies themselves (the field table first, then the pydantic models:
+`app.parse`), so FastAPI knows no body for them, and Swagger UI's "Try it out" had no editor
+for any POST. Each POST gets its models' JSON schema and a small example; with `--api-key`,
+the routes it protects ask for a bearer token (Swagger UI's Authorize button).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from pydantic import BaseModel
+
+from roseinfer.server import protocol as P
+from roseinfer.server.tokenization import (
+    DetokenizeRequest,
+    TokenizeChatRequest,
+    TokenizeCompletionRequest,
+)
+from roseinfer.tokenizer import Tokenizer
+
+SECURITY_SCHEME = "apiKey"
+_CONVERTOR = re.compile(r"\{(\w+):\w+\}")
+
+
+@dataclass(frozen=True)
+class RequestBody:
+    """A POST route's body: its model(s) (more than one: any of them) and an example."""
+
+    models: tuple[type[BaseModel], ...]
+    example: dict[str, Any]
+
+
+def install_openapi(
+    app: FastAPI, bodies: dict[str, RequestBody], protected: Sequence[str] = ()
+) -> None:
+    """Make `app.openapi` (cached, as FastAPI's) add `bodies` (path -> body) and, on the paths
+    in `protected`, the bearer-token security scheme."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, routes=app.routes)
+            components = schema.setdefault("components", {})
+            schemas = components.setdefault("schemas", {})
+            for path, body in bodies.items():
+                refs = []
+                for model in body.models:
+                    js = model.model_json_schema(ref_template="#/components/schemas/{model}")
+                    schemas.update(js.pop("$defs", {}))
+                    schemas[model.__name__] = js
+                    refs.append({"$ref": f"#/components/schemas/{model.__name__}"})
+                content = {"schema": refs[0] if len(refs) == 1 else {"oneOf": refs},
+                           "example": body.example}  # fmt: skip
+                schema["paths"][path]["post"]["requestBody"] = {
+                    "required": True,
+                    "content": {"application/json": content},
+                }
+            if protected:
+                components["securitySchemes"] = {
+                    SECURITY_SCHEME: {"type": "http", "scheme": "bearer"}
+                }
+                for path in protected:  # a route's "{id:path}" is "{id}" in the document
+                    for operation in (
+                        schema["paths"].get(_CONVERTOR.sub(r"{\1}", path), {}).values()
+                    ):
+                        operation["security"] = [{SECURITY_SCHEME: []}]
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def request_bodies(model: str, tokenizer: Tokenizer) -> dict[str, RequestBody]:
+    """Every POST route's body, with an example that runs as it is on this server."""
+    hello = [{"role": "user", "content": "Hello!"}]
+    return {
+        "/v1/completions": RequestBody(
+            (P.CompletionRequest,), {"model": model, "prompt": "Once upon a time", "max_tokens": 32}
+        ),
+        "/v1/chat/completions": RequestBody(
+            (P.ChatCompletionRequest,), {"model": model, "messages": hello, "max_tokens": 32}
+        ),
+        "/generate": RequestBody((P.GenerateRequest,), {"prompt": "Hello", "max_new_tokens": 32}),
+        "/tokenize": RequestBody(
+            (TokenizeCompletionRequest, TokenizeChatRequest), {"model": model, "prompt": "Hello"}
+        ),
+        "/detokenize": RequestBody(
+            (DetokenizeRequest,), {"model": model, "tokens": tokenizer.encode("Hello", False)}
+        ),
+    }
