@@ -23,6 +23,7 @@ from typing import TypeVar, cast
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, ValidationError
 
 from roseinfer import __version__
@@ -390,7 +391,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     app.include_router(api)
     add_pages(app)
     install_openapi(app, request_bodies(model_name, tokenizer),
-                    [r.path for r in api.routes] if cfg.api_keys else [])  # fmt: skip
+                    [r.path for r in api.routes if isinstance(r, APIRoute)]
+                    if cfg.api_keys else [])  # fmt: skip
     return app
 
 
