@@ -128,7 +128,7 @@ class CpuBackend:
         else:
             apply_bitmask(logits, bitmask, rows)
 
-    # torch's passes take 13-30x longer over 800 rows of 49,152 bf16 logits (a long prompt's
+    # torch's passes take 20-90x longer over 800 rows of 49,152 bf16 logits (a long prompt's
     # prompt_logprobs): a float copy, then (x - max).exp().sum() and (x > v).sum() in passes of
     # their own (BENCHMARKS.md, session 49).
     def logsumexp(self, rows: torch.Tensor) -> torch.Tensor:
