@@ -15,11 +15,13 @@ import os
 if os.environ.get('SWITCH'): sys.setswitchinterval(float(os.environ['SWITCH']))
 
 def report():
-    dec = [r for r in rows if r[3] == 0 and r[4] >= 24]
+    rows_min = int(os.environ.get("DECODE_ROWS", "24"))  # a decode step of at least this many
+    dec = [r for r in rows if r[3] == 0 and r[4] >= rows_min]
     pre = [r for r in rows if r[3] > 0]
-    print(f"steps {len(rows)}; decode(>=24 rows) {len(dec)}: wall p50 {st.median(r[1] for r in dec)*1e3:.2f} ms, "
-          f"sum {sum(r[1] for r in dec):.2f} s, cpu p50 {st.median(r[2] for r in dec)*1e3:.2f}; "
-          f"prefill {len(pre)}: sum {sum(r[1] for r in pre):.2f} s, tokens {sum(r[3] for r in pre)}", file=sys.stderr)
+    if dec:
+        print(f"steps {len(rows)}; decode(>={rows_min} rows) {len(dec)}: wall p50 {st.median(r[1] for r in dec)*1e3:.2f} ms, "
+              f"sum {sum(r[1] for r in dec):.2f} s, cpu p50 {st.median(r[2] for r in dec)*1e3:.2f}; "
+              f"prefill {len(pre)}: sum {sum(r[1] for r in pre):.2f} s, tokens {sum(r[3] for r in pre)}", file=sys.stderr)
     if len(rows) > 1:
         span = rows[-1][0] + rows[-1][1] - rows[0][0]
         print(f"switch {sys.getswitchinterval()} span {span:.2f} s, in steps {sum(r[1] for r in rows):.2f} s", file=sys.stderr)
