@@ -19,7 +19,13 @@ from typing import Any, get_args
 
 from roseinfer.config import EngineConfig, check_bools
 from roseinfer.engine.client import EngineClient, EngineObserver
-from roseinfer.engine.llm_engine import EngineStats, InvalidRequestError, LLMEngine, context_length
+from roseinfer.engine.llm_engine import (
+    EngineStats,
+    InvalidRequestError,
+    LLMEngine,
+    context_length,
+    refuse_unread,
+)
 from roseinfer.engine.sequence import Sequence
 from roseinfer.llm import LLM, encode_prompt
 from roseinfer.loader import LoadedModel, load_model
@@ -171,19 +177,7 @@ class OnlineScheduler:
                 f"{', '.join(given)})"
             )
         else:  # what the seeds' readers (one text per request id) could not give back
-            if params.n != 1:
-                raise InvalidRequestError(
-                    f"a request here reads back one text: n must be 1, got {params.n} "
-                    "(LLM.generate returns n choices)",
-                    "n",
-                )
-            for name in ("logprobs", "prompt_logprobs"):
-                if getattr(params, name) is not None:
-                    raise InvalidRequestError(
-                        f"the schedulers read back text only: {name} would be lost (use "
-                        "LLM.generate)",
-                        name,
-                    )
+            refuse_unread(params, "the schedulers", ("n", "logprobs", "prompt_logprobs"))
         if prompt is not None and prompt_token_ids is not None:
             raise InvalidRequestError("give a prompt or prompt_token_ids, not both", "prompt")
         if prompt_token_ids is None:
@@ -228,7 +222,11 @@ class OnlineScheduler:
         choice = state.choices[0]
         if choice.finish_reason == "error":
             raise RequestFailed(f"request {state.request_id}: {choice.error or 'failed'}")
-        return self.engine.tokenizer.decode(state.prompt_token_ids) + choice.text
+        decode = self.engine.tokenizer.decode
+        if choice.stopped_by_string:  # the text ends inside a token: the processor's cut
+            return decode(state.prompt_token_ids) + choice.text
+        # one decode: a prompt that ends inside a character is completed by the first tokens
+        return decode(state.prompt_token_ids + choice.token_ids)
 
     def discard_request(self, request_id: int) -> None:
         """Forget a request, finished or not; its KV blocks are freed now."""

@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from roseinfer.chat import ChatMessage, NamedToolChoice, ToolDefinition, chat_prompt_ids, read_tools
 from roseinfer.config import EngineConfig, check_bools
-from roseinfer.engine.llm_engine import InvalidRequestError, LLMEngine
+from roseinfer.engine.llm_engine import InvalidRequestError, LLMEngine, refuse_unread
 from roseinfer.loader import LoadedModel, load_model
 from roseinfer.output.processor import OutputProcessor
 from roseinfer.outputs import RequestFailed, RequestOutput
@@ -160,14 +160,7 @@ class LLM:
         returns n choices and their logprobs). A request the engine fails (finish reason
         "error" in `generate`) raises `RequestFailed` with the reason once its text so far has
         been yielded."""
-        if params.n != 1:
-            raise ValueError(
-                f"stream yields one choice's text: n must be 1, got {params.n} "
-                "(generate returns n choices)"
-            )
-        for name in ("logprobs", "prompt_logprobs"):
-            if getattr(params, name) is not None:
-                raise ValueError(f"stream yields text only: {name} would be lost (use generate)")
+        refuse_unread(params, "stream", ("n", "logprobs", "prompt_logprobs"))
         return self._stream(prompt_token_ids, params)
 
     def _stream(self, prompt_token_ids: Seq[int], params: SamplingParams) -> Iterator[str]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from roseinfer.config import check_bools
-from roseinfer.engine.llm_engine import InvalidRequestError, check_prompt_ids
+from roseinfer.engine.llm_engine import check_prompt_ids, refuse_unread
 from roseinfer.engine.sequence import Sequence
 from roseinfer.sampling_params import SamplingParams
 
@@ -56,27 +56,6 @@ def seed_params(
         seed=seed,
     )
     return params if do_sample else dataclasses.replace(params, temperature=0.0)
-
-
-def check_session_params(params: SamplingParams) -> None:
-    """What one sequence run outside the scheduler cannot give back is refused, naming the
-    field: several choices, stop strings (matched on the text, which a session does not make)
-    and logprobs (a session returns token ids and logits)."""
-    if params.n != 1:
-        raise InvalidRequestError(f"a session runs one sequence: n must be 1, got {params.n}", "n")
-    if params.stop:
-        raise InvalidRequestError(
-            "a session returns token ids, not text: stop strings are not matched (use stop_token_ids, "
-            "or LLM / the schedulers, which stop on text)",
-            "stop",
-        )
-    for name in ("logprobs", "prompt_logprobs"):
-        if getattr(params, name) is not None:
-            raise InvalidRequestError(
-                f"a session does not return {name} (its logits are prefill's and decode_step's "
-                "return values; LLM.generate returns logprobs)",
-                name,
-            )
 
 
 class InferenceSession:
@@ -124,7 +103,8 @@ class InferenceSession:
         ids = list(input_ids)
         core = self.engine.core
         check_prompt_ids(ids, self.engine.model_config.vocab_size)
-        check_session_params(self.params)
+        # one sequence's token ids and logits: no choices, text or logprobs to give back
+        refuse_unread(self.params, "a session", ("n", "stop", "logprobs", "prompt_logprobs"))
         core.validate(ids, self.params)
         self._release()
         self.input_ids, self.generated_ids = ids, []

@@ -148,6 +148,27 @@ def test_the_seeds_readers_refuse_what_they_cannot_give_back(llm):
     assert_idle(llm)
 
 
+def test_the_schedulers_text_of_a_prompt_that_ends_inside_a_character(llm):
+    """The seeds' text is one decode of the prompt and the generated tokens: a prompt cut inside
+    a character, completed by the first generated token, reads whole (prompt text + generated
+    text would have kept the cut prompt's replacement character)."""
+    from roseinfer.compat import InferenceEngine, OfflineScheduler
+
+    ids = llm.tokenizer.encode("hello 日本語 world", add_special_tokens=False)
+    decode = llm.tokenizer.decode
+    cut = next(
+        i
+        for i in range(1, len(ids))  # one token short of a whole character
+        if decode(ids[:i]).endswith("\ufffd") and "\ufffd" not in decode(ids[: i + 1])
+    )
+    offline = OfflineScheduler(InferenceEngine(llm.config, loaded=llm.loaded))
+    params = greedy(1, allowed_token_ids=(ids[cut],))  # the token that completes it
+    rid = offline.add_request(prompt_token_ids=ids[:cut], params=params)
+    text = offline.run()[rid]
+    assert text == decode(ids[: cut + 1]) and "\ufffd" not in text, text
+    assert_idle(llm)
+
+
 def test_logits_that_are_not_finite_fail_that_request_alone(llm, monkeypatch):
     """NaN in one row (greedy) and +inf in another (sampled): those two fail, naming why,
     instead of emitting token 0 as if nothing happened."""

@@ -265,12 +265,42 @@ def test_a_client_leaving_mid_body_is_not_an_error(tiny_server, caplog):
 
 def test_the_http_thread_runs_uvloop_and_h11():
     """uvloop, a dependency off Windows, wakes the HTTP thread's loop without letting go of the
-    GIL (roseinfer/server/cli.py); h11 stays the parser even where httptools is installed."""
+    GIL (roseinfer/server/cli.py); h11 stays the parser even where httptools is installed. A
+    server made by `uvicorn_config` answers on a uvloop loop, and leaves this thread's asyncio
+    (the engine's) as it was."""
+    import asyncio
+
+    import uvicorn
+    from fastapi import FastAPI
+
     from roseinfer.server.cli import uvicorn_config
 
-    config = uvicorn_config(object(), "127.0.0.1", 0, "info")
+    app = FastAPI()
+
+    @app.get("/loop")
+    async def loop_kind() -> dict:
+        return {"module": type(asyncio.get_running_loop()).__module__}
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = uvicorn_config(app, "127.0.0.1", port, "warning")
     assert config.http == "h11"
-    assert config.loop == ("asyncio" if sys.platform == "win32" else "uvloop")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started and thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        module = httpx.get(f"http://127.0.0.1:{port}/loop", timeout=10).json()["module"]
+        assert module.startswith("asyncio" if sys.platform == "win32" else "uvloop"), module
+        here = asyncio.new_event_loop()
+        assert type(here).__module__.startswith("asyncio")
+        here.close()
+    finally:
+        server.should_exit = True
+        thread.join(15)
 
 
 def test_a_request_without_host_is_refused(tiny_server):

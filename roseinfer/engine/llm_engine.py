@@ -47,6 +47,31 @@ class InvalidRequestError(ValueError):
         self.param = param
 
 
+def refuse_unread(params: SamplingParams, reader: str, fields: Seq[str]) -> None:
+    """InvalidRequestError naming the first of `fields` ("n", "stop", "logprobs",
+    "prompt_logprobs") that asks for what `reader` (a front door that gives back one choice's
+    text or token ids) cannot give back: dropped, it would be a field accepted and ignored."""
+    for name in fields:
+        if name == "n" and params.n != 1:
+            raise InvalidRequestError(
+                f"{reader} gives back one choice: n must be 1, got {params.n} "
+                "(LLM.generate returns n choices)",
+                name,
+            )
+        if name == "stop" and params.stop:
+            raise InvalidRequestError(
+                f"{reader} gives back token ids, not text: stop strings would not be matched "
+                "(stop_token_ids act; LLM and the schedulers stop on text)",
+                name,
+            )
+        if name in ("logprobs", "prompt_logprobs") and getattr(params, name) is not None:
+            raise InvalidRequestError(
+                f"{reader} gives back text or token ids only: {name} would be lost "
+                "(LLM.generate returns them)",
+                name,
+            )
+
+
 def context_length(config: EngineConfig, model_config: ModelConfig) -> int:
     """The context window an engine enforces: `max_model_len`, or the model's when it is None.
     Longer than the model's is refused, as vLLM does: positions past it were never trained."""

@@ -23,10 +23,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 async def read_request_json(request: Request) -> Any:
     """The request's body as JSON (`read_json`), once its Content-Encoding is one this server
     reads (none: a compressed body had been a 400 saying it was not valid JSON) and its
-    Content-Type says JSON (`application/json`, or a `+json` type). Another type is a 415, as
-    FastAPI's own bodies (vLLM's): `text/plain` and form types are what a page of another origin
-    may send without asking (CORS's "simple requests"), so a server without an API key would
-    otherwise run whatever any page a user opened posted to it."""
+    Content-Type says JSON (`application/json`, or a `+json` type). Another type, or none, is a
+    415: `text/plain`, form types and a typeless body are what a page of another origin may
+    send without asking (CORS's "simple requests"), so a server without an API key would
+    otherwise run whatever any page a user opened posted to it. (FastAPI, and so vLLM, reads a
+    body without a type as JSON and answers others with a 422: stricter here on purpose.)"""
     encoding = request.headers.get("content-encoding", "identity").strip().lower()
     if encoding not in ("", "identity"):
         raise APIError(415, f"Content-Encoding {encoding!r} is not supported: send the body "

@@ -18,9 +18,9 @@ from typing import Any, TypeVar
 
 from starlette.requests import Request
 
-from roseinfer.engine.client import EngineClient, RequestFailed
+from roseinfer.engine.client import EngineClient
 from roseinfer.output.processor import ChoiceState, RequestState
-from roseinfer.outputs import PositionLogprobs
+from roseinfer.outputs import PositionLogprobs, RequestFailed
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import APIError
