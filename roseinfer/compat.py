@@ -33,6 +33,7 @@ from roseinfer.output.processor import OutputProcessor, RequestState
 from roseinfer.outputs import FinishReason, RequestFailed
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.session import InferenceSession, seed_names, seed_params
+from roseinfer.tokenizer import Tokenizer
 
 __all__ = [
     "InferenceEngine",
@@ -216,17 +217,7 @@ class OnlineScheduler:
         text); forgets the request. One the engine failed raises `RequestFailed`."""
         state = self.processor.states[str(request_id)]
         self.discard_request(request_id)
-        return self._response(state)
-
-    def _response(self, state: RequestState) -> str:
-        choice = state.choices[0]
-        if choice.finish_reason == "error":
-            raise RequestFailed(f"request {state.request_id}: {choice.error or 'failed'}")
-        decode = self.engine.tokenizer.decode
-        if choice.stopped_by_string:  # the text ends inside a token: the processor's cut
-            return decode(state.prompt_token_ids) + choice.text
-        # one decode: a prompt that ends inside a character is completed by the first tokens
-        return decode(state.prompt_token_ids + choice.token_ids)
+        return seed_text(self.engine.tokenizer, state)
 
     def discard_request(self, request_id: int) -> None:
         """Forget a request, finished or not; its KV blocks are freed now."""
@@ -259,6 +250,18 @@ class OnlineScheduler:
         return self._views.get(request_id)
 
 
+def seed_text(tokenizer: Tokenizer, state: RequestState) -> str:
+    """A finished request's prompt and generated text, as the seeds' schedulers return it (cut
+    at a stop string, as `LLM`'s text); `RequestFailed` for one the engine failed."""
+    choice = state.choices[0]
+    if choice.finish_reason == "error":
+        raise RequestFailed(f"request {state.request_id}: {choice.error or 'failed'}")
+    if choice.stopped_by_string:  # the text ends inside a token: the processor's cut
+        return tokenizer.decode(state.prompt_token_ids) + choice.text
+    # one decode: a prompt that ends inside a character is completed by the first tokens
+    return tokenizer.decode(state.prompt_token_ids + choice.token_ids)
+
+
 class OfflineScheduler:
     """Add all requests, then `run()` them to completion in batches."""
 
@@ -284,7 +287,7 @@ class OfflineScheduler:
         texts: dict[int, str] = {}
         for rid in self._rids:
             try:
-                texts[rid] = self._online._response(states[str(rid)])
+                texts[rid] = seed_text(self._online.engine.tokenizer, states[str(rid)])
             except RequestFailed as e:
                 self.errors[rid] = str(e)
         return texts

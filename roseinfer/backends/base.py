@@ -4,8 +4,8 @@ A backend is chosen once per engine (`roseinfer.backends.select_backend`), from 
 flags resolved here into `BackendOptions`. Models get it at construction and hand it to their
 layers, which call its ops (`LayerOps`); the loader lets it swap the model's linears
 (`prepare_model`); the runner asks it for the paged attention, the sampler's argmax and
-logprobs' passes and, for the steps it takes, a fused decoder stack. Nothing outside a backend asks which one it is, so a
-CUDA backend slots in by implementing `Backend`.
+logprobs' passes and, for the steps it takes, a fused decoder stack. Nothing outside a backend
+asks which one it is, so a CUDA backend slots in by implementing `Backend`.
 """
 
 from __future__ import annotations

@@ -201,8 +201,8 @@ def uvicorn_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicor
     thread's loop (`call_soon_threadsafe`). asyncio wakes its loop by a socket write that lets
     go of the GIL, and the HTTP thread, woken, takes it for its whole turn (a step's 32
     streams' chunks) while the engine thread waits; uvloop wakes it without letting go. Served,
-    32 streams, the engine loop spent 0.39-0.51 s outside its steps per 16,384 tokens with
-    asyncio and 0.13-0.15 s with uvloop (BENCHMARKS.md, session 49). HTTP stays h11, which
+    32 streams, the engine loop spent 0.37-0.64 s outside its steps per 16,384 tokens with
+    asyncio and 0.15-0.20 s with uvloop (BENCHMARKS.md, session 49). HTTP stays h11, which
     uvicorn would swap for httptools where that is installed: httptools answers some malformed
     requests differently (an HTTP/1.1 request without Host is served), and the HTTP thread's
     time was within noise of h11's (0.73-0.85 s against 0.82-0.84 s)."""
