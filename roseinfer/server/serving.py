@@ -136,10 +136,10 @@ def response_body(group: GenerationGroup, choices: list[tuple[int, ChoiceState]]
                   prompt_tokens: int) -> bytes:  # fmt: skip
     """The JSON of a finished non-streamed (chat) completion. Called on a worker thread: with n
     choices, `echo` and logprobs of a long prompt it is tens of megabytes (seconds of Python
-    that would hold every other answer on the event loop), written a choice at a time (the
-    JSON encoder holds the GIL for a whole call: 0.65 s for 40 MB at once)."""
+    that would hold every other answer on the event loop), written a piece at a time
+    (`dumps_in_pieces`: the JSON encoder holds the GIL for a whole call)."""
     prompts = _PromptParts(opts)
-    out = [dumps(choice_json(group, index, c, opts, prompts)) for index, c in choices]
+    out = [dumps_in_pieces(choice_json(group, index, c, opts, prompts)) for index, c in choices]
     use = P.usage(prompt_tokens, group.num_output_tokens)
     build = P.chat_response if opts.chat else P.completion_response
     response = build(rid, created, model, [], use)
@@ -151,6 +151,23 @@ def response_body(group: GenerationGroup, choices: list[tuple[int, ChoiceState]]
 def dumps(obj: Any) -> str:
     """JSON as Starlette's JSONResponse writes it (compact, UTF-8 as is, no NaN)."""
     return json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+PIECE_ITEMS = 256  # list items a piece of `dumps_in_pieces`: logprobs of 256 positions
+
+
+def dumps_in_pieces(obj: Any) -> str:
+    """`dumps(obj)`, the same text, written in calls of at most PIECE_ITEMS items of a list:
+    the C encoder holds the GIL for a whole call, and one choice of an 800-token prompt's
+    logprobs (3.4 MB) held the event loop and the engine loop ~66 ms each time either needed
+    the GIL back; a short request beside it waited 1.1-1.3 s in all (BENCHMARKS.md, session
+    49). Dicts with string keys are written key by key, long lists a slice at a time."""
+    if isinstance(obj, dict) and all(isinstance(k, str) for k in obj):
+        return "{" + ",".join(f"{dumps(k)}:{dumps_in_pieces(v)}" for k, v in obj.items()) + "}"
+    if isinstance(obj, list) and len(obj) > PIECE_ITEMS:
+        pieces = (dumps(obj[i : i + PIECE_ITEMS])[1:-1] for i in range(0, len(obj), PIECE_ITEMS))
+        return "[" + ",".join(pieces) + "]"
+    return dumps(obj)
 
 
 def with_json_list(envelope: dict, key: str, items: list[str]) -> str:
