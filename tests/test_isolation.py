@@ -453,8 +453,8 @@ def test_the_server_converts_a_gbnf_grammar_once_off_its_loops(tiny_server, monk
 
 def test_a_big_response_is_written_in_pieces_the_same_as_at_once(monkeypatch):
     """`dumps_in_pieces` writes what `dumps` writes, in calls of a bounded size (each holds the
-    GIL whole: one choice of an 800-token prompt's logprobs held a short request beside it for
-    ~66 ms at every hand-off, 1.1-1.3 s in all)."""
+    GIL whole: one choice with a 400-word prompt's logprobs held a short request beside it for
+    ~66 ms at every hand-off, up to 1.0-1.3 s in all)."""
     import math
 
     import roseinfer.server.serving as serving

@@ -158,10 +158,10 @@ PIECE_ITEMS = 256  # list items a piece of `dumps_in_pieces`: logprobs of 256 po
 
 def dumps_in_pieces(obj: Any) -> str:
     """`dumps(obj)`, the same text, written in calls of at most PIECE_ITEMS items of a list:
-    the C encoder holds the GIL for a whole call, and one choice of an 800-token prompt's
+    the C encoder holds the GIL for a whole call, and one choice with a 400-word prompt's
     logprobs (3.4 MB) held the event loop and the engine loop ~66 ms each time either needed
-    the GIL back; a short request beside it waited 1.1-1.3 s in all (BENCHMARKS.md, session
-    49). Dicts with string keys are written key by key, long lists a slice at a time."""
+    the GIL back; a short request beside it waited up to 1.0-1.3 s in all (BENCHMARKS.md,
+    session 49). Dicts with string keys are written key by key, long lists a slice at a time."""
     if isinstance(obj, dict) and all(isinstance(k, str) for k in obj):
         return "{" + ",".join(f"{dumps(k)}:{dumps_in_pieces(v)}" for k, v in obj.items()) + "}"
     if isinstance(obj, list) and len(obj) > PIECE_ITEMS:
