@@ -115,7 +115,7 @@ class CpuBackend:
 
     def argmax(self, logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         # Several times faster than torch.max on bf16 rows (BENCHMARKS.md, session 4).
-        if logits.device.type == "cpu" and logits.stride(-1) == 1:
+        if _rows_in_place(logits):
             return self.kernels.argmax_rows(logits)
         return greedy_argmax(logits)
 
@@ -123,7 +123,7 @@ class CpuBackend:
         self, logits: torch.Tensor, bitmask: torch.Tensor, rows: torch.Tensor
     ) -> None:
         # The kernel writes only the forbidden logits; the torch version expands every bit.
-        if logits.device.type == "cpu" and logits.stride(-1) == 1:
+        if _rows_in_place(logits):
             self.kernels.apply_token_bitmask(logits, bitmask, rows)
         else:
             apply_bitmask(logits, bitmask, rows)
@@ -132,12 +132,12 @@ class CpuBackend:
     # prompt_logprobs): a float copy, then (x - max).exp().sum() and (x > v).sum() in passes of
     # their own (BENCHMARKS.md, session 49).
     def logsumexp(self, rows: torch.Tensor) -> torch.Tensor:
-        if rows.device.type == "cpu" and rows.stride(-1) == 1 and rows.shape[-1] > 0:
+        if _rows_in_place(rows):
             return self.kernels.logsumexp_rows(rows)
         return logsumexp_rows(rows)
 
     def count_greater(self, rows: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
-        if rows.device.type == "cpu" and rows.stride(-1) == 1 and rows.shape[-1] > 0:
+        if _rows_in_place(rows):
             return self.kernels.count_greater_rows(rows, values.contiguous())
         return count_greater_rows(rows, values)
 
@@ -233,3 +233,9 @@ class CpuBackend:
             dense = self.kernels.DecodeLinear("dense", module.weight, None, module.bias)
             return dense, sys.maxsize
         return None
+
+
+def _rows_in_place(logits: torch.Tensor) -> bool:
+    """Whether the row kernels (argmax, bitmask, logprobs' passes) read `logits` [B, V] in
+    place: on the CPU, each row contiguous."""
+    return logits.device.type == "cpu" and logits.stride(-1) == 1

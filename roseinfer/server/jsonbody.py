@@ -33,8 +33,8 @@ async def read_request_json(request: Request) -> Any:
         raise APIError(415, f"Content-Encoding {encoding!r} is not supported: send the body "
                             "uncompressed", code="unsupported_encoding")  # fmt: skip
     body = await request.body()  # the size limit applies while this reads
-    if body and not is_json_type(request.headers.get("content-type")):
-        given = request.headers.get("content-type")
+    given = request.headers.get("content-type")
+    if body and not is_json_type(given):
         raise APIError(415, f"Content-Type {given!r} is not JSON: send the body as "
                             "application/json (curl: -H 'Content-Type: application/json')"
                        if given is not None else "the request has a body but no Content-Type: "
