@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import uuid
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -144,7 +143,7 @@ def response_body(group: GenerationGroup, choices: list[tuple[int, ChoiceState]]
     build = P.chat_response if opts.chat else P.completion_response
     response = build(rid, created, model, [], use)
     if opts.chat and opts.prompt_logprobs is not None:
-        response["prompt_logprobs"] = prompts.prompt_logprobs(group.states[0])
+        response["prompt_logprobs"] = prompts.prompt_logprobs_text(group.states[0])
     return with_json_list(response, "choices", out).encode("utf-8")
 
 
@@ -156,12 +155,20 @@ def dumps(obj: Any) -> str:
 PIECE_ITEMS = 256  # list items a piece of `dumps_in_pieces`: logprobs of 256 positions
 
 
+class JsonText(str):
+    """Text that is JSON already: `dumps_in_pieces` puts it in as it is (what a response
+    writes of its prompt, written once for its n choices)."""
+
+
 def dumps_in_pieces(obj: Any) -> str:
     """`dumps(obj)`, the same text, written in calls of at most PIECE_ITEMS items of a list:
     the C encoder holds the GIL for a whole call, and one choice with a 400-word prompt's
     logprobs (3.4 MB) held the event loop and the engine loop ~66 ms each time either needed
     the GIL back; a short request beside it waited up to 1.0-1.3 s in all (BENCHMARKS.md,
-    session 49). Dicts with string keys are written key by key, long lists a slice at a time."""
+    session 49). Dicts with string keys are written key by key, long lists a slice at a time,
+    `JsonText` as it is."""
+    if isinstance(obj, JsonText):
+        return obj
     if isinstance(obj, dict) and all(isinstance(k, str) for k in obj):
         return "{" + ",".join(f"{dumps(k)}:{dumps_in_pieces(v)}" for k, v in obj.items()) + "}"
     if isinstance(obj, list) and len(obj) > PIECE_ITEMS:
@@ -172,19 +179,26 @@ def dumps_in_pieces(obj: Any) -> str:
 
 def with_json_list(envelope: dict, key: str, items: list[str]) -> str:
     """`envelope` as JSON with `key` the list of `items`, each JSON already."""
-    mark = uuid.uuid4().hex  # a string no client sent: where the list goes
-    return dumps({**envelope, key: mark}).replace(f'"{mark}"', "[" + ",".join(items) + "]", 1)
+    return dumps_in_pieces({**envelope, key: JsonText("[" + ",".join(items) + "]")})
+
+
+def joined_list(head: str, tail: str) -> JsonText:
+    """The JSON list of `head`'s items then `tail`'s (both JSON lists)."""
+    return JsonText("[" + ",".join(part[1:-1] for part in (head, tail) if part != "[]") + "]")
 
 
 class _PromptParts:
-    """What a response writes of a prompt, made once for its n choices (each holds the same
-    objects, written out n times)."""
+    """What a response writes of a prompt, made and written to JSON once for its n choices
+    (16 choices of a 400-word prompt had written its logprobs 16 times: ~1 s of a 55 MB
+    response, BENCHMARKS.md, session 50)."""
 
     def __init__(self, opts: ResponseOptions) -> None:
         self.opts = opts
         self._echo: dict[str, tuple[str, dict | None]] = {}
         self._echo_json: dict[str, str] = {}
+        self._echo_logprobs_json: dict[str, dict[str, str]] = {}
         self._prompt_logprobs: dict[str, list[dict | None]] = {}
+        self._prompt_logprobs_json: dict[str, JsonText] = {}
 
     def echo(self, state: RequestState) -> tuple[str, dict | None]:
         """`echo`'s prompt text and, with `logprobs`, its tokens' (text offsets from 0)."""
@@ -209,6 +223,16 @@ class _PromptParts:
             self._echo_json[state.request_id] = whole[len('{"index":0,') :]
         return f'{{"index":{index},' + self._echo_json[state.request_id]
 
+    def echo_logprobs_json(self, state: RequestState) -> dict[str, str]:
+        """`echo`'s logprobs of the prompt's tokens, each key's list as JSON."""
+        if state.request_id not in self._echo_logprobs_json:
+            _, logprobs = self.echo(state)
+            assert logprobs is not None
+            self._echo_logprobs_json[state.request_id] = {
+                key: dumps_in_pieces(items) for key, items in logprobs.items()
+            }
+        return self._echo_logprobs_json[state.request_id]
+
     def prompt_logprobs(self, state: RequestState) -> list[dict | None]:
         assert self.opts.prompt_logprobs is not None
         if state.request_id not in self._prompt_logprobs:
@@ -216,6 +240,13 @@ class _PromptParts:
                 state.prompt_token_ids, state.prompt_logprobs or [], self.opts.prompt_logprobs
             )
         return self._prompt_logprobs[state.request_id]
+
+    def prompt_logprobs_text(self, state: RequestState) -> JsonText:
+        """`prompt_logprobs` as JSON."""
+        if state.request_id not in self._prompt_logprobs_json:
+            text = JsonText(dumps_in_pieces(self.prompt_logprobs(state)))
+            self._prompt_logprobs_json[state.request_id] = text
+        return self._prompt_logprobs_json[state.request_id]
 
 
 def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: ResponseOptions,
@@ -237,10 +268,11 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: R
         start = end_offset(prompt_lp) if prompt_lp is not None else 0
         lp = completion_logprobs(choice.token_ids, positions, opts.logprobs, tokenizer, start)
         if prompt_lp is not None:  # the prompt's tokens first
-            lp = {key: prompt_lp[key] + lp[key] for key in lp}
+            heads = prompts.echo_logprobs_json(state)
+            lp = {key: joined_list(heads[key], dumps_in_pieces(lp[key])) for key in lp}
         out["logprobs"] = lp
     if opts.prompt_logprobs is not None:
-        out["prompt_logprobs"] = prompts.prompt_logprobs(state)
+        out["prompt_logprobs"] = prompts.prompt_logprobs_text(state)
     return out
 
 
