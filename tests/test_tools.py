@@ -293,6 +293,37 @@ def test_parameters_with_definitions_give_calls_that_follow_them(http):
         jsonschema.validate(json.loads(function["arguments"]), schemas[function["name"]])
 
 
+def test_parameters_with_refs_to_their_own_root_and_properties_give_calls_that_follow_them(http):
+    """A tool's local `$ref`s other than `#/$defs/...` point into its own parameters: a
+    recursive `"$ref": "#"` had held a call's `child` to the call object's schema (a 200 whose
+    arguments broke the schema), and `#/properties/...`, a `$defs` below the root and a root
+    `$id` had been a 400 naming `tools`."""
+    node = {"type": "object", "properties": {
+        "v": {"type": "integer", "minimum": 0, "maximum": 9},
+        "child": {"anyOf": [{"$ref": "#"}, {"type": "null"}]}},
+        "required": ["v", "child"], "additionalProperties": False}  # fmt: skip
+    pair = {"type": "object", "properties": {
+        "a": {"type": "string", "maxLength": 3},
+        "b": {"$ref": "#/properties/a"},
+        "c": {"$defs": {"D": {"enum": ["x", "y"]}}, "$ref": "#/properties/c/$defs/D"}},
+        "required": ["a", "b", "c"], "additionalProperties": False}  # fmt: skip
+    unit = {"$id": "https://example.com/unit.json", "$defs": {"Unit": {"enum": ["c", "f"]}},
+            "type": "object", "properties": {"unit": {"$ref": "#/$defs/Unit"}},
+            "required": ["unit"], "additionalProperties": False}  # fmt: skip
+    tools = [{"type": "function", "function": {"name": name, "parameters": params}}
+             for name, params in (("tree", node), ("pair", pair), ("unit", unit))]  # fmt: skip
+    schemas = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
+    for tool in tools:  # each alone (its schema at the call's root) and all three (in anyOf)
+        for given in ([tool], tools):
+            calls = forced_calls(http, given, seeds=3, max_tokens=200)
+            assert calls
+            for call in calls:
+                function = call["function"]
+                arguments = json.loads(function["arguments"])
+                jsonschema.validate(arguments, schemas[function["name"]])
+                assert "name" not in json.dumps(arguments)  # no call object inside
+
+
 def test_tools_are_refused_on_completions(http):
     r = http.post("/v1/completions", json={"prompt": "x", "tools": TOOLS})
     assert r.status_code == 400 and r.json()["error"]["param"] == "tools"

@@ -134,49 +134,39 @@ class ToolUse:
 
 def call_schema(tools: list[Tool]) -> dict[str, Any]:
     """The JSON schema of one call's object, {"name": ..., "arguments": {...}}. Each tool's
-    `$defs` (and `definitions`) move to this schema's root as `<tool>--<name>`, its `$ref`s with
-    them: under `arguments` a `#/$defs/...` pointer would name nothing (pydantic's nested models
-    and enums are written so)."""
-    options, defs = [], {}
-    for t in tools:
-        arguments, own = _hoisted_defs(t.name, t.arguments_schema)
-        defs.update(own)
+    schema sits under `arguments` with its local `$ref`s (`#`, `#/$defs/...`,
+    `#/properties/...`) rewritten to point where it now sits: as written they would name the
+    call object (a recursive `"$ref": "#"` held its arguments to the call's schema)."""
+    options = []
+    for i, t in enumerate(tools):
+        at = "#/properties/arguments" if len(tools) == 1 else f"#/anyOf/{i}/properties/arguments"
         options.append({
             "type": "object",
-            "properties": {"name": {"const": t.name}, "arguments": arguments},
+            "properties": {"name": {"const": t.name}, "arguments": _moved(t.arguments_schema, at)},
             "required": ["name", "arguments"],
             "additionalProperties": False,
         })  # fmt: skip
     schema = options[0] if len(options) == 1 else {"anyOf": options}
-    return {**schema, **({"$defs": defs} if defs else {}), "x-guidance": JSON_STYLE}
+    return {**schema, "x-guidance": JSON_STYLE}
 
 
-_DEF_KEYS = ("$defs", "definitions")
+def _moved(schema: dict[str, Any], at: str) -> dict[str, Any]:
+    """`schema` as a subschema at the JSON pointer `at`: its local `$ref`s prefixed with `at`.
+    A root `$id` goes (refs resolve against the whole call schema now); a subschema with its
+    own `$id` is a resource of its own, whose `#` refs mean that subschema: left as written."""
 
-
-def _hoisted_defs(tool: str, schema: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(`schema` without its definitions, its `$ref`s into them renamed; the definitions as
-    the call schema's root holds them)."""
-
-    def renamed(node: Any) -> Any:
-        if isinstance(node, dict):
-            out = {k: renamed(v) for k, v in node.items()}
-            ref = node.get("$ref")
-            for key in _DEF_KEYS:
-                if isinstance(ref, str) and ref.startswith(f"#/{key}/"):
-                    out["$ref"] = f"#/$defs/{tool}--{ref[len(key) + 3 :]}"
-            return out
+    def rewritten(node: Any, root: bool = False) -> Any:
         if isinstance(node, list):
-            return [renamed(v) for v in node]
-        return node
+            return [rewritten(v) for v in node]
+        if not isinstance(node, dict) or (not root and isinstance(node.get("$id"), str)):
+            return node
+        out = {k: rewritten(v) for k, v in node.items() if not (root and k == "$id")}
+        ref = node.get("$ref")
+        if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")):
+            out["$ref"] = at + ref[1:]
+        return out
 
-    defs = {
-        f"{tool}--{name}": renamed(sub)
-        for key in _DEF_KEYS
-        if isinstance(schema.get(key), dict)
-        for name, sub in schema[key].items()
-    }
-    return renamed({k: v for k, v in schema.items() if k not in _DEF_KEYS}), defs
+    return rewritten(schema, root=True)
 
 
 def tool_prompt(tools: tuple[Tool, ...]) -> str:
