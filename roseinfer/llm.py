@@ -152,7 +152,7 @@ class LLM:
         params = _per_prompt(sampling_params, len(ids))
         if use is not None:
             params = [_with_tools(p, use) for p in params]
-        return self._run(ids, params, use_tqdm, None if use is None else use.names)
+        return self._run(ids, params, use_tqdm, use)
 
     def stream(self, prompt_token_ids: Seq[int], params: SamplingParams) -> Iterator[str]:
         """The text of one request, piece by piece as it is generated. One choice, and text
@@ -185,10 +185,10 @@ class LLM:
         self,
         prompt_token_ids: Seq[int],
         params: SamplingParams,
-        tool_names: frozenset[str] | None = None,
+        tool_use: ToolUse | None = None,
     ) -> str:
         rid = str(next(self._ids))
-        self.processor.add_request(rid, prompt_token_ids, params, tool_names)
+        self.processor.add_request(rid, prompt_token_ids, params, tool_use)
         return rid
 
     def _run(
@@ -196,7 +196,7 @@ class LLM:
         prompt_ids: list[list[int]],
         sampling_params: SamplingParams | Seq[SamplingParams] | None,
         use_tqdm: bool,
-        tool_names: frozenset[str] | None = None,
+        tool_use: ToolUse | None = None,
     ) -> list[RequestOutput]:
         params = _per_prompt(sampling_params, len(prompt_ids))
         # Validate every request before queuing any, so a bad one leaves nothing behind.
@@ -208,7 +208,7 @@ class LLM:
             # inside the try: a request that fails to queue (its grammar, its bad words) must
             # not leave the ones before it running
             for ids, p in zip(prompt_ids, params, strict=True):
-                rids.append(self._add(ids, p, tool_names))
+                rids.append(self._add(ids, p, tool_use))
             while self.engine.has_unfinished():
                 for delta in self.processor.step():
                     if delta.finished and delta.state.finished:

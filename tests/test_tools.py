@@ -142,14 +142,16 @@ def test_forced_calls_always_validate(http, choice, parallel, names):
         if out["finish_reason"] == "length":  # cut short: only a parallel answer may run on
             assert parallel and choice == "required"
             continue
-        assert out["finish_reason"] == "tool_calls", out
+        # OpenAI's: a named function's call ends with "stop", other calls with "tool_calls"
+        expected = "stop" if isinstance(choice, dict) else "tool_calls"
+        assert out["finish_reason"] == expected, out
         assert out["message"]["content"] is None
         calls = out["message"]["tool_calls"]
         check_calls(calls, names)
         if not parallel or isinstance(choice, dict):
             assert len(calls) == 1
         content, stream_calls, finish = streamed(http, body)
-        assert (content, finish) == ("", "tool_calls")
+        assert (content, finish) == ("", expected)
         # the same tokens (same seed): the same calls but for their ids
         assert [c["function"] for c in stream_calls] == [c["function"] for c in calls]
 
@@ -541,7 +543,7 @@ def test_llm_chat_takes_tools_and_returns_calls(tools_server, tmp_path_factory):
         (out,) = llm.chat(MESSAGES, SamplingParams(max_tokens=100, seed=seed, temperature=1.0),
                           use_tqdm=False, tools=TOOLS, tool_choice=named)  # fmt: skip
         choice = out.outputs[0]
-        assert choice.finish_reason == "tool_calls" and choice.text == ""
+        assert choice.finish_reason == "stop" and choice.text == ""  # named: OpenAI's "stop"
         (call,) = choice.tool_calls or []
         assert call.name == "add" and call.id.startswith("call_")
         jsonschema.validate(json.loads(call.arguments), ADD)
@@ -594,7 +596,8 @@ def test_a_call_cut_by_a_stop_string_does_not_finish_as_tool_calls(
     tokenizer = Tokenizer.from_pretrained(tiny_model_dir("llama"))
     text = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n\n'
     params = SamplingParams(max_tokens=200, stop=stop)
-    choice = ChoiceState(0, [1], params, tokenizer, frozenset(), frozenset({"get_weather"}))
+    use = ToolUse((Tool("get_weather"),))
+    choice = ChoiceState(0, [1], params, tokenizer, frozenset(), use)
     ids = tokenizer.encode(text, add_special_tokens=False)
     for i, token in enumerate(ids):
         choice.feed((token,), "stop" if i == len(ids) - 1 else None)
@@ -602,3 +605,39 @@ def test_a_call_cut_by_a_stop_string_does_not_finish_as_tool_calls(
             break
     assert choice.finish_reason == finish
     assert [(c.name, c.arguments) for c in choice.tool_calls] == [("get_weather", arguments)]
+
+
+@pytest.mark.parametrize("choice", ["auto", "required", "named"])
+@pytest.mark.parametrize("cut", ["<tool_", '<tool_call>\n{"name": "get_weather", "argu'])
+def test_a_forced_call_cut_before_its_arguments_leaves_no_markup_as_content(
+    tiny_model_dir, choice, cut
+):
+    """Under tool_choice "required" or a named function the grammar writes nothing but calls:
+    a cut (max_tokens, a stop string) before a call's arguments began had come back as content
+    (`<tool_call>\\n{"name` in `message.content`). With "auto" such text was the model's own to
+    write, and stays content."""
+    tokenizer = Tokenizer.from_pretrained(tiny_model_dir("llama"))
+    use = ToolUse((Tool("get_weather"),), choice, "get_weather" if choice == "named" else None)
+    choice_state = ChoiceState(0, [1], SamplingParams(max_tokens=200), tokenizer, frozenset(), use)
+    ids = tokenizer.encode(cut, add_special_tokens=False)
+    pieces = []
+    for i, token in enumerate(ids):
+        pieces.append(choice_state.feed((token,), "length" if i == len(ids) - 1 else None))
+    assert choice_state.finish_reason == "length" and not choice_state.tool_calls
+    assert "".join(pieces) == choice_state.text == ("" if choice != "auto" else cut)
+
+
+def test_a_served_forced_call_cut_short_has_no_content(http):
+    """The same through the server, streamed and not: max_tokens cuts each forced answer
+    before, inside and after its call's header."""
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    for tool_choice in ("required", named):
+        for max_tokens in (2, 5, 9, 14):
+            body = {"messages": MESSAGES, "tools": TOOLS, "tool_choice": tool_choice,
+                    "max_tokens": max_tokens, "temperature": 0}  # fmt: skip
+            r = http.post("/v1/chat/completions", json=body)
+            (out,) = r.json()["choices"]
+            assert out["finish_reason"] == "length", out
+            assert out["message"]["content"] in ("", None), out
+            content, _, finish = streamed(http, body)
+            assert (content, finish) == ("", "length")

@@ -10,7 +10,7 @@ for all of them:
 - logprobs: the engine's `TokenLogprobs` named by their tokens' text (`PositionLogprobs`);
 - tool calls (`ToolCallParser`), read from the text after the stop strings: their blocks
   leave the content and become `tool_calls`; a choice that called tools and stopped finishes
-  with "tool_calls";
+  with "tool_calls" ("stop" where the request named the function, as OpenAI's);
 - stop strings with the hold-back streaming needs (`StopStringChecker`): text that could still
   become a stop string is held until the next piece decides; a matched stop string and what
   follows it never reach the client. A match finishes the choice with reason "stop" and
@@ -42,6 +42,7 @@ from roseinfer.outputs import (
     ToolCall,
 )
 from roseinfer.sampling_params import SamplingParams
+from roseinfer.structured.tools import ToolUse
 from roseinfer.tokenizer import Tokenizer
 
 if TYPE_CHECKING:
@@ -73,9 +74,9 @@ class ChoiceState:
         params: SamplingParams,
         tokenizer: Tokenizer,
         stop_token_ids: frozenset[int],
-        tool_names: frozenset[str] | None = None,
+        tool_use: ToolUse | None = None,
     ) -> None:
-        """`tool_names`: the functions whose calls are read from the text (None: no tools)."""
+        """`tool_use`: the request's tools, whose calls are read from the text (None: none)."""
         self.index = index
         self.max_tokens = params.max_tokens
         self.min_tokens = params.min_tokens
@@ -99,7 +100,15 @@ class ChoiceState:
         self.logprobs: list[PositionLogprobs] | None = [] if params.logprobs is not None else None
         self.new_logprobs: list[PositionLogprobs] = []
         self.cumulative_logprob = 0.0
-        self.tools = None if tool_names is None else ToolCallParser(tool_names)
+        self.tools = None
+        # OpenAI's finish reason of an answer that called tools: "tool_calls", but "stop"
+        # where the request named the function (its call is the answer, not a turn to take)
+        self.calls_finish: FinishReason = "tool_calls"
+        if tool_use is not None:
+            # under "required" or a named function the grammar writes nothing but calls: what
+            # a cut leaves of one is no content either
+            self.tools = ToolCallParser(tool_use.names, forced=tool_use.choice != "auto")
+            self.calls_finish = "stop" if tool_use.choice == "named" else "tool_calls"
         self.new_tool_calls: list[ToolCallDelta] = []  # the last feed's
 
     @property
@@ -166,7 +175,7 @@ class ChoiceState:
         if self.tools is not None:
             text, self.new_tool_calls = self.tools.feed(text, finish_reason is not None)
             if finish_reason == "stop" and self.tools.calls and not self.tools.cut_short:
-                finish_reason = "tool_calls"  # a call cut by a stop string or id stays "stop"
+                finish_reason = self.calls_finish  # a call cut by a stop string or id: "stop"
         if text:
             self.pieces.append(text)
         if finish_reason is not None:
@@ -229,10 +238,10 @@ class RequestState:
         params: SamplingParams,
         tokenizer: Tokenizer,
         stop_token_ids: Iterable[int] = (),
-        tool_names: frozenset[str] | None = None,
+        tool_use: ToolUse | None = None,
     ) -> None:
         """`stop_token_ids`: the model's EOS / end-of-turn ids (`Tokenizer.stop_token_ids`);
-        `tool_names`: the functions whose calls are read from the text (None: no tools)."""
+        `tool_use`: the request's tools, whose calls are read from the text (None: none)."""
         self.request_id = request_id
         self.prompt_token_ids = list(prompt_token_ids)
         self.params = params
@@ -243,7 +252,7 @@ class RequestState:
         self.prompt_logprobs: list[PositionLogprobs | None] | None = None
         stop_ids = frozenset(stop_token_ids)
         self.choices = [
-            ChoiceState(i, self.prompt_token_ids, params, tokenizer, stop_ids, tool_names)
+            ChoiceState(i, self.prompt_token_ids, params, tokenizer, stop_ids, tool_use)
             for i in range(params.n)
         ]
 
@@ -302,13 +311,13 @@ class OutputProcessor:
         request_id: str,
         prompt_token_ids: Sequence[int],
         params: SamplingParams,
-        tool_names: frozenset[str] | None = None,
+        tool_use: ToolUse | None = None,
     ) -> RequestState:
         """Queue a request in the engine (InvalidRequestError queues nothing) and track it;
-        `tool_names`: the functions whose calls are read from its text."""
+        `tool_use`: the request's tools, whose calls are read from its text."""
         self.engine.add_request(request_id, prompt_token_ids, params)
         state = RequestState(request_id, prompt_token_ids, params, self.engine.tokenizer,
-                             self.engine.stop_token_ids, tool_names)  # fmt: skip
+                             self.engine.stop_token_ids, tool_use)  # fmt: skip
         self.states[request_id] = state
         return state
 

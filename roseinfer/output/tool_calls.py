@@ -99,8 +99,11 @@ class _OpenCall:
 class ToolCallParser:
     """One choice's tool calls among the functions `names`."""
 
-    def __init__(self, names: frozenset[str]) -> None:
+    def __init__(self, names: frozenset[str], forced: bool = False) -> None:
+        """`forced`: the grammar writes nothing but calls (tool_choice "required" or a named
+        function), so whatever is not a call (what a cut left of one) is no content either."""
         self.names = names
+        self.forced = forced
         self.calls: list[ToolCall] = []
         self._buffer = ""  # text not yet decided: a partial tag
         self._spaces = ""  # trailing whitespace of the content, held back
@@ -148,7 +151,7 @@ class ToolCallParser:
         if final and not self.calls:
             content.append(self._spaces)
             self._spaces = ""
-        return "".join(content), _merged(deltas)
+        return "" if self.forced else "".join(content), _merged(deltas)
 
     def _content(self, text: str) -> str:
         if self._after_call:

@@ -295,9 +295,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         rid = internal_id if body.request_id is None else f"{prefix}-{body.request_id}"
         # Each prompt counted once, whatever n (OpenAI's and vLLM's usage): its n choices share it.
         prompt_tokens = sum(len(ids) for ids in prompts)
-        group = GenerationGroup(
-            client, internal_id, requests, None if tools is None else tools.names
-        )
+        group = GenerationGroup(client, internal_id, requests, tools)
         if body.stream:
             stream = sse_stream(
                 group, rid, created, model_name, opts, prompt_tokens, body.include_usage

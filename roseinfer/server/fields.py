@@ -167,7 +167,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("max_completion_tokens", _V1, "OpenAI's newer name for `max_tokens` (if both are given "
        "they must agree)"),
     _h("n_predict", _V1, "llama.cpp's name for `max_tokens` (-1: what the context leaves)", _LC),
-    _h("temperature", _V1, "default 1; 0 (or below 1e-5) is greedy"),
+    _h("temperature", _V1, "default 1; 0 (or below 1e-5) is greedy; any value >= 0 (as vLLM; "
+       "OpenAI refuses above 2)"),
     _h("top_p", _V1, "nucleus sampling, in (0, 1]"),
     _h("top_k", _V1, "sample among the k likeliest tokens, up to 2**31-1; 0 or -1: off (so is "
        "any k at or above the vocabulary size)", _VL),
@@ -221,7 +222,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "OpenAI), so no key is left open; a schema that does not compile is a 400, and so is "
        "`json_schema` with another type. `name` and `description` are no-ops: neither is shown "
        "to the model, the schema alone constrains the output (a `name` outside OpenAI's "
-       "`^[A-Za-z0-9_-]{1,64}$` is a 400, as OpenAI)"),
+       "`^[A-Za-z0-9_-]{1,64}$` is a 400, as OpenAI); beside `tools` a 400 unless `tool_choice` "
+       "is `none` (both would constrain the answer)"),
     _h("structured_outputs", _V1, "exactly one of `json` (a schema), `regex`, `choice` (strings), "
        "`grammar` (Lark or GBNF), `json_object`: the output is constrained to it", _VL),
     _h("guided_json", _V1, "vLLM's older name for `structured_outputs.json`", _VL),
@@ -261,8 +263,11 @@ FIELDS: tuple[FieldSpec, ...] = (
        "no tool support (README, \"Tool calling\"); calls come back in `message.tool_calls`"),
     _h("tool_choice", _C, "`auto` (the default with tools: text, or calls the grammar holds to "
        "their schemas), `none` (no calls: the text as written), `required` (at least one call), "
-       "or `{\"type\": \"function\", \"function\": {\"name\": ...}}` (exactly that call)"),
-    _h("parallel_tool_calls", _C, "false: at most one call per answer (default true)"),
+       "or `{\"type\": \"function\", \"function\": {\"name\": ...}}` (exactly that call; "
+       "its answer finishes with `stop`, as OpenAI's); without `tools`, `none` and `auto` are "
+       "no-ops and a named function a 400"),
+    _h("parallel_tool_calls", _C, "false: at most one call per answer (default true); a no-op "
+       "without `tools`"),
     _h("messages[].content[].type", _C, "`text`; other part types (images, audio, files) are "
        "refused"),
     _h("messages[].content[].text", _C, "the part's text; parts are joined with newlines"),

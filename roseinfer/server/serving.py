@@ -29,6 +29,7 @@ from roseinfer.server.logprobs import (
     end_offset,
     prompt_logprobs_json,
 )
+from roseinfer.structured.tools import ToolUse
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
@@ -45,8 +46,9 @@ class GenerationGroup:
 
     def __init__(self, client: EngineClient, request_id: str,
                  requests: list[tuple[list[int], SamplingParams]],
-                 tool_names: frozenset[str] | None = None) -> None:  # fmt: skip
-        """`tool_names`: the functions whose calls the output processor reads from the text."""
+                 tool_use: ToolUse | None = None) -> None:  # fmt: skip
+        """`tool_use`: the request's tools, whose calls the output processor reads from the
+        text."""
         self.client = client
         engine = client.engine
         self.states = [
@@ -56,7 +58,7 @@ class GenerationGroup:
                 params,
                 engine.tokenizer,
                 engine.stop_token_ids,
-                tool_names,
+                tool_use,
             )  # fmt: skip
             for p, (ids, params) in enumerate(requests)
         ]
