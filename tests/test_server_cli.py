@@ -4,10 +4,12 @@ one test loads a model (the tiny random llama)."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import queue
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -336,3 +338,47 @@ def test_a_shortened_flag_is_refused_not_guessed(parser, argv, capsys):
         module.build_parser().parse_args(argv)
     assert exit_.value.code == 2
     assert "unrecognized arguments" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_ends_the_running_streams_with_an_error_event(tiny_model_dir, sig):
+    """Ctrl-C (SIGINT) ends the requests in flight as SIGTERM does: each stream gets an error
+    event and `[DONE]` at once. It had left them hanging until uvicorn cut them 5 s later, with
+    no event (a KeyboardInterrupt out of the engine loop skipped failing them)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "roseinfer.server", "--model", tiny_model_dir("llama"),
+         "--port", "0", "--dtype", "float32", "--num-kv-blocks", "64"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        # as at a terminal: a background job (CI's `cmd &`) inherits SIGINT ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stderr], daemon=True).start()
+    try:
+        deadline, port = time.monotonic() + 180, None
+        while port is None and time.monotonic() < deadline and proc.poll() is None:
+            try:
+                found = re.search(r"serving on http://127\.0\.0\.1:(\d+)", lines.get(timeout=1))
+                port = int(found.group(1)) if found else None
+            except queue.Empty:
+                continue
+        assert port, "no 'serving on' line"
+        body = {"prompt": "once", "max_tokens": 200, "ignore_eos": True, "stream": True}
+        events: list[str] = []
+        with httpx.stream("POST", f"http://127.0.0.1:{port}/v1/completions", json=body,
+                          timeout=30) as r:  # fmt: skip
+            for line in r.iter_lines():
+                if line.startswith("data: "):
+                    events.append(line[6:])
+                if len(events) == 3:
+                    proc.send_signal(sig)
+                    signalled = time.monotonic()
+        assert time.monotonic() - signalled < 3, "the stream was not ended at once"
+        assert events[-1] == "[DONE]", events[-3:]
+        error = json.loads(events[-2])["error"]
+        assert "shutting down" in error["message"], error
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)

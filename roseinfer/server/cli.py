@@ -172,6 +172,17 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     # step took 25 ms on the main thread and 45 ms on a worker thread), and the model was loaded here.
     server = uvicorn.Server(uvicorn_config(app, host, port, level))
     signal.signal(signal.SIGTERM, lambda *_: client.shutdown(timeout=0))
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where ignored
+
+        def interrupted(*_: object) -> None:
+            # Ctrl-C as SIGTERM: the engine loop ends its step and fails what runs ("server is
+            # shutting down": an error event, then [DONE]); a KeyboardInterrupt out of the loop
+            # had skipped that, and the streams hung until uvicorn cut them 5 s later. A second
+            # Ctrl-C interrupts at once.
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            client.shutdown(timeout=0)
+
+        signal.signal(signal.SIGINT, interrupted)
     http = threading.Thread(target=server.run, args=([sock],), name="roseinfer-http", daemon=True)
     http.start()
     watcher = threading.Thread(target=_watch, args=(http, server, client, serving), daemon=True)
