@@ -323,3 +323,26 @@ def test_bad_words_take_at_most_1024_words_of_100_characters(http):
         assert error["param"] == "bad_words" and "at most 1024 words" in error["message"]
     within = {"prompt": "hi", "bad_words": [f"w{i}" for i in range(1024)], "max_tokens": 2}
     assert post(http, C, within).status_code == 200
+
+
+def test_a_burst_into_an_idle_server_is_not_refused_as_waiting(tiny_model_dir):
+    """--max-waiting-requests bounds the requests waiting for a seat: 8 sent at once to an idle
+    server with 64 seats all run. They had been counted as waiting until the engine thread took
+    them in, and 6 of the 8 were refused (503) every time with a limit of 2."""
+    import asyncio
+
+    from conftest import serve_in_process
+
+    from roseinfer.server.config import ServerConfig
+
+    async def burst(url: str) -> list[int]:
+        body = {"prompt": "burst", "max_tokens": 2}
+        async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+            replies = await asyncio.gather(*(client.post("/v1/completions", json=body)
+                                             for _ in range(8)))  # fmt: skip
+        return [r.status_code for r in replies]
+
+    config = ServerConfig(max_waiting_requests=2)
+    with serve_in_process(tiny_model_dir("llama"), server_config=config) as (app, url):
+        for _ in range(3):
+            assert asyncio.run(burst(url)) == [200] * 8

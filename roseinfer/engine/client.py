@@ -150,6 +150,14 @@ class EngineClient:
         """Requests not running yet: still queued here, or waiting in the engine."""
         return self._num_pending + self.stats.num_waiting
 
+    @property
+    def num_waiting_for_seats(self) -> int:
+        """Of `num_waiting`, those beyond the seats free at the last step (`max_num_seqs` less
+        what runs): requests sent together to an idle server are not waiting for anyone, even
+        before the engine thread has taken them in."""
+        free = max(0, self.engine.config.max_num_seqs - self.stats.num_running)
+        return max(0, self.num_waiting - free)
+
     def validate(self, prompt_ids: Seq[int], params: SamplingParams) -> None:
         """Raise InvalidRequestError if the engine can never serve this request."""
         self.engine.validate(prompt_ids, params)

@@ -151,8 +151,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         if not client.is_alive():
             raise APIError(503, "the engine is not running", code="engine_dead")
         limit = cfg.max_waiting_requests
-        if limit is not None and client.num_waiting >= limit:
-            raise APIError(503, f"server overloaded: {client.num_waiting} requests are waiting (limit {limit})",
+        waiting = client.num_waiting_for_seats
+        if limit is not None and waiting >= limit:
+            raise APIError(503, f"server overloaded: {waiting} requests are waiting (limit {limit})",
                            code="server_overloaded", headers={"Retry-After": "1"})  # fmt: skip
 
     def build_params(

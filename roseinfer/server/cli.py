@@ -71,7 +71,8 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "--max-waiting-requests",
         type=int,
         default=None,
-        help="answer 503 + Retry-After while this many requests wait (>= 1; default: no limit)",
+        help="answer 503 + Retry-After while this many requests wait for a seat beyond the "
+        "--max-num-seqs running ones (>= 1; default: no limit)",
     )
     g.add_argument(
         "--max-request-bytes",
