@@ -46,7 +46,8 @@ CORPUS = {
         ["root ::= r0", 'r30 ::= "e"', *(f"r{i} ::= r{i + 1}" for i in reversed(range(30)))]
     ),  # fmt: skip
     "repetitions": 'root ::= "a"{2} "b"{1,} "c"{0,3} ("d" | "e")? [x-z]*',
-    "escapes": 'root ::= "\\u00e9\\x41\\t" [\\[\\]/] "\\U0001F600"',
+    # (`\\u` and `\\U` escapes are written otherwise: test_unicode_escapes_...)
+    "escapes": 'root ::= "\\x41\\t" [\\[\\]/]',
     "multi-line": 'root ::=\n  ( "a"\n  | "b"\n  | c\n  )\nc ::= "c" root',
 }
 REFUSED = {
@@ -163,3 +164,24 @@ def test_a_gbnf_grammar_of_thousands_of_rules_is_honoured(llm, cycle):
         )
     else:  # cut by max_tokens inside the parentheses
         assert out.finish_reason == "length" and set(out.text) <= set("("), out.text
+
+
+@pytest.mark.parametrize(
+    ("grammar", "valid"),
+    [
+        (r'root ::= "caf" "\u00e9"', lambda t: t == "café"),
+        (r"root ::= [\u00e0-\u00ff]{3}", lambda t: len(t) == 3 and all("à" <= c <= "ÿ" for c in t)),
+        (
+            r'root ::= "\U0001F600" [\U00000041-\U0000005a]',
+            lambda t: t[0] == "😀" and "A" <= t[1:] <= "Z",
+        ),
+        (r'root ::= "\u0022" [\x41-\x42]', lambda t: t in ('"A', '"B')),
+    ],
+)
+def test_unicode_escapes_with_leading_zeros_are_honoured(llm, grammar, valid):
+    """llama.cpp's `\\uXXXX` and `\\UXXXXXXXX` escapes: llguidance's converter dropped their
+    leading zeros (`\\u00e9` as `\\ue9`, which Lark does not read), so these valid grammars were
+    refused."""
+    params = SamplingParams(max_tokens=12, structured_outputs=StructuredOutputs(grammar=grammar))
+    out = llm.generate("x", params, use_tqdm=False)[0]
+    assert out.finish_reason == "stop" and valid(out.text), out.text

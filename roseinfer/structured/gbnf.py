@@ -9,7 +9,9 @@ took 4.4-4.7 s, 4,000 chained rules 18 s). Here the same rules are found first, 
 each rule's unresolved references (a least fixpoint, as the sweeps reach), so llguidance's own
 `resolve` sweeps once. Its parser, AST and `resolve` are used as they are; the output is the
 text llguidance writes (tests/test_structured.py compares the two on a corpus and on random
-rule graphs).
+rule graphs), but for one fix: llguidance's parser writes a `\\uXXXX` or `\\UXXXXXXXX` escape
+without its leading zeros (`\\u00e9` as `\\ue9`), which neither Lark strings nor regexes read,
+so llama.cpp grammars that spell characters so were refused (`_Parser`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 from llguidance.gbnf_to_lark import (
     ASTNode,
     GrammarParser,
+    Position,
     RuleNode,
     RuleRefNode,
     is_lark_syntax,
@@ -28,7 +31,7 @@ __all__ = ["gbnf_to_lark", "is_lark_syntax"]
 
 def gbnf_to_lark(text: str) -> str:
     """The Lark grammar of a GBNF grammar; raises (llguidance's exceptions) if it is not one."""
-    rules = GrammarParser().parse(text)
+    rules = _Parser().parse(text)
     _mark_terminals(rules)
     resolve(rules)
     ordered = sorted(rules.values(), key=lambda rule: rule.order)
@@ -74,3 +77,16 @@ def _mark_terminals(rules: dict[str, RuleNode]) -> None:
             waiting[user] -= 1
             if waiting[user] == 0 and user != root:
                 ready.append(user)
+
+
+class _Parser(GrammarParser):
+    """llguidance's GBNF parser with its `\\u` / `\\U` escapes written so that Lark reads them:
+    `\\uXXXX` (four digits: strings and regexes both read that) up to U+FFFF, the character
+    itself beyond (strings read no `\\U`; no such character is special in either)."""
+
+    def _parse_char(self, pos: Position) -> tuple[str, Position]:
+        char, end = super()._parse_char(pos)  # its checks and errors
+        if pos.current() == "\\" and pos.peek(2)[1:] in ("u", "U"):
+            code = int(char[2:] or "0", 16)
+            char = f"\\u{code:04x}" if code <= 0xFFFF else chr(code)
+        return char, end
