@@ -72,6 +72,33 @@ def test_a_surrogate_pair_is_a_character_and_fine(http):
     assert r.status_code == 200, r.text
 
 
+# ---- values JSON cannot say once: a key twice, NaN and Infinity ------------------------------
+
+SCHEMA_AT = "response_format.json_schema.schema"
+UNREADABLE = [
+    # the earlier value had been dropped unread: the stop string was never applied
+    (C, '{"prompt": "hi", "stop": ["-"], "stop": null}', "stop", "more than once"),
+    (CC, '{"messages": [{"role": "user", "content": "a", "content": "b"}]}',
+     "messages.0.content", "more than once"),
+    # a schema's NaN or 1e400 (inf) had reached the grammar as null: a 200 whose output broke it
+    (CC, '{"messages": [{"role": "user", "content": "a"}], "response_format": {"type": '
+     '"json_schema", "json_schema": {"name": "n", "schema": {"const": 1e400}}}}',
+     f"{SCHEMA_AT}.const", "NaN, Infinity"),
+    (CC, '{"messages": [{"role": "user", "content": "a"}], "response_format": {"type": '
+     '"json_schema", "json_schema": {"name": "n", "schema": {"enum": [1, NaN]}}}}',
+     f"{SCHEMA_AT}.enum.1", "NaN, Infinity"),
+    (C, '{"prompt": "hi", "temperature": -Infinity}', "temperature", "NaN, Infinity"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("path", "body", "param", "why"), UNREADABLE)
+def test_a_key_given_twice_or_a_non_finite_number_is_a_400_naming_where(
+    http, path, body, param, why
+):
+    error = error_of(post(http, path, body))
+    assert error["param"] == param and why in error["message"], error
+
+
 # ---- response_format -----------------------------------------------------------------------
 
 SCHEMA = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}

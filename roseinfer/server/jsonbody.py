@@ -1,14 +1,12 @@
-"""Request bodies as JSON, read one way for every endpoint (`read_json`).
-
-JSON's `\\uXXXX` escapes can spell a lone UTF-16 surrogate (`"\\ud800"`), which Python's json
-decodes into a `str` that is not valid Unicode: it cannot be encoded to UTF-8, so a tokenizer,
-a chat template or the response that echoes it back would fail mid-request (a 500, or a stream
-cut short). Such a string is refused here, as a 400 naming where it is, before anything reads it.
+"""Request bodies as JSON, read one way for every endpoint (`read_json`): what no field could
+read as sent (a lone UTF-16 surrogate, a key given twice, NaN or Infinity) is refused here, as
+a 400 naming where it is, before anything reads it.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from typing import Any
@@ -55,46 +53,84 @@ def is_json_type(content_type: str | None) -> bool:
 
 
 def read_json(raw: bytes) -> Any:
-    """The parsed body (empty: `{}`), or a 400: not JSON, or a string (a key included) that is
-    not valid Unicode."""
+    """The parsed body (empty: `{}`), or a 400: not JSON, or a value no field can read as sent
+    (`_first_unreadable`)."""
     try:
-        # Python's json, like OpenAI's server, takes NaN/Infinity (SamplingParams refuses them,
-        # naming the field) and integers of any size (a seed too large gets a 400).
-        data = json.loads(raw or b"{}")
+        data = json.loads(raw or b"{}", object_pairs_hook=_object)
     except ValueError as e:  # also bad UTF-8
         raise APIError(400, f"request body is not valid JSON: {e}", code="invalid_json") from None
     except RecursionError:
         raise APIError(400, "request body nests objects and arrays deeper than this server reads "
                             f"(about {sys.getrecursionlimit()} levels)",
                        code="invalid_json") from None  # fmt: skip
-    bad = _first_surrogate(data)
+    bad = _first_unreadable(data)
     if bad is not None:
-        raise APIError(400, f"{bad or 'the request body'}: a string holds a lone UTF-16 surrogate "
-                            "(an unpaired \\ud800-\\udfff escape), which is not valid Unicode",
-                       param=bad or None, code="invalid_value")  # fmt: skip
+        path, why = bad
+        raise APIError(400, f"{path or 'the request body'}: {why}", param=path or None,
+                       code="invalid_value")  # fmt: skip
     return data
 
 
-def _first_surrogate(data: Any) -> str | None:
-    """The dotted path (`messages.0.content`, list indices as numbers, as pydantic's errors
-    name fields) of a string holding a lone surrogate, or None ("" for the body itself). A bad
-    key is named by its path with the key backslash-escaped (a param must be valid Unicode).
+class _Repeated(dict):
+    """An object in which a key came more than once (`repeated`, the first such)."""
+
+    repeated: str
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict; `_Repeated` where a key came twice (json.loads keeps the last
+    value: a field whose first value would be dropped unread)."""
+    out = dict(pairs)
+    if len(out) == len(pairs):
+        return out
+    repeated = _Repeated(out)
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            repeated.repeated = key
+            break
+        seen.add(key)
+    return repeated
+
+
+def _first_unreadable(data: Any) -> tuple[str, str] | None:
+    """(dotted path, why) of the first value no field could read as sent, or None. The path
+    names fields as pydantic's errors do (`messages.0.content`, "" for the body itself):
+    - a string or key holding a lone UTF-16 surrogate: JSON's `\\uXXXX` can spell one
+      (`"\\ud800"`), and Python decodes it into a `str` that cannot be encoded to UTF-8, so a
+      tokenizer, a chat template or the response that echoes it would fail mid-request (a bad
+      key is named backslash-escaped: a param must be valid Unicode);
+    - a key given twice in one object (the earlier value would be dropped unread);
+    - NaN, Infinity, or a number too large for a double (JSON has no such numbers; Python's
+      json reads them as floats, which a schema or a range check would take as written).
     Iterative: json.loads nests as deep as the recursion limit allows."""
     stack: list[tuple[Any, str]] = [(data, "")]
     while stack:
         value, path = stack.pop()
         if isinstance(value, str):
             if _SURROGATE.search(value):
-                return path
+                return path, SURROGATE_MESSAGE
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                return path, "NaN, Infinity or a number beyond a double's range: not JSON's"
         elif isinstance(value, dict):
+            if isinstance(value, _Repeated):
+                key = value.repeated
+                return (f"{path}.{key}" if path else key), "the key is given more than once"
             for key, item in value.items():
                 if _SURROGATE.search(key):
                     escaped = key.encode("utf-8", "backslashreplace").decode("utf-8")
-                    return f"{path}.{escaped}" if path else escaped
-                if isinstance(item, str | dict | list):
+                    return (f"{path}.{escaped}" if path else escaped), SURROGATE_MESSAGE
+                if isinstance(item, str | dict | list | float):
                     stack.append((item, f"{path}.{key}" if path else key))
         elif isinstance(value, list):
             for i, item in enumerate(value):
-                if isinstance(item, str | dict | list):
+                if isinstance(item, str | dict | list | float):
                     stack.append((item, f"{path}.{i}" if path else str(i)))
     return None
+
+
+SURROGATE_MESSAGE = (
+    "a string holds a lone UTF-16 surrogate (an unpaired \\ud800-\\udfff escape), which is not "
+    "valid Unicode"
+)
