@@ -117,15 +117,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    # serve and bench own their argument parsing.
-    if argv and argv[0] == "serve":
+    # serve and bench own their argument parsing; `--log-level` given before them is theirs too
+    # (it had ended in a traceback there: argparse matched their stubs below)
+    i = 0
+    while i < len(argv) and argv[i].startswith("--log-level"):
+        i += 1 if "=" in argv[i] else 2
+    if i < len(argv) and argv[i] == "serve":
         from roseinfer.server.cli import serve_main
 
-        return serve_main(argv[1:], prog="roseinfer serve")
-    if argv and argv[0] == "bench":
+        return serve_main(argv[:i] + argv[i + 1 :], prog="roseinfer serve")
+    if i < len(argv) and argv[i] == "bench":
         from roseinfer.bench.cli import bench_main
 
-        return bench_main(argv[1:])
+        return bench_main(argv[:i] + argv[i + 1 :])
     return run_command(build_parser().parse_args(argv), "roseinfer")
 
 

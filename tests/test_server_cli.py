@@ -94,12 +94,32 @@ def test_roseinfer_serve_help(capsys):
         assert flag in out
 
 
+@pytest.mark.parametrize("command", ["serve", "bench"])
+def test_the_log_level_before_serve_or_bench_is_theirs(monkeypatch, capsys, command):
+    """`roseinfer --log-level debug serve ...`, as `roseinfer --help` shows the flag: it had
+    ended in a traceback (argparse matched the stub of the command, which has no function)."""
+    import roseinfer.bench.cli
+    import roseinfer.server.cli
+    from roseinfer.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--log-level", "debug", command, "--help"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith(f"usage: roseinfer {command}")
+    seen: list[list[str]] = []
+    monkeypatch.setattr(roseinfer.server.cli, "serve_main", lambda argv, prog: seen.append(argv))
+    monkeypatch.setattr(roseinfer.bench.cli, "bench_main", lambda argv: seen.append(argv))
+    main(["--log-level=info", "--log-level", "debug", command, "--port", "1"])
+    assert seen == [["--log-level=info", "--log-level", "debug", "--port", "1"]]
+
+
 @pytest.mark.parametrize(
     "argv",
     [
         ["roseinfer.cli", "--log-level", "bogus", "generate", "--prompt", "hi"],
         ["roseinfer.cli", "bench", "--log-level", "bogus", "throughput"],
         ["roseinfer.server", "--log-level", "bogus"],
+        ["roseinfer.cli", "--log-level", "bogus", "serve"],
+        ["roseinfer.cli", "--log-level=bogus", "bench", "throughput"],
     ],
 )
 def test_an_unknown_log_level_is_a_usage_error_on_every_command(argv):
