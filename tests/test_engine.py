@@ -504,8 +504,14 @@ BAD_REQUESTS = [
     (dict(prompt_token_ids=[1, 2], temperature=-0.5), "temperature must be a finite number >= 0"),
     (dict(prompt_token_ids=[1, 2], top_p=0.0), r"top_p must be in \(0, 1\]"),
     (dict(prompt_token_ids=[1, 2], top_p=1.5), r"top_p must be in \(0, 1\]"),
-    (dict(prompt_token_ids=list(range(70)), max_new_tokens=1), "context window of 64"),
-    (dict(prompt_token_ids=list(range(60)), max_new_tokens=8), "context window of 64"),
+    (
+        dict(prompt_token_ids=list(range(70)), max_new_tokens=1),
+        "maximum context length is 64 tokens",
+    ),
+    (
+        dict(prompt_token_ids=list(range(60)), max_new_tokens=8),
+        "maximum context length is 64 tokens",
+    ),
     (dict(prompt_token_ids=[1, 10**6]), "prompt token ids must be integers"),
     (dict(prompt_token_ids=[1, -1]), "prompt token ids must be integers"),
 ]
@@ -538,7 +544,7 @@ def test_bad_input_is_refused_at_add_request_and_disturbs_nothing(llama):
     # The engine core refuses the same, with its own exception type.
     with pytest.raises(InvalidRequestError, match="prompt is empty"):
         core.add_request("bad", [], greedy(4))
-    with pytest.raises(InvalidRequestError, match="context window"):
+    with pytest.raises(InvalidRequestError, match="maximum context length"):
         core.add_request("bad", list(range(64)), greedy(1))
     # A request that would never fit the KV cache, however long it waits.
     small = OnlineScheduler(engine, num_kv_blocks=2)
@@ -556,7 +562,7 @@ def test_session_refuses_bad_input(llama):
     engine, _ = llama
     with pytest.raises(InvalidRequestError, match="prompt is empty"):
         engine.generate_ids([], greedy(4))
-    with pytest.raises(InvalidRequestError, match="context window"):
+    with pytest.raises(InvalidRequestError, match="maximum context length"):
         engine.generate_ids(list(range(250)), greedy(10))
     with pytest.raises(ValueError, match="non-empty"):
         engine.generate("", max_new_tokens=4)

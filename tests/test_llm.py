@@ -127,7 +127,7 @@ def test_chat(llm):
     [
         (["fine", ""], "non-empty"),
         ([[1, 2], []], "prompt is empty"),
-        ([[1, 2], list(range(300))], "context window"),
+        ([[1, 2], list(range(300))], "maximum context length"),
         ([[1, 2], [1, 10**6]], "prompt token ids"),
     ],
 )

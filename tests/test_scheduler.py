@@ -353,7 +353,7 @@ def test_prefix_stats_count_a_blocked_request_once():
 def test_check_fits():
     eng = FakeEngine(num_blocks=4, max_model_len=20)
     eng.sched.check_fits(10, 6)  # 16 tokens = the whole pool, within the context
-    with pytest.raises(RequestTooLargeError, match="context window of 20"):
+    with pytest.raises(RequestTooLargeError, match="maximum context length is 20 tokens"):
         eng.sched.check_fits(15, 6)
     with pytest.raises(RequestTooLargeError, match="needs 5 KV blocks; the cache has 4"):
         eng.sched.check_fits(15, 2)

@@ -225,6 +225,26 @@ def test_a_grammar_and_allowed_token_ids_that_leave_nothing_are_a_400_once_found
 @pytest.mark.parametrize(
     ("path", "fields", "param"),
     [
+        (C, {"prompt": "word " * 300}, "prompt"),
+        (C, {"prompt": "word " * 300, "stream": True}, "prompt"),
+        (CC, {"messages": [{"role": "user", "content": "word " * 300}]}, "messages"),
+        (CC, {"messages": [{"role": "user", "content": "word " * 300}], "max_tokens": 4},
+         "messages"),
+        (CC, {"messages": CHAT, "max_tokens": 1000}, "max_tokens"),
+    ],
+)  # fmt: skip
+def test_a_request_past_the_context_is_openais_context_length_exceeded(http, path, fields, param):
+    """OpenAI's code and words, the same from chat and completions: client libraries read
+    "maximum context length" or `context_length_exceeded` to shorten a conversation and try
+    again (chat had sent no code, completions "invalid_request", neither those words)."""
+    error = error_of(post(http, path, fields))
+    assert (error["param"], error["code"]) == (param, "context_length_exceeded"), error
+    assert error["message"].startswith("This model's maximum context length is 256 tokens.")
+
+
+@pytest.mark.parametrize(
+    ("path", "fields", "param"),
+    [
         (C, {"prompt": "x", "max_tokens": 1000000}, "max_tokens"),
         (C, {"prompt": "x", "max_completion_tokens": 1000000}, "max_completion_tokens"),
         (C, {"prompt": "x", "n_predict": 1000000}, "n_predict"),
@@ -235,7 +255,11 @@ def test_a_grammar_and_allowed_token_ids_that_leave_nothing_are_a_400_once_found
 def test_an_output_limit_past_the_context_names_the_field_sent(http, path, fields, param):
     error = error_of(post(http, path, fields))
     assert error["param"] == param
-    assert f"{param} (1000000)" in error["message"] and "context window of 256" in error["message"]
+    assert (
+        f"{param} (1000000)" in error["message"]
+        and "maximum context length is 256 tokens" in error["message"]
+    )
+    assert error["code"] == "context_length_exceeded"
 
 
 @pytest.mark.parametrize(

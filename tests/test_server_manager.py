@@ -52,7 +52,7 @@ def test_seeds_sync_api_matches_single_request_generate(engine, manager):
 
 
 def test_sync_api_refuses_requests_that_never_fit(manager):
-    with pytest.raises(InvalidRequestError, match="context window"):
+    with pytest.raises(InvalidRequestError, match="maximum context length"):
         manager.add_request("Hello", max_new_tokens=10_000)
 
 

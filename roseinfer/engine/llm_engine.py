@@ -26,7 +26,7 @@ from roseinfer.engine.model_runner import (
     SampleFailure,
     num_blocks_for_budget,
 )
-from roseinfer.engine.scheduler import Scheduler
+from roseinfer.engine.scheduler import ContextLengthError, Scheduler
 from roseinfer.engine.sequence import ScheduledSequence, Sequence
 from roseinfer.loader import LoadedModel
 from roseinfer.models import ModelConfig
@@ -42,9 +42,12 @@ class InvalidRequestError(ValueError):
     `SamplingParams` field at fault ("prompt" for the prompt), so that a server can name it
     without reading the message."""
 
-    def __init__(self, message: str, param: str | None = None) -> None:
+    def __init__(
+        self, message: str, param: str | None = None, code: str = "invalid_request"
+    ) -> None:
         super().__init__(message)
         self.param = param
+        self.code = code  # OpenAI's error code: "context_length_exceeded" past the context
 
 
 def refuse_unread(params: SamplingParams, reader: str, fields: Seq[str]) -> None:
@@ -255,6 +258,8 @@ class LLMEngine:
         for num_new_tokens, param in ((1, "prompt"), (params.max_tokens, "max_tokens")):
             try:
                 self.scheduler.check_fits(len(prompt_token_ids), num_new_tokens)
+            except ContextLengthError as e:
+                raise InvalidRequestError(str(e), param, "context_length_exceeded") from None
             except ValueError as e:
                 raise InvalidRequestError(str(e), param) from None
 

@@ -26,6 +26,19 @@ class RequestTooLargeError(ValueError):
     """A request that can never fit the model's context or the KV cache."""
 
 
+class ContextLengthError(RequestTooLargeError):
+    """A request longer than the context window (OpenAI's `context_length_exceeded`)."""
+
+
+def no_room_message(num_prompt_tokens: int, max_model_len: int) -> str:
+    """A prompt that fills the context window, in OpenAI's and vLLM's words (client libraries
+    read "maximum context length" to shorten a conversation and retry)."""
+    return (
+        f"This model's maximum context length is {max_model_len} tokens. However, the prompt "
+        f"has {num_prompt_tokens} tokens, which leaves no room to generate"
+    )
+
+
 @dataclass
 class SchedulerOutput:
     scheduled: list[ScheduledSequence] = field(default_factory=list)
@@ -61,15 +74,12 @@ class Scheduler:
         The message names max_tokens, the `SamplingParams` field (a server names its own)."""
         total = num_prompt_tokens + max_new_tokens
         prompt = f"prompt ({num_prompt_tokens} tokens)"
-        asked = f"{prompt} plus max_tokens ({max_new_tokens})"
         if total > self.max_model_len:
             if num_prompt_tokens >= self.max_model_len:
-                raise RequestTooLargeError(
-                    f"{prompt} leaves no room to generate in the context window of "
-                    f"{self.max_model_len}"
-                )
-            raise RequestTooLargeError(
-                f"{asked} is {total} tokens, more than the context window of {self.max_model_len}"
+                raise ContextLengthError(no_room_message(num_prompt_tokens, self.max_model_len))
+            raise ContextLengthError(
+                f"This model's maximum context length is {self.max_model_len} tokens. However, "
+                f"you requested {total} tokens: the {prompt} plus max_tokens ({max_new_tokens})"
             )
         bm = self.block_manager
         if bm.blocks_needed(total) > bm.num_blocks:
@@ -80,7 +90,8 @@ class Scheduler:
                     f"{prompt} needs {alone} KV blocks with one token to generate; {cache}"
                 )
             raise RequestTooLargeError(
-                f"{asked} needs {bm.blocks_needed(total)} KV blocks; {cache}"
+                f"{prompt} plus max_tokens ({max_new_tokens}) needs {bm.blocks_needed(total)} KV "
+                f"blocks; {cache}"
             )
 
     def add(self, seq: Sequence) -> None:

@@ -30,6 +30,7 @@ from roseinfer import __version__
 from roseinfer.compat import seed_params
 from roseinfer.engine.client import EngineClient
 from roseinfer.engine.llm_engine import InvalidRequestError
+from roseinfer.engine.scheduler import no_room_message
 from roseinfer.llm import encode_prompt
 from roseinfer.output.processor import ChoiceState
 from roseinfer.sampling_params import SamplingParams, StructuredOutputs
@@ -172,9 +173,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         if max_tokens is None:  # no limit asked for: whatever room the context leaves
             max_tokens = max_total_tokens - prompt_len
             if max_tokens < 1:
-                raise APIError(400, f"prompt ({prompt_len} tokens) leaves no room to generate in the context "
-                                    f"window of {max_total_tokens} tokens",
-                               param="messages" if chat else "prompt")  # fmt: skip
+                raise APIError(400, no_room_message(prompt_len, max_total_tokens),
+                               param="messages" if chat else "prompt",
+                               code="context_length_exceeded")  # fmt: skip
         repetition = body.repetition_penalty
         if body.repeat_penalty is not None:  # llama.cpp's name
             if repetition is not None and repetition != body.repeat_penalty:

@@ -72,7 +72,7 @@ def engine_error(error: InvalidRequestError, names: dict[str, str]) -> APIError:
     message = str(error)
     if error.param == "max_tokens" and param in _MAX_TOKENS_ALIASES:
         message = message.replace("max_tokens", param)
-    return APIError(400, message, param=param, code="invalid_request")
+    return APIError(400, message, param=param, code=error.code)
 
 
 def _param_of(error: ValueError) -> str | None:
