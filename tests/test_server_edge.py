@@ -397,3 +397,23 @@ def test_a_burst_into_an_idle_server_is_not_refused_as_waiting(tiny_model_dir):
     with serve_in_process(tiny_model_dir("llama"), server_config=config) as (app, url):
         for _ in range(3):
             assert asyncio.run(burst(url)) == [200] * 8
+
+
+def test_the_x_request_id_header_names_the_response_and_comes_back(http):
+    """vLLM's: a request's `X-Request-Id` names its response (`chatcmpl-<id>`) where the body
+    gives no `request_id`, and comes back as a header on every response, errors included (it
+    had been ignored)."""
+    headers = {"Content-Type": "application/json", "X-Request-Id": "gw-42"}
+    r = http.post(CC, json={"messages": CHAT, "max_tokens": 2}, headers=headers)
+    assert (r.json()["id"], r.headers["x-request-id"]) == ("chatcmpl-gw-42", "gw-42")
+    with http.stream("POST", C, json={"prompt": "x", "max_tokens": 2, "stream": True},
+                     headers=headers) as r:  # fmt: skip
+        assert r.headers["x-request-id"] == "gw-42"
+        ids = {json.loads(line[6:])["id"] for line in r.iter_lines()
+               if line.startswith("data: {")}  # fmt: skip
+    assert ids == {"cmpl-gw-42"}
+    r = http.post(C, json={"prompt": "x", "max_tokens": 2, "request_id": "own"}, headers=headers)
+    assert (r.json()["id"], r.headers["x-request-id"]) == ("cmpl-own", "gw-42")  # the body's
+    r = http.post(C, json={"prompt": "x", "max_tokens": 0}, headers=headers)
+    assert (r.status_code, r.headers["x-request-id"]) == (400, "gw-42")
+    assert "x-request-id" not in http.post(C, json={"prompt": "x", "max_tokens": 1}).headers

@@ -42,7 +42,7 @@ from roseinfer.server.config import ServerConfig
 from roseinfer.server.errors import APIError, from_validation_error, install_error_handlers
 from roseinfer.server.jsonbody import read_request_json
 from roseinfer.server.metrics import ServerMetrics
-from roseinfer.server.middleware import BodySizeLimitMiddleware
+from roseinfer.server.middleware import BodySizeLimitMiddleware, RequestIdMiddleware
 from roseinfer.server.openapi import install_openapi, request_bodies
 from roseinfer.server.params import (
     client_names,
@@ -108,6 +108,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                   redoc_url=None)  # fmt: skip
     app.state.client, app.state.metrics, app.state.server_config = client, metrics, cfg
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=cfg.max_request_bytes)
+    app.add_middleware(RequestIdMiddleware)  # outside the size limit: its 413 carries the id too
     if cfg.allowed_origins:  # off by default: a page from another origin cannot call the API
         app.add_middleware(
             CORSMiddleware,
@@ -294,7 +295,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         prefix = "chatcmpl" if chat else "cmpl"
         # The engine's ids stay ours (unique); a client's request_id names the response only.
         internal_id, created = P.new_id(prefix), P.now()
-        rid = internal_id if body.request_id is None else f"{prefix}-{body.request_id}"
+        # the response's id: the body's request_id, else the X-Request-Id header (vLLM's)
+        given_id = body.request_id or request.headers.get("x-request-id") or None
+        rid = internal_id if given_id is None else f"{prefix}-{given_id}"
         # Each prompt counted once, whatever n (OpenAI's and vLLM's usage): its n choices share it.
         prompt_tokens = sum(len(ids) for ids in prompts)
         group = GenerationGroup(client, internal_id, requests, tools)

@@ -236,8 +236,9 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("stream_options", _V1, "see `stream_options.*`; only with `stream: true` (a 400 "
        "otherwise, as OpenAI and vLLM)"),
     _h("stream_options.include_usage", _V1, "a last chunk with the usage"),
-    _h("request_id", _V1, "the response's `id` is `chatcmpl-`/`cmpl-` + this (not empty)",
-       _VL),
+    _h("request_id", _V1, "the response's `id` is `chatcmpl-`/`cmpl-` + this (not empty); "
+       "without it, + the `X-Request-Id` header where sent (vLLM's), which every response "
+       "sends back", _VL),
     _h("truncate_prompt_tokens", _V1, "keep only the prompt's last k tokens (-1: the context "
        "length)", _VL),
     _h("add_generation_prompt", _C, "end the prompt with the assistant's turn opening "

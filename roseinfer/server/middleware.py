@@ -1,4 +1,5 @@
-"""Refuse request bodies over a size limit before they are parsed (pure ASGI, streaming-safe).
+"""Pure ASGI middleware (streaming-safe): a request's `X-Request-Id` sent back; request bodies
+over a size limit refused before they are parsed.
 
 A declared `Content-Length` over the limit is answered 413 before the body is read at all; a
 body without one (chunked) is counted while it is read, and reading fails with a 413 as soon
@@ -50,3 +51,29 @@ class BodySizeLimitMiddleware:
             return message
 
         await self.app(scope, limited_receive, send)
+
+
+class RequestIdMiddleware:
+    """A request's `X-Request-Id` header sent back on its response, whatever the response (as
+    vLLM's `--enable-request-id-headers`: a gateway matches its logs by it); the OpenAI
+    endpoints also name the response by it (`chatcmpl-<id>`) where the body gives no
+    `request_id`. A request without the header passes untouched."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        given = None
+        if scope["type"] == "http":
+            given = next((v for k, v in scope.get("headers", ()) if k == b"x-request-id"), None)
+        if not given:
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [*message.get("headers", ()), (b"x-request-id", given)]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_id)
