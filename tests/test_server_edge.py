@@ -417,3 +417,38 @@ def test_the_x_request_id_header_names_the_response_and_comes_back(http):
     r = http.post(C, json={"prompt": "x", "max_tokens": 0}, headers=headers)
     assert (r.status_code, r.headers["x-request-id"]) == (400, "gw-42")
     assert "x-request-id" not in http.post(C, json={"prompt": "x", "max_tokens": 1}).headers
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_echo_with_max_tokens_0_is_the_prompt_alone_with_its_logprobs(http, stream):
+    """OpenAI's old scoring form, as vLLM answers it: `echo` with `max_tokens: 0` gives the
+    prompt and its logprobs, no completion (it had been a 400: max_tokens must be >= 1)."""
+    body = {"prompt": "score this text", "max_tokens": 0, "echo": True, "logprobs": 1, "n": 2,
+            "stream": stream, **({"stream_options": {"include_usage": True}} if stream else {})}  # fmt: skip
+    whole = http.post(C, json={**body, "max_tokens": 4, "stream": False,
+                               "stream_options": None}).json()  # fmt: skip
+    prompt_lp = whole["choices"][0]["logprobs"]
+    if stream:
+        with http.stream("POST", C, json=body) as r:
+            events = [json.loads(line[6:]) for line in r.iter_lines()
+                      if line.startswith("data: {")]  # fmt: skip
+        usage = events[-1]["usage"]
+        choices: dict[int, dict] = {}
+        for event in events[:-1]:
+            for c in event["choices"]:
+                got = choices.setdefault(c["index"], {"text": "", "tokens": [], "finish": None})
+                got["text"] += c["text"]
+                got["tokens"] += (c["logprobs"] or {}).get("tokens", [])
+                got["finish"] = c["finish_reason"] or got["finish"]
+        read = [(c["text"], c["tokens"], c["finish"]) for _, c in sorted(choices.items())]
+    else:
+        r = http.post(C, json=body).json()
+        usage = r["usage"]
+        read = [(c["text"], c["logprobs"]["tokens"], c["finish_reason"]) for c in r["choices"]]
+    n_prompt = usage["prompt_tokens"]
+    assert usage["completion_tokens"] == 0 and len(read) == 2
+    for text, tokens, finish in read:
+        assert (text, finish) == ("score this text", "length")
+        assert tokens == prompt_lp["tokens"][:n_prompt] and len(tokens) == n_prompt
+    r = http.post(C, json={"prompt": "x", "max_tokens": 0})  # without echo: still a 400
+    assert error_of(r)["param"] == "max_tokens"

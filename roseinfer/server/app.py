@@ -171,6 +171,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         max_param, max_tokens = max_tokens_field(body)
         if max_param is None:
             max_tokens = default_max
+        if opts.echo_only:
+            max_tokens = 1  # a request runs to one token: left out of the response
         if max_tokens is None:  # no limit asked for: whatever room the context leaves
             max_tokens = max_total_tokens - prompt_len
             if max_tokens < 1:
@@ -251,8 +253,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             top = (body.top_logprobs or 0) if body.logprobs else None
             return ResponseOptions(chat=True, logprobs=top, prompt_logprobs=prompt_logprobs)
         assert isinstance(body, P.CompletionRequest)
+        echo_only = body.echo and max_tokens_field(body)[1] == 0
         return ResponseOptions(chat=False, logprobs=body.logprobs, echo=body.echo,
-                               prompt_logprobs=prompt_logprobs)  # fmt: skip
+                               echo_only=echo_only, prompt_logprobs=prompt_logprobs)  # fmt: skip
 
     async def compile_grammar(param: str, spec: StructuredOutputs, tools: ToolUse | None) -> None:
         """Compile on a worker thread (a big grammar blocks nobody); a 400 naming the field

@@ -162,8 +162,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("model", _V1, "must name the served model (404 otherwise); may be left out"),
     _h("prompt", _CO, "a string, a list of strings, a token-id list or a list of those"),
     _h("messages", _C, "the conversation, rendered with the model's chat template"),
-    _h("max_tokens", _V1, "most tokens to generate (completions: 16 by default; chat: what the "
-       "context leaves)"),
+    _h("max_tokens", _V1, "most tokens to generate, >= 1 (completions: 16 by default, and 0 "
+       "with `echo`; chat: what the context leaves)"),
     _h("max_completion_tokens", _V1, "OpenAI's newer name for `max_tokens` (if both are given "
        "they must agree)"),
     _h("n_predict", _V1, "llama.cpp's name for `max_tokens` (-1: what the context leaves)", _LC),
@@ -206,7 +206,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "penalties, bias and temperature)"),
     _h("top_logprobs", _C, "0 to 20 likeliest tokens at each position (needs `logprobs: true`)"),
     _h("echo", _CO, "the prompt before the completion in `text`; with `logprobs`, the prompt's "
-       "tokens first in it too (the first with null logprobs)"),
+       "tokens first in it too (the first with null logprobs); with `max_tokens: 0`, the prompt "
+       "alone (OpenAI's scoring form, as vLLM: finish reason `length`, no completion tokens)"),
     _h("prompt_logprobs", _V1, "N in [0, 20]: each prompt token's logprob and the N likeliest "
        "(completions: per choice; chat: in the response); not with `stream` (as vLLM)", _VL),
     _h("bad_words", _V1, "up to 1,024 strings of up to 100 characters, never generated: each "

@@ -126,6 +126,9 @@ class ResponseOptions:
     chat: bool
     logprobs: int | None = None  # top N per output token (None: no logprobs)
     echo: bool = False  # completions: the prompt before the text (and its logprobs)
+    # completions: `echo` with max_tokens 0, the prompt alone (OpenAI's old scoring form, as
+    # vLLM): the one token generated to run the request is left out, finish reason "length"
+    echo_only: bool = False
     prompt_logprobs: int | None = None  # vLLM's prompt_logprobs in the response: top N
     # The request's constraint field (its name as given: `response_format`, `guided_regex`,
     # ...): a grammar that fails only while it runs is a 400 naming it.
@@ -141,7 +144,7 @@ def response_body(group: GenerationGroup, choices: list[tuple[int, ChoiceState]]
     (`dumps_in_pieces`: the JSON encoder holds the GIL for a whole call)."""
     prompts = _PromptParts(opts)
     out = [dumps_in_pieces(choice_json(group, index, c, opts, prompts)) for index, c in choices]
-    use = P.usage(prompt_tokens, group.num_output_tokens)
+    use = P.usage(prompt_tokens, 0 if opts.echo_only else group.num_output_tokens)
     build = P.chat_response if opts.chat else P.completion_response
     response = build(rid, created, model, [], use)
     if opts.chat and opts.prompt_logprobs is not None:
@@ -262,13 +265,15 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: R
             logprobs = chat_logprobs(choice.token_ids, choice.logprobs, opts.logprobs, tokenizer)
         calls = [P.tool_call(c.id, c.name, c.arguments) for c in choice.tool_calls]
         return P.chat_choice(index, choice.text, choice.finish_reason, logprobs, calls)
-    text = choice.text
+    text, ids, finish = choice.text, choice.token_ids, choice.finish_reason
+    positions: list[PositionLogprobs | None] = list(choice.logprobs or [])
+    if opts.echo_only:
+        text, ids, positions, finish = "", [], [], "length"
     prompt_text, prompt_lp = prompts.echo(state) if opts.echo else ("", None)
-    out = P.completion_choice(index, prompt_text + text, choice.finish_reason)
+    out = P.completion_choice(index, prompt_text + text, finish)
     if opts.logprobs is not None:
-        positions: list[PositionLogprobs | None] = list(choice.logprobs or [])
         start = end_offset(prompt_lp) if prompt_lp is not None else 0
-        lp = completion_logprobs(choice.token_ids, positions, opts.logprobs, tokenizer, start)
+        lp = completion_logprobs(ids, positions, opts.logprobs, tokenizer, start)
         if prompt_lp is not None:  # the prompt's tokens first
             heads = prompts.echo_logprobs_json(state)
             lp = {key: joined_list(heads[key], dumps_in_pieces(lp[key])) for key in lp}
@@ -363,6 +368,10 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                     envelope = P.chunk(rid, obj, created, model, [], include_usage)
                     yield sse_data(with_json_list(envelope, "choices", [choice_text]))
                 new = c.new_logprobs if opts.logprobs is not None else []
+                if opts.echo_only:  # the prompt alone: its one generated token left out
+                    if not c.finished:
+                        continue
+                    text, new = "", []
                 calls = [P.tool_call_delta(d.index, d.id, d.name, d.arguments)
                          for d in c.new_tool_calls]  # fmt: skip
                 if not (text or new or calls or c.finished):
@@ -377,12 +386,14 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                         delta["tool_calls"] = calls
                     yield chunk(P.chat_chunk_choice(index, delta, c.finish_reason, logprobs))
                 else:
-                    choice = P.completion_choice(index, text, c.finish_reason,
+                    finish = "length" if opts.echo_only else c.finish_reason
+                    choice = P.completion_choice(index, text, finish,
                                                  completion_lp(index, new_ids, new))  # fmt: skip
                     yield chunk(choice)
             if include_usage:
                 final = P.chunk(rid, obj, created, model, [], False)
-                final["usage"] = P.usage(prompt_tokens, group.num_output_tokens)
+                final["usage"] = P.usage(prompt_tokens,
+                                         0 if opts.echo_only else group.num_output_tokens)  # fmt: skip
                 yield sse_data(final)
         except RequestFailed as e:
             yield sse_data(failed_request_error(e, opts.constraint_param).body())
