@@ -105,7 +105,7 @@ def test_tokenize_shows_the_tools_as_the_chat_endpoint_does(http):
     chat = http.post("/v1/chat/completions", json={"messages": CHAT, "tools": [TOOL],
                                                    "tool_choice": "none", "max_tokens": 1})  # fmt: skip
     # Longer than the tiny model's context: the chat endpoint's refusal counts the same prompt.
-    assert f"prompt ({out['count']} tokens)" in error_of(chat)["message"]
+    assert f"the prompt has {out['count']} tokens" in error_of(chat)["message"]
 
 
 def test_tokenize_accepts_what_asks_for_nothing(http):
