@@ -452,3 +452,11 @@ def test_echo_with_max_tokens_0_is_the_prompt_alone_with_its_logprobs(http, stre
         assert tokens == prompt_lp["tokens"][:n_prompt] and len(tokens) == n_prompt
     r = http.post(C, json={"prompt": "x", "max_tokens": 0})  # without echo: still a 400
     assert error_of(r)["param"] == "max_tokens"
+
+
+def test_an_unknown_url_or_method_is_named_in_the_error(http):
+    """OpenAI's "Invalid URL (POST /v1/embeddings)": the error says which (it said "Not Found")."""
+    r = http.post("/v1/embeddings", json={"input": "x"})
+    assert r.status_code == 404 and "POST /v1/embeddings" in r.json()["error"]["message"]
+    r = http.delete("/health")
+    assert r.status_code == 405 and "DELETE /health" in r.json()["error"]["message"]

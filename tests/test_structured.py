@@ -372,7 +372,7 @@ def test_openai_client_response_format(tiny_server):
     ("form", "param"),
     [
         ({"response_format": {"type": "json_schema", "json_schema": {"name": "x",
-          "schema": {"type": "nonsense"}}}}, "response_format"),
+          "schema": {"type": "nonsense"}}}}, "response_format.json_schema.schema"),
         ({"response_format": {"type": "json_schema", "json_schema": {"name": "x"}}},
          "response_format.json_schema"),
         ({"structured_outputs": {"regex": "(x"}}, "structured_outputs"),

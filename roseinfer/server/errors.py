@@ -87,9 +87,12 @@ def install_error_handlers(app: FastAPI) -> None:
         return from_validation_error(exc.errors()).response()
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         headers = getattr(exc, "headers", None)
-        return APIError(exc.status_code, str(exc.detail), headers=headers).response()
+        message = str(exc.detail)
+        if exc.status_code in (404, 405):  # which URL, as OpenAI's "Invalid URL (POST /v1/x)"
+            message = f"{message}: {request.method} {request.url.path}"
+        return APIError(exc.status_code, message, headers=headers).response()
 
     @app.exception_handler(ClientDisconnect)
     async def _client_gone(request: Request, _: ClientDisconnect) -> Response:

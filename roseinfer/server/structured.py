@@ -50,10 +50,10 @@ def structured_outputs(
                 raise APIError(400, "response_format json_schema needs json_schema.schema",
                                param="response_format.json_schema")  # fmt: skip
             schema = fmt.json_schema.schema_
+            param = "response_format.json_schema.schema"  # what a failure to compile names
             if fmt.json_schema.strict and (error := strict_schema_error(schema, object_root=True)):
-                param = "response_format.json_schema.schema"
                 raise APIError(400, f"{param}: {error}", param=param)
-            add("response_format", json=schema)
+            add(param, json=schema)
         elif fmt.type != "text":
             raise APIError(400, f"response_format type {fmt.type!r} is not one of text, "
                            "json_object, json_schema", param="response_format.type")  # fmt: skip
