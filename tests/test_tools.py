@@ -219,7 +219,8 @@ def test_openai_client_tools_and_its_stream_helper(tools_server):
                                                       "parameters": {**ADD, "required": True}}}]},
          "tools.0.function.parameters"),
         ({"tools": [TOOLS[1], TOOLS[1]]}, "tools"),
-        ({"tools": TOOLS, "response_format": {"type": "json_object"}}, "response_format"),
+        ({"tools": TOOLS, "tool_choice": "required", "response_format": {"type": "json_object"}},
+         "response_format"),
         ({"tools": [{"type": "retrieval", "function": {"name": "f"}}]}, "tools.0.type"),
         # 500 levels: the walks before the grammar's compiler had overflowed Python's stack (a 500)
         ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {
@@ -232,6 +233,42 @@ def test_bad_tool_requests_are_400s_naming_the_field(http, extra, param):
     r = http.post("/v1/chat/completions", json={"messages": MESSAGES, **extra})
     assert r.status_code == 400, r.text
     assert r.json()["error"]["param"] == param, r.text
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+def test_tools_beside_a_response_format_call_or_answer_in_the_format(http, parallel):
+    """OpenAI's: with tools (tool_choice auto) and response_format an answer either calls a
+    tool or is JSON in the format (the Agents SDK sends both for an agent with an output type;
+    it had been a 400). Each answer here is one or the other, never free text."""
+    answer = {"type": "object", "properties": {"temp": {"type": "integer", "minimum": 0,
+              "maximum": 99}}, "required": ["temp"], "additionalProperties": False}  # fmt: skip
+    fmt = {"type": "json_schema", "json_schema": {"name": "reply", "schema": answer,
+                                                  "strict": True}}  # fmt: skip
+    kinds = set()
+    for seed in range(8):
+        body = {"messages": MESSAGES, "tools": TOOLS, "response_format": fmt, "seed": seed,
+                "temperature": 1.0, "max_tokens": 120, "parallel_tool_calls": parallel}  # fmt: skip
+        r = http.post("/v1/chat/completions", json=body)
+        assert r.status_code == 200, r.text
+        (out,) = r.json()["choices"]
+        if out["finish_reason"] == "length":
+            continue
+        message = out["message"]
+        if message.get("tool_calls"):
+            assert out["finish_reason"] == "tool_calls" and message["content"] is None, out
+            check_calls(message["tool_calls"], {"get_weather", "add"})
+            assert parallel or len(message["tool_calls"]) == 1
+            kinds.add("calls")
+        else:
+            assert out["finish_reason"] == "stop", out
+            jsonschema.validate(json.loads(message["content"]), answer)
+            kinds.add("answer")
+        content, calls, finish = streamed(http, body)  # the same seed, streamed
+        assert (content or None, finish) == (message["content"], out["finish_reason"])
+        assert [c["function"] for c in calls] == [
+            c["function"] for c in message.get("tool_calls") or []
+        ]
+    assert kinds, "every answer was cut by max_tokens"
 
 
 def test_parameters_without_a_type_still_give_object_arguments(http):

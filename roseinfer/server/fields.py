@@ -223,8 +223,9 @@ FIELDS: tuple[FieldSpec, ...] = (
        "OpenAI), so no key is left open; a schema that does not compile is a 400, and so is "
        "`json_schema` with another type. `name` and `description` are no-ops: neither is shown "
        "to the model, the schema alone constrains the output (a `name` outside OpenAI's "
-       "`^[A-Za-z0-9_-]{1,64}$` is a 400, as OpenAI); beside `tools` a 400 unless `tool_choice` "
-       "is `none` (both would constrain the answer)"),
+       "`^[A-Za-z0-9_-]{1,64}$` is a 400, as OpenAI); beside `tools` (`tool_choice` `auto`) an "
+       "answer either calls or is JSON in this format, as OpenAI's; beside `required` or a "
+       "named function (which must call) a 400"),
     _h("structured_outputs", _V1, "exactly one of `json` (a schema), `regex`, `choice` (strings), "
        "`grammar` (Lark or GBNF), `json_object`: the output is constrained to it", _VL),
     _h("guided_json", _V1, "vLLM's older name for `structured_outputs.json`", _VL),

@@ -6,6 +6,9 @@ compiles is the engine's check (`LLMEngine.validate`)."""
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 from roseinfer.chat import ChatError, read_tools
 from roseinfer.sampling_params import StructuredOutputs
 from roseinfer.server import protocol as P
@@ -27,8 +30,6 @@ def structured_outputs(
 ) -> tuple[str | None, StructuredOutputs | None]:
     """(the field that asked, its constraint), or (None, None)."""
     forms: list[tuple[str, StructuredOutputs]] = []
-    if tools is not None:
-        forms.append(("tools", StructuredOutputs(grammar=tools.grammar())))
 
     def add(param: str, **spec: object) -> None:
         try:
@@ -36,27 +37,15 @@ def structured_outputs(
         except ValueError as e:  # StructuredOutputs' own checks: a 400 naming the field
             raise APIError(400, str(e), param=param) from None
 
-    fmt = body.response_format
-    if fmt is not None:
-        if fmt.json_schema is not None and fmt.type != "json_schema":
-            # the schema would constrain nothing: refused rather than silently dropped
-            raise APIError(400, f"response_format.json_schema is only used with type "
-                                f"'json_schema', not {fmt.type!r}",
-                           param="response_format.json_schema")  # fmt: skip
-        if fmt.type == "json_object":
-            add("response_format", json_object=True)
-        elif fmt.type == "json_schema":
-            if fmt.json_schema is None or fmt.json_schema.schema_ is None:
-                raise APIError(400, "response_format json_schema needs json_schema.schema",
-                               param="response_format.json_schema")  # fmt: skip
-            schema = fmt.json_schema.schema_
-            param = "response_format.json_schema.schema"  # what a failure to compile names
-            if fmt.json_schema.strict and (error := strict_schema_error(schema, object_root=True)):
-                raise APIError(400, f"{param}: {error}", param=param)
-            add(param, json=schema)
-        elif fmt.type != "text":
-            raise APIError(400, f"response_format type {fmt.type!r} is not one of text, "
-                           "json_object, json_schema", param="response_format.type")  # fmt: skip
+    param, schema = response_format_schema(body.response_format)
+    if tools is not None and tools.choice == "auto" and schema is not None:
+        # OpenAI's tools beside response_format: calls, or an answer in the format
+        tools = dataclasses.replace(tools, answer_schema=schema)
+        schema = None
+    if tools is not None:
+        forms.append(("tools", StructuredOutputs(grammar=tools.grammar())))
+    if schema is not None:
+        add(param, json=schema)
     so = body.structured_outputs
     if so is not None:
         add("structured_outputs", json=so.json_, regex=so.regex, grammar=so.grammar,
@@ -78,3 +67,30 @@ def structured_outputs(
         raise APIError(400, f"{forms[1][0]} and {forms[0][0]} both constrain the output: give one",
                        param=forms[1][0])  # fmt: skip
     return forms[0] if forms else (None, None)
+
+
+def response_format_schema(fmt: P.ResponseFormat | None) -> tuple[str, dict[str, Any] | None]:
+    """(the field a schema that fails to compile names, the JSON schema `response_format`
+    holds the answer to); None for `text` or no format. A malformed one is a 400 naming its
+    field."""
+    if fmt is None:
+        return "response_format", None
+    if fmt.json_schema is not None and fmt.type != "json_schema":
+        # the schema would constrain nothing: refused rather than silently dropped
+        raise APIError(400, f"response_format.json_schema is only used with type "
+                            f"'json_schema', not {fmt.type!r}",
+                       param="response_format.json_schema")  # fmt: skip
+    if fmt.type == "text":
+        return "response_format", None
+    if fmt.type == "json_object":
+        return "response_format", {"type": "object"}
+    if fmt.type != "json_schema":
+        raise APIError(400, f"response_format type {fmt.type!r} is not one of text, "
+                       "json_object, json_schema", param="response_format.type")  # fmt: skip
+    if fmt.json_schema is None or fmt.json_schema.schema_ is None:
+        raise APIError(400, "response_format json_schema needs json_schema.schema",
+                       param="response_format.json_schema")  # fmt: skip
+    schema, param = fmt.json_schema.schema_, "response_format.json_schema.schema"
+    if fmt.json_schema.strict and (error := strict_schema_error(schema, object_root=True)):
+        raise APIError(400, f"{param}: {error}", param=param)
+    return param, schema

@@ -25,6 +25,8 @@ from typing import Any, Literal
 from roseinfer.structured.depth import schema_depth_error
 
 TOOL_CALL_OPEN, TOOL_CALL_CLOSE = "<tool_call>", "</tool_call>"
+# An answer's JSON as response_format alone writes it (roseinfer/structured/grammar.py).
+COMPACT = {"whitespace_flexible": False}
 # The separators of `json.dumps`, as the format's examples write calls; no other whitespace.
 JSON_STYLE = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
 # OpenAI's rule for function names.
@@ -98,10 +100,15 @@ class ToolUse:
     choice: ToolChoice = "auto"
     name: str | None = None  # the function of choice "named"
     parallel: bool = True  # more than one call per answer
+    # choice "auto": the JSON schema an answer without calls follows (OpenAI's response_format
+    # beside tools); None: free text
+    answer_schema: dict[str, Any] | None = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
         if not self.tools:
             raise ValueError("tools must not be empty")
+        if self.answer_schema is not None and self.choice != "auto":
+            raise ValueError('an answer schema goes with choice "auto" (other choices must call)')
         names = [t.name for t in self.tools]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
@@ -120,6 +127,14 @@ class ToolUse:
         tools = [t for t in self.tools if self.name in (None, t.name)]
         schema = call_schema(tools)
         call = f'"\\n" %json {json.dumps(schema)} "\\n{TOOL_CALL_CLOSE}"'
+        if self.choice == "auto" and self.answer_schema is not None:
+            # calls, or an answer in the schema: whichever the answer starts with
+            calls = 'call ("\\n" call)*' if self.parallel else "call"
+            return (
+                f"%llguidance {{}}\nstart: answer | {calls}\n"
+                f"answer: %json {json.dumps({**self.answer_schema, 'x-guidance': COMPACT})}\n"
+                f'call: "{TOOL_CALL_OPEN}" {call}\n'
+            )
         if self.choice == "auto":
             # A lazy trigger: free text until it contains "<tool_call>", which opens a call.
             start = "call* tail" if self.parallel else "tail | call"
