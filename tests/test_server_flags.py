@@ -177,6 +177,9 @@ def test_cors_answers_the_allowed_origin_only(server, tiny_server):
     r = httpx.get(server + "/v1/models", headers={"Origin": "https://app.example",
                                                   "Authorization": "Bearer k1"})  # fmt: skip
     assert r.headers["access-control-allow-origin"] == "https://app.example"
+    # a page may read when to retry a 503 and the response's id
+    exposed = r.headers["access-control-expose-headers"].lower()
+    assert "retry-after" in exposed and "x-request-id" in exposed
     other = {**preflight, "Origin": "https://evil.example"}
     r = httpx.options(server + "/v1/chat/completions", headers=other)
     assert "access-control-allow-origin" not in r.headers

@@ -115,6 +115,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             allow_origins=list(cfg.allowed_origins),
             allow_methods=["*"],
             allow_headers=["*"],
+            # what a page may read of a response beside its body: when to retry a 503, its id
+            expose_headers=["Retry-After", "X-Request-Id"],
         )
     install_error_handlers(app)
 
