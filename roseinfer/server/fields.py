@@ -201,9 +201,10 @@ FIELDS: tuple[FieldSpec, ...] = (
        "penalties, as vLLM)"),
     _h("logprobs", _CO, "N in [0, 20]: each token's logprob and the N likeliest, in the legacy "
        "shape (`tokens`, `token_logprobs`, `top_logprobs`, `text_offset`); of the model's "
-       "distribution before penalties, bias and temperature"),
+       "distribution before penalties, bias, temperature and any grammar's mask (so the "
+       "likeliest may be tokens a grammar forbids)"),
     _h("logprobs", _C, "true: each token's logprob in `choices[].logprobs.content` (before "
-       "penalties, bias and temperature)"),
+       "penalties, bias, temperature and any grammar's mask)"),
     _h("top_logprobs", _C, "0 to 20 likeliest tokens at each position (needs `logprobs: true`)"),
     _h("echo", _CO, "the prompt before the completion in `text`; with `logprobs`, the prompt's "
        "tokens first in it too (the first with null logprobs); with `max_tokens: 0`, the prompt "
