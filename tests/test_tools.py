@@ -678,3 +678,21 @@ def test_a_served_forced_call_cut_short_has_no_content(http):
             assert out["message"]["content"] in ("", None), out
             content, _, finish = streamed(http, body)
             assert (content, finish) == ("", "length")
+
+
+def test_only_schemas_refs_move_not_data_or_property_names():
+    """A tool's `$ref`s are moved under the call's `arguments`; a `const`/`enum` value holding
+    "$ref" is data, and properties named "const" or "$ref" are schemas all the same."""
+    from roseinfer.structured.tools import call_schema
+
+    params = {"type": "object", "properties": {
+        "a": {"const": {"$ref": "#"}, "enum": [{"$ref": "#/x"}]},
+        "const": {"$ref": "#/properties/a"},
+        "$ref": {"type": "string"}}, "items": [{"$ref": "#"}]}  # fmt: skip
+    moved = call_schema([Tool("f", parameters=params)])["properties"]["arguments"]
+    at = "#/properties/arguments"
+    assert moved["properties"]["a"] == params["properties"]["a"]
+    assert moved["properties"]["const"] == {"$ref": f"{at}/properties/a"}
+    assert moved["properties"]["$ref"] == {"type": "string"} and moved["items"] == [{"$ref": at}]
+    two = call_schema([Tool("f", parameters=params), Tool("g")])["anyOf"][0]
+    assert two["properties"]["arguments"]["items"] == [{"$ref": "#/anyOf/0/properties/arguments"}]

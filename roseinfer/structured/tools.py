@@ -165,23 +165,39 @@ def call_schema(tools: list[Tool]) -> dict[str, Any]:
     return {**schema, "x-guidance": JSON_STYLE}
 
 
+# A schema's keywords whose values are JSON data, not schemas (a "$ref" in them is data), and
+# those whose values map names to schemas (a property may be named "const" or "$ref").
+_DATA_KEYS = frozenset({"const", "enum", "examples", "default"})
+_NAMED_SCHEMAS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
+
+
 def _moved(schema: dict[str, Any], at: str) -> dict[str, Any]:
     """`schema` as a subschema at the JSON pointer `at`: its local `$ref`s prefixed with `at`.
     A root `$id` goes (refs resolve against the whole call schema now); a subschema with its
     own `$id` is a resource of its own, whose `#` refs mean that subschema: left as written."""
 
-    def rewritten(node: Any, root: bool = False) -> Any:
-        if isinstance(node, list):
-            return [rewritten(v) for v in node]
+    def moved(node: Any, root: bool = False) -> Any:
+        if isinstance(node, list):  # allOf, anyOf, prefixItems, ...
+            return [moved(v) for v in node]
         if not isinstance(node, dict) or (not root and isinstance(node.get("$id"), str)):
             return node
-        out = {k: rewritten(v) for k, v in node.items() if not (root and k == "$id")}
-        ref = node.get("$ref")
-        if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")):
-            out["$ref"] = at + ref[1:]
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if root and key == "$id":
+                continue
+            if key in _DATA_KEYS:
+                out[key] = value
+            elif key in _NAMED_SCHEMAS and isinstance(value, dict):
+                out[key] = {name: moved(sub) for name, sub in value.items()}
+            elif key == "$ref" and isinstance(value, str) and (value == "#" or value[:2] == "#/"):
+                out[key] = at + value[1:]
+            else:
+                out[key] = moved(value)
         return out
 
-    return rewritten(schema, root=True)
+    return moved(schema, root=True)
 
 
 def tool_prompt(tools: tuple[Tool, ...]) -> str:
