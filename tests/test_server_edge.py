@@ -460,3 +460,37 @@ def test_an_unknown_url_or_method_is_named_in_the_error(http):
     assert r.status_code == 404 and "POST /v1/embeddings" in r.json()["error"]["message"]
     r = http.delete("/health")
     assert r.status_code == 405 and "DELETE /health" in r.json()["error"]["message"]
+
+
+def test_requests_held_back_by_the_kv_cache_count_as_waiting(tiny_model_dir):
+    """With the KV cache full, requests wait while seats (`max_num_seqs`) are free: they count
+    toward --max-waiting-requests all the same (the free seats had cancelled them out, and
+    nothing was refused)."""
+    import asyncio
+    import time
+
+    from conftest import serve_in_process
+
+    from roseinfer.server.config import ServerConfig
+
+    body = {"prompt": "word " * 40, "max_tokens": 150, "ignore_eos": True}
+
+    async def crowd(url: str, client) -> int:
+        async with httpx.AsyncClient(base_url=url, timeout=120) as http:
+            running = [asyncio.ensure_future(http.post("/v1/completions", json=body))
+                       for _ in range(12)]  # fmt: skip
+            deadline = time.monotonic() + 60
+            held = client.engine.last_step  # a step's stats, after it scheduled
+            while held.num_waiting < 2 and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+                held = client.engine.last_step
+            assert held.num_waiting >= 2 and held.num_running < 64, held  # seats were free
+            late = await http.post("/v1/completions", json={**body, "max_tokens": 1})
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
+            return late.status_code
+
+    config = ServerConfig(max_waiting_requests=2)
+    with serve_in_process(tiny_model_dir("llama"), 16, config) as (app, url):
+        assert asyncio.run(crowd(url, app.state.client)) == 503

@@ -147,16 +147,14 @@ class EngineClient:
     # ---- any thread ----------------------------------------------------------------------
     @property
     def num_waiting(self) -> int:
-        """Requests not running yet: still queued here, or waiting in the engine."""
-        return self._num_pending + self.stats.num_waiting
-
-    @property
-    def num_waiting_for_seats(self) -> int:
-        """Of `num_waiting`, those beyond the seats free at the last step (`max_num_seqs` less
-        what runs): requests sent together to an idle server are not waiting for anyone, even
-        before the engine thread has taken them in."""
-        free = max(0, self.engine.config.max_num_seqs - self.stats.num_running)
-        return max(0, self.num_waiting - free)
+        """Requests waiting for a seat: those not running (queued here or in the engine) beyond
+        the seats free (`max_num_seqs` less what runs), none of which count as free if the last
+        step held requests back (for KV blocks, the token budget): a burst into an idle server
+        waits for nobody."""
+        stats, held_back = self.stats, self.engine.last_step.num_waiting > 0
+        queued = stats.num_waiting + self._num_pending
+        free = 0 if held_back else max(0, self.engine.config.max_num_seqs - stats.num_running)
+        return max(0, queued - free)
 
     def validate(self, prompt_ids: Seq[int], params: SamplingParams) -> None:
         """Raise InvalidRequestError if the engine can never serve this request."""

@@ -155,7 +155,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         if not client.is_alive():
             raise APIError(503, "the engine is not running", code="engine_dead")
         limit = cfg.max_waiting_requests
-        waiting = client.num_waiting_for_seats
+        waiting = client.num_waiting
         if limit is not None and waiting >= limit:
             raise APIError(503, f"server overloaded: {waiting} requests are waiting (limit {limit})",
                            code="server_overloaded", headers={"Retry-After": "1"})  # fmt: skip
