@@ -11,7 +11,7 @@ from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 from roseinfer.config import SEED_MAX, SEED_MIN, check_bools, is_int, is_number
-from roseinfer.structured.depth import schema_depth_error
+from roseinfer.structured.depth import schema_shape_error
 
 # Temperatures below this sample as greedy: dividing logits by 1e-40 overflows to inf/NaN, and
 # vLLM draws the same line (its _SAMPLING_EPS).
@@ -63,7 +63,7 @@ class StructuredOutputs:
                 raise ValueError(f"structured_outputs {name} must be a non-empty string")
         if self.json is not None and not isinstance(self.json, dict | str):
             raise ValueError("structured_outputs json must be a JSON schema (object or text)")
-        if isinstance(self.json, dict) and (error := schema_depth_error(self.json, "json")):
+        if isinstance(self.json, dict) and (error := schema_shape_error(self.json, "json")):
             raise ValueError(f"structured_outputs {error}")
 
     @functools.cached_property

@@ -83,11 +83,13 @@ UNREADABLE = [
     # a schema's NaN or 1e400 (inf) had reached the grammar as null: a 200 whose output broke it
     (CC, '{"messages": [{"role": "user", "content": "a"}], "response_format": {"type": '
      '"json_schema", "json_schema": {"name": "n", "schema": {"const": 1e400}}}}',
-     f"{SCHEMA_AT}.const", "NaN, Infinity"),
+     SCHEMA_AT, "beyond a double"),
     (CC, '{"messages": [{"role": "user", "content": "a"}], "response_format": {"type": '
      '"json_schema", "json_schema": {"name": "n", "schema": {"enum": [1, NaN]}}}}',
-     f"{SCHEMA_AT}.enum.1", "NaN, Infinity"),
-    (C, '{"prompt": "hi", "temperature": -Infinity}', "temperature", "NaN, Infinity"),
+     f"{SCHEMA_AT}.enum.1", "NaN and Infinity"),
+    (C, '{"prompt": "hi", "temperature": -Infinity}', "temperature", "NaN and Infinity"),
+    # a key both repeated and not valid Unicode: named escaped (it had been a 500)
+    (C, '{"prompt": "hi", "\\ud800": 1, "\\ud800": 2}', "\\ud800", "surrogate"),
 ]  # fmt: skip
 
 

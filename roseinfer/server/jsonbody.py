@@ -5,6 +5,7 @@ a 400 naming where it is, before anything reads it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
@@ -38,7 +39,13 @@ async def read_request_json(request: Request) -> Any:
                        if given is not None else "the request has a body but no Content-Type: "
                             "send it as application/json",
                        code="unsupported_media_type")  # fmt: skip
+    if len(body) > OFF_LOOP_BYTES:  # a big body's parse holds the event loop no longer
+        return await asyncio.to_thread(read_json, body)
     return read_json(body)
+
+
+# Bodies above this are read on a worker thread: a 4 MiB body took 0.1-0.5 s to parse.
+OFF_LOOP_BYTES = 64 * 1024
 
 
 def is_json_type(content_type: str | None) -> bool:
@@ -55,15 +62,21 @@ def is_json_type(content_type: str | None) -> bool:
 def read_json(raw: bytes) -> Any:
     """The parsed body (empty: `{}`), or a 400: not JSON, or a value no field can read as sent
     (`_first_unreadable`)."""
+    constants: list[str] = []  # NaN, Infinity, -Infinity: found, then located
+
+    def constant(name: str) -> float:
+        constants.append(name)
+        return float(name)
+
     try:
-        data = json.loads(raw or b"{}", object_pairs_hook=_object)
+        data = json.loads(raw or b"{}", object_pairs_hook=_object, parse_constant=constant)
     except ValueError as e:  # also bad UTF-8
         raise APIError(400, f"request body is not valid JSON: {e}", code="invalid_json") from None
     except RecursionError:
         raise APIError(400, "request body nests objects and arrays deeper than this server reads "
                             f"(about {sys.getrecursionlimit()} levels)",
                        code="invalid_json") from None  # fmt: skip
-    bad = _first_unreadable(data)
+    bad = _first_unreadable(data, bool(constants))
     if bad is not None:
         path, why = bad
         raise APIError(400, f"{path or 'the request body'}: {why}", param=path or None,
@@ -93,7 +106,7 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return repeated
 
 
-def _first_unreadable(data: Any) -> tuple[str, str] | None:
+def _first_unreadable(data: Any, non_finite: bool) -> tuple[str, str] | None:
     """(dotted path, why) of the first value no field could read as sent, or None. The path
     names fields as pydantic's errors do (`messages.0.content`, "" for the body itself):
     - a string or key holding a lone UTF-16 surrogate: JSON's `\\uXXXX` can spell one
@@ -101,9 +114,11 @@ def _first_unreadable(data: Any) -> tuple[str, str] | None:
       tokenizer, a chat template or the response that echoes it would fail mid-request (a bad
       key is named backslash-escaped: a param must be valid Unicode);
     - a key given twice in one object (the earlier value would be dropped unread);
-    - NaN, Infinity, or a number too large for a double (JSON has no such numbers; Python's
-      json reads them as floats, which a schema or a range check would take as written).
+    - NaN or Infinity (`non_finite`: the parse met one; JSON has no such numbers, and Python's
+      json reads them as floats, which a schema would take as written; a number too large for
+      a double is refused by the field or schema that reads it).
     Iterative: json.loads nests as deep as the recursion limit allows."""
+    kinds = (str, dict, list, float) if non_finite else (str, dict, list)
     stack: list[tuple[Any, str]] = [(data, "")]
     while stack:
         value, path = stack.pop()
@@ -112,20 +127,20 @@ def _first_unreadable(data: Any) -> tuple[str, str] | None:
                 return path, SURROGATE_MESSAGE
         elif isinstance(value, float):
             if not math.isfinite(value):
-                return path, "NaN, Infinity or a number beyond a double's range: not JSON's"
+                return path, "NaN and Infinity are not JSON numbers"
         elif isinstance(value, dict):
-            if isinstance(value, _Repeated):
-                key = value.repeated
-                return (f"{path}.{key}" if path else key), "the key is given more than once"
             for key, item in value.items():
                 if _SURROGATE.search(key):
                     escaped = key.encode("utf-8", "backslashreplace").decode("utf-8")
                     return (f"{path}.{escaped}" if path else escaped), SURROGATE_MESSAGE
-                if isinstance(item, str | dict | list | float):
+                if isinstance(item, kinds):
                     stack.append((item, f"{path}.{key}" if path else key))
+            if isinstance(value, _Repeated):  # its keys are valid Unicode: checked above
+                key = value.repeated
+                return (f"{path}.{key}" if path else key), "the key is given more than once"
         elif isinstance(value, list):
             for i, item in enumerate(value):
-                if isinstance(item, str | dict | list | float):
+                if isinstance(item, kinds):
                     stack.append((item, f"{path}.{i}" if path else str(i)))
     return None
 

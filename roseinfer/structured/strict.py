@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from roseinfer.structured.depth import schema_depth_error
+from roseinfer.structured.depth import schema_shape_error
 
 # Keywords whose values are a schema, a list of schemas, or names -> schemas.
 _ONE = ("items", "additionalItems", "not", "contains", "if", "then", "else", "propertyNames",
@@ -26,7 +26,7 @@ def strict_schema_error(
     OpenAI's API requires; a function's arguments are an object whatever their schema says)."""
     if object_root and not (isinstance(schema, dict) and schema.get("type") == "object"):
         return f'{where}: strict mode needs an object at the root ("type": "object")'
-    return schema_depth_error(schema, where) or _strict_error(schema, where)
+    return schema_shape_error(schema, where) or _strict_error(schema, where)
 
 
 def _strict_error(schema: Any, where: str) -> str | None:

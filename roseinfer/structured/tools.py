@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from roseinfer.structured.depth import schema_depth_error
+from roseinfer.structured.depth import schema_shape_error
 
 TOOL_CALL_OPEN, TOOL_CALL_CLOSE = "<tool_call>", "</tool_call>"
 # An answer's JSON as response_format alone writes it (roseinfer/structured/grammar.py).
@@ -69,7 +69,7 @@ class Tool:
                 f"function {self.name!r}: parameters must be a JSON schema of an object "
                 '("type": "object")',
             )
-        if error := schema_depth_error(self.parameters, f"function {self.name!r}: parameters"):
+        if error := schema_shape_error(self.parameters, f"function {self.name!r}: parameters"):
             raise ToolFieldError("parameters", error)
 
     @property
