@@ -221,13 +221,17 @@ def test_openai_client_tools_and_its_stream_helper(tools_server):
         ({"tools": [TOOLS[1], TOOLS[1]]}, "tools"),
         ({"tools": TOOLS, "tool_choice": "required", "response_format": {"type": "json_object"}},
          "response_format"),
+        # beside tools, a format's schema that does not compile is named, not the tools
+        ({"tools": TOOLS, "response_format": {"type": "json_schema", "json_schema": {"name": "r",
+          "schema": {"type": "object", "properties": {"a": {"type": "string", "pattern": "(("}}}}}},
+         "response_format.json_schema.schema"),
         ({"tools": [{"type": "retrieval", "function": {"name": "f"}}]}, "tools.0.type"),
         # 500 levels: the walks before the grammar's compiler had overflowed Python's stack (a 500)
         ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {
             "type": "object", "properties": {"x": NESTED_500}}}}]}, "tools.0.function.parameters"),
     ],
     ids=["no-tools", "unknown-name", "bad-choice", "bad-name", "bad-schema", "not-an-object", "strict-open", "strict-optional", "strict-malformed", "twice",
-         "two-constraints", "type", "too-deep"],
+         "two-constraints", "format-beside-tools", "type", "too-deep"],
 )  # fmt: skip
 def test_bad_tool_requests_are_400s_naming_the_field(http, extra, param):
     r = http.post("/v1/chat/completions", json={"messages": MESSAGES, **extra})
@@ -696,3 +700,28 @@ def test_only_schemas_refs_move_not_data_or_property_names():
     assert moved["properties"]["$ref"] == {"type": "string"} and moved["items"] == [{"$ref": at}]
     two = call_schema([Tool("f", parameters=params), Tool("g")])["anyOf"][0]
     assert two["properties"]["arguments"]["items"] == [{"$ref": "#/anyOf/0/properties/arguments"}]
+
+
+@pytest.mark.parametrize(
+    ("text", "finish", "content", "calls"),
+    [
+        ('{"temp": "<tool_call>x"}', "stop", '{"temp": "<tool_call>x"}', 0),  # a JSON answer
+        ('{"temp": 1', "length", '{"temp": 1', 0),  # cut: the answer as far as it got
+        ('<tool_call>\n{"name": "get_weather", "argu', "length", "", 0),  # a call cut early
+        ('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>',
+         "stop", "", 1),
+    ],
+)  # fmt: skip
+def test_tools_beside_a_format_read_a_json_answer_whole_and_a_cut_call_as_nothing(
+    tiny_model_dir, text, finish, content, calls
+):
+    """Beside response_format an answer is calls or JSON, its first character telling which:
+    a JSON answer is content whole (a "<tool_call>" in its strings included), and a call cut
+    before its arguments is not content (it had come back as `<tool_call>\\n{"name` there)."""
+    tokenizer = Tokenizer.from_pretrained(tiny_model_dir("llama"))
+    use = ToolUse((Tool("get_weather"),), answer_schema={"type": "object"})
+    choice = ChoiceState(0, [1], SamplingParams(max_tokens=200), tokenizer, frozenset(), use)
+    ids = tokenizer.encode(text, add_special_tokens=False)
+    pieces = [choice.feed((t,), finish if i == len(ids) - 1 else None) for i, t in enumerate(ids)]
+    assert "".join(pieces) == choice.text == content and len(choice.tool_calls) == calls
+    assert choice.finish_reason == ("tool_calls" if calls else finish)

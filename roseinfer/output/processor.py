@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from roseinfer.output.detokenizer import IncrementalDetokenizer
 from roseinfer.output.stop import StopStringChecker
-from roseinfer.output.tool_calls import ToolCallDelta, ToolCallParser
+from roseinfer.output.tool_calls import ParseMode, ToolCallDelta, ToolCallParser
 from roseinfer.outputs import (
     CompletionOutput,
     FinishReason,
@@ -105,9 +105,10 @@ class ChoiceState:
         # where the request named the function (its call is the answer, not a turn to take)
         self.calls_finish: FinishReason = "tool_calls"
         if tool_use is not None:
-            # under "required" or a named function the grammar writes nothing but calls: what
-            # a cut leaves of one is no content either
-            self.tools = ToolCallParser(tool_use.names, forced=tool_use.choice != "auto")
+            mode: ParseMode = "text" if tool_use.choice == "auto" else "calls"
+            if tool_use.answer_schema is not None:
+                mode = "calls_or_answer"
+            self.tools = ToolCallParser(tool_use.names, mode)
             self.calls_finish = "stop" if tool_use.choice == "named" else "tool_calls"
         self.new_tool_calls: list[ToolCallDelta] = []  # the last feed's
 

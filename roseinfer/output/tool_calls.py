@@ -16,10 +16,14 @@ import json
 import re
 import uuid
 from dataclasses import dataclass
+from typing import Literal
 
 from roseinfer.outputs import ToolCall
 from roseinfer.structured.tools import TOOL_CALL_CLOSE, TOOL_CALL_OPEN
 
+# What the grammar lets the model write ("answer": a calls_or_answer parser past its first
+# character, which was not a call's).
+ParseMode = Literal["text", "calls", "calls_or_answer", "answer"]
 # A call's opening up to its arguments object, in the order the grammar writes them.
 _HEADER = re.compile(r'\s*\{\s*"name"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"arguments"\s*:\s*(?=\{)')
 
@@ -99,11 +103,16 @@ class _OpenCall:
 class ToolCallParser:
     """One choice's tool calls among the functions `names`."""
 
-    def __init__(self, names: frozenset[str], forced: bool = False) -> None:
-        """`forced`: the grammar writes nothing but calls (tool_choice "required" or a named
-        function), so whatever is not a call (what a cut left of one) is no content either."""
+    def __init__(self, names: frozenset[str], mode: ParseMode = "text") -> None:
+        """`mode`, what the grammar lets the model write:
+        - "text" (tool_choice auto): free text in which `<tool_call>` opens a call;
+        - "calls" (required, a named function): nothing but calls, so whatever is not a call
+          (what a cut left of one) is no content either;
+        - "calls_or_answer" (auto beside response_format): calls, or a JSON answer whose
+          first character tells which ("<" opens a call; a JSON answer is content whole, a
+          `<tool_call>` inside one of its strings included)."""
         self.names = names
-        self.forced = forced
+        self.mode = mode
         self.calls: list[ToolCall] = []
         self._buffer = ""  # text not yet decided: a partial tag
         self._spaces = ""  # trailing whitespace of the content, held back
@@ -115,6 +124,10 @@ class ToolCallParser:
 
     def feed(self, text: str, final: bool) -> tuple[str, list[ToolCallDelta]]:
         """(content, tool-call deltas) of the choice's next text; `final` at its end."""
+        if self.mode == "calls_or_answer" and text:
+            self.mode = "calls" if text.startswith("<") else "answer"
+        if self.mode == "answer":
+            return text, []
         self._buffer += text
         content: list[str] = []
         deltas: list[ToolCallDelta] = []
@@ -151,7 +164,7 @@ class ToolCallParser:
         if final and not self.calls:
             content.append(self._spaces)
             self._spaces = ""
-        return "" if self.forced else "".join(content), _merged(deltas)
+        return "" if self.mode == "calls" else "".join(content), _merged(deltas)
 
     def _content(self, text: str) -> str:
         if self._after_call:

@@ -62,7 +62,7 @@ from roseinfer.server.serving import (
     text_stream,
     until_disconnected,
 )
-from roseinfer.server.structured import structured_outputs, tool_use
+from roseinfer.server.structured import Constraint, structured_outputs, tool_use
 from roseinfer.server.tokenization import add_tokenization_routes
 from roseinfer.server.web import add_pages
 from roseinfer.structured.grammar import GrammarError
@@ -259,21 +259,20 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         return ResponseOptions(chat=False, logprobs=body.logprobs, echo=body.echo,
                                echo_only=echo_only, prompt_logprobs=prompt_logprobs)  # fmt: skip
 
-    async def compile_grammar(param: str, spec: StructuredOutputs, tools: ToolUse | None) -> None:
+    async def compile_grammar(constraint: Constraint) -> None:
         """Compile on a worker thread (a big grammar blocks nobody); a 400 naming the field
-        (for tools, the function whose parameters do not compile)."""
+        (of a constraint of several parts, the part that does not compile: a function's
+        parameters, the response_format beside tools)."""
+        assert constraint.spec is not None and constraint.param is not None
         try:
-            await asyncio.to_thread(core.grammars.check, spec)
+            await asyncio.to_thread(core.grammars.check, constraint.spec)
         except GrammarError as e:
-            for i, tool in enumerate(tools.tools if tools else ()):
+            for param, part in constraint.parts:
                 try:
-                    await asyncio.to_thread(
-                        core.grammars.check, StructuredOutputs(json=tool.arguments_schema)
-                    )
-                except GrammarError as e_tool:
-                    param = f"tools.{i}.function.parameters"
-                    raise APIError(400, f"{param}: {e_tool}", param=param) from None
-            raise APIError(400, f"{param}: {e}", param=param) from None
+                    await asyncio.to_thread(core.grammars.check, part)
+                except GrammarError as e_part:
+                    raise APIError(400, f"{param}: {e_part}", param=param) from None
+            raise APIError(400, f"{constraint.param}: {e}", param=constraint.param) from None
 
     async def run_openai(
         request: Request,
@@ -285,12 +284,12 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         chat = opts.chat
         default_max = None if chat else 16
         prompts = [truncate(body, ids) for ids in prompts]
-        so_param, spec = structured_outputs(body, tools)
+        constraint = structured_outputs(body, tools)
+        spec = constraint.spec
         if spec is not None:
-            assert so_param is not None
-            await compile_grammar(so_param, spec, tools)
-            opts = dataclasses.replace(opts, constraint_param=so_param)
-        names = client_names(body, chat, so_param)
+            await compile_grammar(constraint)
+            opts = dataclasses.replace(opts, constraint_param=constraint.param)
+        names = client_names(body, chat, constraint.param)
         requests = [
             (ids, build_params(body, len(ids), default_max, opts, spec, names)) for ids in prompts
         ]
@@ -305,7 +304,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         rid = internal_id if given_id is None else f"{prefix}-{given_id}"
         # Each prompt counted once, whatever n (OpenAI's and vLLM's usage): its n choices share it.
         prompt_tokens = sum(len(ids) for ids in prompts)
-        group = GenerationGroup(client, internal_id, requests, tools)
+        group = GenerationGroup(client, internal_id, requests, constraint.tools)
         if body.stream:
             stream = sse_stream(
                 group, rid, created, model_name, opts, prompt_tokens, body.include_usage

@@ -7,6 +7,7 @@ compiles is the engine's check (`LLMEngine.validate`)."""
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 from roseinfer.chat import ChatError, read_tools
@@ -25,24 +26,42 @@ def tool_use(body: P.ChatCompletionRequest) -> tuple[tuple[Tool, ...], ToolUse |
         raise APIError(400, str(e), param=e.param) from None
 
 
-def structured_outputs(
-    body: P.SamplingRequest, tools: ToolUse | None = None
-) -> tuple[str | None, StructuredOutputs | None]:
-    """(the field that asked, its constraint), or (None, None)."""
+@dataclass(frozen=True)
+class Constraint:
+    """A request's constraint on its output, or none (`spec` None)."""
+
+    param: str | None = None  # the field that asked: what its failures name
+    spec: StructuredOutputs | None = None
+    # the tools as they constrain the answer (with response_format's schema where both came)
+    tools: ToolUse | None = None
+    # the parts a constraint of several is made of, each alone: a part that does not compile
+    # is named by its own field (a tool's parameters, the response_format beside tools)
+    parts: tuple[tuple[str, StructuredOutputs], ...] = ()
+
+
+def structured_outputs(body: P.SamplingRequest, tools: ToolUse | None = None) -> Constraint:
+    """The request's one constraint (a 400 naming the second where it gives two)."""
     forms: list[tuple[str, StructuredOutputs]] = []
 
-    def add(param: str, **spec: object) -> None:
+    def checked(param: str, **spec: object) -> StructuredOutputs:
         try:
-            forms.append((param, StructuredOutputs(**spec)))  # type: ignore[arg-type]
+            return StructuredOutputs(**spec)  # type: ignore[arg-type]
         except ValueError as e:  # StructuredOutputs' own checks: a 400 naming the field
             raise APIError(400, str(e), param=param) from None
 
+    def add(param: str, **spec: object) -> None:
+        forms.append((param, checked(param, **spec)))
+
     param, schema = response_format_schema(body.response_format)
-    if tools is not None and tools.choice == "auto" and schema is not None:
-        # OpenAI's tools beside response_format: calls, or an answer in the format
-        tools = dataclasses.replace(tools, answer_schema=schema)
-        schema = None
+    parts: list[tuple[str, StructuredOutputs]] = []
     if tools is not None:
+        parts = [(f"tools.{i}.function.parameters", StructuredOutputs(json=t.arguments_schema))
+                 for i, t in enumerate(tools.tools)]  # fmt: skip
+        if tools.choice == "auto" and schema is not None:
+            # OpenAI's tools beside response_format: calls, or an answer in the format
+            parts.append((param, checked(param, json=schema)))
+            tools = dataclasses.replace(tools, answer_schema=schema)
+            schema = None
         forms.append(("tools", StructuredOutputs(grammar=tools.grammar())))
     if schema is not None:
         add(param, json=schema)
@@ -66,7 +85,9 @@ def structured_outputs(
     if len(forms) > 1:
         raise APIError(400, f"{forms[1][0]} and {forms[0][0]} both constrain the output: give one",
                        param=forms[1][0])  # fmt: skip
-    return forms[0] if forms else (None, None)
+    if not forms:
+        return Constraint()
+    return Constraint(forms[0][0], forms[0][1], tools, tuple(parts))
 
 
 def response_format_schema(fmt: P.ResponseFormat | None) -> tuple[str, dict[str, Any] | None]:
