@@ -185,3 +185,8 @@ def test_unicode_escapes_with_leading_zeros_are_honoured(llm, grammar, valid):
     params = SamplingParams(max_tokens=12, structured_outputs=StructuredOutputs(grammar=grammar))
     out = llm.generate("x", params, use_tqdm=False)[0]
     assert out.finish_reason == "stop" and valid(out.text), out.text
+
+
+def test_an_escape_beyond_unicode_is_refused_naming_it():
+    with pytest.raises(Exception, match=r"\\U00110000 is beyond Unicode"):
+        gbnf_to_lark(r'root ::= "\U00110000"')

@@ -419,6 +419,11 @@ def test_the_x_request_id_header_names_the_response_and_comes_back(http):
     r = http.post(C, json={"prompt": "x", "max_tokens": 0}, headers=headers)
     assert (r.status_code, r.headers["x-request-id"]) == (400, "gw-42")
     assert "x-request-id" not in http.post(C, json={"prompt": "x", "max_tokens": 1}).headers
+    # UTF-8 (as clients send it), not read as Latin-1
+    r = http.post(C, json={"prompt": "x", "max_tokens": 1},
+                  headers={"Content-Type": "application/json",
+                           "X-Request-Id": "café".encode()})  # fmt: skip
+    assert r.json()["id"] == "cmpl-café"
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -454,6 +459,8 @@ def test_echo_with_max_tokens_0_is_the_prompt_alone_with_its_logprobs(http, stre
         assert tokens == prompt_lp["tokens"][:n_prompt] and len(tokens) == n_prompt
     r = http.post(C, json={"prompt": "x", "max_tokens": 0})  # without echo: still a 400
     assert error_of(r)["param"] == "max_tokens"
+    r = http.post(C, json={"prompt": "x", "max_tokens": 0, "echo": True, "min_tokens": 1})
+    assert error_of(r)["param"] == "min_tokens"  # not "max_tokens=1", which nobody sent
 
 
 def test_an_unknown_url_or_method_is_named_in_the_error(http):

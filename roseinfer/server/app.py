@@ -108,7 +108,6 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                   redoc_url=None)  # fmt: skip
     app.state.client, app.state.metrics, app.state.server_config = client, metrics, cfg
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=cfg.max_request_bytes)
-    app.add_middleware(RequestIdMiddleware)  # outside the size limit: its 413 carries the id too
     if cfg.allowed_origins:  # off by default: a page from another origin cannot call the API
         app.add_middleware(
             CORSMiddleware,
@@ -118,6 +117,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             # what a page may read of a response beside its body: when to retry a 503, its id
             expose_headers=["Retry-After", "X-Request-Id"],
         )
+    # outermost of ours: a 413 and a CORS preflight carry the id too (an unhandled error's 500,
+    # answered outside every middleware, does not)
+    app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
 
     async def check_api_key(request: Request) -> None:
@@ -174,6 +176,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         if max_param is None:
             max_tokens = default_max
         if opts.echo_only:
+            if body.min_tokens:
+                raise APIError(400, f"min_tokens ({body.min_tokens}) asks for tokens that "
+                                    f"{max_param}: 0 does not generate", param="min_tokens")  # fmt: skip
             max_tokens = 1  # a request runs to one token: left out of the response
         if max_tokens is None:  # no limit asked for: whatever room the context leaves
             max_tokens = max_total_tokens - prompt_len
@@ -299,8 +304,10 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         prefix = "chatcmpl" if chat else "cmpl"
         # The engine's ids stay ours (unique); a client's request_id names the response only.
         internal_id, created = P.new_id(prefix), P.now()
-        # the response's id: the body's request_id, else the X-Request-Id header (vLLM's)
-        given_id = body.request_id or request.headers.get("x-request-id") or None
+        # the response's id: the body's request_id, else the X-Request-Id header (vLLM's; as
+        # UTF-8: Starlette reads headers as Latin-1)
+        header = request.headers.get("x-request-id", "").encode("latin-1")
+        given_id = body.request_id or header.decode("utf-8", "replace") or None
         rid = internal_id if given_id is None else f"{prefix}-{given_id}"
         # Each prompt counted once, whatever n (OpenAI's and vLLM's usage): its n choices share it.
         prompt_tokens = sum(len(ids) for ids in prompts)

@@ -172,18 +172,20 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     # run 2-3x slower on a thread other than the first one that ran them (measured: the same decode
     # step took 25 ms on the main thread and 45 ms on a worker thread), and the model was loaded here.
     server = uvicorn.Server(uvicorn_config(app, host, port, level))
-    signal.signal(signal.SIGTERM, lambda *_: client.shutdown(timeout=0))
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where ignored
 
-        def interrupted(*_: object) -> None:
-            # Ctrl-C as SIGTERM: the engine loop ends its step and fails what runs ("server is
-            # shutting down": an error event, then [DONE]); a KeyboardInterrupt out of the loop
-            # had skipped that, and the streams hung until uvicorn cut them 5 s later. A second
-            # Ctrl-C interrupts at once.
+    def stop(signum: int, _: object) -> None:
+        # SIGTERM, and Ctrl-C alike: the engine loop ends its step and fails what runs ("server
+        # is shutting down": an error event, then [DONE]); a KeyboardInterrupt out of the loop
+        # had skipped that, and the streams hung until uvicorn cut them 5 s later. A second
+        # Ctrl-C interrupts at once. From a thread: the handler runs on the main thread, which
+        # may hold the wake event's lock it would take (a deadlock).
+        if signum == signal.SIGINT:
             signal.signal(signal.SIGINT, signal.default_int_handler)
-            client.shutdown(timeout=0)
+        threading.Thread(target=client.shutdown, kwargs={"timeout": 0}, daemon=True).start()
 
-        signal.signal(signal.SIGINT, interrupted)
+    handlers = {signal.SIGTERM: signal.signal(signal.SIGTERM, stop)}
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where ignored
+        handlers[signal.SIGINT] = signal.signal(signal.SIGINT, stop)
     http = threading.Thread(target=server.run, args=([sock],), name="roseinfer-http", daemon=True)
     http.start()
     watcher = threading.Thread(target=_watch, args=(http, server, client, serving), daemon=True)
@@ -202,6 +204,8 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
         server.should_exit = True
         http.join(10)
         client.shutdown(timeout=0)
+        for signum, handler in handlers.items():  # as found (serve_main may run in a process)
+            signal.signal(signum, handler)
     return 0 if server.started else 1
 
 

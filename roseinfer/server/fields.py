@@ -208,7 +208,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("top_logprobs", _C, "0 to 20 likeliest tokens at each position (needs `logprobs: true`)"),
     _h("echo", _CO, "the prompt before the completion in `text`; with `logprobs`, the prompt's "
        "tokens first in it too (the first with null logprobs); with `max_tokens: 0`, the prompt "
-       "alone (OpenAI's scoring form, as vLLM: finish reason `length`, no completion tokens)"),
+       "alone (OpenAI's scoring form, as vLLM: finish reason `length`, no completion tokens; the "
+       "request runs one token, so the prompt must leave room for it)"),
     _h("prompt_logprobs", _V1, "N in [0, 20]: each prompt token's logprob and the N likeliest "
        "(completions: per choice; chat: in the response); not with `stream` (as vLLM)", _VL),
     _h("bad_words", _V1, "up to 1,024 strings of up to 100 characters, never generated: each "
@@ -240,8 +241,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "otherwise, as OpenAI and vLLM)"),
     _h("stream_options.include_usage", _V1, "a last chunk with the usage"),
     _h("request_id", _V1, "the response's `id` is `chatcmpl-`/`cmpl-` + this (not empty); "
-       "without it, + the `X-Request-Id` header where sent (vLLM's), which every response "
-       "sends back", _VL),
+       "without it, + the `X-Request-Id` header where sent (vLLM's), which the response sends "
+       "back", _VL),
     _h("truncate_prompt_tokens", _V1, "keep only the prompt's last k tokens (-1: the context "
        "length)", _VL),
     _h("add_generation_prompt", _C, "end the prompt with the assistant's turn opening "

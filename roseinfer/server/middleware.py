@@ -54,10 +54,10 @@ class BodySizeLimitMiddleware:
 
 
 class RequestIdMiddleware:
-    """A request's `X-Request-Id` header sent back on its response, whatever the response (as
-    vLLM's `--enable-request-id-headers`: a gateway matches its logs by it); the OpenAI
-    endpoints also name the response by it (`chatcmpl-<id>`) where the body gives no
-    `request_id`. A request without the header passes untouched."""
+    """A request's `X-Request-Id` header sent back on its response (as vLLM's
+    `--enable-request-id-headers`: a gateway matches its logs by it); the OpenAI endpoints also
+    name the response by it (`chatcmpl-<id>`) where the body gives no `request_id`. A request
+    without the header passes untouched."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app

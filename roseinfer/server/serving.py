@@ -161,8 +161,9 @@ PIECE_ITEMS = 256  # list items a piece of `dumps_in_pieces`: logprobs of 256 po
 
 
 class JsonText(str):
-    """Text that is JSON already: `dumps_in_pieces` puts it in as it is (what a response
-    writes of its prompt, written once for its n choices)."""
+    """Text that is JSON already: `dumps_in_pieces` puts it in as it is, as the object itself
+    or a value of a dict with string keys (in a list it would be written as a string). What a
+    response writes of its prompt, written once for its n choices."""
 
 
 def dumps_in_pieces(obj: Any) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from llguidance.gbnf_to_lark import (
     ASTNode,
+    GbnfToLarkError,
     GrammarParser,
     Position,
     RuleNode,
@@ -86,7 +87,11 @@ class _Parser(GrammarParser):
 
     def _parse_char(self, pos: Position) -> tuple[str, Position]:
         char, end = super()._parse_char(pos)  # its checks and errors
-        if pos.current() == "\\" and pos.peek(2)[1:] in ("u", "U"):
-            code = int(char[2:] or "0", 16)
+        kind = pos.peek(2)[1:] if pos.current() == "\\" else ""
+        if kind in ("u", "U"):  # the digits as written (its own text drops the zeros)
+            digits = pos.peek(6 if kind == "u" else 10)[2:]
+            code = int(digits, 16)
+            if code > 0x10FFFF:
+                raise GbnfToLarkError(pos, f"\\U{digits} is beyond Unicode (U+10FFFF)")
             char = f"\\u{code:04x}" if code <= 0xFFFF else chr(code)
         return char, end

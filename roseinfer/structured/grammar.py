@@ -13,11 +13,12 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 
 from roseinfer.sampling_params import StructuredOutputs
+from roseinfer.structured.tools import COMPACT
 from roseinfer.tokenizer import Tokenizer
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def grammar_text(spec: StructuredOutputs) -> str:
 
     from roseinfer.structured.gbnf import gbnf_to_lark, is_lark_syntax
 
-    options: JsonCompileOptions = {"whitespace_flexible": False}
+    options = cast("JsonCompileOptions", COMPACT)
     if spec.grammar is not None:
         if (chars := _rule_chars(spec.grammar)) > MAX_GRAMMAR_CHARS:
             raise GrammarError(

@@ -25,7 +25,7 @@ from typing import Any, Literal
 from roseinfer.structured.depth import schema_shape_error
 
 TOOL_CALL_OPEN, TOOL_CALL_CLOSE = "<tool_call>", "</tool_call>"
-# An answer's JSON as response_format alone writes it (roseinfer/structured/grammar.py).
+# JSON as a schema's grammar writes it (grammar.py; an answer beside tools too): compact.
 COMPACT = {"whitespace_flexible": False}
 # The separators of `json.dumps`, as the format's examples write calls; no other whitespace.
 JSON_STYLE = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
