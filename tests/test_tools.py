@@ -700,6 +700,13 @@ def test_only_schemas_refs_move_not_data_or_property_names():
     assert moved["properties"]["$ref"] == {"type": "string"} and moved["items"] == [{"$ref": at}]
     two = call_schema([Tool("f", parameters=params), Tool("g")])["anyOf"][0]
     assert two["properties"]["arguments"]["items"] == [{"$ref": "#/anyOf/0/properties/arguments"}]
+    # a ref naming the root's $id (dropped) by its URI is a local one
+    uri = "https://example.com/unit.json"
+    named = {"$id": uri, "$defs": {"U": {"enum": ["c"]}}, "type": "object",
+             "properties": {"u": {"$ref": f"{uri}#/$defs/U"}, "v": {"$ref": uri}}}  # fmt: skip
+    moved = call_schema([Tool("f", parameters=named)])["properties"]["arguments"]
+    assert "$id" not in moved and moved["properties"] == {
+        "u": {"$ref": f"{at}/$defs/U"}, "v": {"$ref": at}}  # fmt: skip
 
 
 @pytest.mark.parametrize(

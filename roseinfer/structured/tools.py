@@ -169,14 +169,23 @@ def call_schema(tools: list[Tool]) -> dict[str, Any]:
 # those whose values map names to schemas (a property may be named "const" or "$ref").
 _DATA_KEYS = frozenset({"const", "enum", "examples", "default"})
 _NAMED_SCHEMAS = frozenset(
-    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
 )
 
 
 def _moved(schema: dict[str, Any], at: str) -> dict[str, Any]:
-    """`schema` as a subschema at the JSON pointer `at`: its local `$ref`s prefixed with `at`.
-    A root `$id` goes (refs resolve against the whole call schema now); a subschema with its
-    own `$id` is a resource of its own, whose `#` refs mean that subschema: left as written."""
+    """`schema` as a subschema at the JSON pointer `at`: its local `$ref`s prefixed with `at`
+    (those that name the root's `$id` are local too). A root `$id` goes (refs resolve against
+    the whole call schema now); a subschema with its own `$id` is a resource of its own, whose
+    `#` refs mean that subschema: left as written."""
+
+    root_id = schema.get("$id") if isinstance(schema.get("$id"), str) else None
+
+    def local(ref: str) -> str:
+        """`ref` relative to the schema's root: one naming the root `$id` is a local one."""
+        if root_id and ref.split("#", 1)[0] == root_id:
+            return ref[len(root_id) :] or "#"
+        return ref
 
     def moved(node: Any, root: bool = False) -> Any:
         if isinstance(node, list):  # allOf, anyOf, prefixItems, ...
@@ -191,8 +200,12 @@ def _moved(schema: dict[str, Any], at: str) -> dict[str, Any]:
                 out[key] = value
             elif key in _NAMED_SCHEMAS and isinstance(value, dict):
                 out[key] = {name: moved(sub) for name, sub in value.items()}
-            elif key == "$ref" and isinstance(value, str) and (value == "#" or value[:2] == "#/"):
-                out[key] = at + value[1:]
+            elif (
+                key == "$ref"
+                and isinstance(value, str)
+                and (ref := local(value))[:2] in ("#", "#/")
+            ):
+                out[key] = at + ref[1:]
             else:
                 out[key] = moved(value)
         return out
