@@ -451,6 +451,22 @@ def test_the_server_converts_a_gbnf_grammar_once_off_its_loops(tiny_server, monk
     assert len(calls) == 1 and calls[0] not in ("event loop", "roseinfer-engine"), calls
 
 
+def dumps_written(monkeypatch) -> list[int]:
+    """The length of each text the server's `dumps` writes from now on, in order."""
+    import roseinfer.server.serving as serving
+
+    sizes: list[int] = []
+    dumps = serving.dumps
+
+    def counted(obj):
+        text = dumps(obj)
+        sizes.append(len(text))
+        return text
+
+    monkeypatch.setattr(serving, "dumps", counted)
+    return sizes
+
+
 def test_a_big_response_is_written_in_pieces_the_same_as_at_once(monkeypatch):
     """`dumps_in_pieces` writes what `dumps` writes, in calls of a bounded size (each holds the
     GIL whole: one choice with a 400-word prompt's logprobs held a short request beside it for
@@ -466,15 +482,8 @@ def test_a_big_response_is_written_in_pieces_the_same_as_at_once(monkeypatch):
                            "text_offset": list(range(1000))},
               "prompt_logprobs": [None, *top[:600]], "nested": [[1, [2, {"a": []}]]] * 300,
               "small": [1, 2], "ints": {1: "one"}}  # fmt: skip
-    sizes: list[int] = []
     dumps = serving.dumps
-
-    def counted(obj):
-        text = dumps(obj)
-        sizes.append(len(text))
-        return text
-
-    monkeypatch.setattr(serving, "dumps", counted)
+    sizes = dumps_written(monkeypatch)
     assert serving.dumps_in_pieces(choice) == dumps(choice)
     assert max(sizes) < len(dumps(choice)) / 5 and len(sizes) > 10
     with pytest.raises(ValueError):  # NaN refused as dumps refuses it
@@ -549,17 +558,7 @@ def test_a_response_writes_its_prompt_parts_to_json_once_for_its_n_choices(
     of a 55 MB response). The response reads the same as written choice by choice."""
     import httpx
 
-    import roseinfer.server.serving as serving
-
-    written: list[int] = []
-    dumps = serving.dumps
-
-    def counted(obj):
-        text = dumps(obj)
-        written.append(len(text))
-        return text
-
-    monkeypatch.setattr(serving, "dumps", counted)
+    written = dumps_written(monkeypatch)
     prompt = " ".join(f"probe{i}" for i in range(14))
     body = {"prompt": prompt, "echo": True, "logprobs": 2, "prompt_logprobs": 2, "n": 4,
             "max_tokens": 2}  # fmt: skip

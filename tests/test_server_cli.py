@@ -245,23 +245,29 @@ def test_cuda_on_a_machine_without_it_is_refused_before_any_model_is_read():
         LLM(model="/nonexistent/model", device="cuda")
 
 
-def test_serving_on_is_logged_once_the_server_listens(tiny_model_dir):
+def serve_tiny(tiny_model_dir, **popen) -> tuple[subprocess.Popen, int | None]:
+    """The tiny model served in a process of its own on a free port: (the process, the port
+    its "serving on" line names, None if none came within 180 s)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "roseinfer.server", "--model", tiny_model_dir("llama"),
-         "--port", "0", "--dtype", "float32", "--num-kv-blocks", "16"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+         "--port", "0", "--dtype", "float32", "--num-kv-blocks", "64"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **popen,
     )  # fmt: skip
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(x) for x in proc.stderr], daemon=True).start()
-    try:
-        deadline, port = time.monotonic() + 180, None
-        while port is None and time.monotonic() < deadline and proc.poll() is None:
-            try:
-                line = lines.get(timeout=1)
-            except queue.Empty:
-                continue
-            found = re.search(r"serving on http://127\.0\.0\.1:(\d+)", line)
+    deadline, port = time.monotonic() + 180, None
+    while port is None and time.monotonic() < deadline and proc.poll() is None:
+        try:
+            found = re.search(r"serving on http://127\.0\.0\.1:(\d+)", lines.get(timeout=1))
             port = int(found.group(1)) if found else None
+        except queue.Empty:
+            continue
+    return proc, port
+
+
+def test_serving_on_is_logged_once_the_server_listens(tiny_model_dir):
+    proc, port = serve_tiny(tiny_model_dir)
+    try:
         assert port, "no 'serving on' line"
         # The line comes once uvicorn listens: the first try connects.
         assert httpx.get(f"http://127.0.0.1:{port}/health", timeout=10).status_code == 200
@@ -365,23 +371,11 @@ def test_ctrl_c_or_sigterm_ends_the_running_streams_with_an_error_event(tiny_mod
     """Ctrl-C (SIGINT) ends the requests in flight as SIGTERM does: each stream gets an error
     event and `[DONE]` at once. It had left them hanging until uvicorn cut them 5 s later, with
     no event (a KeyboardInterrupt out of the engine loop skipped failing them)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "roseinfer.server", "--model", tiny_model_dir("llama"),
-         "--port", "0", "--dtype", "float32", "--num-kv-blocks", "64"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        # as at a terminal: a background job (CI's `cmd &`) inherits SIGINT ignored
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )  # fmt: skip
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(x) for x in proc.stderr], daemon=True).start()
+    # as at a terminal: a background job (CI's `cmd &`) inherits SIGINT ignored
+    proc, port = serve_tiny(
+        tiny_model_dir, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)
+    )
     try:
-        deadline, port = time.monotonic() + 180, None
-        while port is None and time.monotonic() < deadline and proc.poll() is None:
-            try:
-                found = re.search(r"serving on http://127\.0\.0\.1:(\d+)", lines.get(timeout=1))
-                port = int(found.group(1)) if found else None
-            except queue.Empty:
-                continue
         assert port, "no 'serving on' line"
         body = {"prompt": "once", "max_tokens": 200, "ignore_eos": True, "stream": True}
         events: list[str] = []
