@@ -117,8 +117,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             # what a page may read of a response beside its body: when to retry a 503, its id
             expose_headers=["Retry-After", "X-Request-Id"],
         )
-    # outermost of ours: a 413 and a CORS preflight carry the id too (an unhandled error's 500,
-    # answered outside every middleware, does not)
+    # outermost of ours: a 413 and a CORS preflight carry the id too (not a 500: outside all)
     app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
 
@@ -304,9 +303,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         prefix = "chatcmpl" if chat else "cmpl"
         # The engine's ids stay ours (unique); a client's request_id names the response only.
         internal_id, created = P.new_id(prefix), P.now()
-        # the response's id: the body's request_id, else the X-Request-Id header (vLLM's; as
-        # UTF-8: Starlette reads headers as Latin-1)
-        header = request.headers.get("x-request-id", "").encode("latin-1")
+        # the response's id: the body's request_id, else X-Request-Id (vLLM's), read as UTF-8
+        header = request.headers.get("x-request-id", "").encode("latin-1")  # (Starlette's)
         given_id = body.request_id or header.decode("utf-8", "replace") or None
         rid = internal_id if given_id is None else f"{prefix}-{given_id}"
         # Each prompt counted once, whatever n (OpenAI's and vLLM's usage): its n choices share it.
