@@ -193,6 +193,12 @@ def test_openai_client_tools_and_its_stream_helper(tools_server):
         final = stream.get_final_completion()
     (call,) = final.choices[0].message.tool_calls or []
     assert isinstance(call.function.parsed_arguments, Add)
+    # an answer that must call has no content, streamed as not (the stream had opened with
+    # content "", which the helper kept: "" against the non-streamed None)
+    assert final.choices[0].message.content is None
+    text = client.chat.completions.create(model=model, messages=MESSAGES, max_tokens=4,
+                                          stream=True)  # fmt: skip
+    assert next(iter(text)).choices[0].delta.content == ""  # a text answer opens with ""
 
 
 @pytest.mark.parametrize(

@@ -50,6 +50,7 @@ class GenerationGroup:
         """`tool_use`: the request's tools, whose calls the output processor reads from the
         text."""
         self.client = client
+        self.tool_use = tool_use
         engine = client.engine
         self.states = [
             RequestState(
@@ -326,7 +327,8 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                      include_usage: bool) -> AsyncIterator[str]:  # fmt: skip
     """SSE chunks of a streamed (chat) completion, then `data: [DONE]`.
 
-    Chat streams open each choice with a `{"role": "assistant"}` delta; completions with
+    Chat streams open each choice with a `{"role": "assistant", "content": ""}` delta (null
+    content where the answer must call); completions with
     `echo` open each with the prompt's text (and its logprobs). A chunk goes out when a choice
     has new text, new logprobs, tool-call deltas or finishes (its last chunk carries the
     finish_reason); with `include_usage` a last chunk has no choices and the usage. An error
@@ -348,12 +350,15 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
         offsets[index] = end_offset(lp) if lp["tokens"] else offsets.get(index, 0)
         return lp
 
+    # an answer that must call opens with content null, as OpenAI's (a text answer with "")
+    use = group.tool_use
+    opening = None if use is not None and use.choice != "auto" else ""
     async with group:
         try:
             if chat:
                 for index, _ in group.choices:
                     yield chunk(
-                        P.chat_chunk_choice(index, {"role": "assistant", "content": ""}, None)
+                        P.chat_chunk_choice(index, {"role": "assistant", "content": opening}, None)
                     )
             prompts_sent: set[int] = set()
             async for index, c, text in group.events():
