@@ -60,6 +60,9 @@ def with_field(endpoint: str, name: str, value) -> tuple[dict, str]:
     if name.startswith("stream_options."):
         body["stream_options"] = {name.split(".", 1)[1]: value}
         return body, name
+    if name.startswith("structured_outputs."):  # beside a constraint: what it would change
+        body["structured_outputs"] = {"choice": ["yes", "no"], name.split(".", 1)[1]: value}
+        return body, name
     body[name] = value
     return body, name
 
@@ -129,7 +132,7 @@ def test_refused_field_is_a_400_naming_it(http, endpoint, spec):
 def test_no_ops_and_neutral_values_are_accepted_and_change_nothing(http, endpoint):
     plain = text_of(endpoint, post(http, endpoint, BASE[endpoint]))
     body = dict(BASE[endpoint])
-    stream_options, message = {}, {}
+    stream_options, message, structured = {}, {}, {}
     for spec in F.TABLE[endpoint].values():
         if spec.kind is F.Kind.HONOURED:
             continue
@@ -144,6 +147,8 @@ def test_no_ops_and_neutral_values_are_accepted_and_change_nothing(http, endpoin
             message[key] = value
         elif spec.name.startswith("stream_options."):
             stream_options[key] = value
+        elif spec.name.startswith("structured_outputs."):
+            structured[key] = value
         else:
             body[key] = value
     if endpoint == F.CHAT:
@@ -155,6 +160,11 @@ def test_no_ops_and_neutral_values_are_accepted_and_change_nothing(http, endpoin
     r = post(http, endpoint, {**body, "stream_options": stream_options})
     assert (r.status_code, r.json()["error"]["param"]) == (400, "stream_options"), r.text
     assert text_of(endpoint, post(http, endpoint, {**body, "stream_options": None})) == plain
+    # structured_outputs' own, beside a constraint: the constraint's output, unchanged
+    choice = {**body, "structured_outputs": {"choice": ["yes", "no"]}}
+    constrained = text_of(endpoint, post(http, endpoint, choice))
+    both = {**body, "structured_outputs": {"choice": ["yes", "no"], **structured}}
+    assert text_of(endpoint, post(http, endpoint, both)) == constrained
 
 
 def streamed_text(http: httpx.Client, endpoint: str, body: dict) -> list[str]:

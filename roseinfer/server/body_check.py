@@ -31,6 +31,10 @@ def check_body(data: Any, endpoint: str) -> dict:
         out["stream_options"] = _check_object(
             out["stream_options"], endpoint, "stream_options", "stream_options"
         )
+    if isinstance(out.get("structured_outputs"), dict):  # its constraint's keys: the model's
+        out["structured_outputs"] = _check_object(
+            out["structured_outputs"], endpoint, "structured_outputs", "structured_outputs", True
+        )
     if out.get("stream_options") is not None and out.get("stream") is not True:
         raise FieldError(
             "stream_options",

@@ -312,6 +312,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _noop("length_penalty", _V1, _num, _ONLY_WITH.format("use_beam_search"), _VL),
     _noop("guided_decoding_backend", _V1, _str, "one grammar engine here (llguidance); any name "
           "gives the same constraint", _VL),
+    _noop("structured_outputs.disable_fallback", _V1, _bool, "one grammar engine here: nothing "
+          "to fall back to", _VL),
     _noop("mirostat_tau", _V1, _num, _ONLY_WITH.format("mirostat"), _LC),
     _noop("mirostat_eta", _V1, _num, _ONLY_WITH.format("mirostat"), _LC),
     _noop("dynatemp_exponent", _V1, _num, _ONLY_WITH.format("dynatemp_range"), _LC),
@@ -357,6 +359,13 @@ FIELDS: tuple[FieldSpec, ...] = (
          'equal to `tool_choice`)', "function calling"),
     _ref("guided_whitespace_pattern", _V1, _never, "null", "the whitespace allowed in guided "
          "JSON", _VL),
+    _ref("structured_outputs.whitespace_pattern", _V1, _never, "null", "the whitespace allowed "
+         "in JSON", _VL),
+    _ref("structured_outputs.disable_any_whitespace", _V1, _equals(True), "true (JSON is written "
+         "compact here)", "JSON with free whitespace", _VL),
+    _ref("structured_outputs.disable_additional_properties", _V1, _equals(False), "false",
+         "objects closed where a schema leaves them open", _VL),
+    _ref("structured_outputs.structural_tag", _V1, _never, "null", "structural tags", _VL),
     _ref("chat_template", _C, _never, "null", "a request's own chat template", _VL),
     _ref("documents", _C, _equals([]), "[]", "documents for RAG templates", _VL),
     _ref("mm_processor_kwargs", _V1, _equals({}), "{}", "multimodal processing", _VL),
