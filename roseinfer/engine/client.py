@@ -140,6 +140,7 @@ class EngineClient:
         self._running_here = False
         self._last_cached_count = 0.0
         self.stats: EngineStats = engine.stats()
+        self._held_back = False  # whether the last step left requests waiting
         self._thread = threading.Thread(target=self._run, name="roseinfer-engine", daemon=True)
         if start_thread:
             self._thread.start()
@@ -151,9 +152,9 @@ class EngineClient:
         the seats free (`max_num_seqs` less what runs), none of which count as free if the last
         step held requests back (for KV blocks, the token budget): a burst into an idle server
         waits for nobody."""
-        stats, held_back = self.stats, self.engine.last_step.num_waiting > 0
+        stats = self.stats
         queued = stats.num_waiting + self._num_pending
-        free = 0 if held_back else max(0, self.engine.config.max_num_seqs - stats.num_running)
+        free = 0 if self._held_back else max(0, self.engine.config.max_num_seqs - stats.num_running)
         return max(0, queued - free)
 
     def validate(self, prompt_ids: Seq[int], params: SamplingParams) -> None:
@@ -259,7 +260,10 @@ class EngineClient:
                     self._apply_commands()
                 finally:
                     self._settle_pending()
-                outputs = self._step() if self.engine.has_unfinished() else []
+                stepped = self.engine.has_unfinished()
+                outputs = self._step() if stepped else []
+                # a pass without a step (idle, or only aborts) holds nobody back
+                self._held_back = stepped and self.engine.last_step.num_waiting > 0
                 self._publish(outputs)
                 self._update_stats()
             except Exception:  # a bug in the bookkeeping: fail what is running, keep serving
