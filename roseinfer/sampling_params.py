@@ -63,7 +63,13 @@ class StructuredOutputs:
                 raise ValueError(f"structured_outputs {name} must be a non-empty string")
         if self.json is not None and not isinstance(self.json, dict | str):
             raise ValueError("structured_outputs json must be a JSON schema (object or text)")
-        if isinstance(self.json, dict) and (error := schema_shape_error(self.json, "json")):
+        schema = self.json
+        if isinstance(schema, str):  # a schema as JSON text: its shape the same as an object's
+            try:
+                schema = json.loads(schema)
+            except (ValueError, RecursionError):
+                schema = None  # not JSON: compiling it says so, naming the field
+        if schema is not None and (error := schema_shape_error(schema, "json")):
             raise ValueError(f"structured_outputs {error}")
 
     @functools.cached_property

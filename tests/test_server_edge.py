@@ -88,6 +88,9 @@ UNREADABLE = [
      '"json_schema", "json_schema": {"name": "n", "schema": {"enum": [1, NaN]}}}}',
      f"{SCHEMA_AT}.enum.1", "NaN and Infinity"),
     (C, '{"prompt": "hi", "temperature": -Infinity}', "temperature", "NaN and Infinity"),
+    # a schema as JSON text: the same (it had reached the grammar as null too)
+    (C, '{"prompt": "hi", "guided_json": "{\\"const\\": 1e400}"}', "guided_json",
+     "beyond a double"),
     # a key both repeated and not valid Unicode: named escaped (it had been a 500)
     (C, '{"prompt": "hi", "\\ud800": 1, "\\ud800": 2}', "\\ud800", "surrogate"),
 ]  # fmt: skip
@@ -509,3 +512,17 @@ def test_requests_held_back_by_the_kv_cache_count_as_waiting(tiny_model_dir):
     config = ServerConfig(max_waiting_requests=2)
     with serve_in_process(tiny_model_dir("llama"), 16, config) as (app, url):
         assert asyncio.run(crowd(url, app.state.client)) == (503, [200] * 8)
+
+
+def test_structured_outputs_holding_only_options_asks_for_nothing(http):
+    """vLLM's options without a constraint key (beside response_format, or alone) ask for no
+    constraint of their own, as vLLM reads them (they had been a 400: 'exactly one of')."""
+    plain = post(http, C, {"prompt": "hi", "max_tokens": 3, "temperature": 0}).json()
+    options = {"disable_fallback": True, "disable_any_whitespace": False}
+    r = post(http, C, {"prompt": "hi", "max_tokens": 3, "temperature": 0,
+                       "structured_outputs": options})  # fmt: skip
+    assert r.status_code == 200 and r.json()["choices"] == plain["choices"], r.text
+    fmt = {"type": "json_object"}
+    r = post(http, CC, {"messages": CHAT, "max_tokens": 8, "response_format": fmt,
+                        "structured_outputs": options})  # fmt: skip
+    assert r.status_code == 200, r.text

@@ -685,7 +685,7 @@ def test_a_served_forced_call_cut_short_has_no_content(http):
             r = http.post("/v1/chat/completions", json=body)
             (out,) = r.json()["choices"]
             assert out["finish_reason"] == "length", out
-            assert out["message"]["content"] in ("", None), out
+            assert out["message"]["content"] is None, out  # as the stream's helper reads it
             content, _, finish = streamed(http, body)
             assert (content, finish) == ("", "length")
 
@@ -708,11 +708,17 @@ def test_only_schemas_refs_move_not_data_or_property_names():
     assert two["properties"]["arguments"]["items"] == [{"$ref": "#/anyOf/0/properties/arguments"}]
     # a ref naming the root's $id (dropped) by its URI is a local one
     uri = "https://example.com/unit.json"
-    named = {"$id": uri, "$defs": {"U": {"enum": ["c"]}}, "type": "object",
-             "properties": {"u": {"$ref": f"{uri}#/$defs/U"}, "v": {"$ref": uri}}}  # fmt: skip
-    moved = call_schema([Tool("f", parameters=named)])["properties"]["arguments"]
-    assert "$id" not in moved and moved["properties"] == {
-        "u": {"$ref": f"{at}/$defs/U"}, "v": {"$ref": at}}  # fmt: skip
+    for root_id in (uri, uri + "#"):
+        named = {"$id": root_id, "$defs": {"U": {"enum": ["c"], "$anchor": "aa"}},
+                 "type": "object", "properties": {
+                     "u": {"$ref": f"{uri}#/$defs/U"}, "v": {"$ref": uri},
+                     "w": {"$ref": "unit.json#/$defs/U"}, "x": {"$ref": f"{uri}#aa"},
+                     "y": {"$ref": "#aa"}, "z": {"$ref": "https://other.example/s.json"}}}  # fmt: skip
+        moved = call_schema([Tool("f", parameters=named)])["properties"]["arguments"]
+        assert "$id" not in moved and moved["properties"] == {
+            "u": {"$ref": f"{at}/$defs/U"}, "v": {"$ref": at}, "w": {"$ref": f"{at}/$defs/U"},
+            "x": {"$ref": "#aa"}, "y": {"$ref": "#aa"},
+            "z": {"$ref": "https://other.example/s.json"}}  # fmt: skip
 
 
 @pytest.mark.parametrize(

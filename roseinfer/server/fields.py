@@ -228,8 +228,9 @@ FIELDS: tuple[FieldSpec, ...] = (
        "`^[A-Za-z0-9_-]{1,64}$` is a 400, as OpenAI); beside `tools` (`tool_choice` `auto`) an "
        "answer either calls or is JSON in this format, as OpenAI's; beside `required` or a "
        "named function (which must call) a 400"),
-    _h("structured_outputs", _V1, "exactly one of `json` (a schema), `regex`, `choice` (strings), "
-       "`grammar` (Lark or GBNF), `json_object`: the output is constrained to it", _VL),
+    _h("structured_outputs", _V1, "one of `json` (a schema), `regex`, `choice` (strings), "
+       "`grammar` (Lark or GBNF), `json_object`: the output is constrained to it (two are a "
+       "400; none, only options: no constraint, as vLLM)", _VL),
     _h("guided_json", _V1, "vLLM's older name for `structured_outputs.json`", _VL),
     _h("guided_regex", _V1, "vLLM's older name for `structured_outputs.regex`", _VL),
     _h("guided_choice", _V1, "vLLM's older name for `structured_outputs.choice`", _VL),
@@ -314,6 +315,8 @@ FIELDS: tuple[FieldSpec, ...] = (
           "gives the same constraint", _VL),
     _noop("structured_outputs.disable_fallback", _V1, _bool, "one grammar engine here: nothing "
           "to fall back to", _VL),
+    _noop("structured_outputs.disable_any_whitespace", _V1, _bool, "JSON is written compact "
+          "here either way (false only lets whitespace in; none is written)", _VL),
     _noop("mirostat_tau", _V1, _num, _ONLY_WITH.format("mirostat"), _LC),
     _noop("mirostat_eta", _V1, _num, _ONLY_WITH.format("mirostat"), _LC),
     _noop("dynatemp_exponent", _V1, _num, _ONLY_WITH.format("dynatemp_range"), _LC),
@@ -361,8 +364,7 @@ FIELDS: tuple[FieldSpec, ...] = (
          "JSON", _VL),
     _ref("structured_outputs.whitespace_pattern", _V1, _never, "null", "the whitespace allowed "
          "in JSON", _VL),
-    _ref("structured_outputs.disable_any_whitespace", _V1, _equals(True), "true (JSON is written "
-         "compact here)", "JSON with free whitespace", _VL),
+
     _ref("structured_outputs.disable_additional_properties", _V1, _equals(False), "false",
          "objects closed where a schema leaves them open", _VL),
     _ref("structured_outputs.structural_tag", _V1, _never, "null", "structural tags", _VL),

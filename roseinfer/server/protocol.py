@@ -170,7 +170,7 @@ def chat_response(rid: str, created: int, model: str, choices: list[dict], use: 
 
 def chat_choice(
     index: int,
-    text: str,
+    text: str | None,
     finish_reason: str | None,
     logprobs: dict | None = None,
     tool_calls: list[dict] | None = None,

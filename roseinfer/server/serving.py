@@ -266,7 +266,9 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: R
         if opts.logprobs is not None and choice.logprobs is not None:
             logprobs = chat_logprobs(choice.token_ids, choice.logprobs, opts.logprobs, tokenizer)
         calls = [P.tool_call(c.id, c.name, c.arguments) for c in choice.tool_calls]
-        return P.chat_choice(index, choice.text, choice.finish_reason, logprobs, calls)
+        use = group.tool_use  # an answer that must call has no content, called or cut short
+        content = None if use is not None and use.choice != "auto" else choice.text
+        return P.chat_choice(index, content, choice.finish_reason, logprobs, calls)
     text, ids, finish = choice.text, choice.token_ids, choice.finish_reason
     positions: list[PositionLogprobs | None] = list(choice.logprobs or [])
     if opts.echo_only:

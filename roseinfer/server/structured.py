@@ -66,7 +66,11 @@ def structured_outputs(body: P.SamplingRequest, tools: ToolUse | None = None) ->
     if schema is not None:
         add(param, json=schema)
     so = body.structured_outputs
-    if so is not None:
+    if (
+        so is not None
+        and (so.json_, so.regex, so.grammar, so.choice, so.json_object) != (None,) * 5
+    ):
+        # (holding only vLLM's options, or nothing, it asks for no constraint: as vLLM)
         add("structured_outputs", json=so.json_, regex=so.regex, grammar=so.grammar,
             choice=None if so.choice is None else tuple(so.choice),
             json_object=bool(so.json_object))  # fmt: skip

@@ -21,6 +21,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import urljoin
 
 from roseinfer.structured.depth import schema_shape_error
 
@@ -179,12 +180,16 @@ def _moved(schema: dict[str, Any], at: str) -> dict[str, Any]:
     the whole call schema now); a subschema with its own `$id` is a resource of its own, whose
     `#` refs mean that subschema: left as written."""
 
-    root_id = schema.get("$id") if isinstance(schema.get("$id"), str) else None
+    root_id = schema.get("$id")
+    base = root_id.rstrip("#") if isinstance(root_id, str) and root_id.rstrip("#") else None
 
     def local(ref: str) -> str:
-        """`ref` relative to the schema's root: one naming the root `$id` is a local one."""
-        if root_id and ref.split("#", 1)[0] == root_id:
-            return ref[len(root_id) :] or "#"
+        """`ref` as a local one ("#..."), where it names the root's `$id` (whole or relative to
+        it); else as written."""
+        if base is not None:
+            uri, _, fragment = urljoin(base, ref).partition("#")
+            if uri == base:
+                return "#" + fragment
         return ref
 
     def moved(node: Any, root: bool = False) -> Any:
@@ -200,12 +205,9 @@ def _moved(schema: dict[str, Any], at: str) -> dict[str, Any]:
                 out[key] = value
             elif key in _NAMED_SCHEMAS and isinstance(value, dict):
                 out[key] = {name: moved(sub) for name, sub in value.items()}
-            elif (
-                key == "$ref"
-                and isinstance(value, str)
-                and (ref := local(value))[:2] in ("#", "#/")
-            ):
-                out[key] = at + ref[1:]
+            elif key == "$ref" and isinstance(value, str) and (ref := local(value))[:1] == "#":
+                # a pointer moves with the schema; an anchor ("#name") holds wherever it is
+                out[key] = at + ref[1:] if ref[:2] in ("#", "#/") else ref
             else:
                 out[key] = moved(value)
         return out
