@@ -171,8 +171,9 @@ def test_each_key_opens_the_api(server):
 def test_cors_answers_the_allowed_origin_only(server, tiny_server):
     preflight = {"Origin": "https://app.example", "Access-Control-Request-Method": "POST",
                  "Access-Control-Request-Headers": "authorization, content-type"}  # fmt: skip
-    r = httpx.options(server + "/v1/chat/completions", headers=preflight)
-    assert r.status_code == 200
+    r = httpx.options(server + "/v1/chat/completions",
+                      headers={**preflight, "X-Request-Id": "pre-1"})  # fmt: skip
+    assert r.status_code == 200 and r.headers["x-request-id"] == "pre-1"
     assert r.headers["access-control-allow-origin"] == "https://app.example"
     r = httpx.get(server + "/v1/models", headers={"Origin": "https://app.example",
                                                   "Authorization": "Bearer k1"})  # fmt: skip

@@ -175,7 +175,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         if max_param is None:
             max_tokens = default_max
         if opts.echo_only:
-            if body.min_tokens:
+            if body.min_tokens is not None and body.min_tokens > 0:
                 raise APIError(400, f"min_tokens ({body.min_tokens}) asks for tokens that "
                                     f"{max_param}: 0 does not generate", param="min_tokens")  # fmt: skip
             max_tokens = 1  # a request runs to one token: left out of the response

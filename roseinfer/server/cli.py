@@ -201,11 +201,13 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     finally:
         if stats is not None:
             stats.stop()
-        server.should_exit = True
-        http.join(10)
-        client.shutdown(timeout=0)
-        for signum, handler in handlers.items():  # as found (serve_main may run in a process)
-            signal.signal(signum, handler)
+        try:
+            server.should_exit = True
+            http.join(10)
+            client.shutdown(timeout=0)
+        finally:  # as found (serve_main may run in a process); a second Ctrl-C comes here too
+            for signum, handler in handlers.items():
+                signal.signal(signum, handler)
     return 0 if server.started else 1
 
 
