@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TypeVar, cast
@@ -36,6 +35,7 @@ from roseinfer.output.processor import ChoiceState
 from roseinfer.sampling_params import SamplingParams, StructuredOutputs
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
+from roseinfer.server.auth import api_key_error
 from roseinfer.server.body_check import FieldError, check_body
 from roseinfer.server.chat_prompt import request_prompt_ids
 from roseinfer.server.config import ServerConfig
@@ -119,18 +119,17 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         )
     # outermost of ours: a 413 and a CORS preflight carry the id too (not a 500: outside all)
     app.add_middleware(RequestIdMiddleware)
-    install_error_handlers(app)
+
+    def unknown_v1_path(request: Request) -> APIError | None:
+        """An unknown path under /v1 asks for the key first, as the API's routes do."""
+        in_api = request.url.path.startswith("/v1/")
+        return api_key_error(request, cfg.api_keys) if in_api else None
+
+    install_error_handlers(app, unknown_v1_path)
 
     async def check_api_key(request: Request) -> None:
-        if not cfg.api_keys:
-            return
-        scheme, _, token = request.headers.get("authorization", "").partition(" ")
-        given = token.strip().encode()
-        # every key compared, in constant time each: no early exit that times which one matched
-        matches = [secrets.compare_digest(given, key.encode()) for key in cfg.api_keys]
-        if scheme.lower() != "bearer" or not any(matches):
-            raise APIError(401, "invalid or missing API key: send 'Authorization: Bearer <key>'",
-                           code="invalid_api_key")  # fmt: skip
+        if (denied := api_key_error(request, cfg.api_keys)) is not None:
+            raise denied
 
     api = APIRouter(dependencies=[Depends(check_api_key)])
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -73,7 +73,12 @@ def from_validation_error(
     return APIError(400, message, param=param, code="invalid_value")
 
 
-def install_error_handlers(app: FastAPI) -> None:
+def install_error_handlers(
+    app: FastAPI, unknown_path_error: Callable[[Request], APIError | None] = lambda _: None
+) -> None:
+    """The error handlers, all answering in OpenAI's error body. `unknown_path_error`: what a
+    404 or 405 answers instead, where it gives an error (the API key check)."""
+
     @app.exception_handler(APIError)
     async def _api_error(_: Request, exc: APIError) -> JSONResponse:
         return exc.response()
@@ -88,6 +93,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code in (404, 405) and (denied := unknown_path_error(request)) is not None:
+            return denied.response()
         headers = getattr(exc, "headers", None)
         message = str(exc.detail)
         if exc.status_code in (404, 405):  # which URL, as OpenAI's "Invalid URL (POST /v1/x)"
