@@ -171,6 +171,7 @@ def template_messages(
     string content; without `native_tools`, calls and results written in the Hermes format."""
     out: list[dict[str, Any]] = []
     calls: list[str] = []  # ids of the calls of the last assistant message
+    functions: dict[str, str] = {}  # their functions' names, by id
     answerable: list[list[str]] = []  # per message, the calls it may answer
     for i, m in enumerate(messages):
         if m.role not in CHAT_ROLES:
@@ -200,6 +201,7 @@ def template_messages(
         answerable.append(calls)
         if m.role == "assistant":
             calls = [c.id for c in m.tool_calls or ()]
+            functions = {c.id: c.function.name for c in m.tool_calls or ()}
             if m.tool_calls:
                 history = [
                     (c.function.name, _arguments(c, i, j)) for j, c in enumerate(m.tool_calls)
@@ -222,6 +224,13 @@ def template_messages(
                     "invalid_value",
                 )
             message["tool_call_id"] = m.tool_call_id
+            if m.name and m.name != functions[m.tool_call_id]:  # (the cookbook's form names it)
+                raise ChatError(
+                    f"messages.{i}.name",
+                    f"messages[{i}].name {m.name!r} is not the function of call "
+                    f"{m.tool_call_id!r} ({functions[m.tool_call_id]!r})",
+                    "invalid_value",
+                )
         out.append(message)
     return out if native_tools else _hermes_results(out, answerable)
 
@@ -326,13 +335,17 @@ def _check_names_shown(
     """ChatError naming the first message whose name the template does not show (a template
     may show some roles' names and drop the others'). One render with each name replaced by a
     marker of digits (which case filters leave alone) finds the shown ones; only a name whose
-    marker is missing (dropped, or changed by the template) costs a render of its own."""
-    named = [i for i, m in enumerate(messages) if m.name]
+    marker is missing (dropped, or changed by the template) costs a render of its own. An
+    assistant's name (the model's own label: multi-agent frameworks stamp each reply) and a
+    tool result's (its call's function, which `tool_call_id` names already) tell the model
+    nothing it lacks: no-ops where not shown."""
+    named = [i for i, m in enumerate(messages) if m.name and m.role not in ("assistant", "tool")]
     if not named:
         return
+    shown_to_check = set(named)
     nonce = f"{secrets.randbelow(10**9):09d}"
     marked = [
-        m.model_copy(update={"name": f"{nonce}{i:07d}"}) if m.name else m
+        m.model_copy(update={"name": f"{nonce}{i:07d}"}) if i in shown_to_check else m
         for i, m in enumerate(messages)
     ]
     marked_text = render(marked)

@@ -225,8 +225,6 @@ def test_openai_client_tools_and_its_stream_helper(tools_server):
                                                       "parameters": {**ADD, "required": True}}}]},
          "tools.0.function.parameters"),
         ({"tools": [TOOLS[1], TOOLS[1]]}, "tools"),
-        ({"tools": TOOLS, "tool_choice": "required", "response_format": {"type": "json_object"}},
-         "response_format"),
         # beside tools, a format's schema that does not compile is named, not the tools
         ({"tools": TOOLS, "response_format": {"type": "json_schema", "json_schema": {"name": "r",
           "schema": {"type": "object", "properties": {"a": {"type": "string", "pattern": "(("}}}}}},
@@ -237,7 +235,7 @@ def test_openai_client_tools_and_its_stream_helper(tools_server):
             "type": "object", "properties": {"x": NESTED_500}}}}]}, "tools.0.function.parameters"),
     ],
     ids=["no-tools", "unknown-name", "bad-choice", "bad-name", "bad-schema", "not-an-object", "strict-open", "strict-optional", "strict-malformed", "twice",
-         "two-constraints", "format-beside-tools", "type", "too-deep"],
+         "format-beside-tools", "type", "too-deep"],
 )  # fmt: skip
 def test_bad_tool_requests_are_400s_naming_the_field(http, extra, param):
     r = http.post("/v1/chat/completions", json={"messages": MESSAGES, **extra})
@@ -744,3 +742,60 @@ def test_tools_beside_a_format_read_a_json_answer_whole_and_a_cut_call_as_nothin
     pieces = [choice.feed((t,), finish if i == len(ids) - 1 else None) for i, t in enumerate(ids)]
     assert "".join(pieces) == choice.text == content and len(choice.tool_calls) == calls
     assert choice.finish_reason == ("tool_calls" if calls else finish)
+
+
+@pytest.mark.parametrize(
+    "tool_choice", ["required", {"type": "function", "function": {"name": "add"}}]
+)
+def test_a_forced_call_beside_a_response_format_calls_and_checks_the_format(http, tool_choice):
+    """The Agents SDK's first turn of an agent with tools and an output type sends
+    `tool_choice: "required"` with `response_format`: the answer must call, so the format has
+    no text to shape: checked, then a no-op (as vLLM; it had been a 400). A format that does
+    not compile is still a 400 naming it."""
+    fmt = {"type": "json_schema", "json_schema": {"name": "final_output", "strict": True,
+           "schema": {"type": "object", "properties": {"t": {"type": "integer"}},
+                      "required": ["t"], "additionalProperties": False}}}  # fmt: skip
+    body = {"messages": MESSAGES, "tools": TOOLS, "tool_choice": tool_choice, "max_tokens": 120,
+            "response_format": fmt, "parallel_tool_calls": False, "temperature": 0}  # fmt: skip
+    r = http.post("/v1/chat/completions", json=body)
+    assert r.status_code == 200, r.text
+    (out,) = r.json()["choices"]
+    assert out["message"]["content"] is None
+    if out["finish_reason"] != "length":
+        check_calls(out["message"]["tool_calls"])
+    bad = {**fmt, "json_schema": {"name": "f", "schema": {"type": "object", "properties": {
+        "a": {"type": "string", "pattern": "(("}}}}}  # fmt: skip
+    r = http.post("/v1/chat/completions", json={**body, "response_format": bad})
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["param"] == "response_format.json_schema.schema"
+
+
+def test_names_on_assistant_and_tool_messages_are_accepted(http):
+    """LangGraph stamps an agent's name on its replies, the OpenAI cookbook a tool result's
+    function: an assistant's name is its own label and a tool result's names its call's
+    function, so neither is refused where the template does not show it (they had been 400s);
+    a tool result naming another function is; a user's name still is (the model would not
+    know who speaks)."""
+    history = [*HISTORY[:2], {**HISTORY[2], "name": "get_weather"}, HISTORY[3],
+               {"role": "assistant", "content": "Rome 25, Paris 18.", "name": "weather_agent"},
+               {"role": "user", "content": "Thanks"}]  # fmt: skip
+    r = http.post("/v1/chat/completions", json={"messages": history, "max_tokens": 2})
+    assert r.status_code == 200, r.text
+    wrong = [*history[:2], {**HISTORY[2], "name": "add"}, *history[3:]]
+    r = http.post("/v1/chat/completions", json={"messages": wrong, "max_tokens": 2})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "messages.2.name"), r.text
+    named_user = [*history[:-1], {"role": "user", "content": "Thanks", "name": "ann"}]
+    r = http.post("/v1/chat/completions", json={"messages": named_user, "max_tokens": 2})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "messages.5.name"), r.text
+
+
+def test_the_sdks_parse_and_stream_helpers_messages_come_back(http):
+    """`messages.append(completion.choices[0].message)` after the openai SDK's `parse()` or
+    `stream()`: its message carries `parsed` and `function.parsed_arguments` (400s before)."""
+    call = {**HISTORY[1]["tool_calls"][0], "index": 0}
+    call["function"] = {**call["function"], "parsed_arguments": {"city": "Paris", "unit": "c"}}
+    back = {"role": "assistant", "content": None, "refusal": None, "annotations": None,
+            "audio": None, "function_call": None, "tool_calls": [call], "parsed": None}  # fmt: skip
+    messages = [HISTORY[0], back, {"role": "tool", "tool_call_id": call["id"], "content": "18"}]
+    r = http.post("/v1/chat/completions", json={"messages": messages, "max_tokens": 2})
+    assert r.status_code == 200, r.text

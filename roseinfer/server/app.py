@@ -62,10 +62,9 @@ from roseinfer.server.serving import (
     text_stream,
     until_disconnected,
 )
-from roseinfer.server.structured import Constraint, structured_outputs, tool_use
+from roseinfer.server.structured import compile_constraint, structured_outputs, tool_use
 from roseinfer.server.tokenization import add_tokenization_routes
 from roseinfer.server.web import add_pages
-from roseinfer.structured.grammar import GrammarError
 from roseinfer.structured.tools import ToolUse
 from roseinfer.tokenizer import Tokenizer
 
@@ -262,21 +261,6 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         return ResponseOptions(chat=False, logprobs=body.logprobs, echo=body.echo,
                                echo_only=echo_only, prompt_logprobs=prompt_logprobs)  # fmt: skip
 
-    async def compile_grammar(constraint: Constraint) -> None:
-        """Compile on a worker thread (a big grammar blocks nobody); a 400 naming the field
-        (of a constraint of several parts, the part that does not compile: a function's
-        parameters, the response_format beside tools)."""
-        assert constraint.spec is not None and constraint.param is not None
-        try:
-            await asyncio.to_thread(core.grammars.check, constraint.spec)
-        except GrammarError as e:
-            for param, part in constraint.parts:
-                try:
-                    await asyncio.to_thread(core.grammars.check, part)
-                except GrammarError as e_part:
-                    raise APIError(400, f"{param}: {e_part}", param=param) from None
-            raise APIError(400, f"{constraint.param}: {e}", param=constraint.param) from None
-
     async def run_openai(
         request: Request,
         body: P.SamplingRequest,
@@ -290,7 +274,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         constraint = structured_outputs(body, tools)
         spec = constraint.spec
         if spec is not None:
-            await compile_grammar(constraint)
+            await compile_constraint(constraint, core.grammars.check)
             opts = dataclasses.replace(opts, constraint_param=constraint.param)
         names = client_names(body, chat, constraint.param)
         requests = [

@@ -84,16 +84,24 @@ def _check_object(
     return out
 
 
+def _check_call(call: Any, where: str) -> Any:
+    """A history call's keys, and its function's, through the table (the rest: the model's)."""
+    if not isinstance(call, dict):
+        return call  # pydantic names it
+    out = _check_object(call, CHAT, "messages[].tool_calls[]", where, others_to_model=True)
+    if isinstance(function := out.get("function"), dict):
+        out["function"] = _check_object(function, CHAT, "messages[].tool_calls[].function",
+                                        f"{where}.function", others_to_model=True)  # fmt: skip
+    return out
+
+
 def _check_message(message: Any, i: int) -> Any:
     if not isinstance(message, dict):
         return message  # pydantic names it
     out = _check_object(message, CHAT, "messages[]", f"messages.{i}")
     if isinstance(calls := out.get("tool_calls"), list):
-        out["tool_calls"] = [
-            _check_object(call, CHAT, "messages[].tool_calls[]", f"messages.{i}.tool_calls.{j}",
-                          others_to_model=True) if isinstance(call, dict) else call
-            for j, call in enumerate(calls)
-        ]  # fmt: skip
+        out["tool_calls"] = [_check_call(call, f"messages.{i}.tool_calls.{j}")
+                             for j, call in enumerate(calls)]  # fmt: skip
     content = out.get("content")
     if content == []:  # OpenAI's API wants at least one part
         raise FieldError(

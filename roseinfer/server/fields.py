@@ -20,11 +20,26 @@ step).
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+
+from roseinfer.server.field_checks import (
+    Check,
+    anything,
+    at_most_zero,
+    best_of,
+    equals,
+    function_call_neutral,
+    is_bool,
+    is_int,
+    is_num,
+    is_str,
+    metadata,
+    never,
+    repeat_last_n,
+    str_list,
+    tool_choice_none,
+)
 
 CHAT, COMPLETIONS, GENERATE = "chat", "completions", "generate"
 ENDPOINTS = {CHAT: "/v1/chat/completions", COMPLETIONS: "/v1/completions", GENERATE: "/generate"}
@@ -37,9 +52,6 @@ class Kind(StrEnum):
     REFUSED = "refused"
 
 
-Check = Callable[[Any, dict], bool]  # (value, the whole body or message) -> accepted
-
-
 @dataclass(frozen=True)
 class FieldSpec:
     name: str  # dotted for nested fields: "messages[].name", "stream_options.include_usage"
@@ -50,93 +62,6 @@ class FieldSpec:
     # no-op: the values of the right type; refused: the neutral values (accepted as no-ops).
     accepts: Check | None = None
     accepts_doc: str = ""
-
-
-# ---- value checks ------------------------------------------------------------------------------
-
-
-def _number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _of(*types: type) -> Check:
-    def check(v: Any, _: dict) -> bool:
-        if isinstance(v, bool) and bool not in types:
-            return False
-        return isinstance(v, types)
-
-    return check
-
-
-_str, _bool, _int = _of(str), _of(bool), _of(int)
-
-
-def _num(v: Any, _: dict) -> bool:
-    return _number(v)
-
-
-def _str_list(v: Any, _: dict) -> bool:
-    return isinstance(v, list) and all(isinstance(s, str) for s in v)
-
-
-def _equals(*values: Any) -> Check:
-    """Equal to one of `values`, of the same kind (`0` is not `false`)."""
-
-    def check(v: Any, _: dict) -> bool:
-        return any(type(v) is type(x) or (_number(v) and _number(x)) for x in values) and (
-            v in values
-        )
-
-    return check
-
-
-def _metadata(v: Any, _: dict) -> bool:
-    """OpenAI's rule: up to 16 string keys of up to 64 characters, string values up to 512."""
-    return (
-        isinstance(v, dict)
-        and len(v) <= 16
-        and all(isinstance(k, str) and len(k) <= 64 for k in v)
-        and all(isinstance(x, str) and len(x) <= 512 for x in v.values())
-    )
-
-
-def _never(_: Any, __: dict) -> bool:
-    return False  # only null (the field left out) asks for nothing
-
-
-def _at_most_zero(v: Any, _: dict) -> bool:
-    return _number(v) and v <= 0
-
-
-def _best_of(v: Any, body: dict) -> bool:
-    n = body.get("n") if body.get("n") is not None else 1
-    return _int(v, body) and v == n
-
-
-_PENALTIES = ("presence_penalty", "frequency_penalty", "repetition_penalty", "repeat_penalty")
-
-
-def _repeat_last_n(v: Any, body: dict) -> bool:
-    """llama.cpp's window of the penalties: here they read the whole context (-1)."""
-    neutral = {"repetition_penalty": 1, "repeat_penalty": 1}
-    off = all(body.get(k) in (None, neutral.get(k, 0)) for k in _PENALTIES)
-    return _int(v, body) and (v == -1 or off)
-
-
-def _tool_choice_none(v: Any, _: dict) -> bool:
-    return v in ("none", "auto")  # "auto" with no tools is "none"
-
-
-def _function_call_neutral(v: Any, body: dict) -> bool:
-    """The legacy choice, where it asks for what `tool_choice` does anyway: without `tools`
-    either asks for nothing; beside them "none" must come with `tool_choice: "none"` (it asks
-    for no calls) and "auto" with the default."""
-    if not body.get("tools"):
-        return _tool_choice_none(v, body)
-    return v == (body.get("tool_choice") or "auto")
-
-
-# ---- the table ---------------------------------------------------------------------------------
 
 
 def _h(name: str, endpoints: tuple[str, ...], doc: str, origin: str = "OpenAI") -> FieldSpec:
@@ -227,7 +152,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "to the model, the schema alone constrains the output (a `name` outside OpenAI's "
        "`^[A-Za-z0-9_-]{1,64}$` is a 400, as OpenAI); beside `tools` (`tool_choice` `auto`) an "
        "answer either calls or is JSON in this format, as OpenAI's; beside `required` or a "
-       "named function (which must call) a 400"),
+       "named function, checked and a no-op: the answer must call, leaving no text to shape "
+       "(as vLLM)"),
     _h("structured_outputs", _V1, "one of `json` (a schema), `regex`, `choice` (strings), "
        "`grammar` (Lark or GBNF), `json_object`: the output is constrained to it (two are a "
        "400; none, only options: no constraint, as vLLM)", _VL),
@@ -255,8 +181,11 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("messages[].role", _C, "system, user, assistant, developer (as system) or tool"),
     _h("messages[].content", _C, "a string or a list of one or more text parts (null: an "
        "assistant message with `tool_calls`)"),
-    _h("messages[].name", _C, "passed to the chat template; refused where the model's template "
-       "does not use it (SmolLM2's does not)"),
+    _h("messages[].name", _C, "passed to the chat template; where the model's template does not "
+       "show it (SmolLM2's does not), refused on system, developer and user messages (the "
+       "model would not know who speaks), a no-op on an assistant's (its own label, as "
+       "multi-agent frameworks stamp it) and on a tool result's, which must name its call's "
+       "function"),
     _h("messages[].tool_calls", _C, "an assistant's earlier calls (`id`, `type: \"function\"`, "
        "`function.name`, `function.arguments` as JSON text), rendered by a template with tool "
        "support, else as `<tool_call>` blocks in its content"),
@@ -291,118 +220,122 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("stream", _G, "stream the raw text (a failure cuts the response short: the client's "
        "read fails)", _RI),
     # -- no-ops
-    _noop("user", _V1, _str, "an end-user id for the caller's own records"),
-    _noop("prompt_cache_retention", _C, _str, "how long OpenAI keeps a cached prefix; prefix "
+    _noop("user", _V1, is_str, "an end-user id for the caller's own records"),
+    _noop("prompt_cache_retention", _C, is_str, "how long OpenAI keeps a cached prefix; prefix "
           "caching here is automatic and exact, cached or not the text is the same"),
-    _noop("metadata", _C, _metadata, "stored-completion tags (up to 16 strings of up to 512 "
+    _noop("metadata", _C, metadata, "stored-completion tags (up to 16 strings of up to 512 "
           "characters, keys up to 64); nothing is stored"),
-    _noop("store", _C, _bool, "nothing is stored; the output is the same"),
-    _noop("service_tier", _C, _equals("auto", "default", "flex", "scale", "priority"),
+    _noop("store", _C, is_bool, "nothing is stored; the output is the same"),
+    _noop("service_tier", _C, equals("auto", "default", "flex", "scale", "priority"),
           "one tier here; any of OpenAI's tiers changes latency only"),
-    _noop("prompt_cache_key", _C, _str, "prefix caching is automatic and exact"),
-    _noop("safety_identifier", _C, _str, "an end-user id for the caller's own records"),
-    _noop("stream_options.include_obfuscation", _V1, _bool, "chunks are never padded"),
-    _noop("cache_salt", _V1, _str, "isolates prefix-cache entries; cached or not, the text is "
+    _noop("prompt_cache_key", _C, is_str, "prefix caching is automatic and exact"),
+    _noop("safety_identifier", _C, is_str, "an end-user id for the caller's own records"),
+    _noop("stream_options.include_obfuscation", _V1, is_bool, "chunks are never padded"),
+    _noop("cache_salt", _V1, is_str, "isolates prefix-cache entries; cached or not, the text is "
           "the same", _VL),
-    _noop("cache_prompt", _V1, _bool, "prefix caching is automatic and exact", _LC),
-    _noop("id_slot", _V1, _int, "no slots here", _LC),
-    _noop("n_keep", _V1, _int, "the context is never shifted (a prompt that does not fit is a "
+    _noop("cache_prompt", _V1, is_bool, "prefix caching is automatic and exact", _LC),
+    _noop("id_slot", _V1, is_int, "no slots here", _LC),
+    _noop("n_keep", _V1, is_int, "the context is never shifted (a prompt that does not fit is a "
           "400)", _LC),
-    _noop("spaces_between_special_tokens", _V1, _bool,
+    _noop("spaces_between_special_tokens", _V1, is_bool,
           _ONLY_WITH.format("skip_special_tokens: false"), _VL),
-    _noop("length_penalty", _V1, _num, _ONLY_WITH.format("use_beam_search"), _VL),
-    _noop("guided_decoding_backend", _V1, _str, "one grammar engine here (llguidance); any name "
+    _noop("length_penalty", _V1, is_num, _ONLY_WITH.format("use_beam_search"), _VL),
+    _noop("guided_decoding_backend", _V1, is_str, "one grammar engine here (llguidance); any name "
           "gives the same constraint", _VL),
-    _noop("structured_outputs.disable_fallback", _V1, _bool, "one grammar engine here: nothing "
+    _noop("structured_outputs.disable_fallback", _V1, is_bool, "one grammar engine here: nothing "
           "to fall back to", _VL),
-    _noop("structured_outputs.disable_any_whitespace", _V1, _bool, "JSON is written compact "
+    _noop("structured_outputs.disable_any_whitespace", _V1, is_bool, "JSON is written compact "
           "here either way (false only lets whitespace in; none is written)", _VL),
-    _noop("mirostat_tau", _V1, _num, _ONLY_WITH.format("mirostat"), _LC),
-    _noop("mirostat_eta", _V1, _num, _ONLY_WITH.format("mirostat"), _LC),
-    _noop("dynatemp_exponent", _V1, _num, _ONLY_WITH.format("dynatemp_range"), _LC),
-    _noop("dry_base", _V1, _num, _ONLY_WITH.format("dry_multiplier"), _LC),
-    _noop("dry_allowed_length", _V1, _int, _ONLY_WITH.format("dry_multiplier"), _LC),
-    _noop("dry_penalty_last_n", _V1, _int, _ONLY_WITH.format("dry_multiplier"), _LC),
-    _noop("dry_sequence_breakers", _V1, _str_list, _ONLY_WITH.format("dry_multiplier"), _LC),
-    _noop("xtc_threshold", _V1, _num, _ONLY_WITH.format("xtc_probability"), _LC),
+    _noop("mirostat_tau", _V1, is_num, _ONLY_WITH.format("mirostat"), _LC),
+    _noop("mirostat_eta", _V1, is_num, _ONLY_WITH.format("mirostat"), _LC),
+    _noop("dynatemp_exponent", _V1, is_num, _ONLY_WITH.format("dynatemp_range"), _LC),
+    _noop("dry_base", _V1, is_num, _ONLY_WITH.format("dry_multiplier"), _LC),
+    _noop("dry_allowed_length", _V1, is_int, _ONLY_WITH.format("dry_multiplier"), _LC),
+    _noop("dry_penalty_last_n", _V1, is_int, _ONLY_WITH.format("dry_multiplier"), _LC),
+    _noop("dry_sequence_breakers", _V1, str_list, _ONLY_WITH.format("dry_multiplier"), _LC),
+    _noop("xtc_threshold", _V1, is_num, _ONLY_WITH.format("xtc_probability"), _LC),
     # -- refused unless neutral: sampling
-    _ref("n_probs", _V1, _equals(0), "0", "token probabilities", _LC),
-    _ref("echo", _C, _equals(False), "false", "the last message prepended to the answer", _VL),
-    _ref("suffix", _CO, _equals(""), '""', "text after the completion (fill-in-the-middle)"),
-    _ref("best_of", _V1, _best_of, "equal to `n`", "best of more candidates than returned"),
-    _ref("use_beam_search", _V1, _equals(False), "false", "beam search", _VL),
-    _ref("repeat_last_n", _V1, _repeat_last_n, "-1 (the whole context), or any integer when "
+    _ref("n_probs", _V1, equals(0), "0", "token probabilities", _LC),
+    _ref("echo", _C, equals(False), "false", "the last message prepended to the answer", _VL),
+    _ref("suffix", _CO, equals(""), '""', "text after the completion (fill-in-the-middle)"),
+    _ref("best_of", _V1, best_of, "equal to `n`", "best of more candidates than returned"),
+    _ref("use_beam_search", _V1, equals(False), "false", "beam search", _VL),
+    _ref("repeat_last_n", _V1, repeat_last_n, "-1 (the whole context), or any integer when "
          "no penalty is set", "penalties over only the last n tokens", _LC),
-    _ref("typical_p", _V1, _equals(1), "1", "locally typical sampling", _LC),
-    _ref("tfs_z", _V1, _equals(1), "1", "tail-free sampling", _LC),
-    _ref("top_n_sigma", _V1, _at_most_zero, "<= 0", "top-n-sigma sampling", _LC),
-    _ref("min_keep", _V1, _equals(0, 1), "0 or 1", "a floor on kept candidates", _LC),
-    _ref("mirostat", _V1, _equals(0), "0", "mirostat sampling", _LC),
-    _ref("dynatemp_range", _V1, _equals(0), "0", "dynamic temperature", _LC),
-    _ref("dry_multiplier", _V1, _equals(0), "0", "DRY repetition penalty", _LC),
-    _ref("xtc_probability", _V1, _equals(0), "0", "XTC sampling", _LC),
-    _ref("samplers", _V1, _never, "null", "a sampler order", _LC),
-    _ref("logits_processors", _V1, _equals([]), "[]", "custom logits processors", _VL),
-    _ref("include_stop_str_in_output", _V1, _equals(False), "false", "the stop string in the "
+    _ref("typical_p", _V1, equals(1), "1", "locally typical sampling", _LC),
+    _ref("tfs_z", _V1, equals(1), "1", "tail-free sampling", _LC),
+    _ref("top_n_sigma", _V1, at_most_zero, "<= 0", "top-n-sigma sampling", _LC),
+    _ref("min_keep", _V1, equals(0, 1), "0 or 1", "a floor on kept candidates", _LC),
+    _ref("mirostat", _V1, equals(0), "0", "mirostat sampling", _LC),
+    _ref("dynatemp_range", _V1, equals(0), "0", "dynamic temperature", _LC),
+    _ref("dry_multiplier", _V1, equals(0), "0", "DRY repetition penalty", _LC),
+    _ref("xtc_probability", _V1, equals(0), "0", "XTC sampling", _LC),
+    _ref("samplers", _V1, never, "null", "a sampler order", _LC),
+    _ref("logits_processors", _V1, equals([]), "[]", "custom logits processors", _VL),
+    _ref("include_stop_str_in_output", _V1, equals(False), "false", "the stop string in the "
          "text", _VL),
-    _ref("skip_special_tokens", _V1, _equals(True), "true", "special tokens in the text", _VL),
-    _ref("add_special_tokens", _CO, _equals(True), "true", "a prompt without BOS/special "
+    _ref("skip_special_tokens", _V1, equals(True), "true", "special tokens in the text", _VL),
+    _ref("add_special_tokens", _CO, equals(True), "true", "a prompt without BOS/special "
          "tokens", _VL),
-    _ref("add_special_tokens", _C, _equals(False), "false", "special tokens added to the "
+    _ref("add_special_tokens", _C, equals(False), "false", "special tokens added to the "
          "rendered chat prompt", _VL),
-    _ref("t_max_predict_ms", _V1, _at_most_zero, "<= 0", "a time limit on generation", _LC),
-    _ref("n_indent", _V1, _equals(0), "0", "a minimum line indentation", _LC),
-    _ref("priority", _V1, _equals(0), "0", "priority scheduling", _VL),
+    _ref("t_max_predict_ms", _V1, at_most_zero, "<= 0", "a time limit on generation", _LC),
+    _ref("n_indent", _V1, equals(0), "0", "a minimum line indentation", _LC),
+    _ref("priority", _V1, equals(0), "0", "priority scheduling", _VL),
     # -- refused unless neutral: structured output, tools, other inputs and outputs
-    _ref("tools", _CO, _equals([]), "[]", "tool calling (it is a chat feature)"),
-    _ref("tool_choice", _CO, _tool_choice_none, '"none" or "auto"', "tool calling"),
-    _ref("parse_tool_calls", _C, _equals(True), "true", "tool calls left in the text", _LC),
-    _ref("functions", _V1, _equals([]), "[]", "function calling (deprecated)"),
-    _ref("function_call", _V1, _function_call_neutral, '"none" or "auto" (beside `tools`: '
+    _ref("tools", _CO, equals([]), "[]", "tool calling (it is a chat feature)"),
+    _ref("tool_choice", _CO, tool_choice_none, '"none" or "auto"', "tool calling"),
+    _ref("parse_tool_calls", _C, equals(True), "true", "tool calls left in the text", _LC),
+    _ref("functions", _V1, equals([]), "[]", "function calling (deprecated)"),
+    _ref("function_call", _V1, function_call_neutral, '"none" or "auto" (beside `tools`: '
          'equal to `tool_choice`)', "function calling"),
-    _ref("guided_whitespace_pattern", _V1, _never, "null", "the whitespace allowed in guided "
+    _ref("guided_whitespace_pattern", _V1, never, "null", "the whitespace allowed in guided "
          "JSON", _VL),
-    _ref("structured_outputs.whitespace_pattern", _V1, _never, "null", "the whitespace allowed "
+    _ref("structured_outputs.whitespace_pattern", _V1, never, "null", "the whitespace allowed "
          "in JSON", _VL),
 
-    _ref("structured_outputs.disable_additional_properties", _V1, _equals(False), "false",
+    _ref("structured_outputs.disable_additional_properties", _V1, equals(False), "false",
          "objects closed where a schema leaves them open", _VL),
-    _ref("structured_outputs.structural_tag", _V1, _never, "null", "structural tags", _VL),
-    _ref("chat_template", _C, _never, "null", "a request's own chat template", _VL),
-    _ref("documents", _C, _equals([]), "[]", "documents for RAG templates", _VL),
-    _ref("mm_processor_kwargs", _V1, _equals({}), "{}", "multimodal processing", _VL),
-    _ref("image_data", _V1, _equals([]), "[]", "images", _LC),
-    _ref("multimodal_data", _V1, _equals([]), "[]", "multimodal inputs", _LC),
-    _ref("lora", _V1, _equals([]), "[]", "LoRA adapters", _LC),
-    _ref("modalities", _C, _equals(["text"]), '["text"]', "audio output"),
-    _ref("audio", _C, _never, "null", "audio output"),
-    _ref("prediction", _C, _never, "null", "predicted outputs"),
-    _ref("web_search_options", _C, _never, "null", "web search"),
-    _ref("reasoning_effort", _V1, _equals("none"), '"none"', "reasoning models' effort"),
-    _ref("verbosity", _C, _equals("medium"), '"medium" (OpenAI\'s default)', "reasoning "
+    _ref("structured_outputs.structural_tag", _V1, never, "null", "structural tags", _VL),
+    _ref("chat_template", _C, never, "null", "a request's own chat template", _VL),
+    _ref("documents", _C, equals([]), "[]", "documents for RAG templates", _VL),
+    _ref("mm_processor_kwargs", _V1, equals({}), "{}", "multimodal processing", _VL),
+    _ref("image_data", _V1, equals([]), "[]", "images", _LC),
+    _ref("multimodal_data", _V1, equals([]), "[]", "multimodal inputs", _LC),
+    _ref("lora", _V1, equals([]), "[]", "LoRA adapters", _LC),
+    _ref("modalities", _C, equals(["text"]), '["text"]', "audio output"),
+    _ref("audio", _C, never, "null", "audio output"),
+    _ref("prediction", _C, never, "null", "predicted outputs"),
+    _ref("web_search_options", _C, never, "null", "web search"),
+    _ref("reasoning_effort", _V1, equals("none"), '"none"', "reasoning models' effort"),
+    _ref("verbosity", _C, equals("medium"), '"medium" (OpenAI\'s default)', "reasoning "
          "models' verbosity"),
-    _ref("reasoning_format", _V1, _equals("none"), '"none"', "reasoning extraction", _LC),
-    _ref("return_tokens_as_token_ids", _V1, _equals(False), "false", "logprob tokens as ids", _VL),
-    _ref("return_token_ids", _V1, _equals(False), "false", "token ids in the response", _VL),
-    _ref("return_tokens", _V1, _equals(False), "false", "token ids in the response", _LC),
-    _ref("timings_per_token", _V1, _equals(False), "false", "timings in the response", _LC),
-    _ref("post_sampling_probs", _V1, _equals(False), "false", "probabilities", _LC),
-    _ref("return_progress", _V1, _equals(False), "false", "prompt progress events", _LC),
-    _ref("response_fields", _V1, _equals([]), "[]", "a response reshaped", _LC),
-    _ref("kv_transfer_params", _V1, _never, "null", "disaggregated serving", _VL),
-    _ref("vllm_xargs", _V1, _equals({}), "{}", "vLLM plug-in arguments", _VL),
-    _ref("stream_options.continuous_usage_stats", _V1, _equals(False), "false", "usage in every "
+    _ref("reasoning_format", _V1, equals("none"), '"none"', "reasoning extraction", _LC),
+    _ref("return_tokens_as_token_ids", _V1, equals(False), "false", "logprob tokens as ids", _VL),
+    _ref("return_token_ids", _V1, equals(False), "false", "token ids in the response", _VL),
+    _ref("return_tokens", _V1, equals(False), "false", "token ids in the response", _LC),
+    _ref("timings_per_token", _V1, equals(False), "false", "timings in the response", _LC),
+    _ref("post_sampling_probs", _V1, equals(False), "false", "probabilities", _LC),
+    _ref("return_progress", _V1, equals(False), "false", "prompt progress events", _LC),
+    _ref("response_fields", _V1, equals([]), "[]", "a response reshaped", _LC),
+    _ref("kv_transfer_params", _V1, never, "null", "disaggregated serving", _VL),
+    _ref("vllm_xargs", _V1, equals({}), "{}", "vLLM plug-in arguments", _VL),
+    _ref("stream_options.continuous_usage_stats", _V1, equals(False), "false", "usage in every "
          "chunk", _VL),
     # -- refused unless neutral: chat message fields
-    _ref("messages[].function_call", _C, _never, "null", "function calls in the history"),
-    _ref("messages[].refusal", _C, _never, "null", "an assistant's refusal in the history"),
-    _ref("messages[].audio", _C, _never, "null", "audio in the history"),
-    _ref("messages[].reasoning_content", _C, _never, "null", "reasoning in the history", _VL),
+    _ref("messages[].function_call", _C, never, "null", "function calls in the history"),
+    _ref("messages[].refusal", _C, never, "null", "an assistant's refusal in the history"),
+    _ref("messages[].audio", _C, never, "null", "audio in the history"),
+    _ref("messages[].reasoning_content", _C, never, "null", "reasoning in the history", _VL),
     # the openai SDK's own message, sent back as `model_dump()` gives it
-    _ref("messages[].annotations", _C, _equals([]), "[]", "citations in the history"),
-    _noop("messages[].tool_calls[].index", _C, _int, "a streamed call's place in its message "
+    _ref("messages[].annotations", _C, equals([]), "[]", "citations in the history"),
+    _noop("messages[].tool_calls[].index", _C, is_int, "a streamed call's place in its message "
           "(the openai SDK keeps it when it gathers a stream); the list's order is the calls' "
           "order"),
+    _noop("messages[].parsed", _C, anything, "the openai SDK's `parse()`/`stream()` helpers' parsed "
+          "content, sent back with their message: the content is what the model saw"),
+    _noop("messages[].tool_calls[].function.parsed_arguments", _C, anything, "the same helpers' "
+          "parsed arguments: `arguments` are what the model saw"),
 )  # fmt: skip
 
 # endpoint -> field name -> spec (a name appears at most once per endpoint)

@@ -6,7 +6,9 @@ compiles is the engine's check (`LLMEngine.validate`)."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +16,7 @@ from roseinfer.chat import ChatError, read_tools
 from roseinfer.sampling_params import StructuredOutputs
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import APIError
+from roseinfer.structured.grammar import GrammarError
 from roseinfer.structured.strict import strict_schema_error
 from roseinfer.structured.tools import Tool, ToolUse
 
@@ -37,6 +40,9 @@ class Constraint:
     # the parts a constraint of several is made of, each alone: a part that does not compile
     # is named by its own field (a tool's parameters, the response_format beside tools)
     parts: tuple[tuple[str, StructuredOutputs], ...] = ()
+    # checked (a 400 naming it where it does not compile) and not applied: response_format
+    # beside a call that must come, which leaves no text answer for it to shape (as vLLM)
+    unused: tuple[tuple[str, StructuredOutputs], ...] = ()
 
 
 def structured_outputs(body: P.SamplingRequest, tools: ToolUse | None = None) -> Constraint:
@@ -54,13 +60,16 @@ def structured_outputs(body: P.SamplingRequest, tools: ToolUse | None = None) ->
 
     param, schema = response_format_schema(body.response_format)
     parts: list[tuple[str, StructuredOutputs]] = []
+    unused: tuple[tuple[str, StructuredOutputs], ...] = ()
     if tools is not None:
         parts = [(f"tools.{i}.function.parameters", StructuredOutputs(json=t.arguments_schema))
                  for i, t in enumerate(tools.tools)]  # fmt: skip
-        if tools.choice == "auto" and schema is not None:
-            # OpenAI's tools beside response_format: calls, or an answer in the format
-            parts.append((param, checked(param, json=schema)))
-            tools = dataclasses.replace(tools, answer_schema=schema)
+        if schema is not None:  # OpenAI's tools beside response_format
+            if tools.choice == "auto":  # calls, or an answer in the format
+                parts.append((param, checked(param, json=schema)))
+                tools = dataclasses.replace(tools, answer_schema=schema)
+            else:  # calls only (the Agents SDK's first turn of an agent with an output type)
+                unused = ((param, checked(param, json=schema)),)
             schema = None
         forms.append(("tools", StructuredOutputs(grammar=tools.grammar())))
     if schema is not None:
@@ -91,7 +100,7 @@ def structured_outputs(body: P.SamplingRequest, tools: ToolUse | None = None) ->
                        param=forms[1][0])  # fmt: skip
     if not forms:
         return Constraint()
-    return Constraint(forms[0][0], forms[0][1], tools, tuple(parts))
+    return Constraint(forms[0][0], forms[0][1], tools, tuple(parts), unused)
 
 
 def response_format_schema(fmt: P.ResponseFormat | None) -> tuple[str, dict[str, Any] | None]:
@@ -119,3 +128,26 @@ def response_format_schema(fmt: P.ResponseFormat | None) -> tuple[str, dict[str,
     if fmt.json_schema.strict and (error := strict_schema_error(schema, object_root=True)):
         raise APIError(400, f"{param}: {error}", param=param)
     return param, schema
+
+
+async def compile_constraint(
+    constraint: Constraint, check: Callable[[StructuredOutputs], None]
+) -> None:
+    """Compile with `check` (the engine's grammar compiler) on a worker thread (a big grammar
+    blocks nobody); a 400 naming the field (of a constraint of several parts, the part that
+    does not compile: a function's parameters, the response_format beside tools)."""
+    assert constraint.spec is not None and constraint.param is not None
+    for param, unused in constraint.unused:
+        try:
+            await asyncio.to_thread(check, unused)
+        except GrammarError as e:
+            raise APIError(400, f"{param}: {e}", param=param) from None
+    try:
+        await asyncio.to_thread(check, constraint.spec)
+    except GrammarError as e:
+        for param, part in constraint.parts:
+            try:
+                await asyncio.to_thread(check, part)
+            except GrammarError as e_part:
+                raise APIError(400, f"{param}: {e_part}", param=param) from None
+        raise APIError(400, f"{constraint.param}: {e}", param=constraint.param) from None

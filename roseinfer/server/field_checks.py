@@ -1,0 +1,98 @@
+"""The value checks of the field table's no-op and refused fields (`fields.py`): each takes
+(the value, the whole body or message) and says whether it is accepted."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+Check = Callable[[Any, dict], bool]  # (value, the whole body or message) -> accepted
+
+
+def is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def of_type(*types: type) -> Check:
+    def check(v: Any, _: dict) -> bool:
+        if isinstance(v, bool) and bool not in types:
+            return False
+        return isinstance(v, types)
+
+    return check
+
+
+is_str, is_bool, is_int = of_type(str), of_type(bool), of_type(int)
+
+
+def anything(_: Any, __: dict) -> bool:
+    return True
+
+
+def is_num(v: Any, _: dict) -> bool:
+    return is_number(v)
+
+
+def str_list(v: Any, _: dict) -> bool:
+    return isinstance(v, list) and all(isinstance(s, str) for s in v)
+
+
+def equals(*values: Any) -> Check:
+    """Equal to one of `values`, of the same kind (`0` is not `false`)."""
+
+    def check(v: Any, _: dict) -> bool:
+        return any(type(v) is type(x) or (is_number(v) and is_number(x)) for x in values) and (
+            v in values
+        )
+
+    return check
+
+
+def metadata(v: Any, _: dict) -> bool:
+    """OpenAI's rule: up to 16 string keys of up to 64 characters, string values up to 512."""
+    return (
+        isinstance(v, dict)
+        and len(v) <= 16
+        and all(isinstance(k, str) and len(k) <= 64 for k in v)
+        and all(isinstance(x, str) and len(x) <= 512 for x in v.values())
+    )
+
+
+def never(_: Any, __: dict) -> bool:
+    return False  # only null (the field left out) asks for nothing
+
+
+def at_most_zero(v: Any, _: dict) -> bool:
+    return is_number(v) and v <= 0
+
+
+def best_of(v: Any, body: dict) -> bool:
+    n = body.get("n") if body.get("n") is not None else 1
+    return is_int(v, body) and v == n
+
+
+PENALTIES = ("presence_penalty", "frequency_penalty", "repetition_penalty", "repeat_penalty")
+
+
+def repeat_last_n(v: Any, body: dict) -> bool:
+    """llama.cpp's window of the penalties: here they read the whole context (-1)."""
+    neutral = {"repetition_penalty": 1, "repeat_penalty": 1}
+    off = all(body.get(k) in (None, neutral.get(k, 0)) for k in PENALTIES)
+    return is_int(v, body) and (v == -1 or off)
+
+
+def tool_choice_none(v: Any, _: dict) -> bool:
+    return v in ("none", "auto")  # "auto" with no tools is "none"
+
+
+def function_call_neutral(v: Any, body: dict) -> bool:
+    """The legacy choice, where it asks for what `tool_choice` does anyway: without `tools`
+    either asks for nothing; beside them "none" must come with `tool_choice: "none"` (it asks
+    for no calls) and "auto" with the default."""
+    if not body.get("tools"):
+        return tool_choice_none(v, body)
+    return v == (body.get("tool_choice") or "auto")
+
+
+# ---- the table ---------------------------------------------------------------------------------
