@@ -105,7 +105,7 @@ class ChoiceState:
         # where the request named the function (its call is the answer, not a turn to take)
         self.calls_finish: FinishReason = "tool_calls"
         if tool_use is not None:
-            mode: ParseMode = "text" if tool_use.choice == "auto" else "calls"
+            mode: ParseMode = "calls" if tool_use.must_call else "text"
             if tool_use.answer_schema is not None:
                 mode = "calls_or_answer"
             self.tools = ToolCallParser(tool_use.names, mode)

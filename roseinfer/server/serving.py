@@ -149,7 +149,7 @@ def response_body(group: GenerationGroup, choices: list[tuple[int, ChoiceState]]
     build = P.chat_response if opts.chat else P.completion_response
     response = build(rid, created, model, [], use)
     if opts.chat and opts.prompt_logprobs is not None:
-        response["prompt_logprobs"] = prompts.prompt_logprobs_text(group.states[0])
+        response["prompt_logprobs"] = prompts.prompt_logprobs(group.states[0])
     return with_json_list(response, "choices", out).encode("utf-8")
 
 
@@ -204,8 +204,7 @@ class _PromptParts:
         self._echo: dict[str, tuple[str, dict | None]] = {}
         self._echo_json: dict[str, str] = {}
         self._echo_logprobs_json: dict[str, dict[str, str]] = {}
-        self._prompt_logprobs: dict[str, list[dict | None]] = {}
-        self._prompt_logprobs_json: dict[str, JsonText] = {}
+        self._prompt_logprobs: dict[str, JsonText] = {}
 
     def echo(self, state: RequestState) -> tuple[str, dict | None]:
         """`echo`'s prompt text and, with `logprobs`, its tokens' (text offsets from 0)."""
@@ -240,20 +239,15 @@ class _PromptParts:
             }
         return self._echo_logprobs_json[state.request_id]
 
-    def prompt_logprobs(self, state: RequestState) -> list[dict | None]:
+    def prompt_logprobs(self, state: RequestState) -> JsonText:
+        """vLLM's `prompt_logprobs` of the prompt, as JSON."""
         assert self.opts.prompt_logprobs is not None
         if state.request_id not in self._prompt_logprobs:
-            self._prompt_logprobs[state.request_id] = prompt_logprobs_json(
+            records = prompt_logprobs_json(
                 state.prompt_token_ids, state.prompt_logprobs or [], self.opts.prompt_logprobs
             )
+            self._prompt_logprobs[state.request_id] = JsonText(dumps_in_pieces(records))
         return self._prompt_logprobs[state.request_id]
-
-    def prompt_logprobs_text(self, state: RequestState) -> JsonText:
-        """`prompt_logprobs` as JSON."""
-        if state.request_id not in self._prompt_logprobs_json:
-            text = JsonText(dumps_in_pieces(self.prompt_logprobs(state)))
-            self._prompt_logprobs_json[state.request_id] = text
-        return self._prompt_logprobs_json[state.request_id]
 
 
 def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: ResponseOptions,
@@ -267,7 +261,7 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: R
             logprobs = chat_logprobs(choice.token_ids, choice.logprobs, opts.logprobs, tokenizer)
         calls = [P.tool_call(c.id, c.name, c.arguments) for c in choice.tool_calls]
         use = group.tool_use  # an answer that must call has no content, called or cut short
-        content = None if use is not None and use.choice != "auto" else choice.text
+        content = None if use is not None and use.must_call else choice.text
         return P.chat_choice(index, content, choice.finish_reason, logprobs, calls)
     text, ids, finish = choice.text, choice.token_ids, choice.finish_reason
     positions: list[PositionLogprobs | None] = list(choice.logprobs or [])
@@ -283,7 +277,7 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: R
             lp = {key: joined_list(heads[key], dumps_in_pieces(lp[key])) for key in lp}
         out["logprobs"] = lp
     if opts.prompt_logprobs is not None:
-        out["prompt_logprobs"] = prompts.prompt_logprobs_text(state)
+        out["prompt_logprobs"] = prompts.prompt_logprobs(state)
     return out
 
 
@@ -354,7 +348,7 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
 
     # an answer that must call opens with content null, as OpenAI's (a text answer with "")
     use = group.tool_use
-    opening = None if use is not None and use.choice != "auto" else ""
+    opening = None if use is not None and use.must_call else ""
     async with group:
         try:
             if chat:

@@ -65,7 +65,7 @@ def structured_outputs(body: P.SamplingRequest, tools: ToolUse | None = None) ->
         parts = [(f"tools.{i}.function.parameters", StructuredOutputs(json=t.arguments_schema))
                  for i, t in enumerate(tools.tools)]  # fmt: skip
         if schema is not None:  # OpenAI's tools beside response_format
-            if tools.choice == "auto":  # calls, or an answer in the format
+            if not tools.must_call:  # calls, or an answer in the format
                 parts.append((param, checked(param, json=schema)))
                 tools = dataclasses.replace(tools, answer_schema=schema)
             else:  # calls only (the Agents SDK's first turn of an agent with an output type)

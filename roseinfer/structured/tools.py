@@ -108,7 +108,7 @@ class ToolUse:
     def __post_init__(self) -> None:
         if not self.tools:
             raise ValueError("tools must not be empty")
-        if self.answer_schema is not None and self.choice != "auto":
+        if self.answer_schema is not None and self.must_call:
             raise ValueError('an answer schema goes with choice "auto" (other choices must call)')
         names = [t.name for t in self.tools]
         twice = sorted({n for n in names if names.count(n) > 1})
@@ -122,6 +122,11 @@ class ToolUse:
     @property
     def names(self) -> frozenset[str]:
         return frozenset(t.name for t in self.tools)
+
+    @property
+    def must_call(self) -> bool:
+        """The answer is calls only (required, a named function): no text, no content."""
+        return self.choice != "auto"
 
     def grammar(self) -> str:
         """The llguidance (Lark) grammar of the answer."""
