@@ -4,7 +4,8 @@
   one entry per token; `top_logprobs` maps token text to logprob for the top N plus the token
   itself (OpenAI: up to N + 1 entries). With `echo` the prompt's tokens come first, the first
   one with null logprobs (it has no context). `text_offset` is where each token's text starts
-  in the choice's `text`, counted as the sum of the preceding tokens' texts (vLLM's rule).
+  in the choice's `text`, counted as the sum of the preceding tokens' texts (vLLM's rule: a
+  special token, which the text skips, still counts its own text there, as it is in `tokens`).
 - /v1/chat/completions: `{"content": [{"token", "logprob", "bytes", "top_logprobs"}],
   "refusal": null}`, `top_logprobs` the N likeliest (the token itself is in them only if it is
   one of the N).
