@@ -28,7 +28,7 @@ BASE = {
     F.GENERATE: {"prompt": "The quick brown fox", "max_new_tokens": 6, "stop_on_eos": False},
 }  # fmt: skip
 CANDIDATES = [0, 1, -1, False, True, "", "none", [], {}, ["text"], {"type": "text"}, 6, 0.5, "x",
-              ["x"], {"k": "v"}, "auto", "medium"]  # fmt: skip
+              ["x"], {"k": "v"}, "auto", "medium", "left"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +140,8 @@ def test_no_ops_and_neutral_values_are_accepted_and_change_nothing(http, endpoin
         if value is None:  # refused unless null: null is the field left out
             assert spec.kind is F.Kind.REFUSED and spec.accepts_doc == "null"
             value = None
-        key = spec.name.rsplit(".", 1)[-1]
+        nested = spec.name.startswith(("messages[].", "stream_options.", "structured_outputs."))
+        key = spec.name.rsplit(".", 1)[-1] if nested else spec.name  # llama.cpp's speculative.x
         if spec.name.startswith("messages[].tool_calls[]."):
             continue  # a user message has no calls: test_the_sdks_own_messages_come_back
         if spec.name.startswith("messages[]."):
@@ -248,6 +249,52 @@ def test_n_predict_and_the_output_limit_given_twice(http):
     assert (r.status_code, r.json()["error"]["param"]) == (400, "max_tokens")
     r = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "max_tokens": 3, "n_predict": -1})
     assert (r.status_code, r.json()["error"]["param"]) == (400, "n_predict")
+
+
+def test_n_cmpl_is_llama_cpps_n(http):
+    body = {**BASE[F.COMPLETIONS], "temperature": 1.0, "seed": 3}
+    r = post(http, F.COMPLETIONS, {**body, "n_cmpl": 3})
+    assert text_of(F.COMPLETIONS, r) == text_of(
+        F.COMPLETIONS, post(http, F.COMPLETIONS, {**body, "n": 3})
+    )
+    assert len(r.json()["choices"]) == 3
+    r = post(http, F.CHAT, {**BASE[F.CHAT], "n": 2, "n_cmpl": 2})
+    assert len(r.json()["choices"]) == 2
+    r = post(http, F.CHAT, {**BASE[F.CHAT], "n": 2, "n_cmpl": 3})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "n_cmpl")
+    for n_cmpl in (0, 129):
+        r = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "n_cmpl": n_cmpl})
+        assert (r.status_code, r.json()["error"]["param"]) == (400, "n_cmpl"), r.text
+
+
+def test_the_peers_newer_fields_are_in_the_table():
+    """Fields of vLLM's and llama.cpp's request parsers that the table had missed (session 51's
+    audit, against their sources of November 2026): each one is classified, none unknown."""
+    chat = ("include_reasoning thinking_token_budget watermarking truncation_side "
+            "logprob_token_ids media_io_kwargs session_id routed_experts_prompt_start "
+            "return_token_offsets return_prompt_text return_mm_kwargs ec_transfer_params "
+            "repetition_detection stream_interval structural_tag n_discard n_cmpl n_cache_reuse "
+            "adaptive_target adaptive_decay backend_sampling speculative.n_min speculative.n_max "
+            "speculative.p_min speculative.type speculative.ngram_size_n speculative.ngram_size_m "
+            "speculative.ngram_m_hits grammar_lazy chat_format thinking_forced_open chat_parser "
+            "preserved_tokens grammar_triggers reasoning_budget_tokens "
+            "reasoning_budget_start_tag reasoning_budget_end_tag reasoning_budget_message "
+            "reasoning_budget_arm_immediately")  # fmt: skip
+    for name in chat.split():
+        assert name in F.TABLE[F.CHAT], name
+    for name in ("prompt_embeds", "parse_tool_calls", "speculative.n_max", "n_cmpl"):
+        assert name in F.TABLE[F.COMPLETIONS], name
+
+
+def test_a_flat_key_with_a_dot_is_llama_cpps_own(http):
+    """llama.cpp spells `speculative.n_max` as one key: a no-op here; nested, it is unknown."""
+    plain = text_of(F.COMPLETIONS, post(http, F.COMPLETIONS, BASE[F.COMPLETIONS]))
+    body = {**BASE[F.COMPLETIONS], "speculative.n_max": 16, "speculative.p_min": 0.75}
+    assert text_of(F.COMPLETIONS, post(http, F.COMPLETIONS, body)) == plain
+    r = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "speculative.n_max": "16"})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "speculative.n_max")
+    r = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "speculative": {"n_max": 16}})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "speculative")
 
 
 def test_truncate_prompt_tokens_keeps_the_last_tokens(http, tiny_server):

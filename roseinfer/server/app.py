@@ -48,6 +48,7 @@ from roseinfer.server.params import (
     client_names,
     engine_error,
     max_tokens_field,
+    num_choices,
     sampling_error,
 )
 from roseinfer.server.serving import (
@@ -189,14 +190,15 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                 raise APIError(400, "repetition_penalty and repeat_penalty differ: give one",
                                param="repeat_penalty")  # fmt: skip
             repetition = body.repeat_penalty
-        if body.n > MAX_N:  # a server limit: SamplingParams takes any n >= 1
-            raise APIError(400, f"n must be at most {MAX_N}, got {body.n}", param="n")
+        n = num_choices(body)
+        if n > MAX_N:  # a server limit: SamplingParams takes any n >= 1
+            raise APIError(400, f"{names['n']} must be at most {MAX_N}, got {n}", param=names["n"])
         prompt_logprobs = body.prompt_logprobs
         if opts.echo and opts.logprobs is not None:  # the echoed prompt's logprobs
             prompt_logprobs = max(opts.logprobs, prompt_logprobs or 0)
         try:
             return SamplingParams(
-                n=body.n,
+                n=n,
                 max_tokens=max_tokens,
                 temperature=1.0 if body.temperature is None else body.temperature,
                 top_p=1.0 if body.top_p is None else body.top_p,

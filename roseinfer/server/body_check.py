@@ -72,7 +72,8 @@ def _check_object(
             if not accepts(value, data):
                 raise FieldError(
                     param,
-                    f"'{param}' has the wrong type (it is accepted and unused: {spec.doc})",
+                    f"'{param}' is not a value this field takes (it is accepted and unused: "
+                    f"{spec.doc})",
                     "invalid_value",
                 )
         elif not accepts(value, data):

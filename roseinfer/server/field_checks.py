@@ -67,6 +67,10 @@ def at_most_zero(v: Any, _: dict) -> bool:
     return is_number(v) and v <= 0
 
 
+def negative(v: Any, _: dict) -> bool:
+    return is_number(v) and v < 0
+
+
 def best_of(v: Any, body: dict) -> bool:
     n = body.get("n") if body.get("n") is not None else 1
     return is_int(v, body) and v == n

@@ -35,6 +35,7 @@ from roseinfer.server.field_checks import (
     is_num,
     is_str,
     metadata,
+    negative,
     never,
     repeat_last_n,
     str_list,
@@ -102,6 +103,7 @@ FIELDS: tuple[FieldSpec, ...] = (
        "it, take the prompt's full blocks from the prefix cache (when it is on); requests are "
        "admitted first come, first served, as in vLLM, so one whose choices fill the KV cache "
        "holds the requests after it until its choices finish"),
+    _h("n_cmpl", _V1, "llama.cpp's name for `n` (if both are given they must agree)", _LC),
     _h("seed", _V1, "choice i of n samples from seed + i (modulo 2**64): same seed, same text; "
        "-1 is no seed (vLLM's and llama.cpp's random)"),
     _h("stop", _V1, "a string or a list of up to 64 strings, of 16,384 characters in all; the "
@@ -237,6 +239,27 @@ FIELDS: tuple[FieldSpec, ...] = (
     _noop("id_slot", _V1, is_int, "no slots here", _LC),
     _noop("n_keep", _V1, is_int, "the context is never shifted (a prompt that does not fit is a "
           "400)", _LC),
+    _noop("n_discard", _V1, is_int, "the context is never shifted (a prompt that does not fit "
+          "is a 400)", _LC),
+    _noop("n_cache_reuse", _V1, is_int, "prefix caching is automatic and exact (no chunks "
+          "reused by shifting)", _LC),
+    _noop("backend_sampling", _V1, is_bool, "where the sampler runs; one sampler here, the "
+          "same draws either way", _LC),
+    *(_noop(f"speculative.{k}", _V1, check, "no speculative decoding here (a flat key, as "
+            "llama.cpp spells it); drafts change speed, not the text", _LC)
+      for k, check in (("n_max", is_int), ("n_min", is_int), ("p_min", is_num), ("type", is_str),
+                       ("ngram_size_n", is_int), ("ngram_size_m", is_int),
+                       ("ngram_m_hits", is_int))),
+    _noop("adaptive_decay", _V1, is_num, _ONLY_WITH.format("adaptive_target"), _LC),
+    *(_noop(f"reasoning_budget_{k}", _V1, check, _ONLY_WITH.format("reasoning_budget_tokens"),
+            _LC)
+      for k, check in (("start_tag", is_str), ("end_tag", is_str), ("message", is_str),
+                       ("arm_immediately", is_bool))),
+    _noop("session_id", _V1, is_str, "a conversation's id for routing; one engine here", _VL),
+    _noop("return_token_offsets", _V1, is_bool, "only read by vLLM's render endpoints", _VL),
+    _noop("return_mm_kwargs", _V1, is_bool, "only read by vLLM's render endpoints", _VL),
+    _noop("routed_experts_prompt_start", _V1, is_int, "where returned expert routing starts; "
+          "none is returned (no mixture-of-experts data here)", _VL),
     _noop("spaces_between_special_tokens", _V1, is_bool,
           _ONLY_WITH.format("skip_special_tokens: false"), _VL),
     _noop("length_penalty", _V1, is_num, _ONLY_WITH.format("use_beam_search"), _VL),
@@ -282,10 +305,22 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("t_max_predict_ms", _V1, at_most_zero, "<= 0", "a time limit on generation", _LC),
     _ref("n_indent", _V1, equals(0), "0", "a minimum line indentation", _LC),
     _ref("priority", _V1, equals(0), "0", "priority scheduling", _VL),
+    _ref("adaptive_target", _V1, negative, "< 0", "adaptive-p sampling", _LC),
+    _ref("reasoning_budget_tokens", _V1, negative, "< 0", "a budget of reasoning tokens", _LC),
+    _ref("thinking_token_budget", _V1, equals(-1), "-1", "a budget of reasoning tokens", _VL),
+    _ref("watermarking", _V1, equals(False), "false", "watermarked sampling", _VL),
+    _ref("truncation_side", _V1, equals("left"), '"left" (what `truncate_prompt_tokens` does: '
+         "the last tokens kept)", "the prompt's first tokens kept", _VL),
+    _ref("logprob_token_ids", _V1, never, "null", "logprobs of chosen token ids", _VL),
+    _ref("repetition_detection", _V1, never, "null", "an end on repeated n-grams", _VL),
+    _ref("stream_interval", _V1, equals(1), "1", "a request's own chunking of the stream "
+         "(`--stream-interval` sets the server's)", _VL),
     # -- refused unless neutral: structured output, tools, other inputs and outputs
     _ref("tools", _CO, equals([]), "[]", "tool calling (it is a chat feature)"),
     _ref("tool_choice", _CO, tool_choice_none, '"none" or "auto"', "tool calling"),
     _ref("parse_tool_calls", _C, equals(True), "true", "tool calls left in the text", _LC),
+    _ref("parse_tool_calls", _CO, equals(False), "false", "tool calls parsed out of a "
+         "completion", _LC),
     _ref("functions", _V1, equals([]), "[]", "function calling (deprecated)"),
     _ref("function_call", _V1, function_call_neutral, '"none" or "auto" (beside `tools`: '
          'equal to `tool_choice`)', "function calling"),
@@ -297,9 +332,21 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("structured_outputs.disable_additional_properties", _V1, equals(False), "false",
          "objects closed where a schema leaves them open", _VL),
     _ref("structured_outputs.structural_tag", _V1, never, "null", "structural tags", _VL),
+    _ref("structural_tag", _V1, never, "null", "structural tags (vLLM's older name)", _VL),
+    _ref("grammar_lazy", _V1, equals(False), "false", "a grammar that starts at a trigger", _LC),
+    _ref("grammar_triggers", _V1, equals([]), "[]", "a lazy grammar's triggers", _LC),
+    _ref("preserved_tokens", _V1, equals([]), "[]", "tokens kept whole for a grammar", _LC),
+    _ref("chat_format", _V1, equals(0), "0 (content only)", "a parser of the output", _LC),
+    _ref("chat_parser", _V1, never, "null", "a parser of the output", _LC),
+    _ref("thinking_forced_open", _V1, equals(False), "false", "an output that opens in a "
+         "reasoning block", _LC),
+    _ref("include_reasoning", _C, equals(True), "true", "the reasoning left out of the answer "
+         "(no reasoning is parsed out here: the content is everything the model wrote)", _VL),
+    _ref("prompt_embeds", _CO, never, "null", "prompts as embeddings", _VL),
     _ref("chat_template", _C, never, "null", "a request's own chat template", _VL),
     _ref("documents", _C, equals([]), "[]", "documents for RAG templates", _VL),
     _ref("mm_processor_kwargs", _V1, equals({}), "{}", "multimodal processing", _VL),
+    _ref("media_io_kwargs", _C, equals({}), "{}", "multimodal inputs' loading", _VL),
     _ref("image_data", _V1, equals([]), "[]", "images", _LC),
     _ref("multimodal_data", _V1, equals([]), "[]", "multimodal inputs", _LC),
     _ref("lora", _V1, equals([]), "[]", "LoRA adapters", _LC),
@@ -319,6 +366,9 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("return_progress", _V1, equals(False), "false", "prompt progress events", _LC),
     _ref("response_fields", _V1, equals([]), "[]", "a response reshaped", _LC),
     _ref("kv_transfer_params", _V1, never, "null", "disaggregated serving", _VL),
+    _ref("ec_transfer_params", _V1, never, "null", "disaggregated encoder caches", _VL),
+    _ref("return_prompt_text", _V1, equals(False), "false", "the rendered prompt in the "
+         "response", _VL),
     _ref("vllm_xargs", _V1, equals({}), "{}", "vLLM plug-in arguments", _VL),
     _ref("stream_options.continuous_usage_stats", _V1, equals(False), "false", "usage in every "
          "chunk", _VL),

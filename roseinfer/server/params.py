@@ -37,6 +37,16 @@ def max_tokens_field(body: P.SamplingRequest) -> tuple[str | None, int | None]:
     return first, value
 
 
+def num_choices(body: P.SamplingRequest) -> int:
+    """`n`, or llama.cpp's `n_cmpl` for it (given both, they must agree)."""
+    if body.n_cmpl is None:
+        return body.n
+    if "n" in body.model_fields_set and body.n != body.n_cmpl:
+        raise APIError(400, f"n_cmpl ({body.n_cmpl}) and n ({body.n}) set the same count "
+                            "differently: give one", param="n_cmpl")  # fmt: skip
+    return body.n_cmpl
+
+
 def client_names(body: P.SamplingRequest, chat: bool, so_param: str | None) -> dict[str, str]:
     """SamplingParams' field names (and the engine's "prompt") -> the fields this request set
     them with; `so_param`: the field that asked for structured output."""
@@ -46,6 +56,7 @@ def client_names(body: P.SamplingRequest, chat: bool, so_param: str | None) -> d
         "prompt": prompt,
         # no limit asked for: the default only fails when the prompt leaves too little room
         "max_tokens": max_param or prompt,
+        "n": "n" if body.n_cmpl is None else "n_cmpl",
         "repetition_penalty": "repeat_penalty" if body.repeat_penalty is not None
         else "repetition_penalty",
     }  # fmt: skip

@@ -58,6 +58,7 @@ class SamplingRequest(RequestBase):
     top_p: float | None = None
     top_k: int | None = None
     n: int = 1
+    n_cmpl: int | None = None  # llama.cpp's n
     seed: int | None = None
     stop: str | list[str] | None = None
     stop_token_ids: list[int] | None = None
