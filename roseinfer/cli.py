@@ -8,7 +8,7 @@ import sys
 
 from roseinfer.chat_repl import HELP as CHAT_HELP
 from roseinfer.chat_repl import ChatSession, enable_line_editing
-from roseinfer.commands import add_log_level_arg, run_command
+from roseinfer.commands import CommandParser, add_log_level_arg, run_command
 from roseinfer.config import EngineConfig, add_engine_args
 from roseinfer.sampling_params import SamplingParams
 
@@ -74,7 +74,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from roseinfer import __version__
 
-    parser = argparse.ArgumentParser(allow_abbrev=False, prog="roseinfer", description=__doc__)
+    parser = CommandParser(allow_abbrev=False, prog="roseinfer", description=__doc__)
     parser.add_argument("--version", action="version", version=f"roseinfer {__version__}")
     add_log_level_arg(parser)
     sub = parser.add_subparsers(dest="command", required=True)

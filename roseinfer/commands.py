@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from typing import NoReturn
 
 from roseinfer.outputs import RequestFailed
 
@@ -14,6 +15,14 @@ LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 # (`RequestFailed`: its reason is the whole story): one line, no traceback.
 USER_ERRORS: tuple[type[BaseException], ...] = (ValueError, FileNotFoundError, OSError,
                                                 RequestFailed)  # fmt: skip
+
+
+class CommandParser(argparse.ArgumentParser):
+    """argparse's parser whose refusals (an unknown flag, a value of the wrong type) are one line
+    on stderr, as every other start-up failure is, not the whole usage block first; exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
 def run_command(

@@ -208,6 +208,8 @@ def add_engine_args(parser: argparse.ArgumentParser, **defaults: Any) -> argpars
     for f in dataclasses.fields(EngineConfig):
         default = defaults.get(f.name, f.default)
         help_text = f.metadata.get("help", "")
+        if default is not None and not isinstance(default, bool) and "default" not in help_text:
+            help_text += f" (default {default})"
         flag = "--" + f.name.replace("_", "-")
         if f.name == "enable_prefix_cache":
             group.add_argument(

@@ -123,11 +123,21 @@ def test_the_log_level_before_serve_or_bench_is_theirs(monkeypatch, capsys, comm
     ],
 )
 def test_an_unknown_log_level_is_a_usage_error_on_every_command(argv):
+    """One line, as every start-up failure (argparse's own would print the usage block first)."""
     r = subprocess.run([sys.executable, "-m", *argv], cwd=ROOT, capture_output=True, text=True,
                        timeout=120)  # fmt: skip
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert "argument --log-level: invalid choice: 'bogus'" in r.stderr
-    assert r.stderr.startswith("usage: ")
+    assert len(r.stderr.splitlines()) == 1 and r.stderr.endswith(" (see --help)\n"), r.stderr
+
+
+def test_engine_flags_show_their_defaults():
+    text = build_parser().format_help()
+    for flag, default in (("--max-num-seqs", "64"), ("--max-num-batched-tokens", "512"),
+                          ("--block-size", "16"), ("--kv-cache-memory", "1.0"),
+                          ("--device", "cpu"), ("--port", "8000")):  # fmt: skip
+        help_text = " ".join(text.split(f"\n  {flag} ", 1)[1].split("\n  -", 1)[0].split())
+        assert f"(default {default})" in help_text, (flag, help_text)
 
 
 def test_log_levels_are_taken_in_any_case():

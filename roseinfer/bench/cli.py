@@ -8,13 +8,13 @@ import sys
 
 from roseinfer.bench import serve, throughput
 from roseinfer.commands import USER_ERRORS as COMMON_USER_ERRORS
-from roseinfer.commands import add_log_level_arg, run_command
+from roseinfer.commands import CommandParser, add_log_level_arg, run_command
 
 USER_ERRORS = (*COMMON_USER_ERRORS, json.JSONDecodeError)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         allow_abbrev=False,
         prog="roseinfer bench",
         description="Benchmarks. Numbers measured on the reference machine are in BENCHMARKS.md.",

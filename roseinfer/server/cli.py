@@ -21,7 +21,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from roseinfer.commands import add_log_level_arg
+from roseinfer.commands import CommandParser, add_log_level_arg
 from roseinfer.config import EngineConfig, add_engine_args
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     g.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
     )
-    g.add_argument("--port", type=int, default=8000)
+    g.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     g.add_argument(
         "--served-model-name",
         nargs="+",
@@ -100,7 +100,7 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         allow_abbrev=False,
         prog=prog or "python -m roseinfer.server",
         description=__doc__,
