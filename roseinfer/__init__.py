@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "LLM": "roseinfer.llm",
     "EngineConfig": "roseinfer.config",
-    "SamplingParams": "roseinfer.sampling_params",
+    **dict.fromkeys(("SamplingParams", "StructuredOutputs"), "roseinfer.sampling_params"),
     **dict.fromkeys(("RequestOutput", "CompletionOutput"), "roseinfer.outputs"),
     "SchedulerManager": "roseinfer.compat",
     **engine.EXPORTS,  # LLMEngine, EngineClient and the seeds' classes

@@ -18,10 +18,16 @@ import pytest
 import torch
 from openai import OpenAI
 
-from roseinfer import LLM, InferenceEngine, OfflineScheduler, OnlineScheduler, SamplingParams
+from roseinfer import (
+    LLM,
+    InferenceEngine,
+    OfflineScheduler,
+    OnlineScheduler,
+    SamplingParams,
+    StructuredOutputs,  # the README's import
+)
 from roseinfer.cli import main as cli_main
 from roseinfer.engine import EngineClient, LLMEngine
-from roseinfer.sampling_params import StructuredOutputs
 from roseinfer.server.manager import SchedulerManager
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
