@@ -82,15 +82,18 @@ UNREADABLE = [
      "messages.0.content", "more than once"),
     # a schema's NaN or 1e400 (inf) had reached the grammar as null: a 200 whose output broke it
     (CC, '{"messages": [{"role": "user", "content": "a"}], "response_format": {"type": '
-     '"json_schema", "json_schema": {"name": "n", "schema": {"const": 1e400}}}}',
-     SCHEMA_AT, "beyond a double"),
+     '"json_schema", "json_schema": {"name": "n", "schema": {"properties": {"a": {"const": '
+     '1e400}}}}}}', SCHEMA_AT, f"{SCHEMA_AT} holds inf at properties.a.const, a number JSON "
+     "cannot hold (beyond a double)"),
     (CC, '{"messages": [{"role": "user", "content": "a"}], "response_format": {"type": '
      '"json_schema", "json_schema": {"name": "n", "schema": {"enum": [1, NaN]}}}}',
      f"{SCHEMA_AT}.enum.1", "NaN and Infinity"),
     (C, '{"prompt": "hi", "temperature": -Infinity}', "temperature", "NaN and Infinity"),
     # a schema as JSON text: the same (it had reached the grammar as null too)
     (C, '{"prompt": "hi", "guided_json": "{\\"const\\": 1e400}"}', "guided_json",
-     "beyond a double"),
+     "guided_json holds inf at const"),
+    (C, '{"prompt": "hi", "structured_outputs": {"json": {"const": 1e400}}}', "structured_outputs",
+     "structured_outputs.json holds inf at const"),
     # a key both repeated and not valid Unicode: named escaped (it had been a 500)
     (C, '{"prompt": "hi", "\\ud800": 1, "\\ud800": 2}', "\\ud800", "surrogate"),
 ]  # fmt: skip

@@ -53,7 +53,11 @@ def structured_outputs(body: P.SamplingRequest, tools: ToolUse | None = None) ->
         try:
             return StructuredOutputs(**spec)  # type: ignore[arg-type]
         except ValueError as e:  # StructuredOutputs' own checks: a 400 naming the field
-            raise APIError(400, str(e), param=param) from None
+            message = str(e)
+            for key in spec:  # its words name its own field: say the one the request sent
+                ours = "structured_outputs." + key if param == "structured_outputs" else param
+                message = message.replace(f"structured_outputs {key} ", ours + " ", 1)
+            raise APIError(400, message, param=param) from None
 
     def add(param: str, **spec: object) -> None:
         forms.append((param, checked(param, **spec)))

@@ -17,18 +17,19 @@ MAX_SCHEMA_DEPTH = 128
 
 
 def schema_shape_error(schema: Any, where: str) -> str | None:
-    """Why llguidance cannot read `schema` (naming it `where`): it nests too deeply or holds a
-    number that is not finite; or None (a value that is not an object or an array has no
-    depth)."""
-    stack: list[tuple[Any, int]] = [(schema, 1)] if isinstance(schema, dict | list) else []
+    """Why llguidance cannot read `schema` (naming it `where`): it nests too deeply, or holds a
+    number that is not finite (named by its dotted path in the schema); or None (a value that is
+    not an object or an array has no depth)."""
+    stack: list[tuple[Any, int, str]] = [(schema, 1, "")] if isinstance(schema, dict | list) else []
     while stack:
-        value, depth = stack.pop()
+        value, depth, path = stack.pop()
         if depth > MAX_SCHEMA_DEPTH:
             return f"{where} nests objects and arrays deeper than {MAX_SCHEMA_DEPTH} levels"
-        items = value.values() if isinstance(value, dict) else value
-        for item in items:
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
             if isinstance(item, dict | list):
-                stack.append((item, depth + 1))
+                stack.append((item, depth + 1, f"{path}.{key}"))
             elif isinstance(item, float) and not math.isfinite(item):
-                return f"{where} holds {item}, a number JSON cannot hold (beyond a double)"
+                return (f"{where} holds {item} at {path[1:]}.{key}".replace(" at .", " at ")
+                        + ", a number JSON cannot hold (beyond a double)")  # fmt: skip
     return None
