@@ -26,10 +26,10 @@ import asyncio
 import json
 import os
 import random
+import re
 import socket
 import subprocess
 import sys
-import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -145,7 +145,9 @@ def check_echo_logprobs(r: dict) -> str | None:
     for c in r["choices"]:
         lp = c["logprobs"]
         n = len(lp["tokens"])
-        if not (n == len(lp["token_logprobs"]) == len(lp["top_logprobs"]) == len(lp["text_offset"])):
+        if not (
+            n == len(lp["token_logprobs"]) == len(lp["top_logprobs"]) == len(lp["text_offset"])
+        ):
             return "logprobs lists of different lengths"
         # (the tokens are not always the text: a special token is skipped from the text)
         if lp["token_logprobs"][0] is not None or not "".join(lp["tokens"]).startswith("The sea"):
@@ -172,7 +174,9 @@ def check_prompt_logprobs(r: dict) -> str | None:
 
 
 def check_stream_n(chunks: list[dict]) -> str | None:
-    finished = {c["index"] for ch in chunks for c in ch.get("choices", []) if c.get("finish_reason")}
+    finished = {
+        c["index"] for ch in chunks for c in ch.get("choices", []) if c.get("finish_reason")
+    }
     usage = [ch["usage"] for ch in chunks if ch.get("usage")]
     if finished != {0, 1, 2} or len(usage) != 1:
         return f"choices finished {sorted(finished)}, {len(usage)} usage chunks"
@@ -189,7 +193,9 @@ def check_stream_calls(chunks: list[dict]) -> str | None:
             for call in c["delta"].get("tool_calls") or []:
                 if call.get("function", {}).get("name"):
                     names[call["index"]] = call["function"]["name"]
-                args[call["index"]] = args.get(call["index"], "") + call["function"].get("arguments", "")
+                args[call["index"]] = args.get(call["index"], "") + call["function"].get(
+                    "arguments", ""
+                )
     if not names:
         return "no streamed call under tool_choice required"
     for i, name in names.items():
@@ -205,7 +211,9 @@ def pick(rng: random.Random) -> Case:
     if roll < 0.10:
         return Case("chat", "/v1/chat/completions", {**base, "messages": CHAT})
     if roll < 0.16:
-        return Case("chat-stream", "/v1/chat/completions", {**base, "messages": CHAT, "stream": True})
+        return Case(
+            "chat-stream", "/v1/chat/completions", {**base, "messages": CHAT, "stream": True}
+        )
     if roll < 0.20:
         return Case("completion", "/v1/completions", {**base, "prompt": "Once upon a time", "n": 2})
     if roll < 0.25:
@@ -214,7 +222,9 @@ def pick(rng: random.Random) -> Case:
     if roll < 0.27:
         return Case("bad-json", "/v1/completions", b'{"prompt": "x", "max_tokens": ', 400)
     if roll < 0.29:
-        return Case("unknown-field", "/v1/completions", {**base, "prompt": "x", "frobnicate": 1}, 400)
+        return Case(
+            "unknown-field", "/v1/completions", {**base, "prompt": "x", "frobnicate": 1}, 400
+        )
     if roll < 0.31:
         return Case("too-long", "/v1/completions", {**base, "prompt": "word " * 20000}, 400)
     if roll < 0.34:
@@ -224,7 +234,9 @@ def pick(rng: random.Random) -> Case:
     if roll < 0.36:
         temperature = rng.choice([1e-40, 1e-300, float("nan")])
         body = {**base, "prompt": "Hi", "temperature": temperature}
-        return Case("odd-temperature", "/v1/completions", body, 200 if temperature == temperature else 400)
+        return Case(
+            "odd-temperature", "/v1/completions", body, 200 if temperature == temperature else 400
+        )
     if roll < 0.42:
         body = {**base, "max_tokens": 64, "messages": CHAT,
                 "response_format": {"type": "json_schema", "json_schema": {"name": "p", "schema": SCHEMA}}}  # fmt: skip
@@ -236,7 +248,13 @@ def pick(rng: random.Random) -> Case:
         return Case("choice", "/v1/chat/completions", {**base, "messages": CHAT, "guided_choice": CHOICES},
                     check=check_choice)  # fmt: skip
     if roll < 0.54:
-        body = {**base, "max_tokens": 64, "messages": CHAT, "tools": TOOLS, "tool_choice": "required"}
+        body = {
+            **base,
+            "max_tokens": 64,
+            "messages": CHAT,
+            "tools": TOOLS,
+            "tool_choice": "required",
+        }
         return Case("tools-required", "/v1/chat/completions", body, check=check_calls)
     if roll < 0.58:
         body = {**base, "max_tokens": 64, "messages": CHAT, "tools": TOOLS, "tool_choice": "required",
