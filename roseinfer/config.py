@@ -18,6 +18,7 @@ DTYPES = ("auto", "float32", "bfloat16", "float16")
 QUANTIZATIONS = ("none", "int8")
 ATTENTION_BACKENDS = ("auto", "reference", "cpu")
 KV_CACHE_DTYPES = ("auto", "int8")
+GENERATION_CONFIGS = ("auto", "none")
 # The `EngineConfig` fields that shape the loaded model (its source, tokenizer and chat template,
 # device, dtype, and the layers its backend built: int8, or plain PyTorch under enforce_eager).
 # Every engine over one `LoadedModel` has the model's values (`LoadedModel.engine_config`); the
@@ -127,6 +128,14 @@ class EngineConfig:
         },
     )
     seed: int = field(default=0, metadata={"help": "seed for requests that set none"})
+    generation_config: str = field(
+        default="auto",
+        metadata={
+            "help": "auto: a request that leaves temperature, top_p, top_k, min_p, "
+            "repetition_penalty or its output limit out gets the model's own from its "
+            "generation_config.json, as vLLM's default; none: OpenAI's (vLLM's 'vllm')"
+        },
+    )
 
     def __post_init__(self) -> None:
         for name in ("model", "hf_model_id", "checkpoint_path", "tokenizer_name", "chat_template"):
@@ -138,6 +147,7 @@ class EngineConfig:
             ("quantization", QUANTIZATIONS),
             ("kv_cache_dtype", KV_CACHE_DTYPES),
             ("attention_backend", ATTENTION_BACKENDS),
+            ("generation_config", GENERATION_CONFIGS),
         ):
             if not isinstance(getattr(self, name), str) or getattr(self, name) not in choices:
                 raise ValueError(f"{name} must be one of {choices}, got {getattr(self, name)!r}")
@@ -230,6 +240,7 @@ def add_engine_args(parser: argparse.ArgumentParser, **defaults: Any) -> argpars
                 "quantization": QUANTIZATIONS,
                 "attention_backend": ATTENTION_BACKENDS,
                 "kv_cache_dtype": KV_CACHE_DTYPES,
+                "generation_config": GENERATION_CONFIGS,
             }.get(f.name)
             group.add_argument(flag, type=kind, default=default, choices=choices, help=help_text)
     return parser

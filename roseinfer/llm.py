@@ -37,11 +37,13 @@ def encode_prompt(tokenizer: Tokenizer, prompt: str) -> list[int]:
 
 
 def _per_prompt(
-    sampling_params: SamplingParams | Seq[SamplingParams] | None, count: int
+    sampling_params: SamplingParams | Seq[SamplingParams] | None,
+    count: int,
+    default: SamplingParams,
 ) -> list[SamplingParams]:
     """One SamplingParams per prompt: the default, one for all, or one each."""
     if sampling_params is None or isinstance(sampling_params, SamplingParams):
-        return [sampling_params or SamplingParams()] * count
+        return [sampling_params or default] * count
     if not all(isinstance(p, SamplingParams) for p in sampling_params):  # a dict's keys, say
         raise TypeError(
             "sampling_params must be a SamplingParams, a list of them (one per prompt) or None"
@@ -76,6 +78,9 @@ class LLM:
         self.engine = LLMEngine(self.loaded, cfg)
         self.config = self.engine.config
         self.processor = OutputProcessor(self.engine)
+        # without sampling_params: the model's generation_config.json defaults (vLLM's
+        # get_default_sampling_params), unless generation_config="none"
+        self.default_params = self.engine.sampling_defaults.params()
         self._ids = itertools.count()
 
     def encode(self, prompt: Prompt) -> list[int]:
@@ -149,7 +154,7 @@ class LLM:
                 if conversations is messages:  # a list of them: say which one
                     raise ValueError(f"conversation {i}: {e}") from e
                 raise
-        params = _per_prompt(sampling_params, len(ids))
+        params = _per_prompt(sampling_params, len(ids), self.default_params)
         if use is not None:
             params = [_with_tools(p, use) for p in params]
         return self._run(ids, params, use_tqdm, use)
@@ -198,7 +203,7 @@ class LLM:
         use_tqdm: bool,
         tool_use: ToolUse | None = None,
     ) -> list[RequestOutput]:
-        params = _per_prompt(sampling_params, len(prompt_ids))
+        params = _per_prompt(sampling_params, len(prompt_ids), self.default_params)
         # Validate every request before queuing any, so a bad one leaves nothing behind.
         for ids, p in zip(prompt_ids, params, strict=True):
             self.engine.validate(ids, p)

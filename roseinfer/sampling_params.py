@@ -304,3 +304,52 @@ def _logit_bias(bias: Any) -> dict[int, float] | None:
 # after the class is built, so that the dataclass still takes it as an `InitVar`; setattr, as
 # a type checker has no name for a property that replaces an `InitVar`.
 setattr(SamplingParams, "max_new_tokens", property(lambda self: self.max_tokens))  # noqa: B010
+
+
+@dataclass(frozen=True)
+class SamplingDefaults:
+    """What a request that leaves a sampling field out gets: OpenAI's values, or a model's own
+    from its generation_config.json, which vLLM applies by default (`--generation-config auto`):
+    `temperature`, `top_p`, `top_k`, `min_p`, `repetition_penalty`, and `max_new_tokens` as the
+    output limit of a request that sets none. Checked as SamplingParams checks them."""
+
+    temperature: float = 1.0
+    top_p: float = 1.0
+    top_k: int = 0
+    min_p: float = 0.0
+    repetition_penalty: float = 1.0
+    max_tokens: int | None = None  # None: the front door's own default
+
+    SAMPLING = ("temperature", "top_p", "top_k", "min_p", "repetition_penalty")
+
+    def __post_init__(self) -> None:
+        self.params()  # SamplingParams' checks and messages
+
+    @classmethod
+    def from_generation_config(cls, config: dict) -> SamplingDefaults:
+        """The fields `config` (generation_config.json) sets, as vLLM reads them (whatever its
+        `do_sample` says: the model's authors wrote these values for sampling)."""
+        given: dict[str, Any] = {k: config[k] for k in cls.SAMPLING if config.get(k) is not None}
+        if config.get("max_new_tokens") is not None:
+            given["max_tokens"] = config["max_new_tokens"]
+        try:
+            return cls(**given)
+        except ValueError as e:  # SamplingParams names max_tokens: say the file's name
+            raise ValueError(str(e).replace("max_tokens", "max_new_tokens")) from None
+
+    def changed(self) -> dict[str, float | int]:
+        """The values that differ from OpenAI's (for the server's start-up line)."""
+        plain = SamplingDefaults()
+        return {f: v for f in (*self.SAMPLING, "max_tokens")
+                if (v := getattr(self, f)) != getattr(plain, f)}  # fmt: skip
+
+    def params(self) -> SamplingParams:
+        """`SamplingParams()` under these defaults (the offline front door's default)."""
+        return SamplingParams(
+            temperature=self.temperature,
+            top_p=self.top_p,
+            top_k=self.top_k,
+            min_p=self.min_p,
+            repetition_penalty=self.repetition_penalty,
+            max_tokens=SamplingParams.max_tokens if self.max_tokens is None else self.max_tokens,
+        )

@@ -31,7 +31,7 @@ from roseinfer.engine.sequence import ScheduledSequence, Sequence
 from roseinfer.loader import LoadedModel
 from roseinfer.models import ModelConfig
 from roseinfer.outputs import FinishReason, TokenLogprobs
-from roseinfer.sampling_params import SamplingParams
+from roseinfer.sampling_params import SamplingDefaults, SamplingParams
 from roseinfer.structured.grammar import GrammarCompiler, GrammarError, grammar_failure
 
 logger = logging.getLogger(__name__)
@@ -148,6 +148,10 @@ class LLMEngine:
             mc, config.block_size, loaded.dtype, config.kv_cache_memory, config.kv_cache_dtype
         )
         self.stop_token_ids = frozenset(self.tokenizer.stop_token_ids)
+        # what a request that leaves a sampling field out gets (the front doors read it)
+        self.sampling_defaults = (
+            loaded.generation_defaults if config.generation_config == "auto" else SamplingDefaults()
+        )
         self.grammars = GrammarCompiler(self.tokenizer, mc.vocab_size)
         self.bad_words = BadWords(self.tokenizer)
         self.runner = ModelRunner(loaded, config, num_blocks)

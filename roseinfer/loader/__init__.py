@@ -20,9 +20,15 @@ from torch import nn
 from roseinfer.backends import Backend, select_backend
 from roseinfer.config import LOAD_FIELDS, EngineConfig
 from roseinfer.kernels.build import cpu_flags, kernels_are_built
-from roseinfer.loader.hf import generation_eos_ids, iter_safetensors, read_hf_config
+from roseinfer.loader.hf import (
+    generation_eos_ids,
+    iter_safetensors,
+    read_generation_config,
+    read_hf_config,
+)
 from roseinfer.models import CausalLMModel, ModelConfig, build_model
 from roseinfer.progress import progress
+from roseinfer.sampling_params import SamplingDefaults
 from roseinfer.tokenizer import Tokenizer
 
 DEFAULT_MODEL = "smollm2"
@@ -44,6 +50,9 @@ class LoadedModel:
     config: EngineConfig
     # What the model computes with, selected once here (`select_backend`); runners reuse it.
     backend: Backend | None = None
+    # Its files' sampling defaults (HF's generation_config.json); an engine applies them to
+    # requests that leave a field out under `generation_config="auto"` (vLLM's default).
+    generation_defaults: SamplingDefaults = SamplingDefaults()
 
     def engine_config(
         self, config: EngineConfig, given: Iterable[str] | None = None
@@ -104,8 +113,20 @@ def cpu_has_fast_bf16() -> bool:
     return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
-def read_source(cfg: EngineConfig) -> tuple[dict, dict[str, torch.Tensor], Tokenizer, str]:
-    """(HF config dict, HF-named weights, tokenizer, display name) for the configured source."""
+@dataclass(frozen=True)
+class ModelSource:
+    """What a model's files hold, before the model is built."""
+
+    hf_config: dict
+    weights: dict[str, torch.Tensor]  # HF-named
+    tokenizer: Tokenizer
+    name: str  # what /v1/models reports by default
+    # the sampling defaults of a HF directory's generation_config.json (GGUF files hold none)
+    generation_defaults: SamplingDefaults = SamplingDefaults()
+
+
+def read_source(cfg: EngineConfig) -> ModelSource:
+    """The configured source's config, weights, tokenizer, display name and sampling defaults."""
     if cfg.checkpoint_path:
         from roseinfer.loader.checkpoint import read_checkpoint
 
@@ -117,17 +138,17 @@ def read_source(cfg: EngineConfig) -> tuple[dict, dict[str, torch.Tensor], Token
 
             tok_dir = resolve_hf_model_id(tok_dir)
         name = os.path.splitext(os.path.basename(cfg.checkpoint_path))[0]
-        return hf_config, weights, Tokenizer.from_pretrained(tok_dir), name
+        return ModelSource(hf_config, weights, Tokenizer.from_pretrained(tok_dir), name)
     if cfg.hf_model_id:
         from roseinfer.loader.hub_cache import resolve_hf_model_id
 
-        return (*_read_hf_dir(resolve_hf_model_id(cfg.hf_model_id)), cfg.hf_model_id)
+        return _read_hf_dir(resolve_hf_model_id(cfg.hf_model_id), cfg.hf_model_id)
     model = cfg.model or DEFAULT_MODEL
     path = smollm2_path() if model == DEFAULT_MODEL else model
     if not os.path.exists(path) and _is_model_id(model):  # vLLM's habit: --model org/name
         from roseinfer.loader.hub_cache import resolve_hf_model_id
 
-        return (*_read_hf_dir(resolve_hf_model_id(model)), model)
+        return _read_hf_dir(resolve_hf_model_id(model), model)
     name = (
         "SmolLM2-135M-Instruct"
         if model == DEFAULT_MODEL
@@ -138,12 +159,14 @@ def read_source(cfg: EngineConfig) -> tuple[dict, dict[str, torch.Tensor], Token
             f"model path not found: {path} (pass 'smollm2', a HF model directory or a .gguf file)"
         )
     if os.path.isdir(path):
-        return (*_read_hf_dir(path), name)
+        return _read_hf_dir(path, name)
     if path.endswith(".gguf"):
         from roseinfer.loader.gguf import read_gguf
 
         hf_config, weights = read_gguf(path)
-        return hf_config, weights, Tokenizer.from_gguf(path), name.removesuffix(".gguf")
+        return ModelSource(
+            hf_config, weights, Tokenizer.from_gguf(path), name.removesuffix(".gguf")
+        )
     raise ModelSourceError(f"{path} is neither a model directory nor a .gguf file")
 
 
@@ -166,15 +189,17 @@ def read_chat_template(value: str) -> str:
     raise ModelSourceError(f"chat template file not found: {value}")
 
 
-def _read_hf_dir(path: str) -> tuple[dict, dict[str, torch.Tensor], Tokenizer]:
+def _read_hf_dir(path: str, name: str) -> ModelSource:
     hf_config = read_hf_config(path)
     ModelConfig.from_hf(hf_config)  # fail on an unknown architecture before reading weights
+    generation = read_generation_config(path)
+    try:
+        defaults = SamplingDefaults.from_generation_config(generation)
+    except ValueError as e:
+        raise ModelSourceError(f"{path}/generation_config.json: {e}") from None
     weights = dict(iter_safetensors(path))
-    return (
-        hf_config,
-        weights,
-        Tokenizer.from_pretrained(path, extra_eos_ids=generation_eos_ids(path)),
-    )
+    tokenizer = Tokenizer.from_pretrained(path, extra_eos_ids=generation_eos_ids(generation))
+    return ModelSource(hf_config, weights, tokenizer, name, defaults)
 
 
 def check_device(device: str, what: str = "device") -> None:
@@ -198,7 +223,9 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
     check_device(cfg.device)
     # A progress bar by stage, shown only when loading takes more than a second.
     with progress(3, "Loading model: reading weights", "stage", delay=1.0, leave=False) as bar:
-        hf_config, weights, tokenizer, name = read_source(cfg)
+        source = read_source(cfg)
+        hf_config, weights, tokenizer = source.hf_config, source.weights, source.tokenizer
+        name, generation_defaults = source.name, source.generation_defaults
         if cfg.chat_template is not None:
             tokenizer.set_chat_template(read_chat_template(cfg.chat_template))
         model_config = ModelConfig.from_hf(hf_config)
@@ -216,7 +243,7 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
         model = model.to_empty(device="cpu")
         model.tie_weights()
         model.load_weights(weights)
-        del weights
+        del weights, source  # the file's tensors, copied into the model
         bar.set_description(f"Loading model: to {cfg.device}, {dtype}")
         bar.update()
         model = model.to(device=cfg.device, dtype=dtype).eval()
@@ -229,6 +256,7 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
         tokenizer=tokenizer,
         model_config=model_config,
         name=name,
+        generation_defaults=generation_defaults,
         dtype=dtype,
         config=cfg,
         backend=backend,

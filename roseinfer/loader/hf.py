@@ -54,13 +54,19 @@ def iter_safetensors(model_dir: str) -> Iterator[tuple[str, torch.Tensor]]:
             raise WeightsError(f"cannot read {path}: {e}") from None
 
 
-def generation_eos_ids(model_dir: str) -> list[int]:
-    """eos ids from generation_config.json (Llama 3 lists several, e.g. <|eot_id|>)."""
+def read_generation_config(model_dir: str) -> dict:
+    """generation_config.json as a dict ({} where there is none)."""
     path = os.path.join(model_dir, "generation_config.json")
     if not os.path.isfile(path):
-        return []
+        return {}
     with open(path, encoding="utf-8") as f:
-        eos = json.load(f).get("eos_token_id")
+        config = json.load(f)
+    return config if isinstance(config, dict) else {}
+
+
+def generation_eos_ids(generation_config: dict) -> list[int]:
+    """eos ids from generation_config.json (Llama 3 lists several, e.g. <|eot_id|>)."""
+    eos = generation_config.get("eos_token_id")
     if eos is None:
         return []
     return [eos] if isinstance(eos, int) else list(eos)

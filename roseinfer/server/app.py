@@ -97,6 +97,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     tokenizer = core.tokenizer
     # Longest output a request without max_tokens may ask for (beyond that it could never fit).
     max_total_tokens = min(core.max_model_len, core.runner.capacity_tokens)
+    defaults = core.sampling_defaults  # of a field a request leaves out
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -173,6 +174,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         max_param, max_tokens = max_tokens_field(body)
         if max_param is None:
             max_tokens = default_max
+            room = max_total_tokens - prompt_len
+            if chat and max_tokens is not None and room >= 1:  # the model's own default limit
+                max_tokens = min(max_tokens, room)
         if opts.echo_only:
             if body.min_tokens is not None and body.min_tokens > 0:
                 raise APIError(400, f"min_tokens ({body.min_tokens}) asks for tokens that "
@@ -200,9 +204,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             return SamplingParams(
                 n=n,
                 max_tokens=max_tokens,
-                temperature=1.0 if body.temperature is None else body.temperature,
-                top_p=1.0 if body.top_p is None else body.top_p,
-                top_k=0 if body.top_k is None else body.top_k,
+                temperature=defaults.temperature if body.temperature is None else body.temperature,
+                top_p=defaults.top_p if body.top_p is None else body.top_p,
+                top_k=defaults.top_k if body.top_k is None else body.top_k,
                 seed=body.seed,
                 stop=tuple(body.stop_list),
                 stop_token_ids=tuple(body.stop_token_ids or ()),
@@ -210,8 +214,10 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                 min_tokens=body.min_tokens,
                 presence_penalty=body.presence_penalty or 0.0,
                 frequency_penalty=body.frequency_penalty or 0.0,
-                repetition_penalty=1.0 if repetition is None else repetition,
-                min_p=body.min_p or 0.0,
+                repetition_penalty=defaults.repetition_penalty
+                if repetition is None
+                else repetition,
+                min_p=defaults.min_p if body.min_p is None else body.min_p,
                 # JSON's string keys: SamplingParams reads digit strings as token ids.
                 logit_bias=cast("dict[int, float] | None", body.logit_bias),
                 logprobs=opts.logprobs,
@@ -271,7 +277,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     ) -> Response:
         opts = response_options(body)
         chat = opts.chat
-        default_max = None if chat else 16
+        # OpenAI's: what the context leaves (chat), 16 (completions); the model's own below
+        default_max = defaults.max_tokens if chat else min(16, defaults.max_tokens or 16)
         prompts = [truncate(body, ids) for ids in prompts]
         constraint = structured_outputs(body, tools)
         spec = constraint.spec

@@ -163,6 +163,12 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
         core.block_manager.num_blocks, engine_config.block_size, core.runner.capacity_tokens,
         engine_config.max_num_seqs, engine_config.max_num_batched_tokens,
     )  # fmt: skip
+    if changed := core.sampling_defaults.changed():  # vLLM says so too: answers differ
+        logger.info(
+            "a request that leaves it out gets the model's own %s (its generation_config.json; "
+            "--generation-config none: OpenAI's defaults)",
+            ", ".join(f"{name} {value}" for name, value in changed.items()),
+        )
     logger.info("%d objects alive after loading left out of the garbage collector's scans", frozen)
     bound = sock.getsockname()[1]  # --port 0: the one the system picked
     key = ", API key required" if server_config.api_keys else ""

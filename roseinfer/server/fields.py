@@ -89,12 +89,15 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("prompt", _CO, "a string, a list of strings, a token-id list or a list of those"),
     _h("messages", _C, "the conversation, rendered with the model's chat template"),
     _h("max_tokens", _V1, "most tokens to generate, >= 1 (completions: 16 by default, and 0 "
-       "with `echo`; chat: what the context leaves)"),
+       "with `echo`; chat: what the context leaves; either: at most the model's "
+       "`max_new_tokens`, see `temperature`)"),
     _h("max_completion_tokens", _V1, "OpenAI's newer name for `max_tokens` (if both are given "
        "they must agree)"),
     _h("n_predict", _V1, "llama.cpp's name for `max_tokens` (-1: what the context leaves)", _LC),
     _h("temperature", _V1, "default 1; 0 (or below 1e-5) is greedy; any value >= 0 (as vLLM; "
-       "OpenAI refuses above 2)"),
+       "OpenAI refuses above 2); this and `top_p`, `top_k`, `min_p`, `repetition_penalty` and "
+       "the output limit, left out, are the model's own where its generation_config.json sets "
+       "them (vLLM's default; `--generation-config none`: OpenAI's)"),
     _h("top_p", _V1, "nucleus sampling, in (0, 1]"),
     _h("top_k", _V1, "sample among the k likeliest tokens, up to 2**31-1; 0 or -1: off (so is "
        "any k at or above the vocabulary size)", _VL),

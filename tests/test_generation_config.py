@@ -1,0 +1,89 @@
+"""A model's generation_config.json sampling defaults (vLLM's `--generation-config auto`): a
+request that leaves temperature, top_p, top_k, min_p, repetition_penalty or its output limit out
+gets the model's own, through both front doors; what a request sets wins; `generation_config=
+"none"` gives OpenAI's defaults. The tiny random llama, its file given `top_k: 1` (so sampling
+under the model's defaults is greedy, whatever the temperature) and `max_new_tokens: 5`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import httpx
+import pytest
+from conftest import serve_in_process
+
+from roseinfer import LLM, SamplingParams
+from roseinfer.loader import ModelSourceError
+from roseinfer.sampling_params import SamplingDefaults
+
+PROMPT = "The quick brown fox"
+OWN = {"top_k": 1, "temperature": 0.9, "max_new_tokens": 5, "do_sample": True}
+
+
+def with_generation_config(src: str, dst: str, values: dict) -> str:
+    shutil.copytree(src, dst)
+    path = os.path.join(dst, "generation_config.json")
+    config = json.load(open(path)) if os.path.exists(path) else {}
+    with open(path, "w") as f:
+        json.dump({**config, **values}, f)
+    return dst
+
+
+@pytest.fixture(scope="module")
+def model_dir(tiny_model_dir, tmp_path_factory):
+    return with_generation_config(
+        tiny_model_dir("llama"), str(tmp_path_factory.mktemp("gc") / "m"), OWN
+    )
+
+
+def test_the_file_is_read_as_vllm_reads_it():
+    d = SamplingDefaults.from_generation_config(
+        {"temperature": 0.7, "top_p": 0.8, "top_k": 20, "repetition_penalty": 1.05,
+         "min_p": None, "do_sample": False, "eos_token_id": [1, 2], "max_new_tokens": 9}
+    )  # fmt: skip
+    assert d == SamplingDefaults(0.7, 0.8, 20, 0.0, 1.05, 9)
+    assert d.changed() == {"temperature": 0.7, "top_p": 0.8, "top_k": 20,
+                           "repetition_penalty": 1.05, "max_tokens": 9}  # fmt: skip
+    assert SamplingDefaults.from_generation_config({"eos_token_id": 2}) == SamplingDefaults()
+    with pytest.raises(ValueError, match="max_new_tokens must be an integer >= 1"):
+        SamplingDefaults.from_generation_config({"max_new_tokens": 0})
+
+
+def test_offline_default_params_are_the_models(model_dir):
+    llm = LLM(model_dir, dtype="float32", num_kv_blocks=64)
+    own = llm.generate(PROMPT, use_tqdm=False)[0].outputs[0]
+    greedy = llm.generate(PROMPT, SamplingParams(temperature=0, max_tokens=5), use_tqdm=False)
+    assert own.token_ids == greedy[0].outputs[0].token_ids and len(own.token_ids) == 5
+    plain = LLM(loaded=llm.loaded, generation_config="none", num_kv_blocks=64)
+    assert plain.default_params == SamplingParams()
+    # given params are taken as they are: the file only fills what is left out
+    given = llm.generate(PROMPT, SamplingParams(max_tokens=7, seed=1), use_tqdm=False)
+    assert len(given[0].outputs[0].token_ids) == 7
+
+
+def test_served_requests_get_the_models_defaults_where_they_leave_a_field_out(model_dir):
+    with serve_in_process(model_dir) as (_, url), httpx.Client(base_url=url, timeout=60) as http:
+        chat = {"messages": [{"role": "user", "content": "Hi"}], "ignore_eos": True}
+        own = http.post("/v1/chat/completions", json=chat).json()
+        greedy = http.post("/v1/chat/completions",
+                           json={**chat, "temperature": 0, "max_tokens": 5}).json()  # fmt: skip
+        assert own["usage"]["completion_tokens"] == 5
+        assert own["choices"][0]["message"] == greedy["choices"][0]["message"]
+        # completions: OpenAI's 16, or the model's limit where lower
+        r = http.post("/v1/completions", json={"prompt": PROMPT, "ignore_eos": True}).json()
+        assert r["usage"]["completion_tokens"] == 5
+        # what a request sets wins: top_k 0 samples among all tokens at temperature 0.9
+        body = {"prompt": PROMPT, "ignore_eos": True, "max_tokens": 12, "top_k": 0, "n": 8,
+                "seed": 5}  # fmt: skip
+        texts = {c["text"] for c in http.post("/v1/completions", json=body).json()["choices"]}
+        assert len(texts) > 1
+
+
+def test_a_file_whose_values_no_request_could_send_fails_the_load(tiny_model_dir, tmp_path):
+    bad = with_generation_config(tiny_model_dir("llama"), str(tmp_path / "m"), {"top_p": 0})
+    with pytest.raises(
+        ModelSourceError, match=r"generation_config.json: top_p must be in \(0, 1\]"
+    ):
+        LLM(bad, dtype="float32", num_kv_blocks=16)
