@@ -165,8 +165,8 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     )  # fmt: skip
     if changed := core.sampling_defaults.changed():  # vLLM says so too: answers differ
         logger.info(
-            "a request that leaves it out gets the model's own %s (its generation_config.json; "
-            "--generation-config none: OpenAI's defaults)",
+            "sampling defaults from the model's generation_config.json, for requests that "
+            "leave them out: %s (--generation-config none: OpenAI's)",
             ", ".join(f"{name} {value}" for name, value in changed.items()),
         )
     logger.info("%d objects alive after loading left out of the garbage collector's scans", frozen)
