@@ -172,6 +172,21 @@ def test_hash_collisions_never_give_a_wrong_hit():
     assert bm.match_prefix(make_seq([1, 2, 3, 4, 6], 2)) == BS
 
 
+def test_a_parent_key_that_collides_never_hands_over_another_prefixs_blocks():
+    """A hit checks the block's own tokens, and its parent only through the chained key: with
+    Python's hash() keys (hash(-1) == hash(-2) shows a collision without searching for one)
+    a prompt reused a block computed after another prompt's first block (a prefix-cache
+    poisoning, vLLM's CVE-2025-25183). SHA-256 keys name the whole prefix."""
+    bm = BlockManager(16, 2)
+    victim_first = make_seq([-1, 7, 5], 1)  # its first block is cached ...
+    admit_and_compute(bm, victim_first)
+    attacker = make_seq([-2, 7, 8, 9, 5], 2)  # ... and another first block, then (8, 9)
+    admit_and_compute(bm, attacker)
+    victim = make_seq([-1, 7, 8, 9, 5], 3)
+    assert bm.match_prefix(victim) == 2  # its own first block, not the attacker's (8, 9)
+    assert victim.block_table == victim_first.block_table[:1]
+
+
 def test_freed_cached_blocks_are_reused_until_evicted_lru():
     bm = BlockManager(6, BS)
     a = make_seq(list(range(100, 108)) + [1])  # 2 full blocks + 1 partial

@@ -3,11 +3,16 @@
 The cache tensors themselves live in the model runner; this module only decides which block
 ids a sequence owns. A full block whose K/V has been computed is keyed by a hash chained over
 (parent block's hash, this block's token ids), so later requests sharing the prefix reuse it.
+The hash is SHA-256: a hit checks the block's own tokens, and its parent only through the key,
+so a key that could be made to collide (Python's `hash()` of a tuple can) would let one prompt
+hand another K/V computed after a different prefix (vLLM's CVE-2025-25183).
 Free blocks keep their hash until allocation needs them: evicted least-recently-used first.
 """
 
 from __future__ import annotations
 
+import hashlib
+from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,7 +32,7 @@ class SequenceLike(Protocol):
 class Block:
     block_id: int
     ref_count: int = 0
-    hash: int | None = None  # set once the block is full and computed
+    hash: bytes | None = None  # set once the block is full and computed
     token_ids: tuple[int, ...] = ()  # to confirm a hash hit
 
 
@@ -41,7 +46,7 @@ class BlockManager:
         self.blocks = [Block(i) for i in range(num_blocks)]
         # ref_count == 0 blocks, oldest first: the LRU end is evicted first.
         self._free: OrderedDict[int, None] = OrderedDict((i, None) for i in range(num_blocks))
-        self._hash_to_block: dict[int, int] = {}
+        self._hash_to_block: dict[bytes, int] = {}
         self.prefix_hits = 0  # tokens served from the cache
         self.prefix_queries = 0  # prompt tokens looked up
 
@@ -71,8 +76,10 @@ class BlockManager:
 
     # ---- prefix cache --------------------------------------------------------------------
     @staticmethod
-    def chain_hash(parent: int | None, token_ids: Sequence[int]) -> int:
-        return hash((parent, tuple(token_ids)))
+    def chain_hash(parent: bytes | None, token_ids: Sequence[int]) -> bytes:
+        """SHA-256 of the parent's hash and the token ids (as 32-bit integers): it names the
+        whole prefix."""
+        return hashlib.sha256((parent or b"") + array("i", token_ids).tobytes()).digest()
 
     def match_prefix(self, seq: SequenceLike, use_cache: bool = True) -> int:
         """Give a new sequence the longest run of cached full blocks of its tokens.
@@ -88,7 +95,7 @@ class BlockManager:
         if not self.enable_prefix_cache or not use_cache:
             return 0
         bs = self.block_size
-        parent: int | None = None
+        parent: bytes | None = None
         for i in range((num_tokens - 1) // bs):
             chunk = seq.token_ids[i * bs : (i + 1) * bs]
             h = self.chain_hash(parent, chunk)
