@@ -28,6 +28,7 @@ import os
 import random
 import re
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -346,24 +347,37 @@ async def one(client: httpx.AsyncClient, case: Case) -> str:
     return outcome + (f" FAULT {fault}" if fault else "")
 
 
-async def soak(url: str, seconds: float, concurrency: int, seed: int) -> Counter:
+async def soak(
+    url: str, seconds: float, concurrency: int, seed: int, pid: int
+) -> tuple[Counter, dict[str, list[float]], list[float]]:
+    """(outcomes, seconds each request of a kind took (a repeat's two requests as one), the
+    server's RSS in MiB each minute)."""
     outcomes: Counter = Counter()
+    latencies: dict[str, list[float]] = {}
+    rss: list[float] = []
     deadline = time.monotonic() + seconds
+
+    async def sample_rss() -> None:
+        while time.monotonic() < deadline:
+            rss.append(process_stats(pid)[1])
+            await asyncio.sleep(min(60.0, max(0.0, deadline - time.monotonic())))
 
     async def worker(i: int) -> None:
         rng = random.Random(seed * 1000 + i)
         async with httpx.AsyncClient(base_url=url, timeout=120) as client:
             while time.monotonic() < deadline:
                 case = pick(rng)
+                t0 = time.monotonic()
                 try:
                     outcomes[await one(client, case)] += 1
                 except httpx.HTTPError as e:
                     outcomes[f"{case.kind} client error {type(e).__name__}"] += 1
                 except (KeyError, TypeError, IndexError, ValueError) as e:  # a malformed answer
                     outcomes[f"{case.kind} FAULT answer shape {type(e).__name__} {e}"] += 1
+                latencies.setdefault(case.kind, []).append(time.monotonic() - t0)
 
-    await asyncio.gather(*(worker(i) for i in range(concurrency)))
-    return outcomes
+    await asyncio.gather(sample_rss(), *(worker(i) for i in range(concurrency)))
+    return outcomes, latencies, rss
 
 
 def wait_idle(url: str, timeout: float = 60.0) -> str:
@@ -405,10 +419,14 @@ def main(argv: list[str] | None = None) -> int:
                 time.sleep(0.5)
     try:
         start = process_stats(args.pid)
-        warm = asyncio.run(soak(args.url, min(60.0, args.minutes * 6), args.concurrency, -1))
+        warm, _, _ = asyncio.run(
+            soak(args.url, min(60.0, args.minutes * 6), args.concurrency, -1, args.pid)
+        )
         after_warmup = process_stats(args.pid)
         t0 = time.monotonic()
-        outcomes = asyncio.run(soak(args.url, args.minutes * 60, args.concurrency, args.seed))
+        outcomes, latencies, rss = asyncio.run(
+            soak(args.url, args.minutes * 60, args.concurrency, args.seed, args.pid)
+        )
         elapsed = time.monotonic() - t0
         text = wait_idle(args.url)
         end = process_stats(args.pid)
@@ -420,6 +438,10 @@ def main(argv: list[str] | None = None) -> int:
           f"requests (+{sum(warm.values())} in warm-up)")  # fmt: skip
     for outcome, count in sorted(outcomes.items()):
         print(f"  {outcome:40s} {count:6d}")
+    print("server RSS each minute (MiB): " + " ".join(f"{r:.0f}" for r in rss))
+    print("seconds a request took, by kind: median, worst")
+    for kind, times in sorted(latencies.items()):
+        print(f"  {kind:40s} {statistics.median(times):6.2f} {max(times):6.2f}")
     server_errors = sum(c for o, c in outcomes.items() if " 5" in o or "client error" in o)
     print(f"5xx or transport errors: {server_errors}")
     faults = sum(c for o, c in outcomes.items() if " FAULT " in o or " UNEXPECTED " in o)
