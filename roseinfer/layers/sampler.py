@@ -172,8 +172,9 @@ class RowState:
 
 class Sampler:
     """Greedy rows take the argmax; sampled rows draw by inverse CDF (`sample_from`). Rows with a
-    `seed` draw their uniform from their own generator, so a seeded request's output does not
-    depend on what else is in the batch."""
+    `seed` draw their uniform from their own generator, so a seeded request's draws do not
+    depend on what else is in the batch (its logits may, by rounding: README, "Alone or
+    batched")."""
 
     def __init__(
         self,

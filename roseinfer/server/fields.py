@@ -107,8 +107,9 @@ FIELDS: tuple[FieldSpec, ...] = (
        "admitted first come, first served, as in vLLM, so one whose choices fill the KV cache "
        "holds the requests after it until its choices finish"),
     _h("n_cmpl", _V1, "llama.cpp's name for `n` (if both are given they must agree)", _LC),
-    _h("seed", _V1, "choice i of n samples from seed + i (modulo 2**64): same seed, same text; "
-       "-1 is no seed (vLLM's and llama.cpp's random)"),
+    _h("seed", _V1, "choice i of n samples from seed + i (modulo 2**64): same seed, same text "
+       "(beside other requests, up to rounding: README, \"Alone or batched\"); -1 is no seed "
+       "(vLLM's and llama.cpp's random)"),
     _h("stop", _V1, "a string or a list of up to 64 strings, of 16,384 characters in all; the "
        "text ends before the first match (an empty string, which would match anywhere, is "
        "ignored), a tool call's text too: a call cut by one keeps what came before it, and the "
