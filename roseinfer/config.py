@@ -133,7 +133,7 @@ class EngineConfig:
         metadata={
             "help": "auto: a request that leaves temperature, top_p, top_k, min_p, "
             "repetition_penalty or its output limit out gets the model's own from its "
-            "generation_config.json, as vLLM's default; none: OpenAI's (vLLM's 'vllm')"
+            "generation_config.json, as vLLM does; none: OpenAI's (vLLM's 'vllm') (default auto)"
         },
     )
 
@@ -212,10 +212,20 @@ class EngineConfig:
         return cls(**kwargs)
 
 
-def add_engine_args(parser: argparse.ArgumentParser, **defaults: Any) -> argparse.ArgumentParser:
-    """Add one flag per `EngineConfig` field (`--no-prefix-cache` for the prefix-cache switch)."""
+# Fields only a front door whose requests leave sampling fields out reads (the server): the
+# commands that build every field themselves (`generate`, `chat`, the benchmarks) offer no flag.
+REQUEST_DEFAULT_FIELDS = ("generation_config",)
+
+
+def add_engine_args(
+    parser: argparse.ArgumentParser, *, request_defaults: bool = False, **defaults: Any
+) -> argparse.ArgumentParser:
+    """Add one flag per `EngineConfig` field (`--no-prefix-cache` for the prefix-cache switch);
+    `request_defaults`: `REQUEST_DEFAULT_FIELDS`' too."""
     group = parser.add_argument_group("engine")
     for f in dataclasses.fields(EngineConfig):
+        if f.name in REQUEST_DEFAULT_FIELDS and not request_defaults:
+            continue
         default = defaults.get(f.name, f.default)
         help_text = f.metadata.get("help", "")
         if default is not None and not isinstance(default, bool) and "default" not in help_text:

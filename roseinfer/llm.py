@@ -196,6 +196,14 @@ class LLM:
         self.processor.add_request(rid, prompt_token_ids, params, tool_use)
         return rid
 
+    def _within_room(self, ids: list[int], params: SamplingParams, limit: int) -> SamplingParams:
+        """The default params, their limit (the model's `max_new_tokens`) cut to the room the
+        prompt leaves, as the server does; params given are taken as they are."""
+        room = self.engine.max_total_tokens - len(ids)
+        if params is not self.default_params or not 1 <= room < limit:
+            return params
+        return dataclasses.replace(self.engine.sampling_defaults, max_tokens=room).params()
+
     def _run(
         self,
         prompt_ids: list[list[int]],
@@ -204,6 +212,11 @@ class LLM:
         tool_use: ToolUse | None = None,
     ) -> list[RequestOutput]:
         params = _per_prompt(sampling_params, len(prompt_ids), self.default_params)
+        limit = self.engine.sampling_defaults.max_tokens
+        if limit is not None:  # the model's own limit: what the context leaves caps it
+            params = [
+                self._within_room(ids, p, limit) for ids, p in zip(prompt_ids, params, strict=True)
+            ]
         # Validate every request before queuing any, so a bad one leaves nothing behind.
         for ids, p in zip(prompt_ids, params, strict=True):
             self.engine.validate(ids, p)

@@ -332,16 +332,24 @@ class SamplingDefaults:
         given: dict[str, Any] = {k: config[k] for k in cls.SAMPLING if config.get(k) is not None}
         if config.get("max_new_tokens") is not None:
             given["max_tokens"] = config["max_new_tokens"]
+        for name in ("top_k", "max_tokens"):  # 50.0 as JSON writers may give it: 50
+            if isinstance(given.get(name), float) and given[name].is_integer():
+                given[name] = int(given[name])
+        if given.get("top_k") == -1:  # off, as 0
+            given["top_k"] = 0
         try:
             return cls(**given)
         except ValueError as e:  # SamplingParams names max_tokens: say the file's name
             raise ValueError(str(e).replace("max_tokens", "max_new_tokens")) from None
 
     def changed(self) -> dict[str, float | int]:
-        """The values that differ from OpenAI's (for the server's start-up line)."""
+        """The values that differ from OpenAI's, by the file's names (the start-up line's)."""
         plain = SamplingDefaults()
-        return {f: v for f in (*self.SAMPLING, "max_tokens")
-                if (v := getattr(self, f)) != getattr(plain, f)}  # fmt: skip
+        changed = {f: v for f in (*self.SAMPLING, "max_tokens")
+                   if (v := getattr(self, f)) != getattr(plain, f)}  # fmt: skip
+        if "max_tokens" in changed:
+            changed["max_new_tokens"] = changed.pop("max_tokens")
+        return changed
 
     def params(self) -> SamplingParams:
         """`SamplingParams()` under these defaults (the offline front door's default)."""

@@ -265,6 +265,11 @@ def test_n_cmpl_is_llama_cpps_n(http):
     for n_cmpl in (0, 129):
         r = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "n_cmpl": n_cmpl})
         assert (r.status_code, r.json()["error"]["param"]) == (400, "n_cmpl"), r.text
+    # best_of is neutral when it equals the count, whichever name gave it
+    r = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "n_cmpl": 2, "best_of": 2})
+    assert len(r.json()["choices"]) == 2, r.text
+    r = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "n_cmpl": 2, "best_of": 1})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "best_of"), r.text
 
 
 def test_the_peers_newer_fields_are_in_the_table():

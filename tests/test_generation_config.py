@@ -15,7 +15,6 @@ import pytest
 from conftest import serve_in_process
 
 from roseinfer import LLM, SamplingParams
-from roseinfer.loader import ModelSourceError
 from roseinfer.sampling_params import SamplingDefaults
 
 PROMPT = "The quick brown fox"
@@ -45,8 +44,11 @@ def test_the_file_is_read_as_vllm_reads_it():
     )  # fmt: skip
     assert d == SamplingDefaults(0.7, 0.8, 20, 0.0, 1.05, 9)
     assert d.changed() == {"temperature": 0.7, "top_p": 0.8, "top_k": 20,
-                           "repetition_penalty": 1.05, "max_tokens": 9}  # fmt: skip
+                           "repetition_penalty": 1.05, "max_new_tokens": 9}  # fmt: skip
     assert SamplingDefaults.from_generation_config({"eos_token_id": 2}) == SamplingDefaults()
+    # as JSON writers may spell them: 50.0 is 50; top_k -1 is off, as 0
+    odd = SamplingDefaults.from_generation_config({"top_k": -1, "max_new_tokens": 50.0})
+    assert (odd.top_k, odd.max_tokens, odd.changed()) == (0, 50, {"max_new_tokens": 50})
     with pytest.raises(ValueError, match="max_new_tokens must be an integer >= 1"):
         SamplingDefaults.from_generation_config({"max_new_tokens": 0})
 
@@ -81,9 +83,53 @@ def test_served_requests_get_the_models_defaults_where_they_leave_a_field_out(mo
         assert len(texts) > 1
 
 
-def test_a_file_whose_values_no_request_could_send_fails_the_load(tiny_model_dir, tmp_path):
+def test_a_file_whose_values_no_request_could_send_stops_auto_only(tiny_model_dir, tmp_path):
     bad = with_generation_config(tiny_model_dir("llama"), str(tmp_path / "m"), {"top_p": 0})
-    with pytest.raises(
-        ModelSourceError, match=r"generation_config.json: top_p must be in \(0, 1\]"
-    ):
+    with pytest.raises(ValueError, match=r"generation_config.json: top_p must be in \(0, 1\], got 0 \("
+                       "--generation-config none"):  # fmt: skip
         LLM(bad, dtype="float32", num_kv_blocks=16)
+    LLM(bad, dtype="float32", num_kv_blocks=16, generation_config="none")  # the file unread
+
+
+def test_the_models_limit_is_cut_to_the_room_the_prompt_leaves(tiny_model_dir, tmp_path):
+    """As the server's chat default: the file's max_new_tokens beyond the context is what the
+    context leaves (an error in every call, before)."""
+    big = with_generation_config(tiny_model_dir("llama"), str(tmp_path / "m"),
+                                 {"max_new_tokens": 100_000})  # fmt: skip
+    llm = LLM(big, dtype="float32", num_kv_blocks=16, max_model_len=24)
+    out = llm.generate(PROMPT, use_tqdm=False)[0]
+    assert len(out.prompt_token_ids) + len(out.outputs[0].token_ids) == 24
+
+
+def test_the_same_request_with_the_files_values_written_out(model_with_all):
+    """Every default the file gives acts: leaving them out is writing them in (seeded), and not
+    OpenAI's defaults written in; `/generate` keeps its own (do_sample's temperature 1, no top-k,
+    top-p or penalty)."""
+    with serve_in_process(model_with_all) as (_, url), httpx.Client(base_url=url, timeout=60) as c:
+        base = {"prompt": PROMPT, "ignore_eos": True, "max_tokens": 16, "n": 4, "seed": 11}
+        left_out = c.post("/v1/completions", json=base).json()["choices"]
+        written = c.post("/v1/completions", json={**base, **ALL}).json()["choices"]
+        openai = {"temperature": 1, "top_p": 1, "top_k": 0, "min_p": 0, "repetition_penalty": 1}
+        plain = c.post("/v1/completions", json={**base, **openai}).json()["choices"]
+        assert [x["text"] for x in left_out] == [x["text"] for x in written]
+        assert [x["text"] for x in left_out] != [x["text"] for x in plain]
+        generate = {"prompt": PROMPT, "max_new_tokens": 16, "do_sample": True, "seed": 11,
+                    "stop_on_eos": False}  # fmt: skip
+        texts = {c.post("/generate", json={**generate, "seed": s}).json()["text"] for s in range(4)}
+        assert len(texts) > 1  # the file's top_k 1 would make every seed the same
+        # the model's penalty is on: llama.cpp's window of it is not a no-op any more
+        r = c.post("/v1/completions", json={**base, "repeat_last_n": 64})
+        assert (r.status_code, r.json()["error"]["param"]) == (400, "repeat_last_n")
+        for ok in ({"repeat_last_n": -1}, {"repeat_last_n": 64, "repetition_penalty": 1},
+                   {"repeat_last_n": 0, "repeat_penalty": 1}):  # fmt: skip
+            assert c.post("/v1/completions", json={**base, **ok}).status_code == 200, ok
+
+
+ALL = {"temperature": 0.8, "top_p": 0.7, "top_k": 3, "min_p": 0.05, "repetition_penalty": 1.3}
+
+
+@pytest.fixture(scope="module")
+def model_with_all(tiny_model_dir, tmp_path_factory):
+    return with_generation_config(
+        tiny_model_dir("llama"), str(tmp_path_factory.mktemp("gc_all") / "m"), ALL
+    )

@@ -131,6 +131,16 @@ def test_an_unknown_log_level_is_a_usage_error_on_every_command(argv):
     assert len(r.stderr.splitlines()) == 1 and r.stderr.endswith(" (see --help)\n"), r.stderr
 
 
+def test_only_the_server_offers_the_models_request_defaults():
+    """generate, chat and the benchmarks build every sampling field: --generation-config would
+    change nothing there, so they do not take it."""
+    from roseinfer.cli import build_parser as cli_parser
+
+    assert build_parser().parse_args(["--generation-config", "none"]).generation_config == "none"
+    with pytest.raises(SystemExit):
+        cli_parser().parse_args(["generate", "--prompt", "x", "--generation-config", "none"])
+
+
 def test_engine_flags_show_their_defaults():
     text = build_parser().format_help()
     for flag, default in (("--max-num-seqs", "64"), ("--max-num-batched-tokens", "512"),

@@ -149,9 +149,17 @@ class LLMEngine:
         )
         self.stop_token_ids = frozenset(self.tokenizer.stop_token_ids)
         # what a request that leaves a sampling field out gets (the front doors read it)
-        self.sampling_defaults = (
-            loaded.generation_defaults if config.generation_config == "auto" else SamplingDefaults()
-        )
+        self.sampling_defaults = SamplingDefaults()
+        if config.generation_config == "auto":
+            try:
+                self.sampling_defaults = SamplingDefaults.from_generation_config(
+                    loaded.generation_config
+                )
+            except ValueError as e:  # one line at start, not a failure in every request
+                raise ValueError(
+                    f"the model's generation_config.json: {e} (--generation-config none: "
+                    "OpenAI's defaults instead)"
+                ) from None
         self.grammars = GrammarCompiler(self.tokenizer, mc.vocab_size)
         self.bad_words = BadWords(self.tokenizer)
         self.runner = ModelRunner(loaded, config, num_blocks)
@@ -219,6 +227,12 @@ class LLMEngine:
         if params.structured_outputs is not None:
             seq.matcher = self.grammars.matcher(params.structured_outputs)
         return seq
+
+    @property
+    def max_total_tokens(self) -> int:
+        """The most tokens one sequence may hold, prompt and output: the context, or the KV
+        cache where it is smaller."""
+        return min(self.max_model_len, self.runner.capacity_tokens)
 
     def validate(self, prompt_token_ids: Seq[int], params: SamplingParams) -> None:
         """Raise InvalidRequestError for a request this engine can never serve (reads

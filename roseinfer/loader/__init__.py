@@ -28,7 +28,6 @@ from roseinfer.loader.hf import (
 )
 from roseinfer.models import CausalLMModel, ModelConfig, build_model
 from roseinfer.progress import progress
-from roseinfer.sampling_params import SamplingDefaults
 from roseinfer.tokenizer import Tokenizer
 
 DEFAULT_MODEL = "smollm2"
@@ -50,9 +49,9 @@ class LoadedModel:
     config: EngineConfig
     # What the model computes with, selected once here (`select_backend`); runners reuse it.
     backend: Backend | None = None
-    # Its files' sampling defaults (HF's generation_config.json); an engine applies them to
-    # requests that leave a field out under `generation_config="auto"` (vLLM's default).
-    generation_defaults: SamplingDefaults = SamplingDefaults()
+    # Its generation_config.json (HF directories; {} elsewhere): an engine takes its sampling
+    # defaults under `generation_config="auto"` (vLLM's default), and only then checks them.
+    generation_config: dict = dataclasses.field(default_factory=dict)
 
     def engine_config(
         self, config: EngineConfig, given: Iterable[str] | None = None
@@ -121,8 +120,8 @@ class ModelSource:
     weights: dict[str, torch.Tensor]  # HF-named
     tokenizer: Tokenizer
     name: str  # what /v1/models reports by default
-    # the sampling defaults of a HF directory's generation_config.json (GGUF files hold none)
-    generation_defaults: SamplingDefaults = SamplingDefaults()
+    # a HF directory's generation_config.json (GGUF files hold none)
+    generation_config: dict = dataclasses.field(default_factory=dict)
 
 
 def read_source(cfg: EngineConfig) -> ModelSource:
@@ -193,13 +192,9 @@ def _read_hf_dir(path: str, name: str) -> ModelSource:
     hf_config = read_hf_config(path)
     ModelConfig.from_hf(hf_config)  # fail on an unknown architecture before reading weights
     generation = read_generation_config(path)
-    try:
-        defaults = SamplingDefaults.from_generation_config(generation)
-    except ValueError as e:
-        raise ModelSourceError(f"{path}/generation_config.json: {e}") from None
     weights = dict(iter_safetensors(path))
     tokenizer = Tokenizer.from_pretrained(path, extra_eos_ids=generation_eos_ids(generation))
-    return ModelSource(hf_config, weights, tokenizer, name, defaults)
+    return ModelSource(hf_config, weights, tokenizer, name, generation)
 
 
 def check_device(device: str, what: str = "device") -> None:
@@ -225,7 +220,7 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
     with progress(3, "Loading model: reading weights", "stage", delay=1.0, leave=False) as bar:
         source = read_source(cfg)
         hf_config, weights, tokenizer = source.hf_config, source.weights, source.tokenizer
-        name, generation_defaults = source.name, source.generation_defaults
+        name, generation_config = source.name, source.generation_config
         if cfg.chat_template is not None:
             tokenizer.set_chat_template(read_chat_template(cfg.chat_template))
         model_config = ModelConfig.from_hf(hf_config)
@@ -256,7 +251,7 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
         tokenizer=tokenizer,
         model_config=model_config,
         name=name,
-        generation_defaults=generation_defaults,
+        generation_config=generation_config,
         dtype=dtype,
         config=cfg,
         backend=backend,

@@ -96,8 +96,10 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     model_name = model_names[0]
     tokenizer = core.tokenizer
     # Longest output a request without max_tokens may ask for (beyond that it could never fit).
-    max_total_tokens = min(core.max_model_len, core.runner.capacity_tokens)
+    max_total_tokens = core.max_total_tokens
     defaults = core.sampling_defaults  # of a field a request leaves out
+    # what the field table's checks read beside the request (repeat_last_n: the penalty)
+    left_out = {"repetition_penalty": defaults.repetition_penalty}
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -138,7 +140,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     async def parse(request: Request, model: type[ModelT], endpoint: str) -> ModelT:
         data = await read_request_json(request)
         try:
-            data = check_body(data, endpoint)  # the field table: unknown/refused -> 400
+            data = check_body(data, endpoint, left_out)  # the field table: unknown/refused -> 400
         except FieldError as e:
             raise APIError(400, str(e), param=e.param, code=e.code) from None
         try:

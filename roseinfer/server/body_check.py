@@ -17,13 +17,16 @@ class FieldError(ValueError):
         self.param, self.code = param, code
 
 
-def check_body(data: Any, endpoint: str) -> dict:
+def check_body(data: Any, endpoint: str, left_out: dict[str, Any] | None = None) -> dict:
     """The body with only its honoured, non-null fields (nested ones too), for pydantic; or a
     FieldError naming the first field that is unknown, of the wrong type (no-ops), or set to
-    something we do not do (refused)."""
+    something we do not do (refused). `left_out`: what the server gives a field the request
+    leaves out where that is not OpenAI's default (the model's generation_config.json): a
+    check that reads another field (`repeat_last_n` the penalty) sees it as if sent."""
     if not isinstance(data, dict):
         raise FieldError(None, "the request body must be a JSON object", "invalid_value")
-    out = _check_object(data, endpoint, "", "")
+    view = {**(left_out or {}), **{k: v for k, v in data.items() if v is not None}}
+    out = _check_object(data, endpoint, "", "", view=view)
     if endpoint == CHAT:
         if isinstance(out.get("messages"), list):
             out["messages"] = [_check_message(m, i) for i, m in enumerate(out["messages"])]
@@ -45,11 +48,18 @@ def check_body(data: Any, endpoint: str) -> dict:
 
 
 def _check_object(
-    data: dict, endpoint: str, scope: str, where: str, others_to_model: bool = False
+    data: dict,
+    endpoint: str,
+    scope: str,
+    where: str,
+    others_to_model: bool = False,
+    view: dict | None = None,
 ) -> dict:
     """Check the keys of one JSON object; `scope` names it in the table, `where` in errors.
     `others_to_model`: keys the table does not name are left to the pydantic model (whose
-    fields the table does not list), not refused here."""
+    fields the table does not list), not refused here. `view`: the object the value checks
+    read (`data` itself by default)."""
+    view = data if view is None else view
     table = TABLE[endpoint]
     out = {}
     for key, value in data.items():
@@ -69,14 +79,14 @@ def _check_object(
         accepts = spec.accepts
         assert accepts is not None  # every no-op and refused field has its check (_noop, _ref)
         if spec.kind is Kind.NOOP:
-            if not accepts(value, data):
+            if not accepts(value, view):
                 raise FieldError(
                     param,
                     f"'{param}' is not a value this field takes (it is accepted and unused: "
                     f"{spec.doc})",
                     "invalid_value",
                 )
-        elif not accepts(value, data):
+        elif not accepts(value, view):
             raise FieldError(
                 param,
                 f"'{param}' ({spec.doc}) is not supported by this server; "

@@ -107,7 +107,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_server_args(parser)
-    add_engine_args(parser)
+    add_engine_args(parser, request_defaults=True)
     return parser
 
 

@@ -72,17 +72,17 @@ def negative(v: Any, _: dict) -> bool:
 
 
 def best_of(v: Any, body: dict) -> bool:
-    n = body.get("n") if body.get("n") is not None else 1
+    n = next((body[k] for k in ("n", "n_cmpl") if body.get(k) is not None), 1)  # llama.cpp's
     return is_int(v, body) and v == n
 
 
-PENALTIES = ("presence_penalty", "frequency_penalty", "repetition_penalty", "repeat_penalty")
-
-
 def repeat_last_n(v: Any, body: dict) -> bool:
-    """llama.cpp's window of the penalties: here they read the whole context (-1)."""
-    neutral = {"repetition_penalty": 1, "repeat_penalty": 1}
-    off = all(body.get(k) in (None, neutral.get(k, 0)) for k in PENALTIES)
+    """llama.cpp's window of the penalties: here they read the whole context (-1). `body`
+    holds the model's own repetition_penalty where the request leaves it out (`check_body`)."""
+    repetition = next((body[k] for k in ("repeat_penalty", "repetition_penalty")
+                       if body.get(k) is not None), 1)  # fmt: skip
+    off = repetition == 1 and all(body.get(k) in (None, 0)
+                                  for k in ("presence_penalty", "frequency_penalty"))  # fmt: skip
     return is_int(v, body) and (v == -1 or off)
 
 
