@@ -342,6 +342,18 @@ class SamplingDefaults:
         except ValueError as e:  # SamplingParams names max_tokens: say the file's name
             raise ValueError(str(e).replace("max_tokens", "max_new_tokens")) from None
 
+    @classmethod
+    def of_model(cls, generation_config: dict, mode: str) -> SamplingDefaults:
+        """Under `mode` "auto" the model's file's (a ValueError naming it, and the way out: one
+        line at start, not a failure in every request), under "none" OpenAI's."""
+        if mode != "auto":
+            return cls()
+        try:
+            return cls.from_generation_config(generation_config)
+        except ValueError as e:
+            raise ValueError(f"the model's generation_config.json: {e} (--generation-config "
+                             "none: OpenAI's defaults instead)") from None  # fmt: skip
+
     def changed(self) -> dict[str, float | int]:
         """The values that differ from OpenAI's, by the file's names (the start-up line's)."""
         plain = SamplingDefaults()

@@ -149,17 +149,9 @@ class LLMEngine:
         )
         self.stop_token_ids = frozenset(self.tokenizer.stop_token_ids)
         # what a request that leaves a sampling field out gets (the front doors read it)
-        self.sampling_defaults = SamplingDefaults()
-        if config.generation_config == "auto":
-            try:
-                self.sampling_defaults = SamplingDefaults.from_generation_config(
-                    loaded.generation_config
-                )
-            except ValueError as e:  # one line at start, not a failure in every request
-                raise ValueError(
-                    f"the model's generation_config.json: {e} (--generation-config none: "
-                    "OpenAI's defaults instead)"
-                ) from None
+        self.sampling_defaults = SamplingDefaults.of_model(
+            loaded.generation_config, config.generation_config
+        )
         self.grammars = GrammarCompiler(self.tokenizer, mc.vocab_size)
         self.bad_words = BadWords(self.tokenizer)
         self.runner = ModelRunner(loaded, config, num_blocks)
