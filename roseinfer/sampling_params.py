@@ -8,7 +8,7 @@ import copy
 import functools
 import json
 from dataclasses import InitVar, dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from roseinfer.config import SEED_MAX, SEED_MIN, check_bools, is_int, is_number
 from roseinfer.structured.depth import schema_shape_error
@@ -320,7 +320,9 @@ class SamplingDefaults:
     repetition_penalty: float = 1.0
     max_tokens: int | None = None  # None: the front door's own default
 
-    SAMPLING = ("temperature", "top_p", "top_k", "min_p", "repetition_penalty")
+    SAMPLING: ClassVar[tuple[str, ...]] = (
+        "temperature", "top_p", "top_k", "min_p", "repetition_penalty"
+    )  # fmt: skip
 
     def __post_init__(self) -> None:
         self.params()  # SamplingParams' checks and messages

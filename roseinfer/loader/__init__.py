@@ -125,7 +125,7 @@ class ModelSource:
 
 
 def read_source(cfg: EngineConfig) -> ModelSource:
-    """The configured source's config, weights, tokenizer, display name and sampling defaults."""
+    """The configured source's config, weights, tokenizer, display name and generation config."""
     if cfg.checkpoint_path:
         from roseinfer.loader.checkpoint import read_checkpoint
 
