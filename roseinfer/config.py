@@ -223,6 +223,8 @@ def add_engine_args(
     """Add one flag per `EngineConfig` field (`--no-prefix-cache` for the prefix-cache switch);
     `request_defaults`: `REQUEST_DEFAULT_FIELDS`' too."""
     group = parser.add_argument_group("engine")
+    if not request_defaults:  # such a command reads none of the model's defaults
+        parser.set_defaults(generation_config="none")
     for f in dataclasses.fields(EngineConfig):
         if f.name in REQUEST_DEFAULT_FIELDS and not request_defaults:
             continue

@@ -7,6 +7,7 @@ classes (`roseinfer.compat`) and the CLI are built on this.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from collections.abc import Iterator
 from collections.abc import Sequence as Seq
@@ -37,13 +38,11 @@ def encode_prompt(tokenizer: Tokenizer, prompt: str) -> list[int]:
 
 
 def _per_prompt(
-    sampling_params: SamplingParams | Seq[SamplingParams] | None,
-    count: int,
-    default: SamplingParams,
+    sampling_params: SamplingParams | Seq[SamplingParams], count: int
 ) -> list[SamplingParams]:
-    """One SamplingParams per prompt: the default, one for all, or one each."""
-    if sampling_params is None or isinstance(sampling_params, SamplingParams):
-        return [sampling_params or default] * count
+    """One SamplingParams per prompt: one for all, or one each."""
+    if isinstance(sampling_params, SamplingParams):
+        return [sampling_params] * count
     if not all(isinstance(p, SamplingParams) for p in sampling_params):  # a dict's keys, say
         raise TypeError(
             "sampling_params must be a SamplingParams, a list of them (one per prompt) or None"
@@ -78,10 +77,14 @@ class LLM:
         self.engine = LLMEngine(self.loaded, cfg)
         self.config = self.engine.config
         self.processor = OutputProcessor(self.engine)
-        # without sampling_params: the model's generation_config.json defaults (vLLM's
-        # get_default_sampling_params), unless generation_config="none"
-        self.default_params = self.engine.sampling_defaults.params()
         self._ids = itertools.count()
+
+    @functools.cached_property
+    def default_params(self) -> SamplingParams:
+        """The params of a call without `sampling_params`: the model's generation_config.json
+        defaults (vLLM's `get_default_sampling_params`) unless `generation_config="none"`. Read
+        on the first such call, so callers that always give params never read the file."""
+        return self.engine.sampling_defaults.params()
 
     def encode(self, prompt: Prompt) -> list[int]:
         return encode_prompt(self.tokenizer, prompt) if isinstance(prompt, str) else list(prompt)
@@ -154,7 +157,7 @@ class LLM:
                 if conversations is messages:  # a list of them: say which one
                     raise ValueError(f"conversation {i}: {e}") from e
                 raise
-        params = _per_prompt(sampling_params, len(ids), self.default_params)
+        params = self._params_for(ids, sampling_params)
         if use is not None:
             params = [_with_tools(p, use) for p in params]
         return self._run(ids, params, use_tqdm, use)
@@ -196,13 +199,24 @@ class LLM:
         self.processor.add_request(rid, prompt_token_ids, params, tool_use)
         return rid
 
-    def _within_room(self, ids: list[int], params: SamplingParams, limit: int) -> SamplingParams:
-        """The default params, their limit (the model's `max_new_tokens`) cut to the room the
-        prompt leaves, as the server does; params given are taken as they are."""
-        room = self.engine.max_total_tokens - len(ids)
-        if params is not self.default_params or not 1 <= room < limit:
-            return params
-        return dataclasses.replace(self.engine.sampling_defaults, max_tokens=room).params()
+    def _params_for(
+        self,
+        prompt_ids: list[list[int]],
+        sampling_params: SamplingParams | Seq[SamplingParams] | None,
+    ) -> list[SamplingParams]:
+        """Each prompt's params: those given, or the default with the model's `max_new_tokens`
+        cut to the room the prompt leaves (as the server's chat does)."""
+        if sampling_params is not None:
+            return _per_prompt(sampling_params, len(prompt_ids))
+        defaults = self.engine.sampling_defaults
+        out = []
+        for ids in prompt_ids:
+            room = self.engine.max_total_tokens - len(ids)
+            if defaults.max_tokens is not None and 1 <= room < defaults.max_tokens:
+                out.append(dataclasses.replace(defaults, max_tokens=room).params())
+            else:
+                out.append(self.default_params)
+        return out
 
     def _run(
         self,
@@ -211,12 +225,7 @@ class LLM:
         use_tqdm: bool,
         tool_use: ToolUse | None = None,
     ) -> list[RequestOutput]:
-        params = _per_prompt(sampling_params, len(prompt_ids), self.default_params)
-        limit = self.engine.sampling_defaults.max_tokens
-        if limit is not None:  # the model's own limit: what the context leaves caps it
-            params = [
-                self._within_room(ids, p, limit) for ids, p in zip(prompt_ids, params, strict=True)
-            ]
+        params = self._params_for(prompt_ids, sampling_params)
         # Validate every request before queuing any, so a bad one leaves nothing behind.
         for ids, p in zip(prompt_ids, params, strict=True):
             self.engine.validate(ids, p)

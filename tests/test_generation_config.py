@@ -14,7 +14,8 @@ import httpx
 import pytest
 from conftest import serve_in_process
 
-from roseinfer import LLM, SamplingParams
+from roseinfer import LLM, EngineConfig, InferenceEngine, SamplingParams
+from roseinfer.cli import build_parser as cli_parser
 from roseinfer.sampling_params import SamplingDefaults
 
 PROMPT = "The quick brown fox"
@@ -84,11 +85,21 @@ def test_served_requests_get_the_models_defaults_where_they_leave_a_field_out(mo
 
 
 def test_a_file_whose_values_no_request_could_send_stops_auto_only(tiny_model_dir, tmp_path):
+    """Under auto, the first reader of the defaults (the server at start, `LLM` called without
+    params) is refused, naming the way out; given params, `none`, the seeds' classes and the
+    commands that set every field never read the file."""
     bad = with_generation_config(tiny_model_dir("llama"), str(tmp_path / "m"), {"top_p": 0})
-    with pytest.raises(ValueError, match=r"generation_config.json: top_p must be in \(0, 1\], got 0 \("
-                       "--generation-config none"):  # fmt: skip
-        LLM(bad, dtype="float32", num_kv_blocks=16)
-    LLM(bad, dtype="float32", num_kv_blocks=16, generation_config="none")  # the file unread
+    llm = LLM(bad, dtype="float32", num_kv_blocks=16)
+    with pytest.raises(ValueError, match=r"generation_config.json: top_p must be in \(0, 1\], "
+                       r"got 0 \(--generation-config none"):  # fmt: skip
+        llm.generate(PROMPT, use_tqdm=False)
+    assert llm.generate(PROMPT, SamplingParams(max_tokens=2), use_tqdm=False)
+    none = LLM(loaded=llm.loaded, generation_config="none", num_kv_blocks=16)
+    assert none.generate(PROMPT, use_tqdm=False)[0].outputs[0].token_ids
+    engine = InferenceEngine(EngineConfig(model=bad, dtype="float32", num_kv_blocks=16))
+    assert engine.generate("Hello", max_new_tokens=2)
+    args = cli_parser().parse_args(["generate", "--prompt", "x", "--model", bad])
+    assert EngineConfig.from_args(args).generation_config == "none"
 
 
 def test_the_models_limit_is_cut_to_the_room_the_prompt_leaves(tiny_model_dir, tmp_path):

@@ -9,6 +9,7 @@ and read `StepOutput`s; they never reach into the scheduler's state.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import time
 from collections.abc import Sequence as Seq
@@ -148,10 +149,7 @@ class LLMEngine:
             mc, config.block_size, loaded.dtype, config.kv_cache_memory, config.kv_cache_dtype
         )
         self.stop_token_ids = frozenset(self.tokenizer.stop_token_ids)
-        # what a request that leaves a sampling field out gets (the front doors read it)
-        self.sampling_defaults = SamplingDefaults.of_model(
-            loaded.generation_config, config.generation_config
-        )
+        self._generation_config = loaded.generation_config
         self.grammars = GrammarCompiler(self.tokenizer, mc.vocab_size)
         self.bad_words = BadWords(self.tokenizer)
         self.runner = ModelRunner(loaded, config, num_blocks)
@@ -219,6 +217,13 @@ class LLMEngine:
         if params.structured_outputs is not None:
             seq.matcher = self.grammars.matcher(params.structured_outputs)
         return seq
+
+    @functools.cached_property
+    def sampling_defaults(self) -> SamplingDefaults:
+        """What a request that leaves a sampling field out gets. Read by the front doors that
+        let one (the server at start, `LLM` when built), so a file that only they would read
+        cannot stop the seeds' classes, which set every field."""
+        return SamplingDefaults.of_model(self._generation_config, self.config.generation_config)
 
     @property
     def max_total_tokens(self) -> int:
