@@ -22,7 +22,9 @@ ROW_BYTES = {"auto": 64 * 2, "int8": 64 + 4}  # bf16; int8 values and an fp32 sc
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        allow_abbrev=False,
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--contexts", default="8,70,134,200,300")

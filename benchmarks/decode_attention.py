@@ -40,7 +40,9 @@ def admitted_together(batch: int, per_seq: int, prompt_blocks: int) -> torch.Ten
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        allow_abbrev=False,
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--context", type=int, default=135)

@@ -236,7 +236,7 @@ def bench_apply(batch: int, repeats: int) -> None:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
     p.add_argument("--steps", type=int, default=96, help="max decode steps per sequence")
     p.add_argument("--repeats", type=int, default=5, help="compile repeats and decode runs")
     p.add_argument("--batch", type=int, default=32)

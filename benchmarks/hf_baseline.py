@@ -47,6 +47,7 @@ from roseinfer.config import EngineConfig, add_engine_args
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
+        allow_abbrev=False,
         prog="benchmarks/hf_baseline.py",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -242,4 +243,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except (ValueError, OSError) as e:  # a bad --model or flag value: one line, as roseinfer's
+        print(f"benchmarks/hf_baseline.py: error: {e}", file=sys.stderr)
+        sys.exit(1)

@@ -64,7 +64,9 @@ def perplexity(engine: InferenceEngine, text: str) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        allow_abbrev=False,
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--model", default="smollm2")
     parser.add_argument("--max-new-tokens", type=int, default=64)

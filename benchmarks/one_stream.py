@@ -58,7 +58,7 @@ MODES = {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__)
     parser.add_argument("--rounds", type=int, default=150)
     parser.add_argument("--steps", type=int, default=4, help="steps of a mode in a row per round")
     parser.add_argument("--context", type=int, default=70)

@@ -56,7 +56,7 @@ def run_kernel(kernels, caches, q, table, qsl, ctx_lens, scale, tile) -> None:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
     p.add_argument("--shapes", type=lambda t: [parse_shape(s) for s in t.split(",")],
                    default=[parse_shape("1x512@2000"), parse_shape("16x32@1024")])  # fmt: skip
     p.add_argument("--shared-prefix", action="store_true")

@@ -109,7 +109,7 @@ def median_ms(params: SamplingParams, batch: int, vocab: int, steps: int, seed: 
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--vocab", type=int, default=49152)
     p.add_argument("--steps", type=int, default=64)

@@ -20,7 +20,7 @@ FEATURES = {"frequency_penalty": 0.5, "presence_penalty": 0.5, "min_p": 0.05, "l
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
     p.add_argument("--model", default="smollm2")
     p.add_argument("--dtype", default="auto")
     p.add_argument("--num-seqs", type=int, default=32)

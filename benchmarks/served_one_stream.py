@@ -97,7 +97,7 @@ def tpot_p50(seed: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--modes", default="bf16,int8,int8+kv8")
     args = parser.parse_args()

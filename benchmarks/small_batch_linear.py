@@ -35,7 +35,9 @@ def median_ms(fn: Callable[[], None], runs: int = 7) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        allow_abbrev=False,
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--rows", default="1,4,8,16,32,48,70,128,256,512")
     rows_list = [int(r) for r in parser.parse_args().rows.split(",")]

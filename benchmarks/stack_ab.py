@@ -77,7 +77,7 @@ def core_with(kernels: ModuleType, args: argparse.Namespace) -> LLMEngine:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__)
     parser.add_argument("rev_a")
     parser.add_argument("rev_b")
     parser.add_argument("--mode", choices=MODES, default="int8")

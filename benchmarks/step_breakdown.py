@@ -29,7 +29,9 @@ from roseinfer.layers import activation, attention, linear, norm, sampler
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        allow_abbrev=False,
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--context", type=int, default=134)

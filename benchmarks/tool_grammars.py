@@ -34,7 +34,7 @@ CASES = {
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
     p.add_argument("--repeats", type=int, default=20)
     args = p.parse_args()
     tokenizer = Tokenizer.from_gguf(smollm2_path())
