@@ -133,7 +133,7 @@ class EngineConfig:
         metadata={
             "help": "auto: a request that leaves temperature, top_p, top_k, min_p, "
             "repetition_penalty or its output limit out gets the model's own from its "
-            "generation_config.json, as vLLM does; none: OpenAI's (vLLM's 'vllm') (default auto)"
+            "generation_config.json, as vLLM does; none: OpenAI's (vLLM's 'vllm')"
         },
     )
 

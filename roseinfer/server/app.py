@@ -173,10 +173,10 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     ) -> SamplingParams:
         """`names`: the request's own names of SamplingParams' fields (`client_names`)."""
         chat = opts.chat
+        room = max_total_tokens - prompt_len  # what the context leaves this prompt
         max_param, max_tokens = max_tokens_field(body)
         if max_param is None:
             max_tokens = default_max
-            room = max_total_tokens - prompt_len
             if chat and max_tokens is not None and room >= 1:  # the model's own default limit
                 max_tokens = min(max_tokens, room)
         if opts.echo_only:
@@ -185,7 +185,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                                     f"{max_param}: 0 does not generate", param="min_tokens")  # fmt: skip
             max_tokens = 1  # a request runs to one token: left out of the response
         if max_tokens is None:  # no limit asked for: whatever room the context leaves
-            max_tokens = max_total_tokens - prompt_len
+            max_tokens = room
             if max_tokens < 1:
                 raise APIError(400, no_room_message(prompt_len, max_total_tokens),
                                param="messages" if chat else "prompt",

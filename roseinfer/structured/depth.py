@@ -30,6 +30,6 @@ def schema_shape_error(schema: Any, where: str) -> str | None:
             if isinstance(item, dict | list):
                 stack.append((item, depth + 1, f"{path}.{key}"))
             elif isinstance(item, float) and not math.isfinite(item):
-                return (f"{where} holds {item} at {path[1:]}.{key}".replace(" at .", " at ")
-                        + ", a number JSON cannot hold (beyond a double)")  # fmt: skip
+                at = f"{path}.{key}"[1:]  # paths start with a dot below the root
+                return f"{where} holds {item} at {at}, a number JSON cannot hold (beyond a double)"
     return None
