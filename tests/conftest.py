@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 
 import pytest
 import torch
@@ -359,3 +360,19 @@ def tiny_locked_server(tiny_model_dir, tmp_path_factory):
         str(path), server_config=ServerConfig(api_keys=(TINY_API_KEY,))
     ) as served:
         yield served
+
+
+_TOOLS_MODEL: dict[str, str] = {}
+
+
+def tools_model_dir(tmp_path_factory) -> str:
+    """A tiny random qwen2 with room for the tool prompt (≈ 900 tokens in its 384-token
+    vocabulary), made once."""
+    if "path" not in _TOOLS_MODEL:
+        path = make_tiny_model("qwen2", str(tmp_path_factory.mktemp("qwen2_long")))
+        with open(f"{path}/config.json") as f:
+            config = json.load(f)
+        with open(f"{path}/config.json", "w") as f:
+            json.dump({**config, "max_position_embeddings": 2048}, f)
+        _TOOLS_MODEL["path"] = path
+    return _TOOLS_MODEL["path"]

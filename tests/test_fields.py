@@ -19,16 +19,19 @@ from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PATHS = {F.CHAT: "/v1/chat/completions", F.COMPLETIONS: "/v1/completions", F.GENERATE: "/generate"}
+PATHS = F.ENDPOINTS
 CHAT = [{"role": "user", "content": "Hello, world!"}]
 BASE = {
     F.CHAT: {"messages": CHAT, "max_tokens": 6, "temperature": 0, "ignore_eos": True},
     F.COMPLETIONS: {"prompt": "The quick brown fox", "max_tokens": 6, "temperature": 0,
                     "ignore_eos": True},
     F.GENERATE: {"prompt": "The quick brown fox", "max_new_tokens": 6, "stop_on_eos": False},
+    F.RESPONSES: {"input": [{"role": "user", "content": [{"type": "input_text",
+                                                          "text": "Hello, world!"}]}],
+                  "max_output_tokens": 6, "temperature": 0, "ignore_eos": True},
 }  # fmt: skip
 CANDIDATES = [0, 1, -1, False, True, "", "none", [], {}, ["text"], {"type": "text"}, 6, 0.5, "x",
-              ["x"], {"k": "v"}, "auto", "medium", "left"]  # fmt: skip
+              ["x"], {"k": "v"}, "auto", "medium", "left", "completed", "disabled"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +50,8 @@ def text_of(endpoint: str, r: httpx.Response) -> list[str]:
     out = r.json()
     if endpoint == F.GENERATE:
         return [out["text"]]
+    if endpoint == F.RESPONSES:
+        return [part["text"] for item in out["output"] for part in item["content"]]
     key = "message" if endpoint == F.CHAT else None
     return [c[key]["content"] if key else c["text"] for c in out["choices"]]
 
@@ -57,8 +62,14 @@ def with_field(endpoint: str, name: str, value) -> tuple[dict, str]:
     if name.startswith("messages[]."):
         body["messages"][0][name.split(".", 1)[1]] = value
         return body, "messages.0." + name.split(".", 1)[1]
-    if name.startswith("stream_options."):
-        body["stream_options"] = {name.split(".", 1)[1]: value}
+    if name.startswith("input[].content[]."):
+        body["input"][0]["content"][0][name.rsplit(".", 1)[1]] = value
+        return body, "input.0.content.0." + name.rsplit(".", 1)[1]
+    if name.startswith("input[]."):
+        body["input"][0][name.split(".", 1)[1]] = value
+        return body, "input.0." + name.split(".", 1)[1]
+    if name.startswith(("stream_options.", "text.")):
+        body[name.split(".")[0]] = {name.split(".", 1)[1]: value}
         return body, name
     if name.startswith("structured_outputs."):  # beside a constraint: what it would change
         body["structured_outputs"] = {"choice": ["yes", "no"], name.split(".", 1)[1]: value}
@@ -128,11 +139,11 @@ def test_refused_field_is_a_400_naming_it(http, endpoint, spec):
     assert "not supported" in err["message"]
 
 
-@pytest.mark.parametrize("endpoint", [F.CHAT, F.COMPLETIONS])
+@pytest.mark.parametrize("endpoint", [F.CHAT, F.COMPLETIONS, F.RESPONSES])
 def test_no_ops_and_neutral_values_are_accepted_and_change_nothing(http, endpoint):
     plain = text_of(endpoint, post(http, endpoint, BASE[endpoint]))
     body = dict(BASE[endpoint])
-    stream_options, message, structured = {}, {}, {}
+    stream_options, message, structured, part, text = {}, {}, {}, {}, {}
     for spec in F.TABLE[endpoint].values():
         if spec.kind is F.Kind.HONOURED:
             continue
@@ -140,12 +151,17 @@ def test_no_ops_and_neutral_values_are_accepted_and_change_nothing(http, endpoin
         if value is None:  # refused unless null: null is the field left out
             assert spec.kind is F.Kind.REFUSED and spec.accepts_doc == "null"
             value = None
-        nested = spec.name.startswith(("messages[].", "stream_options.", "structured_outputs."))
+        nested = spec.name.startswith(("messages[].", "stream_options.", "structured_outputs.",
+                                       "input[].", "text."))  # fmt: skip
         key = spec.name.rsplit(".", 1)[-1] if nested else spec.name  # llama.cpp's speculative.x
         if spec.name.startswith("messages[].tool_calls[]."):
             continue  # a user message has no calls: test_the_sdks_own_messages_come_back
-        if spec.name.startswith("messages[]."):
+        if spec.name.startswith("input[].content[]."):
+            part[key] = value
+        elif spec.name.startswith(("messages[].", "input[].")):
             message[key] = value
+        elif spec.name.startswith("text."):
+            text[key] = value
         elif spec.name.startswith("stream_options."):
             stream_options[key] = value
         elif spec.name.startswith("structured_outputs."):
@@ -154,6 +170,10 @@ def test_no_ops_and_neutral_values_are_accepted_and_change_nothing(http, endpoin
             body[key] = value
     if endpoint == F.CHAT:
         body["messages"] = [{**CHAT[0], **message}]
+    if endpoint == F.RESPONSES:
+        (item,) = BASE[F.RESPONSES]["input"]
+        body["input"] = [{**item, **message, "content": [{**item["content"][0], **part}]}]
+        body["text"] = text
     assert text_of(endpoint, post(http, endpoint, body)) == plain
     # stream_options' own no-ops, where it is allowed: with stream
     streamed = {**body, "stream": True}
@@ -173,7 +193,9 @@ def streamed_text(http: httpx.Client, endpoint: str, body: dict) -> list[str]:
     assert r.status_code == 200, r.text
     text = ""
     for line in r.text.splitlines():
-        if line.startswith("data: ") and line != "data: [DONE]":
+        if endpoint == F.RESPONSES and line.startswith("data: "):
+            text += json.loads(line[6:]).get("delta", "")
+        elif line.startswith("data: ") and line != "data: [DONE]":
             for choice in json.loads(line[6:])["choices"]:
                 text += (
                     choice["delta"].get("content") or "" if "delta" in choice else choice["text"]
@@ -183,11 +205,17 @@ def streamed_text(http: httpx.Client, endpoint: str, body: dict) -> list[str]:
 
 @pytest.mark.parametrize(("endpoint", "where"), [
     (F.CHAT, ""), (F.COMPLETIONS, ""), (F.GENERATE, ""), (F.CHAT, "message"),
-    (F.CHAT, "part"), (F.COMPLETIONS, "stream_options"),
+    (F.CHAT, "part"), (F.COMPLETIONS, "stream_options"), (F.RESPONSES, ""),
+    (F.RESPONSES, "message"), (F.RESPONSES, "part"), (F.RESPONSES, "stream_options"),
 ])  # fmt: skip
 def test_unknown_field_is_a_400_naming_it(http, endpoint, where):
     body = json.loads(json.dumps(BASE[endpoint]))
-    if where == "message":
+    if endpoint == F.RESPONSES and where in ("message", "part"):
+        item, param = body["input"][0], "input.0.mood"
+        if where == "part":
+            item, param = item["content"][0], "input.0.content.0.mood"
+        item["mood"] = "happy"
+    elif where == "message":
         body["messages"][0]["mood"], param = "happy", "messages.0.mood"
     elif where == "part":
         body["messages"] = [
@@ -196,6 +224,7 @@ def test_unknown_field_is_a_400_naming_it(http, endpoint, where):
         param = "messages.0.content.0.mood"
     elif where == "stream_options":
         body["stream_options"], param = {"mood": True}, "stream_options.mood"
+        body["stream"] = True
     else:
         body["some_future_field"], param = None, "some_future_field"  # even when null
     r = post(http, endpoint, body)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from roseinfer.server import fields as F
 
-PATHS = {F.CHAT: "/v1/chat/completions", F.COMPLETIONS: "/v1/completions", F.GENERATE: "/generate"}
+PATHS = F.ENDPOINTS
 SETTINGS = dict(
     deadline=timedelta(seconds=30),  # one example: a request, at most a few hundred tiny tokens
     derandomize=True,  # the same examples on every run: CI stays deterministic
@@ -45,6 +45,15 @@ message = st.fixed_dictionaries(
     optional={"content": text | st.lists(part, max_size=2) | any_json, "name": text | any_json,
               "junk": any_json},
 )  # fmt: skip
+item = message | st.fixed_dictionaries(
+    {"type": st.sampled_from(["message", "function_call", "function_call_output", "reasoning"])
+     | text},
+    optional={"role": st.sampled_from(["user", "assistant"]) | text, "call_id": text,
+              "name": text, "arguments": text | any_json, "output": text | any_json,
+              "content": text | st.lists(st.fixed_dictionaries(
+                  {"type": st.sampled_from(["input_text", "output_text"]) | text},
+                  optional={"text": text | any_json}), max_size=2) | any_json},
+)  # fmt: skip
 
 # Typed strategies where a random JSON value would almost always be a plain 400; token limits
 # and n stay small so a valid body generates a few tokens. The other known fields get any JSON
@@ -52,6 +61,11 @@ message = st.fixed_dictionaries(
 TYPED = {
     "prompt": text | token_ids | st.lists(text, max_size=2) | st.lists(token_ids, max_size=2),
     "messages": st.lists(message, max_size=3),
+    "input": text | st.lists(item, max_size=3) | any_json, "max_output_tokens": small_int,
+    "text": st.fixed_dictionaries({}, optional={"format": st.fixed_dictionaries(
+        {"type": st.sampled_from(["text", "json_object", "json_schema"]) | text},
+        optional={"schema": any_json, "name": text})}) | any_json,
+    "include": st.lists(st.sampled_from(["message.output_text.logprobs"]) | text, max_size=2),
     "max_tokens": small_int, "max_completion_tokens": small_int, "max_new_tokens": small_int,
     "n_predict": small_int, "n": st.integers(-1, 3), "min_tokens": small_int,
     "temperature": number, "top_p": number, "top_k": st.integers(-3, 50),
@@ -65,7 +79,8 @@ TYPED = {
 # In range, so that a good share of the bodies generate (and stream) for real.
 VALID = {
     **TYPED, "prompt": st.text(min_size=1, max_size=12), "messages": st.lists(message, min_size=1,
-    max_size=2), "max_tokens": st.integers(1, 6), "max_completion_tokens": st.integers(1, 6),
+    max_size=2), "input": text | st.lists(item, min_size=1, max_size=2),
+    "max_output_tokens": st.integers(1, 6), "max_tokens": st.integers(1, 6), "max_completion_tokens": st.integers(1, 6),
     "max_new_tokens": st.integers(1, 6), "n_predict": st.integers(1, 6), "n": st.integers(1, 2),
     "min_tokens": st.integers(0, 1), "temperature": st.floats(0, 2), "top_p": st.floats(0.05, 1),
     "top_k": st.integers(-1, 20), "seed": st.integers(0, 2**64 - 1),
@@ -74,7 +89,14 @@ VALID = {
     "chat_template_kwargs": st.just({}), "model": st.none(),
 }  # fmt: skip
 NEUTRAL = st.sampled_from([0, 1, -1, False, True, "", "none", [], {}, ["text"], {"type": "text"}])
-TOKEN_LIMITS = ("max_tokens", "max_completion_tokens", "n_predict", "max_new_tokens")
+TOKEN_LIMITS = (
+    "max_tokens",
+    "max_completion_tokens",
+    "n_predict",
+    "max_new_tokens",
+    "max_output_tokens",
+)
+REQUIRED = {F.CHAT: "messages", F.RESPONSES: "input"}  # the others: prompt
 
 
 def bodies(endpoint: str) -> st.SearchStrategy[dict]:
@@ -83,7 +105,7 @@ def bodies(endpoint: str) -> st.SearchStrategy[dict]:
     top = sorted(n for n in F.TABLE[endpoint] if "." not in n)
     honoured = [n for n in top if F.TABLE[endpoint][n].kind is F.Kind.HONOURED]
     others = [n for n in top if n not in honoured]
-    required = "messages" if endpoint == F.CHAT else "prompt"
+    required = REQUIRED.get(endpoint, "prompt")
     typed = st.sampled_from([TYPED, VALID]).flatmap(
         lambda strategies: st.fixed_dictionaries(
             {required: strategies[required]},
@@ -100,9 +122,10 @@ def bodies(endpoint: str) -> st.SearchStrategy[dict]:
 
 def _shape(endpoint: str, body: dict, drop_required: bool) -> dict:
     if not any(k in body for k in TOKEN_LIMITS):  # chat would generate to the context's end
-        body["max_new_tokens" if endpoint == F.GENERATE else "max_tokens"] = 3
+        limit = {F.GENERATE: "max_new_tokens", F.RESPONSES: "max_output_tokens"}
+        body[limit.get(endpoint, "max_tokens")] = 3
     if drop_required and len(body) % 7 == 0:  # now and then the required field is missing
-        body.pop("prompt" if endpoint != F.CHAT else "messages", None)
+        body.pop(REQUIRED.get(endpoint, "prompt"), None)
     return body
 
 
@@ -123,7 +146,11 @@ def send(http: httpx.Client, path: str, content: bytes) -> None:
         assert err["message"], payload
     elif r.headers["content-type"].startswith("text/event-stream"):
         assert b"internal error" not in payload, payload[-500:]
-        assert payload.endswith(b"data: [DONE]\n\n"), payload[-200:]
+        if path == PATHS[F.RESPONSES]:  # its last event ends the response
+            last = json.loads(payload.rstrip().rsplit(b"\ndata: ", 1)[1])
+            assert last["type"] in ("response.completed", "response.incomplete"), last
+        else:
+            assert payload.endswith(b"data: [DONE]\n\n"), payload[-200:]
 
 
 def dumps(body: object) -> bytes:

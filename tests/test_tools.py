@@ -12,7 +12,7 @@ import random
 import httpx
 import jsonschema
 import pytest
-from conftest import serve_in_process
+from conftest import serve_in_process, tools_model_dir
 
 from roseinfer.chat import ChatMessage, chat_prompt_ids
 from roseinfer.output.processor import ChoiceState
@@ -91,24 +91,6 @@ def streamed(http: httpx.Client, body: dict) -> tuple[str, list[dict], str]:
                         calls[d["index"]]["function"]["arguments"] += d["function"]["arguments"]
                 finish = choice["finish_reason"] or finish
     return content, [calls[i] for i in sorted(calls)], finish
-
-
-_TOOLS_MODEL: dict[str, str] = {}
-
-
-def tools_model_dir(tmp_path_factory) -> str:
-    """A tiny random qwen2 with room for the tool prompt (≈ 900 tokens in its 384-token
-    vocabulary), made once."""
-    from conftest import make_tiny_model
-
-    if "path" not in _TOOLS_MODEL:
-        path = make_tiny_model("qwen2", str(tmp_path_factory.mktemp("qwen2_long")))
-        with open(f"{path}/config.json") as f:
-            config = json.load(f)
-        with open(f"{path}/config.json", "w") as f:
-            json.dump({**config, "max_position_embeddings": 2048}, f)
-        _TOOLS_MODEL["path"] = path
-    return _TOOLS_MODEL["path"]
 
 
 @pytest.fixture(scope="module")

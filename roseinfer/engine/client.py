@@ -55,6 +55,7 @@ class EngineEvent:
     logprobs: tuple[TokenLogprobs, ...] | None = None  # one per token, with params.logprobs
     prompt_logprobs: tuple[TokenLogprobs, ...] | None = None  # on a choice's first event
     invalid_request: bool = False  # the error was the request's own doing (a 400, not a 500)
+    num_cached_tokens: int = 0  # prompt tokens the prefix cache served (choice 0's: the prompt's)
 
     @property
     def finished(self) -> bool:
@@ -97,6 +98,7 @@ class _Request:
     # A choice's first step output has them; that choice's first event takes them.
     prompt_logprobs: tuple[TokenLogprobs, ...] | None = None
     open: set[int] = field(default_factory=set)  # choices not finished yet
+    num_cached_tokens: int = 0  # of the prompt, served by the prefix cache (choice 0's)
 
     def __post_init__(self) -> None:
         n = self.params.n
@@ -211,6 +213,8 @@ class EngineClient:
         aborts the choice in the engine; an error event raises RequestFailed."""
         if event.prompt_logprobs is not None:
             state.set_prompt_logprobs(event.prompt_logprobs)
+        if event.index == 0:
+            state.num_cached_tokens = event.num_cached_tokens
         choice = state.choices[event.index]
         if choice.finished:
             return None
@@ -330,6 +334,8 @@ class EngineClient:
             i, token, reason = out.index, out.token_id, out.finish_reason
             if out.prompt_logprobs is not None:
                 req.prompt_logprobs = out.prompt_logprobs
+            if i == 0:  # the choice that computed the prompt (the others wait for it)
+                req.num_cached_tokens = out.num_cached_tokens
             if token is not None:
                 req.num_output_tokens[i] += 1
                 if req.first_token_time[i] is None:
@@ -361,9 +367,8 @@ class EngineClient:
         prompt = None
         if req.prompt_logprobs is not None:
             prompt, req.prompt_logprobs = req.prompt_logprobs, None
-        event = EngineEvent(
-            i, tuple(req.pending[i]), reason, error, logprobs, prompt, invalid_request
-        )
+        event = EngineEvent(i, tuple(req.pending[i]), reason, error, logprobs, prompt,
+                            invalid_request, req.num_cached_tokens)  # fmt: skip
         req.pending[i].clear()
         req.pending_logprobs[i].clear()
         return event

@@ -1,10 +1,14 @@
 """The OpenAI-compatible HTTP server over the online scheduler.
 
 - `protocol.py`  request bodies (pydantic) and response shapes
-- `fields.py`, `body_check.py`  the table of every request field, and its check of a body
+- `fields.py`, `responses_fields.py`, `field_checks.py`, `body_check.py`  the table of every
+  request field, and its check of a body
 - `manager.py`   `SchedulerManager`: the engine thread that drives the `OnlineScheduler`
 - `serving.py`   per-request detokenization, stop strings, choices of one HTTP request
 - `app.py`       `create_app(engine, server_config)`: the FastAPI endpoints
+- `params.py`    a request body's `SamplingParams`, and errors naming the fields it sent
+- `responses_input.py`, `responses_output.py`  /v1/responses: its body as a chat request, the
+  answer as OpenAI's Response object and stream events
 - `config.py`    `ServerConfig`, one field per server flag
 - `chat_prompt.py`, `structured.py`  a chat body's prompt and its constraint (tools too) as 400s
 - `stats_log.py` the periodic status line (`--log-stats-interval`)

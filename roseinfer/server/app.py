@@ -1,9 +1,10 @@
 """The FastAPI app: `create_app(client, server_config)`.
 
 Endpoints: GET/HEAD /health, GET /version, GET /v1/models, GET /v1/models/{id}, GET /metrics,
-POST /generate (the seeds' API), POST /v1/completions, POST /v1/chat/completions, POST /tokenize
-and POST /detokenize (tokenization.py), and the pages of web.py (the chat page at /, /docs,
-/redoc). Handlers only validate, tokenize, submit to the `EngineClient` and read results; the
+POST /generate (the seeds' API), POST /v1/completions, POST /v1/chat/completions,
+POST /v1/responses (run as a chat request: responses_input.py), POST /tokenize and POST
+/detokenize (tokenization.py), and the pages of web.py (the chat page at /, /docs, /redoc).
+Handlers only validate, tokenize, submit to the `EngineClient` and read results; the
 engine thread does the stepping.
 
 `--api-key` protects /v1/*, /generate, /tokenize and /detokenize (Bearer token); /health,
@@ -17,7 +18,7 @@ import dataclasses
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TypeVar, cast
+from typing import TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
@@ -29,10 +30,9 @@ from roseinfer import __version__
 from roseinfer.compat import seed_params
 from roseinfer.engine.client import EngineClient
 from roseinfer.engine.llm_engine import InvalidRequestError
-from roseinfer.engine.scheduler import no_room_message
 from roseinfer.llm import encode_prompt
 from roseinfer.output.processor import ChoiceState
-from roseinfer.sampling_params import SamplingParams, StructuredOutputs
+from roseinfer.sampling_params import SamplingParams
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.auth import api_key_error
@@ -45,17 +45,18 @@ from roseinfer.server.metrics import ServerMetrics
 from roseinfer.server.middleware import BodySizeLimitMiddleware, RequestIdMiddleware
 from roseinfer.server.openapi import install_openapi, request_bodies
 from roseinfer.server.params import (
+    ParamsBuilder,
     client_names,
     engine_error,
-    max_tokens_field,
-    num_choices,
+    response_options,
     sampling_error,
 )
+from roseinfer.server.responses_input import ResponsesRequest, responses_request
+from roseinfer.server.responses_output import ResponseHead, response_events, response_json
 from roseinfer.server.serving import (
     ClientDisconnected,
     GenerationGroup,
     RequestFailed,
-    ResponseOptions,
     failed_request_error,
     internal_error,
     response_body,
@@ -95,9 +96,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     model_names = cfg.served_model_names or (core.model_name,)
     model_name = model_names[0]
     tokenizer = core.tokenizer
-    # Longest output a request without max_tokens may ask for (beyond that it could never fit).
-    max_total_tokens = core.max_total_tokens
     defaults = core.sampling_defaults  # of a field a request leaves out
+    builder = ParamsBuilder(core.max_total_tokens, core.max_model_len, defaults)
     # what the field table's checks read beside the request (repeat_last_n: the penalty)
     left_out = {"repetition_penalty": defaults.repetition_penalty}
 
@@ -137,16 +137,16 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     api = APIRouter(dependencies=[Depends(check_api_key)])
 
     # ---- helpers -------------------------------------------------------------------------
-    async def parse(request: Request, model: type[ModelT], endpoint: str) -> ModelT:
+    async def checked_body(request: Request, endpoint: str) -> dict:
+        """The body's honoured fields (the field table: unknown or refused -> 400)."""
         data = await read_request_json(request)
         try:
-            data = check_body(data, endpoint, left_out)  # the field table: unknown/refused -> 400
+            return check_body(data, endpoint, left_out)
         except FieldError as e:
-            raise APIError(400, str(e), param=e.param, code=e.code) from None
-        try:
-            return model.model_validate(data)
-        except ValidationError as e:
-            raise from_validation_error(e.errors()) from None
+            raise e.api_error() from None
+
+    async def parse(request: Request, model: type[ModelT], endpoint: str) -> ModelT:
+        return validated(model, await checked_body(request, endpoint))
 
     def check_model(name: str | None) -> None:
         if name is not None and name not in model_names:
@@ -163,88 +163,6 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             raise APIError(503, f"server overloaded: {waiting} requests are waiting (limit {limit})",
                            code="server_overloaded", headers={"Retry-After": "1"})  # fmt: skip
 
-    def build_params(
-        body: P.SamplingRequest,
-        prompt_len: int,
-        default_max: int | None,
-        opts: ResponseOptions,
-        spec: StructuredOutputs | None,
-        names: dict[str, str],
-    ) -> SamplingParams:
-        """`names`: the request's own names of SamplingParams' fields (`client_names`)."""
-        chat = opts.chat
-        room = max_total_tokens - prompt_len  # what the context leaves this prompt
-        max_param, max_tokens = max_tokens_field(body)
-        if max_param is None:
-            max_tokens = default_max
-            if chat and max_tokens is not None and room >= 1:  # the model's own default limit
-                max_tokens = min(max_tokens, room)
-        if opts.echo_only:
-            if body.min_tokens is not None and body.min_tokens > 0:
-                raise APIError(400, f"min_tokens ({body.min_tokens}) asks for tokens that "
-                                    f"{max_param}: 0 does not generate", param="min_tokens")  # fmt: skip
-            max_tokens = 1  # a request runs to one token: left out of the response
-        if max_tokens is None:  # no limit asked for: whatever room the context leaves
-            max_tokens = room
-            if max_tokens < 1:
-                raise APIError(400, no_room_message(prompt_len, max_total_tokens),
-                               param="messages" if chat else "prompt",
-                               code="context_length_exceeded")  # fmt: skip
-        repetition = body.repetition_penalty
-        if body.repeat_penalty is not None:  # llama.cpp's name
-            if repetition is not None and repetition != body.repeat_penalty:
-                raise APIError(400, "repetition_penalty and repeat_penalty differ: give one",
-                               param="repeat_penalty")  # fmt: skip
-            repetition = body.repeat_penalty
-        n = num_choices(body)
-        if n > MAX_N:  # a server limit: SamplingParams takes any n >= 1
-            raise APIError(400, f"{names['n']} must be at most {MAX_N}, got {n}", param=names["n"])
-        prompt_logprobs = body.prompt_logprobs
-        if opts.echo and opts.logprobs is not None:  # the echoed prompt's logprobs
-            prompt_logprobs = max(opts.logprobs, prompt_logprobs or 0)
-        try:
-            return SamplingParams(
-                n=n,
-                max_tokens=max_tokens,
-                temperature=defaults.temperature if body.temperature is None else body.temperature,
-                top_p=defaults.top_p if body.top_p is None else body.top_p,
-                top_k=defaults.top_k if body.top_k is None else body.top_k,
-                seed=body.seed,
-                stop=tuple(body.stop_list),
-                stop_token_ids=tuple(body.stop_token_ids or ()),
-                ignore_eos=body.ignore_eos,
-                min_tokens=body.min_tokens,
-                presence_penalty=body.presence_penalty or 0.0,
-                frequency_penalty=body.frequency_penalty or 0.0,
-                repetition_penalty=defaults.repetition_penalty
-                if repetition is None
-                else repetition,
-                min_p=defaults.min_p if body.min_p is None else body.min_p,
-                # JSON's string keys: SamplingParams reads digit strings as token ids.
-                logit_bias=cast("dict[int, float] | None", body.logit_bias),
-                logprobs=opts.logprobs,
-                prompt_logprobs=prompt_logprobs,
-                bad_words=tuple(body.bad_words or ()),
-                allowed_token_ids=None
-                if body.allowed_token_ids is None
-                else tuple(body.allowed_token_ids),
-                structured_outputs=spec,
-            )
-        except ValueError as e:
-            raise sampling_error(e, names) from None
-
-    def truncate(body: P.SamplingRequest, ids: list[int]) -> list[int]:
-        """vLLM's truncate_prompt_tokens: keep the prompt's last k tokens (-1: the context)."""
-        k = body.truncate_prompt_tokens
-        if k is None:
-            return ids
-        if k == -1:
-            k = core.max_model_len
-        if k < 1:
-            raise APIError(400, f"truncate_prompt_tokens must be >= 1 or -1, got {k}",
-                           param="truncate_prompt_tokens")  # fmt: skip
-        return ids[-k:]
-
     def submit_checks(
         requests: list[tuple[list[int], SamplingParams]], names: dict[str, str]
     ) -> None:
@@ -256,32 +174,20 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                 raise engine_error(e, names) from None
         check_capacity()
 
-    def response_options(body: P.SamplingRequest) -> ResponseOptions:
-        if body.stream and body.prompt_logprobs is not None:
-            raise APIError(400, "prompt_logprobs are not available with stream=true (as vLLM)",
-                           param="prompt_logprobs")  # fmt: skip
-        prompt_logprobs = body.prompt_logprobs
-        if isinstance(body, P.ChatCompletionRequest):
-            if body.top_logprobs is not None and not body.logprobs:
-                raise APIError(400, "top_logprobs needs logprobs: true", param="top_logprobs")
-            top = (body.top_logprobs or 0) if body.logprobs else None
-            return ResponseOptions(chat=True, logprobs=top, prompt_logprobs=prompt_logprobs)
-        assert isinstance(body, P.CompletionRequest)
-        echo_only = body.echo and max_tokens_field(body)[1] == 0
-        return ResponseOptions(chat=False, logprobs=body.logprobs, echo=body.echo,
-                               echo_only=echo_only, prompt_logprobs=prompt_logprobs)  # fmt: skip
-
     async def run_openai(
         request: Request,
         body: P.SamplingRequest,
         prompts: list[list[int]],
         tools: ToolUse | None = None,
+        responses: ResponsesRequest | None = None,
     ) -> Response:
+        """`responses`: a /v1/responses request, run as its chat request `body` (its answer
+        an OpenAI Response)."""
         opts = response_options(body)
         chat = opts.chat
         # OpenAI's: what the context leaves (chat), 16 (completions); the model's own below
         default_max = defaults.max_tokens if chat else min(16, defaults.max_tokens or 16)
-        prompts = [truncate(body, ids) for ids in prompts]
+        prompts = [builder.truncate(body, ids) for ids in prompts]
         constraint = structured_outputs(body, tools)
         spec = constraint.spec
         if spec is not None:
@@ -289,12 +195,12 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             opts = dataclasses.replace(opts, constraint_param=constraint.param)
         names = client_names(body, chat, constraint.param)
         requests = [
-            (ids, build_params(body, len(ids), default_max, opts, spec, names)) for ids in prompts
+            (ids, builder.params(body, len(ids), default_max, opts, spec, names)) for ids in prompts
         ]
         if requests and requests[0][1].bad_words:  # tokenized here, not on the engine loop
             await asyncio.to_thread(core.bad_words.token_ids, requests[0][1].bad_words)
         submit_checks(requests, names)
-        prefix = "chatcmpl" if chat else "cmpl"
+        prefix = "resp" if responses else "chatcmpl" if chat else "cmpl"
         # The engine's ids stay ours (unique); a client's request_id names the response only.
         internal_id, created = P.new_id(prefix), P.now()
         # the response's id: the body's request_id, else X-Request-Id (vLLM's), read as UTF-8
@@ -304,6 +210,17 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         # Each prompt counted once, whatever n (OpenAI's and vLLM's usage): its n choices share it.
         prompt_tokens = sum(len(ids) for ids in prompts)
         group = GenerationGroup(client, internal_id, requests, constraint.tools)
+        if responses is not None:
+            head = ResponseHead(rid.replace("resp-", "resp_", 1), created, model_name, responses,
+                                defaults)  # fmt: skip
+            if body.stream:
+                events = response_events(head, group, prompt_tokens, opts.constraint_param)
+                return StreamingResponse(events, media_type="text/event-stream",
+                                         headers=SSE_HEADERS)  # fmt: skip
+            if await run_to_end(request, group, opts.constraint_param) is None:
+                return Response(status_code=499)
+            content = response_json(head, group, prompt_tokens)
+            return Response(content, media_type="application/json")
         if body.stream:
             stream = sse_stream(
                 group, rid, created, model_name, opts, prompt_tokens, body.include_usage
@@ -365,6 +282,24 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                                       body.chat_template_kwargs)  # fmt: skip
         return await run_openai(request, body, [ids], use)
 
+    @api.post("/v1/responses")
+    async def responses(request: Request) -> Response:
+        """OpenAI's Responses API, run as the chat request it describes (responses_input.py)."""
+        try:
+            run = responses_request(await checked_body(request, F.RESPONSES))
+        except FieldError as e:
+            raise e.api_error() from None
+        try:
+            body = validated(P.ChatCompletionRequest, run.chat)
+            check_model(body.model)
+            tools, use = tool_use(body)
+            ids = await asyncio.to_thread(request_prompt_ids, tokenizer, body.messages, tools,
+                                          body.add_generation_prompt, body.continue_final_message,
+                                          body.chat_template_kwargs)  # fmt: skip
+            return await run_openai(request, body, [ids], use, run)
+        except APIError as e:
+            raise run.renamed(e) from None
+
     @api.post("/generate")
     async def generate(request: Request) -> Response:
         body: P.GenerateRequest = await parse(request, P.GenerateRequest, F.GENERATE)
@@ -402,6 +337,14 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     return app
 
 
+def validated(model: type[ModelT], data: dict) -> ModelT:
+    """The body's pydantic model (a 400 naming the first field of the wrong type)."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise from_validation_error(e.errors()) from None
+
+
 async def run_to_end(
     request: Request, group: GenerationGroup, param: str | None = None
 ) -> list[tuple[int, ChoiceState]] | None:
@@ -418,9 +361,6 @@ async def run_to_end(
         except Exception as e:  # a bug while processing this request: it fails alone
             logger.exception("error while processing a request")
             raise internal_error(e) from None
-
-
-MAX_N = 128
 
 
 def _completion_prompts(tokenizer: Tokenizer, prompt: str | list) -> list[list[int]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from roseinfer.server.errors import APIError
 from roseinfer.server.fields import CHAT, TABLE, Kind
 
 
@@ -15,6 +16,9 @@ class FieldError(ValueError):
     def __init__(self, param: str | None, message: str, code: str = "unsupported_field") -> None:
         super().__init__(message)
         self.param, self.code = param, code
+
+    def api_error(self) -> APIError:
+        return APIError(400, str(self), param=self.param, code=self.code)
 
 
 def check_body(data: Any, endpoint: str, left_out: dict[str, Any] | None = None) -> dict:
@@ -26,16 +30,16 @@ def check_body(data: Any, endpoint: str, left_out: dict[str, Any] | None = None)
     if not isinstance(data, dict):
         raise FieldError(None, "the request body must be a JSON object", "invalid_value")
     view = {**(left_out or {}), **{k: v for k, v in data.items() if v is not None}}
-    out = _check_object(data, endpoint, "", "", view=view)
+    out = check_object(data, endpoint, "", "", view=view)
     if endpoint == CHAT:
         if isinstance(out.get("messages"), list):
             out["messages"] = [_check_message(m, i) for i, m in enumerate(out["messages"])]
     if isinstance(out.get("stream_options"), dict):
-        out["stream_options"] = _check_object(
+        out["stream_options"] = check_object(
             out["stream_options"], endpoint, "stream_options", "stream_options"
         )
     if isinstance(out.get("structured_outputs"), dict):  # its constraint's keys: the model's
-        out["structured_outputs"] = _check_object(
+        out["structured_outputs"] = check_object(
             out["structured_outputs"], endpoint, "structured_outputs", "structured_outputs", True
         )
     if out.get("stream_options") is not None and out.get("stream") is not True:
@@ -47,7 +51,7 @@ def check_body(data: Any, endpoint: str, left_out: dict[str, Any] | None = None)
     return out
 
 
-def _check_object(
+def check_object(
     data: dict,
     endpoint: str,
     scope: str,
@@ -99,9 +103,9 @@ def _check_call(call: Any, where: str) -> Any:
     """A history call's keys, and its function's, through the table (the rest: the model's)."""
     if not isinstance(call, dict):
         return call  # pydantic names it
-    out = _check_object(call, CHAT, "messages[].tool_calls[]", where, others_to_model=True)
+    out = check_object(call, CHAT, "messages[].tool_calls[]", where, others_to_model=True)
     if isinstance(function := out.get("function"), dict):
-        out["function"] = _check_object(function, CHAT, "messages[].tool_calls[].function",
+        out["function"] = check_object(function, CHAT, "messages[].tool_calls[].function",
                                         f"{where}.function", others_to_model=True)  # fmt: skip
     return out
 
@@ -109,7 +113,7 @@ def _check_call(call: Any, where: str) -> Any:
 def _check_message(message: Any, i: int) -> Any:
     if not isinstance(message, dict):
         return message  # pydantic names it
-    out = _check_object(message, CHAT, "messages[]", f"messages.{i}")
+    out = check_object(message, CHAT, "messages[]", f"messages.{i}")
     if isinstance(calls := out.get("tool_calls"), list):
         out["tool_calls"] = [_check_call(call, f"messages.{i}.tool_calls.{j}")
                              for j, call in enumerate(calls)]  # fmt: skip
@@ -130,7 +134,7 @@ def _check_message(message: Any, i: int) -> Any:
                         f"{where}.type",
                         f"content part type {kind!r} is not supported; only 'text'",
                     )
-                part = _check_object(part, CHAT, "messages[].content[]", where)
+                part = check_object(part, CHAT, "messages[].content[]", where)
             parts.append(part)
         out["content"] = parts
     return out

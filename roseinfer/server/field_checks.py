@@ -1,10 +1,13 @@
-"""The value checks of the field table's no-op and refused fields (`fields.py`): each takes
-(the value, the whole body or message) and says whether it is accepted."""
+"""The field table's row (`FieldSpec`: honoured, no-op or refused) and the value checks of its
+no-op and refused fields (`fields.py`, `responses_fields.py`): each check takes (the value, the
+whole body or message) and says whether it is accepted."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 Check = Callable[[Any, dict], bool]  # (value, the whole body or message) -> accepted
@@ -99,4 +102,36 @@ def function_call_neutral(v: Any, body: dict) -> bool:
     return v == (body.get("tool_choice") or "auto")
 
 
-# ---- the table ---------------------------------------------------------------------------------
+class Kind(StrEnum):
+    HONOURED = "honoured"
+    NOOP = "no-op"
+    REFUSED = "refused"
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    name: str  # dotted for nested fields: "messages[].name", "stream_options.include_usage"
+    endpoints: tuple[str, ...]
+    kind: Kind
+    doc: str
+    origin: str  # who defines it: OpenAI, vLLM, llama.cpp, roseinfer
+    # no-op: the values of the right type; refused: the neutral values (accepted as no-ops).
+    accepts: Check | None = None
+    accepts_doc: str = ""
+
+
+def honoured_field(name: str, endpoints: tuple[str, ...], doc: str,
+                   origin: str = "OpenAI") -> FieldSpec:  # fmt: skip
+    return FieldSpec(name, endpoints, Kind.HONOURED, doc, origin)
+
+
+def noop_field(name: str, endpoints: tuple[str, ...], accepts: Check, doc: str,
+               origin: str = "OpenAI") -> FieldSpec:  # fmt: skip
+    """`accepts`: the values of the right type."""
+    return FieldSpec(name, endpoints, Kind.NOOP, doc, origin, accepts)
+
+
+def refused_field(name: str, endpoints: tuple[str, ...], neutral: Check, neutral_doc: str,
+                  doc: str, origin: str = "OpenAI") -> FieldSpec:  # fmt: skip
+    """`neutral`: the values that ask for nothing (accepted as no-ops), `neutral_doc` in words."""
+    return FieldSpec(name, endpoints, Kind.REFUSED, doc, origin, neutral, neutral_doc)

@@ -1,10 +1,11 @@
-"""The field table: every request field of /v1/chat/completions, /v1/completions and /generate
-that OpenAI, vLLM or llama.cpp's server takes, and what roseinfer does with it.
+"""The field table: every request field of /v1/chat/completions, /v1/completions,
+/v1/responses (its own rows: `responses_fields.py`) and /generate that OpenAI, vLLM or
+llama.cpp's server takes, and what roseinfer does with it.
 
 Nothing is accepted and ignored. Each field of each endpoint is exactly one of:
 
 - honoured: implemented, and tested by its effect (the pydantic models of `protocol.py` hold
-  exactly these fields);
+  exactly these fields; /v1/responses' own are read into chat's by `responses_input.py`);
 - no-op: accepted (its type checked) because no value of it can change the output, e.g. `user`,
   or a knob of a feature that is refused unless off (`mirostat_tau` without `mirostat`);
 - refused: a 400 naming the field (`param`), unless it holds its neutral value, the one that
@@ -20,11 +21,11 @@ step).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import StrEnum
+import dataclasses
 
 from roseinfer.server.field_checks import (
-    Check,
+    FieldSpec,
+    Kind,
     anything,
     at_most_zero,
     best_of,
@@ -41,42 +42,19 @@ from roseinfer.server.field_checks import (
     str_list,
     tool_choice_none,
 )
+from roseinfer.server.field_checks import honoured_field as _h
+from roseinfer.server.field_checks import noop_field as _noop
+from roseinfer.server.field_checks import refused_field as _ref
+from roseinfer.server.responses_fields import RESPONSES, RESPONSES_FIELDS
 
 CHAT, COMPLETIONS, GENERATE = "chat", "completions", "generate"
-ENDPOINTS = {CHAT: "/v1/chat/completions", COMPLETIONS: "/v1/completions", GENERATE: "/generate"}
+ENDPOINTS = {
+    CHAT: "/v1/chat/completions",
+    COMPLETIONS: "/v1/completions",
+    RESPONSES: "/v1/responses",
+    GENERATE: "/generate",
+}
 _V1 = (CHAT, COMPLETIONS)
-
-
-class Kind(StrEnum):
-    HONOURED = "honoured"
-    NOOP = "no-op"
-    REFUSED = "refused"
-
-
-@dataclass(frozen=True)
-class FieldSpec:
-    name: str  # dotted for nested fields: "messages[].name", "stream_options.include_usage"
-    endpoints: tuple[str, ...]
-    kind: Kind
-    doc: str
-    origin: str  # who defines it: OpenAI, vLLM, llama.cpp, roseinfer
-    # no-op: the values of the right type; refused: the neutral values (accepted as no-ops).
-    accepts: Check | None = None
-    accepts_doc: str = ""
-
-
-def _h(name: str, endpoints: tuple[str, ...], doc: str, origin: str = "OpenAI") -> FieldSpec:
-    return FieldSpec(name, endpoints, Kind.HONOURED, doc, origin)
-
-
-def _noop(name: str, endpoints: tuple[str, ...], accepts: Check, doc: str,
-          origin: str = "OpenAI") -> FieldSpec:  # fmt: skip
-    return FieldSpec(name, endpoints, Kind.NOOP, doc, origin, accepts)
-
-
-def _ref(name: str, endpoints: tuple[str, ...], neutral: Check, neutral_doc: str, doc: str,
-         origin: str = "OpenAI") -> FieldSpec:  # fmt: skip
-    return FieldSpec(name, endpoints, Kind.REFUSED, doc, origin, neutral, neutral_doc)
 
 
 _C, _CO, _G = (CHAT,), (COMPLETIONS,), (GENERATE,)
@@ -173,7 +151,7 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("stream_options", _V1, "see `stream_options.*`; only with `stream: true` (a 400 "
        "otherwise, as OpenAI and vLLM)"),
     _h("stream_options.include_usage", _V1, "a last chunk with the usage"),
-    _h("request_id", _V1, "the response's `id` is `chatcmpl-`/`cmpl-` + this (not empty); "
+    _h("request_id", _V1, "the response's `id` is `chatcmpl-`/`cmpl-`/`resp_` + this (not empty); "
        "without it, + the `X-Request-Id` header where sent (vLLM's), which the response sends "
        "back", _VL),
     _h("truncate_prompt_tokens", _V1, "keep only the prompt's last k tokens (-1: the context "
@@ -391,6 +369,29 @@ FIELDS: tuple[FieldSpec, ...] = (
     _noop("messages[].tool_calls[].function.parsed_arguments", _C, anything, "the same helpers' "
           "parsed arguments: `arguments` are what the model saw"),
 )  # fmt: skip
+
+# Chat's fields that /v1/responses takes too, with the same meaning (its request becomes a chat
+# request: responses_input.py): OpenAI's shared ones, and the extras vLLM's Responses API takes.
+_SHARED_WITH_RESPONSES = frozenset({
+    "model", "temperature", "top_p", "top_k", "min_p", "seed", "stop", "stop_token_ids",
+    "ignore_eos", "min_tokens", "presence_penalty", "frequency_penalty", "repetition_penalty",
+    "logit_bias", "structured_outputs", "stream", "stream_options",
+    "stream_options.include_obfuscation", "request_id", "chat_template_kwargs",
+    "parallel_tool_calls", "user", "store", "service_tier", "prompt_cache_key",
+    "prompt_cache_retention", "safety_identifier", "cache_salt", "include_stop_str_in_output",
+    "skip_special_tokens", "priority", "mm_processor_kwargs", "media_io_kwargs",
+    "kv_transfer_params", "vllm_xargs",
+})  # fmt: skip
+FIELDS = (
+    tuple(
+        dataclasses.replace(s, endpoints=(*s.endpoints, RESPONSES))
+        if CHAT in s.endpoints
+        and (s.name in _SHARED_WITH_RESPONSES or s.name.startswith("structured_outputs."))
+        else s
+        for s in FIELDS
+    )
+    + RESPONSES_FIELDS
+)
 
 # endpoint -> field name -> spec (a name appears at most once per endpoint)
 TABLE: dict[str, dict[str, FieldSpec]] = {e: {} for e in ENDPOINTS}

@@ -16,8 +16,9 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from pydantic import BaseModel
+from pydantic import BaseModel, create_model
 
+from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.tokenization import (
     DetokenizeRequest,
@@ -77,6 +78,26 @@ def install_openapi(
     app.openapi = openapi  # type: ignore[method-assign]
 
 
+def responses_body_model() -> type[BaseModel]:
+    """/v1/responses' body for the document: its own fields, and the chat fields it shares
+    (read as chat's: `responses_input.py`). No request is validated with it."""
+    own: dict[str, Any] = {
+        "input": (str | list[dict[str, Any]], ...),
+        "instructions": (str | None, None),
+        "max_output_tokens": (int | None, None),
+        "metadata": (dict[str, str] | None, None),
+        "text": (dict[str, Any] | None, None),
+        "tools": (list[dict[str, Any]] | None, None),
+        "tool_choice": (str | dict[str, Any] | None, None),
+        "include": (list[str] | None, None),
+        "top_logprobs": (int | None, None),
+    }
+    shared: dict[str, Any] = {name: (info.annotation, info) for name, info in
+              P.ChatCompletionRequest.model_fields.items()
+              if name in F.honoured(F.RESPONSES) and name not in own}  # fmt: skip
+    return create_model("ResponsesRequest", **own, **shared)
+
+
 def request_bodies(model: str, tokenizer: Tokenizer) -> dict[str, RequestBody]:
     """Every POST route's body, with an example that runs as it is on this server."""
     hello = [{"role": "user", "content": "Hello!"}]
@@ -86,6 +107,9 @@ def request_bodies(model: str, tokenizer: Tokenizer) -> dict[str, RequestBody]:
         ),
         "/v1/chat/completions": RequestBody(
             (P.ChatCompletionRequest,), {"model": model, "messages": hello, "max_tokens": 32}
+        ),
+        "/v1/responses": RequestBody(
+            (responses_body_model(),), {"model": model, "input": "Hello!", "max_output_tokens": 32}
         ),
         "/generate": RequestBody((P.GenerateRequest,), {"prompt": "Hello", "max_new_tokens": 32}),
         "/tokenize": RequestBody(

@@ -1,6 +1,7 @@
-"""The request's own names of `SamplingParams`' fields, so that a 400 names the field the client
-sent: the output limit is `max_tokens`, `max_completion_tokens` or llama.cpp's `n_predict`
-(`/generate`: `max_new_tokens`), the prompt is a chat request's `messages`, and so on.
+"""From an OpenAI request body to its `SamplingParams` (`ParamsBuilder`), and the request's own
+names of their fields, so that a 400 names the field the client sent: the output limit is
+`max_tokens`, `max_completion_tokens` or llama.cpp's `n_predict` (`/generate`:
+`max_new_tokens`), the prompt is a chat request's `messages`, and so on.
 
 `SamplingParams` (roseinfer/sampling_params.py) words its refusals with its own field name first;
 the engine's `InvalidRequestError` carries the field as `param`.
@@ -9,15 +10,131 @@ the engine's `InvalidRequestError` carries the field as `param`.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
+from typing import cast
 
 from roseinfer.engine.llm_engine import InvalidRequestError
-from roseinfer.sampling_params import SamplingParams
+from roseinfer.engine.scheduler import no_room_message
+from roseinfer.sampling_params import SamplingDefaults, SamplingParams, StructuredOutputs
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import APIError
+from roseinfer.server.serving import ResponseOptions
 
 # The seeds' max_new_tokens is an init-only alias of max_tokens: not among the dataclass fields.
 SAMPLING_FIELDS = frozenset(f.name for f in dataclasses.fields(SamplingParams)) | {"max_new_tokens"}
 _MAX_TOKENS_ALIASES = ("max_completion_tokens", "n_predict", "max_new_tokens")
+MAX_N = 128  # a server limit: SamplingParams takes any n >= 1
+
+
+@dataclass(frozen=True)
+class ParamsBuilder:
+    """A request body's `SamplingParams`, within the model's context and with its defaults."""
+
+    max_total_tokens: int  # prompt + output: the longest sequence the engine can hold
+    max_model_len: int
+    defaults: SamplingDefaults  # of a field a request leaves out
+
+    def params(
+        self,
+        body: P.SamplingRequest,
+        prompt_len: int,
+        default_max: int | None,
+        opts: ResponseOptions,
+        spec: StructuredOutputs | None,
+        names: dict[str, str],
+    ) -> SamplingParams:
+        """`names`: the request's own names of SamplingParams' fields (`client_names`)."""
+        chat = opts.chat
+        room = self.max_total_tokens - prompt_len  # what the context leaves this prompt
+        max_param, max_tokens = max_tokens_field(body)
+        if max_param is None:
+            max_tokens = default_max
+            if chat and max_tokens is not None and room >= 1:  # the model's own default limit
+                max_tokens = min(max_tokens, room)
+        if opts.echo_only:
+            if body.min_tokens is not None and body.min_tokens > 0:
+                raise APIError(400, f"min_tokens ({body.min_tokens}) asks for tokens that "
+                                    f"{max_param}: 0 does not generate", param="min_tokens")  # fmt: skip
+            max_tokens = 1  # a request runs to one token: left out of the response
+        if max_tokens is None:  # no limit asked for: whatever room the context leaves
+            max_tokens = room
+            if max_tokens < 1:
+                raise APIError(400, no_room_message(prompt_len, self.max_total_tokens),
+                               param=names["prompt"],
+                               code="context_length_exceeded")  # fmt: skip
+        repetition = body.repetition_penalty
+        if body.repeat_penalty is not None:  # llama.cpp's name
+            if repetition is not None and repetition != body.repeat_penalty:
+                raise APIError(400, "repetition_penalty and repeat_penalty differ: give one",
+                               param="repeat_penalty")  # fmt: skip
+            repetition = body.repeat_penalty
+        n = num_choices(body)
+        if n > MAX_N:
+            raise APIError(400, f"{names['n']} must be at most {MAX_N}, got {n}", param=names["n"])
+        prompt_logprobs = body.prompt_logprobs
+        if opts.echo and opts.logprobs is not None:  # the echoed prompt's logprobs
+            prompt_logprobs = max(opts.logprobs, prompt_logprobs or 0)
+        try:
+            return SamplingParams(
+                n=n,
+                max_tokens=max_tokens,
+                temperature=self.defaults.temperature
+                if body.temperature is None
+                else body.temperature,
+                top_p=self.defaults.top_p if body.top_p is None else body.top_p,
+                top_k=self.defaults.top_k if body.top_k is None else body.top_k,
+                seed=body.seed,
+                stop=tuple(body.stop_list),
+                stop_token_ids=tuple(body.stop_token_ids or ()),
+                ignore_eos=body.ignore_eos,
+                min_tokens=body.min_tokens,
+                presence_penalty=body.presence_penalty or 0.0,
+                frequency_penalty=body.frequency_penalty or 0.0,
+                repetition_penalty=self.defaults.repetition_penalty
+                if repetition is None
+                else repetition,
+                min_p=self.defaults.min_p if body.min_p is None else body.min_p,
+                # JSON's string keys: SamplingParams reads digit strings as token ids.
+                logit_bias=cast("dict[int, float] | None", body.logit_bias),
+                logprobs=opts.logprobs,
+                prompt_logprobs=prompt_logprobs,
+                bad_words=tuple(body.bad_words or ()),
+                allowed_token_ids=None
+                if body.allowed_token_ids is None
+                else tuple(body.allowed_token_ids),
+                structured_outputs=spec,
+            )
+        except ValueError as e:
+            raise sampling_error(e, names) from None
+
+    def truncate(self, body: P.SamplingRequest, ids: list[int]) -> list[int]:
+        """vLLM's truncate_prompt_tokens: keep the prompt's last k tokens (-1: the context)."""
+        k = body.truncate_prompt_tokens
+        if k is None:
+            return ids
+        if k == -1:
+            k = self.max_model_len
+        if k < 1:
+            raise APIError(400, f"truncate_prompt_tokens must be >= 1 or -1, got {k}",
+                           param="truncate_prompt_tokens")  # fmt: skip
+        return ids[-k:]
+
+
+def response_options(body: P.SamplingRequest) -> ResponseOptions:
+    """How the response writes its choices (logprobs, echo), and what the stream cannot give."""
+    if body.stream and body.prompt_logprobs is not None:
+        raise APIError(400, "prompt_logprobs are not available with stream=true (as vLLM)",
+                       param="prompt_logprobs")  # fmt: skip
+    prompt_logprobs = body.prompt_logprobs
+    if isinstance(body, P.ChatCompletionRequest):
+        if body.top_logprobs is not None and not body.logprobs:
+            raise APIError(400, "top_logprobs needs logprobs: true", param="top_logprobs")
+        top = (body.top_logprobs or 0) if body.logprobs else None
+        return ResponseOptions(chat=True, logprobs=top, prompt_logprobs=prompt_logprobs)
+    assert isinstance(body, P.CompletionRequest)
+    echo_only = body.echo and max_tokens_field(body)[1] == 0
+    return ResponseOptions(chat=False, logprobs=body.logprobs, echo=body.echo,
+                           echo_only=echo_only, prompt_logprobs=prompt_logprobs)  # fmt: skip
 
 
 def max_tokens_field(body: P.SamplingRequest) -> tuple[str | None, int | None]:

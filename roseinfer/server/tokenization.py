@@ -91,7 +91,7 @@ def _chat_form(data: dict[str, Any]) -> TokenizeChatRequest:
     try:
         shared = check_body(shared, F.CHAT)
     except FieldError as e:
-        raise APIError(400, str(e), param=e.param, code=e.code) from None
+        raise e.api_error() from None
     own = {k: v for k, v in data.items() if k not in _FROM_CHAT_TABLE}
     return _validate(TokenizeChatRequest, {**own, **shared}, "/tokenize (chat messages)")
 

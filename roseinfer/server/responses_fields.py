@@ -1,0 +1,106 @@
+"""The field table's rows of /v1/responses (OpenAI's Responses API) that chat does not share;
+`fields.py` adds the fields both endpoints take (sampling, `stream`, vLLM's extras) to this
+endpoint, and `responses_input.py` turns a checked body into a chat request."""
+
+from __future__ import annotations
+
+from roseinfer.server.field_checks import (
+    FieldSpec,
+    anything,
+    equals,
+    is_str,
+    never,
+)
+from roseinfer.server.field_checks import honoured_field as _h
+from roseinfer.server.field_checks import noop_field as _noop
+from roseinfer.server.field_checks import refused_field as _ref
+
+RESPONSES = "responses"
+_R = (RESPONSES,)
+_NO_STORE = "nothing is stored here (`store` is a no-op)"
+
+RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
+    # -- honoured
+    _h("input", _R, "a string (one user message) or a list of items: messages, `function_call` "
+       "and `function_call_output` items (an earlier answer's calls and their results, as "
+       "the Agents SDK sends them); rendered with the chat template as chat's `messages`"),
+    _h("instructions", _R, "a system message before the input (echoed in the response)"),
+    _h("max_output_tokens", _R, "most tokens to generate, >= 1 (default: what the context "
+       "leaves, at most the model's `max_new_tokens`); a response cut by it has status "
+       "`incomplete`, `incomplete_details.reason` `max_output_tokens`"),
+    _h("metadata", _R, "up to 16 strings (keys up to 64 characters, values up to 512), echoed "
+       "in the response"),
+    _h("text", _R, "see `text.format`"),
+    _h("text.format", _R, "`{\"type\": \"text\"}` (default), `{\"type\": \"json_object\"}` or "
+       "`{\"type\": \"json_schema\", \"name\", \"schema\", \"strict\", \"description\"}`: the "
+       "output text held to the schema, as chat's `response_format`"),
+    _h("text.format.type", _R, "`text`, `json_object` or `json_schema`"),
+    _h("text.format.name", _R, "the schema's name (1-64 of `A-Za-z0-9_-`)"),
+    _h("text.format.schema", _R, "the JSON schema the output text is held to"),
+    _h("text.format.strict", _R, "true: the schema must be one OpenAI's strict mode takes "
+       "(a 400 naming what it lacks); the output is held to the schema either way"),
+    _h("text.format.description", _R, "what the format is for (shown to nobody: the schema "
+       "holds the output)"),
+    _h("tools", _R, "function tools (`type: \"function\"`, `name`, `description`, "
+       "`parameters`, `strict`; other tool types are refused), as chat's `tools`: calls come "
+       "back as `function_call` output items"),
+    _h("tools[].type", _R, "`function`; built-in tools (web search, file search, computer, "
+       "MCP, ...) are refused"),
+    _h("tools[].name", _R, "the function's name"),
+    _h("tools[].description", _R, "what the function does, shown to the model"),
+    _h("tools[].parameters", _R, "a JSON schema of an object: every call's arguments are held "
+       "to it"),
+    _h("tools[].strict", _R, "true: the schema must be one OpenAI's strict mode takes; left "
+       "out or false, calls are still held to the schema"),
+    _h("tool_choice", _R, "`auto` (default with tools), `none`, `required` or `{\"type\": "
+       "\"function\", \"name\": ...}` (exactly that call), as chat's"),
+    _h("tool_choice.type", _R, "`function`; other types (allowed tools, built-in tools) are "
+       "refused"),
+    _h("tool_choice.name", _R, "the function that must be called"),
+    _h("include", _R, "`[\"message.output_text.logprobs\"]`: each output token's logprob (and "
+       "`top_logprobs` likeliest) in `output_text.logprobs`; other values ask for what is not "
+       "here (reasoning, built-in tools, images) and are refused"),
+    _h("top_logprobs", _R, "0 to 20 likeliest tokens at each position (above 0 it needs "
+       "`include: [\"message.output_text.logprobs\"]`)"),
+    _h("input[].type", _R, "`message` (the default where `role` is given), `function_call` or "
+       "`function_call_output`; other items (reasoning, item references, built-in tool "
+       "calls) are refused"),
+    _h("input[].role", _R, "a message's role: `user`, `assistant`, `system` or `developer` "
+       "(as `system`)"),
+    _h("input[].content", _R, "a message's text, or a list of `input_text` parts (an "
+       "assistant's: `output_text` parts), joined with newlines"),
+    _h("input[].content[].type", _R, "`input_text`, or `output_text` in an assistant "
+       "message; images, files, audio and refusals are refused"),
+    _h("input[].content[].text", _R, "the part's text"),
+    _h("input[].call_id", _R, "a `function_call`'s id, which its `function_call_output` names"),
+    _h("input[].name", _R, "a `function_call`'s function"),
+    _h("input[].arguments", _R, "a `function_call`'s arguments, as JSON text"),
+    _h("input[].output", _R, "a `function_call_output`'s result, as text"),
+    # -- no-ops
+    _noop("input[].id", _R, is_str, "an earlier output item's id: the model sees no ids"),
+    _noop("input[].status", _R, equals("in_progress", "completed", "incomplete"), "an earlier "
+          "output item's status: the model sees its text, not its status"),
+    _noop("input[].content[].logprobs", _R, anything, "an earlier answer's logprobs, sent "
+          "back with it: the model sees the text"),
+    # -- refused
+    _ref("previous_response_id", _R, never, "null", "continuing a stored response: "
+         f"{_NO_STORE}; send the conversation in `input`"),
+    _ref("conversation", _R, never, "null", f"stored conversations: {_NO_STORE}"),
+    _ref("prompt", _R, never, "null", "stored prompt templates"),
+    _ref("background", _R, equals(False), "false", f"background responses: {_NO_STORE}"),
+    _ref("reasoning", _R, equals({}), "{}", "reasoning models' effort and summaries"),
+    _ref("max_tool_calls", _R, never, "null", "a cap on built-in tool calls"),
+    _ref("truncation", _R, equals("disabled"), "\"disabled\" (the default: a conversation "
+         "that leaves no room for the output is a 400)", "dropping the conversation's "
+         "middle to fit the context"),
+    _ref("context_management", _R, never, "null", "compaction of the conversation"),
+    _ref("text.verbosity", _R, equals("medium"), "\"medium\" (OpenAI's default)",
+         "reasoning models' answer length"),
+    _ref("input[].content[].annotations", _R, equals([]), "[]", "citations in the history"),
+    _ref("input[].phase", _R, never, "null", "commentary / final-answer labels of earlier "
+         "assistant messages, which the chat template cannot show"),
+    _ref("enable_response_messages", _R, equals(False), "false", "the prompt's and the "
+         "answer's chat messages in the response", "vLLM"),
+    _ref("previous_input_messages", _R, never, "null", "an earlier turn's messages in "
+         "harmony's format (send them in `input`)", "vLLM"),
+)  # fmt: skip

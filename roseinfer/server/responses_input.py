@@ -1,0 +1,273 @@
+"""A /v1/responses body as the chat request it runs as: one request path for both APIs.
+
+`responses_request` reads a body that `check_body` has passed (only honoured fields are left,
+the field table's no-ops and neutral values dropped) into `ResponsesRequest`: the chat body
+(`input` items as `messages`, `instructions` as the first system message, `text.format` as
+`response_format`, flat function tools as chat's, `max_output_tokens` as
+`max_completion_tokens`, `include`'s logprobs as `logprobs`), and what the response repeats
+(`ResponseEcho`). Errors of the chat path name chat's fields; `ResponsesRequest.renamed` turns
+them into the fields this request sent (`messages.3` -> `input.2`, `response_format` ->
+`text.format`, ...).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from roseinfer.server.body_check import FieldError, check_object
+from roseinfer.server.errors import APIError
+from roseinfer.server.field_checks import metadata
+from roseinfer.server.responses_fields import RESPONSES
+
+LOGPROBS_INCLUDE = "message.output_text.logprobs"
+_ITEM_KEYS = {  # the keys each input item type takes (beside `type`)
+    "message": {"role", "content"},
+    "function_call": {"call_id", "name", "arguments"},
+    "function_call_output": {"call_id", "output"},
+}
+_ROLES = ("user", "assistant", "system", "developer")
+
+
+@dataclass(frozen=True)
+class ResponseEcho:
+    """The request's settings a Response object repeats (OpenAI's fields, as sent or their
+    defaults); `temperature` and `top_p` None where left out (the server's default then)."""
+
+    instructions: str | None = None
+    max_output_tokens: int | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
+    parallel_tool_calls: bool = True
+    temperature: float | None = None
+    top_p: float | None = None
+    tool_choice: str | dict = "auto"
+    tools: tuple[dict, ...] = ()
+    text_format: dict = field(default_factory=lambda: {"type": "text"})
+    top_logprobs: int = 0
+    logprobs: bool = False  # include holds message.output_text.logprobs
+
+
+@dataclass(frozen=True)
+class ResponsesRequest:
+    chat: dict[str, Any]  # the chat completions body (for protocol.ChatCompletionRequest)
+    echo: ResponseEcho
+    # per chat message, where it came from: "instructions", "input" or "input.<i>"
+    sources: tuple[str, ...] = ()
+
+    def renamed(self, error: APIError) -> APIError:
+        """`error` (of the chat path) naming the field this request sent."""
+        if error.param is None:
+            return error
+        param = responses_param(error.param, self.sources)
+        if param == error.param:
+            return error
+        message = re.sub(rf"(?<![\w.]){re.escape(error.param)}(?![\w])", param, error.message)
+        return APIError(error.status, message, param, error.code, error.type, error.headers)
+
+
+def responses_param(param: str, sources: tuple[str, ...] = ()) -> str:
+    """A chat field's path as the Responses field it came from."""
+    head, _, rest = param.partition(".")
+    if head == "messages":
+        index, _, tail = rest.partition(".")
+        if not index.isdigit() or int(index) >= len(sources):
+            return "input"
+        source = sources[int(index)]
+        return f"{source}.{tail}" if tail.startswith("content") and source != "input" else source
+    if head == "max_completion_tokens":
+        return "max_output_tokens"
+    if head == "logprobs":
+        return "include"
+    if head == "response_format":
+        rest = rest.removeprefix("json_schema").lstrip(".")
+        return "text.format" + (f".{rest}" if rest else "")
+    if head == "tools":
+        return param.replace(".function", "", 1)
+    if head == "tool_choice":
+        return param.replace(".function", "", 1)
+    return param
+
+
+def responses_request(body: dict[str, Any]) -> ResponsesRequest:
+    """The chat request a checked Responses body runs as (a FieldError naming the first field
+    that cannot act)."""
+    chat = dict(body)
+    messages: list[dict] = []
+    sources: list[str] = []
+    instructions = chat.pop("instructions", None)
+    if instructions is not None:
+        if not isinstance(instructions, str):
+            raise FieldError("instructions", "instructions must be a string", "invalid_value")
+        messages.append({"role": "system", "content": instructions})
+        sources.append("instructions")
+    if "input" not in chat:
+        raise FieldError("input", "'input' is required", "invalid_value")
+    items = chat.pop("input")
+    if isinstance(items, str):
+        messages.append({"role": "user", "content": items})
+        sources.append("input")
+    elif isinstance(items, list) and items:
+        for i, item in enumerate(items):
+            _add_item(messages, sources, item, f"input.{i}")
+    else:
+        raise FieldError("input", "input must be a string or a non-empty list of items",
+                         "invalid_value")  # fmt: skip
+    chat["messages"] = messages
+    if "max_output_tokens" in chat:
+        chat["max_completion_tokens"] = chat.pop("max_output_tokens")
+    meta = chat.pop("metadata", {})
+    if not metadata(meta, body):
+        raise FieldError("metadata", "metadata must hold up to 16 strings of up to 512 "
+                         "characters, keys of up to 64", "invalid_value")  # fmt: skip
+    logprobs = _logprobs_included(chat.pop("include", []))
+    top = chat.pop("top_logprobs", 0)
+    if logprobs:
+        chat["logprobs"], chat["top_logprobs"] = True, top
+    elif top != 0:
+        raise FieldError("top_logprobs", f"top_logprobs needs include: [\"{LOGPROBS_INCLUDE}\"] "
+                         "(without it no logprobs are returned)", "invalid_value")  # fmt: skip
+    tools = chat.pop("tools", None)
+    if tools is not None:
+        if not isinstance(tools, list):
+            raise FieldError("tools", "tools must be a list", "invalid_value")
+        chat["tools"] = [_chat_tool(t, f"tools.{i}") for i, t in enumerate(tools)]
+    tool_choice = chat.pop("tool_choice", None)
+    if tool_choice is not None:
+        chat["tool_choice"] = _chat_tool_choice(tool_choice)
+    text_format: dict = {"type": "text"}
+    text = chat.pop("text", None)
+    if text is not None:
+        text = check_object(_object(text, "text"), RESPONSES, "text", "text")
+        if "format" in text:
+            fmt = _object(text["format"], "text.format")
+            text_format = check_object(fmt, RESPONSES, "text.format", "text.format")
+            chat["response_format"] = _response_format(text_format)
+    echo = ResponseEcho(
+        instructions=instructions,
+        max_output_tokens=chat.get("max_completion_tokens"),
+        metadata=meta,
+        parallel_tool_calls=chat.get("parallel_tool_calls", True),
+        temperature=chat.get("temperature"),
+        top_p=chat.get("top_p"),
+        tool_choice="auto" if tool_choice is None else tool_choice,
+        tools=tuple(_echo_tool(t) for t in tools or ()),
+        text_format=text_format,
+        top_logprobs=top,
+        logprobs=logprobs,
+    )
+    return ResponsesRequest(chat, echo, tuple(sources))
+
+
+def _object(value: Any, where: str) -> dict:
+    if not isinstance(value, dict):
+        raise FieldError(where, f"{where} must be an object", "invalid_value")
+    return value
+
+
+def _add_item(messages: list[dict], sources: list[str], item: Any, where: str) -> None:
+    """One input item as chat messages: a call joins the assistant message before it."""
+    item = check_object(_object(item, where), RESPONSES, "input[]", where)
+    kind = item.pop("type", "message" if "role" in item else None)
+    if kind not in _ITEM_KEYS:
+        raise FieldError(f"{where}.type", f"input item type {kind!r} is not supported; only "
+                         "message, function_call and function_call_output")  # fmt: skip
+    for key in item:
+        if key not in _ITEM_KEYS[kind]:
+            raise FieldError(f"{where}.{key}", f"'{where}.{key}' is not a field of a {kind} item",
+                             "unknown_field")  # fmt: skip
+    if kind == "function_call":
+        call = {"id": item.get("call_id"), "type": "function",
+                "function": {"name": item.get("name"), "arguments": item.get("arguments")}}  # fmt: skip
+        last = messages[-1] if messages else None
+        if last is not None and last["role"] == "assistant":
+            last.setdefault("tool_calls", []).append(call)
+        else:
+            messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+            sources.append(where)
+        return
+    if kind == "function_call_output":
+        output = item.get("output")
+        if isinstance(output, list):  # input_text parts
+            output = _parts_text(output, f"{where}.output", "input_text")
+        messages.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": output})
+        sources.append(where)
+        return
+    role = item.get("role")
+    if role not in _ROLES:
+        raise FieldError(f"{where}.role", f"role {role!r} is not one of {', '.join(_ROLES)}",
+                         "invalid_value")  # fmt: skip
+    content = item.get("content")
+    if isinstance(content, list):
+        part_type = "output_text" if role == "assistant" else "input_text"
+        content = _parts_text(content, f"{where}.content", part_type)
+    messages.append({"role": role, "content": content})
+    sources.append(where)
+
+
+def _parts_text(parts: list, where: str, part_type: str) -> str:
+    """Text parts joined with newlines (as chat's parts); other part types refused."""
+    if not parts:
+        raise FieldError(where, "an empty list of content parts: give at least one",
+                         "invalid_value")  # fmt: skip
+    texts = []
+    for j, part in enumerate(parts):
+        at = f"{where}.{j}"
+        part = check_object(_object(part, at), RESPONSES, "input[].content[]", at)
+        if part.get("type") != part_type:
+            raise FieldError(f"{at}.type", f"content part type {part.get('type')!r} is not "
+                             f"supported here; only {part_type!r}")  # fmt: skip
+        if not isinstance(part.get("text"), str):
+            raise FieldError(f"{at}.text", f"{at}.text must be a string", "invalid_value")
+        texts.append(part["text"])
+    return "\n".join(texts)
+
+
+def _logprobs_included(include: Any) -> bool:
+    if not isinstance(include, list) or not all(isinstance(v, str) for v in include):
+        raise FieldError("include", "include must be a list of strings", "invalid_value")
+    for j, value in enumerate(include):
+        if value != LOGPROBS_INCLUDE:
+            raise FieldError(f"include.{j}", f"include {value!r} is not supported by this "
+                             f"server; only {LOGPROBS_INCLUDE!r}")  # fmt: skip
+    return bool(include)
+
+
+def _chat_tool(tool: Any, where: str) -> Any:
+    if not isinstance(tool, dict):
+        return tool  # pydantic names it
+    tool = check_object(tool, RESPONSES, "tools[]", where)
+    if tool.get("type") != "function":
+        raise FieldError(f"{where}.type", f"tool type {tool.get('type')!r} is not supported; "
+                         "only 'function'")  # fmt: skip
+    function = {k: v for k, v in tool.items() if k != "type"}
+    return {"type": "function", "function": function}
+
+
+def _echo_tool(tool: dict) -> dict:
+    """A tool as the response repeats it (OpenAI's shape, `strict` and `description` null
+    where left out)."""
+    return {"type": "function", "name": tool.get("name"), "parameters": tool.get("parameters"),
+            "strict": tool.get("strict"), "description": tool.get("description")}  # fmt: skip
+
+
+def _chat_tool_choice(choice: Any) -> Any:
+    if not isinstance(choice, dict):
+        return choice  # a string: chat's check names a bad one
+    choice = check_object(choice, RESPONSES, "tool_choice", "tool_choice")
+    if choice.get("type") != "function":
+        raise FieldError("tool_choice.type", f"tool_choice type {choice.get('type')!r} is not "
+                         "supported; only 'function'")  # fmt: skip
+    return {"type": "function", "function": {"name": choice.get("name")}}
+
+
+def _response_format(fmt: dict) -> dict:
+    kind = fmt.get("type")
+    if kind != "json_schema":
+        for key in ("name", "schema", "strict", "description"):
+            if key in fmt:
+                raise FieldError(f"text.format.{key}", f"text.format.{key} is only used with "
+                                 f"type 'json_schema', not {kind!r}", "invalid_value")  # fmt: skip
+        return {"type": kind}
+    schema = {k: fmt[k] for k in ("name", "schema", "strict", "description") if k in fmt}
+    return {"type": "json_schema", "json_schema": schema}

@@ -1,0 +1,254 @@
+"""A finished or streaming chat generation as OpenAI's Response object and its stream events.
+
+A response's output is a `message` item with one `output_text` part (the answer's text, where
+it wrote any or called nothing), then one `function_call` item per call, in order. Cut by
+`max_output_tokens` it is `incomplete` (`incomplete_details.reason: "max_output_tokens"`), its
+message too; a request the engine fails is a `response.failed` event once the stream has begun
+(its status, 200, is sent), else an error body as on the other endpoints.
+
+Stream events, each `event: <type>` + `data: <json>` with a rising `sequence_number`:
+`response.created`, `response.in_progress`; per message `response.output_item.added`,
+`response.content_part.added`, `response.output_text.delta` (with its tokens' logprobs where
+asked for), `response.output_text.done`, `response.content_part.done`,
+`response.output_item.done`; per call `response.output_item.added`,
+`response.function_call_arguments.delta`, `response.function_call_arguments.done`,
+`response.output_item.done`; last `response.completed` or `response.incomplete`.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from roseinfer.output.processor import ChoiceState
+from roseinfer.outputs import PositionLogprobs, RequestFailed
+from roseinfer.sampling_params import SamplingDefaults
+from roseinfer.server.logprobs import chat_logprobs
+from roseinfer.server.responses_input import ResponsesRequest
+from roseinfer.server.serving import (
+    GenerationGroup,
+    dumps,
+    failed_request_error,
+    internal_error,
+)
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ResponseHead:
+    """What every Response object of one request holds beside its output."""
+
+    id: str
+    created_at: int
+    model: str
+    request: ResponsesRequest
+    defaults: SamplingDefaults  # the server's values of what the request left out
+
+    def response(self, status: str, output: list[dict], usage: dict | None = None,
+                 error: dict | None = None) -> dict:  # fmt: skip
+        echo = self.request.echo
+        incomplete = {"reason": "max_output_tokens"} if status == "incomplete" else None
+        return {
+            "id": self.id, "object": "response", "created_at": self.created_at,
+            "status": status, "error": error, "incomplete_details": incomplete,
+            "instructions": echo.instructions, "max_output_tokens": echo.max_output_tokens,
+            "model": self.model, "output": output,
+            "parallel_tool_calls": echo.parallel_tool_calls,
+            "previous_response_id": None, "reasoning": None, "store": False,
+            "temperature": self.defaults.temperature if echo.temperature is None
+            else echo.temperature,
+            "top_p": self.defaults.top_p if echo.top_p is None else echo.top_p,
+            "text": {"format": echo.text_format}, "tool_choice": echo.tool_choice,
+            "tools": list(echo.tools), "top_logprobs": echo.top_logprobs,
+            "truncation": "disabled", "usage": usage, "user": None,  # (a no-op: not kept)
+            "metadata": echo.metadata, "background": False, "max_tool_calls": None,
+            "service_tier": "default",  # one tier here
+        }  # fmt: skip
+
+
+def response_usage(group: GenerationGroup, prompt_tokens: int) -> dict:
+    cached = sum(state.num_cached_tokens for state in group.states)
+    output = group.num_output_tokens
+    return {
+        "input_tokens": prompt_tokens,
+        # cache_write_tokens: OpenAI's explicit (billed) cache writes; here caching is automatic
+        "input_tokens_details": {"cached_tokens": cached, "cache_write_tokens": 0},
+        "output_tokens": output,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": prompt_tokens + output,
+    }
+
+
+def _item_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+def _logprobs(head: ResponseHead, group: GenerationGroup, ids: list[int],
+              positions: list[PositionLogprobs]) -> list[dict]:  # fmt: skip
+    """OpenAI's `output_text.logprobs` entries (chat's `logprobs.content`: the same fields)."""
+    echo = head.request.echo
+    if not echo.logprobs:
+        return []
+    tokenizer = group.states[0].tokenizer
+    return chat_logprobs(ids, positions, echo.top_logprobs, tokenizer)["content"]
+
+
+def _status(choice: ChoiceState) -> str:
+    return "incomplete" if choice.finish_reason == "length" else "completed"
+
+
+def _text_part(text: str, logprobs: list) -> dict:
+    return {"type": "output_text", "text": text, "annotations": [], "logprobs": logprobs}
+
+
+def _message(item_id: str, status: str, content: list[dict]) -> dict:
+    return {"type": "message", "id": item_id, "status": status, "role": "assistant",
+            "content": content}  # fmt: skip
+
+
+def _call(item_id: str, call_id: str, name: str, arguments: str, status: str) -> dict:
+    return {"type": "function_call", "id": item_id, "call_id": call_id, "name": name,
+            "arguments": arguments, "status": status}  # fmt: skip
+
+
+def output_items(head: ResponseHead, group: GenerationGroup, choice: ChoiceState) -> list[dict]:
+    """A finished answer's output items: its message (if it wrote text or called nothing),
+    then its calls; the last one cut short where the answer was (as a stream closes them)."""
+    items = []
+    if choice.text or not choice.tool_calls:
+        lp = _logprobs(head, group, choice.token_ids, list(choice.logprobs or []))
+        items.append(_message(_item_id("msg"), "completed", [_text_part(choice.text, lp)]))
+    for call in choice.tool_calls:
+        items.append(_call(_item_id("fc"), call.id, call.name, call.arguments, "completed"))
+    items[-1]["status"] = _status(choice)
+    return items
+
+
+def response_json(head: ResponseHead, group: GenerationGroup, prompt_tokens: int) -> bytes:
+    """A finished non-streamed Response."""
+    ((_, choice),) = group.choices
+    body = head.response(_status(choice), output_items(head, group, choice),
+                         response_usage(group, prompt_tokens))  # fmt: skip
+    return dumps(body).encode("utf-8")
+
+
+@dataclass
+class _EventWriter:
+    """SSE events with their sequence numbers, and the output items opened so far."""
+
+    seq: int = 0
+    items: list[dict] = field(default_factory=list)  # done or open, in order
+    open_item: dict | None = None  # the message or call being streamed
+
+    def event(self, kind: str, **fields: Any) -> str:
+        data = {"type": kind, "sequence_number": self.seq, **fields}
+        self.seq += 1
+        return f"event: {kind}\ndata: {dumps(data)}\n\n"
+
+
+async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tokens: int,
+                          constraint_param: str | None) -> AsyncIterator[str]:  # fmt: skip
+    """The SSE events of a streamed Response (module docstring). Closing the stream aborts
+    the generation. `constraint_param`: what a failure of the request's own doing names."""
+    w = _EventWriter()
+    want_logprobs = head.request.echo.logprobs
+    yield w.event("response.created", response=head.response("in_progress", []))
+    yield w.event("response.in_progress", response=head.response("in_progress", []))
+    call_ids: dict[int, str] = {}  # call index -> its item id
+
+    def close_open(status: str) -> list[str]:
+        item, out = w.open_item, list[str]()
+        if item is None:
+            return out
+        w.open_item = None
+        index = len(w.items) - 1
+        item["status"] = status
+        if item["type"] == "message":
+            part = item["content"][0]
+            ref = {"item_id": item["id"], "output_index": index, "content_index": 0}
+            out.append(w.event("response.output_text.done", **ref, text=part["text"],
+                               logprobs=part["logprobs"]))  # fmt: skip
+            out.append(w.event("response.content_part.done", **ref, part=part))
+        else:
+            out.append(w.event("response.function_call_arguments.done", item_id=item["id"],
+                               output_index=index, name=item["name"],
+                               arguments=item["arguments"]))  # fmt: skip
+        out.append(w.event("response.output_item.done", output_index=index, item=item))
+        return out
+
+    def open_item(item: dict) -> list[str]:
+        w.items.append(item)
+        w.open_item = item
+        index = len(w.items) - 1
+        added = {**item, "content": []} if item["type"] == "message" else dict(item)
+        out = [w.event("response.output_item.added", output_index=index, item=added)]
+        if item["type"] == "message":
+            out.append(w.event("response.content_part.added", item_id=item["id"],
+                               output_index=index, content_index=0,
+                               part=_text_part("", [])))  # fmt: skip
+        return out
+
+    async with group:
+        try:
+            choice: ChoiceState | None = None
+            async for _, choice, text in group.events():
+                new = choice.new_logprobs if want_logprobs else []
+                if text or new:
+                    message = w.open_item
+                    if message is None or message["type"] != "message":
+                        for line in close_open("completed"):
+                            yield line
+                        message = _message(_item_id("msg"), "in_progress",
+                                           [_text_part("", [])])  # fmt: skip
+                        for line in open_item(message):
+                            yield line
+                    part = message["content"][0]
+                    new_ids = choice.token_ids[len(choice.token_ids) - len(new) :] if new else []
+                    lp = _logprobs(head, group, new_ids, new) if new else []
+                    part["text"] += text
+                    part["logprobs"] += lp
+                    yield w.event("response.output_text.delta", item_id=message["id"],
+                                  output_index=len(w.items) - 1, content_index=0, delta=text,
+                                  logprobs=lp)  # fmt: skip
+                for delta in choice.new_tool_calls:
+                    if delta.id is not None:  # a new call
+                        for line in close_open("completed"):
+                            yield line
+                        new_call = _call(_item_id("fc"), delta.id, delta.name or "", "",
+                                         "in_progress")  # fmt: skip
+                        call_ids[delta.index] = new_call["id"]
+                        for line in open_item(new_call):
+                            yield line
+                    call = w.open_item
+                    assert call is not None and call["id"] == call_ids[delta.index]
+                    if delta.arguments:
+                        call["arguments"] += delta.arguments
+                        yield w.event("response.function_call_arguments.delta",
+                                      item_id=call["id"], output_index=len(w.items) - 1,
+                                      delta=delta.arguments)  # fmt: skip
+            assert choice is not None and choice.finished
+            status = _status(choice)
+            if not w.items:  # nothing written and nothing called: an empty message
+                for line in open_item(_message(_item_id("msg"), "in_progress",
+                                               [_text_part("", [])])):  # fmt: skip
+                    yield line
+            for line in close_open(status):
+                yield line
+            final = head.response(status, w.items, response_usage(group, prompt_tokens))
+            kind = "response.completed" if status == "completed" else "response.incomplete"
+            yield w.event(kind, response=final)
+        except Exception as e:
+            if isinstance(e, RequestFailed):
+                error = head.request.renamed(failed_request_error(e, constraint_param))
+            else:  # a bug while processing this request: it fails alone
+                logger.exception("error while streaming %s", head.id)
+                error = internal_error(e)
+            # OpenAI's codes: the request's own doing is its prompt's, the rest the server's
+            code = "invalid_prompt" if error.status == 400 else "server_error"
+            failed = {"code": code, "message": error.message}
+            yield w.event("response.failed",
+                          response=head.response("failed", w.items, None, failed))  # fmt: skip

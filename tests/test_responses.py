@@ -1,0 +1,356 @@
+"""/v1/responses (OpenAI's Responses API) through a real server and the `openai` client.
+
+The oracle is the chat endpoint: a Responses request runs as the chat request it describes, so
+its greedy text, tokens, logprobs and calls must equal chat's for the same conversation and
+settings, streamed or not; every body and event must parse as the `openai` package's own
+types; fields that cannot act are 400s naming the field as the Responses request sent it."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import jsonschema
+import openai
+import pytest
+from conftest import serve_in_process, tools_model_dir
+from openai.types.responses import Response, ResponseStreamEvent
+from pydantic import TypeAdapter
+
+from roseinfer.outputs import RequestFailed
+from roseinfer.server import fields as F
+from roseinfer.server import protocol as P
+from roseinfer.server.openapi import responses_body_model
+from roseinfer.server.responses_fields import RESPONSES_FIELDS
+
+ADD = {
+    "type": "object",
+    "properties": {"a": {"type": "integer", "minimum": 0, "maximum": 99},
+                   "b": {"type": "integer", "minimum": 0, "maximum": 99}},
+    "required": ["a", "b"],
+    "additionalProperties": False,
+}  # fmt: skip
+TOOLS = [{"type": "function", "name": "add", "description": "Add two numbers",
+          "parameters": ADD, "strict": True}]  # fmt: skip
+CHAT_TOOLS = [{"type": "function", "function": {k: v for k, v in t.items() if k != "type"}}
+              for t in TOOLS]  # fmt: skip
+EVENTS = TypeAdapter(ResponseStreamEvent)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    with serve_in_process(tools_model_dir(tmp_path_factory), num_kv_blocks=256) as (app, url):
+        yield app, url
+
+
+@pytest.fixture(scope="module")
+def http(served):
+    with httpx.Client(base_url=served[1], timeout=120) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def sdk(served):
+    return openai.OpenAI(base_url=served[1] + "/v1", api_key="unused", max_retries=0)
+
+
+def create(http: httpx.Client, body: dict) -> dict:
+    r = http.post("/v1/responses", json=body)
+    assert r.status_code == 200, r.text
+    out = r.json()
+    Response.model_validate(out)  # the openai package's own type
+    return out
+
+
+def chat(http: httpx.Client, body: dict) -> dict:
+    r = http.post("/v1/chat/completions", json=body)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def refused(http: httpx.Client, body: dict) -> dict:
+    r = http.post("/v1/responses", json=body)
+    assert r.status_code == 400, r.text
+    return r.json()["error"]
+
+
+def text_of(response: dict) -> str:
+    return "".join(part["text"] for item in response["output"] if item["type"] == "message"
+                   for part in item["content"])  # fmt: skip
+
+
+def events(http: httpx.Client, body: dict) -> list[dict]:
+    """The stream's events, each checked as the openai package's own event type and against
+    its `event:` line."""
+    out, kind = [], None
+    with http.stream("POST", "/v1/responses", json={**body, "stream": True}) as r:
+        assert r.status_code == 200
+        for line in r.iter_lines():
+            if line.startswith("event: "):
+                kind = line[7:]
+            elif line.startswith("data: "):
+                event = json.loads(line[6:])
+                assert event["type"] == kind
+                EVENTS.validate_python(event)
+                out.append(event)
+    assert [e["sequence_number"] for e in out] == list(range(len(out)))
+    return out
+
+
+def test_text_equals_chats_streamed_or_not(http, sdk):
+    body = {"input": "Hello there", "max_output_tokens": 12, "temperature": 0, "ignore_eos": True}
+    response = create(http, body)
+    reference = chat(http, {"messages": [{"role": "user", "content": "Hello there"}],
+                            "max_tokens": 12, "temperature": 0, "ignore_eos": True})  # fmt: skip
+    assert text_of(response) == reference["choices"][0]["message"]["content"]
+    use = response["usage"]
+    assert (use["input_tokens"], use["output_tokens"]) == (
+        reference["usage"]["prompt_tokens"], reference["usage"]["completion_tokens"])  # fmt: skip
+    assert use["total_tokens"] == use["input_tokens"] + use["output_tokens"]
+    # cut by max_output_tokens: incomplete, as OpenAI's
+    assert response["status"] == "incomplete" and response["output"][0]["status"] == "incomplete"
+    assert response["incomplete_details"] == {"reason": "max_output_tokens"}
+    assert response["id"].startswith("resp_") and response["object"] == "response"
+    assert response["max_output_tokens"] == 12 and response["store"] is False
+    stream = events(http, body)
+    kinds = [e["type"] for e in stream]
+    assert kinds[:4] == ["response.created", "response.in_progress", "response.output_item.added",
+                         "response.content_part.added"]  # fmt: skip
+    assert kinds[-4:] == ["response.output_text.done", "response.content_part.done",
+                          "response.output_item.done", "response.incomplete"]  # fmt: skip
+    deltas = "".join(e["delta"] for e in stream if e["type"] == "response.output_text.delta")
+    assert deltas == text_of(response) == text_of(stream[-1]["response"])
+    assert stream[-1]["response"]["usage"]["output_tokens"] == 12
+    # the SDK reads both
+    again = sdk.responses.create(input=body["input"], max_output_tokens=12, temperature=0,
+                                 model=response["model"], extra_body={"ignore_eos": True})  # fmt: skip
+    assert again.output_text == deltas
+    with sdk.responses.stream(input=body["input"], max_output_tokens=12, temperature=0,
+                              model=response["model"], extra_body={"ignore_eos": True}) as s:  # fmt: skip
+        last = list(s)[-1]  # (get_final_response() wants a completed one, as with OpenAI)
+    assert last.type == "response.incomplete" and last.response.output_text == deltas
+
+
+def test_a_response_that_finishes_is_completed(http):
+    body = {"input": "Hi", "max_output_tokens": 40, "temperature": 0, "stop": [" "]}
+    reference = chat(http, {"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 40,
+                            "temperature": 0, "stop": [" "]})  # fmt: skip
+    response = create(http, body)
+    finish = reference["choices"][0]["finish_reason"]
+    assert response["status"] == ("completed" if finish == "stop" else "incomplete")
+    assert text_of(response) == reference["choices"][0]["message"]["content"]
+
+
+def test_instructions_and_input_items_are_the_chat_conversation(http):
+    """instructions -> the first system message; items (a developer message, an assistant's
+    output_text, its function_call, the call's output) -> chat's messages with tool_calls."""
+    items = [
+        {"type": "message", "role": "developer", "content": [{"type": "input_text",
+                                                             "text": "Be brief."}]},
+        {"role": "user", "content": "Add 2 and 3"},
+        {"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+         "content": [{"type": "output_text", "text": "Calling.", "annotations": [],
+                      "logprobs": []}]},
+        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "add",
+         "arguments": '{"a": 2, "b": 3}', "status": "completed"},
+        {"type": "function_call_output", "call_id": "call_1", "output": "5"},
+        {"role": "user", "content": [{"type": "input_text", "text": "And?"}]},
+    ]  # fmt: skip
+    messages = [
+        {"role": "system", "content": "You add."},
+        {"role": "developer", "content": "Be brief."},
+        {"role": "user", "content": "Add 2 and 3"},
+        {"role": "assistant", "content": "Calling.", "tool_calls": [
+            {"id": "call_1", "type": "function",
+             "function": {"name": "add", "arguments": '{"a": 2, "b": 3}'}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "5"},
+        {"role": "user", "content": "And?"},
+    ]  # fmt: skip
+    settings = {"temperature": 0, "ignore_eos": True}
+    response = create(http, {"instructions": "You add.", "input": items, "tools": TOOLS,
+                             "tool_choice": "none", "max_output_tokens": 8, **settings})  # fmt: skip
+    reference = chat(http, {"messages": messages, "tools": CHAT_TOOLS, "tool_choice": "none",
+                            "max_tokens": 8, **settings})  # fmt: skip
+    assert response["usage"]["input_tokens"] == reference["usage"]["prompt_tokens"]
+    assert text_of(response) == reference["choices"][0]["message"]["content"]
+    assert response["instructions"] == "You add." and response["tool_choice"] == "none"
+    assert response["tools"][0]["name"] == "add" and response["tools"][0]["strict"] is True
+
+
+@pytest.mark.parametrize("choice", ["required", {"type": "function", "name": "add"}])
+def test_calls_are_function_call_items_streamed_or_not(http, choice):
+    body = {"input": "Add 2 and 3", "tools": TOOLS, "tool_choice": choice, "temperature": 0,
+            "parallel_tool_calls": False}  # fmt: skip
+    response = create(http, body)
+    calls = [item for item in response["output"] if item["type"] == "function_call"]
+    assert len(calls) == 1 and calls[0]["name"] == "add" and calls[0]["status"] == "completed"
+    jsonschema.validate(json.loads(calls[0]["arguments"]), ADD)
+    assert calls[0]["call_id"].startswith("call_") and calls[0]["id"].startswith("fc_")
+    chat_choice = {"type": "function", "function": {"name": "add"}} if choice != "required" \
+        else choice  # fmt: skip
+    reference = chat(http, {"messages": [{"role": "user", "content": "Add 2 and 3"}],
+                            "tools": CHAT_TOOLS, "tool_choice": chat_choice, "temperature": 0,
+                            "parallel_tool_calls": False})  # fmt: skip
+    (ref_call,) = reference["choices"][0]["message"]["tool_calls"]
+    assert calls[0]["arguments"] == ref_call["function"]["arguments"]
+    stream = events(http, body)
+    added = [e for e in stream if e["type"] == "response.output_item.added"]
+    done = [e for e in stream if e["type"] == "response.function_call_arguments.done"]
+    deltas = "".join(e["delta"] for e in stream
+                     if e["type"] == "response.function_call_arguments.delta")  # fmt: skip
+    assert len(added) == len(done) == 1 and added[0]["item"]["type"] == "function_call"
+    assert deltas == done[0]["arguments"] == calls[0]["arguments"]
+    assert done[0]["item_id"] == added[0]["item"]["id"]
+    assert stream[-1]["type"] == "response.completed"
+    assert stream[-1]["response"]["output"][-1]["arguments"] == calls[0]["arguments"]
+
+
+def test_text_format_holds_the_output_to_the_schema(http):
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0,
+              "maximum": 9}}, "required": ["n"], "additionalProperties": False}  # fmt: skip
+    fmt = {"type": "json_schema", "name": "digit", "schema": schema, "strict": True}
+    for seed in range(3):
+        body = {"input": "A digit", "text": {"format": fmt}, "temperature": 1.0, "seed": seed}
+        response = create(http, body)
+        jsonschema.validate(json.loads(text_of(response)), schema)
+        assert response["text"]["format"] == fmt
+        stream = events(http, body)
+        assert text_of(stream[-1]["response"]) == text_of(response)  # seeded: the same draw
+    bad = json.dumps({"input": "x", "text": {"format": {**fmt, "schema": {"type": "object"}}}})
+    bad = bad.replace('{"type": "object"}', '{"type": "object", "maximum": 1e999}')
+    r = http.post("/v1/responses", content=bad, headers={"Content-Type": "application/json"})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "text.format.schema"), r.text
+
+
+def test_logprobs_through_include_equal_chats(http):
+    body = {"input": "Hello", "max_output_tokens": 5, "temperature": 0, "ignore_eos": True,
+            "include": ["message.output_text.logprobs"], "top_logprobs": 3}  # fmt: skip
+    response = create(http, body)
+    reference = chat(http, {"messages": [{"role": "user", "content": "Hello"}], "max_tokens": 5,
+                            "temperature": 0, "ignore_eos": True, "logprobs": True,
+                            "top_logprobs": 3})  # fmt: skip
+    logprobs = response["output"][0]["content"][0]["logprobs"]
+    same_as(logprobs, reference["choices"][0]["logprobs"]["content"])
+    assert len(logprobs) == 5 and all(len(lp["top_logprobs"]) == 3 for lp in logprobs)
+    stream = events(http, body)
+    streamed = [lp for e in stream if e["type"] == "response.output_text.delta"
+                for lp in e["logprobs"]]  # fmt: skip
+    same_as(streamed, logprobs)
+    # without include: none returned, and asking for top ones is refused rather than dropped
+    assert create(http, {**body, "include": [], "top_logprobs": 0})["output"][0]["content"][0][
+        "logprobs"] == []  # fmt: skip
+    assert refused(http, {**body, "include": []})["param"] == "top_logprobs"
+
+
+def same_as(logprobs: list[dict], reference: list[dict]) -> None:
+    """The same tokens; logprobs up to rounding (a prefix-cache hit computes the prompt in
+    another shape: README, "Alone or batched")."""
+
+    def flat(entries: list[dict]) -> list[tuple]:
+        return [(e["token"], e["bytes"], e["logprob"]) for entry in entries
+                for e in (entry, *entry["top_logprobs"])]  # fmt: skip
+
+    got, want = flat(logprobs), flat(reference)
+    assert [g[:2] for g in got] == [w[:2] for w in want]
+    assert [g[2] for g in got] == pytest.approx([w[2] for w in want], abs=1e-4)
+
+
+@pytest.mark.parametrize("fields", [
+    {"seed": 3, "temperature": 1.0},
+    {"stop": "the plain text's fourth character", "temperature": 0},
+    {"top_k": 2, "seed": 1, "temperature": 1.0},
+    {"logit_bias": {"65": 100}, "temperature": 0},
+    {"repetition_penalty": 3.0, "temperature": 0},
+    {"min_p": 0.2, "seed": 2, "temperature": 1.0},
+    {"presence_penalty": 2.0, "frequency_penalty": 2.0, "temperature": 0},
+    {"structured_outputs": {"choice": ["yes", "no"]}, "temperature": 0},
+])  # fmt: skip
+def test_chats_fields_act_the_same(http, fields):
+    """Fields shared with chat (README's table lists /v1/responses beside them) pass through:
+    the text equals chat's with the same fields, and differs from the text without them."""
+    base = {"max_output_tokens": 10, "ignore_eos": True}
+    if "stop" in fields:  # a stop string the plain greedy text holds
+        fields = {**fields, "stop": [text_of(create(http, {"input": "Hello", **base,
+                                                            "temperature": 0}))[3]]}  # fmt: skip
+    response = create(http, {"input": "Hello", **base, **fields})
+    reference = chat(http, {"messages": [{"role": "user", "content": "Hello"}], "max_tokens": 10,
+                            "ignore_eos": True, **fields})  # fmt: skip
+    assert text_of(response) == reference["choices"][0]["message"]["content"]
+    without = {k: v for k, v in fields.items() if k in ("temperature", "seed")}
+    if without == fields:  # the seed itself: another seed draws another text
+        without = {**fields, "seed": fields["seed"] + 100}
+    assert text_of(create(http, {"input": "Hello", **base, **without})) != text_of(response)
+
+
+def test_echoed_fields_and_request_id(http):
+    meta = {"run": "42"}
+    response = create(http, {"input": "Hi", "max_output_tokens": 2, "metadata": meta,
+                             "user": "u1", "request_id": "abc", "store": True})  # fmt: skip
+    assert response["metadata"] == meta
+    assert response["id"] == "resp_abc" and response["store"] is False  # nothing is stored
+    assert refused(http, {"input": "Hi", "metadata": {"k": 5}})["param"] == "metadata"
+
+
+@pytest.mark.parametrize(("body", "param"), [
+    ({"previous_response_id": "resp_1"}, "previous_response_id"),
+    ({"background": True}, "background"),
+    ({"include": ["reasoning.encrypted_content"]}, "include.0"),
+    ({"tools": [{"type": "web_search"}]}, "tools.0.type"),
+    ({"tool_choice": {"type": "allowed_tools", "mode": "auto"}}, "tool_choice.mode"),
+    ({"input": [{"type": "reasoning", "summary": []}]}, "input.0.summary"),
+    ({"input": [{"type": "item_reference", "id": "x"}]}, "input.0.type"),
+    ({"input": [{"role": "user", "content": [{"type": "input_image", "image_url": "x"}]}]},
+     "input.0.content.0.image_url"),
+    ({"input": [{"role": "user", "content": [{"type": "input_file"}]}]}, "input.0.content.0.type"),
+    ({"input": [{"role": "user", "content": "x", "call_id": "c"}]}, "input.0.call_id"),
+    ({"input": [{"role": "tool", "content": "x"}]}, "input.0.role"),
+    ({"input": []}, "input"),
+    ({"input": [{"role": "user", "content": 5}]}, "input.0.content"),
+    ({"max_output_tokens": 0}, "max_output_tokens"),
+    ({"max_output_tokens": 10**6}, "max_output_tokens"),
+    ({"input": "x " * 3000}, "input"),
+    ({"text": {"verbosity": "high"}}, "text.verbosity"),
+    ({"text": {"format": {"type": "text", "schema": {}}}}, "text.format.schema"),
+    ({"reasoning": {"effort": "high"}}, "reasoning"),
+    ({"truncation": "auto"}, "truncation"),
+    ({"tools": TOOLS, "tool_choice": {"type": "function", "name": "nope"}}, "tool_choice"),
+    ({"mood": "happy"}, "mood"),
+    ({"stream_options": {"include_usage": True}, "stream": True}, "stream_options.include_usage"),
+])  # fmt: skip
+def test_what_cannot_act_is_a_400_naming_the_field_sent(http, body, param):
+    err = refused(http, {"input": "Hi", **body})
+    assert err["param"] == param, err
+    assert "messages" not in err["message"] and "max_completion_tokens" not in err["message"]
+
+
+def test_every_honoured_field_reaches_the_chat_request():
+    """The fields /v1/responses honours are chat's own (passed on) or read into chat's
+    (`responses_input.py`): none can fall between the two."""
+    own = {s.name for s in RESPONSES_FIELDS if s.kind is F.Kind.HONOURED and "." not in s.name
+           and "[]" not in s.name}  # fmt: skip
+    shared = F.honoured(F.RESPONSES) - own
+    assert shared <= set(P.ChatCompletionRequest.model_fields)
+    assert set(responses_body_model().model_fields) == F.honoured(F.RESPONSES)  # /docs' body
+    assert own == {"input", "instructions", "max_output_tokens", "metadata", "text", "tools",
+                   "tool_choice", "include", "top_logprobs"}  # fmt: skip
+
+
+def test_a_failure_mid_stream_is_response_failed(http, served):
+    """A request the engine fails after the stream began: a `response.failed` event naming
+    the error, and the server serves the next request."""
+    client = served[0].state.client
+    body = {"input": "Hi", "max_output_tokens": 4, "temperature": 0}
+
+    def failing(state, event):
+        raise RequestFailed("boom")
+
+    real_apply = client.apply_event
+    client.apply_event = failing
+    try:
+        stream = events(http, body)
+    finally:
+        client.apply_event = real_apply
+    assert stream[-1]["type"] == "response.failed"
+    assert stream[-1]["response"]["error"]["code"] == "server_error"
+    assert "boom" in stream[-1]["response"]["error"]["message"]
+    assert create(http, body)["status"] == "incomplete"
