@@ -35,6 +35,7 @@ TOOLS = [{"type": "function", "name": "add", "description": "Add two numbers",
 CHAT_TOOLS = [{"type": "function", "function": {k: v for k, v in t.items() if k != "type"}}
               for t in TOOLS]  # fmt: skip
 EVENTS = TypeAdapter(ResponseStreamEvent)
+CALL = {"type": "function_call", "call_id": "call_1", "name": "add", "arguments": '{"a": 1}'}
 
 
 @pytest.fixture(scope="module")
@@ -311,16 +312,46 @@ def test_echoed_fields_and_request_id(http):
     ({"input": "x " * 3000}, "input"),
     ({"text": {"verbosity": "high"}}, "text.verbosity"),
     ({"text": {"format": {"type": "text", "schema": {}}}}, "text.format.schema"),
+    ({"text": {"format": {"type": "json_schema", "name": "x"}}}, "text.format"),
+    ({"text": {"format": "json"}}, "text.format"),
+    ({"text": {"format": {"type": "json_schema", "name": "x", "strict": True,
+                          "schema": {"type": "object"}}}}, "text.format.schema"),
+    ({"tools": [{**TOOLS[0], "parameters": {"type": "string"}}]}, "tools.0.parameters"),
     ({"reasoning": {"effort": "high"}}, "reasoning"),
     ({"truncation": "auto"}, "truncation"),
     ({"tools": TOOLS, "tool_choice": {"type": "function", "name": "nope"}}, "tool_choice"),
     ({"mood": "happy"}, "mood"),
+    ({"tools": ["x"]}, "tools.0"),
+    ({"input": [{"type": [], "role": "user", "content": "x"}]}, "input.0.type"),
+    ({"top_logprobs": False}, "top_logprobs"),
+    ({"top_logprobs": 21, "include": ["message.output_text.logprobs"]}, "top_logprobs"),
+    ({"tools": TOOLS, "include": ["message.output_text.logprobs"]}, "include"),
+    ({"tools": TOOLS, "tool_choice": {"type": "function"}}, "tool_choice.name"),
+    ({"tools": TOOLS, "tool_choice": "sometimes"}, "tool_choice"),
+    ({"tools": [{**TOOLS[0], "strict": None, "parameters": {"type": "object"}}]},
+     "tools.0.parameters"),  # strict by default, as OpenAI's Responses API
+    ({"input": [{"role": "user", "content": None}]}, "input.0.content"),
+    ({"input": [CALL, {"type": "function_call_output", "call_id": "call_1", "output": 5}]},
+     "input.1.output"),
+    ({"input": [{"role": "assistant", "content": "x"}, {**CALL, "arguments": {"a": 1}}]},
+     "input.1.arguments"),
+    ({"input": [{"role": "assistant", "content": "x"}, {**CALL, "arguments": "[1]"}]},
+     "input.1.arguments"),
+    ({"input": [CALL, {"type": "function_call_output", "call_id": "zz", "output": "5"}]},
+     "input.1"),
     ({"stream_options": {"include_usage": True}, "stream": True}, "stream_options.include_usage"),
 ])  # fmt: skip
 def test_what_cannot_act_is_a_400_naming_the_field_sent(http, body, param):
     err = refused(http, {"input": "Hi", **body})
     assert err["param"] == param, err
-    assert "messages" not in err["message"] and "max_completion_tokens" not in err["message"]
+    for chat_name in (
+        "messages",
+        "max_completion_tokens",
+        "response_format",
+        "function.",
+        '"function": {',
+    ):
+        assert chat_name not in err["message"], err
 
 
 def test_every_honoured_field_reaches_the_chat_request():

@@ -50,15 +50,17 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
     _h("tools[].description", _R, "what the function does, shown to the model"),
     _h("tools[].parameters", _R, "a JSON schema of an object: every call's arguments are held "
        "to it"),
-    _h("tools[].strict", _R, "true: the schema must be one OpenAI's strict mode takes; left "
-       "out or false, calls are still held to the schema"),
+    _h("tools[].strict", _R, "true (the default here, as OpenAI's Responses API): the schema "
+       "must be one OpenAI's strict mode takes (a 400 naming what it lacks); false: any object "
+       "schema, calls still held to it"),
     _h("tool_choice", _R, "`auto` (default with tools), `none`, `required` or `{\"type\": "
        "\"function\", \"name\": ...}` (exactly that call), as chat's"),
     _h("tool_choice.type", _R, "`function`; other types (allowed tools, built-in tools) are "
        "refused"),
     _h("tool_choice.name", _R, "the function that must be called"),
     _h("include", _R, "`[\"message.output_text.logprobs\"]`: each output token's logprob (and "
-       "`top_logprobs` likeliest) in `output_text.logprobs`; other values ask for what is not "
+       "`top_logprobs` likeliest) in `output_text.logprobs` (refused beside tools that may be "
+       "called: a `function_call` item has no logprobs); other values ask for what is not "
        "here (reasoning, built-in tools, images) and are refused"),
     _h("top_logprobs", _R, "0 to 20 likeliest tokens at each position (above 0 it needs "
        "`include: [\"message.output_text.logprobs\"]`)"),

@@ -28,6 +28,14 @@ _ITEM_KEYS = {  # the keys each input item type takes (beside `type`)
     "function_call_output": {"call_id", "output"},
 }
 _ROLES = ("user", "assistant", "system", "developer")
+_MESSAGE_NAMES = (
+    (r"response_format\.json_schema\.schema", "text.format.schema"),
+    (r"response_format json_schema needs json_schema\.schema",
+     "text.format of type json_schema needs schema"),
+    (r"response_format", "text.format"),
+    (r"max_completion_tokens", "max_output_tokens"),
+    (r'\{"type": "function", "function": \{"name": \.\.\.\}\}', '{"type": "function", "name": ...}'),
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -49,24 +57,42 @@ class ResponseEcho:
 
 
 @dataclass(frozen=True)
+class Source:
+    """Where a chat message came from: "instructions", "input" or "input.<i>", the name of
+    its text there ("content", a call's result: "output"; None: the item is the text), and
+    the items of its tool calls."""
+
+    path: str
+    text: str | None = "content"
+    calls: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class ResponsesRequest:
     chat: dict[str, Any]  # the chat completions body (for protocol.ChatCompletionRequest)
     echo: ResponseEcho
-    # per chat message, where it came from: "instructions", "input" or "input.<i>"
-    sources: tuple[str, ...] = ()
+    sources: tuple[Source, ...] = ()  # per chat message
 
     def renamed(self, error: APIError) -> APIError:
         """`error` (of the chat path) naming the field this request sent."""
-        if error.param is None:
+        param = error.param and responses_param(error.param, self.sources)
+        message = error.message
+        if error.param is not None and param is not None:
+            message = re.sub(rf"(?<![\w.]){re.escape(error.param)}(?![\w])", param, message)
+        message = re.sub(r"messages\[(\d+)\]",
+                         lambda m: responses_param(f"messages.{m.group(1)}", self.sources),
+                         message)  # fmt: skip
+        for chat_name, name in _MESSAGE_NAMES:  # chat's words for the fields, where they remain
+            message = re.sub(rf"(?<![\w.]){chat_name}(?![\w])", name, message)
+        if (param, message) == (error.param, error.message):
             return error
-        param = responses_param(error.param, self.sources)
-        if param == error.param:
-            return error
-        message = re.sub(rf"(?<![\w.]){re.escape(error.param)}(?![\w])", param, error.message)
         return APIError(error.status, message, param, error.code, error.type, error.headers)
 
 
-def responses_param(param: str, sources: tuple[str, ...] = ()) -> str:
+_CALL_FIELDS = {"id": "call_id", "function.name": "name", "function.arguments": "arguments"}
+
+
+def responses_param(param: str, sources: tuple[Source, ...] = ()) -> str:
     """A chat field's path as the Responses field it came from."""
     head, _, rest = param.partition(".")
     if head == "messages":
@@ -74,7 +100,14 @@ def responses_param(param: str, sources: tuple[str, ...] = ()) -> str:
         if not index.isdigit() or int(index) >= len(sources):
             return "input"
         source = sources[int(index)]
-        return f"{source}.{tail}" if tail.startswith("content") and source != "input" else source
+        if tail.startswith("tool_calls.") and source.calls:
+            j, _, key = tail.removeprefix("tool_calls.").partition(".")
+            if j.isdigit() and int(j) < len(source.calls):
+                call = source.calls[int(j)]
+                return f"{call}.{_CALL_FIELDS[key]}" if key in _CALL_FIELDS else call
+        if tail.startswith("content") and source.text is not None:
+            return source.path + "." + source.text + tail.removeprefix("content")
+        return source.path
     if head == "max_completion_tokens":
         return "max_output_tokens"
     if head == "logprobs":
@@ -94,19 +127,19 @@ def responses_request(body: dict[str, Any]) -> ResponsesRequest:
     that cannot act)."""
     chat = dict(body)
     messages: list[dict] = []
-    sources: list[str] = []
+    sources: list[Source] = []
     instructions = chat.pop("instructions", None)
     if instructions is not None:
         if not isinstance(instructions, str):
             raise FieldError("instructions", "instructions must be a string", "invalid_value")
         messages.append({"role": "system", "content": instructions})
-        sources.append("instructions")
+        sources.append(Source("instructions", None))
     if "input" not in chat:
         raise FieldError("input", "'input' is required", "invalid_value")
     items = chat.pop("input")
     if isinstance(items, str):
         messages.append({"role": "user", "content": items})
-        sources.append("input")
+        sources.append(Source("input", None))
     elif isinstance(items, list) and items:
         for i, item in enumerate(items):
             _add_item(messages, sources, item, f"input.{i}")
@@ -122,6 +155,9 @@ def responses_request(body: dict[str, Any]) -> ResponsesRequest:
                          "characters, keys of up to 64", "invalid_value")  # fmt: skip
     logprobs = _logprobs_included(chat.pop("include", []))
     top = chat.pop("top_logprobs", 0)
+    if not isinstance(top, int) or isinstance(top, bool) or not 0 <= top <= 20:
+        raise FieldError("top_logprobs", "top_logprobs must be an integer in [0, 20]",
+                         "invalid_value")  # fmt: skip
     if logprobs:
         chat["logprobs"], chat["top_logprobs"] = True, top
     elif top != 0:
@@ -132,9 +168,15 @@ def responses_request(body: dict[str, Any]) -> ResponsesRequest:
         if not isinstance(tools, list):
             raise FieldError("tools", "tools must be a list", "invalid_value")
         chat["tools"] = [_chat_tool(t, f"tools.{i}") for i, t in enumerate(tools)]
+        tools = [t["function"] for t in chat["tools"]]
     tool_choice = chat.pop("tool_choice", None)
     if tool_choice is not None:
         chat["tool_choice"] = _chat_tool_choice(tool_choice)
+    if logprobs and chat.get("tools") and tool_choice != "none":
+        # logprobs belong to output_text; a function_call item has none to put them in
+        raise FieldError("include", f"include {LOGPROBS_INCLUDE!r} beside tools that may be "
+                         "called is not supported (a function_call item has no logprobs); "
+                         "only with tool_choice 'none'")  # fmt: skip
     text_format: dict = {"type": "text"}
     text = chat.pop("text", None)
     if text is not None:
@@ -165,11 +207,11 @@ def _object(value: Any, where: str) -> dict:
     return value
 
 
-def _add_item(messages: list[dict], sources: list[str], item: Any, where: str) -> None:
+def _add_item(messages: list[dict], sources: list[Source], item: Any, where: str) -> None:
     """One input item as chat messages: a call joins the assistant message before it."""
     item = check_object(_object(item, where), RESPONSES, "input[]", where)
     kind = item.pop("type", "message" if "role" in item else None)
-    if kind not in _ITEM_KEYS:
+    if not isinstance(kind, str) or kind not in _ITEM_KEYS:
         raise FieldError(f"{where}.type", f"input item type {kind!r} is not supported; only "
                          "message, function_call and function_call_output")  # fmt: skip
     for key in item:
@@ -180,18 +222,18 @@ def _add_item(messages: list[dict], sources: list[str], item: Any, where: str) -
         call = {"id": item.get("call_id"), "type": "function",
                 "function": {"name": item.get("name"), "arguments": item.get("arguments")}}  # fmt: skip
         last = messages[-1] if messages else None
-        if last is not None and last["role"] == "assistant":
-            last.setdefault("tool_calls", []).append(call)
-        else:
-            messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
-            sources.append(where)
+        if last is None or last["role"] != "assistant":
+            messages.append({"role": "assistant", "content": None})
+            sources.append(Source(where))
+        messages[-1].setdefault("tool_calls", []).append(call)
+        sources[-1].calls.append(where)
         return
     if kind == "function_call_output":
         output = item.get("output")
         if isinstance(output, list):  # input_text parts
             output = _parts_text(output, f"{where}.output", "input_text")
         messages.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": output})
-        sources.append(where)
+        sources.append(Source(where, "output"))
         return
     role = item.get("role")
     if role not in _ROLES:
@@ -202,7 +244,7 @@ def _add_item(messages: list[dict], sources: list[str], item: Any, where: str) -
         part_type = "output_text" if role == "assistant" else "input_text"
         content = _parts_text(content, f"{where}.content", part_type)
     messages.append({"role": role, "content": content})
-    sources.append(where)
+    sources.append(Source(where))
 
 
 def _parts_text(parts: list, where: str, part_type: str) -> str:
@@ -233,20 +275,19 @@ def _logprobs_included(include: Any) -> bool:
     return bool(include)
 
 
-def _chat_tool(tool: Any, where: str) -> Any:
-    if not isinstance(tool, dict):
-        return tool  # pydantic names it
-    tool = check_object(tool, RESPONSES, "tools[]", where)
+def _chat_tool(tool: Any, where: str) -> dict:
+    tool = check_object(_object(tool, where), RESPONSES, "tools[]", where)
     if tool.get("type") != "function":
         raise FieldError(f"{where}.type", f"tool type {tool.get('type')!r} is not supported; "
                          "only 'function'")  # fmt: skip
     function = {k: v for k, v in tool.items() if k != "type"}
+    function.setdefault("strict", True)  # the Responses API's default (chat's is false)
     return {"type": "function", "function": function}
 
 
 def _echo_tool(tool: dict) -> dict:
-    """A tool as the response repeats it (OpenAI's shape, `strict` and `description` null
-    where left out)."""
+    """A tool (its chat function) as the response repeats it (OpenAI's shape, `description`
+    null where left out)."""
     return {"type": "function", "name": tool.get("name"), "parameters": tool.get("parameters"),
             "strict": tool.get("strict"), "description": tool.get("description")}  # fmt: skip
 
@@ -258,6 +299,9 @@ def _chat_tool_choice(choice: Any) -> Any:
     if choice.get("type") != "function":
         raise FieldError("tool_choice.type", f"tool_choice type {choice.get('type')!r} is not "
                          "supported; only 'function'")  # fmt: skip
+    if not isinstance(choice.get("name"), str):
+        raise FieldError("tool_choice.name", "tool_choice.name must name a function",
+                         "invalid_value")  # fmt: skip
     return {"type": "function", "function": {"name": choice.get("name")}}
 
 

@@ -192,28 +192,39 @@ async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tok
                                part=_text_part("", [])))  # fmt: skip
         return out
 
+    def open_message() -> list[str]:
+        """The message item, opened unless it is the one open (a call closes it)."""
+        item = w.open_item
+        if item is not None and item["type"] == "message":
+            return []
+        lines = close_open("completed")
+        return lines + open_item(_message(_item_id("msg"), "in_progress", [_text_part("", [])]))
+
+    def text_delta(text: str, logprobs: list[dict]) -> list[str]:
+        message = w.open_item
+        assert message is not None and message["type"] == "message"
+        part = message["content"][0]
+        part["text"] += text
+        part["logprobs"] += logprobs
+        return [w.event("response.output_text.delta", item_id=message["id"],
+                        output_index=len(w.items) - 1, content_index=0, delta=text,
+                        logprobs=logprobs)]  # fmt: skip
+
     async with group:
         try:
             choice: ChoiceState | None = None
+            pending: list[dict] = []  # logprobs of tokens whose text is not out yet
             async for _, choice, text in group.events():
                 new = choice.new_logprobs if want_logprobs else []
-                if text or new:
-                    message = w.open_item
-                    if message is None or message["type"] != "message":
-                        for line in close_open("completed"):
-                            yield line
-                        message = _message(_item_id("msg"), "in_progress",
-                                           [_text_part("", [])])  # fmt: skip
-                        for line in open_item(message):
-                            yield line
-                    part = message["content"][0]
-                    new_ids = choice.token_ids[len(choice.token_ids) - len(new) :] if new else []
-                    lp = _logprobs(head, group, new_ids, new) if new else []
-                    part["text"] += text
-                    part["logprobs"] += lp
-                    yield w.event("response.output_text.delta", item_id=message["id"],
-                                  output_index=len(w.items) - 1, content_index=0, delta=text,
-                                  logprobs=lp)  # fmt: skip
+                if new:
+                    new_ids = choice.token_ids[len(choice.token_ids) - len(new) :]
+                    pending += _logprobs(head, group, new_ids, new)
+                if text:
+                    for line in open_message():
+                        yield line
+                    for line in text_delta(text, pending):
+                        yield line
+                    pending = []
                 for delta in choice.new_tool_calls:
                     if delta.id is not None:  # a new call
                         for line in close_open("completed"):
@@ -233,8 +244,10 @@ async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tok
             assert choice is not None and choice.finished
             status = _status(choice)
             if not w.items:  # nothing written and nothing called: an empty message
-                for line in open_item(_message(_item_id("msg"), "in_progress",
-                                               [_text_part("", [])])):  # fmt: skip
+                for line in open_message():
+                    yield line
+            if pending:  # (logprobs come without tools: the last item is the message)
+                for line in text_delta("", pending):
                     yield line
             for line in close_open(status):
                 yield line

@@ -1,0 +1,58 @@
+"""The OpenAI Agents SDK (openai-agents, its default OpenAIResponsesModel) against a roseinfer
+server on 127.0.0.1:8000: a function tool the agent must call, then its answer, run and
+streamed. Prints the items each run produced and the requests' outcome."""
+
+import asyncio
+import sys
+
+from agents import (
+    Agent,
+    ModelSettings,
+    OpenAIResponsesModel,
+    Runner,
+    function_tool,
+    set_tracing_disabled,
+)
+from agents.exceptions import MaxTurnsExceeded
+from openai import AsyncOpenAI
+
+URL = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000/v1"
+CALLS: list[str] = []
+
+
+@function_tool
+def get_weather(city: str) -> str:
+    """The weather in a city."""
+    CALLS.append(city)
+    return f"Sunny and 21 C in {city}"
+
+
+async def main() -> None:
+    set_tracing_disabled(True)
+    client = AsyncOpenAI(base_url=URL, api_key="unused")
+    model = OpenAIResponsesModel(model="SmolLM2-135M-Instruct", openai_client=client)
+    agent = Agent(
+        name="weather",
+        instructions="Answer with the weather tool's result.",
+        tools=[get_weather],
+        model=model,
+        model_settings=ModelSettings(tool_choice="required", parallel_tool_calls=False,
+                                     max_tokens=48, temperature=0),
+    )
+    for streamed in (False, True):
+        try:
+            if streamed:
+                run = Runner.run_streamed(agent, "What's the weather in Paris?", max_turns=3)
+                kinds = [event.type async for event in run.stream_events()]
+                result = run
+                print("stream events:", {k: kinds.count(k) for k in set(kinds)})
+            else:
+                result = await Runner.run(agent, "What's the weather in Paris?", max_turns=3)
+            print("streamed" if streamed else "run", [type(i).__name__ for i in result.new_items])
+            print("  final output:", repr(result.final_output)[:200])
+        except MaxTurnsExceeded as e:
+            print("streamed" if streamed else "run", "max turns:", e)
+    print("tool called with:", CALLS)
+
+
+asyncio.run(main())
