@@ -1,6 +1,8 @@
 """The OpenAI Agents SDK (openai-agents, its default OpenAIResponsesModel) against a roseinfer
 server on 127.0.0.1:8000: a function tool the agent must call, then its answer, run and
-streamed. Prints the items each run produced and the requests' outcome."""
+streamed. Prints the items each run produced and the requests' outcome. `--answer`: the
+model answers after the tool's result (a second request, with the call and its output in
+`input`)."""
 
 import asyncio
 import sys
@@ -13,10 +15,10 @@ from agents import (
     function_tool,
     set_tracing_disabled,
 )
-from agents.exceptions import MaxTurnsExceeded
+from agents.exceptions import MaxTurnsExceeded, ModelBehaviorError
 from openai import AsyncOpenAI
 
-URL = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000/v1"
+URL = "http://127.0.0.1:8000/v1"
 CALLS: list[str] = []
 
 
@@ -36,10 +38,16 @@ async def main() -> None:
         instructions="Answer with the weather tool's result.",
         tools=[get_weather],
         model=model,
+        # the tool's result is the answer: SmolLM2-135M's own second turn rambles past any
+        # output limit, and the SDK takes `response.incomplete` as a failure (as with OpenAI)
+        tool_use_behavior="stop_on_first_tool" if "--answer" not in sys.argv else "run_llm_again",
         model_settings=ModelSettings(tool_choice="required", parallel_tool_calls=False,
-                                     max_tokens=48, temperature=0),
+                                     max_tokens=200, temperature=0,
+                                     # SmolLM2-135M at temperature 0 repeats itself without it
+                                     extra_body={"repetition_penalty": 1.3}),
     )
     for streamed in (False, True):
+        CALLS.clear()
         try:
             if streamed:
                 run = Runner.run_streamed(agent, "What's the weather in Paris?", max_turns=3)
@@ -50,9 +58,9 @@ async def main() -> None:
                 result = await Runner.run(agent, "What's the weather in Paris?", max_turns=3)
             print("streamed" if streamed else "run", [type(i).__name__ for i in result.new_items])
             print("  final output:", repr(result.final_output)[:200])
-        except MaxTurnsExceeded as e:
-            print("streamed" if streamed else "run", "max turns:", e)
-    print("tool called with:", CALLS)
+        except (MaxTurnsExceeded, ModelBehaviorError) as e:
+            print("streamed" if streamed else "run", "ended:", type(e).__name__, e)
+        print("  tool called with:", CALLS)
 
 
 asyncio.run(main())
