@@ -112,7 +112,7 @@ def test_text_equals_chats_streamed_or_not(http, sdk):
     assert response["status"] == "incomplete" and response["output"][0]["status"] == "incomplete"
     assert response["incomplete_details"] == {"reason": "max_output_tokens"}
     assert response["id"].startswith("resp_") and response["object"] == "response"
-    assert response["max_output_tokens"] == 12 and response["store"] is False
+    assert response["max_output_tokens"] == 12 and response["store"] is True
     stream = events(http, body)
     kinds = [e["type"] for e in stream]
     assert kinds[:4] == ["response.created", "response.in_progress", "response.output_item.added",
@@ -122,6 +122,8 @@ def test_text_equals_chats_streamed_or_not(http, sdk):
     deltas = "".join(e["delta"] for e in stream if e["type"] == "response.output_text.delta")
     assert deltas == text_of(response) == text_of(stream[-1]["response"])
     assert stream[-1]["response"]["usage"]["output_tokens"] == 12
+    # the same prompt again: its full blocks come from the prefix cache
+    assert stream[-1]["response"]["usage"]["input_tokens_details"]["cached_tokens"] >= 16
     # the SDK reads both
     again = sdk.responses.create(input=body["input"], max_output_tokens=12, temperature=0,
                                  model=response["model"], extra_body={"ignore_eos": True})  # fmt: skip
@@ -288,7 +290,7 @@ def test_echoed_fields_and_request_id(http):
     response = create(http, {"input": "Hi", "max_output_tokens": 2, "metadata": meta,
                              "user": "u1", "request_id": "abc", "store": True})  # fmt: skip
     assert response["metadata"] == meta
-    assert response["id"] == "resp_abc" and response["store"] is False  # nothing is stored
+    assert response["id"] == "resp_abc" and response["store"] is True
     assert refused(http, {"input": "Hi", "metadata": {"k": 5}})["param"] == "metadata"
 
 
@@ -363,7 +365,7 @@ def test_every_honoured_field_reaches_the_chat_request():
     assert shared <= set(P.ChatCompletionRequest.model_fields)
     assert set(responses_body_model().model_fields) == F.honoured(F.RESPONSES)  # /docs' body
     assert own == {"input", "instructions", "max_output_tokens", "metadata", "text", "tools",
-                   "tool_choice", "include", "top_logprobs"}  # fmt: skip
+                   "tool_choice", "include", "top_logprobs", "store", "previous_response_id"}  # fmt: skip
 
 
 def test_a_failure_mid_stream_is_response_failed(http, served):
@@ -385,3 +387,99 @@ def test_a_failure_mid_stream_is_response_failed(http, served):
     assert stream[-1]["response"]["error"]["code"] == "server_error"
     assert "boom" in stream[-1]["response"]["error"]["message"]
     assert create(http, body)["status"] == "incomplete"
+
+
+# ---- stored responses: previous_response_id, GET and DELETE ----------------------------------
+
+
+def test_previous_response_id_continues_the_conversation(http):
+    """Each turn sees the turns before it (their input and answer; not their instructions, as
+    OpenAI's), token for token the chat conversation, and the Response says which it continued."""
+    greedy = {"max_output_tokens": 6, "temperature": 0, "ignore_eos": True}
+    first = create(http, {"instructions": "Be terse.", "input": "Hello", **greedy})
+    second = create(http, {"previous_response_id": first["id"], "input": "And then?", **greedy})
+    assert second["previous_response_id"] == first["id"] and second["instructions"] is None
+    messages = [{"role": "user", "content": "Hello"},
+                {"role": "assistant", "content": text_of(first)},
+                {"role": "user", "content": "And then?"}]  # fmt: skip
+    for response in (second, create(http, {"previous_response_id": second["id"], "input": "Why?",
+                                           "instructions": "Be kind.", **greedy})):  # fmt: skip
+        reference = chat(http, {"messages": messages, "max_tokens": 6, "temperature": 0,
+                                "ignore_eos": True})  # fmt: skip
+        assert response["usage"]["input_tokens"] == reference["usage"]["prompt_tokens"]
+        assert text_of(response) == reference["choices"][0]["message"]["content"]
+        messages = [{"role": "system", "content": "Be kind."}, *messages,
+                    {"role": "assistant", "content": text_of(response)},
+                    {"role": "user", "content": "Why?"}]  # fmt: skip
+
+
+def test_a_call_and_its_output_continue_a_stored_response(http):
+    first = create(http, {"input": "Add 2 and 3", "tools": TOOLS, "tool_choice": "required",
+                          "temperature": 0, "parallel_tool_calls": False})  # fmt: skip
+    (call,) = [item for item in first["output"] if item["type"] == "function_call"]
+    result = {"type": "function_call_output", "call_id": call["call_id"], "output": "5"}
+    greedy = {"temperature": 0, "ignore_eos": True, "tool_choice": "none"}
+    second = create(http, {"previous_response_id": first["id"], "input": [result],
+                           "tools": TOOLS, "max_output_tokens": 6, **greedy})  # fmt: skip
+    messages = [
+        {"role": "user", "content": "Add 2 and 3"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": call["call_id"],
+         "type": "function", "function": {"name": "add", "arguments": call["arguments"]}}]},
+        {"role": "tool", "tool_call_id": call["call_id"], "content": "5"},
+    ]  # fmt: skip
+    reference = chat(http, {"messages": messages, "tools": CHAT_TOOLS, "max_tokens": 6, **greedy})
+    assert second["usage"]["input_tokens"] == reference["usage"]["prompt_tokens"]
+    assert text_of(second) == reference["choices"][0]["message"]["content"]
+
+
+def test_stored_responses_are_read_and_deleted(http, sdk):
+    body = {"input": "Hi", "max_output_tokens": 3, "temperature": 0}
+    response = create(http, body)
+    assert http.get(f"/v1/responses/{response['id']}").json() == response
+    assert sdk.responses.retrieve(response["id"]).output_text == text_of(response)
+    streamed = events(http, body)[-1]["response"]  # kept when its stream ends
+    assert http.get(f"/v1/responses/{streamed['id']}").json() == streamed
+    r = http.get(f"/v1/responses/{response['id']}", params={"stream": "true"})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "stream")
+    assert http.delete(f"/v1/responses/{response['id']}").json() == {
+        "id": response["id"], "object": "response.deleted", "deleted": True}  # fmt: skip
+    sdk.responses.delete(streamed["id"])
+    for gone in (response["id"], streamed["id"], "resp_nope"):
+        r = http.get(f"/v1/responses/{gone}")
+        assert (r.status_code, r.json()["error"]["param"]) == (404, "response_id")
+        assert http.delete(f"/v1/responses/{gone}").status_code == 404
+        err = refused(http, {**body, "previous_response_id": gone})
+        assert err["param"] == "previous_response_id"
+        assert err["code"] == "previous_response_not_found" and gone in err["message"]
+    unkept = create(http, {**body, "store": False})
+    assert unkept["store"] is False
+    assert http.get(f"/v1/responses/{unkept['id']}").status_code == 404
+
+
+def test_the_store_keeps_the_last_used_and_an_old_id_is_not_taken_for_a_new_one(
+    tiny_model_dir,
+):
+    from roseinfer.server.config import ServerConfig
+
+    body = {"input": "Hi", "max_output_tokens": 2, "temperature": 0}
+    config = ServerConfig(responses_store_size=2)
+    with serve_in_process(tiny_model_dir("llama"), server_config=config) as (_, url), \
+            httpx.Client(base_url=url, timeout=60) as client:  # fmt: skip
+        x = create(client, body)
+        y = create(client, {**body, "previous_response_id": x["id"]})
+        create(client, body)  # a third: x, used longest ago, goes
+        assert client.get(f"/v1/responses/{x['id']}").status_code == 404
+        err = refused(client, {**body, "previous_response_id": y["id"]})
+        assert err["param"] == "previous_response_id" and "no longer stored" in err["message"]
+        # a client's request_id names a later response like an earlier one: never a loop
+        create(client, {**body, "request_id": "same"})
+        create(client, {**body, "request_id": "same", "previous_response_id": "resp_same"})
+        err = refused(client, {**body, "previous_response_id": "resp_same"})
+        assert "no longer stored" in err["message"]
+    with serve_in_process(tiny_model_dir("llama"),
+                          server_config=ServerConfig(responses_store_size=0)) as (_, url), \
+            httpx.Client(base_url=url, timeout=60) as client:  # fmt: skip
+        assert create(client, body)["store"] is False
+        for field, value in (("store", True), ("previous_response_id", "resp_1")):
+            err = refused(client, {**body, field: value})
+            assert err["param"] == field and "--responses-store-size 0" in err["message"]

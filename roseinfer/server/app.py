@@ -2,10 +2,10 @@
 
 Endpoints: GET/HEAD /health, GET /version, GET /v1/models, GET /v1/models/{id}, GET /metrics,
 POST /generate (the seeds' API), POST /v1/completions, POST /v1/chat/completions,
-POST /v1/responses (run as a chat request: responses_input.py), POST /tokenize and POST
-/detokenize (tokenization.py), and the pages of web.py (the chat page at /, /docs, /redoc).
-Handlers only validate, tokenize, submit to the `EngineClient` and read results; the
-engine thread does the stepping.
+POST /v1/responses (run as a chat request: responses_input.py) with GET and DELETE
+/v1/responses/{id} (its stored ones), POST /tokenize and POST /detokenize (tokenization.py),
+and the pages of web.py (the chat page at /, /docs, /redoc). Handlers only validate, tokenize,
+submit to the `EngineClient` and read results; the engine thread does the stepping.
 
 `--api-key` protects /v1/*, /generate, /tokenize and /detokenize (Bearer token); /health,
 /version and /metrics stay open for probes and scrapers, and the pages for browsers.
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -52,11 +53,13 @@ from roseinfer.server.params import (
     sampling_error,
 )
 from roseinfer.server.responses_input import ResponsesRequest, responses_request
-from roseinfer.server.responses_output import ResponseHead, response_events, response_json
+from roseinfer.server.responses_output import ResponseHead, response_events, response_object
+from roseinfer.server.responses_store import ResponseNotFound, ResponseStore
 from roseinfer.server.serving import (
     ClientDisconnected,
     GenerationGroup,
     RequestFailed,
+    dumps,
     failed_request_error,
     internal_error,
     response_body,
@@ -98,6 +101,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     tokenizer = core.tokenizer
     defaults = core.sampling_defaults  # of a field a request leaves out
     builder = ParamsBuilder(core.max_total_tokens, core.max_model_len, defaults)
+    store = ResponseStore(cfg.responses_store_size)  # /v1/responses kept for later reads
     # what the field table's checks read beside the request (repeat_last_n: the penalty)
     left_out = {"repetition_penalty": defaults.repetition_penalty}
 
@@ -213,14 +217,16 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         if responses is not None:
             head = ResponseHead(rid.replace("resp-", "resp_", 1), created, model_name, responses,
                                 defaults)  # fmt: skip
+            keep = functools.partial(keep_response, responses)
             if body.stream:
-                events = response_events(head, group, prompt_tokens, opts.constraint_param)
+                events = response_events(head, group, prompt_tokens, opts.constraint_param, keep)
                 return StreamingResponse(events, media_type="text/event-stream",
                                          headers=SSE_HEADERS)  # fmt: skip
             if await run_to_end(request, group, opts.constraint_param) is None:
                 return Response(status_code=499)
-            content = response_json(head, group, prompt_tokens)
-            return Response(content, media_type="application/json")
+            answer = response_object(head, group, prompt_tokens)
+            keep(answer)
+            return Response(dumps(answer), media_type="application/json")
         if body.stream:
             stream = sse_stream(
                 group, rid, created, model_name, opts, prompt_tokens, body.include_usage
@@ -282,11 +288,33 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                                       body.chat_template_kwargs)  # fmt: skip
         return await run_openai(request, body, [ids], use)
 
+    def keep_response(run: ResponsesRequest, response: dict) -> None:
+        """Store a finished Response whose request asked for it (responses_store.py)."""
+        if run.echo.store:
+            try:
+                store.put(response["id"], response, run.echo.previous_response_id,
+                          run.turn(response))  # fmt: skip
+            except Exception:  # a bug: the answer goes out all the same
+                logger.exception("could not store response %s", response["id"])
+
+    def stored(response_id: str, request: Request) -> str:
+        """`response_id`, stored (a 404 otherwise); a query parameter is refused, naming it
+        (OpenAI's `stream`, `include`, `starting_after` replay background responses)."""
+        for name in request.query_params:
+            raise APIError(400, f"query parameter '{name}' is not supported by this server",
+                           param=name, code="unsupported_field")  # fmt: skip
+        try:
+            store.get(response_id)
+        except ResponseNotFound as e:
+            raise APIError(404, str(e), param="response_id", code="not_found") from None
+        return response_id
+
     @api.post("/v1/responses")
     async def responses(request: Request) -> Response:
         """OpenAI's Responses API, run as the chat request it describes (responses_input.py)."""
         try:
-            run = responses_request(await checked_body(request, F.RESPONSES))
+            conversation = store.conversation if store.capacity else None
+            run = responses_request(await checked_body(request, F.RESPONSES), conversation)
         except FieldError as e:
             raise e.api_error() from None
         try:
@@ -299,6 +327,16 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             return await run_openai(request, body, [ids], use, run)
         except APIError as e:
             raise run.renamed(e) from None
+
+    @api.get("/v1/responses/{response_id}")
+    async def retrieve_response(response_id: str, request: Request) -> Response:
+        answer = store.get(stored(response_id, request)).response
+        return Response(dumps(answer), media_type="application/json")
+
+    @api.delete("/v1/responses/{response_id}")
+    async def delete_response(response_id: str, request: Request) -> dict:
+        store.delete(stored(response_id, request))
+        return {"id": response_id, "object": "response.deleted", "deleted": True}
 
     @api.post("/generate")
     async def generate(request: Request) -> Response:

@@ -87,6 +87,14 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="streamed tokens per chunk after a request's first (default 1: every token); larger "
         "values cost the server and its clients less CPU per token, as vLLM's and SGLang's flag",
     )
+    g.add_argument(
+        "--responses-store-size",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="/v1/responses keeps this many responses in memory for GET /v1/responses/{id} and "
+        "previous_response_id, the least recently used dropped first (0: none; default 1000)",
+    )
     add_log_level_arg(g, default="info")
     g.add_argument(
         "--log-stats-interval",
@@ -282,7 +290,7 @@ def server_config_from_args(args: argparse.Namespace) -> ServerConfig:
         api_keys=tuple(keys), allowed_origins=tuple(args.allowed_origins or ()),
         max_waiting_requests=args.max_waiting_requests, max_request_bytes=args.max_request_bytes,
         log_level=args.log_level, log_stats_interval=args.log_stats_interval,
-        stream_interval=args.stream_interval,
+        stream_interval=args.stream_interval, responses_store_size=args.responses_store_size,
     )  # fmt: skip
 
 

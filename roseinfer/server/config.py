@@ -23,6 +23,7 @@ class ServerConfig:
     log_stats_interval: float = 10.0  # seconds between status lines while busy; 0: none
     # Streamed tokens per chunk after a request's first: `create_app` sets its EngineClient's.
     stream_interval: int = 1
+    responses_store_size: int = 1000  # /v1/responses kept in memory; 0: none
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, str) or not self.host:
@@ -64,3 +65,7 @@ class ServerConfig:
             )
         if not is_int(self.stream_interval) or self.stream_interval < 1:
             raise ValueError(f"--stream-interval must be >= 1, got {self.stream_interval!r}")
+        if not is_int(self.responses_store_size) or self.responses_store_size < 0:
+            raise ValueError(
+                f"--responses-store-size must be >= 0, got {self.responses_store_size!r}"
+            )

@@ -91,6 +91,8 @@ def responses_body_model() -> type[BaseModel]:
         "tool_choice": (str | dict[str, Any] | None, None),
         "include": (list[str] | None, None),
         "top_logprobs": (int | None, None),
+        "store": (bool | None, None),
+        "previous_response_id": (str | None, None),
     }
     shared: dict[str, Any] = {name: (info.annotation, info) for name, info in
               P.ChatCompletionRequest.model_fields.items()

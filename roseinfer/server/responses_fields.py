@@ -17,7 +17,6 @@ from roseinfer.server.field_checks import refused_field as _ref
 
 RESPONSES = "responses"
 _R = (RESPONSES,)
-_NO_STORE = "nothing is stored here (`store` is a no-op)"
 
 RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
     # -- honoured
@@ -58,6 +57,14 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
     _h("tool_choice.type", _R, "`function`; other types (allowed tools, built-in tools) are "
        "refused"),
     _h("tool_choice.name", _R, "the function that must be called"),
+    _h("store", _R, "keep the response (default true, as OpenAI): `GET /v1/responses/{id}` "
+       "returns it, `DELETE` removes it, `previous_response_id` continues it; in memory, the "
+       "least recently used dropped past `--responses-store-size` (0: none kept, and `store: "
+       "true` is refused)"),
+    _h("previous_response_id", _R, "continue a stored response: its conversation (its input and "
+       "its answer, and those it continued; not its `instructions`, as OpenAI) comes before "
+       "`input`; a response not stored (`store: false`, deleted, dropped for room) is a 400 "
+       "naming this field"),
     _h("include", _R, "`[\"message.output_text.logprobs\"]`: each output token's logprob (and "
        "`top_logprobs` likeliest) in `output_text.logprobs` (refused beside tools that may be "
        "called: a `function_call` item has no logprobs); other values ask for what is not "
@@ -85,11 +92,11 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
     _noop("input[].content[].logprobs", _R, anything, "an earlier answer's logprobs, sent "
           "back with it: the model sees the text"),
     # -- refused
-    _ref("previous_response_id", _R, never, "null", "continuing a stored response: "
-         f"{_NO_STORE}; send the conversation in `input`"),
-    _ref("conversation", _R, never, "null", f"stored conversations: {_NO_STORE}"),
+    _ref("conversation", _R, never, "null", "OpenAI's stored conversation objects (continue "
+         "with `previous_response_id`, or send the conversation in `input`)"),
     _ref("prompt", _R, never, "null", "stored prompt templates"),
-    _ref("background", _R, equals(False), "false", f"background responses: {_NO_STORE}"),
+    _ref("background", _R, equals(False), "false", "background responses (polled or "
+         "cancelled later)"),
     _ref("reasoning", _R, equals({}), "{}", "reasoning models' effort and summaries"),
     _ref("max_tool_calls", _R, never, "null", "a cap on built-in tool calls"),
     _ref("truncation", _R, equals("disabled"), "\"disabled\" (the default: a conversation "

@@ -13,6 +13,7 @@ them into the fields this request sent (`messages.3` -> `input.2`, `response_for
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +55,8 @@ class ResponseEcho:
     text_format: dict = field(default_factory=lambda: {"type": "text"})
     top_logprobs: int = 0
     logprobs: bool = False  # include holds message.output_text.logprobs
+    store: bool = False  # the response is kept (GET /v1/responses/{id}, previous_response_id)
+    previous_response_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,16 @@ class ResponsesRequest:
     chat: dict[str, Any]  # the chat completions body (for protocol.ChatCompletionRequest)
     echo: ResponseEcho
     sources: tuple[Source, ...] = ()  # per chat message
+    input_messages: tuple[dict, ...] = ()  # this turn's own: `input`'s messages
+
+    def turn(self, response: dict) -> tuple[dict, ...]:
+        """This turn of the conversation as chat messages: its input, then `response`'s
+        output (what a response continuing it sees before its own input)."""
+        answer: list[dict] = []
+        sources: list[Source] = []  # (where an error would point: none can, it is ours)
+        for i, item in enumerate(response["output"]):
+            _add_item(answer, sources, item, f"output.{i}")
+        return (*self.input_messages, *answer)
 
     def renamed(self, error: APIError) -> APIError:
         """`error` (of the chat path) naming the field this request sent."""
@@ -122,9 +135,12 @@ def responses_param(param: str, sources: tuple[Source, ...] = ()) -> str:
     return param
 
 
-def responses_request(body: dict[str, Any]) -> ResponsesRequest:
+def responses_request(
+    body: dict[str, Any], conversation: Callable[[str], list[dict]] | None
+) -> ResponsesRequest:
     """The chat request a checked Responses body runs as (a FieldError naming the first field
-    that cannot act)."""
+    that cannot act). `conversation`: a stored response's chat messages (`ResponseStore`; a
+    KeyError whose text says why where there is none); None: this server keeps no responses."""
     chat = dict(body)
     messages: list[dict] = []
     sources: list[Source] = []
@@ -134,6 +150,28 @@ def responses_request(body: dict[str, Any]) -> ResponsesRequest:
             raise FieldError("instructions", "instructions must be a string", "invalid_value")
         messages.append({"role": "system", "content": instructions})
         sources.append(Source("instructions", None))
+    store = chat.pop("store", None)
+    if store is not None and not isinstance(store, bool):
+        raise FieldError("store", "store must be true or false", "invalid_value")
+    previous = chat.pop("previous_response_id", None)
+    if conversation is None:
+        for name, value in (("store", store), ("previous_response_id", previous)):
+            if value not in (None, False):
+                raise FieldError(name, f"{name} needs stored responses, and this server keeps "
+                                 "none (--responses-store-size 0)")  # fmt: skip
+    elif previous is not None:
+        if not isinstance(previous, str):
+            raise FieldError("previous_response_id", "previous_response_id must be a string",
+                             "invalid_value")  # fmt: skip
+        try:
+            history = conversation(previous)
+        except KeyError as e:
+            raise FieldError(
+                "previous_response_id", str(e), "previous_response_not_found"
+            ) from None
+        messages += history
+        sources += [Source("previous_response_id", None)] * len(history)
+    own_start = len(messages)
     if "input" not in chat:
         raise FieldError("input", "'input' is required", "invalid_value")
     items = chat.pop("input")
@@ -197,8 +235,10 @@ def responses_request(body: dict[str, Any]) -> ResponsesRequest:
         text_format=text_format,
         top_logprobs=top,
         logprobs=logprobs,
+        store=conversation is not None and store is not False,  # OpenAI's default: stored
+        previous_response_id=previous,
     )
-    return ResponsesRequest(chat, echo, tuple(sources))
+    return ResponsesRequest(chat, echo, tuple(sources), tuple(messages[own_start:]))
 
 
 def _object(value: Any, where: str) -> dict:

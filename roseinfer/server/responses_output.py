@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,7 +58,8 @@ class ResponseHead:
             "instructions": echo.instructions, "max_output_tokens": echo.max_output_tokens,
             "model": self.model, "output": output,
             "parallel_tool_calls": echo.parallel_tool_calls,
-            "previous_response_id": None, "reasoning": None, "store": False,
+            "previous_response_id": echo.previous_response_id, "reasoning": None,
+            "store": echo.store,
             "temperature": self.defaults.temperature if echo.temperature is None
             else echo.temperature,
             "top_p": self.defaults.top_p if echo.top_p is None else echo.top_p,
@@ -128,12 +129,11 @@ def output_items(head: ResponseHead, group: GenerationGroup, choice: ChoiceState
     return items
 
 
-def response_json(head: ResponseHead, group: GenerationGroup, prompt_tokens: int) -> bytes:
+def response_object(head: ResponseHead, group: GenerationGroup, prompt_tokens: int) -> dict:
     """A finished non-streamed Response."""
     ((_, choice),) = group.choices
-    body = head.response(_status(choice), output_items(head, group, choice),
+    return head.response(_status(choice), output_items(head, group, choice),
                          response_usage(group, prompt_tokens))  # fmt: skip
-    return dumps(body).encode("utf-8")
 
 
 @dataclass
@@ -151,9 +151,12 @@ class _EventWriter:
 
 
 async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tokens: int,
-                          constraint_param: str | None) -> AsyncIterator[str]:  # fmt: skip
+                          constraint_param: str | None,
+                          on_done: Callable[[dict], None]) -> AsyncIterator[str]:  # fmt: skip
     """The SSE events of a streamed Response (module docstring). Closing the stream aborts
-    the generation. `constraint_param`: what a failure of the request's own doing names."""
+    the generation. `constraint_param`: what a failure of the request's own doing names;
+    `on_done`: given the last Response object (completed, incomplete or failed) before its
+    event goes out."""
     w = _EventWriter()
     want_logprobs = head.request.echo.logprobs
     yield w.event("response.created", response=head.response("in_progress", []))
@@ -253,6 +256,7 @@ async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tok
                 yield line
             final = head.response(status, w.items, response_usage(group, prompt_tokens))
             kind = "response.completed" if status == "completed" else "response.incomplete"
+            on_done(final)
             yield w.event(kind, response=final)
         except Exception as e:
             if isinstance(e, RequestFailed):
@@ -262,6 +266,8 @@ async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tok
                 error = internal_error(e)
             # OpenAI's codes: the request's own doing is its prompt's, the rest the server's
             code = "invalid_prompt" if error.status == 400 else "server_error"
-            failed = {"code": code, "message": error.message}
-            yield w.event("response.failed",
-                          response=head.response("failed", w.items, None, failed))  # fmt: skip
+            failed = head.response(
+                "failed", w.items, None, {"code": code, "message": error.message}
+            )
+            on_done(failed)
+            yield w.event("response.failed", response=failed)
