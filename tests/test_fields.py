@@ -572,3 +572,14 @@ def test_the_legacy_function_call_must_agree_with_tool_choice(http):
     for ok in ({"function_call": "none", "tool_choice": "none"}, {"function_call": "auto"}):
         r = post(http, F.CHAT, {**body, **ok})  # (the tiny model's context may not hold it)
         assert r.status_code == 200 or r.json()["error"]["param"] == "messages", (ok, r.text)
+
+
+def test_prompts_times_n_is_capped_before_anything_is_tokenized(http):
+    """One body of many prompts would hold memory and seats for all its choices: prompts x n
+    beyond 2,048 is a 400 naming `prompt` (the list is not even tokenized)."""
+    for prompts, n in ((["a"] * 2049, 1), (["a"] * 17, 128), ([[1, 2]] * 1025, 2)):
+        r = post(http, F.COMPLETIONS, {"prompt": prompts, "n": n, "max_tokens": 1})
+        assert (r.status_code, r.json()["error"]["param"]) == (400, "prompt"), r.text
+        assert f"= {len(prompts) * n} choices" in r.json()["error"]["message"]
+    r = post(http, F.COMPLETIONS, {"prompt": [1, 2, 3] * 50, "n": 2, "max_tokens": 1})
+    assert r.status_code == 200 and len(r.json()["choices"]) == 2, r.text  # one token-id prompt

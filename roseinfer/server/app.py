@@ -47,6 +47,7 @@ from roseinfer.server.middleware import BodySizeLimitMiddleware, RequestIdMiddle
 from roseinfer.server.openapi import install_openapi, request_bodies
 from roseinfer.server.params import (
     ParamsBuilder,
+    check_choices,
     client_names,
     engine_error,
     response_options,
@@ -273,6 +274,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     async def completions(request: Request) -> Response:
         body: P.CompletionRequest = await parse(request, P.CompletionRequest, F.COMPLETIONS)
         check_model(body.model)
+        check_choices(body, _num_prompts(body.prompt))
         # Tokenized on a worker thread (the tokenizer lets go of the GIL): a 4 MB prompt took
         # 1.6 s, which on the event loop held every other request's answer.
         prompts = await asyncio.to_thread(_completion_prompts, tokenizer, body.prompt)
@@ -399,6 +401,13 @@ async def run_to_end(
         except Exception as e:  # a bug while processing this request: it fails alone
             logger.exception("error while processing a request")
             raise internal_error(e) from None
+
+
+def _num_prompts(prompt: str | list) -> int:
+    """How many prompts a completions `prompt` holds (before tokenizing any)."""
+    if isinstance(prompt, str) or all(isinstance(t, int) for t in prompt):
+        return 1
+    return len(prompt)
 
 
 def _completion_prompts(tokenizer: Tokenizer, prompt: str | list) -> list[list[int]]:

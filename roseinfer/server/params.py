@@ -24,6 +24,19 @@ from roseinfer.server.serving import ResponseOptions
 SAMPLING_FIELDS = frozenset(f.name for f in dataclasses.fields(SamplingParams)) | {"max_new_tokens"}
 _MAX_TOKENS_ALIASES = ("max_completion_tokens", "n_predict", "max_new_tokens")
 MAX_N = 128  # a server limit: SamplingParams takes any n >= 1
+# Choices of one request (prompts x n): each holds its output state from the start, and a
+# request's choices are admitted together, so one body of many prompts could take the
+# server's memory and every seat (a 4 MiB body holds a million one-letter prompts).
+MAX_CHOICES = 2048
+
+
+def check_choices(body: P.SamplingRequest, num_prompts: int) -> None:
+    """A 400 naming `prompt` where its prompts x n pass MAX_CHOICES."""
+    n = num_choices(body)
+    if num_prompts * n > MAX_CHOICES:
+        raise APIError(400, f"{num_prompts} prompts x n {n} = {num_prompts * n} choices: at most "
+                            f"{MAX_CHOICES} in one request (send the rest in others)",
+                       param="prompt")  # fmt: skip
 
 
 @dataclass(frozen=True)
