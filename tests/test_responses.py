@@ -289,7 +289,7 @@ def test_echoed_fields_and_request_id(http):
     meta = {"run": "42"}
     response = create(http, {"input": "Hi", "max_output_tokens": 2, "metadata": meta,
                              "user": "u1", "request_id": "abc", "store": True})  # fmt: skip
-    assert response["metadata"] == meta
+    assert response["metadata"] == meta and response["user"] == "u1"
     assert response["id"] == "resp_abc" and response["store"] is True
     assert refused(http, {"input": "Hi", "metadata": {"k": 5}})["param"] == "metadata"
 
@@ -326,6 +326,7 @@ def test_echoed_fields_and_request_id(http):
     ({"tools": ["x"]}, "tools.0"),
     ({"input": [{"type": [], "role": "user", "content": "x"}]}, "input.0.type"),
     ({"top_logprobs": False}, "top_logprobs"),
+    ({"user": 5}, "user"),
     ({"top_logprobs": 21, "include": ["message.output_text.logprobs"]}, "top_logprobs"),
     ({"tools": TOOLS, "include": ["message.output_text.logprobs"]}, "include"),
     ({"tools": TOOLS, "tool_choice": {"type": "function"}}, "tool_choice.name"),
@@ -365,7 +366,7 @@ def test_every_honoured_field_reaches_the_chat_request():
     assert shared <= set(P.ChatCompletionRequest.model_fields)
     assert set(responses_body_model().model_fields) == F.honoured(F.RESPONSES)  # /docs' body
     assert own == {"input", "instructions", "max_output_tokens", "metadata", "text", "tools",
-                   "tool_choice", "include", "top_logprobs", "store", "previous_response_id"}  # fmt: skip
+                   "tool_choice", "include", "top_logprobs", "store", "previous_response_id", "user"}  # fmt: skip
 
 
 def test_a_failure_mid_stream_is_response_failed(http, served):

@@ -217,9 +217,10 @@ def test_version_is_the_package_version(http):
 
 def test_head_health(tiny_server, tiny_locked_server):
     for _, url in (tiny_server, tiny_locked_server):  # no key needed
-        r = httpx.head(url + "/health", timeout=10)
-        assert r.status_code == 200 and r.content == b""
-        assert httpx.get(url + "/health", timeout=10).json() == {"status": "ok"}
+        for path in ("/health", "/ping"):  # /ping: vLLM's (and SageMaker's) name
+            r = httpx.head(url + path, timeout=10)
+            assert r.status_code == 200 and r.content == b""
+            assert httpx.get(url + path, timeout=10).json() == {"status": "ok"}
 
 
 def test_api_key_protects_what_vllm_protects(tiny_locked_server, locked):
@@ -234,6 +235,9 @@ def test_api_key_protects_what_vllm_protects(tiny_locked_server, locked):
                           headers={"Authorization": "Bearer wrong"})  # fmt: skip
         assert r.status_code == 401, path
         assert locked.request(method, path, json=body).status_code == 200, path
+    for method in ("GET", "DELETE"):  # stored responses: the key first, then whether it exists
+        assert httpx.request(method, url + "/v1/responses/resp_x", timeout=10).status_code == 401
+        assert locked.request(method, "/v1/responses/resp_x").status_code == 404
     for path in ["/", "/static/chat.js", "/static/chat.css", "/docs", "/redoc", "/openapi.json",
                  "/version", "/health", "/metrics"]:  # fmt: skip
         assert httpx.get(url + path, timeout=10).status_code == 200, path

@@ -1,6 +1,6 @@
 """The FastAPI app: `create_app(client, server_config)`.
 
-Endpoints: GET/HEAD /health, GET /version, GET /v1/models, GET /v1/models/{id}, GET /metrics,
+Endpoints: GET/HEAD /health (and /ping), GET /version, GET /v1/models, GET /v1/models/{id}, GET /metrics,
 POST /generate (the seeds' API), POST /v1/completions, POST /v1/chat/completions,
 POST /v1/responses (run as a chat request: responses_input.py) with GET and DELETE
 /v1/responses/{id} (its stored ones), POST /tokenize and POST /detokenize (tokenization.py),
@@ -244,6 +244,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     # ---- endpoints -----------------------------------------------------------------------
     @app.head("/health", include_in_schema=False)  # probes that only read the status
     @app.get("/health")
+    @app.head("/ping", include_in_schema=False)
+    @app.get("/ping")  # vLLM's name of the same (SageMaker's health check)
     async def health() -> Response:
         if not client.is_alive():
             return JSONResponse(

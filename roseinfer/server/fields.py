@@ -378,7 +378,7 @@ _SHARED_WITH_RESPONSES = frozenset({
     "ignore_eos", "min_tokens", "presence_penalty", "frequency_penalty", "repetition_penalty",
     "logit_bias", "structured_outputs", "stream", "stream_options",
     "stream_options.include_obfuscation", "request_id", "chat_template_kwargs",
-    "parallel_tool_calls", "user", "service_tier", "prompt_cache_key",
+    "parallel_tool_calls", "service_tier", "prompt_cache_key",
     "prompt_cache_retention", "safety_identifier", "cache_salt", "include_stop_str_in_output",
     "skip_special_tokens", "priority", "mm_processor_kwargs", "media_io_kwargs",
     "kv_transfer_params", "vllm_xargs",

@@ -92,6 +92,7 @@ def responses_body_model() -> type[BaseModel]:
         "include": (list[str] | None, None),
         "top_logprobs": (int | None, None),
         "store": (bool | None, None),
+        "user": (str | None, None),
         "previous_response_id": (str | None, None),
     }
     shared: dict[str, Any] = {name: (info.annotation, info) for name, info in

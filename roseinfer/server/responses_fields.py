@@ -29,6 +29,7 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
        "`incomplete`, `incomplete_details.reason` `max_output_tokens`"),
     _h("metadata", _R, "up to 16 strings (keys up to 64 characters, values up to 512), echoed "
        "in the response"),
+    _h("user", _R, "an end-user id for the caller's own records, echoed in the response"),
     _h("text", _R, "see `text.format`"),
     _h("text.format", _R, "`{\"type\": \"text\"}` (default), `{\"type\": \"json_object\"}` or "
        "`{\"type\": \"json_schema\", \"name\", \"schema\", \"strict\", \"description\"}`: the "

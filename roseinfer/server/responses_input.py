@@ -55,6 +55,7 @@ class ResponseEcho:
     text_format: dict = field(default_factory=lambda: {"type": "text"})
     top_logprobs: int = 0
     logprobs: bool = False  # include holds message.output_text.logprobs
+    user: str | None = None
     store: bool = False  # the response is kept (GET /v1/responses/{id}, previous_response_id)
     previous_response_id: str | None = None
 
@@ -187,6 +188,9 @@ def responses_request(
     chat["messages"] = messages
     if "max_output_tokens" in chat:
         chat["max_completion_tokens"] = chat.pop("max_output_tokens")
+    user = chat.pop("user", None)
+    if user is not None and not isinstance(user, str):
+        raise FieldError("user", "user must be a string", "invalid_value")
     meta = chat.pop("metadata", {})
     if not metadata(meta, body):
         raise FieldError("metadata", "metadata must hold up to 16 strings of up to 512 "
@@ -235,6 +239,7 @@ def responses_request(
         text_format=text_format,
         top_logprobs=top,
         logprobs=logprobs,
+        user=user,
         store=conversation is not None and store is not False,  # OpenAI's default: stored
         previous_response_id=previous,
     )
