@@ -8,6 +8,7 @@ types; fields that cannot act are 400s naming the field as the Responses request
 from __future__ import annotations
 
 import json
+import time
 
 import httpx
 import jsonschema
@@ -443,7 +444,7 @@ def test_stored_responses_are_read_and_deleted(http, sdk):
     r = http.get(f"/v1/responses/{response['id']}", params={"stream": "true"})
     assert (r.status_code, r.json()["error"]["param"]) == (400, "stream")
     assert http.delete(f"/v1/responses/{response['id']}").json() == {
-        "id": response["id"], "object": "response.deleted", "deleted": True}  # fmt: skip
+        "id": response["id"], "object": "response", "deleted": True}  # fmt: skip
     sdk.responses.delete(streamed["id"])
     for gone in (response["id"], streamed["id"], "resp_nope"):
         r = http.get(f"/v1/responses/{gone}")
@@ -472,11 +473,27 @@ def test_the_store_keeps_the_last_used_and_an_old_id_is_not_taken_for_a_new_one(
         assert client.get(f"/v1/responses/{x['id']}").status_code == 404
         err = refused(client, {**body, "previous_response_id": y["id"]})
         assert err["param"] == "previous_response_id" and "no longer stored" in err["message"]
-        # a client's request_id names a later response like an earlier one: never a loop
-        create(client, {**body, "request_id": "same"})
-        create(client, {**body, "request_id": "same", "previous_response_id": "resp_same"})
-        err = refused(client, {**body, "previous_response_id": "resp_same"})
-        assert "no longer stored" in err["message"]
+        # a client's request_id names its response: one id, one stored or running response
+        same = create(client, {**body, "request_id": "a/b"})
+        assert client.get("/v1/responses/resp_a/b").json() == same  # (a slash in the id)
+        err = refused(client, {**body, "request_id": "a/b"})
+        assert err["param"] == "request_id", err
+        later = create(client, {**body, "previous_response_id": "resp_a/b"})
+        assert client.delete("/v1/responses/resp_a/b").status_code == 200
+        create(client, {**body, "request_id": "a/b"})  # the id is free again: another response
+        err = refused(client, {**body, "previous_response_id": later["id"]})
+        assert "no longer stored" in err["message"]  # never the new one's turns
+        # a stream its client leaves is not kept, and its id is free again
+        with client.stream("POST", "/v1/responses", json={**body, "stream": True,
+                           "request_id": "gone", "max_output_tokens": 200}) as r:  # fmt: skip
+            next(r.iter_lines())
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            r = client.post("/v1/responses", json={**body, "request_id": "gone"})
+            if r.status_code == 200:
+                break
+            time.sleep(0.1)
+        assert r.status_code == 200, r.text
     with serve_in_process(tiny_model_dir("llama"),
                           server_config=ServerConfig(responses_store_size=0)) as (_, url), \
             httpx.Client(base_url=url, timeout=60) as client:  # fmt: skip
@@ -484,3 +501,54 @@ def test_the_store_keeps_the_last_used_and_an_old_id_is_not_taken_for_a_new_one(
         for field, value in (("store", True), ("previous_response_id", "resp_1")):
             err = refused(client, {**body, field: value})
             assert err["param"] == field and "--responses-store-size 0" in err["message"]
+
+
+def test_a_stored_turn_never_changes(http):
+    """What a later request sends never alters a stored turn, even a request refused; a cut
+    call is left out of the stored turn (no result could answer it), so it can be continued."""
+    greedy = {"max_output_tokens": 4, "temperature": 0, "ignore_eos": True}
+    first = create(http, {"input": "Hello", **greedy})
+    bad = {
+        "previous_response_id": first["id"],
+        "tools": TOOLS,
+        "tool_choice": "bogus",
+        "input": [CALL, {"type": "function_call_output", "call_id": "call_1", "output": "5"}],
+    }
+    refused(http, {**bad, **greedy})
+    again = create(http, {"previous_response_id": first["id"], "input": "More", **greedy})
+    reference = chat(http, {"messages": [{"role": "user", "content": "Hello"},
+                                         {"role": "assistant", "content": text_of(first)},
+                                         {"role": "user", "content": "More"}],
+                            "max_tokens": 4, "temperature": 0, "ignore_eos": True})  # fmt: skip
+    assert again["usage"]["input_tokens"] == reference["usage"]["prompt_tokens"]
+    named = {"type": "function", "name": "add"}
+    cut = create(http, {"input": "Add", "tools": TOOLS, "tool_choice": named,
+                        "max_output_tokens": 3, "temperature": 0})  # fmt: skip
+    assert cut["status"] == "incomplete" and cut["output"][-1]["status"] == "incomplete"
+    create(http, {"previous_response_id": cut["id"], "input": "Go on", **greedy})
+
+
+def test_the_store_is_bounded_in_count_and_bytes():
+    from roseinfer.server.responses_store import IdTaken, ResponseNotFound, ResponseStore
+
+    store = ResponseStore(capacity=3, max_bytes=200)
+    turn = [{"role": "user", "content": "x" * 30}]
+    size = 2 + len(json.dumps(turn))  # "{}" and the turn's JSON: 65 bytes
+    for i in range(3):
+        assert store.put(f"r{i}", b"{}", turn, None)
+    assert len(store) == 3 and store.num_bytes == 3 * size
+    store.put("r3", b"{}", turn, None)  # a fourth: past 3, the least recently used goes
+    with pytest.raises(ResponseNotFound):
+        store.get("r0")
+    store.get("r1")  # used: r2, then r3, are now the oldest
+    store.put("r4", b"x" * 62, turn, None)  # r2 goes for the count, r3 for the bytes
+    assert [len(store), store.num_bytes] == [2, 2 * size + 60]
+    store.get("r1"), store.get("r4")
+    assert not store.put("r5", b"x" * 300, turn, None)  # alone past the budget: not kept
+    store.claim("r6")
+    with pytest.raises(IdTaken):
+        store.claim("r6")
+    with pytest.raises(IdTaken):
+        store.claim("r1")
+    store.release("r6")
+    store.claim("r6")

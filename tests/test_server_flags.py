@@ -129,13 +129,21 @@ def test_the_app_streams_at_the_server_configs_stream_interval(tiny_model_dir):
     body = {"prompt": [5, 6, 7], "max_tokens": 12, "temperature": 0, "stream": True,
             "ignore_eos": True}  # fmt: skip
 
-    def chunks(interval: int) -> int:
+    def chunks(interval: int, **request) -> int:
         app = create_app(EngineClient(engine.new_core()), ServerConfig(stream_interval=interval))
-        with TestClient(app) as http, http.stream("POST", "/v1/completions", json=body) as r:
+        with TestClient(app) as http, http.stream("POST", "/v1/completions",
+                                                  json={**body, **request}) as r:  # fmt: skip
             return len([line for line in r.iter_lines() if line.startswith('data: {"')])
 
     assert chunks(1) > 4
     assert 2 <= chunks(4) <= 4  # 12 tokens: 1, then 4 at a time (the detokenizer may merge)
+    # a request's own (vLLM's field) beats the server's, either way
+    assert chunks(4, stream_interval=1) > 4
+    assert 2 <= chunks(1, stream_interval=4) <= 4
+    app = create_app(EngineClient(engine.new_core()), ServerConfig())
+    with TestClient(app) as http:
+        r = http.post("/v1/completions", json={**body, "stream_interval": 0})
+        assert (r.status_code, r.json()["error"]["param"]) == (400, "stream_interval")
     with pytest.raises(ValueError, match="stream_interval is 1: set it in ServerConfig only"):
         create_app(EngineClient(engine.new_core(), stream_interval=4), ServerConfig())
 

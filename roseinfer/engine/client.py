@@ -11,8 +11,8 @@ Threads and hand-offs:
   step's events for one event loop travel in one `loop.call_soon_threadsafe`, so thousands of
   streams need no thread each. Sync callers (the seeds' `SchedulerManager`) pass a
   `queue.Queue`.
-- `stream_interval` N > 1 (`--stream-interval`, as vLLM's and SGLang's flag) hands a choice's
-  tokens over N at a time: the first token and the last event go at once, the rest wait for
+- `stream_interval` N > 1 (`--stream-interval`, as vLLM's and SGLang's flag; a request may
+  give its own) hands a choice's tokens over N at a time: the first token and the last event go at once, the rest wait for
   N. Each event costs the reader a chunk to write and parse; on 2 cores that time comes out of
   the engine's threads.
 - Detokenizing, stop strings and finish reasons are the reader's, through the one output
@@ -99,6 +99,7 @@ class _Request:
     prompt_logprobs: tuple[TokenLogprobs, ...] | None = None
     open: set[int] = field(default_factory=set)  # choices not finished yet
     num_cached_tokens: int = 0  # of the prompt, served by the prefix cache (choice 0's)
+    stream_interval: int | None = None  # this request's own (None: the client's)
 
     def __post_init__(self) -> None:
         n = self.params.n
@@ -107,6 +108,13 @@ class _Request:
         self.pending = [[] for _ in range(n)]
         self.pending_logprobs = [[] for _ in range(n)]
         self.open = set(range(n))
+
+
+def check_stream_interval(stream_interval: int) -> None:
+    if isinstance(stream_interval, bool) or not isinstance(stream_interval, int):
+        raise ValueError(f"stream_interval must be an integer, got {stream_interval!r}")
+    if stream_interval < 1:
+        raise ValueError(f"stream_interval must be >= 1, got {stream_interval}")
 
 
 class EngineClient:
@@ -120,10 +128,7 @@ class EngineClient:
     ) -> None:
         """`start_thread=False`: the caller runs the loop itself with `run_forever()`; the server
         does that on its main thread (see `server/cli.py` for why)."""
-        if isinstance(stream_interval, bool) or not isinstance(stream_interval, int):
-            raise ValueError(f"stream_interval must be an integer, got {stream_interval!r}")
-        if stream_interval < 1:
-            raise ValueError(f"stream_interval must be >= 1, got {stream_interval}")
+        check_stream_interval(stream_interval)
         # Checked here: a wrong one would fail every request inside the engine loop instead.
         missing = [m for m in _OBSERVER_METHODS if not callable(getattr(observer, m, None))]
         if observer is not None and missing:
@@ -164,10 +169,20 @@ class EngineClient:
         self.engine.validate(prompt_ids, params)
 
     def submit(
-        self, request_id: str, prompt_ids: Seq[int], params: SamplingParams, out: asyncio.Queue
+        self,
+        request_id: str,
+        prompt_ids: Seq[int],
+        params: SamplingParams,
+        out: asyncio.Queue,
+        stream_interval: int | None = None,
     ) -> None:
-        """Queue a request from an event loop; `(request_id, EngineEvent)` items arrive on `out`."""
-        self._submit(request_id, prompt_ids, params, (asyncio.get_running_loop(), out))
+        """Queue a request from an event loop; `(request_id, EngineEvent)` items arrive on `out`.
+        `stream_interval`: this request's tokens per event after its first (None: the
+        client's)."""
+        if stream_interval is not None:
+            check_stream_interval(stream_interval)
+        sink = (asyncio.get_running_loop(), out)
+        self._submit(request_id, prompt_ids, params, sink, stream_interval)
 
     def submit_sync(
         self, request_id: str, prompt_ids: Seq[int], params: SamplingParams, out: queue.Queue
@@ -247,12 +262,13 @@ class EngineClient:
         if self._thread.is_alive():
             self._thread.join(timeout)
 
-    def _submit(
-        self, request_id: str, prompt_ids: Seq[int], params: SamplingParams, sink: Sink
-    ) -> None:
+    def _submit(self, request_id: str, prompt_ids: Seq[int], params: SamplingParams, sink: Sink,
+                stream_interval: int | None = None) -> None:  # fmt: skip
         with self._lock:
             self._num_pending += 1
-        self._commands.put(("add", _Request(request_id, list(prompt_ids), params, sink)))
+        request = _Request(request_id, list(prompt_ids), params, sink,
+                           stream_interval=stream_interval)  # fmt: skip
+        self._commands.put(("add", request))
         self._wake.set()
 
     # ---- engine thread -------------------------------------------------------------------
@@ -346,7 +362,8 @@ class EngineClient:
                 if out.logprobs is not None:
                     req.pending_logprobs[i].append(out.logprobs)
                 if reason is None:
-                    if req.num_output_tokens[i] == 1 or len(req.pending[i]) >= self.stream_interval:
+                    interval = req.stream_interval or self.stream_interval
+                    if req.num_output_tokens[i] == 1 or len(req.pending[i]) >= interval:
                         self._emit(req, self._take(req, i))
                     continue
             if reason is not None:  # (a token is None only on a choice's last output)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -55,7 +56,7 @@ from roseinfer.server.params import (
 )
 from roseinfer.server.responses_input import ResponsesRequest, responses_request
 from roseinfer.server.responses_output import ResponseHead, response_events, response_object
-from roseinfer.server.responses_store import ResponseNotFound, ResponseStore
+from roseinfer.server.responses_store import IdTaken, ResponseNotFound, ResponseStore
 from roseinfer.server.serving import (
     ClientDisconnected,
     GenerationGroup,
@@ -102,7 +103,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     tokenizer = core.tokenizer
     defaults = core.sampling_defaults  # of a field a request leaves out
     builder = ParamsBuilder(core.max_total_tokens, core.max_model_len, defaults)
-    store = ResponseStore(cfg.responses_store_size)  # /v1/responses kept for later reads
+    # /v1/responses kept for later reads
+    store = ResponseStore(cfg.responses_store_size, cfg.responses_store_mib << 20)
     # what the field table's checks read beside the request (repeat_last_n: the penalty)
     left_out = {"repetition_penalty": defaults.repetition_penalty}
 
@@ -214,20 +216,33 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         rid = internal_id if given_id is None else f"{prefix}-{given_id}"
         # Each prompt counted once, whatever n (OpenAI's and vLLM's usage): its n choices share it.
         prompt_tokens = sum(len(ids) for ids in prompts)
-        group = GenerationGroup(client, internal_id, requests, constraint.tools)
+        if body.stream_interval is not None and body.stream_interval < 1:
+            raise APIError(400, f"stream_interval must be >= 1, got {body.stream_interval}",
+                           param="stream_interval")  # fmt: skip
+        group = GenerationGroup(client, internal_id, requests, constraint.tools,
+                                body.stream_interval)  # fmt: skip
         if responses is not None:
             head = ResponseHead(rid.replace("resp-", "resp_", 1), created, model_name, responses,
                                 defaults)  # fmt: skip
+            if responses.echo.store:
+                try:
+                    store.claim(head.id)
+                except IdTaken as e:
+                    raise APIError(400, f"{e}: give another request_id, or store: false",
+                                   param="request_id", code="invalid_value") from None  # fmt: skip
             keep = functools.partial(keep_response, responses)
             if body.stream:
                 events = response_events(head, group, prompt_tokens, opts.constraint_param, keep)
-                return StreamingResponse(events, media_type="text/event-stream",
+                return StreamingResponse(released(events, head.id), media_type="text/event-stream",
                                          headers=SSE_HEADERS)  # fmt: skip
-            if await run_to_end(request, group, opts.constraint_param) is None:
-                return Response(status_code=499)
-            answer = response_object(head, group, prompt_tokens)
-            keep(answer)
-            return Response(dumps(answer), media_type="application/json")
+            try:
+                if await run_to_end(request, group, opts.constraint_param) is None:
+                    return Response(status_code=499)
+                answer = dumps(response_object(head, group, prompt_tokens))
+                keep(answer)
+                return Response(answer, media_type="application/json")
+            finally:
+                store.release(head.id)  # (kept or not: the id is free again)
         if body.stream:
             stream = sse_stream(
                 group, rid, created, model_name, opts, prompt_tokens, body.include_usage
@@ -292,14 +307,28 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                                       body.chat_template_kwargs)  # fmt: skip
         return await run_openai(request, body, [ids], use)
 
-    def keep_response(run: ResponsesRequest, response: dict) -> None:
-        """Store a finished Response whose request asked for it (responses_store.py)."""
-        if run.echo.store:
-            try:
-                store.put(response["id"], response, run.echo.previous_response_id,
-                          run.turn(response))  # fmt: skip
-            except Exception:  # a bug: the answer goes out all the same
-                logger.exception("could not store response %s", response["id"])
+    def keep_response(run: ResponsesRequest, answer: str) -> None:
+        """Store a finished Response (`answer`: its JSON) whose request asked for it."""
+        if not run.echo.store:
+            return
+        response = json.loads(answer)
+        try:
+            kept = store.put(response["id"], answer.encode(), run.turn(response), run.previous)
+        except Exception:  # a bug: the answer goes out all the same
+            logger.exception("could not store response %s", response["id"])
+            return
+        if not kept:
+            logger.warning("response %s is larger than --responses-store-mib: not kept",
+                           response["id"])  # fmt: skip
+
+    async def released(events: AsyncIterator[str], response_id: str) -> AsyncIterator[str]:
+        """`events`, then the stored response's id free again, however the stream ends (a
+        client gone before the end leaves nothing stored)."""
+        try:
+            async for event in events:
+                yield event
+        finally:
+            store.release(response_id)
 
     def stored(response_id: str, request: Request) -> str:
         """`response_id`, stored (a 404 otherwise); a query parameter is refused, naming it
@@ -332,15 +361,15 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         except APIError as e:
             raise run.renamed(e) from None
 
-    @api.get("/v1/responses/{response_id}")
+    @api.get("/v1/responses/{response_id:path}")  # :path: a request_id may hold a slash
     async def retrieve_response(response_id: str, request: Request) -> Response:
-        answer = store.get(stored(response_id, request)).response
-        return Response(dumps(answer), media_type="application/json")
+        answer = store.get(stored(response_id, request)).response_json
+        return Response(answer, media_type="application/json")
 
-    @api.delete("/v1/responses/{response_id}")
+    @api.delete("/v1/responses/{response_id:path}")
     async def delete_response(response_id: str, request: Request) -> dict:
         store.delete(stored(response_id, request))
-        return {"id": response_id, "object": "response.deleted", "deleted": True}
+        return {"id": response_id, "object": "response", "deleted": True}  # OpenAI's
 
     @api.post("/generate")
     async def generate(request: Request) -> Response:

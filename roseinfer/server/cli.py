@@ -95,6 +95,13 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="/v1/responses keeps this many responses in memory for GET /v1/responses/{id} and "
         "previous_response_id, the least recently used dropped first (0: none; default 1000)",
     )
+    g.add_argument(
+        "--responses-store-mib",
+        type=int,
+        default=256,
+        metavar="MIB",
+        help="and at most this many MiB of their JSON (default 256)",
+    )
     add_log_level_arg(g, default="info")
     g.add_argument(
         "--log-stats-interval",
@@ -291,6 +298,7 @@ def server_config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_waiting_requests=args.max_waiting_requests, max_request_bytes=args.max_request_bytes,
         log_level=args.log_level, log_stats_interval=args.log_stats_interval,
         stream_interval=args.stream_interval, responses_store_size=args.responses_store_size,
+        responses_store_mib=args.responses_store_mib,
     )  # fmt: skip
 
 

@@ -24,6 +24,7 @@ class ServerConfig:
     # Streamed tokens per chunk after a request's first: `create_app` sets its EngineClient's.
     stream_interval: int = 1
     responses_store_size: int = 1000  # /v1/responses kept in memory; 0: none
+    responses_store_mib: int = 256  # and at most this much of their JSON
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, str) or not self.host:
@@ -68,4 +69,8 @@ class ServerConfig:
         if not is_int(self.responses_store_size) or self.responses_store_size < 0:
             raise ValueError(
                 f"--responses-store-size must be >= 0, got {self.responses_store_size!r}"
+            )
+        if not is_int(self.responses_store_mib) or self.responses_store_mib < 1:
+            raise ValueError(
+                f"--responses-store-mib must be >= 1, got {self.responses_store_mib!r}"
             )

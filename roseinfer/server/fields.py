@@ -152,6 +152,9 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("stream_options", _V1, "see `stream_options.*`; only with `stream: true` (a 400 "
        "otherwise, as OpenAI and vLLM)"),
     _h("stream_options.include_usage", _V1, "a last chunk with the usage"),
+    _h("stream_interval", _V1, "tokens per streamed chunk after the first, >= 1, for this "
+       "request (default: the server's `--stream-interval`); without `stream` it changes "
+       "nothing", _VL),
     _h("request_id", _V1, "the response's `id` is `chatcmpl-`/`cmpl-`/`resp_` + this (not empty); "
        "without it, + the `X-Request-Id` header where sent (vLLM's), which the response sends "
        "back", _VL),
@@ -296,8 +299,6 @@ FIELDS: tuple[FieldSpec, ...] = (
          "the last tokens kept)", "the prompt's first tokens kept", _VL),
     _ref("logprob_token_ids", _V1, never, "null", "logprobs of chosen token ids", _VL),
     _ref("repetition_detection", _V1, never, "null", "an end on repeated n-grams", _VL),
-    _ref("stream_interval", _V1, equals(1), "1", "a request's own chunking of the stream "
-         "(`--stream-interval` sets the server's)", _VL),
     # -- refused unless neutral: structured output, tools, other inputs and outputs
     _ref("tools", _CO, equals([]), "[]", "tool calling (it is a chat feature)"),
     _ref("tool_choice", _CO, tool_choice_none, '"none" or "auto"', "tool calling"),
@@ -376,7 +377,7 @@ FIELDS: tuple[FieldSpec, ...] = (
 _SHARED_WITH_RESPONSES = frozenset({
     "model", "temperature", "top_p", "top_k", "min_p", "seed", "stop", "stop_token_ids",
     "ignore_eos", "min_tokens", "presence_penalty", "frequency_penalty", "repetition_penalty",
-    "logit_bias", "structured_outputs", "stream", "stream_options",
+    "logit_bias", "structured_outputs", "stream", "stream_options", "stream_interval",
     "stream_options.include_obfuscation", "request_id", "chat_template_kwargs",
     "parallel_tool_calls", "service_tier", "prompt_cache_key",
     "prompt_cache_retention", "safety_identifier", "cache_salt", "include_stop_str_in_output",

@@ -83,6 +83,7 @@ class SamplingRequest(RequestBase):
     grammar: str | None = None  # llama.cpp's GBNF
     stream: bool = False
     stream_options: StreamOptions | None = None
+    stream_interval: int | None = None  # vLLM's: tokens per chunk after the first
     request_id: str | None = Field(default=None, min_length=1)  # "" would name nothing
     truncate_prompt_tokens: int | None = None
 

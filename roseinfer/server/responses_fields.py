@@ -60,8 +60,9 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
     _h("tool_choice.name", _R, "the function that must be called"),
     _h("store", _R, "keep the response (default true, as OpenAI): `GET /v1/responses/{id}` "
        "returns it, `DELETE` removes it, `previous_response_id` continues it; in memory, the "
-       "least recently used dropped past `--responses-store-size` (0: none kept, and `store: "
-       "true` is refused)"),
+       "least recently used dropped past `--responses-store-size` / `--responses-store-mib` "
+       "(size 0: none kept, and `store: true` is refused); a `request_id` naming a stored or "
+       "running response is a 400"),
     _h("previous_response_id", _R, "continue a stored response: its conversation (its input and "
        "its answer, and those it continued; not its `instructions`, as OpenAI) comes before "
        "`input`; a response not stored (`store: false`, deleted, dropped for room) is a 400 "

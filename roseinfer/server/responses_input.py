@@ -21,6 +21,7 @@ from roseinfer.server.body_check import FieldError, check_object
 from roseinfer.server.errors import APIError
 from roseinfer.server.field_checks import metadata
 from roseinfer.server.responses_fields import RESPONSES
+from roseinfer.server.responses_store import Link
 
 LOGPROBS_INCLUDE = "message.output_text.logprobs"
 _ITEM_KEYS = {  # the keys each input item type takes (beside `type`)
@@ -29,6 +30,7 @@ _ITEM_KEYS = {  # the keys each input item type takes (beside `type`)
     "function_call_output": {"call_id", "output"},
 }
 _ROLES = ("user", "assistant", "system", "developer")
+_HISTORY = "previous_response_id"  # where the stored turns' messages come from
 _MESSAGE_NAMES = (
     (r"response_format\.json_schema\.schema", "text.format.schema"),
     (r"response_format json_schema needs json_schema\.schema",
@@ -77,15 +79,18 @@ class ResponsesRequest:
     echo: ResponseEcho
     sources: tuple[Source, ...] = ()  # per chat message
     input_messages: tuple[dict, ...] = ()  # this turn's own: `input`'s messages
+    previous: Link | None = None  # the stored response it continues, as it was
 
-    def turn(self, response: dict) -> tuple[dict, ...]:
+    def turn(self, response: dict) -> list[dict]:
         """This turn of the conversation as chat messages: its input, then `response`'s
-        output (what a response continuing it sees before its own input)."""
+        output (what a response continuing it sees before its own input). A call cut short
+        (its arguments unfinished JSON) is left out: no result can answer it."""
         answer: list[dict] = []
         sources: list[Source] = []  # (where an error would point: none can, it is ours)
         for i, item in enumerate(response["output"]):
-            _add_item(answer, sources, item, f"output.{i}")
-        return (*self.input_messages, *answer)
+            if item["type"] != "function_call" or item["status"] == "completed":
+                _add_item(answer, sources, item, f"output.{i}")
+        return [*self.input_messages, *answer]
 
     def renamed(self, error: APIError) -> APIError:
         """`error` (of the chat path) naming the field this request sent."""
@@ -137,11 +142,12 @@ def responses_param(param: str, sources: tuple[Source, ...] = ()) -> str:
 
 
 def responses_request(
-    body: dict[str, Any], conversation: Callable[[str], list[dict]] | None
+    body: dict[str, Any], conversation: Callable[[str], tuple[list[dict], Link]] | None
 ) -> ResponsesRequest:
     """The chat request a checked Responses body runs as (a FieldError naming the first field
-    that cannot act). `conversation`: a stored response's chat messages (`ResponseStore`; a
-    KeyError whose text says why where there is none); None: this server keeps no responses."""
+    that cannot act). `conversation`: a stored response's chat messages and its link
+    (`ResponseStore`; a KeyError whose text says why where there is none); None: this server
+    keeps no responses."""
     chat = dict(body)
     messages: list[dict] = []
     sources: list[Source] = []
@@ -155,6 +161,7 @@ def responses_request(
     if store is not None and not isinstance(store, bool):
         raise FieldError("store", "store must be true or false", "invalid_value")
     previous = chat.pop("previous_response_id", None)
+    link = None
     if conversation is None:
         for name, value in (("store", store), ("previous_response_id", previous)):
             if value not in (None, False):
@@ -165,13 +172,13 @@ def responses_request(
             raise FieldError("previous_response_id", "previous_response_id must be a string",
                              "invalid_value")  # fmt: skip
         try:
-            history = conversation(previous)
+            history, link = conversation(previous)
         except KeyError as e:
             raise FieldError(
                 "previous_response_id", str(e), "previous_response_not_found"
             ) from None
         messages += history
-        sources += [Source("previous_response_id", None)] * len(history)
+        sources += [Source(_HISTORY, None) for _ in history]
     own_start = len(messages)
     if "input" not in chat:
         raise FieldError("input", "'input' is required", "invalid_value")
@@ -243,7 +250,7 @@ def responses_request(
         store=conversation is not None and store is not False,  # OpenAI's default: stored
         previous_response_id=previous,
     )
-    return ResponsesRequest(chat, echo, tuple(sources), tuple(messages[own_start:]))
+    return ResponsesRequest(chat, echo, tuple(sources), tuple(messages[own_start:]), link)
 
 
 def _object(value: Any, where: str) -> dict:
@@ -267,7 +274,8 @@ def _add_item(messages: list[dict], sources: list[Source], item: Any, where: str
         call = {"id": item.get("call_id"), "type": "function",
                 "function": {"name": item.get("name"), "arguments": item.get("arguments")}}  # fmt: skip
         last = messages[-1] if messages else None
-        if last is None or last["role"] != "assistant":
+        # (a stored turn's answer stays as it was: a call in `input` opens a message of its own)
+        if last is None or last["role"] != "assistant" or sources[-1].path == _HISTORY:
             messages.append({"role": "assistant", "content": None})
             sources.append(Source(where))
         messages[-1].setdefault("tool_calls", []).append(call)

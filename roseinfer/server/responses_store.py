@@ -1,28 +1,43 @@
 """Stored responses of /v1/responses, in memory: what `previous_response_id` continues, and what
 `GET /v1/responses/{id}` returns and `DELETE` removes.
 
-Each stored response keeps its Response object and its own turn of the conversation, as chat
-messages (its input, `instructions` left out as OpenAI's API leaves them out of what a later
-response continues, then its answer), with the id of the response it continued: a
-continuation walks that chain back. At most `capacity` responses are kept (`--responses-store-
-size`); past it the least recently used goes (created, read or continued counts as use), so a
-conversation in use keeps its turns. Nothing survives a restart. An id can come back (a
-client's `request_id` names the response): a chain only follows a link to a response stored
-before the one that continued it, so a later response under an old id is never taken for it.
+Each stored response keeps its Response object and its own turn of the conversation (its
+input's chat messages, `instructions` left out as OpenAI's API leaves them out of what a later
+response continues, then its answer's), both as JSON text: a reader gets new objects, so no
+request can change what another stored, and the bound counts what is held. A response links to
+the one it continued as (id, serial): a continuation walks the links back, and a link whose id
+now names another response (deleted or dropped, then the id given again: a client's
+`request_id` names its response) is broken, never followed to the wrong turns. At most
+`capacity` responses and `max_bytes` of JSON are kept (`--responses-store-size`,
+`--responses-store-mib`), the least recently used dropped first (created, read or continued
+counts as use); nothing survives a restart.
 """
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
+class Link:
+    """A stored response, as it was when a later one continued it."""
+
+    response_id: str
+    serial: int
+
+
+@dataclass(frozen=True)
 class StoredResponse:
-    response: dict  # the Response object as answered
-    previous_id: str | None  # the response this one continued
-    messages: tuple[dict, ...]  # its turn: its input's chat messages, then its answer's
-    serial: int = 0  # the store's count when it was stored (the order of storing)
+    response_json: bytes  # the Response object as answered
+    turn_json: bytes  # its turn's chat messages: its input's, then its answer's
+    previous: Link | None  # the response it continued
+    serial: int  # the store's count when it was stored
+
+    @property
+    def size(self) -> int:
+        return len(self.response_json) + len(self.turn_json)
 
 
 class ResponseNotFound(KeyError):
@@ -39,24 +54,44 @@ class ResponseNotFound(KeyError):
                 "is no longer stored.")  # fmt: skip
 
 
+class IdTaken(ValueError):
+    """A stored or running response has the id already."""
+
+
 class ResponseStore:
-    def __init__(self, capacity: int) -> None:
-        self.capacity = capacity  # 0: nothing is stored
+    def __init__(self, capacity: int, max_bytes: int) -> None:
+        self.capacity, self.max_bytes = capacity, max_bytes  # capacity 0: nothing is stored
         self._items: OrderedDict[str, StoredResponse] = OrderedDict()
+        self._claimed: set[str] = set()  # ids of responses running, to be stored
         self._serial = 0
+        self.num_bytes = 0
 
     def __len__(self) -> int:
         return len(self._items)
 
-    def put(self, response_id: str, response: dict, previous_id: str | None,
-            messages: tuple[dict, ...]) -> None:  # fmt: skip
-        if self.capacity == 0:
-            return
+    def claim(self, response_id: str) -> None:
+        """Hold `response_id` for a response about to run (`put` or `release` ends it)."""
+        if response_id in self._items or response_id in self._claimed:
+            raise IdTaken(f"a stored or running response has the id '{response_id}'")
+        self._claimed.add(response_id)
+
+    def release(self, response_id: str) -> None:
+        self._claimed.discard(response_id)
+
+    def put(self, response_id: str, response_json: bytes, turn: list[dict],
+            previous: Link | None) -> bool:  # fmt: skip
+        """Keep a finished response; False where it alone is past `max_bytes` (not kept)."""
+        self._claimed.discard(response_id)
         self._serial += 1
-        self._items[response_id] = StoredResponse(response, previous_id, messages, self._serial)
-        self._items.move_to_end(response_id)
-        while len(self._items) > self.capacity:
-            self._items.popitem(last=False)
+        stored = StoredResponse(response_json, json.dumps(turn).encode(), previous, self._serial)
+        if self.capacity == 0 or stored.size > self.max_bytes:
+            return False
+        self._drop(response_id)
+        self._items[response_id] = stored
+        self.num_bytes += stored.size
+        while len(self._items) > self.capacity or self.num_bytes > self.max_bytes:
+            self._drop(next(iter(self._items)))
+        return True
 
     def get(self, response_id: str) -> StoredResponse:
         stored = self._items.get(response_id)
@@ -66,19 +101,29 @@ class ResponseStore:
         return stored
 
     def delete(self, response_id: str) -> None:
-        if self._items.pop(response_id, None) is None:
+        if not self._drop(response_id):
             raise ResponseNotFound(response_id)
 
-    def conversation(self, response_id: str) -> list[dict]:
-        """The chat messages of `response_id`'s conversation, oldest turn first."""
-        turns = []
-        next_id: str | None = response_id
-        continued_by, before = None, self._serial + 1
-        while next_id is not None:
-            stored = self._items.get(next_id)
-            if stored is None or stored.serial >= before:  # gone, or a later one of that id
-                raise ResponseNotFound(next_id, continued_by)
-            self._items.move_to_end(next_id)
-            turns.append(stored.messages)
-            continued_by, next_id, before = next_id, stored.previous_id, stored.serial
-        return [message for turn in reversed(turns) for message in turn]
+    def conversation(self, response_id: str) -> tuple[list[dict], Link]:
+        """The chat messages of `response_id`'s conversation, oldest turn first (new objects),
+        and the link a response continuing it keeps."""
+        head = self.get(response_id)
+        turns = [head.turn_json]
+        link, continued_by = head.previous, response_id
+        while link is not None:
+            stored = self._items.get(link.response_id)
+            if stored is None or stored.serial != link.serial:  # gone, or another by that id
+                raise ResponseNotFound(link.response_id, continued_by)
+            self._items.move_to_end(link.response_id)
+            turns.append(stored.turn_json)
+            continued_by = link.response_id
+            link = stored.previous
+        messages = [message for turn in reversed(turns) for message in json.loads(turn)]
+        return messages, Link(response_id, head.serial)
+
+    def _drop(self, response_id: str) -> bool:
+        stored = self._items.pop(response_id, None)
+        if stored is None:
+            return False
+        self.num_bytes -= stored.size
+        return True

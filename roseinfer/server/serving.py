@@ -46,11 +46,13 @@ class GenerationGroup:
 
     def __init__(self, client: EngineClient, request_id: str,
                  requests: list[tuple[list[int], SamplingParams]],
-                 tool_use: ToolUse | None = None) -> None:  # fmt: skip
+                 tool_use: ToolUse | None = None,
+                 stream_interval: int | None = None) -> None:  # fmt: skip
         """`tool_use`: the request's tools, whose calls the output processor reads from the
-        text."""
+        text; `stream_interval`: its tokens per event after the first (None: the client's)."""
         self.client = client
         self.tool_use = tool_use
+        self.stream_interval = stream_interval
         engine = client.engine
         self.states = [
             RequestState(
@@ -85,7 +87,8 @@ class GenerationGroup:
 
     async def __aenter__(self) -> GenerationGroup:
         for state in self.states:
-            self.client.submit(state.request_id, state.prompt_token_ids, state.params, self._queue)
+            self.client.submit(state.request_id, state.prompt_token_ids, state.params,
+                               self._queue, self.stream_interval)  # fmt: skip
         return self
 
     async def __aexit__(self, *exc: object) -> None:

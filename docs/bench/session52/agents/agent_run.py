@@ -2,7 +2,7 @@
 server on 127.0.0.1:8000: a function tool the agent must call, then its answer, run and
 streamed. Prints the items each run produced and the requests' outcome. `--answer`: the
 model answers after the tool's result (a second request, with the call and its output in
-`input`)."""
+`input`). `--two-turns`: a conversation chained with `previous_response_id` instead."""
 
 import asyncio
 import sys
@@ -63,4 +63,24 @@ async def main() -> None:
         print("  tool called with:", CALLS)
 
 
-asyncio.run(main())
+async def two_turns() -> None:
+    """A conversation the server keeps: the second run sends only its new message, with the
+    first run's `previous_response_id` (the SDK's way to chain on OpenAI's stored responses)."""
+    set_tracing_disabled(True)
+    client = AsyncOpenAI(base_url=URL, api_key="unused")
+    model = OpenAIResponsesModel(model="SmolLM2-135M-Instruct", openai_client=client)
+    agent = Agent(name="geo", instructions="Answer in one short sentence.", model=model,
+                  model_settings=ModelSettings(max_tokens=64, temperature=0))
+    first = await Runner.run(agent, "What is the capital of France?")
+    print("turn 1:", repr(first.final_output), first.last_response_id)
+    second = await Runner.run(agent, "And of Italy?", previous_response_id=first.last_response_id)
+    print("turn 2:", repr(second.final_output), second.last_response_id)
+    stored = await client.responses.retrieve(second.last_response_id)
+    print("stored turn 2:", stored.previous_response_id == first.last_response_id,
+          stored.usage.input_tokens if stored.usage else None)
+
+
+if "--two-turns" in sys.argv:
+    asyncio.run(two_turns())
+else:
+    asyncio.run(main())
