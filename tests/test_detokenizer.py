@@ -336,3 +336,15 @@ def test_bad_input_is_a_value_error(smollm: Tokenizer) -> None:
         IncrementalDetokenizer(smollm, skip_special_tokens="no")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="not negative"):
         IncrementalDetokenizer(smollm).on_token(-1)
+
+
+def test_a_character_cut_by_the_output_limit_ends_as_decode_ends_it(smollm):
+    """README: a cut character ends the text in U+FFFD, as `tokenizer.decode` of the tokens."""
+    tok = smollm
+    ids = tok.encode("Hi 😀", False)
+    for cut in range(1, len(ids) + 1):
+        d = IncrementalDetokenizer(tok)
+        d.start_prompt([])
+        text = "".join(d.on_token(i) for i in ids[:cut]) + d.flush()
+        assert text == tok.decode(ids[:cut], skip_special_tokens=True)
+    assert text == "Hi 😀" and tok.decode(ids[:-1], skip_special_tokens=True).endswith("\ufffd")
