@@ -309,11 +309,14 @@ def serve_in_process(model_dir: str, num_kv_blocks: int = 64, server_config=None
     engine = InferenceEngine(
         EngineConfig(model=model_dir, dtype="float32", num_kv_blocks=num_kv_blocks)
     )
-    app = create_app(EngineClient(engine.new_core()), server_config or ServerConfig())
+    server_config = server_config or ServerConfig()
+    app = create_app(EngineClient(engine.new_core()), server_config)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, "warning"))  # as served
+    server = uvicorn.Server(  # as served
+        uvicorn_config(app, "127.0.0.1", port, "warning", server_config.request_timeout)
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -88,6 +88,14 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "values cost the server and its clients less CPU per token, as vLLM's and SGLang's flag",
     )
     g.add_argument(
+        "--request-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="a client must send a request's head, and then its body, within this many seconds "
+        "each: a late head closes the connection, a late body is a 408 (0: no limit; default 30)",
+    )
+    g.add_argument(
         "--responses-store-size",
         type=int,
         default=1000,
@@ -192,7 +200,7 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     # The engine loop runs on this (main) thread and uvicorn on another: with OpenMP, torch ops
     # run 2-3x slower on a thread other than the first one that ran them (measured: the same decode
     # step took 25 ms on the main thread and 45 ms on a worker thread), and the model was loaded here.
-    server = uvicorn.Server(uvicorn_config(app, host, port, level))
+    server = uvicorn.Server(uvicorn_config(app, host, port, level, server_config.request_timeout))
 
     def stop(signum: int, _: object) -> None:
         # SIGTERM, and Ctrl-C alike: the engine loop ends its step and fails what runs ("server
@@ -232,7 +240,8 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     return 0 if server.started else 1
 
 
-def uvicorn_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicorn.Config:
+def uvicorn_config(app: FastAPI, host: str, port: int, log_level: str,
+                   request_timeout: float = 30.0) -> uvicorn.Config:  # fmt: skip
     """uvicorn's settings: uvloop's event loop where it is installed (Linux and macOS), and h11
     for HTTP whatever else is installed.
 
@@ -244,10 +253,13 @@ def uvicorn_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicor
     asyncio and 0.15-0.20 s with uvloop (BENCHMARKS.md, session 49). HTTP stays h11, which
     uvicorn would swap for httptools where that is installed: httptools answers some malformed
     requests differently (an HTTP/1.1 request without Host is served), and the HTTP thread's
-    time was within noise of h11's (0.73-0.85 s against 0.82-0.84 s)."""
+    time was within noise of h11's (0.73-0.85 s against 0.82-0.84 s). `request_timeout`: the
+    seconds a request head may take (`http_timeouts.py`; 0: no limit)."""
     import importlib.util
 
     import uvicorn
+
+    from roseinfer.server.http_timeouts import h11_with_head_timeout
 
     return uvicorn.Config(
         app,
@@ -255,7 +267,7 @@ def uvicorn_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicor
         port=port,
         log_level=log_level,
         loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
-        http="h11",
+        http=h11_with_head_timeout(request_timeout) if request_timeout > 0 else "h11",
         timeout_graceful_shutdown=5,
     )
 
@@ -298,7 +310,7 @@ def server_config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_waiting_requests=args.max_waiting_requests, max_request_bytes=args.max_request_bytes,
         log_level=args.log_level, log_stats_interval=args.log_stats_interval,
         stream_interval=args.stream_interval, responses_store_size=args.responses_store_size,
-        responses_store_mib=args.responses_store_mib,
+        responses_store_mib=args.responses_store_mib, request_timeout=args.request_timeout,
     )  # fmt: skip
 
 

@@ -25,6 +25,7 @@ class ServerConfig:
     stream_interval: int = 1
     responses_store_size: int = 1000  # /v1/responses kept in memory; 0: none
     responses_store_mib: int = 256  # and at most this much of their JSON
+    request_timeout: float = 30.0  # seconds for a request's head, then its body; 0: no limit
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, str) or not self.host:
@@ -69,6 +70,10 @@ class ServerConfig:
         if not is_int(self.responses_store_size) or self.responses_store_size < 0:
             raise ValueError(
                 f"--responses-store-size must be >= 0, got {self.responses_store_size!r}"
+            )
+        if not is_number(self.request_timeout) or self.request_timeout < 0:
+            raise ValueError(
+                f"--request-timeout must be a number of seconds >= 0, got {self.request_timeout!r}"
             )
         if not is_int(self.responses_store_mib) or self.responses_store_mib < 1:
             raise ValueError(

@@ -31,7 +31,15 @@ async def read_request_json(request: Request) -> Any:
     if encoding not in ("", "identity"):
         raise APIError(415, f"Content-Encoding {encoding!r} is not supported: send the body "
                             "uncompressed", code="unsupported_encoding")  # fmt: skip
-    body = await request.body()  # the size limit applies while this reads
+    timeout = request.app.state.server_config.request_timeout or None
+    try:  # the size limit applies while this reads
+        body = await asyncio.wait_for(request.body(), timeout)
+    except TimeoutError:  # a client sending its body a byte at a time holds a handler
+        raise APIError(
+            408,
+            f"the request body did not arrive within {timeout:g} s (--request-timeout)",
+            code="request_timeout",
+        ) from None
     given = request.headers.get("content-type")
     if body and not is_json_type(given):
         raise APIError(415, f"Content-Type {given!r} is not JSON: send the body as "
