@@ -7,8 +7,10 @@
 - `serving.py`   per-request detokenization, stop strings, choices of one HTTP request
 - `app.py`       `create_app(engine, server_config)`: the FastAPI endpoints
 - `params.py`    a request body's `SamplingParams`, and errors naming the fields it sent
-- `responses_input.py`, `responses_output.py`, `responses_store.py`  /v1/responses: its body as
-  a chat request, the answer as OpenAI's Response object and stream events, the stored ones
+- `responses_input.py`, `responses_output.py`, `responses_store.py`, `responses_api.py`
+  /v1/responses: its body as a chat request, the answer as OpenAI's Response object and stream
+  events, the stored ones and their routes
+- `http_timeouts.py`  a deadline for each request head (`--request-timeout`)
 - `config.py`    `ServerConfig`, one field per server flag
 - `chat_prompt.py`, `structured.py`  a chat body's prompt and its constraint (tools too) as 400s
 - `stats_log.py` the periodic status line (`--log-stats-interval`)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
-import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -54,9 +53,10 @@ from roseinfer.server.params import (
     response_options,
     sampling_error,
 )
+from roseinfer.server.responses_api import StoredResponses
 from roseinfer.server.responses_input import ResponsesRequest, responses_request
 from roseinfer.server.responses_output import ResponseHead, response_events, response_object
-from roseinfer.server.responses_store import IdTaken, ResponseNotFound, ResponseStore
+from roseinfer.server.responses_store import ResponseStore
 from roseinfer.server.serving import (
     ClientDisconnected,
     GenerationGroup,
@@ -104,7 +104,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     defaults = core.sampling_defaults  # of a field a request leaves out
     builder = ParamsBuilder(core.max_total_tokens, core.max_model_len, defaults)
     # /v1/responses kept for later reads
-    store = ResponseStore(cfg.responses_store_size, cfg.responses_store_mib << 20)
+    stored = StoredResponses(ResponseStore(cfg.responses_store_size, cfg.responses_store_mib << 20))
     # what the field table's checks read beside the request (repeat_last_n: the penalty)
     left_out = {"repetition_penalty": defaults.repetition_penalty}
 
@@ -224,17 +224,12 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         if responses is not None:
             head = ResponseHead(rid.replace("resp-", "resp_", 1), created, model_name, responses,
                                 defaults)  # fmt: skip
-            if responses.echo.store:
-                try:
-                    store.claim(head.id)
-                except IdTaken as e:
-                    raise APIError(400, f"{e}: give another request_id, or store: false",
-                                   param="request_id", code="invalid_value") from None  # fmt: skip
-            keep = functools.partial(keep_response, responses)
+            stored.claim(responses, head.id)
+            keep = functools.partial(stored.keep, responses)
             if body.stream:
                 events = response_events(head, group, prompt_tokens, opts.constraint_param, keep)
-                return StreamingResponse(released(events, head.id), media_type="text/event-stream",
-                                         headers=SSE_HEADERS)  # fmt: skip
+                return StreamingResponse(stored.released(events, head.id),
+                                         media_type="text/event-stream", headers=SSE_HEADERS)  # fmt: skip
             try:
                 if await run_to_end(request, group, opts.constraint_param) is None:
                     return Response(status_code=499)
@@ -242,7 +237,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                 keep(answer)
                 return Response(answer, media_type="application/json")
             finally:
-                store.release(head.id)  # (kept or not: the id is free again)
+                stored.release(head.id)  # (kept or not: the id is free again)
         if body.stream:
             stream = sse_stream(
                 group, rid, created, model_name, opts, prompt_tokens, body.include_usage
@@ -307,45 +302,11 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                                       body.chat_template_kwargs)  # fmt: skip
         return await run_openai(request, body, [ids], use)
 
-    def keep_response(run: ResponsesRequest, answer: str) -> None:
-        """Store a finished Response (`answer`: its JSON) whose request asked for it."""
-        if not run.echo.store:
-            return
-        response = json.loads(answer)
-        try:
-            kept = store.put(response["id"], answer.encode(), run.turn(response), run.previous)
-        except Exception:  # a bug: the answer goes out all the same
-            logger.exception("could not store response %s", response["id"])
-            return
-        if not kept:
-            logger.warning("response %s is larger than --responses-store-mib: not kept",
-                           response["id"])  # fmt: skip
-
-    async def released(events: AsyncIterator[str], response_id: str) -> AsyncIterator[str]:
-        """`events`, then the stored response's id free again, however the stream ends (a
-        client gone before the end leaves nothing stored)."""
-        try:
-            async for event in events:
-                yield event
-        finally:
-            store.release(response_id)
-
-    def stored(response_id: str, request: Request) -> str:
-        """`response_id`, stored (a 404 otherwise); a query parameter is refused, naming it
-        (OpenAI's `stream`, `include`, `starting_after` replay background responses)."""
-        for name in request.query_params:
-            raise APIError(400, f"query parameter '{name}' is not supported by this server",
-                           param=name, code="unsupported_field")  # fmt: skip
-        try:
-            store.get(response_id)
-        except ResponseNotFound as e:
-            raise APIError(404, str(e), param="response_id", code="not_found") from None
-        return response_id
-
     @api.post("/v1/responses")
     async def responses(request: Request) -> Response:
         """OpenAI's Responses API, run as the chat request it describes (responses_input.py)."""
         try:
+            store = stored.store
             conversation = store.conversation if store.capacity else None
             run = responses_request(await checked_body(request, F.RESPONSES), conversation)
         except FieldError as e:
@@ -361,15 +322,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         except APIError as e:
             raise run.renamed(e) from None
 
-    @api.get("/v1/responses/{response_id:path}")  # :path: a request_id may hold a slash
-    async def retrieve_response(response_id: str, request: Request) -> Response:
-        answer = store.get(stored(response_id, request)).response_json
-        return Response(answer, media_type="application/json")
-
-    @api.delete("/v1/responses/{response_id:path}")
-    async def delete_response(response_id: str, request: Request) -> dict:
-        store.delete(stored(response_id, request))
-        return {"id": response_id, "object": "response", "deleted": True}  # OpenAI's
+    stored.add_routes(api)
 
     @api.post("/generate")
     async def generate(request: Request) -> Response:
