@@ -581,5 +581,7 @@ def test_prompts_times_n_is_capped_before_anything_is_tokenized(http):
         r = post(http, F.COMPLETIONS, {"prompt": prompts, "n": n, "max_tokens": 1})
         assert (r.status_code, r.json()["error"]["param"]) == (400, "prompt"), r.text
         assert f"= {len(prompts) * n} choices" in r.json()["error"]["message"]
+    r = post(http, F.COMPLETIONS, {"prompt": "Hi", "n": 5000, "max_tokens": 1})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "n"), r.text  # n's own limit
     r = post(http, F.COMPLETIONS, {"prompt": [1, 2, 3] * 50, "n": 2, "max_tokens": 1})
     assert r.status_code == 200 and len(r.json()["choices"]) == 2, r.text  # one token-id prompt

@@ -291,6 +291,15 @@ def test_echoed_fields_and_request_id(http):
     response = create(http, {"input": "Hi", "max_output_tokens": 2, "metadata": meta,
                              "user": "u1", "request_id": "abc", "store": True})  # fmt: skip
     assert response["metadata"] == meta and response["user"] == "u1"
+    # X-Request-Id names the response too; a gateway's retry with the same one is served (under
+    # an id of ours), where a body's request_id reused is the client's mistake (a 400)
+    header = {"X-Request-Id": "trace-1"}
+    first = http.post("/v1/responses", json={"input": "Hi", "max_output_tokens": 2},
+                      headers=header).json()  # fmt: skip
+    retry = http.post("/v1/responses", json={"input": "Hi", "max_output_tokens": 2},
+                      headers=header).json()  # fmt: skip
+    assert first["id"] == "resp_trace-1"
+    assert retry["id"].startswith("resp_") and retry["id"] != first["id"]
     assert response["id"] == "resp_abc" and response["store"] is True
     assert refused(http, {"input": "Hi", "metadata": {"k": 5}})["param"] == "metadata"
 

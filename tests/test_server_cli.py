@@ -332,8 +332,10 @@ def test_the_http_thread_runs_uvloop_and_h11():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
     config = uvicorn_config(app, "127.0.0.1", port, "warning")
-    assert config.http == "h11"
+    assert issubclass(config.http, H11Protocol)  # type: ignore[arg-type]  # (with deadlines)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -222,9 +222,12 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         group = GenerationGroup(client, internal_id, requests, constraint.tools,
                                 body.stream_interval)  # fmt: skip
         if responses is not None:
-            head = ResponseHead(rid.replace("resp-", "resp_", 1), created, model_name, responses,
-                                defaults)  # fmt: skip
-            stored.claim(responses, head.id)
+            # a taken id that came in X-Request-Id (gateways keep it across retries) gives way
+            # to ours; the body's request_id is the client's own choice: a 400
+            ours = internal_id.replace("resp-", "resp_", 1)
+            response_id = stored.claim(responses, rid.replace("resp-", "resp_", 1),
+                                       ours if body.request_id is None else None)  # fmt: skip
+            head = ResponseHead(response_id, created, model_name, responses, defaults)
             keep = functools.partial(stored.keep, responses)
             if body.stream:
                 events = response_events(head, group, prompt_tokens, opts.constraint_param, keep)

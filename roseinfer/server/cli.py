@@ -93,7 +93,8 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         default=30.0,
         metavar="SECONDS",
         help="a client must send a request's head, and then its body, within this many seconds "
-        "each: a late head closes the connection, a late body is a 408 (0: no limit; default 30)",
+        "each, and read its response without stalling this long: a late head or a stalled read "
+        "ends the connection, a late body is a 408 (0: no limit; default 30)",
     )
     g.add_argument(
         "--responses-store-size",

@@ -25,7 +25,8 @@ class ServerConfig:
     stream_interval: int = 1
     responses_store_size: int = 1000  # /v1/responses kept in memory; 0: none
     responses_store_mib: int = 256  # and at most this much of their JSON
-    request_timeout: float = 30.0  # seconds for a request's head, then its body; 0: no limit
+    # seconds for a request's head, then its body, and a stalled read; 0: no limit
+    request_timeout: float = 30.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, str) or not self.host:

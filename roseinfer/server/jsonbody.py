@@ -39,6 +39,7 @@ async def read_request_json(request: Request) -> Any:
             408,
             f"the request body did not arrive within {timeout:g} s (--request-timeout)",
             code="request_timeout",
+            headers={"Connection": "close"},  # the client may still be sending: as RFC 9110
         ) from None
     given = request.headers.get("content-type")
     if body and not is_json_type(given):

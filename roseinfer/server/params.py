@@ -33,7 +33,7 @@ MAX_CHOICES = 2048
 def check_choices(body: P.SamplingRequest, num_prompts: int) -> None:
     """A 400 naming `prompt` where its prompts x n pass MAX_CHOICES."""
     n = num_choices(body)
-    if num_prompts * n > MAX_CHOICES:
+    if n <= MAX_N and num_prompts * n > MAX_CHOICES:  # (past MAX_N: a 400 naming n, later)
         raise APIError(400, f"{num_prompts} prompts x n {n} = {num_prompts * n} choices: at most "
                             f"{MAX_CHOICES} in one request (send the rest in others)",
                        param="prompt")  # fmt: skip

@@ -22,16 +22,21 @@ class StoredResponses:
     def __init__(self, store: ResponseStore) -> None:
         self.store = store
 
-    def claim(self, run: ResponsesRequest, response_id: str) -> None:
-        """Hold `response_id` for a response to be stored (a 400 naming `request_id` where a
-        stored or running one has it); `release` frees it, kept or not."""
+    def claim(self, run: ResponsesRequest, response_id: str, fallback: str | None) -> str:
+        """The id of a response about to run: `response_id`, held while it runs if it is to be
+        stored (`release` frees it, kept or not); where a stored or running one has it,
+        `fallback` (an id of ours), or a 400 naming `request_id` without one."""
         if not run.echo.store:
-            return
+            return response_id
         try:
             self.store.claim(response_id)
         except IdTaken as e:
-            raise APIError(400, f"{e}: give another request_id, or store: false",
-                           param="request_id", code="invalid_value") from None  # fmt: skip
+            if fallback is None:
+                raise APIError(400, f"{e}: give another request_id, or store: false",
+                               param="request_id", code="invalid_value") from None  # fmt: skip
+            self.store.claim(fallback)
+            return fallback
+        return response_id
 
     def release(self, response_id: str) -> None:
         self.store.release(response_id)
