@@ -10,7 +10,7 @@
 - `responses_input.py`, `responses_output.py`, `responses_store.py`, `responses_api.py`
   /v1/responses: its body as a chat request, the answer as OpenAI's Response object and stream
   events, the stored ones and their routes
-- `http_timeouts.py`  a deadline for each request head (`--request-timeout`)
+- `http_timeouts.py`  deadlines on what a client owes a connection (`--request-timeout`)
 - `config.py`    `ServerConfig`, one field per server flag
 - `chat_prompt.py`, `structured.py`  a chat body's prompt and its constraint (tools too) as 400s
 - `stats_log.py` the periodic status line (`--log-stats-interval`)

@@ -260,7 +260,7 @@ def uvicorn_config(app: FastAPI, host: str, port: int, log_level: str,
 
     import uvicorn
 
-    from roseinfer.server.http_timeouts import h11_with_head_timeout
+    from roseinfer.server.http_timeouts import h11_with_deadlines
 
     return uvicorn.Config(
         app,
@@ -268,7 +268,7 @@ def uvicorn_config(app: FastAPI, host: str, port: int, log_level: str,
         port=port,
         log_level=log_level,
         loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
-        http=h11_with_head_timeout(request_timeout) if request_timeout > 0 else "h11",
+        http=h11_with_deadlines(request_timeout) if request_timeout > 0 else "h11",
         timeout_graceful_shutdown=5,
     )
 

@@ -22,10 +22,10 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 
-def h11_with_head_timeout(timeout: float) -> type[H11Protocol]:
+def h11_with_deadlines(timeout: float) -> type[H11Protocol]:
     """uvicorn's `H11Protocol` with the deadlines above, of `timeout` seconds."""
 
-    class H11HeadTimeout(H11Protocol):
+    class H11WithDeadlines(H11Protocol):
         _head_timer: asyncio.TimerHandle | None = None
         _write_timer: asyncio.TimerHandle | None = None
 
@@ -79,4 +79,4 @@ def h11_with_head_timeout(timeout: float) -> type[H11Protocol]:
             if self._idle():
                 self.transport.close()
 
-    return H11HeadTimeout
+    return H11WithDeadlines
