@@ -173,6 +173,7 @@ def template_messages(
     calls: list[str] = []  # ids of the calls of the last assistant message
     functions: dict[str, str] = {}  # their functions' names, by id
     answerable: list[list[str]] = []  # per message, the calls it may answer
+    unanswered: dict[str, int] = {}  # calls of the last assistant message without a result
     for i, m in enumerate(messages):
         if m.role not in CHAT_ROLES:
             raise ChatError(
@@ -198,10 +199,13 @@ def template_messages(
         if m.name:  # "" names nobody: the same as no name
             message["name"] = m.name
         _check_tool_fields(m, i)
+        if m.role != "tool" and unanswered:
+            _refuse_unanswered(unanswered)
         answerable.append(calls)
         if m.role == "assistant":
             calls = [c.id for c in m.tool_calls or ()]
             functions = {c.id: c.function.name for c in m.tool_calls or ()}
+            unanswered = dict.fromkeys(calls, i)
             if m.tool_calls:
                 history = [
                     (c.function.name, _arguments(c, i, j)) for j, c in enumerate(m.tool_calls)
@@ -224,6 +228,7 @@ def template_messages(
                     "invalid_value",
                 )
             message["tool_call_id"] = m.tool_call_id
+            unanswered.pop(m.tool_call_id, None)
             if m.name and m.name != functions[m.tool_call_id]:  # (the cookbook's form names it)
                 raise ChatError(
                     f"messages.{i}.name",
@@ -232,7 +237,20 @@ def template_messages(
                     "invalid_value",
                 )
         out.append(message)
+    if unanswered:
+        _refuse_unanswered(unanswered)
     return out if native_tools else _hermes_results(out, answerable)
+
+
+def _refuse_unanswered(unanswered: dict[str, int]) -> None:
+    """OpenAI's rule: an assistant message's calls are each answered by a tool message after
+    it, before any other message (a model shown a call without its result would answer as if
+    it had one)."""
+    i = next(iter(unanswered.values()))
+    ids = ", ".join(repr(call_id) for call_id in unanswered)
+    raise ChatError(f"messages.{i}.tool_calls", f"messages[{i}] calls tools that no tool message "
+                    f"after it answers: {ids} (each call needs its result, as OpenAI requires)",
+                    "invalid_value")  # fmt: skip
 
 
 def with_system_prompt(messages: list[dict[str, Any]], prompt: str) -> list[dict[str, Any]]:

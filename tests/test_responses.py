@@ -441,6 +441,9 @@ def test_a_call_and_its_output_continue_a_stored_response(http):
     reference = chat(http, {"messages": messages, "tools": CHAT_TOOLS, "max_tokens": 6, **greedy})
     assert second["usage"]["input_tokens"] == reference["usage"]["prompt_tokens"]
     assert text_of(second) == reference["choices"][0]["message"]["content"]
+    # continued without the call's result: a 400, as OpenAI's ("no tool output found")
+    err = refused(http, {"previous_response_id": first["id"], "input": "Thanks", **greedy})
+    assert err["param"] == "previous_response_id" and call["call_id"] in err["message"]
 
 
 def test_stored_responses_are_read_and_deleted(http, sdk):

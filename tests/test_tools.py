@@ -434,6 +434,17 @@ def test_a_result_must_answer_a_call(http, message, param):
     assert r.status_code == 400 and r.json()["error"]["param"] == param, r.text
 
 
+@pytest.mark.parametrize("after", [[{"role": "user", "content": "And?"}], []])
+def test_every_call_in_the_history_needs_its_result(http, after):
+    """OpenAI's rule: a call without its result before the next message (or the end) is a 400
+    naming the message that called, and the call; a model shown it would answer as if it had
+    one."""
+    messages = [*HISTORY[:3], *after]  # Rome's result, not Paris's
+    r = http.post("/v1/chat/completions", json={"messages": messages, "max_tokens": 2})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "messages.1.tool_calls"), r.text
+    assert "'c1'" in r.json()["error"]["message"] and "'c2'" not in r.json()["error"]["message"]
+
+
 def test_history_arguments_must_be_json_objects(http):
     bad = json.loads(json.dumps(HISTORY[:2]))
     bad[1]["tool_calls"][1]["function"]["arguments"] = "[1, 2]"
