@@ -5,7 +5,8 @@ Starts `python -m roseinfer.server` on 127.0.0.1 (or measures one you started, `
 drawn from a mix: chat and completion requests (streamed and not, n > 1), structured output (a
 JSON schema, a regex, choices, a GBNF grammar), required tool calls (streamed and not), echo,
 logprobs and prompt_logprobs, stop strings, seeded sampling with every penalty and a bias, long
-prompts; and faults: clients that disconnect mid-stream (also inside a JSON schema), malformed
+prompts, /v1/responses (plain, streamed, tools, a stored chain continued, read back and
+deleted); and faults: clients that disconnect mid-stream (also inside a JSON schema), malformed
 and unknown-field bodies, a schema with a dangling $ref, prompts longer than the context, odd
 seeds (huge, 2**64 - 1 with n = 2, negative), tiny and NaN temperatures. A 200 is checked, not
 just counted: the output follows its schema, regex, choices, grammar or tools; stop strings are
@@ -68,6 +69,8 @@ async def one(client: httpx.AsyncClient, case: Case) -> str:
             async for _ in r.aiter_lines():
                 break  # leave after the first chunk: the server must abort and free the blocks
         return f"{case.kind} {r.status_code}"
+    if case.path == "/v1/responses":
+        return await one_response(client, case, content, headers)
     if isinstance(body, dict) and body.get("stream"):
         async with client.stream("POST", case.path, content=content, headers=headers) as r:
             lines = [line async for line in r.aiter_lines() if line.startswith("data: ")]
@@ -94,6 +97,41 @@ async def one(client: httpx.AsyncClient, case: Case) -> str:
             fault = f"repeated: {again.status_code} {again.text[:120]}"
         elif text_of(again.json()) != text_of(answer):  # README "Alone or batched": rare
             return outcome + " DIVERGED (another batch: rounding near an edge)"
+    return outcome + (f" FAULT {fault}" if fault else "")
+
+
+async def one_response(client: httpx.AsyncClient, case: Case, content: bytes,
+                       headers: dict[str, str]) -> str:  # fmt: skip
+    """A /v1/responses case: its events or its Response checked; a chain's second turn
+    continues the first, is read back and both are deleted."""
+    assert isinstance(case.body, dict) and case.check is not None
+    if case.body.get("stream"):
+        async with client.stream("POST", case.path, content=content, headers=headers) as r:
+            events = [json.loads(line[6:]) async for line in r.aiter_lines()
+                      if line.startswith("data: ")]  # fmt: skip
+        fault = case.check(events) if r.status_code == 200 and events else "no events"
+        return f"{case.kind} {r.status_code}" + (f" FAULT {fault}" if fault else "")
+    r = await client.post(case.path, content=content, headers=headers)
+    outcome = f"{case.kind} {r.status_code}"
+    if r.status_code != 200:
+        return outcome + f" UNEXPECTED {r.text[:120]}"
+    answer = r.json()
+    if answer["id"] != "resp_" + headers["X-Request-Id"]:
+        return outcome + f" FAULT id {answer['id']} for {headers['X-Request-Id']}"
+    fault = case.check(answer)
+    if fault is None and case.kind == "responses-chain":
+        body = {**case.body, "input": "And in another?", "previous_response_id": answer["id"]}
+        r = await client.post(case.path, json=body)
+        second = r.json() if r.status_code == 200 else {}
+        if r.status_code != 200 or second.get("previous_response_id") != answer["id"]:
+            fault = f"continuing: {r.status_code} {r.text[:120]}"
+        elif (await client.get(f"/v1/responses/{second['id']}")).json() != second:
+            fault = "the stored response is not the one answered"
+        else:
+            fault = case.check(second)
+            for rid in (answer["id"], second["id"]):
+                if (await client.delete(f"/v1/responses/{rid}")).status_code != 200:
+                    fault = fault or f"could not delete {rid}"
     return outcome + (f" FAULT {fault}" if fault else "")
 
 

@@ -159,7 +159,73 @@ def check_stream_calls(chunks: list[dict]) -> str | None:
     return None
 
 
+RESPONSES_TOOLS = [{"type": "function", **t["function"], "strict": True} for t in TOOLS]
+
+
+def response_text(r: dict) -> str:
+    return "".join(p["text"] for item in r["output"] if item["type"] == "message"
+                   for p in item["content"])  # fmt: skip
+
+
+def check_response(r: dict) -> str | None:
+    if r.get("object") != "response" or r["status"] not in ("completed", "incomplete"):
+        return f"not a finished response: {str(r)[:120]}"
+    use = r["usage"]
+    if use["total_tokens"] != use["input_tokens"] + use["output_tokens"] or not r["output"]:
+        return f"usage or output wrong: {use} {r['output'][:1]}"
+    return None
+
+
+def check_response_calls(r: dict) -> str | None:
+    calls = [item for item in r["output"] if item["type"] == "function_call"]
+    if r["status"] == "completed" and not calls:
+        return "required a call, got none"
+    for call in calls if r["status"] == "completed" else ():
+        fault = check_schema(call["arguments"], TOOL_SCHEMAS[call["name"]])
+        if fault:
+            return f"{call['name']}: {fault}"
+    return check_response(r)
+
+
+def check_response_events(events: list[dict]) -> str | None:
+    if [e["sequence_number"] for e in events] != list(range(len(events))):
+        return "sequence numbers not 0, 1, 2, ..."
+    last = events[-1]
+    if last["type"] not in ("response.completed", "response.incomplete"):
+        return f"ended with {last['type']}"
+    deltas = "".join(e["delta"] for e in events if e["type"] == "response.output_text.delta")
+    if deltas != response_text(last["response"]):
+        return "the deltas are not the final text"
+    return check_response(last["response"])
+
+
+def pick_responses(rng: random.Random) -> Case:
+    """/v1/responses: plain, streamed, tools, a stored chain (continued, read, deleted), and a
+    client that leaves a stream."""
+    base = {"max_output_tokens": rng.randint(4, 48), "temperature": 0.7,
+            "instructions": "Answer briefly."}  # fmt: skip
+    question = "Tell me about the sea in one sentence."
+    roll = rng.random()
+    if roll < 0.3:
+        return Case("responses", "/v1/responses", {**base, "input": question},
+                    check=check_response)  # fmt: skip
+    if roll < 0.55:
+        body = {**base, "input": question, "stream": True}
+        return Case("responses-stream", "/v1/responses", body, check=check_response_events)
+    if roll < 0.7:
+        body = {**base, "max_output_tokens": 64, "input": question, "tools": RESPONSES_TOOLS,
+                "tool_choice": "required", "parallel_tool_calls": False}  # fmt: skip
+        return Case("responses-tools", "/v1/responses", body, check=check_response_calls)
+    if roll < 0.9:
+        return Case("responses-chain", "/v1/responses", {**base, "input": question},
+                    check=check_response)  # fmt: skip
+    body = {**base, "input": question, "stream": True, "max_output_tokens": 200}
+    return Case("disconnect-responses", "/v1/responses", body)
+
+
 def pick(rng: random.Random) -> Case:
+    if rng.random() < 0.2:
+        return pick_responses(rng)
     base = {"model": None, "max_tokens": rng.randint(4, 48), "temperature": 0.7}
     roll = rng.random()
     if roll < 0.10:
