@@ -330,7 +330,7 @@ def test_echoed_fields_and_request_id(http):
                           "schema": {"type": "object"}}}}, "text.format.schema"),
     ({"tools": [{**TOOLS[0], "parameters": {"type": "string"}}]}, "tools.0.parameters"),
     ({"reasoning": {"effort": "high"}}, "reasoning"),
-    ({"truncation": "auto"}, "truncation"),
+    ({"truncation": "middle"}, "truncation"),
     ({"tools": TOOLS, "tool_choice": {"type": "function", "name": "nope"}}, "tool_choice"),
     ({"mood": "happy"}, "mood"),
     ({"tools": ["x"]}, "tools.0"),
@@ -376,7 +376,8 @@ def test_every_honoured_field_reaches_the_chat_request():
     assert shared <= set(P.ChatCompletionRequest.model_fields)
     assert set(responses_body_model().model_fields) == F.honoured(F.RESPONSES)  # /docs' body
     assert own == {"input", "instructions", "max_output_tokens", "metadata", "text", "tools",
-                   "tool_choice", "include", "top_logprobs", "store", "previous_response_id", "user"}  # fmt: skip
+                   "tool_choice", "include", "top_logprobs", "store", "previous_response_id", "user",
+                   "truncation"}  # fmt: skip
 
 
 def test_a_failure_mid_stream_is_response_failed(http, served):
@@ -564,3 +565,37 @@ def test_the_store_is_bounded_in_count_and_bytes():
         store.claim("r1")
     store.release("r6")
     store.claim("r6")
+
+
+def test_truncation_auto_drops_the_oldest_messages_to_fit(tiny_model_dir):
+    """A conversation past the context (the tiny model's 256 tokens): "disabled" is a 400,
+    `context_length_exceeded`; "auto" drops the oldest messages after the system ones (a call
+    with its result, never the result alone) and answers from the newest, token for token the
+    chat request of what was kept."""
+    turns = []
+    for i in range(12):
+        turns += [{"role": "user", "content": f"Question {i}: what is the weather today?"},
+                  {"role": "assistant", "content": f"Answer {i}: sunny and warm."}]  # fmt: skip
+    turns += [{"role": "user", "content": "And tomorrow?"}]
+    body = {"instructions": "Be brief.", "input": turns, "max_output_tokens": 8,
+            "temperature": 0, "ignore_eos": True}  # fmt: skip
+    with serve_in_process(tiny_model_dir("llama")) as (_, url), \
+            httpx.Client(base_url=url, timeout=60) as client:  # fmt: skip
+        err = refused(client, body)
+        assert (err["param"], err["code"]) == ("input", "context_length_exceeded"), err
+        response = create(client, {**body, "truncation": "auto"})
+        assert response["truncation"] == "auto"
+        used = response["usage"]["input_tokens"]
+        assert used + 8 <= 256
+        # the kept messages: the system one, then the newest that fit (from a user message)
+        for start in range(len(turns) - 1, -1, -1):
+            messages = [{"role": "system", "content": "Be brief."}, *turns[start:]]
+            reference = client.post(
+                "/v1/chat/completions",
+                json={"messages": messages, "max_tokens": 8, "temperature": 0, "ignore_eos": True},
+            )
+            if reference.status_code != 200 or reference.json()["usage"]["prompt_tokens"] > used:
+                break
+            fitted = reference.json()
+        assert fitted["usage"]["prompt_tokens"] == used
+        assert text_of(response) == fitted["choices"][0]["message"]["content"]

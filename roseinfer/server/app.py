@@ -28,6 +28,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, ValidationError
 
 from roseinfer import __version__
+from roseinfer.chat import ChatMessage
 from roseinfer.compat import seed_params
 from roseinfer.engine.client import EngineClient
 from roseinfer.engine.llm_engine import InvalidRequestError
@@ -54,7 +55,11 @@ from roseinfer.server.params import (
     sampling_error,
 )
 from roseinfer.server.responses_api import StoredResponses
-from roseinfer.server.responses_input import ResponsesRequest, responses_request
+from roseinfer.server.responses_input import (
+    ResponsesRequest,
+    fit_conversation,
+    responses_request,
+)
 from roseinfer.server.responses_output import ResponseHead, response_events, response_object
 from roseinfer.server.responses_store import ResponseStore
 from roseinfer.server.serving import (
@@ -102,7 +107,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     model_name = model_names[0]
     tokenizer = core.tokenizer
     defaults = core.sampling_defaults  # of a field a request leaves out
-    builder = ParamsBuilder(core.max_total_tokens, core.max_model_len, defaults)
+    max_total_tokens = core.max_total_tokens  # a prompt and its output, at most
+    builder = ParamsBuilder(max_total_tokens, core.max_model_len, defaults)
     # /v1/responses kept for later reads
     stored = StoredResponses(ResponseStore(cfg.responses_store_size, cfg.responses_store_mib << 20))
     # what the field table's checks read beside the request (repeat_last_n: the penalty)
@@ -318,9 +324,18 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             body = validated(P.ChatCompletionRequest, run.chat)
             check_model(body.model)
             tools, use = tool_use(body)
-            ids = await asyncio.to_thread(request_prompt_ids, tokenizer, body.messages, tools,
-                                          body.add_generation_prompt, body.continue_final_message,
-                                          body.chat_template_kwargs)  # fmt: skip
+
+            def render(messages: list[ChatMessage]) -> list[int]:
+                return request_prompt_ids(tokenizer, messages, tools, body.add_generation_prompt,
+                                          body.continue_final_message, body.chat_template_kwargs)  # fmt: skip
+
+            if run.echo.truncation == "auto":  # the oldest messages go until the output fits
+                limit = max_total_tokens - (body.max_completion_tokens or 1)
+                messages, ids = await asyncio.to_thread(fit_conversation, body.messages, render,
+                                                        limit)  # fmt: skip
+                body = body.model_copy(update={"messages": messages})
+            else:
+                ids = await asyncio.to_thread(render, body.messages)
             return await run_openai(request, body, [ids], use, run)
         except APIError as e:
             raise run.renamed(e) from None

@@ -93,6 +93,7 @@ def responses_body_model() -> type[BaseModel]:
         "top_logprobs": (int | None, None),
         "store": (bool | None, None),
         "user": (str | None, None),
+        "truncation": (str | None, None),
         "previous_response_id": (str | None, None),
     }
     shared: dict[str, Any] = {name: (info.annotation, info) for name, info in

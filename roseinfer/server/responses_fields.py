@@ -29,6 +29,10 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
        "`incomplete`, `incomplete_details.reason` `max_output_tokens`"),
     _h("metadata", _R, "up to 16 strings (keys up to 64 characters, values up to 512), echoed "
        "in the response"),
+    _h("truncation", _R, "`disabled` (default: a conversation past the context is a 400, "
+       "`context_length_exceeded`) or `auto`: the oldest messages after the leading system "
+       "ones are dropped (a call with its results) until the prompt leaves room for "
+       "`max_output_tokens` (or one token), as OpenAI's; the newest message always stays"),
     _h("user", _R, "an end-user id for the caller's own records, echoed in the response"),
     _h("text", _R, "see `text.format`"),
     _h("text.format", _R, "`{\"type\": \"text\"}` (default), `{\"type\": \"json_object\"}` or "
@@ -101,9 +105,6 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
          "cancelled later)"),
     _ref("reasoning", _R, equals({}), "{}", "reasoning models' effort and summaries"),
     _ref("max_tool_calls", _R, never, "null", "a cap on built-in tool calls"),
-    _ref("truncation", _R, equals("disabled"), "\"disabled\" (the default: a conversation "
-         "that leaves no room for the output is a 400)", "dropping the conversation's "
-         "middle to fit the context"),
     _ref("context_management", _R, never, "null", "compaction of the conversation"),
     _ref("text.verbosity", _R, equals("medium"), "\"medium\" (OpenAI's default)",
          "reasoning models' answer length"),

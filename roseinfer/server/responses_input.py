@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from roseinfer.chat import ChatMessage
 from roseinfer.server.body_check import FieldError, check_object
 from roseinfer.server.errors import APIError
 from roseinfer.server.field_checks import metadata
@@ -59,6 +60,7 @@ class ResponseEcho:
     logprobs: bool = False  # include holds message.output_text.logprobs
     user: str | None = None
     store: bool = False  # the response is kept (GET /v1/responses/{id}, previous_response_id)
+    truncation: str = "disabled"  # "auto": the oldest messages dropped to fit the context
     previous_response_id: str | None = None
 
 
@@ -195,6 +197,10 @@ def responses_request(
     chat["messages"] = messages
     if "max_output_tokens" in chat:
         chat["max_completion_tokens"] = chat.pop("max_output_tokens")
+    truncation = chat.pop("truncation", "disabled")
+    if truncation not in ("disabled", "auto"):
+        raise FieldError("truncation", f"truncation must be 'disabled' or 'auto', got "
+                         f"{truncation!r}", "invalid_value")  # fmt: skip
     user = chat.pop("user", None)
     if user is not None and not isinstance(user, str):
         raise FieldError("user", "user must be a string", "invalid_value")
@@ -247,10 +253,38 @@ def responses_request(
         top_logprobs=top,
         logprobs=logprobs,
         user=user,
+        truncation=truncation,
         store=conversation is not None and store is not False,  # OpenAI's default: stored
         previous_response_id=previous,
     )
     return ResponsesRequest(chat, echo, tuple(sources), tuple(messages[own_start:]), link)
+
+
+def fit_conversation(
+    messages: list[ChatMessage], render: Callable[[list[ChatMessage]], list[int]], limit: int
+) -> tuple[list[ChatMessage], list[int]]:
+    """`truncation: "auto"`: the messages, the oldest after the leading system ones dropped
+    (never a call's result without its call, never the newest message) until `render`'s
+    prompt is at most `limit` tokens, and that prompt; all of them where nothing fits (the
+    context check then says so). Binary search: O(log n) renders."""
+    ids = render(messages)
+    if len(ids) <= limit:
+        return messages, ids
+    head = next((i for i, m in enumerate(messages) if m.role not in ("system", "developer")),
+                len(messages))  # fmt: skip
+    # where a kept conversation may start: a message that is not a call's result
+    starts = [j for j in range(head + 1, len(messages)) if messages[j].role != "tool"]
+    best: tuple[list[ChatMessage], list[int]] = (messages, ids)
+    lo, hi = 0, len(starts) - 1
+    while lo <= hi:  # the fewest messages dropped that fit
+        mid = (lo + hi) // 2
+        kept = messages[:head] + messages[starts[mid] :]
+        kept_ids = render(kept)
+        if len(kept_ids) <= limit:
+            best, hi = (kept, kept_ids), mid - 1
+        else:
+            lo = mid + 1
+    return best
 
 
 def _object(value: Any, where: str) -> dict:

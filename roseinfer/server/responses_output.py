@@ -65,7 +65,7 @@ class ResponseHead:
             "top_p": self.defaults.top_p if echo.top_p is None else echo.top_p,
             "text": {"format": echo.text_format}, "tool_choice": echo.tool_choice,
             "tools": list(echo.tools), "top_logprobs": echo.top_logprobs,
-            "truncation": "disabled", "usage": usage, "user": echo.user,
+            "truncation": echo.truncation, "usage": usage, "user": echo.user,
             "metadata": echo.metadata, "background": False, "max_tool_calls": None,
             "service_tier": "default",  # one tier here
         }  # fmt: skip
