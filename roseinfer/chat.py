@@ -173,7 +173,8 @@ def template_messages(
     calls: list[str] = []  # ids of the calls of the last assistant message
     functions: dict[str, str] = {}  # their functions' names, by id
     answerable: list[list[str]] = []  # per message, the calls it may answer
-    unanswered: dict[str, int] = {}  # calls of the last assistant message without a result
+    # calls of the last assistant message without a result: (message, call) of each
+    unanswered: dict[str, tuple[int, int]] = {}
     for i, m in enumerate(messages):
         if m.role not in CHAT_ROLES:
             raise ChatError(
@@ -199,13 +200,15 @@ def template_messages(
         if m.name:  # "" names nobody: the same as no name
             message["name"] = m.name
         _check_tool_fields(m, i)
-        if m.role != "tool" and unanswered:
-            _refuse_unanswered(unanswered)
+        if m.role != "tool":
+            if unanswered:
+                _refuse_unanswered(unanswered)
+            calls = []  # a result answers a call of the assistant message just before it
         answerable.append(calls)
         if m.role == "assistant":
             calls = [c.id for c in m.tool_calls or ()]
             functions = {c.id: c.function.name for c in m.tool_calls or ()}
-            unanswered = dict.fromkeys(calls, i)
+            unanswered = {c: (i, j) for j, c in enumerate(calls)}
             if m.tool_calls:
                 history = [
                     (c.function.name, _arguments(c, i, j)) for j, c in enumerate(m.tool_calls)
@@ -237,20 +240,18 @@ def template_messages(
                     "invalid_value",
                 )
         out.append(message)
-    if unanswered:
-        _refuse_unanswered(unanswered)
     return out if native_tools else _hermes_results(out, answerable)
 
 
-def _refuse_unanswered(unanswered: dict[str, int]) -> None:
+def _refuse_unanswered(unanswered: dict[str, tuple[int, int]]) -> None:
     """OpenAI's rule: an assistant message's calls are each answered by a tool message after
     it, before any other message (a model shown a call without its result would answer as if
-    it had one)."""
-    i = next(iter(unanswered.values()))
-    ids = ", ".join(repr(call_id) for call_id in unanswered)
-    raise ChatError(f"messages.{i}.tool_calls", f"messages[{i}] calls tools that no tool message "
-                    f"after it answers: {ids} (each call needs its result, as OpenAI requires)",
-                    "invalid_value")  # fmt: skip
+    it had one). A conversation may end with calls (to count its tokens, to continue it)."""
+    call_id, (i, j) = next(iter(unanswered.items()))
+    ids = ", ".join(repr(c) for c in unanswered)
+    raise ChatError(f"messages.{i}.tool_calls.{j}.id", f"messages[{i}] calls tools that no tool "
+                    f"message answers before the next message: {ids} (each call needs its "
+                    "result, as OpenAI requires)", "invalid_value")  # fmt: skip
 
 
 def with_system_prompt(messages: list[dict[str, Any]], prompt: str) -> list[dict[str, Any]]:

@@ -352,6 +352,9 @@ def test_echoed_fields_and_request_id(http):
      "input.1.arguments"),
     ({"input": [CALL, {"type": "function_call_output", "call_id": "zz", "output": "5"}]},
      "input.1"),
+    ({"input": [CALL, {**CALL, "call_id": "call_2"},
+                {"type": "function_call_output", "call_id": "call_1", "output": "5"},
+                {"role": "user", "content": "And?"}]}, "input.1.call_id"),
     ({"stream_options": {"include_usage": True}, "stream": True}, "stream_options.include_usage"),
 ])  # fmt: skip
 def test_what_cannot_act_is_a_400_naming_the_field_sent(http, body, param):
@@ -588,7 +591,7 @@ def test_truncation_auto_drops_the_oldest_messages_to_fit(tiny_model_dir):
         used = response["usage"]["input_tokens"]
         assert used + 8 <= 256
         # the kept messages: the system one, then the newest that fit (from a user message)
-        for start in range(len(turns) - 1, -1, -1):
+        for start in range(len(turns) - 1, -1, -2):  # what is kept starts at a user message
             messages = [{"role": "system", "content": "Be brief."}, *turns[start:]]
             reference = client.post(
                 "/v1/chat/completions",
@@ -599,3 +602,27 @@ def test_truncation_auto_drops_the_oldest_messages_to_fit(tiny_model_dir):
             fitted = reference.json()
         assert fitted["usage"]["prompt_tokens"] == used
         assert text_of(response) == fitted["choices"][0]["message"]["content"]
+
+
+def test_fit_conversation_keeps_turns_from_a_user_message_and_renders_little():
+    """A chain of 2,001 messages, 10 tokens each, a 100-token limit, a template that wants
+    turns to alternate: what is kept starts at a user message and is the most that fits, and
+    after the one full render, the renders are of what the context could hold."""
+    from roseinfer.chat import ChatMessage
+    from roseinfer.server.errors import APIError
+    from roseinfer.server.responses_input import fit_conversation
+
+    turns = [ChatMessage(role=("user", "assistant")[i % 2], content=str(i)) for i in range(2001)]
+    messages = [ChatMessage(role="system", content="s"), *turns]
+    rendered: list[int] = []
+
+    def render(conversation: list[ChatMessage]) -> list[int]:
+        rendered.append(len(conversation))
+        if conversation[1].role != "user":
+            raise APIError(400, "roles must alternate")
+        return [0] * (10 * len(conversation))
+
+    kept, ids = fit_conversation(messages, render, limit=100)
+    assert [m.role for m in kept[:2]] == ["system", "user"] and kept[-1] is turns[-1]
+    assert len(ids) == 100  # system + 9 messages; one user turn earlier would be 120
+    assert rendered[0] == 2002 and len(rendered) < 20 and sum(rendered[1:]) < 300

@@ -434,15 +434,21 @@ def test_a_result_must_answer_a_call(http, message, param):
     assert r.status_code == 400 and r.json()["error"]["param"] == param, r.text
 
 
-@pytest.mark.parametrize("after", [[{"role": "user", "content": "And?"}], []])
-def test_every_call_in_the_history_needs_its_result(http, after):
-    """OpenAI's rule: a call without its result before the next message (or the end) is a 400
-    naming the message that called, and the call; a model shown it would answer as if it had
-    one."""
-    messages = [*HISTORY[:3], *after]  # Rome's result, not Paris's
+def test_every_call_in_the_history_needs_its_result(http):
+    """OpenAI's rule: a call without its result before the next message is a 400 naming the
+    call; a model shown it would answer as if it had one. A conversation may end with calls
+    (to count its tokens, or to continue it), and a result after another message answers
+    nothing."""
+    messages = [*HISTORY[:3], {"role": "user", "content": "And?"}]  # Rome's result only
     r = http.post("/v1/chat/completions", json={"messages": messages, "max_tokens": 2})
-    assert (r.status_code, r.json()["error"]["param"]) == (400, "messages.1.tool_calls"), r.text
-    assert "'c1'" in r.json()["error"]["message"] and "'c2'" not in r.json()["error"]["message"]
+    error = r.json()["error"]
+    assert (r.status_code, error["param"]) == (400, "messages.1.tool_calls.0.id"), r.text
+    assert "'c1'" in error["message"] and "'c2'" not in error["message"]
+    r = http.post("/tokenize", json={"messages": HISTORY[:2]})  # ends with the calls
+    assert r.status_code == 200, r.text
+    late = [*HISTORY, {"role": "user", "content": "And?"}, HISTORY[2]]  # c2 answered again
+    r = http.post("/v1/chat/completions", json={"messages": late, "max_tokens": 2})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "messages.5.tool_call_id")
 
 
 def test_history_arguments_must_be_json_objects(http):

@@ -330,7 +330,11 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                                           body.continue_final_message, body.chat_template_kwargs)  # fmt: skip
 
             if run.echo.truncation == "auto":  # the oldest messages go until the output fits
-                limit = max_total_tokens - (body.max_completion_tokens or 1)
+                # (left out: the model's own limit, at most half the context, or a quarter)
+                default_room = min(defaults.max_tokens or max_total_tokens // 4,
+                                   max_total_tokens // 2)  # fmt: skip
+                room = body.max_completion_tokens or default_room
+                limit = max_total_tokens - max(room, body.min_tokens + 1)
                 messages, ids = await asyncio.to_thread(fit_conversation, body.messages, render,
                                                         limit)  # fmt: skip
                 body = body.model_copy(update={"messages": messages})

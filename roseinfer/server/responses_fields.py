@@ -31,8 +31,9 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
        "in the response"),
     _h("truncation", _R, "`disabled` (default: a conversation past the context is a 400, "
        "`context_length_exceeded`) or `auto`: the oldest messages after the leading system "
-       "ones are dropped (a call with its results) until the prompt leaves room for "
-       "`max_output_tokens` (or one token), as OpenAI's; the newest message always stays"),
+       "ones are dropped, what is kept starting at a user message, until the prompt leaves "
+       "room for `max_output_tokens` (left out: the model's `max_new_tokens`, at most half "
+       "the context, else a quarter of it), as OpenAI's; the newest user message stays"),
     _h("user", _R, "an end-user id for the caller's own records, echoed in the response"),
     _h("text", _R, "see `text.format`"),
     _h("text.format", _R, "`{\"type\": \"text\"}` (default), `{\"type\": \"json_object\"}` or "

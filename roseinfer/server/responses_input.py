@@ -38,6 +38,8 @@ _MESSAGE_NAMES = (
      "text.format of type json_schema needs schema"),
     (r"response_format", "text.format"),
     (r"max_completion_tokens", "max_output_tokens"),
+    (r"no tool message answers before the next message",
+     "no function_call_output answers before the next message"),
     (r'\{"type": "function", "function": \{"name": \.\.\.\}\}', '{"type": "function", "name": ...}'),
 )  # fmt: skip
 
@@ -264,26 +266,43 @@ def fit_conversation(
     messages: list[ChatMessage], render: Callable[[list[ChatMessage]], list[int]], limit: int
 ) -> tuple[list[ChatMessage], list[int]]:
     """`truncation: "auto"`: the messages, the oldest after the leading system ones dropped
-    (never a call's result without its call, never the newest message) until `render`'s
-    prompt is at most `limit` tokens, and that prompt; all of them where nothing fits (the
-    context check then says so). Binary search: O(log n) renders."""
+    until `render`'s prompt is at most `limit` tokens, and that prompt. What is kept starts at
+    a user message (a call keeps its results; templates that want turns to alternate get a
+    conversation that does), and the newest user message always stays: where even that does
+    not fit, all of it (the context check then says so). Past the whole conversation, the
+    search grows what is kept from the newest message (1, 2, 4, ... turns) and then bisects:
+    its renders are bounded by the context, not by how long a stored chain has grown."""
     ids = render(messages)
     if len(ids) <= limit:
         return messages, ids
     head = next((i for i, m in enumerate(messages) if m.role not in ("system", "developer")),
                 len(messages))  # fmt: skip
-    # where a kept conversation may start: a message that is not a call's result
-    starts = [j for j in range(head + 1, len(messages)) if messages[j].role != "tool"]
-    best: tuple[list[ChatMessage], list[int]] = (messages, ids)
-    lo, hi = 0, len(starts) - 1
-    while lo <= hi:  # the fewest messages dropped that fit
+    starts = [j for j in range(len(messages) - 1, head - 1, -1) if messages[j].role == "user"]
+    if not starts:
+        return messages, ids
+
+    def kept(k: int) -> tuple[list[ChatMessage], list[int]] | None:
+        """The conversation from the k-th newest user message on, if it fits."""
+        trimmed = messages[:head] + messages[starts[k] :]
+        try:
+            trimmed_ids = render(trimmed)
+        except APIError:  # a template that refuses this cut: it does not fit either
+            return None
+        return (trimmed, trimmed_ids) if len(trimmed_ids) <= limit else None
+
+    best = kept(0)
+    if best is None:
+        return messages, ids
+    lo, hi = 0, 1  # kept(lo) fits; find the first k that does not
+    while hi < len(starts) and (found := kept(hi)) is not None:
+        best, lo, hi = found, hi, hi * 2
+    hi = min(hi, len(starts))
+    while hi - lo > 1:  # kept(lo) fits, kept(hi) does not (or is past the oldest)
         mid = (lo + hi) // 2
-        kept = messages[:head] + messages[starts[mid] :]
-        kept_ids = render(kept)
-        if len(kept_ids) <= limit:
-            best, hi = (kept, kept_ids), mid - 1
+        if (found := kept(mid)) is not None:
+            best, lo = found, mid
         else:
-            lo = mid + 1
+            hi = mid
     return best
 
 
