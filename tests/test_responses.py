@@ -547,9 +547,9 @@ def test_a_stored_turn_never_changes(http):
 def test_the_store_is_bounded_in_count_and_bytes():
     from roseinfer.server.responses_store import IdTaken, ResponseNotFound, ResponseStore
 
-    store = ResponseStore(capacity=3, max_bytes=200)
+    store = ResponseStore(capacity=3, max_bytes=210)
     turn = [{"role": "user", "content": "x" * 30}]
-    size = 2 + len(json.dumps(turn))  # "{}" and the turn's JSON: 65 bytes
+    size = 4 + len(json.dumps(turn))  # "{}", the turn's JSON and no items ("[]"): 67 bytes
     for i in range(3):
         assert store.put(f"r{i}", b"{}", turn, None)
     assert len(store) == 3 and store.num_bytes == 3 * size
@@ -626,3 +626,36 @@ def test_fit_conversation_keeps_turns_from_a_user_message_and_renders_little():
     assert [m.role for m in kept[:2]] == ["system", "user"] and kept[-1] is turns[-1]
     assert len(ids) == 100  # system + 9 messages; one user turn earlier would be 120
     assert rendered[0] == 2002 and len(rendered) < 20 and sum(rendered[1:]) < 300
+
+
+def test_a_stored_responses_input_items_are_listed(http, sdk):
+    """GET /v1/responses/{id}/input_items (the SDK's `input_items.list`): the response's own
+    items as OpenAI lists them, newest first by default, paged by `limit` and `after`."""
+    items = [
+        {"role": "user", "content": "Add 2 and 3"},
+        {**CALL, "id": "fc_given"},
+        {"type": "function_call_output", "call_id": "call_1", "output": "3"},
+        {"role": "user", "content": [{"type": "input_text", "text": "Thanks"}]},
+    ]
+    response = create(http, {"input": items, "tools": TOOLS, "tool_choice": "none",
+                             "max_output_tokens": 2, "temperature": 0})  # fmt: skip
+    listed = sdk.responses.input_items.list(response["id"], order="asc")
+    assert [item.type for item in listed.data] == ["message", "function_call",
+                                                  "function_call_output", "message"]  # fmt: skip
+    assert listed.data[0].content[0].text == "Add 2 and 3" and listed.data[1].id == "fc_given"
+    assert listed.data[3].content[0].type == "input_text" and not listed.has_more
+    newest = http.get(f"/v1/responses/{response['id']}/input_items", params={"limit": 2}).json()
+    assert [i["type"] for i in newest["data"]] == ["message", "function_call_output"]
+    assert newest["has_more"] and newest["last_id"] == newest["data"][-1]["id"]
+    rest = http.get(f"/v1/responses/{response['id']}/input_items",
+                    params={"limit": 2, "after": newest["last_id"]}).json()  # fmt: skip
+    assert [i["type"] for i in rest["data"]] == ["function_call", "message"]
+    assert not rest["has_more"]
+    single = create(http, {"input": "Hi", "max_output_tokens": 2})
+    (only,) = sdk.responses.input_items.list(single["id"]).data
+    assert (only.role, only.content[0].text) == ("user", "Hi")
+    for params, param in (({"limit": 0}, "limit"), ({"order": "up"}, "order"),
+                          ({"after": "nope"}, "after"), ({"include": "x"}, "include")):  # fmt: skip
+        r = http.get(f"/v1/responses/{single['id']}/input_items", params=params)
+        assert (r.status_code, r.json()["error"]["param"]) == (400, param), r.text
+    assert http.get("/v1/responses/resp_nope/input_items").status_code == 404

@@ -1,11 +1,12 @@
 """The FastAPI app: `create_app(client, server_config)`.
 
-Endpoints: GET/HEAD /health (and /ping), GET /version, GET /v1/models, GET /v1/models/{id}, GET /metrics,
-POST /generate (the seeds' API), POST /v1/completions, POST /v1/chat/completions,
+Endpoints: GET/HEAD /health (and /ping), GET /version, GET /v1/models, GET /v1/models/{id},
+GET /metrics, POST /generate (the seeds' API), POST /v1/completions, POST /v1/chat/completions,
 POST /v1/responses (run as a chat request: responses_input.py) with GET and DELETE
-/v1/responses/{id} (its stored ones), POST /tokenize and POST /detokenize (tokenization.py),
-and the pages of web.py (the chat page at /, /docs, /redoc). Handlers only validate, tokenize,
-submit to the `EngineClient` and read results; the engine thread does the stepping.
+/v1/responses/{id} and GET /v1/responses/{id}/input_items (its stored ones: responses_api.py),
+POST /tokenize and POST /detokenize (tokenization.py), and the pages of web.py (the chat page
+at /, /docs, /redoc). Handlers only validate, tokenize, submit to the `EngineClient` and read
+results; the engine thread does the stepping.
 
 `--api-key` protects /v1/*, /generate, /tokenize and /detokenize (Bearer token); /health,
 /version and /metrics stay open for probes and scrapers, and the pages for browsers.

@@ -84,6 +84,7 @@ class ResponsesRequest:
     sources: tuple[Source, ...] = ()  # per chat message
     input_messages: tuple[dict, ...] = ()  # this turn's own: `input`'s messages
     previous: Link | None = None  # the stored response it continues, as it was
+    input: str | list = ""  # `input` as sent (checked): what GET .../input_items lists
 
     def turn(self, response: dict) -> list[dict]:
         """This turn of the conversation as chat messages: its input, then `response`'s
@@ -259,7 +260,8 @@ def responses_request(
         store=conversation is not None and store is not False,  # OpenAI's default: stored
         previous_response_id=previous,
     )
-    return ResponsesRequest(chat, echo, tuple(sources), tuple(messages[own_start:]), link)
+    return ResponsesRequest(chat, echo, tuple(sources), tuple(messages[own_start:]), link,
+                            items)  # fmt: skip
 
 
 def fit_conversation(

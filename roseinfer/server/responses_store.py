@@ -34,10 +34,11 @@ class StoredResponse:
     turn_json: bytes  # its turn's chat messages: its input's, then its answer's
     previous: Link | None  # the response it continued
     serial: int  # the store's count when it was stored
+    items_json: bytes = b"[]"  # its input items, as GET .../input_items lists them
 
     @property
     def size(self) -> int:
-        return len(self.response_json) + len(self.turn_json)
+        return len(self.response_json) + len(self.turn_json) + len(self.items_json)
 
 
 class ResponseNotFound(KeyError):
@@ -79,11 +80,12 @@ class ResponseStore:
         self._claimed.discard(response_id)
 
     def put(self, response_id: str, response_json: bytes, turn: list[dict],
-            previous: Link | None) -> bool:  # fmt: skip
+            previous: Link | None, items: list[dict] | None = None) -> bool:  # fmt: skip
         """Keep a finished response; False where it alone is past `max_bytes` (not kept)."""
         self._claimed.discard(response_id)
         self._serial += 1
-        stored = StoredResponse(response_json, json.dumps(turn).encode(), previous, self._serial)
+        stored = StoredResponse(response_json, json.dumps(turn).encode(), previous, self._serial,
+                                json.dumps(items or []).encode())  # fmt: skip
         if self.capacity == 0 or stored.size > self.max_bytes:
             return False
         self._drop(response_id)
