@@ -215,12 +215,13 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             await asyncio.to_thread(core.bad_words.token_ids, requests[0][1].bad_words)
         submit_checks(requests, names)
         prefix = "resp" if responses else "chatcmpl" if chat else "cmpl"
+        sep = "_" if responses else "-"  # OpenAI's ids: resp_..., chatcmpl-..., cmpl-...
         # The engine's ids stay ours (unique); a client's request_id names the response only.
-        internal_id, created = P.new_id(prefix), P.now()
+        internal_id, created = P.new_id(prefix, sep), P.now()
         # the response's id: the body's request_id, else X-Request-Id (vLLM's), read as UTF-8
         header = request.headers.get("x-request-id", "").encode("latin-1")  # (Starlette's)
         given_id = body.request_id or header.decode("utf-8", "replace") or None
-        rid = internal_id if given_id is None else f"{prefix}-{given_id}"
+        rid = internal_id if given_id is None else f"{prefix}{sep}{given_id}"
         # Each prompt counted once, whatever n (OpenAI's and vLLM's usage): its n choices share it.
         prompt_tokens = sum(len(ids) for ids in prompts)
         if body.stream_interval is not None and body.stream_interval < 1:
@@ -231,9 +232,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         if responses is not None:
             # a taken id that came in X-Request-Id (gateways keep it across retries) gives way
             # to ours; the body's request_id is the client's own choice: a 400
-            ours = internal_id.replace("resp-", "resp_", 1)
-            response_id = stored.claim(responses, rid.replace("resp-", "resp_", 1),
-                                       ours if body.request_id is None else None)  # fmt: skip
+            response_id = stored.claim(responses, rid,
+                                       internal_id if body.request_id is None else None)  # fmt: skip
             head = ResponseHead(response_id, created, model_name, responses, defaults)
             keep = functools.partial(stored.keep, responses)
             if body.stream:
@@ -243,9 +243,10 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             try:
                 if await run_to_end(request, group, opts.constraint_param) is None:
                     return Response(status_code=499)
-                answer = dumps(response_object(head, group, prompt_tokens))
-                keep(answer)
-                return Response(answer, media_type="application/json")
+                answer = response_object(head, group, prompt_tokens)
+                answer_json = dumps(answer)
+                keep(answer, answer_json)
+                return Response(answer_json, media_type="application/json")
             finally:
                 stored.release(head.id)  # (kept or not: the id is free again)
         if body.stream:

@@ -134,8 +134,8 @@ class GenerateRequest(RequestBase):
 # ---- responses (plain dicts: the exact OpenAI shapes, nulls where OpenAI has them) -------------
 
 
-def new_id(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex}"
+def new_id(prefix: str, sep: str = "-") -> str:
+    return f"{prefix}{sep}{uuid.uuid4().hex}"
 
 
 def now() -> int:

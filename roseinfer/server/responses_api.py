@@ -17,6 +17,7 @@ from fastapi.responses import Response
 from roseinfer.server.errors import APIError
 from roseinfer.server.responses_input import ResponsesRequest
 from roseinfer.server.responses_store import IdTaken, ResponseNotFound, ResponseStore
+from roseinfer.server.serving import dumps
 
 logger = logging.getLogger(__name__)
 
@@ -44,13 +45,14 @@ class StoredResponses:
     def release(self, response_id: str) -> None:
         self.store.release(response_id)
 
-    def keep(self, run: ResponsesRequest, answer: str) -> None:
-        """Store a finished Response (`answer`: its JSON) whose request asked for it."""
+    def keep(self, run: ResponsesRequest, response: dict, content: str | None = None) -> None:
+        """Store a finished Response whose request asked for it (`content`: its JSON, where
+        it was written already)."""
         if not run.echo.store:
             return
-        response = json.loads(answer)
         try:
-            kept = self.store.put(response["id"], answer.encode(), run.turn(response),
+            content = dumps(response) if content is None else content
+            kept = self.store.put(response["id"], content.encode(), run.turn(response),
                                   run.previous, input_items(run.input))  # fmt: skip
         except Exception:  # a bug: the answer goes out all the same
             logger.exception("could not store response %s", response["id"])

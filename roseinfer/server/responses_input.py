@@ -139,9 +139,7 @@ def responses_param(param: str, sources: tuple[Source, ...] = ()) -> str:
     if head == "response_format":
         rest = rest.removeprefix("json_schema").lstrip(".")
         return "text.format" + (f".{rest}" if rest else "")
-    if head == "tools":
-        return param.replace(".function", "", 1)
-    if head == "tool_choice":
+    if head in ("tools", "tool_choice"):  # chat's nested `function` is flat here
         return param.replace(".function", "", 1)
     return param
 

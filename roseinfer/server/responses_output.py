@@ -152,11 +152,11 @@ class _EventWriter:
 
 async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tokens: int,
                           constraint_param: str | None,
-                          on_done: Callable[[str], None]) -> AsyncIterator[str]:  # fmt: skip
+                          on_done: Callable[[dict], None]) -> AsyncIterator[str]:  # fmt: skip
     """The SSE events of a streamed Response (module docstring). Closing the stream aborts
     the generation. `constraint_param`: what a failure of the request's own doing names;
-    `on_done`: given the last Response object's JSON (completed, incomplete or failed) before
-    its event goes out."""
+    `on_done`: given the last Response object (completed, incomplete or failed) before its
+    event goes out."""
     w = _EventWriter()
     want_logprobs = head.request.echo.logprobs
     yield w.event("response.created", response=head.response("in_progress", []))
@@ -256,7 +256,7 @@ async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tok
                 yield line
             final = head.response(status, w.items, response_usage(group, prompt_tokens))
             kind = "response.completed" if status == "completed" else "response.incomplete"
-            on_done(dumps(final))
+            on_done(final)
             yield w.event(kind, response=final)
         except Exception as e:
             if isinstance(e, RequestFailed):
@@ -269,5 +269,5 @@ async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tok
             failed = head.response(
                 "failed", w.items, None, {"code": code, "message": error.message}
             )
-            on_done(dumps(failed))
+            on_done(failed)
             yield w.event("response.failed", response=failed)
