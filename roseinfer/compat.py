@@ -19,13 +19,8 @@ from typing import Any, get_args
 
 from roseinfer.config import EngineConfig, check_bools
 from roseinfer.engine.client import EngineClient, EngineObserver
-from roseinfer.engine.llm_engine import (
-    EngineStats,
-    InvalidRequestError,
-    LLMEngine,
-    context_length,
-    refuse_unread,
-)
+from roseinfer.engine.llm_engine import EngineStats, LLMEngine
+from roseinfer.engine.requests import InvalidRequestError, context_length, refuse_unread
 from roseinfer.engine.sequence import Sequence
 from roseinfer.llm import LLM, encode_prompt
 from roseinfer.loader import LoadedModel, load_model

@@ -15,7 +15,8 @@ from typing import Any, cast
 
 from roseinfer.chat import ChatMessage, NamedToolChoice, ToolDefinition, chat_prompt_ids, read_tools
 from roseinfer.config import EngineConfig, check_bools
-from roseinfer.engine.llm_engine import InvalidRequestError, LLMEngine, refuse_unread
+from roseinfer.engine.llm_engine import LLMEngine
+from roseinfer.engine.requests import InvalidRequestError, refuse_unread
 from roseinfer.loader import LoadedModel, load_model
 from roseinfer.output.processor import OutputProcessor
 from roseinfer.outputs import RequestFailed, RequestOutput

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from roseinfer.config import check_bools
-from roseinfer.engine.llm_engine import check_prompt_ids, refuse_unread
+from roseinfer.engine.requests import check_prompt_ids, refuse_unread
 from roseinfer.engine.sequence import Sequence
 from roseinfer.sampling_params import SamplingParams
 

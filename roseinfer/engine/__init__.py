@@ -9,9 +9,8 @@ from __future__ import annotations
 from roseinfer.lazy import lazy_getattr
 
 EXPORTS = {
-    **dict.fromkeys(
-        ("LLMEngine", "StepOutput", "InvalidRequestError"), "roseinfer.engine.llm_engine"
-    ),
+    **dict.fromkeys(("LLMEngine", "StepOutput"), "roseinfer.engine.llm_engine"),
+    "InvalidRequestError": "roseinfer.engine.requests",
     "EngineClient": "roseinfer.engine.client",
     # The seeds' classes, kept at their old import path (`from roseinfer.engine import ...`).
     **dict.fromkeys(

@@ -32,7 +32,7 @@ from roseinfer import __version__
 from roseinfer.chat import ChatMessage
 from roseinfer.compat import seed_params
 from roseinfer.engine.client import EngineClient
-from roseinfer.engine.llm_engine import InvalidRequestError
+from roseinfer.engine.requests import InvalidRequestError
 from roseinfer.llm import encode_prompt
 from roseinfer.output.processor import ChoiceState
 from roseinfer.sampling_params import SamplingParams

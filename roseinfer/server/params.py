@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import cast
 
-from roseinfer.engine.llm_engine import InvalidRequestError
+from roseinfer.engine.requests import InvalidRequestError
 from roseinfer.engine.scheduler import no_room_message
 from roseinfer.sampling_params import SamplingDefaults, SamplingParams, StructuredOutputs
 from roseinfer.server import protocol as P

@@ -12,7 +12,7 @@ import time
 import traceback
 
 import fuzzlib as F
-from roseinfer.engine.llm_engine import InvalidRequestError
+from roseinfer.engine.requests import InvalidRequestError
 
 VOCAB = 49152
 STOPS = ["e", "a", "s", "t", " ", "er", "in", "on", "an", "\n", ".", ",", "ing", "x", "qu",
