@@ -15,7 +15,8 @@ _EXPORTS = {
     "LLM": "roseinfer.llm",
     "EngineConfig": "roseinfer.config",
     **dict.fromkeys(("SamplingParams", "StructuredOutputs"), "roseinfer.sampling_params"),
-    **dict.fromkeys(("RequestOutput", "CompletionOutput"), "roseinfer.outputs"),
+    "PoolingParams": "roseinfer.pooling_params",
+    **dict.fromkeys(("RequestOutput", "CompletionOutput", "EmbeddingOutput"), "roseinfer.outputs"),
     "SchedulerManager": "roseinfer.compat",
     **engine.EXPORTS,  # LLMEngine, EngineClient and the seeds' classes
 }

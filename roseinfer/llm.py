@@ -19,7 +19,8 @@ from roseinfer.engine.llm_engine import LLMEngine
 from roseinfer.engine.requests import InvalidRequestError, refuse_unread
 from roseinfer.loader import LoadedModel, load_model
 from roseinfer.output.processor import OutputProcessor
-from roseinfer.outputs import RequestFailed, RequestOutput
+from roseinfer.outputs import EmbeddingOutput, RequestFailed, RequestOutput
+from roseinfer.pooling_params import PoolingParams
 from roseinfer.progress import progress
 from roseinfer.sampling_params import SamplingParams, StructuredOutputs
 from roseinfer.structured.tools import ToolUse
@@ -28,13 +29,14 @@ from roseinfer.tokenizer import Tokenizer
 Prompt = str | Seq[int]
 
 
-def encode_prompt(tokenizer: Tokenizer, prompt: str) -> list[int]:
-    """A text prompt's token ids; empty text (or text that encodes to nothing) is refused."""
+def encode_prompt(tokenizer: Tokenizer, prompt: str, name: str = "prompt") -> list[int]:
+    """A text prompt's token ids; empty text (or text that encodes to nothing) is refused,
+    the message calling it `name`."""
     if not isinstance(prompt, str) or not prompt:
-        raise InvalidRequestError("prompt must be a non-empty string")
+        raise InvalidRequestError(f"{name} must be a non-empty string")
     ids = tokenizer.encode(prompt)
     if not ids:
-        raise InvalidRequestError("prompt encodes to no tokens")
+        raise InvalidRequestError(f"{name} encodes to no tokens")
     return ids
 
 
@@ -103,13 +105,59 @@ class LLM:
     ) -> list[RequestOutput]:
         """Outputs in the order of `prompts` (strings, or lists of token ids)."""
         check_bools(use_tqdm=use_tqdm)
+        return self._run(self._encode_all(prompts), sampling_params, use_tqdm)
+
+    def embed(
+        self,
+        prompts: Prompt | Seq[Prompt],
+        pooling_params: PoolingParams | None = None,
+        use_tqdm: bool = True,
+    ) -> list[EmbeddingOutput]:
+        """vLLM's `LLM.embed`: each prompt's embedding, in the order of `prompts` (strings, or
+        lists of token ids): the final hidden state at its last token, L2-normalized
+        (`PoolingParams`). Batched with each other as generation requests are; a request the
+        engine fails raises RequestFailed, the others aborted."""
+        check_bools(use_tqdm=use_tqdm)
+        pooling = PoolingParams() if pooling_params is None else pooling_params
+        ids = self._encode_all(prompts)
+        for p in ids:  # every request checked before any is queued
+            self.engine.validate_pooling(p)
+        rids: list[str] = []
+        bar = progress(len(ids), "Embedding", "req", disable=not use_tqdm)
+        pooled = self.processor.pooled
+        try:
+            for p in ids:
+                rids.append(str(next(self._ids)))
+                self.processor.add_pooling_request(rids[-1], p, pooling)
+            while self.engine.has_unfinished() and any(pooled[r] is None for r in rids):
+                before = sum(pooled[r] is not None for r in rids)
+                self.processor.step()
+                bar.update(sum(pooled[r] is not None for r in rids) - before)
+            outputs = []
+            for rid, p in zip(rids, ids, strict=True):
+                out = pooled[rid]
+                if out is None or out.embedding is None:
+                    error = "aborted" if out is None else out.error
+                    raise RequestFailed(error or "the engine failed this request",
+                                        out is not None and out.invalid_request)  # fmt: skip
+                outputs.append(
+                    EmbeddingOutput(rid, p, out.embedding.tolist(), out.num_cached_tokens)
+                )
+            return outputs
+        finally:
+            bar.close()
+            for rid in rids:
+                self.processor.abort(rid)
+
+    def _encode_all(self, prompts: Prompt | Seq[Prompt]) -> list[list[int]]:
+        """One prompt (a string or token ids) or a list of them, as token-id lists."""
         if isinstance(prompts, bytes | bytearray):  # its items are ints: it would read as ids
             raise TypeError("prompts must be a string, token ids or a list of them, not bytes")
         if isinstance(prompts, str) or (prompts and isinstance(prompts[0], int)):
             batch = [cast(Prompt, prompts)]
         else:
             batch = list(cast(Seq[Prompt], prompts))
-        return self._run([self.encode(p) for p in batch], sampling_params, use_tqdm)
+        return [self.encode(p) for p in batch]
 
     def chat(
         self,

@@ -117,3 +117,14 @@ class RequestOutput:
     @property
     def num_output_tokens(self) -> int:
         return sum(len(o.token_ids) for o in self.outputs)
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingOutput:
+    """An embedding request's result (`LLM.embed`; vLLM's `EmbeddingRequestOutput` flattened):
+    one vector of the model's hidden size, float32 values."""
+
+    request_id: str
+    prompt_token_ids: list[int]
+    embedding: list[float]
+    num_cached_tokens: int = 0  # prompt tokens the prefix cache served

@@ -30,13 +30,21 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from collections.abc import Sequence as Seq
-from dataclasses import dataclass, field
 
-from roseinfer.engine.events import EngineEvent, EngineObserver, check_stream_interval
+import torch
+
+from roseinfer.engine.events import (
+    EngineEvent,
+    EngineObserver,
+    Sink,
+    SubmittedRequest,
+    check_stream_interval,
+)
 from roseinfer.engine.llm_engine import EngineStats, LLMEngine, StepOutput
 from roseinfer.engine.sequence import SequenceStatus
 from roseinfer.output.processor import ChoiceState, RequestState
-from roseinfer.outputs import FinishReason, RequestFailed, RequestOutput, TokenLogprobs
+from roseinfer.outputs import FinishReason, RequestFailed, RequestOutput
+from roseinfer.pooling_params import PoolingParams
 from roseinfer.sampling_params import SamplingParams
 
 logger = logging.getLogger(__name__)
@@ -45,38 +53,6 @@ __all__ = ["EngineClient", "EngineEvent", "EngineObserver", "RequestFailed"]
 
 
 _OBSERVER_METHODS = tuple(name for name in vars(EngineObserver) if name.startswith("on_"))
-
-
-# Where a request's events go: (its event loop, its asyncio.Queue), or a queue.Queue.
-Sink = tuple[asyncio.AbstractEventLoop, asyncio.Queue] | queue.Queue
-
-
-@dataclass(eq=False, slots=True)
-class _Request:
-    """Engine-thread bookkeeping of one submitted request."""
-
-    request_id: str
-    prompt_ids: list[int]
-    params: SamplingParams
-    sink: Sink
-    submit_time: float = field(default_factory=time.perf_counter)
-    first_token_time: list[float | None] = field(default_factory=list)
-    num_output_tokens: list[int] = field(default_factory=list)
-    pending: list[list[int]] = field(default_factory=list)  # held back by stream_interval
-    pending_logprobs: list[list[TokenLogprobs]] = field(default_factory=list)  # theirs
-    # A choice's first step output has them; that choice's first event takes them.
-    prompt_logprobs: tuple[TokenLogprobs, ...] | None = None
-    open: set[int] = field(default_factory=set)  # choices not finished yet
-    num_cached_tokens: int = 0  # of the prompt, served by the prefix cache (choice 0's)
-    stream_interval: int | None = None  # this request's own (None: the client's)
-
-    def __post_init__(self) -> None:
-        n = self.params.n
-        self.first_token_time = [None] * n
-        self.num_output_tokens = [0] * n
-        self.pending = [[] for _ in range(n)]
-        self.pending_logprobs = [[] for _ in range(n)]
-        self.open = set(range(n))
 
 
 class EngineClient:
@@ -103,7 +79,7 @@ class EngineClient:
         self._lock = threading.Lock()  # guards _num_pending
         self._num_pending = 0  # submitted, not yet handed to the engine
         self._num_added = 0  # engine thread only: handed over, not yet subtracted from pending
-        self._live: dict[str, _Request] = {}  # engine thread only
+        self._live: dict[str, SubmittedRequest] = {}  # engine thread only
         self._deliveries: dict[asyncio.AbstractEventLoop, list] = {}  # engine thread only
         self._stopping = False
         self._running_here = False
@@ -159,6 +135,25 @@ class EngineClient:
         blocks are freed before the next step; its open choices get a last event."""
         self._commands.put(("abort", request_id, reason, index))
         self._wake.set()
+
+    async def embed(
+        self, request_id: str, prompt_ids: Seq[int], pooling: PoolingParams
+    ) -> torch.Tensor:
+        """An embedding request's vector ([hidden] float32): `LLMEngine.add_pooling_request`
+        from an event loop. Cancelled, it is aborted; an engine failure raises RequestFailed."""
+        out: asyncio.Queue = asyncio.Queue()
+        self.engine.validate_pooling(prompt_ids)
+        self._queue(SubmittedRequest(request_id, list(prompt_ids), SamplingParams(),
+                             (asyncio.get_running_loop(), out), pooling=pooling))  # fmt: skip
+        try:
+            _, event = await out.get()
+        except BaseException:
+            self.abort(request_id)
+            raise
+        if event.embedding is None:
+            raise RequestFailed(event.error or "the engine failed this request",
+                                event.invalid_request)  # fmt: skip
+        return event.embedding
 
     async def generate(
         self, request_id: str, prompt_token_ids: Seq[int], params: SamplingParams
@@ -226,10 +221,12 @@ class EngineClient:
 
     def _submit(self, request_id: str, prompt_ids: Seq[int], params: SamplingParams, sink: Sink,
                 stream_interval: int | None = None) -> None:  # fmt: skip
+        self._queue(SubmittedRequest(request_id, list(prompt_ids), params, sink,
+                             stream_interval=stream_interval))  # fmt: skip
+
+    def _queue(self, request: SubmittedRequest) -> None:
         with self._lock:
             self._num_pending += 1
-        request = _Request(request_id, list(prompt_ids), params, sink,
-                           stream_interval=stream_interval)  # fmt: skip
         self._commands.put(("add", request))
         self._wake.set()
 
@@ -283,9 +280,12 @@ class EngineClient:
                 self._num_pending -= self._num_added
             self._num_added = 0
 
-    def _add(self, req: _Request) -> None:
+    def _add(self, req: SubmittedRequest) -> None:
         try:
-            self.engine.add_request(req.request_id, req.prompt_ids, req.params)
+            if req.pooling is not None:
+                self.engine.add_pooling_request(req.request_id, req.prompt_ids, req.pooling)
+            else:
+                self.engine.add_request(req.request_id, req.prompt_ids, req.params)
         except Exception as e:  # validated before submit, so this is rare
             for i in range(req.params.n):
                 self._emit(req, EngineEvent(i, finish_reason="error", error=str(e)))
@@ -314,6 +314,7 @@ class EngineClient:
                 req.prompt_logprobs = out.prompt_logprobs
             if i == 0:  # the choice that computed the prompt (the others wait for it)
                 req.num_cached_tokens = out.num_cached_tokens
+            req.embedding = out.embedding
             if token is not None:
                 req.num_output_tokens[i] += 1
                 if req.first_token_time[i] is None:
@@ -326,39 +327,20 @@ class EngineClient:
                 if reason is None:
                     interval = req.stream_interval or self.stream_interval
                     if req.num_output_tokens[i] == 1 or len(req.pending[i]) >= interval:
-                        self._emit(req, self._take(req, i))
+                        self._emit(req, req.take(i))
                     continue
             if reason is not None:  # (a token is None only on a choice's last output)
                 self._finish(req, i, reason, now, out.error, out.invalid_request)
         if self.observer is not None and outputs:
             self.observer.on_generated_tokens(len(outputs))
 
-    def _take(
-        self,
-        req: _Request,
-        i: int,
-        reason: FinishReason | None = None,
-        error: str | None = None,
-        invalid_request: bool = False,
-    ) -> EngineEvent:
-        """Choice `i`'s event of what it has pending (tokens, their logprobs, the prompt's)."""
-        logprobs = tuple(req.pending_logprobs[i]) if req.params.logprobs is not None else None
-        prompt = None
-        if req.prompt_logprobs is not None:
-            prompt, req.prompt_logprobs = req.prompt_logprobs, None
-        event = EngineEvent(i, tuple(req.pending[i]), reason, error, logprobs, prompt,
-                            invalid_request, req.num_cached_tokens)  # fmt: skip
-        req.pending[i].clear()
-        req.pending_logprobs[i].clear()
-        return event
-
-    def _finish(self, req: _Request, i: int, reason: FinishReason, now: float | None = None,
+    def _finish(self, req: SubmittedRequest, i: int, reason: FinishReason, now: float | None = None,
                 error: str | None = None, invalid_request: bool = False) -> None:  # fmt: skip
         """Choice `i`'s last event; the request is forgotten once every choice finished."""
         if i not in req.open:
             return
         req.open.discard(i)
-        self._emit(req, self._take(req, i, reason, error, invalid_request))
+        self._emit(req, req.take(i, reason, error, invalid_request))
         if not req.open:
             self._live.pop(req.request_id, None)
         if self.observer is not None:
@@ -392,7 +374,7 @@ class EngineClient:
                 for i in range(cmd[1].params.n):
                     self._emit(cmd[1], EngineEvent(i, finish_reason="error", error=message))
 
-    def _fail(self, req: _Request, message: str) -> None:
+    def _fail(self, req: SubmittedRequest, message: str) -> None:
         try:
             self.engine.abort_request(req.request_id, "error")
         except Exception:
@@ -405,7 +387,7 @@ class EngineClient:
                                           time.perf_counter(), 0)  # fmt: skip
         req.open.clear()
 
-    def _emit(self, req: _Request, event: EngineEvent) -> None:
+    def _emit(self, req: SubmittedRequest, event: EngineEvent) -> None:
         sink = req.sink
         if isinstance(sink, tuple):  # (event loop, asyncio.Queue): batched per loop, see _deliver
             self._deliveries.setdefault(sink[0], []).append((sink[1], (req.request_id, event)))

@@ -1,13 +1,22 @@
 """What the engine thread hands the readers of `EngineClient` (`client.py`): each choice's
-`EngineEvent`s, and the `EngineObserver` calls the server's metrics implement."""
+`EngineEvent`s, built from its record of the request (`SubmittedRequest`), and the
+`EngineObserver` calls the server's metrics implement."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+import asyncio
+import queue
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
 
 from roseinfer.engine.llm_engine import EngineStats
 from roseinfer.outputs import FinishReason, TokenLogprobs
+from roseinfer.pooling_params import PoolingParams
+from roseinfer.sampling_params import SamplingParams
+
+if TYPE_CHECKING:
+    import torch
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,10 +31,64 @@ class EngineEvent:
     prompt_logprobs: tuple[TokenLogprobs, ...] | None = None  # on a choice's first event
     invalid_request: bool = False  # the error was the request's own doing (a 400, not a 500)
     num_cached_tokens: int = 0  # prompt tokens the prefix cache served (choice 0's: the prompt's)
+    embedding: torch.Tensor | None = None  # an embedding request's result ([hidden] float32)
 
     @property
     def finished(self) -> bool:
         return self.finish_reason is not None
+
+
+# Where a request's events go: (its event loop, its asyncio.Queue), or a queue.Queue.
+Sink = tuple[asyncio.AbstractEventLoop, asyncio.Queue] | queue.Queue
+
+
+@dataclass(eq=False, slots=True)
+class SubmittedRequest:
+    """The engine thread's record of one submitted request: what its choices have pending for
+    their next event."""
+
+    request_id: str
+    prompt_ids: list[int]
+    params: SamplingParams
+    sink: Sink
+    submit_time: float = field(default_factory=time.perf_counter)
+    first_token_time: list[float | None] = field(default_factory=list)
+    num_output_tokens: list[int] = field(default_factory=list)
+    pending: list[list[int]] = field(default_factory=list)  # held back by stream_interval
+    pending_logprobs: list[list[TokenLogprobs]] = field(default_factory=list)  # theirs
+    # A choice's first step output has them; that choice's first event takes them.
+    prompt_logprobs: tuple[TokenLogprobs, ...] | None = None
+    open: set[int] = field(default_factory=set)  # choices not finished yet
+    num_cached_tokens: int = 0  # of the prompt, served by the prefix cache (choice 0's)
+    stream_interval: int | None = None  # this request's own (None: the client's)
+    pooling: PoolingParams | None = None  # an embedding request (`params` then bounds only)
+    embedding: torch.Tensor | None = None  # its result, for its last event
+
+    def __post_init__(self) -> None:
+        n = self.params.n
+        self.first_token_time = [None] * n
+        self.num_output_tokens = [0] * n
+        self.pending = [[] for _ in range(n)]
+        self.pending_logprobs = [[] for _ in range(n)]
+        self.open = set(range(n))
+
+    def take(
+        self,
+        i: int,
+        reason: FinishReason | None = None,
+        error: str | None = None,
+        invalid_request: bool = False,
+    ) -> EngineEvent:
+        """Choice `i`'s event of what it has pending (tokens, their logprobs, the prompt's)."""
+        logprobs = tuple(self.pending_logprobs[i]) if self.params.logprobs is not None else None
+        prompt = None
+        if self.prompt_logprobs is not None:
+            prompt, self.prompt_logprobs = self.prompt_logprobs, None
+        event = EngineEvent(i, tuple(self.pending[i]), reason, error, logprobs, prompt,
+                            invalid_request, self.num_cached_tokens, self.embedding)  # fmt: skip
+        self.pending[i].clear()
+        self.pending_logprobs[i].clear()
+        return event
 
 
 class EngineObserver(Protocol):

@@ -32,19 +32,24 @@ from roseinfer.engine.scheduler import ContextLengthError, Scheduler
 from roseinfer.engine.sequence import ScheduledSequence, Sequence
 from roseinfer.loader import LoadedModel
 from roseinfer.outputs import FinishReason, TokenLogprobs
+from roseinfer.pooling_params import PoolingParams
 from roseinfer.sampling_params import SamplingDefaults, SamplingParams
 from roseinfer.structured.grammar import GrammarCompiler, GrammarError, grammar_failure
 
 logger = logging.getLogger(__name__)
 
+# An embedding request's SamplingParams: what bounds its sequence (it never generates).
+_POOLING_BOUND = SamplingParams(max_tokens=1)
+
 
 @dataclass(frozen=True, slots=True)
 class StepOutput:
-    """One new token of one choice; `finish_reason` is set on the choice's last one."""
+    """One new token of one choice, or an embedding request's result; `finish_reason` is set
+    on the choice's last one."""
 
     request_id: str
     index: int  # the choice, of the request's n
-    token_id: int | None  # None when the choice failed (finish_reason "error")
+    token_id: int | None  # None when the choice failed (finish_reason "error"), or pooled
     finish_reason: FinishReason | None
     num_cached_tokens: int  # prompt tokens the prefix cache served this choice
     error: str | None = None  # why the choice failed
@@ -53,6 +58,8 @@ class StepOutput:
     # (every choice computes them, so each choice's first output has them).
     prompt_logprobs: tuple[TokenLogprobs, ...] | None = None
     invalid_request: bool = False  # the failure was the request's own doing (a 400, not a 500)
+    # An embedding request's result ([hidden] float32, CPU; finish reason "stop").
+    embedding: torch.Tensor | None = None
 
     @property
     def finished(self) -> bool:
@@ -134,6 +141,21 @@ class LLMEngine:
         for seq in seqs:
             self.scheduler.add(seq)
 
+    def add_pooling_request(
+        self, request_id: str, prompt_token_ids: Seq[int], pooling: PoolingParams
+    ) -> None:
+        """Queue an embedding request: one `StepOutput` with its `embedding` once its prompt
+        is computed. Bad input raises InvalidRequestError and queues nothing."""
+        if request_id in self._requests:
+            raise InvalidRequestError(f"request id {request_id!r} is already running")
+        if not isinstance(pooling, PoolingParams):
+            raise TypeError(f"pooling must be a PoolingParams, got {type(pooling).__name__}")
+        self.validate_pooling(prompt_token_ids)
+        seq = self.new_sequence(prompt_token_ids, _POOLING_BOUND, request_id)
+        seq.pooling = pooling
+        self._requests[request_id] = [seq]
+        self.scheduler.add(seq)
+
     def new_sequence(
         self,
         prompt_token_ids: Seq[int],
@@ -214,6 +236,20 @@ class LLMEngine:
             except ValueError as e:
                 raise InvalidRequestError(str(e), param) from None
 
+    def validate_pooling(self, prompt_token_ids: Seq[int]) -> None:
+        """Raise InvalidRequestError for an embedding request this engine can never serve: a
+        prompt may fill the context, as nothing follows it."""
+        check_prompt_ids(prompt_token_ids, self.model_config.vocab_size)
+        n, limit = len(prompt_token_ids), self.max_model_len
+        if n > limit:
+            raise InvalidRequestError(f"This model's maximum context length is {limit} tokens. "
+                                      f"However, the input has {n} tokens",
+                                      "prompt", "context_length_exceeded")  # fmt: skip
+        try:
+            self.scheduler.check_fits(n, 0)
+        except ValueError as e:  # more than the whole KV cache
+            raise InvalidRequestError(str(e), "prompt") from None
+
     def abort_request(
         self, request_id: str, reason: FinishReason = "abort", index: int | None = None
     ) -> None:
@@ -277,6 +313,12 @@ class LLMEngine:
             else:
                 s.seq.prompt_logprobs += records
         outputs = []
+        pooling = (s.seq for s in scheduled if s.pools)
+        for seq, embedding in zip(pooling, result.embeddings, strict=True):
+            if isinstance(embedding, SampleFailure):
+                failed[seq.seq_id] = embedding
+            elif seq.seq_id not in failed:
+                outputs.append(self._pooled(seq, embedding))
         sampling = (s.seq for s in scheduled if s.samples)
         for seq, sampled in zip(sampling, result.sampled, strict=True):
             if isinstance(sampled, SampleFailure):
@@ -318,6 +360,14 @@ class LLMEngine:
             sampled.logprobs,
             prompt_logprobs,
         )  # fmt: skip
+
+    def _pooled(self, seq: Sequence, embedding: torch.Tensor) -> StepOutput:
+        """An embedding request's result: it finishes now (its blocks are freed)."""
+        seq.first_token_time = time.perf_counter()
+        self.scheduler.finish(seq, "stop")
+        self._forget_if_done(seq.request_id, self._requests.get(seq.request_id, ()))
+        return StepOutput(seq.request_id, seq.index, None, "stop", seq.num_cached_tokens,
+                          embedding=embedding)  # fmt: skip
 
     def _fail(self, seq: Sequence, failure: SampleFailure) -> StepOutput:
         """End one choice with reason "error" (its blocks are freed now)."""

@@ -6,10 +6,11 @@ import logging
 from array import array
 from collections.abc import Callable
 from collections.abc import Sequence as Seq
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 
 from roseinfer.backends import Backend, BackendOptions, select_backend
 from roseinfer.config import EngineConfig
@@ -67,7 +68,7 @@ def read_rows(
     batch: Seq[ScheduledSequence], last_rows: list[int], num_tokens: int
 ) -> list[int] | None:
     """The token rows whose final hidden states a step reads, ascending: the last new row of
-    each sequence that samples, and every new row of a prefill that reports prompt logprobs;
+    each sequence that samples or pools, and every new row of a prefill that reports prompt logprobs;
     None where that is all of them (decode steps). The model's last layer attends, projects and
     runs its MLP for these alone (of the other rows the step needs only their keys and values):
     a prompt's chunks before its last read none."""
@@ -75,7 +76,7 @@ def read_rows(
     for s, last in zip(batch, last_rows, strict=True):
         if s.is_prefill and s.seq.params.prompt_logprobs is not None:
             rows.extend(range(last - s.num_new_tokens + 1, last + 1))
-        elif s.samples:
+        elif s.samples or s.pools:
             rows.append(last)
     return None if len(rows) == num_tokens else sorted(rows)
 
@@ -204,9 +205,11 @@ class ModelRunner:
     @torch.inference_mode()
     def run(self, batch: Seq[ScheduledSequence]) -> RunnerOutput:
         """Forward then sample: one new token per sequence that reached its last token (in
-        batch order), or the failure of that sequence's sampling; and the prompt logprobs of
-        the sequences that ask for them."""
+        batch order), or the failure of that sequence's sampling; the embedding of each
+        embedding request that did; and the prompt logprobs of the sequences that ask for them."""
         hidden, last_rows = self._forward(batch)
+        pooled = [(s.seq, last) for s, last in zip(batch, last_rows, strict=True) if s.pools]
+        embeddings = self._pool(hidden, pooled) if pooled else []
         rows = [last for last, s in zip(last_rows, batch, strict=True) if s.samples]
         seqs = [s.seq for s in batch if s.samples]
         sampled = []
@@ -221,7 +224,24 @@ class ModelRunner:
             except Exception as e:  # this request alone fails
                 logger.exception("prompt logprobs failed")
                 prompt.append(SampleFailure.of(e, "prompt logprobs"))
-        return RunnerOutput(sampled, prompt)
+        return RunnerOutput(sampled, prompt, embeddings)
+
+    def _pool(
+        self, hidden: StepHidden, pooled: list[tuple[Sequence, int]]
+    ) -> list[torch.Tensor | SampleFailure]:
+        """Each embedding request's vector ([hidden] float32, on the CPU): its last row's final
+        hidden state, L2-normalized where its PoolingParams ask. One that is not finite fails
+        alone (JSON has no NaN)."""
+        at = long_tensor(hidden.index([last for _, last in pooled]), self.device)
+        states = hidden.states[at].float()  # [len(pooled), hidden]
+        flags = [seq.pooling is None or seq.pooling.normalize for seq, _ in pooled]
+        normalize = torch.tensor(flags, device=self.device)
+        states = torch.where(normalize[:, None], F.normalize(states, dim=-1), states).cpu()
+        finite = torch.isfinite(states).all(dim=-1).tolist()
+        return [
+            row if ok else SampleFailure(NOT_FINITE_EMBEDDING)
+            for row, ok in zip(states.unbind(0), finite, strict=True)
+        ]
 
     def _prompt_logprobs(
         self, s: ScheduledSequence, hidden: StepHidden, last: int
@@ -323,6 +343,8 @@ class ModelRunner:
         return sampled
 
 
+NOT_FINITE_EMBEDDING = "the model's hidden state at the prompt's last token is not finite"
+
 # Prompt positions whose logprobs are computed at once: [rows, vocab] fp32 stays ~100 MB.
 PROMPT_LOGPROBS_ROWS = 512
 
@@ -335,12 +357,14 @@ class SampledToken:
 
 @dataclass(frozen=True, slots=True)
 class RunnerOutput:
-    """A step's results: per sampling sequence (batch order) its token or failure; per
-    scheduled sequence the logprobs of the prompt tokens it computed (SamplingParams.
+    """A step's results: per sampling sequence (batch order) its token or failure, and per
+    embedding request its vector or failure; per scheduled sequence the logprobs of the prompt tokens it computed (SamplingParams.
     prompt_logprobs; else empty), or their failure."""
 
     sampled: list[SampledToken | SampleFailure]
     prompt_logprobs: list[list[TokenLogprobs] | SampleFailure]
+    # per embedding request (ScheduledSequence.pools; batch order): [hidden] float32, CPU
+    embeddings: list[torch.Tensor | SampleFailure] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

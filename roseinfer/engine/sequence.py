@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from roseinfer.outputs import TokenLogprobs
+from roseinfer.pooling_params import PoolingParams
 from roseinfer.sampling_params import SamplingParams
 
 
@@ -43,6 +44,9 @@ class Sequence:
     # Choices 1..n-1 of a request: its choice 0, which computes the shared prompt (and its
     # prompt logprobs, if asked) before they are admitted to take it from the prefix cache.
     prompt_leader: Sequence | None = field(default=None, repr=False)
+    # An embedding request: its prompt's last hidden state is its result, nothing is sampled
+    # (`params` then only bounds it: one token, which it never generates).
+    pooling: PoolingParams | None = None
 
     def __len__(self) -> int:
         return len(self.token_ids)
@@ -94,9 +98,12 @@ class ScheduledSequence:
     num_new_tokens: int  # tokens computed this step, from `start` on
     start: int = field(init=False)  # seq.num_computed_tokens when scheduled
     samples: bool = field(init=False)  # reaches the last token, so a new token is sampled
+    pools: bool = field(init=False)  # an embedding request that reaches its last token
     is_prefill: bool = field(init=False)  # computes prompt tokens
 
     def __post_init__(self) -> None:
         self.start = self.seq.num_computed_tokens
-        self.samples = self.start + self.num_new_tokens == len(self.seq)
+        last = self.start + self.num_new_tokens == len(self.seq)
+        self.samples = last and self.seq.pooling is None
+        self.pools = last and self.seq.pooling is not None
         self.is_prefill = self.start < self.seq.num_prompt_tokens

@@ -46,7 +46,8 @@ from roseinfer.structured.tools import ToolUse
 from roseinfer.tokenizer import Tokenizer
 
 if TYPE_CHECKING:
-    from roseinfer.engine.llm_engine import LLMEngine
+    from roseinfer.engine.llm_engine import LLMEngine, StepOutput
+    from roseinfer.pooling_params import PoolingParams
 
 logger = logging.getLogger(__name__)
 
@@ -301,11 +302,21 @@ class TextDelta:
 
 class OutputProcessor:
     """The request states of a synchronous front door (`LLM`, the seeds' schedulers, the CLI):
-    `step()` runs one engine step and feeds every new token to its request."""
+    `step()` runs one engine step and feeds every new token to its request. Embedding requests
+    have no text: their one output is kept in `pooled` (None until it comes)."""
 
     def __init__(self, engine: LLMEngine) -> None:
         self.engine = engine
         self.states: dict[str, RequestState] = {}
+        self.pooled: dict[str, StepOutput | None] = {}
+
+    def add_pooling_request(
+        self, request_id: str, prompt_token_ids: Sequence[int], pooling: PoolingParams
+    ) -> None:
+        """Queue an embedding request (InvalidRequestError queues nothing); its output lands
+        in `pooled[request_id]`."""
+        self.engine.add_pooling_request(request_id, prompt_token_ids, pooling)
+        self.pooled[request_id] = None
 
     def add_request(
         self,
@@ -325,6 +336,9 @@ class OutputProcessor:
     def step(self) -> list[TextDelta]:
         deltas = []
         for out in self.engine.step():
+            if out.request_id in self.pooled:
+                self.pooled[out.request_id] = out
+                continue
             state = self.states.get(out.request_id)
             if state is None:  # forgotten by the front door
                 continue
@@ -354,6 +368,7 @@ class OutputProcessor:
     def abort(self, request_id: str) -> None:
         """End a request now (its blocks are freed) and stop tracking it."""
         self.engine.abort_request(request_id)
+        self.pooled.pop(request_id, None)
         state = self.states.pop(request_id, None)
         if state is not None:
             for choice in state.choices:
