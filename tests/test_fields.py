@@ -17,6 +17,7 @@ import pytest
 from roseinfer.chat import ChatMessage, TextPart
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
+from roseinfer.server.embeddings import EmbeddingRequest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATHS = F.ENDPOINTS
@@ -29,6 +30,7 @@ BASE = {
     F.RESPONSES: {"input": [{"role": "user", "content": [{"type": "input_text",
                                                           "text": "Hello, world!"}]}],
                   "max_output_tokens": 6, "temperature": 0, "ignore_eos": True},
+    F.EMBEDDINGS: {"input": "The quick brown fox"},
 }  # fmt: skip
 CANDIDATES = [0, 1, -1, False, True, "", "none", [], {}, ["text"], {"type": "text"}, 6, 0.5, "x",
               ["x"], {"k": "v"}, "auto", "medium", "left", "completed", "disabled"]  # fmt: skip
@@ -106,6 +108,7 @@ def test_pydantic_models_hold_exactly_the_honoured_fields():
         (F.CHAT, "messages[].content[]"): TextPart,
         (F.CHAT, "stream_options"): P.StreamOptions,
         (F.COMPLETIONS, "stream_options"): P.StreamOptions,
+        (F.EMBEDDINGS, ""): EmbeddingRequest,
     }  # fmt: skip
     for (endpoint, scope), model in models.items():
         assert F.honoured(endpoint, scope) == set(model.model_fields), (endpoint, scope)
@@ -207,6 +210,7 @@ def streamed_text(http: httpx.Client, endpoint: str, body: dict) -> list[str]:
     (F.CHAT, ""), (F.COMPLETIONS, ""), (F.GENERATE, ""), (F.CHAT, "message"),
     (F.CHAT, "part"), (F.COMPLETIONS, "stream_options"), (F.RESPONSES, ""),
     (F.RESPONSES, "message"), (F.RESPONSES, "part"), (F.RESPONSES, "stream_options"),
+    (F.EMBEDDINGS, ""),
 ])  # fmt: skip
 def test_unknown_field_is_a_400_naming_it(http, endpoint, where):
     body = json.loads(json.dumps(BASE[endpoint]))

@@ -20,13 +20,11 @@ import functools
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from fastapi.routing import APIRoute
-from pydantic import BaseModel, ValidationError
 
 from roseinfer import __version__
 from roseinfer.chat import ChatMessage
@@ -40,9 +38,10 @@ from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.auth import api_key_error
 from roseinfer.server.body_check import FieldError, check_body
-from roseinfer.server.chat_prompt import request_prompt_ids
+from roseinfer.server.chat_prompt import num_prompts, prompt_lists, request_prompt_ids
 from roseinfer.server.config import ServerConfig
-from roseinfer.server.errors import APIError, from_validation_error, install_error_handlers
+from roseinfer.server.embeddings import add_embedding_routes
+from roseinfer.server.errors import APIError, ModelT, install_error_handlers, validated
 from roseinfer.server.jsonbody import read_request_json
 from roseinfer.server.metrics import ServerMetrics
 from roseinfer.server.middleware import BodySizeLimitMiddleware, RequestIdMiddleware
@@ -69,6 +68,7 @@ from roseinfer.server.serving import (
     RequestFailed,
     dumps,
     failed_request_error,
+    given_request_id,
     internal_error,
     response_body,
     sse_stream,
@@ -79,11 +79,9 @@ from roseinfer.server.structured import compile_constraint, structured_outputs, 
 from roseinfer.server.tokenization import add_tokenization_routes
 from roseinfer.server.web import add_pages
 from roseinfer.structured.tools import ToolUse
-from roseinfer.tokenizer import Tokenizer
 
 logger = logging.getLogger(__name__)
 
-ModelT = TypeVar("ModelT", bound=BaseModel)  # a request body's pydantic model
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
@@ -218,9 +216,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         sep = "_" if responses else "-"  # OpenAI's ids: resp_..., chatcmpl-..., cmpl-...
         # The engine's ids stay ours (unique); a client's request_id names the response only.
         internal_id, created = P.new_id(prefix, sep), P.now()
-        # the response's id: the body's request_id, else X-Request-Id (vLLM's), read as UTF-8
-        header = request.headers.get("x-request-id", "").encode("latin-1")  # (Starlette's)
-        given_id = body.request_id or header.decode("utf-8", "replace") or None
+        given_id = given_request_id(request, body.request_id)
         rid = internal_id if given_id is None else f"{prefix}{sep}{given_id}"
         # Each prompt counted once, whatever n (OpenAI's and vLLM's usage): its n choices share it.
         prompt_tokens = sum(len(ids) for ids in prompts)
@@ -297,10 +293,10 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     async def completions(request: Request) -> Response:
         body: P.CompletionRequest = await parse(request, P.CompletionRequest, F.COMPLETIONS)
         check_model(body.model)
-        check_choices(body, _num_prompts(body.prompt))
+        check_choices(body, num_prompts(body.prompt))
         # Tokenized on a worker thread (the tokenizer lets go of the GIL): a 4 MB prompt took
         # 1.6 s, which on the event loop held every other request's answer.
-        prompts = await asyncio.to_thread(_completion_prompts, tokenizer, body.prompt)
+        prompts = await asyncio.to_thread(prompt_lists, tokenizer, body.prompt, "prompt")
         return await run_openai(request, body, prompts)
 
     @api.post("/v1/chat/completions")
@@ -377,20 +373,13 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         )
 
     add_tokenization_routes(api, tokenizer, core.max_model_len, check_model)
+    add_embedding_routes(api, client, model_name, checked_body, check_model, check_capacity)
     app.include_router(api)
     add_pages(app)
     install_openapi(app, request_bodies(model_name, tokenizer),
                     [r.path for r in api.routes if isinstance(r, APIRoute)]
                     if cfg.api_keys else [])  # fmt: skip
     return app
-
-
-def validated(model: type[ModelT], data: dict) -> ModelT:
-    """The body's pydantic model (a 400 naming the first field of the wrong type)."""
-    try:
-        return model.model_validate(data)
-    except ValidationError as e:
-        raise from_validation_error(e.errors()) from None
 
 
 async def run_to_end(
@@ -409,31 +398,3 @@ async def run_to_end(
         except Exception as e:  # a bug while processing this request: it fails alone
             logger.exception("error while processing a request")
             raise internal_error(e) from None
-
-
-def _num_prompts(prompt: str | list) -> int:
-    """How many prompts a completions `prompt` holds (before tokenizing any)."""
-    if isinstance(prompt, str) or all(isinstance(t, int) for t in prompt):
-        return 1
-    return len(prompt)
-
-
-def _completion_prompts(tokenizer: Tokenizer, prompt: str | list) -> list[list[int]]:
-    """Token ids of each prompt: a string, a list of strings, a token-id list or a list of those."""
-    if isinstance(prompt, str):
-        prompt = [prompt]
-    if not prompt:
-        raise APIError(400, "prompt must not be empty", param="prompt")
-    if all(isinstance(t, int) for t in prompt):
-        prompt = [prompt]
-    out = []
-    for i, p in enumerate(prompt):
-        try:
-            out.append(encode_prompt(tokenizer, p) if isinstance(p, str) else list(p))
-        except ValueError as e:
-            raise APIError(
-                400, f"prompt[{i}]: {e}" if len(prompt) > 1 else str(e), param="prompt"
-            ) from None
-        if not out[-1]:
-            raise APIError(400, "prompt must not be empty", param="prompt")
-    return out

@@ -1,11 +1,14 @@
-"""A chat body's prompt, through the one renderer (`roseinfer.chat`), its errors as 400s: the
-field that cannot act named in `param`, a template's refusal of the messages under `messages`."""
+"""A body's prompts as token ids, their errors as 400s: a chat body's through the one renderer
+(`roseinfer.chat`; the field that cannot act named in `param`, a template's refusal of the
+messages under `messages`), and the prompt lists of /v1/completions' `prompt` and
+/v1/embeddings' `input`."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from roseinfer.chat import ChatError, ChatMessage, chat_prompt_ids
+from roseinfer.llm import encode_prompt
 from roseinfer.server.errors import APIError
 from roseinfer.structured.tools import Tool
 from roseinfer.tokenizer import Tokenizer, TokenizerError
@@ -26,3 +29,32 @@ def request_prompt_ids(
         raise APIError(400, str(e), param=e.param, code=e.code) from None
     except TokenizerError as e:
         raise APIError(400, str(e), param="messages") from None
+
+
+def num_prompts(prompt: str | list) -> int:
+    """How many prompts a `prompt` (or `input`) holds, before tokenizing any."""
+    if isinstance(prompt, str) or all(isinstance(t, int) for t in prompt):
+        return 1
+    return len(prompt)
+
+
+def prompt_lists(tokenizer: Tokenizer, prompt: str | list, param: str) -> list[list[int]]:
+    """Token ids of each prompt: a string, a list of strings, a token-id list or a list of
+    those; `param`: the field that holds them (`prompt`, `input`)."""
+    if isinstance(prompt, str):
+        prompt = [prompt]
+    if not prompt:
+        raise APIError(400, f"{param} must not be empty", param=param)
+    if all(isinstance(t, int) for t in prompt):
+        prompt = [prompt]
+    out = []
+    for i, p in enumerate(prompt):
+        try:
+            out.append(encode_prompt(tokenizer, p, param) if isinstance(p, str) else list(p))
+        except ValueError as e:
+            raise APIError(
+                400, f"{param}[{i}]: {e}" if len(prompt) > 1 else str(e), param=param
+            ) from None
+        if not out[-1]:
+            raise APIError(400, f"{param} must not be empty", param=param)
+    return out

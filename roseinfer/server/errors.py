@@ -5,16 +5,18 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from roseinfer.server.protocol import error_body
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 logger = logging.getLogger(__name__)
 
@@ -112,3 +114,11 @@ def install_error_handlers(
     async def _internal(_: Request, exc: Exception) -> JSONResponse:
         logger.exception("unhandled error while serving a request", exc_info=exc)
         return APIError(500, f"internal server error: {type(exc).__name__}: {exc}").response()
+
+
+def validated(model: type[ModelT], data: dict) -> ModelT:
+    """The body's pydantic model (a 400 naming the first field of the wrong type)."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise from_validation_error(e.errors()) from None

@@ -1,6 +1,6 @@
 """The field table: every request field of /v1/chat/completions, /v1/completions,
-/v1/responses (its own rows: `responses_fields.py`) and /generate that OpenAI, vLLM or
-llama.cpp's server takes, and what roseinfer does with it.
+/v1/responses (its own rows: `responses_fields.py`), /v1/embeddings (`embeddings_fields.py`)
+and /generate that OpenAI, vLLM or llama.cpp's server takes, and what roseinfer does with it.
 
 Nothing is accepted and ignored. Each field of each endpoint is exactly one of:
 
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from roseinfer.server.embeddings_fields import EMBEDDINGS, EMBEDDINGS_FIELDS
 from roseinfer.server.field_checks import (
     FieldSpec,
     Kind,
@@ -52,6 +53,7 @@ ENDPOINTS = {
     CHAT: "/v1/chat/completions",
     COMPLETIONS: "/v1/completions",
     RESPONSES: "/v1/responses",
+    EMBEDDINGS: "/v1/embeddings",
     GENERATE: "/generate",
 }
 _V1 = (CHAT, COMPLETIONS)
@@ -394,6 +396,7 @@ FIELDS = (
         for s in FIELDS
     )
     + RESPONSES_FIELDS
+    + EMBEDDINGS_FIELDS
 )
 
 # endpoint -> field name -> spec (a name appears at most once per endpoint)

@@ -20,6 +20,7 @@ from pydantic import BaseModel, create_model
 
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
+from roseinfer.server.embeddings import EmbeddingRequest
 from roseinfer.server.tokenization import (
     DetokenizeRequest,
     TokenizeChatRequest,
@@ -115,6 +116,7 @@ def request_bodies(model: str, tokenizer: Tokenizer) -> dict[str, RequestBody]:
         "/v1/responses": RequestBody(
             (responses_body_model(),), {"model": model, "input": "Hello!", "max_output_tokens": 32}
         ),
+        "/v1/embeddings": RequestBody((EmbeddingRequest,), {"model": model, "input": "Hello!"}),
         "/generate": RequestBody((P.GenerateRequest,), {"prompt": "Hello", "max_new_tokens": 32}),
         "/tokenize": RequestBody(
             (TokenizeCompletionRequest, TokenizeChatRequest), {"model": model, "prompt": "Hello"}

@@ -30,6 +30,18 @@ MAX_N = 128  # a server limit: SamplingParams takes any n >= 1
 MAX_CHOICES = 2048
 
 
+def keep_last_tokens(ids: list[int], k: int | None, max_model_len: int) -> list[int]:
+    """vLLM's truncate_prompt_tokens: keep the prompt's last k tokens (-1: the context)."""
+    if k is None:
+        return ids
+    if k == -1:
+        k = max_model_len
+    if k < 1:
+        raise APIError(400, f"truncate_prompt_tokens must be >= 1 or -1, got {k}",
+                       param="truncate_prompt_tokens")  # fmt: skip
+    return ids[-k:]
+
+
 def check_choices(body: P.SamplingRequest, num_prompts: int) -> None:
     """A 400 naming `prompt` where its prompts x n pass MAX_CHOICES."""
     n = num_choices(body)
@@ -121,16 +133,7 @@ class ParamsBuilder:
             raise sampling_error(e, names) from None
 
     def truncate(self, body: P.SamplingRequest, ids: list[int]) -> list[int]:
-        """vLLM's truncate_prompt_tokens: keep the prompt's last k tokens (-1: the context)."""
-        k = body.truncate_prompt_tokens
-        if k is None:
-            return ids
-        if k == -1:
-            k = self.max_model_len
-        if k < 1:
-            raise APIError(400, f"truncate_prompt_tokens must be >= 1 or -1, got {k}",
-                           param="truncate_prompt_tokens")  # fmt: skip
-        return ids[-k:]
+        return keep_last_tokens(ids, body.truncate_prompt_tokens, self.max_model_len)
 
 
 def response_options(body: P.SamplingRequest) -> ResponseOptions:

@@ -293,6 +293,13 @@ def echoed_prompt(state: RequestState) -> tuple[str, list[PositionLogprobs | Non
     return text, list(state.prompt_logprobs or [None] * len(ids))
 
 
+def given_request_id(request: Request, body_request_id: str | None) -> str | None:
+    """What names a response, where the client names it: the body's `request_id`, else the
+    `X-Request-Id` header (vLLM's), read as UTF-8 (Starlette decodes headers as latin-1)."""
+    header = request.headers.get("x-request-id", "").encode("latin-1")
+    return body_request_id or header.decode("utf-8", "replace") or None
+
+
 async def until_disconnected(request: Request, work: Awaitable[T]) -> T:
     """Await `work`, or raise ClientDisconnected (cancelling it) if the client goes away first."""
     task = asyncio.ensure_future(work)

@@ -1,0 +1,161 @@
+"""POST /v1/embeddings: OpenAI's Embeddings API over the served (generative) model.
+
+Each input is one engine request of its own kind (`LLMEngine.add_pooling_request`): its prompt
+is computed as any prompt is (batched with the running requests, chunked, served in part by the
+prefix cache), and its result is the model's final hidden state at its last token, L2-normalized
+by default: vLLM's pooling of decoder-only models served for embeddings. Nothing is generated.
+The vectors are those of a model trained to continue text, not of one trained for retrieval:
+a starting point, or a way to compare text as this model reads it.
+
+The answer is OpenAI's shape: `{"object": "list", "data": [{"object": "embedding", "index",
+"embedding"}], "model", "usage": {"prompt_tokens", "total_tokens"}}` with vLLM's `id` and
+`created`, the vector a list of floats or, with `encoding_format: "base64"`, its float32 bytes
+in base64 (the openai SDK asks for that by default and decodes it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from collections.abc import Awaitable, Callable
+from typing import Literal
+
+import torch
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from pydantic import Field
+
+from roseinfer.engine.client import EngineClient
+from roseinfer.engine.requests import InvalidRequestError
+from roseinfer.outputs import RequestFailed
+from roseinfer.pooling_params import PoolingParams
+from roseinfer.server import protocol as P
+from roseinfer.server.chat_prompt import num_prompts, prompt_lists
+from roseinfer.server.embeddings_fields import EMBEDDINGS
+from roseinfer.server.errors import APIError, validated
+from roseinfer.server.params import keep_last_tokens
+from roseinfer.server.serving import (
+    ClientDisconnected,
+    dumps,
+    failed_request_error,
+    given_request_id,
+    until_disconnected,
+)
+
+# OpenAI's limit on one request's inputs; each is a request of its own in the engine.
+MAX_INPUTS = 2048
+
+
+class EmbeddingRequest(P.RequestBase):
+    input: str | list[str] | list[int] | list[list[int]]
+    model: str | None = None
+    encoding_format: Literal["float", "base64"] = "float"
+    dimensions: int | None = None
+    normalize: bool | None = None
+    use_activation: bool | None = None
+    endianness: Literal["native", "little", "big"] = "native"
+    truncate_prompt_tokens: int | None = None
+    request_id: str | None = Field(default=None, min_length=1)
+
+    def pooling(self) -> PoolingParams:
+        """`normalize`, or vLLM's newer name for it; true where neither is given."""
+        given = {v for v in (self.normalize, self.use_activation) if v is not None}
+        if len(given) > 1:
+            raise APIError(400, "normalize and use_activation (its newer name) disagree",
+                           param="use_activation")  # fmt: skip
+        return PoolingParams(normalize=given.pop() if given else True)
+
+
+_BYTE_ORDER = {"native": "=", "little": "<", "big": ">"}
+
+
+def encode_vector(vector: torch.Tensor, body: EmbeddingRequest) -> list[float] | str:
+    """One embedding as the response writes it ([hidden] float32)."""
+    if body.encoding_format == "base64":
+        values = vector.numpy().astype(_BYTE_ORDER[body.endianness] + "f4")
+        return base64.b64encode(values.tobytes()).decode("ascii")
+    return vector.tolist()
+
+
+def response_body(vectors: list[torch.Tensor], body: EmbeddingRequest, response_id: str,
+                  model_name: str, prompt_tokens: int) -> str:  # fmt: skip
+    """OpenAI's answer, with vLLM's `id` and `created` beside it."""
+    data = [
+        {"object": "embedding", "index": i, "embedding": encode_vector(v, body)}
+        for i, v in enumerate(vectors)
+    ]
+    usage = {"prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens}
+    return dumps({"id": response_id, "object": "list", "created": P.now(), "model": model_name,
+                  "data": data, "usage": usage})  # fmt: skip
+
+
+async def embed_all(
+    client: EngineClient, request_id: str, prompts: list[list[int]], pooling: PoolingParams
+) -> list[torch.Tensor]:
+    """Every input's vector, in order; the first failure fails the request, and the inputs
+    still running are aborted (as they are when the client leaves)."""
+    tasks = [
+        asyncio.ensure_future(client.embed(f"{request_id}-{i}", ids, pooling))
+        for i, ids in enumerate(prompts)
+    ]
+    try:
+        return list(await asyncio.gather(*tasks))
+    finally:
+        for task in tasks:
+            task.cancel()  # (a finished one ignores it; a running one aborts its request)
+
+
+def add_embedding_routes(
+    router: APIRouter,
+    client: EngineClient,
+    model_name: str,
+    checked_body: Callable[[Request, str], Awaitable[dict]],
+    check_model: Callable[[str | None], None],
+    check_capacity: Callable[[], None],
+) -> None:
+    """Add POST /v1/embeddings to `router` (the app's API-key-protected one). The callables are
+    the app's: the field table's check of a body, the 404 of another model's name, the 503 of a
+    full queue."""
+    engine = client.engine
+    hidden_size = engine.model_config.hidden_size
+
+    @router.post("/v1/embeddings")
+    async def embeddings(request: Request) -> Response:
+        body = validated(EmbeddingRequest, await checked_body(request, EMBEDDINGS))
+        check_model(body.model)
+        if body.dimensions is not None and body.dimensions != hidden_size:
+            raise APIError(400, f"dimensions must be this model's hidden size, {hidden_size}, "
+                                f"got {body.dimensions}: its vectors are not trained to be cut "
+                                "shorter", param="dimensions")  # fmt: skip
+        if num_prompts(body.input) > MAX_INPUTS:
+            raise APIError(400, f"input holds {num_prompts(body.input)} inputs: at most "
+                                f"{MAX_INPUTS} in one request", param="input")  # fmt: skip
+        prompts = await asyncio.to_thread(prompt_lists, engine.tokenizer, body.input, "input")
+        prompts = [
+            keep_last_tokens(ids, body.truncate_prompt_tokens, engine.max_model_len)
+            for ids in prompts
+        ]
+        for i, ids in enumerate(prompts):
+            try:
+                engine.validate_pooling(ids)
+            except InvalidRequestError as e:
+                where = f"input[{i}]: " if len(prompts) > 1 else "input: "
+                raise APIError(400, where + str(e), param="input", code=e.code) from None
+        pooling = body.pooling()
+        check_capacity()
+        internal_id = P.new_id("embd")  # the engine's ids stay ours; the client's names the answer
+        given_id = given_request_id(request, body.request_id)
+        response_id = internal_id if given_id is None else f"embd-{given_id}"
+        try:
+            vectors = await until_disconnected(
+                request, embed_all(client, internal_id, prompts, pooling)
+            )
+        except ClientDisconnected:
+            return Response(status_code=499)  # the client is gone: nobody reads this
+        except RequestFailed as e:
+            raise failed_request_error(e, "input") from None
+        prompt_tokens = sum(len(ids) for ids in prompts)
+        content = await asyncio.to_thread(
+            response_body, vectors, body, response_id, model_name, prompt_tokens
+        )
+        return Response(content, media_type="application/json")
