@@ -269,3 +269,20 @@ def test_embeddings_beside_running_generations_hurt_neither(served):
     for r in embeds:
         for got, want in zip(vectors(r), want_vectors, strict=True):
             np.testing.assert_allclose(got, want, atol=1e-5)
+
+
+def test_metrics_count_prompt_tokens_and_no_generated_ones(served):
+    _, url, _ = served
+    from test_server import wait_for_idle
+
+    before = wait_for_idle(url)
+    r = post(url, {"input": PROMPTS})
+    after = wait_for_idle(url)
+    done = 'roseinfer_requests_finished_total{finished_reason="stop"}'
+    assert after[done] - before.get(done, 0) == len(PROMPTS)
+    assert (
+        after["roseinfer_prompt_tokens_total"] - before["roseinfer_prompt_tokens_total"]
+        == (r.json()["usage"]["prompt_tokens"])
+    )
+    assert after["roseinfer_generation_tokens_total"] == before["roseinfer_generation_tokens_total"]
+    assert after["roseinfer_kv_cache_used_blocks"] == 0
