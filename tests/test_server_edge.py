@@ -470,9 +470,9 @@ def test_echo_with_max_tokens_0_is_the_prompt_alone_with_its_logprobs(http, stre
 
 
 def test_an_unknown_url_or_method_is_named_in_the_error(http):
-    """OpenAI's "Invalid URL (POST /v1/embeddings)": the error says which (it said "Not Found")."""
-    r = http.post("/v1/embeddings", json={"input": "x"})
-    assert r.status_code == 404 and "POST /v1/embeddings" in r.json()["error"]["message"]
+    """OpenAI's "Invalid URL (POST /v1/moderations)": the error says which (it said "Not Found")."""
+    r = http.post("/v1/moderations", json={"input": "x"})
+    assert r.status_code == 404 and "POST /v1/moderations" in r.json()["error"]["message"]
     r = http.delete("/health")
     assert r.status_code == 405 and "DELETE /health" in r.json()["error"]["message"]
 

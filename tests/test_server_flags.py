@@ -176,11 +176,14 @@ def test_each_key_opens_the_api(server):
     assert httpx.get(server + "/v1/models").status_code == 401
     # an unknown path under /v1 asks for the key first, as vLLM's: without one a client learns
     # nothing of which routes exist (it had answered 404); with one, the 404 naming it
-    assert httpx.post(server + "/v1/embeddings", json={}).status_code == 401
+    assert httpx.post(server + "/v1/moderations", json={}).status_code == 401
     assert httpx.get(server + "/v1/completions").status_code == 401  # (a 405 with the key)
     key = {"Authorization": "Bearer k1"}
-    assert httpx.post(server + "/v1/embeddings", json={}, headers=key).status_code == 404
+    assert httpx.post(server + "/v1/moderations", json={}, headers=key).status_code == 404
     assert httpx.get(server + "/v1/completions", headers=key).status_code == 405
+    embed = {"input": "x"}
+    assert httpx.post(server + "/v1/embeddings", json=embed).status_code == 401
+    assert httpx.post(server + "/v1/embeddings", json=embed, headers=key).status_code == 200
     assert httpx.get(server + "/nope").status_code == 404  # outside the API: as before
 
 
