@@ -6,7 +6,7 @@ drawn from a mix: chat and completion requests (streamed and not, n > 1), struct
 JSON schema, a regex, choices, a GBNF grammar), required tool calls (streamed and not), echo,
 logprobs and prompt_logprobs, stop strings, seeded sampling with every penalty and a bias, long
 prompts, /v1/responses (plain, streamed, tools, a stored chain continued, read back and
-deleted); and faults: clients that disconnect mid-stream (also inside a JSON schema), malformed
+deleted), /v1/embeddings (floats or base64: one unit vector per input); and faults: clients that disconnect mid-stream (also inside a JSON schema), malformed
 and unknown-field bodies, a schema with a dangling $ref, prompts longer than the context, odd
 seeds (huge, 2**64 - 1 with n = 2, negative), tiny and NaN temperatures. A 200 is checked, not
 just counted: the output follows its schema, regex, choices, grammar or tools; stop strings are

@@ -1,8 +1,10 @@
 """The soak's request mix (`benchmarks/soak.py`): what each client sends next (`pick`) and what
-a 200 must hold (each `Case`'s check)."""
+a 200 must hold (each `Case`'s check). A fifth of the requests go to /v1/responses, a few to
+/v1/embeddings."""
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import re
@@ -10,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import jsonschema
+import numpy as np
 
 CHAT = [{"role": "user", "content": "Tell me about the sea in one sentence."}]
 
@@ -223,9 +226,39 @@ def pick_responses(rng: random.Random) -> Case:
     return Case("disconnect-responses", "/v1/responses", body)
 
 
+def check_embeddings(count: int) -> Callable[[dict], str | None]:
+    def check(r: dict) -> str | None:
+        data = r["data"]
+        if [d["index"] for d in data] != list(range(count)):
+            return f"{len(data)} vectors for {count} inputs"
+        if isinstance(data[0]["embedding"], str):
+            vectors = [np.frombuffer(base64.b64decode(d["embedding"]), "<f4") for d in data]
+        else:
+            vectors = [np.array(d["embedding"]) for d in data]
+        if len({len(v) for v in vectors}) != 1:
+            return "vectors of different lengths"
+        if any(abs(float(np.linalg.norm(v)) - 1) > 1e-3 for v in vectors):
+            return "a vector not of length 1"
+        return None if r["usage"]["prompt_tokens"] >= count else "usage counts too few tokens"
+
+    return check
+
+
+def pick_embeddings(rng: random.Random) -> Case:
+    """/v1/embeddings: a few inputs, as floats or base64; one too long (a 400)."""
+    inputs = [CHAT[0]["content"], "word " * rng.randint(1, 300), "The sea"][: rng.randint(1, 3)]
+    body = {"input": inputs, "encoding_format": rng.choice(["float", "base64"])}
+    if rng.random() < 0.1:
+        return Case("embeddings-too-long", "/v1/embeddings", {"input": "word " * 20000}, 400)
+    return Case("embeddings", "/v1/embeddings", body, check=check_embeddings(len(inputs)))
+
+
 def pick(rng: random.Random) -> Case:
-    if rng.random() < 0.2:
+    roll = rng.random()
+    if roll < 0.2:
         return pick_responses(rng)
+    if roll < 0.26:
+        return pick_embeddings(rng)
     base = {"model": None, "max_tokens": rng.randint(4, 48), "temperature": 0.7}
     roll = rng.random()
     if roll < 0.10:
