@@ -1,4 +1,4 @@
-"""`roseinfer` command line: generate, chat, serve, bench."""
+"""`roseinfer` command line: generate, chat, run-batch, serve, bench."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import argparse
 import dataclasses
 import sys
 
+from roseinfer.batch import __doc__ as BATCH_DOC
+from roseinfer.batch import add_batch_args, cmd_run_batch
 from roseinfer.chat_repl import HELP as CHAT_HELP
 from roseinfer.chat_repl import ChatSession, enable_line_editing
 from roseinfer.commands import CommandParser, add_log_level_arg, run_command
@@ -99,6 +101,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_sampling_args(chat)
     add_engine_args(chat)
     chat.set_defaults(func=cmd_chat)
+
+    batch = sub.add_parser(
+        "run-batch",
+        allow_abbrev=False,
+        help="run a file of OpenAI batch requests offline (vLLM's run-batch)",
+        description=BATCH_DOC,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_batch_args(batch)
+    add_engine_args(batch, request_defaults=True)
+    batch.set_defaults(func=cmd_run_batch)
 
     sub.add_parser(
         "serve",

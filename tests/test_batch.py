@@ -1,0 +1,122 @@
+"""`roseinfer run-batch`: OpenAI's batch file format run through the server's own app."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import subprocess
+import sys
+
+import httpx
+import pytest
+
+from roseinfer.batch import run_batch
+
+CHAT = {"messages": [{"role": "user", "content": "Hello"}], "max_tokens": 8, "temperature": 0,
+        "ignore_eos": True}  # fmt: skip
+COMPLETION = {"prompt": "The quick brown fox", "max_tokens": 6, "temperature": 0,
+              "ignore_eos": True}  # fmt: skip
+EMBEDDING = {"input": ["The sea", "Hello"]}
+RESPONSE = {"input": "Hello", "max_output_tokens": 6, "temperature": 0, "store": False}
+
+
+def line(custom_id: str, url: str, body: dict, method: str = "POST") -> str:
+    return json.dumps({"custom_id": custom_id, "method": method, "url": url, "body": body})
+
+
+LINES = [
+    line("chat", "/v1/chat/completions", CHAT),
+    line("completion", "/v1/completions", COMPLETION),
+    "",  # blank lines are skipped
+    line("embedding", "/v1/embeddings", EMBEDDING),
+    line("response", "/v1/responses", RESPONSE),
+    line("unknown-field", "/v1/completions", {**COMPLETION, "frobnicate": 1}),
+    line("other-model", "/v1/chat/completions", {**CHAT, "model": "gpt-4o"}),
+    "{not json",
+    json.dumps({"method": "POST", "url": "/v1/completions", "body": COMPLETION}),
+    line("chat", "/v1/chat/completions", CHAT),  # a custom_id used before
+    line("get", "/v1/chat/completions", CHAT, method="GET"),
+    line("models", "/v1/models", {}),
+    line("stream", "/v1/chat/completions", {**CHAT, "stream": True}),
+    json.dumps(
+        {
+            "custom_id": "extra",
+            "method": "POST",
+            "url": "/v1/completions",
+            "body": COMPLETION,
+            "priority": 1,
+        }
+    ),  # fmt: skip
+]
+
+
+def run(app, lines: list[str], max_concurrency: int = 4) -> tuple[list[dict], dict]:
+    out = io.StringIO()
+    counts = asyncio.run(run_batch(app, lines, out, max_concurrency))
+    return [json.loads(x) for x in out.getvalue().splitlines()], dict(counts)
+
+
+@pytest.mark.parametrize("max_concurrency", [1, 3, 64])
+def test_each_line_answered_in_order_as_the_server_answers_it(tiny_server, max_concurrency):
+    app, url = tiny_server
+    outputs, counts = run(app, LINES, max_concurrency)
+    assert [o["custom_id"] for o in outputs] == [
+        "chat", "completion", "embedding", "response", "unknown-field", "other-model", None,
+        None, "chat", "get", "models", "stream", "extra",
+    ]  # fmt: skip
+    assert counts == {"ok": 4, "refused": 2, "invalid": 7}
+    by_id = {o["custom_id"]: o for o in outputs[:6]}
+    direct = {
+        "chat": httpx.post(url + "/v1/chat/completions", json=CHAT, timeout=60).json(),
+        "completion": httpx.post(url + "/v1/completions", json=COMPLETION, timeout=60).json(),
+        "embedding": httpx.post(url + "/v1/embeddings", json=EMBEDDING, timeout=60).json(),
+        "response": httpx.post(url + "/v1/responses", json=RESPONSE, timeout=60).json(),
+    }
+    assert by_id["chat"]["response"]["body"]["choices"] == direct["chat"]["choices"]
+    assert by_id["completion"]["response"]["body"]["choices"] == direct["completion"]["choices"]
+    answer = by_id["response"]["response"]["body"]
+    assert answer["output"][0]["content"] == direct["response"]["output"][0]["content"]
+    got = by_id["embedding"]["response"]["body"]["data"]
+    for a, b in zip(got, direct["embedding"]["data"], strict=True):
+        assert a["embedding"] == pytest.approx(b["embedding"], abs=1e-5)
+    for o in outputs[:4]:
+        response = o["response"]
+        assert response["status_code"] == 200 and o["error"] is None
+        assert response["request_id"] == response["body"]["id"]
+        assert o["id"].startswith("batch_req_")
+    refused = by_id["unknown-field"]["response"]
+    assert refused["status_code"] == 400 and refused["body"]["error"]["param"] == "frobnicate"
+    assert by_id["other-model"]["response"]["status_code"] == 404
+    codes = [o["error"]["code"] for o in outputs[6:]]
+    assert codes == ["invalid_json", "missing_custom_id", "duplicate_custom_id", "invalid_method",
+                     "invalid_url", "invalid_request", "invalid_request"]  # fmt: skip
+    assert all(o["response"] is None for o in outputs[6:])
+    assert "line 8" in outputs[6]["error"]["message"]  # counted with the blank line
+    assert "stream" in outputs[11]["error"]["message"]
+    assert "'priority'" in outputs[12]["error"]["message"]
+
+
+def test_the_command_runs_a_file(tiny_model_dir, tmp_path):
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(LINES[:5]) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    exe = os.path.join(os.path.dirname(sys.executable), "roseinfer")
+    cmd = [exe, "run-batch", "-i", str(path), "-o", str(out), "--model",
+           tiny_model_dir("llama"), "--dtype", "float32", "--max-concurrency", "2"]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "4 lines: 4 answered, 0 refused (4xx), 0 failed (5xx), 0 not requests" in done.stderr
+    outputs = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert [o["custom_id"] for o in outputs] == ["chat", "completion", "embedding", "response"]
+    assert all(o["response"]["status_code"] == 200 for o in outputs)
+    # standard input and output
+    done = subprocess.run([*cmd[:2], "-i", "-", "-o", "-", *cmd[6:]], input=LINES[0],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (only,) = [json.loads(x) for x in done.stdout.splitlines()]
+    assert only["custom_id"] == "chat" and only["response"]["body"]["choices"][0]["message"]
+    missing = subprocess.run([*cmd[:2], "-i", str(tmp_path / "nope"), "-o", str(out), *cmd[6:]],
+                             capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert missing.returncode == 1 and "nope" in missing.stderr
