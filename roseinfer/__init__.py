@@ -16,7 +16,10 @@ _EXPORTS = {
     "EngineConfig": "roseinfer.config",
     **dict.fromkeys(("SamplingParams", "StructuredOutputs"), "roseinfer.sampling_params"),
     "PoolingParams": "roseinfer.pooling_params",
-    **dict.fromkeys(("RequestOutput", "CompletionOutput", "EmbeddingOutput"), "roseinfer.outputs"),
+    **dict.fromkeys(
+        ("RequestOutput", "CompletionOutput", "EmbeddingOutput", "EmbeddingRequestOutput"),
+        "roseinfer.outputs",
+    ),
     "SchedulerManager": "roseinfer.compat",
     **engine.EXPORTS,  # LLMEngine, EngineClient and the seeds' classes
 }

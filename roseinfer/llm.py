@@ -19,7 +19,12 @@ from roseinfer.engine.llm_engine import LLMEngine
 from roseinfer.engine.requests import InvalidRequestError, refuse_unread
 from roseinfer.loader import LoadedModel, load_model
 from roseinfer.output.processor import OutputProcessor
-from roseinfer.outputs import EmbeddingOutput, RequestFailed, RequestOutput
+from roseinfer.outputs import (
+    EmbeddingOutput,
+    EmbeddingRequestOutput,
+    RequestFailed,
+    RequestOutput,
+)
 from roseinfer.pooling_params import PoolingParams
 from roseinfer.progress import progress
 from roseinfer.sampling_params import SamplingParams, StructuredOutputs
@@ -112,11 +117,11 @@ class LLM:
         prompts: Prompt | Seq[Prompt],
         pooling_params: PoolingParams | None = None,
         use_tqdm: bool = True,
-    ) -> list[EmbeddingOutput]:
-        """vLLM's `LLM.embed`: each prompt's embedding, in the order of `prompts` (strings, or
-        lists of token ids): the final hidden state at its last token, L2-normalized
-        (`PoolingParams`). Batched with each other as generation requests are; a request the
-        engine fails raises RequestFailed, the others aborted."""
+    ) -> list[EmbeddingRequestOutput]:
+        """vLLM's `LLM.embed`: each prompt's embedding (`.outputs.embedding`), in the order of
+        `prompts` (strings, or lists of token ids): the final hidden state at its last token,
+        L2-normalized (`PoolingParams`). Batched with each other as generation requests are; the
+        first request the engine fails raises RequestFailed, and the others are aborted."""
         check_bools(use_tqdm=use_tqdm)
         pooling = PoolingParams() if pooling_params is None else pooling_params
         ids = self._encode_all(prompts)
@@ -129,20 +134,23 @@ class LLM:
             for p in ids:
                 rids.append(str(next(self._ids)))
                 self.processor.add_pooling_request(rids[-1], p, pooling)
-            while self.engine.has_unfinished() and any(pooled[r] is None for r in rids):
-                before = sum(pooled[r] is not None for r in rids)
+            left = set(rids)
+            while left and self.engine.has_unfinished():
                 self.processor.step()
-                bar.update(sum(pooled[r] is not None for r in rids) - before)
+                for rid in [r for r in left if pooled[r] is not None]:
+                    left.discard(rid)
+                    bar.update(1)
+                    if (out := pooled[rid]) is not None and out.embedding is None:
+                        raise RequestFailed(out.error or "the engine failed this request",
+                                            out.invalid_request)  # fmt: skip
+            if left:
+                raise RequestFailed("aborted")
             outputs = []
             for rid, p in zip(rids, ids, strict=True):
                 out = pooled[rid]
-                if out is None or out.embedding is None:
-                    error = "aborted" if out is None else out.error
-                    raise RequestFailed(error or "the engine failed this request",
-                                        out is not None and out.invalid_request)  # fmt: skip
-                outputs.append(
-                    EmbeddingOutput(rid, p, out.embedding.tolist(), out.num_cached_tokens)
-                )
+                assert out is not None and out.embedding is not None  # (else raised above)
+                vector = EmbeddingOutput(out.embedding.tolist())
+                outputs.append(EmbeddingRequestOutput(rid, p, vector, out.num_cached_tokens))
             return outputs
         finally:
             bar.close()

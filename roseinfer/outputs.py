@@ -121,10 +121,21 @@ class RequestOutput:
 
 @dataclass(frozen=True, slots=True)
 class EmbeddingOutput:
-    """An embedding request's result (`LLM.embed`; vLLM's `EmbeddingRequestOutput` flattened):
-    one vector of the model's hidden size, float32 values."""
+    """One embedding (vLLM's `EmbeddingOutput`): float32 values, the model's hidden size."""
+
+    embedding: list[float]
+
+    @property
+    def hidden_size(self) -> int:
+        return len(self.embedding)
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingRequestOutput:
+    """An embedding request's result (`LLM.embed`; vLLM's `EmbeddingRequestOutput`)."""
 
     request_id: str
     prompt_token_ids: list[int]
-    embedding: list[float]
+    outputs: EmbeddingOutput
     num_cached_tokens: int = 0  # prompt tokens the prefix cache served
+    finished: bool = True

@@ -141,10 +141,13 @@ class EngineClient:
     ) -> torch.Tensor:
         """An embedding request's vector ([hidden] float32): `LLMEngine.add_pooling_request`
         from an event loop. Cancelled, it is aborted; an engine failure raises RequestFailed."""
-        out: asyncio.Queue = asyncio.Queue()
+        if not isinstance(pooling, PoolingParams):  # None would queue a generation
+            raise TypeError(f"pooling must be a PoolingParams, got {type(pooling).__name__}")
         self.engine.validate_pooling(prompt_ids)
-        self._queue(SubmittedRequest(request_id, list(prompt_ids), SamplingParams(),
-                             (asyncio.get_running_loop(), out), pooling=pooling))  # fmt: skip
+        out: asyncio.Queue = asyncio.Queue()
+        sink = (asyncio.get_running_loop(), out)
+        self._queue(SubmittedRequest(request_id, list(prompt_ids), SamplingParams(), sink,
+                                     pooling=pooling))  # fmt: skip
         try:
             _, event = await out.get()
         except BaseException:

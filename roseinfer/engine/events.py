@@ -61,7 +61,7 @@ class SubmittedRequest:
     open: set[int] = field(default_factory=set)  # choices not finished yet
     num_cached_tokens: int = 0  # of the prompt, served by the prefix cache (choice 0's)
     stream_interval: int | None = None  # this request's own (None: the client's)
-    pooling: PoolingParams | None = None  # an embedding request (`params` then bounds only)
+    pooling: PoolingParams | None = None  # an embedding request (of `params`, n = 1 is read)
     embedding: torch.Tensor | None = None  # its result, for its last event
 
     def __post_init__(self) -> None:

@@ -240,15 +240,15 @@ class LLMEngine:
         """Raise InvalidRequestError for an embedding request this engine can never serve: a
         prompt may fill the context, as nothing follows it."""
         check_prompt_ids(prompt_token_ids, self.model_config.vocab_size)
-        n, limit = len(prompt_token_ids), self.max_model_len
+        n, limit, bm = len(prompt_token_ids), self.max_model_len, self.block_manager
         if n > limit:
             raise InvalidRequestError(f"This model's maximum context length is {limit} tokens. "
                                       f"However, the input has {n} tokens",
                                       "prompt", "context_length_exceeded")  # fmt: skip
-        try:
-            self.scheduler.check_fits(n, 0)
-        except ValueError as e:  # more than the whole KV cache
-            raise InvalidRequestError(str(e), "prompt") from None
+        if bm.blocks_needed(n) > bm.num_blocks:
+            raise InvalidRequestError(f"the input ({n} tokens) needs {bm.blocks_needed(n)} KV "
+                                      f"blocks; the cache has {bm.num_blocks} "
+                                      f"({bm.num_blocks * bm.block_size} tokens)", "prompt")  # fmt: skip
 
     def abort_request(
         self, request_id: str, reason: FinishReason = "abort", index: int | None = None
@@ -317,8 +317,12 @@ class LLMEngine:
         for seq, embedding in zip(pooling, result.embeddings, strict=True):
             if isinstance(embedding, SampleFailure):
                 failed[seq.seq_id] = embedding
-            elif seq.seq_id not in failed:
+                continue
+            try:
                 outputs.append(self._pooled(seq, embedding))
+            except Exception as e:  # a bug in one request's bookkeeping: it fails alone
+                logger.exception("request %s failed after pooling", seq.request_id)
+                failed[seq.seq_id] = SampleFailure.of(e, "finishing the embedding")
         sampling = (s.seq for s in scheduled if s.samples)
         for seq, sampled in zip(sampling, result.sampled, strict=True):
             if isinstance(sampled, SampleFailure):

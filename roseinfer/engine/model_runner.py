@@ -231,7 +231,23 @@ class ModelRunner:
     ) -> list[torch.Tensor | SampleFailure]:
         """Each embedding request's vector ([hidden] float32, on the CPU): its last row's final
         hidden state, L2-normalized where its PoolingParams ask. One that is not finite fails
-        alone (JSON has no NaN)."""
+        alone (JSON has no NaN); so does one whose pooling raises (the batch is pooled again
+        row by row to find it)."""
+        try:
+            return self._pool_rows(hidden, pooled)
+        except Exception:
+            logger.exception("pooling failed; pooling the batch row by row to find the request")
+        vectors: list[torch.Tensor | SampleFailure] = []
+        for one in pooled:
+            try:
+                vectors += self._pool_rows(hidden, [one])
+            except Exception as e:
+                vectors.append(SampleFailure.of(e, "pooling"))
+        return vectors
+
+    def _pool_rows(
+        self, hidden: StepHidden, pooled: list[tuple[Sequence, int]]
+    ) -> list[torch.Tensor | SampleFailure]:
         at = long_tensor(hidden.index([last for _, last in pooled]), self.device)
         states = hidden.states[at].float()  # [len(pooled), hidden]
         flags = [seq.pooling is None or seq.pooling.normalize for seq, _ in pooled]
