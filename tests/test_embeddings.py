@@ -19,6 +19,7 @@ import transformers
 
 from roseinfer import LLM, PoolingParams, SamplingParams
 from roseinfer.engine.requests import InvalidRequestError
+from roseinfer.outputs import RequestFailed
 from roseinfer.server import fields as F
 from roseinfer.server.embeddings import MAX_INPUTS
 
@@ -62,13 +63,13 @@ def test_embed_matches_transformers_alone_batched_chunked_and_cached(
     ]  # a full block of the prompt came from the prefix cache
     for a, b in zip(batched, alone, strict=True):
         want = hf_embedding(hf_model, a.prompt_token_ids)
-        assert len(a.embedding) == want.shape[0]
-        torch.testing.assert_close(torch.tensor(a.embedding), want, atol=1e-5, rtol=1e-5)
-        torch.testing.assert_close(torch.tensor(b.embedding), want, atol=1e-5, rtol=1e-5)
-        assert abs(float(torch.tensor(a.embedding).norm()) - 1) < 1e-5
+        assert a.outputs.hidden_size == want.shape[0]
+        torch.testing.assert_close(torch.tensor(a.outputs.embedding), want, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(torch.tensor(b.outputs.embedding), want, atol=1e-5, rtol=1e-5)
+        assert abs(float(torch.tensor(a.outputs.embedding).norm()) - 1) < 1e-5
     raw = llm.embed(PROMPTS[0], PoolingParams(normalize=False), use_tqdm=False)[0]
     want = hf_embedding(hf_model, raw.prompt_token_ids, normalize=False)
-    torch.testing.assert_close(torch.tensor(raw.embedding), want, atol=1e-4, rtol=1e-5)
+    torch.testing.assert_close(torch.tensor(raw.outputs.embedding), want, atol=1e-4, rtol=1e-5)
     assert float(want.norm()) > 2  # so normalizing would have changed it
     assert llm.engine.block_manager.num_used_blocks == 0
 
@@ -101,7 +102,7 @@ def test_embeddings_share_steps_with_generation_and_change_nothing(tiny_model_di
 def test_embed_limits_and_failures(tiny_model_dir):
     llm = LLM(tiny_model_dir("llama"), dtype="float32", max_model_len=64, num_kv_blocks=64)
     full = llm.embed([[5] * 64], use_tqdm=False)  # a prompt may fill the context: nothing follows
-    assert len(full[0].embedding) == llm.loaded.model_config.hidden_size
+    assert full[0].outputs.hidden_size == llm.loaded.model_config.hidden_size
     with pytest.raises(InvalidRequestError, match="maximum context length is 64"):
         llm.embed([[5] * 10, [5] * 65], use_tqdm=False)
     assert not llm.engine.has_unfinished()  # the first was not queued
@@ -109,6 +110,64 @@ def test_embed_limits_and_failures(tiny_model_dir):
         llm.embed([""], use_tqdm=False)
     with pytest.raises(ValueError, match="normalize"):
         PoolingParams(normalize="yes")  # type: ignore[arg-type]
+
+
+def test_a_failure_while_pooling_one_request_fails_it_alone(tiny_model_dir, monkeypatch):
+    """Its pooling raising (the batch is pooled again row by row), or its bookkeeping after:
+    that request fails; the generation and the other embeddings in its steps do not."""
+    from roseinfer.engine.llm_engine import LLMEngine
+    from roseinfer.engine.model_runner import ModelRunner
+
+    llm = LLM(tiny_model_dir("llama"), dtype="float32", num_kv_blocks=64)
+    greedy = SamplingParams(max_tokens=6, temperature=0, ignore_eos=True)
+    want = llm.generate(PROMPTS[0], greedy, use_tqdm=False)[0].token_ids
+    want_vector = llm.embed(PROMPTS[1], use_tqdm=False)[0].outputs.embedding
+    pool_rows, pooled = ModelRunner._pool_rows, LLMEngine._pooled
+
+    def poisoned_rows(self, hidden, rows):
+        if any(seq.request_id == "bad" for seq, _ in rows):
+            raise RuntimeError("poisoned pooling")
+        return pool_rows(self, hidden, rows)
+
+    def poisoned_finish(self, seq, embedding):
+        if seq.request_id == "bad2" or seq.prompt_token_ids == llm.encode("poison"):
+            raise RuntimeError("poisoned bookkeeping")
+        return pooled(self, seq, embedding)
+
+    monkeypatch.setattr(ModelRunner, "_pool_rows", poisoned_rows)
+    monkeypatch.setattr(LLMEngine, "_pooled", poisoned_finish)
+    proc = llm.processor
+    proc.add_request("gen", llm.encode(PROMPTS[0]), greedy)
+    for rid in ("bad", "good", "bad2"):
+        proc.add_pooling_request(rid, llm.encode(PROMPTS[1]), PoolingParams())
+    while llm.engine.has_unfinished():
+        proc.step()
+    assert proc.states["gen"].output().token_ids == want
+    assert proc.pooled["good"].embedding.tolist() == pytest.approx(want_vector, abs=1e-6)
+    assert "poisoned pooling" in proc.pooled["bad"].error
+    assert "poisoned bookkeeping" in proc.pooled["bad2"].error
+    assert llm.engine.block_manager.num_used_blocks == 0
+    with pytest.raises(RequestFailed, match="poisoned bookkeeping"):  # LLM.embed: at once
+        llm.embed(["first", "poison", "the last one"], use_tqdm=False)
+    assert not llm.engine.has_unfinished()
+
+
+def test_engine_client_embed_refuses_what_is_not_pooling_params(tiny_model_dir):
+    from roseinfer.config import EngineConfig
+    from roseinfer.engine.client import EngineClient
+    from roseinfer.engine.llm_engine import LLMEngine
+    from roseinfer.loader import load_model
+
+    config = EngineConfig(model=tiny_model_dir("llama"), dtype="float32", num_kv_blocks=64)
+    client = EngineClient(LLMEngine(load_model(config), config))
+    try:
+        with pytest.raises(TypeError, match="PoolingParams"):
+            asyncio.run(client.embed("x", [1, 2, 3], None))  # type: ignore[arg-type]
+        vector = asyncio.run(client.embed("y", [1, 2, 3], PoolingParams()))
+        assert vector.shape == (client.engine.model_config.hidden_size,)
+        assert client.engine.num_requests == 0
+    finally:
+        client.shutdown()
 
 
 # ---- the server ------------------------------------------------------------------------------
@@ -176,6 +235,10 @@ def test_honoured_fields_by_their_effect(served):
                                atol=1e-4, rtol=1e-5)  # fmt: skip
     (cut,) = vectors(post(url, {"input": ids, "truncate_prompt_tokens": 5}))
     torch.testing.assert_close(torch.tensor(cut), hf_embedding(hf, ids[-5:]), atol=1e-5, rtol=1e-5)
+    body = {"input": ids, "truncate_prompt_tokens": 5, "truncation_side": "right"}
+    (first,) = vectors(post(url, body))
+    torch.testing.assert_close(torch.tensor(first), hf_embedding(hf, ids[:5]), atol=1e-5,
+                               rtol=1e-5)  # fmt: skip
     r = post(url, {"input": ids, "truncate_prompt_tokens": 5})
     assert r.json()["usage"]["prompt_tokens"] == 5
     (same,) = vectors(post(url, {"input": ids, "dimensions": hidden}))
@@ -211,11 +274,14 @@ def test_no_ops_and_neutral_values_change_nothing(served):
     _, url, _ = served
     body: dict = {"input": PROMPTS[0]}
     for spec in F.TABLE[F.EMBEDDINGS].values():
-        if spec.kind is not F.Kind.HONOURED:
-            candidates = (True, 0, "float32", "left", {}, "someone")
+        if spec.kind is not F.Kind.HONOURED and spec.accepts_doc != "null":
+            candidates = (True, 0, "float32", {}, "someone")
             body[spec.name] = next(v for v in candidates if spec.accepts(v, body))
-    assert set(body) == {"input", "user", "cache_salt", "add_special_tokens", "truncation_side",
-                         "embed_dtype", "priority", "mm_processor_kwargs"}  # fmt: skip
+    assert set(body) == {"input", "user", "cache_salt", "add_special_tokens", "embed_dtype",
+                         "priority", "mm_processor_kwargs", "media_io_kwargs"}  # fmt: skip
+    # the chat form's fields at their neutral values beside input, and its own default
+    body |= {"add_generation_prompt": False, "continue_final_message": False,
+             "chat_template_kwargs": {}, "chat_template": None}  # fmt: skip
     (plain,) = vectors(post(url, {"input": PROMPTS[0]}))
     (with_all,) = vectors(post(url, body))
     torch.testing.assert_close(torch.tensor(with_all), torch.tensor(plain), atol=1e-6, rtol=0)
@@ -232,11 +298,18 @@ def test_no_ops_and_neutral_values_change_nothing(served):
     ({"input": "x", "encoding_format": "bits"}, "encoding_format", "float"),
     ({"input": "x", "truncate_prompt_tokens": 0}, "truncate_prompt_tokens", ">= 1"),
     ({"input": "x", "add_special_tokens": False}, "add_special_tokens", "not supported"),
-    ({"input": "x", "messages": []}, "messages", "not a field"),
     ({"input": "x", "normalize": "yes"}, "normalize", "bool"),
     ({"input": "x", "endianness": "middle"}, "endianness", "native"),
     ({"input": "x", "request_id": ""}, "request_id", "at least 1"),
-    ({"input": "x", "truncation_side": "right"}, "truncation_side", "not supported"),
+    ({"input": "x", "truncation_side": "middle"}, "truncation_side", "left"),
+    ({"input": "x", "add_generation_prompt": True}, "add_generation_prompt", "messages only"),
+    ({"input": "x", "messages": [{"role": "user", "content": "x"}]}, "messages", "not both"),
+    ({}, "input", "required"),
+    ({"messages": [{"role": "user", "content": "x", "mood": 1}]}, "messages.0.mood", "not a field"),
+    ({"messages": [{"role": "user", "content": "x"}], "add_special_tokens": True},
+     "add_special_tokens", "not supported"),
+    ({"messages": [{"role": "user", "content": "x"}], "chat_template": "{{ x }}"},
+     "chat_template", "not supported"),
 ])  # fmt: skip
 def test_what_cannot_act_is_a_400_naming_it(served, body, param, words):
     _, url, _ = served
@@ -246,6 +319,18 @@ def test_what_cannot_act_is_a_400_naming_it(served, body, param, words):
     assert err["param"] == param and words.lower() in err["message"].lower(), err
     if "context" in words:
         assert err["code"] == "context_length_exceeded"
+
+
+def test_the_chat_form_embeds_the_rendered_conversation(served):
+    app, url, hf = served
+    tokenizer = app.state.client.engine.tokenizer
+    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
+    for extra in ({}, {"add_generation_prompt": True}):
+        r = post(url, {"messages": messages, **extra})
+        (got,) = vectors(r)
+        ids = tokenizer.encode_chat(messages, add_generation_prompt=bool(extra))
+        assert r.json()["usage"]["prompt_tokens"] == len(ids)
+        torch.testing.assert_close(torch.tensor(got), hf_embedding(hf, ids), atol=1e-5, rtol=1e-5)
 
 
 def test_embeddings_beside_running_generations_hurt_neither(served):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from roseinfer.server.errors import APIError
-from roseinfer.server.fields import CHAT, TABLE, Kind
+from roseinfer.server.fields import CHAT, EMBEDDINGS, TABLE, Kind
 
 
 class FieldError(ValueError):
@@ -31,7 +31,7 @@ def check_body(data: Any, endpoint: str, left_out: dict[str, Any] | None = None)
         raise FieldError(None, "the request body must be a JSON object", "invalid_value")
     view = {**(left_out or {}), **{k: v for k, v in data.items() if v is not None}}
     out = check_object(data, endpoint, "", "", view=view)
-    if endpoint == CHAT:
+    if endpoint in (CHAT, EMBEDDINGS):  # (vLLM's chat form of embeddings: chat's messages)
         if isinstance(out.get("messages"), list):
             out["messages"] = [_check_message(m, i) for i, m in enumerate(out["messages"])]
     if isinstance(out.get("stream_options"), dict):

@@ -5,7 +5,8 @@ is computed as any prompt is (batched with the running requests, chunked, served
 prefix cache), and its result is the model's final hidden state at its last token, L2-normalized
 by default: vLLM's pooling of decoder-only models served for embeddings. Nothing is generated.
 The vectors are those of a model trained to continue text, not of one trained for retrieval:
-a starting point, or a way to compare text as this model reads it.
+a starting point, or a way to compare text as this model reads it. vLLM's chat form takes
+`messages` instead of `input`: the conversation rendered as chat renders it, one vector.
 
 The answer is OpenAI's shape: `{"object": "list", "data": [{"object": "embedding", "index",
 "embedding"}], "model", "usage": {"prompt_tokens", "total_tokens"}}` with vLLM's `id` and
@@ -18,22 +19,23 @@ from __future__ import annotations
 import asyncio
 import base64
 from collections.abc import Awaitable, Callable
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import Field
 
+from roseinfer.chat import ChatMessage
 from roseinfer.engine.client import EngineClient
 from roseinfer.engine.requests import InvalidRequestError
 from roseinfer.outputs import RequestFailed
 from roseinfer.pooling_params import PoolingParams
 from roseinfer.server import protocol as P
-from roseinfer.server.chat_prompt import num_prompts, prompt_lists
+from roseinfer.server.chat_prompt import num_prompts, prompt_lists, request_prompt_ids
 from roseinfer.server.embeddings_fields import EMBEDDINGS
 from roseinfer.server.errors import APIError, validated
-from roseinfer.server.params import keep_last_tokens
+from roseinfer.server.params import truncate_prompt
 from roseinfer.server.serving import (
     ClientDisconnected,
     dumps,
@@ -41,13 +43,18 @@ from roseinfer.server.serving import (
     given_request_id,
     until_disconnected,
 )
+from roseinfer.tokenizer import Tokenizer
 
 # OpenAI's limit on one request's inputs; each is a request of its own in the engine.
 MAX_INPUTS = 2048
 
 
 class EmbeddingRequest(P.RequestBase):
-    input: str | list[str] | list[int] | list[list[int]]
+    input: str | list[str] | list[int] | list[list[int]] | None = None
+    messages: list[ChatMessage] | None = None  # vLLM's chat form, instead of input
+    add_generation_prompt: bool = False  # (vLLM's default for embeddings; chat's is true)
+    continue_final_message: bool = False
+    chat_template_kwargs: dict[str, Any] | None = None
     model: str | None = None
     encoding_format: Literal["float", "base64"] = "float"
     dimensions: int | None = None
@@ -55,6 +62,7 @@ class EmbeddingRequest(P.RequestBase):
     use_activation: bool | None = None
     endianness: Literal["native", "little", "big"] = "native"
     truncate_prompt_tokens: int | None = None
+    truncation_side: Literal["left", "right"] = "left"
     request_id: str | None = Field(default=None, min_length=1)
 
     def pooling(self) -> PoolingParams:
@@ -127,13 +135,11 @@ def add_embedding_routes(
             raise APIError(400, f"dimensions must be this model's hidden size, {hidden_size}, "
                                 f"got {body.dimensions}: its vectors are not trained to be cut "
                                 "shorter", param="dimensions")  # fmt: skip
-        if num_prompts(body.input) > MAX_INPUTS:
-            raise APIError(400, f"input holds {num_prompts(body.input)} inputs: at most "
-                                f"{MAX_INPUTS} in one request", param="input")  # fmt: skip
-        prompts = await asyncio.to_thread(prompt_lists, engine.tokenizer, body.input, "input")
         prompts = [
-            keep_last_tokens(ids, body.truncate_prompt_tokens, engine.max_model_len)
-            for ids in prompts
+            truncate_prompt(
+                ids, body.truncate_prompt_tokens, engine.max_model_len, body.truncation_side
+            )  # fmt: skip
+            for ids in await _prompts(engine.tokenizer, body)
         ]
         for i, ids in enumerate(prompts):
             try:
@@ -153,9 +159,32 @@ def add_embedding_routes(
         except ClientDisconnected:
             return Response(status_code=499)  # the client is gone: nobody reads this
         except RequestFailed as e:
-            raise failed_request_error(e, "input") from None
+            raise failed_request_error(e, "input", "embedding") from None
         prompt_tokens = sum(len(ids) for ids in prompts)
         content = await asyncio.to_thread(
             response_body, vectors, body, response_id, model_name, prompt_tokens
         )
         return Response(content, media_type="application/json")
+
+
+async def _prompts(tokenizer: Tokenizer, body: EmbeddingRequest) -> list[list[int]]:
+    """The token ids of each input, or of the conversation (`messages`), rendered as chat's."""
+    if body.messages is not None:
+        if body.input is not None:
+            raise APIError(400, "give input or messages, not both", param="messages")
+        return [await asyncio.to_thread(request_prompt_ids, tokenizer, body.messages, (),
+                                        body.add_generation_prompt, body.continue_final_message,
+                                        body.chat_template_kwargs)]  # fmt: skip
+    if body.input is None:
+        raise APIError(400, "input is required (or vLLM's messages)", param="input")
+    # (their neutral values ask for nothing: accepted beside input)
+    asked = {"add_generation_prompt": body.add_generation_prompt,
+             "continue_final_message": body.continue_final_message,
+             "chat_template_kwargs": bool(body.chat_template_kwargs)}  # fmt: skip
+    for name, value in asked.items():
+        if value:
+            raise APIError(400, f"{name} acts on messages only", param=name)
+    if num_prompts(body.input) > MAX_INPUTS:
+        raise APIError(400, f"input holds {num_prompts(body.input)} inputs: at most "
+                            f"{MAX_INPUTS} in one request", param="input")  # fmt: skip
+    return await asyncio.to_thread(prompt_lists, tokenizer, body.input, "input")

@@ -30,8 +30,11 @@ MAX_N = 128  # a server limit: SamplingParams takes any n >= 1
 MAX_CHOICES = 2048
 
 
-def keep_last_tokens(ids: list[int], k: int | None, max_model_len: int) -> list[int]:
-    """vLLM's truncate_prompt_tokens: keep the prompt's last k tokens (-1: the context)."""
+def truncate_prompt(
+    ids: list[int], k: int | None, max_model_len: int, side: str = "left"
+) -> list[int]:
+    """vLLM's truncate_prompt_tokens: keep k of the prompt's tokens (-1: the context), its last
+    ones (`side` "left": the first are dropped) or its first ("right")."""
     if k is None:
         return ids
     if k == -1:
@@ -39,7 +42,7 @@ def keep_last_tokens(ids: list[int], k: int | None, max_model_len: int) -> list[
     if k < 1:
         raise APIError(400, f"truncate_prompt_tokens must be >= 1 or -1, got {k}",
                        param="truncate_prompt_tokens")  # fmt: skip
-    return ids[-k:]
+    return ids[:k] if side == "right" else ids[-k:]
 
 
 def check_choices(body: P.SamplingRequest, num_prompts: int) -> None:
@@ -133,7 +136,7 @@ class ParamsBuilder:
             raise sampling_error(e, names) from None
 
     def truncate(self, body: P.SamplingRequest, ids: list[int]) -> list[int]:
-        return keep_last_tokens(ids, body.truncate_prompt_tokens, self.max_model_len)
+        return truncate_prompt(ids, body.truncate_prompt_tokens, self.max_model_len)
 
 
 def response_options(body: P.SamplingRequest) -> ResponseOptions:

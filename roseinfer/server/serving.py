@@ -415,13 +415,16 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
         yield sse_data("[DONE]")
 
 
-def failed_request_error(e: RequestFailed, param: str | None = None) -> APIError:
+def failed_request_error(
+    e: RequestFailed, param: str | None = None, work: str = "generation"
+) -> APIError:
     """A request the engine failed once it ran: the same error body streamed or not (a stream's
     status is already 200 by then). `param`: the request's constraint field, which such a
-    failure of its own doing names (its grammar, or the masks beside it, left no token)."""
+    failure of its own doing names (its grammar, or the masks beside it, left no token);
+    `work`: what failed ("generation", "embedding")."""
     if e.invalid_request:  # found only once it ran: still the request's doing
         return APIError(400, str(e), param=param, code="invalid_request")
-    return APIError(500, f"generation failed: {e}", code="generation_failed")
+    return APIError(500, f"{work} failed: {e}", code=f"{work}_failed")
 
 
 def internal_error(e: Exception) -> APIError:
