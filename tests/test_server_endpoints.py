@@ -15,7 +15,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 import openai
 import pytest
-from conftest import TINY_API_KEY
+from conftest import TINY_API_KEY, serve_in_process
 
 import roseinfer
 
@@ -303,3 +303,40 @@ def test_chat_page_is_served_with_its_files(http):
     script = next(r for ref, r in page.items() if ref.endswith("chat.js"))
     assert "javascript" in script.headers["content-type"]
     assert not EXTERNAL.search(script.text)
+
+
+def test_metrics_carry_vllms_names_too(tiny_model_dir):
+    """Each metric vLLM also exports is there under its name, labelled `model_name`, with our
+    value; preemptions counted (a cache of 8 blocks for 4 requests of ~100 tokens each)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from roseinfer.server.metrics import VLLM_NAMES
+
+    with serve_in_process(tiny_model_dir("llama"), num_kv_blocks=8) as (app, url):
+        body = {"prompt": "The quick brown fox " * 12, "max_tokens": 40, "ignore_eos": True}
+
+        def one(_: int) -> int:
+            return httpx.post(url + "/v1/completions", json=body, timeout=120).status_code
+
+        with ThreadPoolExecutor(4) as pool:
+            assert list(pool.map(one, range(4))) == [200] * 4
+        text = httpx.get(url + "/metrics", timeout=10).text
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for f in text_string_to_metric_families(text) for s in f.samples}  # fmt: skip
+    model = app.state.client.engine.model_name
+    assert samples[("roseinfer_num_preemptions_total", ())] > 0
+    compared = 0
+    for (name, labels), value in samples.items():
+        ours = name.removeprefix("roseinfer_")
+        family = next((f for f in VLLM_NAMES if ours.startswith(f)), None)
+        if family is None or ours.endswith("_created") or name == ours:
+            continue
+        theirs = VLLM_NAMES[family] + ours[len(family) :]
+        assert (
+            samples[(theirs, tuple(sorted({**dict(labels), "model_name": model}.items())))] == value
+        )
+        compared += 1
+    assert compared > 40  # gauges, counters and every bucket of the three histograms
+    assert not any(name.startswith("vllm:") and name.endswith("_created") for name, _ in samples)

@@ -73,9 +73,10 @@ class EngineStats:
     num_used_blocks: int
     num_blocks: int
     prefix_hit_rate: float
-    num_batched_tokens: int = 0
+    num_batched_tokens: int = 0  # this step's (0 where no step is meant)
     num_prefill_tokens: int = 0
     num_preempted: int = 0
+    num_preemptions_total: int = 0  # since the engine started
 
 
 class LLMEngine:
@@ -105,6 +106,7 @@ class LLMEngine:
         )
         self._requests: dict[str, list[Sequence]] = {}  # unfinished requests, by request id
         self._next_seq_id = 0
+        self._num_preemptions = 0
         self.last_step = EngineStats(0, 0, 0, num_blocks, 0.0)
         logger.info(
             "KV cache: %d blocks x %d tokens = %d tokens (%s)",
@@ -280,6 +282,7 @@ class LLMEngine:
         result = self.runner.run(batch.scheduled) if batch.scheduled else RunnerOutput([], [])
         self.scheduler.on_computed(batch)
         outputs = self._process(batch.scheduled, result)
+        self._num_preemptions += len(batch.preempted)
         self.last_step = self.stats(
             batch.num_batched_tokens, batch.num_prefill_tokens, len(batch.preempted)
         )
@@ -298,6 +301,7 @@ class LLMEngine:
             num_batched_tokens=num_batched_tokens,
             num_prefill_tokens=num_prefill_tokens,
             num_preempted=num_preempted,
+            num_preemptions_total=self._num_preemptions,
         )
 
     def _process(

@@ -98,12 +98,12 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
             f"stream_interval is {cfg.stream_interval}: set it in ServerConfig only"
         )
     client.stream_interval = cfg.stream_interval
-    metrics = ServerMetrics()
-    if client.observer is None:
-        client.observer = metrics
     core = client.engine
     model_names = cfg.served_model_names or (core.model_name,)
     model_name = model_names[0]
+    metrics = ServerMetrics(model_name=model_name)  # (vLLM's names too, labelled by it)
+    if client.observer is None:
+        client.observer = metrics
     tokenizer = core.tokenizer
     defaults = core.sampling_defaults  # of a field a request leaves out
     max_total_tokens = core.max_total_tokens  # a prompt and its output, at most

@@ -17,10 +17,16 @@ handler submitted the request (so TTFT includes queueing).
     roseinfer_time_to_first_token_seconds   histogram
     roseinfer_time_per_output_token_seconds histogram, per request: (last - first) / (tokens - 1)
     roseinfer_e2e_request_latency_seconds   histogram, requests that finished with stop or length
+    roseinfer_num_preemptions_total         sequences preempted (their blocks taken back)
+
+With a model name (the server's), each of these that vLLM also exports is exported a second time
+under vLLM's name, labelled `model_name` as vLLM's are, so that dashboards and alerts written for
+vLLM read this server unchanged (`VLLM_NAMES`; the same samples, nothing measured twice).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from prometheus_client import (
@@ -31,6 +37,7 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from prometheus_client.metrics_core import Metric
 
 from roseinfer.engine.llm_engine import EngineStats
 
@@ -74,6 +81,49 @@ E2E_BUCKETS = (
 )
 
 
+# Ours -> vLLM's (V1) name, where the two count the same thing. vLLM's kv_cache_usage_perc is a
+# fraction too (1: full); its request_time_per_output_token_seconds is ours, per request; its
+# e2e latency also counts aborted requests, ours those that finished with stop or length.
+VLLM_NAMES = {
+    "num_requests_running": "vllm:num_requests_running",
+    "num_requests_waiting": "vllm:num_requests_waiting",
+    "kv_cache_usage_ratio": "vllm:kv_cache_usage_perc",
+    "prompt_tokens": "vllm:prompt_tokens",
+    "generation_tokens": "vllm:generation_tokens",
+    "requests_finished": "vllm:request_success",
+    "num_preemptions": "vllm:num_preemptions",
+    "time_to_first_token_seconds": "vllm:time_to_first_token_seconds",
+    "time_per_output_token_seconds": "vllm:request_time_per_output_token_seconds",
+    "e2e_request_latency_seconds": "vllm:e2e_request_latency_seconds",
+}
+
+
+class VllmNames:
+    """A collector that yields those of `metrics` named in `VLLM_NAMES` again under vLLM's
+    names, with a `model_name` label, read at each scrape."""
+
+    def __init__(self, metrics: list[Gauge | Counter | Histogram], model_name: str) -> None:
+        self.metrics = metrics
+        self.model_name = model_name
+
+    def describe(self) -> list[Metric]:
+        return []  # (nothing to check against the registry's own names: all are vLLM's)
+
+    def collect(self) -> Iterator[Metric]:
+        for family in (f for metric in self.metrics for f in metric.collect()):
+            name = family.name.removeprefix("roseinfer_")
+            theirs = VLLM_NAMES.get(name)
+            if theirs is None or family.name == name:
+                continue
+            copy = Metric(theirs, family.documentation, family.type)
+            for sample in family.samples:
+                if sample.name.endswith("_created"):
+                    continue  # (vLLM's families have none)
+                labels = {**sample.labels, "model_name": self.model_name}
+                copy.add_sample(theirs + sample.name[len(family.name) :], labels, sample.value)
+            yield copy
+
+
 @dataclass(frozen=True, slots=True)
 class MetricsSnapshot:
     """The figures of the periodic status line (`stats_log.py`), as a scrape would read them."""
@@ -89,7 +139,10 @@ class MetricsSnapshot:
 class ServerMetrics:
     content_type = CONTENT_TYPE_LATEST
 
-    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+    def __init__(
+        self, registry: CollectorRegistry | None = None, model_name: str | None = None
+    ) -> None:
+        """`model_name`: export vLLM's names too (`VllmNames`), labelled with it."""
         self.registry = r = registry or CollectorRegistry()
         p = "roseinfer_"
         self.running = Gauge(
@@ -136,6 +189,13 @@ class ServerMetrics:
             buckets=E2E_BUCKETS,
             registry=r,
         )
+        self.preemptions = Counter(
+            p + "num_preemptions", "Sequences preempted (their KV blocks taken back).", registry=r
+        )
+        self._preemptions_seen = 0
+        if model_name is not None:
+            ours = [m for m in vars(self).values() if isinstance(m, Gauge | Counter | Histogram)]
+            r.register(VllmNames(ours, model_name))
 
     # ---- called by the engine thread -----------------------------------------------------
     def on_stats(
@@ -147,6 +207,9 @@ class ServerMetrics:
         self.total_blocks.set(stats.num_blocks)
         self.usage.set(stats.num_used_blocks / stats.num_blocks if stats.num_blocks else 0.0)
         self.prefix_hit_rate.set(stats.prefix_hit_rate)
+        if stats.num_preemptions_total > self._preemptions_seen:
+            self.preemptions.inc(stats.num_preemptions_total - self._preemptions_seen)
+            self._preemptions_seen = stats.num_preemptions_total
         if cached_free_blocks is not None:
             self.cached_free_blocks.set(cached_free_blocks)
 
