@@ -10,12 +10,13 @@ and the output one line each, in the input's order:
      "request_id": "chatcmpl-...", "body": {...}}, "error": null}
 
 Each body goes through the server's own app (`create_app`, in process, no socket), so it is
-checked, run and answered exactly as `roseinfer serve` would: a refused request is its 4xx in
-`response` (its body the error), and the others run on. A line that makes no request (not JSON,
-no `custom_id`, a `custom_id` seen before, another method or URL, `stream: true`) gets `error`
-(`{"code", "message"}`) and no `response`, as OpenAI's error lines. Up to `--max-concurrency`
-requests are in flight at once, so the engine batches them as it batches a server's clients; the
-output is written as each next line in order is done.
+read, checked, run and answered exactly as `roseinfer serve` would: a refused request is its
+4xx in `response` (its body the error), and the others run on. A line that makes no request
+(not UTF-8 or not JSON as the server reads JSON, no `custom_id`, one seen before, another
+method or URL, `stream: true`) gets `error` (`{"code", "message"}`) and no `response`, as
+OpenAI's error lines. Up to `--max-concurrency` requests are in flight at once, so the engine
+batches them as it batches a server's clients; a slow request holds back only the writing of
+the lines after it (up to `READ_AHEAD` x the concurrency of them), not their running.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import threading
 import uuid
 from collections import Counter, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:  # imported where used: `roseinfer --help` needs neither
@@ -35,101 +37,133 @@ if TYPE_CHECKING:  # imported where used: `roseinfer --help` needs neither
     from fastapi import FastAPI
 
 URLS = ("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/responses")
+READ_AHEAD = 4  # lines started but not yet written: at most this x the concurrency
+
+Result = dict[str, Any]
 
 
-def _line_error(custom_id: str | None, code: str, message: str) -> dict[str, Any]:
+def line_error(custom_id: str | None, code: str, message: str) -> Result:
     return {"id": f"batch_req_{uuid.uuid4().hex}", "custom_id": custom_id, "response": None,
             "error": {"code": code, "message": message}}  # fmt: skip
 
 
-def read_request(text: str, number: int, seen: set[str]) -> tuple[str, str, dict] | dict[str, Any]:
-    """A line's (custom_id, url, body), or the error line it gets instead (`number`: from 1)."""
+def read_request(raw: bytes, number: int, seen: set[str]) -> tuple[str, str, dict] | Result:
+    """A line's (custom_id, url, body), or the error line it gets instead (`number`: from 1).
+    Read as the server reads a body (`read_json`): a key given twice, NaN or a lone surrogate
+    is refused by path, where `json.loads` would have kept the last value or failed later."""
+    from roseinfer.server.errors import APIError
+    from roseinfer.server.jsonbody import read_json
+
     try:
-        line = json.loads(text)
-    except ValueError as e:
-        return _line_error(None, "invalid_json", f"line {number}: not JSON: {e}")
+        line = read_json(raw.removeprefix(b"\xef\xbb\xbf") if number == 1 else raw)
+    except APIError as e:
+        return line_error(None, e.code or "invalid_json", f"line {number}: {e.message}")
     if not isinstance(line, dict):
-        return _line_error(None, "invalid_json", f"line {number}: not a JSON object")
+        return line_error(None, "invalid_json", f"line {number}: not a JSON object")
     custom_id = line.get("custom_id")
     if not isinstance(custom_id, str) or not custom_id:
-        return _line_error(None, "missing_custom_id",
-                           f"line {number}: custom_id must be a non-empty string")  # fmt: skip
+        return line_error(None, "missing_custom_id",
+                          f"line {number}: custom_id must be a non-empty string")  # fmt: skip
     if custom_id in seen:
-        return _line_error(custom_id, "duplicate_custom_id",
-                           f"line {number}: custom_id {custom_id!r} was used by an earlier line")  # fmt: skip
+        return line_error(custom_id, "duplicate_custom_id",
+                          f"line {number}: custom_id {custom_id!r} was used by an earlier line")  # fmt: skip
     seen.add(custom_id)
     unknown = sorted(set(line) - {"custom_id", "method", "url", "body"})
     if unknown:
-        return _line_error(custom_id, "invalid_request",
-                           f"line {number}: {unknown[0]!r} is not a field of a batch line")  # fmt: skip
+        return line_error(custom_id, "invalid_request",
+                          f"line {number}: {unknown[0]!r} is not a field of a batch line")  # fmt: skip
     if line.get("method") != "POST":
-        return _line_error(custom_id, "invalid_method",
-                           f"line {number}: method must be \"POST\", got {line.get('method')!r}")  # fmt: skip
+        return line_error(custom_id, "invalid_method",
+                          f"line {number}: method must be \"POST\", got {line.get('method')!r}")  # fmt: skip
     url = line.get("url")
     if url not in URLS:
-        return _line_error(custom_id, "invalid_url",
-                           f"line {number}: url must be one of {', '.join(URLS)}, got {url!r}")  # fmt: skip
+        return line_error(custom_id, "invalid_url",
+                          f"line {number}: url must be one of {', '.join(URLS)}, got {url!r}")  # fmt: skip
     body = line.get("body")
     if not isinstance(body, dict):
-        return _line_error(custom_id, "invalid_request", f"line {number}: body must be an object")
+        return line_error(custom_id, "invalid_request", f"line {number}: body must be an object")
     if body.get("stream") is True:
-        return _line_error(custom_id, "invalid_request",
-                           f"line {number}: stream is not supported in a batch")  # fmt: skip
+        return line_error(custom_id, "invalid_request",
+                          f"line {number}: stream is not supported in a batch")  # fmt: skip
     return custom_id, url, body
 
 
-async def send(http: httpx.AsyncClient, custom_id: str, url: str, body: dict) -> dict[str, Any]:
-    """One request through the app: its status and its JSON answer (or error)."""
-    r = await http.post(url, json=body)
+async def send(http: httpx.AsyncClient, custom_id: str, url: str, body: dict) -> Result:
+    """One request through the app: its status and its JSON answer (or error). The body is
+    sent as JSON text again: it passed `read_json`, so it holds nothing that text cannot."""
+    r = await http.post(url, content=json.dumps(body).encode(),
+                        headers={"Content-Type": "application/json"})  # fmt: skip
     try:
         answer = r.json()
     except ValueError:  # (every answer of these routes is JSON unless streamed, refused above)
-        return _line_error(custom_id, "invalid_response", f"HTTP {r.status_code}: {r.text[:200]}")
-    request_id = answer.get("id") if isinstance(answer.get("id"), str) else None
+        return line_error(custom_id, "invalid_response", f"HTTP {r.status_code}: {r.text[:200]}")
+    request_id = answer.get("id") if isinstance(answer, dict) else None
     response = {"status_code": r.status_code,
-                "request_id": request_id or f"req_{uuid.uuid4().hex}", "body": answer}  # fmt: skip
+                "request_id": request_id if isinstance(request_id, str) else f"req_{uuid.uuid4().hex}",
+                "body": answer}  # fmt: skip
     return {"id": f"batch_req_{uuid.uuid4().hex}", "custom_id": custom_id,
             "response": response, "error": None}  # fmt: skip
 
 
-async def run_batch(app: FastAPI, lines: Iterable[str], out: TextIO, max_concurrency: int,
+def outcome(result: Result) -> str:
+    """`ok` (2xx), `refused` (4xx), `failed` (5xx) or `invalid` (a line that made no request)."""
+    if result["response"] is None:
+        return "invalid"
+    status = result["response"]["status_code"]
+    return "ok" if status < 400 else "refused" if status < 500 else "failed"
+
+
+async def run_batch(app: FastAPI, lines: Iterable[bytes], out: TextIO, max_concurrency: int,
                     on_done: Callable[[], object] | None = None) -> Counter[str]:  # fmt: skip
     """Run every non-blank line of `lines` through `app`, writing each output line to `out` in
-    order; at most `max_concurrency` requests in flight. Counts the outcomes: `ok` (2xx),
-    `refused` (4xx), `failed` (5xx) and `invalid` (lines that made no request)."""
+    order; at most `max_concurrency` requests in flight. Counts `outcome`s."""
     import httpx
 
     counts: Counter[str] = Counter()
     seen: set[str] = set()
-    pending: deque[asyncio.Future[dict[str, Any]]] = deque()
-    transport = httpx.ASGITransport(app=app)
+    slots = asyncio.Semaphore(max_concurrency)
+    pending: deque[asyncio.Future[Result]] = deque()
+    # raise_app_exceptions=False: a handler's bug is that request's 500, as when served
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+
+    async def bounded(work: Awaitable[Result], custom_id: str) -> Result:
+        async with slots:
+            try:
+                return await work
+            except Exception as e:  # a failure of the transport, not of the request's handler
+                return line_error(custom_id, "request_failed", f"{type(e).__name__}: {e}")
+
+    def write(result: Result) -> None:
+        counts[outcome(result)] += 1
+        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        out.flush()
+        if on_done is not None:
+            on_done()
+
     async with httpx.AsyncClient(transport=transport, base_url="http://run-batch",
                                  timeout=None) as http:  # fmt: skip
-
-        async def write_oldest() -> None:
-            result = await pending.popleft()
-            status = result["response"]["status_code"] if result["response"] else None
-            kind = "invalid" if status is None else "ok" if status < 400 else "refused"
-            counts["failed" if status is not None and status >= 500 else kind] += 1
-            out.write(json.dumps(result, ensure_ascii=False) + "\n")
-            out.flush()
-            if on_done is not None:
-                on_done()
-
-        for number, text in enumerate(lines, 1):
-            if not text.strip():
-                continue
-            request = read_request(text, number, seen)
-            if isinstance(request, dict):
-                done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-                done.set_result(request)
-                pending.append(done)
-            else:
-                pending.append(asyncio.ensure_future(send(http, *request)))
-            if len(pending) >= max_concurrency:
-                await write_oldest()
-        while pending:
-            await write_oldest()
+        try:
+            for number, raw in enumerate(lines, 1):
+                if not raw.strip():
+                    continue
+                request = read_request(raw, number, seen)
+                if isinstance(request, dict):
+                    done: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
+                    done.set_result(request)
+                    pending.append(done)
+                else:
+                    pending.append(asyncio.ensure_future(bounded(send(http, *request), request[0])))
+                while pending and (
+                    pending[0].done() or len(pending) > READ_AHEAD * max_concurrency
+                ):
+                    write(await pending.popleft())
+                await asyncio.sleep(0)  # let the started requests run while lines are read
+            while pending:
+                write(await pending.popleft())
+        finally:  # stopped early (Ctrl-C, a closed output): nothing left running unread
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
     return counts
 
 
@@ -139,10 +173,29 @@ def add_batch_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output-file", required=True,
                         help="where the results go, one line each in the input's order "
                         "(`-`: standard output)")  # fmt: skip
-    parser.add_argument("--max-concurrency", type=int, default=64,
-                        help="requests in flight at once (default 64)")  # fmt: skip
+    parser.add_argument("--max-concurrency", type=int, default=None,
+                        help="requests in flight at once (default: twice --max-num-seqs)")  # fmt: skip
     parser.add_argument("--served-model-name", nargs="+", default=None,
                         help="the names the lines' `model` may give (default: the model's)")  # fmt: skip
+    parser.add_argument("--max-request-bytes", type=int, default=4 << 20,
+                        help="largest body a line may hold, as serve's (default 4 MiB; 0: no "
+                        "limit)")  # fmt: skip
+
+
+def _check_paths(input_file: str, output_file: str) -> None:
+    """Refuse, before any model loads, an output that cannot be written or that is the input
+    (opened for writing, it would be emptied before it is read)."""
+    if output_file == "-":
+        return
+    if input_file != "-" and os.path.exists(output_file) and os.path.exists(input_file):
+        if os.path.samefile(input_file, output_file):
+            raise ValueError(f"the output file is the input file ({output_file}): writing the "
+                             "results would empty it before it is read")  # fmt: skip
+    folder = os.path.dirname(os.path.abspath(output_file))
+    writable = os.access(output_file, os.W_OK) if os.path.exists(output_file) else (
+        os.path.isdir(folder) and os.access(folder, os.W_OK))  # fmt: skip
+    if not writable:
+        raise OSError(f"cannot write the output file {output_file}")
 
 
 def cmd_run_batch(args: argparse.Namespace) -> int:
@@ -154,17 +207,22 @@ def cmd_run_batch(args: argparse.Namespace) -> int:
     from roseinfer.server.app import create_app
     from roseinfer.server.config import ServerConfig
 
-    if args.max_concurrency < 1:
-        raise ValueError(f"--max-concurrency must be >= 1, got {args.max_concurrency}")
     engine_config = EngineConfig.from_args(args)
-    config = ServerConfig(served_model_names=tuple(args.served_model_name or ()))
-    source = sys.stdin if args.input_file == "-" else open(args.input_file, encoding="utf-8")  # noqa: SIM115
+    concurrency = args.max_concurrency or 2 * engine_config.max_num_seqs  # (vLLM's default)
+    if concurrency < 1:
+        raise ValueError(f"--max-concurrency must be >= 1, got {concurrency}")
+    config = ServerConfig(served_model_names=tuple(args.served_model_name or ()),
+                          max_request_bytes=args.max_request_bytes)  # fmt: skip
+    _check_paths(args.input_file, args.output_file)
+    source = sys.stdin.buffer if args.input_file == "-" else open(args.input_file, "rb")  # noqa: SIM115
     sink: TextIO | None = None
-    result: list[Counter[str]] = []
+    counts: Counter[str] = Counter()
+    written = [0]  # lines written so far (told on Ctrl-C)
     failure: list[BaseException] = []
     try:
-        total = 0 if source is sys.stdin else sum(1 for line in source if line.strip())
-        if source is not sys.stdin:
+        total = 0
+        if source.seekable():  # (a pipe is read once: no count, no bar's total)
+            total = sum(1 for line in source if line.strip())
             source.seek(0)
         client = EngineClient(LLMEngine(load_model(engine_config), engine_config),
                               start_thread=False)  # fmt: skip
@@ -172,13 +230,16 @@ def cmd_run_batch(args: argparse.Namespace) -> int:
         sink = (
             sys.stdout if args.output_file == "-" else open(args.output_file, "w", encoding="utf-8")
         )  # noqa: SIM115
-        bar = progress(total, "Running batch", "req", disable=source is sys.stdin)
+        bar = progress(total, "Running batch", "req", disable=not total)
+
+        def done() -> None:
+            written[0] += 1
+            bar.update(1)
 
         def run() -> None:  # the requests on this thread, the engine loop on the main one (serve's)
             try:
                 assert sink is not None
-                result.append(asyncio.run(run_batch(app, source, sink, args.max_concurrency,
-                                                    lambda: bar.update(1))))  # fmt: skip
+                counts.update(asyncio.run(run_batch(app, source, sink, concurrency, done)))
             except BaseException as e:  # raised again on the main thread
                 failure.append(e)
             finally:
@@ -189,16 +250,24 @@ def cmd_run_batch(args: argparse.Namespace) -> int:
         try:
             client.run_forever()
             worker.join()
+        except KeyboardInterrupt:
+            print(f"run-batch: stopped after {written[0]} lines; the output holds them, in order",
+                  file=sys.stderr)  # fmt: skip
+            raise
         finally:
             bar.close()
+            client.shutdown(timeout=0)  # (after Ctrl-C: the requests running get their errors)
     finally:
         for f in (source, sink):
-            if f is not None and f not in (sys.stdin, sys.stdout):
+            if f is not None and f not in (sys.stdin.buffer, sys.stdout):
                 f.close()
     if failure:
         raise failure[0]
-    counts = result[0]
-    print(f"run-batch: {sum(counts.values())} lines: {counts['ok']} answered, {counts['refused']} "
-          f"refused (4xx), {counts['failed']} failed (5xx), {counts['invalid']} not requests "
-          "(see their `error`)", file=sys.stderr)  # fmt: skip
+    print(f"run-batch: {sum(counts.values())} lines: {counts['ok']} answered, {counts['refused']} refused "
+          f"(4xx), {counts['failed']} failed (5xx), {counts['invalid']} not requests (see their "
+          "`error`)", file=sys.stderr)  # fmt: skip
+    if counts["failed"]:
+        print("run-batch: the server failed some requests (5xx): their `response.body` says why",
+              file=sys.stderr)  # fmt: skip
+        return 1
     return 0

@@ -14,7 +14,7 @@ from collections.abc import Sequence as Seq
 from typing import Any, cast
 
 from roseinfer.chat import ChatMessage, NamedToolChoice, ToolDefinition, chat_prompt_ids, read_tools
-from roseinfer.config import EngineConfig, check_bools
+from roseinfer.config import EngineConfig, check_bools, is_int
 from roseinfer.engine.llm_engine import LLMEngine
 from roseinfer.engine.requests import InvalidRequestError, refuse_unread
 from roseinfer.loader import LoadedModel, load_model
@@ -115,25 +115,37 @@ class LLM:
     def embed(
         self,
         prompts: Prompt | Seq[Prompt],
-        pooling_params: PoolingParams | None = None,
+        pooling_params: PoolingParams | Seq[PoolingParams] | None = None,
         use_tqdm: bool = True,
+        truncate_prompt_tokens: int | None = None,
     ) -> list[EmbeddingRequestOutput]:
         """vLLM's `LLM.embed`: each prompt's embedding (`.outputs.embedding`), in the order of
         `prompts` (strings, or lists of token ids): the final hidden state at its last token,
-        L2-normalized (`PoolingParams`). Batched with each other as generation requests are; the
-        first request the engine fails raises RequestFailed, and the others are aborted."""
+        L2-normalized (`PoolingParams`: one for all, or one per prompt). `truncate_prompt_tokens`:
+        keep each prompt's last k tokens. Batched with each other as generation requests are;
+        the first request the engine fails raises RequestFailed, and the others are aborted."""
         check_bools(use_tqdm=use_tqdm)
-        pooling = PoolingParams() if pooling_params is None else pooling_params
         ids = self._encode_all(prompts)
+        if truncate_prompt_tokens is not None:
+            k = truncate_prompt_tokens
+            if not is_int(k) or k < 1:
+                raise ValueError(f"truncate_prompt_tokens must be an integer >= 1, got {k!r}")
+            ids = [p[-k:] for p in ids]
+        if pooling_params is None or isinstance(pooling_params, PoolingParams):
+            pooling = [pooling_params or PoolingParams()] * len(ids)
+        elif len(pooling_params) != len(ids):
+            raise ValueError(f"{len(pooling_params)} pooling params for {len(ids)} prompts")
+        else:
+            pooling = list(pooling_params)
         for p in ids:  # every request checked before any is queued
             self.engine.validate_pooling(p)
         rids: list[str] = []
         bar = progress(len(ids), "Embedding", "req", disable=not use_tqdm)
         pooled = self.processor.pooled
         try:
-            for p in ids:
+            for p, params in zip(ids, pooling, strict=True):
                 rids.append(str(next(self._ids)))
-                self.processor.add_pooling_request(rids[-1], p, pooling)
+                self.processor.add_pooling_request(rids[-1], p, params)
             left = set(rids)
             while left and self.engine.has_unfinished():
                 self.processor.step()

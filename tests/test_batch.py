@@ -52,9 +52,10 @@ LINES = [
 ]
 
 
-def run(app, lines: list[str], max_concurrency: int = 4) -> tuple[list[dict], dict]:
+def run(app, lines: list[str | bytes], max_concurrency: int = 4) -> tuple[list[dict], dict]:
     out = io.StringIO()
-    counts = asyncio.run(run_batch(app, lines, out, max_concurrency))
+    raw = [x if isinstance(x, bytes) else x.encode() + b"\n" for x in lines]
+    counts = asyncio.run(run_batch(app, raw, out, max_concurrency))
     return [json.loads(x) for x in out.getvalue().splitlines()], dict(counts)
 
 
@@ -98,6 +99,34 @@ def test_each_line_answered_in_order_as_the_server_answers_it(tiny_server, max_c
     assert "'priority'" in outputs[12]["error"]["message"]
 
 
+def test_a_line_the_server_would_refuse_to_read_is_that_lines_error(tiny_server):
+    """Read as the server reads a body: a key given twice, NaN, a lone surrogate, nesting too
+    deep or bytes that are not UTF-8 make that line an error naming where; the rest run on."""
+    app, _ = tiny_server
+    chat = line("chat", "/v1/chat/completions", CHAT)
+    lines = [
+        "\ufeff" + chat,  # a byte-order mark before the first line is not part of it
+        line("twice", "/v1/completions", COMPLETION).replace('"prompt"', '"prompt": "x", "prompt"'),
+        line("nan", "/v1/completions", {**COMPLETION, "temperature": float("nan")}),
+        line("surrogate", "/v1/completions", {**COMPLETION, "prompt": "\ud83d"}),
+        '{"custom_id": "deep", "method": "POST", "url": "/v1/completions", "body": '
+        + "[" * 100_000
+        + "]" * 100_000
+        + "}",
+        b'{"custom_id": "latin1", "body": "caf\xe9"}\r\n',
+        line("after", "/v1/completions", COMPLETION) + "\r",  # a CRLF line
+    ]
+    outputs, counts = run(app, lines)
+    assert counts == {"ok": 2, "invalid": 5}
+    assert outputs[0]["custom_id"] == "chat" and outputs[-1]["custom_id"] == "after"
+    errors = [o["error"]["message"] for o in outputs[1:-1]]
+    assert "body.prompt: the key is given more than once" in errors[0]
+    assert "body.temperature: NaN" in errors[1]
+    assert "body.prompt: a string holds a lone UTF-16 surrogate" in errors[2]
+    assert "deeper" in errors[3] and "line 5" in errors[3]
+    assert "not valid JSON" in errors[4] and "line 6" in errors[4]
+
+
 def test_the_command_runs_a_file(tiny_model_dir, tmp_path):
     path = tmp_path / "in.jsonl"
     path.write_text("\n".join(LINES[:5]) + "\n", encoding="utf-8")
@@ -120,3 +149,12 @@ def test_the_command_runs_a_file(tiny_model_dir, tmp_path):
     missing = subprocess.run([*cmd[:2], "-i", str(tmp_path / "nope"), "-o", str(out), *cmd[6:]],
                              capture_output=True, text=True, timeout=60)  # fmt: skip
     assert missing.returncode == 1 and "nope" in missing.stderr
+    # the input as the output would be emptied before it is read: refused, before any load
+    same = subprocess.run([*cmd[:2], "-i", str(path), "-o", str(path), *cmd[6:]],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert same.returncode == 1 and "the output file is the input file" in same.stderr
+    assert path.read_text(encoding="utf-8").count("custom_id") == 4
+    unwritable = subprocess.run([*cmd[:4], "-o", str(tmp_path / "no" / "dir.jsonl"), *cmd[6:]],
+                                capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert unwritable.returncode == 1 and "cannot write" in unwritable.stderr
+    assert "Loading" not in unwritable.stderr  # (refused before the model loads)

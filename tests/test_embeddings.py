@@ -99,6 +99,24 @@ def test_embeddings_share_steps_with_generation_and_change_nothing(tiny_model_di
                                    rtol=1e-5)  # fmt: skip
 
 
+def test_embed_takes_vllms_per_prompt_params_and_truncation(tiny_model_dir, hf_model, kind):
+    llm = LLM(tiny_model_dir(kind), dtype="float32", num_kv_blocks=64)
+    a, b = llm.embed(PROMPTS[:2], [PoolingParams(normalize=False), PoolingParams()],
+                     use_tqdm=False)  # fmt: skip
+    torch.testing.assert_close(torch.tensor(a.outputs.embedding),
+                               hf_embedding(hf_model, a.prompt_token_ids, normalize=False),
+                               atol=1e-4, rtol=1e-5)  # fmt: skip
+    assert abs(float(torch.tensor(b.outputs.embedding).norm()) - 1) < 1e-5
+    (cut,) = llm.embed(PROMPTS[2], truncate_prompt_tokens=3, use_tqdm=False)
+    assert cut.prompt_token_ids == llm.encode(PROMPTS[2])[-3:]
+    torch.testing.assert_close(torch.tensor(cut.outputs.embedding),
+                               hf_embedding(hf_model, cut.prompt_token_ids), atol=1e-5, rtol=1e-5)  # fmt: skip
+    with pytest.raises(ValueError, match="1 pooling params for 2 prompts"):
+        llm.embed(PROMPTS[:2], [PoolingParams()], use_tqdm=False)
+    with pytest.raises(ValueError, match="truncate_prompt_tokens"):
+        llm.embed(PROMPTS[0], truncate_prompt_tokens=0, use_tqdm=False)
+
+
 def test_embed_limits_and_failures(tiny_model_dir):
     llm = LLM(tiny_model_dir("llama"), dtype="float32", max_model_len=64, num_kv_blocks=64)
     full = llm.embed([[5] * 64], use_tqdm=False)  # a prompt may fill the context: nothing follows

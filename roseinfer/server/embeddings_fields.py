@@ -50,7 +50,7 @@ EMBEDDINGS_FIELDS: tuple[FieldSpec, ...] = (
     _h("truncate_prompt_tokens", _E, "keep k tokens of each input (-1: the context): its last "
        "ones, or its first with `truncation_side: \"right\"`", _VL),
     _h("truncation_side", _E, "`left` (default: the first tokens are dropped) or `right` (the "
-       "last ones are)", _VL),
+       "last ones are); without `truncate_prompt_tokens` a no-op (nothing is cut)", _VL),
     _h("request_id", _E, "the response's `id` is `embd-` + this (not empty); without it, + the "
        "`X-Request-Id` header where sent", _VL),
     _noop("user", _E, is_str, "an end-user id for the caller's own records"),
