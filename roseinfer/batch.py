@@ -16,7 +16,8 @@ read, checked, run and answered exactly as `roseinfer serve` would: a refused re
 method or URL, `stream: true`) gets `error` (`{"code", "message"}`) and no `response`, as
 OpenAI's error lines. Up to `--max-concurrency` requests are in flight at once, so the engine
 batches them as it batches a server's clients; a slow request holds back only the writing of
-the lines after it (up to `READ_AHEAD` x the concurrency of them), not their running.
+the lines after it (up to `READ_AHEAD_LINES` x the concurrency of them, `READ_AHEAD_BYTES` of
+their output), not their running.
 """
 
 from __future__ import annotations
@@ -37,7 +38,10 @@ if TYPE_CHECKING:  # imported where used: `roseinfer --help` needs neither
     from fastapi import FastAPI
 
 URLS = ("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/responses")
-READ_AHEAD = 4  # lines started but not yet written: at most this x the concurrency
+# Lines started but not yet written (behind a slower one): at most this many times the
+# concurrency, and their finished output lines at most this many bytes, before reading waits.
+READ_AHEAD_LINES = 64
+READ_AHEAD_BYTES = 256 << 20
 
 Result = dict[str, Any]
 
@@ -122,23 +126,34 @@ async def run_batch(app: FastAPI, lines: Iterable[bytes], out: TextIO, max_concu
     counts: Counter[str] = Counter()
     seen: set[str] = set()
     slots = asyncio.Semaphore(max_concurrency)
-    pending: deque[asyncio.Future[Result]] = deque()
+    pending: deque[asyncio.Future[tuple[str, str]]] = deque()  # (outcome, output line), in order
+    held = [0]  # bytes of output lines done but not written (behind a slower line)
     # raise_app_exceptions=False: a handler's bug is that request's 500, as when served
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
 
-    async def bounded(work: Awaitable[Result], custom_id: str) -> Result:
+    def done(result: Result) -> tuple[str, str]:
+        text = json.dumps(result, ensure_ascii=False) + "\n"
+        held[0] += len(text)
+        return outcome(result), text
+
+    async def bounded(work: Awaitable[Result], custom_id: str) -> tuple[str, str]:
         async with slots:
             try:
-                return await work
+                return done(await work)
             except Exception as e:  # a failure of the transport, not of the request's handler
-                return line_error(custom_id, "request_failed", f"{type(e).__name__}: {e}")
+                return done(line_error(custom_id, "request_failed", f"{type(e).__name__}: {e}"))
 
-    def write(result: Result) -> None:
-        counts[outcome(result)] += 1
-        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+    def write(result: tuple[str, str]) -> None:
+        kind, text = result
+        counts[kind] += 1
+        held[0] -= len(text)
+        out.write(text)
         out.flush()
         if on_done is not None:
             on_done()
+
+    def full() -> bool:  # lines started but not written, or their output held, at the bound
+        return len(pending) > READ_AHEAD_LINES * max_concurrency or held[0] > READ_AHEAD_BYTES
 
     async with httpx.AsyncClient(transport=transport, base_url="http://run-batch",
                                  timeout=None) as http:  # fmt: skip
@@ -148,14 +163,14 @@ async def run_batch(app: FastAPI, lines: Iterable[bytes], out: TextIO, max_concu
                     continue
                 request = read_request(raw, number, seen)
                 if isinstance(request, dict):
-                    done: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
-                    done.set_result(request)
-                    pending.append(done)
+                    ready: asyncio.Future[tuple[str, str]] = (
+                        asyncio.get_running_loop().create_future()
+                    )
+                    ready.set_result(done(request))
+                    pending.append(ready)
                 else:
                     pending.append(asyncio.ensure_future(bounded(send(http, *request), request[0])))
-                while pending and (
-                    pending[0].done() or len(pending) > READ_AHEAD * max_concurrency
-                ):
+                while pending and (pending[0].done() or full()):
                     write(await pending.popleft())
                 await asyncio.sleep(0)  # let the started requests run while lines are read
             while pending:

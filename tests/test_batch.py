@@ -11,6 +11,7 @@ import sys
 
 import httpx
 import pytest
+from fastapi import FastAPI, Request
 
 from roseinfer.batch import run_batch
 
@@ -158,3 +159,31 @@ def test_the_command_runs_a_file(tiny_model_dir, tmp_path):
                                 capture_output=True, text=True, timeout=60)  # fmt: skip
     assert unwritable.returncode == 1 and "cannot write" in unwritable.stderr
     assert "Loading" not in unwritable.stderr  # (refused before the model loads)
+
+
+def test_a_slow_request_holds_back_only_the_writing_of_the_lines_after_it():
+    """The first line's request finishes only once the ten after it have: with requests started
+    in order only as the oldest finishes, this batch would never end."""
+    app = FastAPI()
+    finished: list[str] = []
+    ten_done = asyncio.Event()
+
+    @app.post("/v1/completions")
+    async def completions(request: Request) -> dict:
+        body = await request.json()
+        if body["prompt"] == "slow":
+            await ten_done.wait()
+        finished.append(body["prompt"])
+        if len(finished) == 10:
+            ten_done.set()
+        return {"id": body["prompt"], "choices": []}
+
+    lines = [line("slow", "/v1/completions", {"prompt": "slow"})] + [
+        line(f"q{i}", "/v1/completions", {"prompt": f"q{i}"}) for i in range(10)
+    ]
+    out = io.StringIO()
+    raw = [x.encode() + b"\n" for x in lines]
+    counts = asyncio.run(asyncio.wait_for(run_batch(app, raw, out, 2), timeout=20))
+    assert counts == {"ok": 11} and finished[-1] == "slow"
+    written = [json.loads(x)["custom_id"] for x in out.getvalue().splitlines()]
+    assert written == ["slow"] + [f"q{i}" for i in range(10)]  # still in the input's order
