@@ -529,3 +529,35 @@ def test_structured_outputs_holding_only_options_asks_for_nothing(http):
     r = post(http, CC, {"messages": CHAT, "max_tokens": 8, "response_format": fmt,
                         "structured_outputs": options})  # fmt: skip
     assert r.status_code == 200, r.text
+
+
+def test_max_waiting_requests_counts_what_a_request_adds(tiny_model_dir, monkeypatch):
+    """A request of several prompts (or n choices, or embedding inputs) adds that many engine
+    requests: with some waiting, it is refused where they would pass the limit (one HTTP request
+    of 2,048 inputs had counted as one); an empty queue takes it whole."""
+    from conftest import serve_in_process
+
+    from roseinfer.engine.client import EngineClient
+    from roseinfer.server.config import ServerConfig
+
+    waiting = [1]
+    monkeypatch.setattr(EngineClient, "num_waiting", property(lambda self: waiting[0]))
+    config = ServerConfig(max_waiting_requests=2)
+    with serve_in_process(tiny_model_dir("llama"), server_config=config) as (_, url):
+
+        def status(path: str, body: dict) -> int:
+            r = httpx.post(url + path, json=body, timeout=60)
+            assert r.status_code != 503 or "this request adds" in r.text or waiting[0] >= 2
+            return r.status_code
+
+        one = {"prompt": "x", "max_tokens": 1}
+        assert status("/v1/completions", one) == 200  # 1 waiting + 1 = the limit
+        assert status("/v1/completions", {**one, "prompt": ["x", "y"]}) == 503
+        assert status("/v1/completions", {**one, "n": 2}) == 503
+        assert status("/v1/embeddings", {"input": ["x", "y"]}) == 503
+        assert status("/v1/embeddings", {"input": ["x"]}) == 200
+        waiting[0] = 0  # an empty queue takes a request larger than the limit whole
+        assert status("/v1/completions", {**one, "prompt": ["x", "y", "z"]}) == 200
+        assert status("/v1/embeddings", {"input": ["x", "y", "z"]}) == 200
+        waiting[0] = 2
+        assert status("/v1/completions", one) == 503

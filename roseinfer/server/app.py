@@ -166,14 +166,19 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                                 f"{', '.join(f'`{n}`' for n in model_names)}).",
                            param="model", code="model_not_found")  # fmt: skip
 
-    def check_capacity() -> None:
+    def check_capacity(num_new: int = 1) -> None:
+        """503 where the `num_new` engine requests this one adds (prompts x n, inputs) would
+        take the waiting past --max-waiting-requests; into an empty queue a request of more
+        is taken whole (else it could never run)."""
         if not client.is_alive():
             raise APIError(503, "the engine is not running", code="engine_dead")
         limit = cfg.max_waiting_requests
         waiting = client.num_waiting
-        if limit is not None and waiting >= limit:
-            raise APIError(503, f"server overloaded: {waiting} requests are waiting (limit {limit})",
-                           code="server_overloaded", headers={"Retry-After": "1"})  # fmt: skip
+        if limit is not None and (waiting >= limit or (waiting and waiting + num_new > limit)):
+            adds = f", and this request adds {num_new}" if num_new > 1 else ""
+            raise APIError(503, f"server overloaded: {waiting} requests are waiting{adds} "
+                                f"(limit {limit})", code="server_overloaded",
+                           headers={"Retry-After": "1"})  # fmt: skip
 
     def submit_checks(
         requests: list[tuple[list[int], SamplingParams]], names: dict[str, str]
@@ -184,7 +189,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
                 client.validate(ids, params)
             except InvalidRequestError as e:
                 raise engine_error(e, names) from None
-        check_capacity()
+        check_capacity(sum(params.n for _, params in requests))
 
     async def run_openai(
         request: Request,

@@ -119,11 +119,11 @@ def add_embedding_routes(
     model_name: str,
     checked_body: Callable[[Request, str], Awaitable[dict]],
     check_model: Callable[[str | None], None],
-    check_capacity: Callable[[], None],
+    check_capacity: Callable[[int], None],
 ) -> None:
     """Add POST /v1/embeddings to `router` (the app's API-key-protected one). The callables are
     the app's: the field table's check of a body, the 404 of another model's name, the 503 of a
-    full queue."""
+    full queue (given the engine requests a request adds)."""
     engine = client.engine
     hidden_size = engine.model_config.hidden_size
 
@@ -148,7 +148,7 @@ def add_embedding_routes(
                 where = f"input[{i}]: " if len(prompts) > 1 else "input: "
                 raise APIError(400, where + str(e), param="input", code=e.code) from None
         pooling = body.pooling()
-        check_capacity()
+        check_capacity(len(prompts))
         internal_id = P.new_id("embd")  # the engine's ids stay ours; the client's names the answer
         given_id = given_request_id(request, body.request_id)
         response_id = internal_id if given_id is None else f"embd-{given_id}"
