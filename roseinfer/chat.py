@@ -175,6 +175,7 @@ def template_messages(
     answerable: list[list[str]] = []  # per message, the calls it may answer
     # calls of the last assistant message without a result: (message, call) of each
     unanswered: dict[str, tuple[int, int]] = {}
+    answered: dict[str, int] = {}  # and those with one: the message that holds it
     for i, m in enumerate(messages):
         if m.role not in CHAT_ROLES:
             raise ChatError(
@@ -209,6 +210,7 @@ def template_messages(
             calls = [c.id for c in m.tool_calls or ()]
             functions = {c.id: c.function.name for c in m.tool_calls or ()}
             unanswered = {c: (i, j) for j, c in enumerate(calls)}
+            answered = {}
             if m.tool_calls:
                 history = [
                     (c.function.name, _arguments(c, i, j)) for j, c in enumerate(m.tool_calls)
@@ -230,8 +232,16 @@ def template_messages(
                     "assistant message before it",
                     "invalid_value",
                 )
+            if (first := answered.get(m.tool_call_id)) is not None:  # OpenAI's 400, its words
+                raise ChatError(
+                    f"messages.{i}.tool_call_id",
+                    f"Duplicate value for 'tool_call_id' of {m.tool_call_id!r}, in "
+                    f"messages[{first}] and messages[{i}] (a call has one result)",
+                    "invalid_value",
+                )
             message["tool_call_id"] = m.tool_call_id
             unanswered.pop(m.tool_call_id, None)
+            answered[m.tool_call_id] = i
             if m.name and m.name != functions[m.tool_call_id]:  # (the cookbook's form names it)
                 raise ChatError(
                     f"messages.{i}.name",

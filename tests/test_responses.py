@@ -351,7 +351,10 @@ def test_echoed_fields_and_request_id(http):
     ({"input": [{"role": "assistant", "content": "x"}, {**CALL, "arguments": "[1]"}]},
      "input.1.arguments"),
     ({"input": [CALL, {"type": "function_call_output", "call_id": "zz", "output": "5"}]},
-     "input.1"),
+     "input.1.call_id"),
+    ({"input": [CALL, {"type": "function_call_output", "call_id": "call_1", "output": "5"},
+                {"type": "function_call_output", "call_id": "call_1", "output": "6"}]},
+     "input.2.call_id"),  # one call, two results: OpenAI's "Duplicate value" 400
     ({"input": [CALL, {**CALL, "call_id": "call_2"},
                 {"type": "function_call_output", "call_id": "call_1", "output": "5"},
                 {"role": "user", "content": "And?"}]}, "input.1.call_id"),
@@ -366,6 +369,7 @@ def test_what_cannot_act_is_a_400_naming_the_field_sent(http, body, param):
         "response_format",
         "function.",
         '"function": {',
+        "tool_call_id",
     ):
         assert chat_name not in err["message"], err
 

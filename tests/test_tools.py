@@ -449,6 +449,12 @@ def test_every_call_in_the_history_needs_its_result(http):
     late = [*HISTORY, {"role": "user", "content": "And?"}, HISTORY[2]]  # c2 answered again
     r = http.post("/v1/chat/completions", json={"messages": late, "max_tokens": 2})
     assert (r.status_code, r.json()["error"]["param"]) == (400, "messages.5.tool_call_id")
+    twice = [*HISTORY[:4], HISTORY[2]]  # one call, two results (OpenAI: "Duplicate value")
+    r = http.post("/v1/chat/completions", json={"messages": twice, "max_tokens": 2})
+    error = r.json()["error"]
+    assert (r.status_code, error["param"]) == (400, "messages.4.tool_call_id"), r.text
+    assert "Duplicate value for 'tool_call_id'" in error["message"]
+    assert "messages[2] and messages[4]" in error["message"]
 
 
 def test_history_arguments_must_be_json_objects(http):

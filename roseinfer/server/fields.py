@@ -180,8 +180,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "`function.name`, `function.arguments` as JSON text), rendered by a template with tool "
        "support, else as `<tool_call>` blocks in its content"),
     _h("messages[].tool_call_id", _C, "a `tool` message's call: it must name a call of the "
-       "assistant message just before, and every call needs its result before the next "
-       "message (OpenAI's rule); without template tool support results are shown to the model "
+       "assistant message just before, every call needs its result before the next message, "
+       "and one result only (OpenAI's rules); without template tool support results are shown to the model "
        "in the calls' order, as `<tool_response>` blocks of a user turn"),
     _h("tools", _C, "functions the model may call (`type: \"function\"`, `function.name`, "
        "`description`, `parameters` as a JSON schema of an object, every call held to it; "

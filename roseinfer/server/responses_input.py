@@ -38,6 +38,7 @@ _MESSAGE_NAMES = (
      "text.format of type json_schema needs schema"),
     (r"response_format", "text.format"),
     (r"max_completion_tokens", "max_output_tokens"),
+    (r"'tool_call_id'", "'call_id'"),
     (r"no tool message answers before the next message",
      "no function_call_output answers before the next message"),
     (r'\{"type": "function", "function": \{"name": \.\.\.\}\}', '{"type": "function", "name": ...}'),
@@ -103,8 +104,9 @@ class ResponsesRequest:
         message = error.message
         if error.param is not None and param is not None:
             message = re.sub(rf"(?<![\w.]){re.escape(error.param)}(?![\w])", param, message)
-        message = re.sub(r"messages\[(\d+)\]",
-                         lambda m: responses_param(f"messages.{m.group(1)}", self.sources),
+        message = re.sub(r"messages\[(\d+)\](\.tool_call_id)?",
+                         lambda m: responses_param(f"messages.{m.group(1)}{m.group(2) or ''}",
+                                                   self.sources),
                          message)  # fmt: skip
         for chat_name, name in _MESSAGE_NAMES:  # chat's words for the fields, where they remain
             message = re.sub(rf"(?<![\w.]){chat_name}(?![\w])", name, message)
@@ -131,6 +133,8 @@ def responses_param(param: str, sources: tuple[Source, ...] = ()) -> str:
                 return f"{call}.{_CALL_FIELDS[key]}" if key in _CALL_FIELDS else call
         if tail.startswith("content") and source.text is not None:
             return source.path + "." + source.text + tail.removeprefix("content")
+        if tail == "tool_call_id":  # a function_call_output item's
+            return source.path + ".call_id"
         return source.path
     if head == "max_completion_tokens":
         return "max_output_tokens"
