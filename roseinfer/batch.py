@@ -29,8 +29,8 @@ import os
 import sys
 import threading
 import uuid
-from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:  # imported where used: `roseinfer --help` needs neither
@@ -120,65 +120,87 @@ def outcome(result: Result) -> str:
 async def run_batch(app: FastAPI, lines: Iterable[bytes], out: TextIO, max_concurrency: int,
                     on_done: Callable[[], object] | None = None) -> Counter[str]:  # fmt: skip
     """Run every non-blank line of `lines` through `app`, writing each output line to `out` in
-    order; at most `max_concurrency` requests in flight. Counts `outcome`s."""
+    order as soon as the lines before it are written; at most `max_concurrency` requests in
+    flight, the next line read only when one may start (so no body waits in memory). Lines are
+    read on a worker thread: standard input waiting for more holds back nothing already done.
+    Counts `outcome`s."""
     import httpx
 
     counts: Counter[str] = Counter()
     seen: set[str] = set()
     slots = asyncio.Semaphore(max_concurrency)
-    pending: deque[asyncio.Future[tuple[str, str]]] = deque()  # (outcome, output line), in order
-    held = [0]  # bytes of output lines done but not written (behind a slower line)
+    order: asyncio.Queue[asyncio.Future[tuple[str, str]] | None] = asyncio.Queue()
+    held = [0, 0]  # output lines done or running but not written: [their number, bytes done]
+    written = asyncio.Event()
     # raise_app_exceptions=False: a handler's bug is that request's 500, as when served
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
 
     def done(result: Result) -> tuple[str, str]:
         text = json.dumps(result, ensure_ascii=False) + "\n"
-        held[0] += len(text)
+        held[1] += len(text)
         return outcome(result), text
 
-    async def bounded(work: Awaitable[Result], custom_id: str) -> tuple[str, str]:
-        async with slots:
-            try:
-                return done(await work)
-            except Exception as e:  # a failure of the transport, not of the request's handler
-                return done(line_error(custom_id, "request_failed", f"{type(e).__name__}: {e}"))
+    async def run(http: httpx.AsyncClient, custom_id: str, url: str, body: dict) -> tuple[str, str]:
+        try:  # (its slot taken by the reader)
+            return done(await send(http, custom_id, url, body))
+        except Exception as e:  # a failure of the transport, not of the request's handler
+            return done(line_error(custom_id, "request_failed", f"{type(e).__name__}: {e}"))
+        finally:
+            slots.release()
 
-    def write(result: tuple[str, str]) -> None:
-        kind, text = result
-        counts[kind] += 1
-        held[0] -= len(text)
-        out.write(text)
-        out.flush()
-        if on_done is not None:
-            on_done()
+    async def writer() -> None:
+        while (future := await order.get()) is not None:
+            kind, text = await future
+            counts[kind] += 1
+            held[0] -= 1
+            held[1] -= len(text)
+            out.write(text)
+            out.flush()
+            written.set()
+            if on_done is not None:
+                on_done()
 
-    def full() -> bool:  # lines started but not written, or their output held, at the bound
-        return len(pending) > READ_AHEAD_LINES * max_concurrency or held[0] > READ_AHEAD_BYTES
+    async def reader(http: httpx.AsyncClient) -> None:
+        source = iter(lines)
+        number = 0
+        while True:
+            # behind a slow line: at most so many lines, and bytes of their output, held
+            while held[0] > READ_AHEAD_LINES * max_concurrency or held[1] > READ_AHEAD_BYTES:
+                written.clear()
+                await written.wait()
+            await slots.acquire()
+            raw = await asyncio.to_thread(next, source, None)
+            if raw is None:
+                slots.release()
+                return
+            number += 1
+            request = read_request(raw, number, seen) if raw.strip() else None
+            if not isinstance(request, tuple):
+                slots.release()
+                if request is None:  # a blank line
+                    continue
+                future: asyncio.Future[tuple[str, str]] = asyncio.get_running_loop().create_future()
+                future.set_result(done(request))
+            else:
+                future = asyncio.ensure_future(run(http, *request))
+            held[0] += 1
+            order.put_nowait(future)
 
     async with httpx.AsyncClient(transport=transport, base_url="http://run-batch",
                                  timeout=None) as http:  # fmt: skip
+        writing = asyncio.ensure_future(writer())
         try:
-            for number, raw in enumerate(lines, 1):
-                if not raw.strip():
-                    continue
-                request = read_request(raw, number, seen)
-                if isinstance(request, dict):
-                    ready: asyncio.Future[tuple[str, str]] = (
-                        asyncio.get_running_loop().create_future()
-                    )
-                    ready.set_result(done(request))
-                    pending.append(ready)
-                else:
-                    pending.append(asyncio.ensure_future(bounded(send(http, *request), request[0])))
-                while pending and (pending[0].done() or full()):
-                    write(await pending.popleft())
-                await asyncio.sleep(0)  # let the started requests run while lines are read
-            while pending:
-                write(await pending.popleft())
+            await reader(http)
+            order.put_nowait(None)
+            await writing
         finally:  # stopped early (Ctrl-C, a closed output): nothing left running unread
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+            writing.cancel()
+            left = []
+            while not order.empty():
+                if (future := order.get_nowait()) is not None:
+                    future.cancel()
+                    left.append(future)
+            await asyncio.gather(writing, *left, return_exceptions=True)
     return counts
 
 
@@ -202,6 +224,8 @@ def _check_paths(input_file: str, output_file: str) -> None:
     (opened for writing, it would be emptied before it is read)."""
     if output_file == "-":
         return
+    if os.path.isdir(output_file):
+        raise OSError(f"the output file {output_file} is a folder")
     if input_file != "-" and os.path.exists(output_file) and os.path.exists(input_file):
         if os.path.samefile(input_file, output_file):
             raise ValueError(f"the output file is the input file ({output_file}): writing the "
@@ -223,7 +247,9 @@ def cmd_run_batch(args: argparse.Namespace) -> int:
     from roseinfer.server.config import ServerConfig
 
     engine_config = EngineConfig.from_args(args)
-    concurrency = args.max_concurrency or 2 * engine_config.max_num_seqs  # (vLLM's default)
+    concurrency = args.max_concurrency
+    if concurrency is None:
+        concurrency = 2 * engine_config.max_num_seqs  # (vLLM's default)
     if concurrency < 1:
         raise ValueError(f"--max-concurrency must be >= 1, got {concurrency}")
     config = ServerConfig(served_model_names=tuple(args.served_model_name or ()),
@@ -242,9 +268,10 @@ def cmd_run_batch(args: argparse.Namespace) -> int:
         client = EngineClient(LLMEngine(load_model(engine_config), engine_config),
                               start_thread=False)  # fmt: skip
         app = create_app(client, config)
-        sink = (
-            sys.stdout if args.output_file == "-" else open(args.output_file, "w", encoding="utf-8")
-        )  # noqa: SIM115
+        # UTF-8 either way (standard output's own encoding may not hold every character)
+        to_stdout = args.output_file == "-"
+        sink = open(sys.stdout.fileno() if to_stdout else args.output_file, "w",  # noqa: SIM115
+                    encoding="utf-8", closefd=not to_stdout)  # fmt: skip
         bar = progress(total, "Running batch", "req", disable=not total)
 
         def done() -> None:
@@ -274,8 +301,8 @@ def cmd_run_batch(args: argparse.Namespace) -> int:
             client.shutdown(timeout=0)  # (after Ctrl-C: the requests running get their errors)
     finally:
         for f in (source, sink):
-            if f is not None and f not in (sys.stdin.buffer, sys.stdout):
-                f.close()
+            if f is not None and f is not sys.stdin.buffer:
+                f.close()  # (standard output's file stays open: closefd=False)
     if failure:
         raise failure[0]
     print(f"run-batch: {sum(counts.values())} lines: {counts['ok']} answered, {counts['refused']} refused "

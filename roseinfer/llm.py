@@ -122,14 +122,15 @@ class LLM:
         """vLLM's `LLM.embed`: each prompt's embedding (`.outputs.embedding`), in the order of
         `prompts` (strings, or lists of token ids): the final hidden state at its last token,
         L2-normalized (`PoolingParams`: one for all, or one per prompt). `truncate_prompt_tokens`:
-        keep each prompt's last k tokens. Batched with each other as generation requests are;
+        keep each prompt's last k tokens (-1: the context's worth). Batched with each other as generation requests are;
         the first request the engine fails raises RequestFailed, and the others are aborted."""
         check_bools(use_tqdm=use_tqdm)
         ids = self._encode_all(prompts)
         if truncate_prompt_tokens is not None:
             k = truncate_prompt_tokens
-            if not is_int(k) or k < 1:
-                raise ValueError(f"truncate_prompt_tokens must be an integer >= 1, got {k!r}")
+            if not is_int(k) or not (k >= 1 or k == -1):
+                raise ValueError(f"truncate_prompt_tokens must be >= 1 or -1, got {k!r}")
+            k = self.engine.max_model_len if k == -1 else k
             ids = [p[-k:] for p in ids]
         if pooling_params is None or isinstance(pooling_params, PoolingParams):
             pooling = [pooling_params or PoolingParams()] * len(ids)

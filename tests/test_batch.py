@@ -187,3 +187,48 @@ def test_a_slow_request_holds_back_only_the_writing_of_the_lines_after_it():
     assert counts == {"ok": 11} and finished[-1] == "slow"
     written = [json.loads(x)["custom_id"] for x in out.getvalue().splitlines()]
     assert written == ["slow"] + [f"q{i}" for i in range(10)]  # still in the input's order
+
+
+def test_the_commands_flags_and_standard_input_as_it_comes(tiny_model_dir, tmp_path):
+    """--served-model-name and --max-request-bytes act as serve's; --max-concurrency 0 and a
+    folder as the output are refused before any load; from standard input a line's result is
+    written while the next line has not come yet."""
+    import select
+
+    exe = os.path.join(os.path.dirname(sys.executable), "roseinfer")
+    model = ["--model", tiny_model_dir("llama"), "--dtype", "float32"]
+    path = tmp_path / "in.jsonl"
+    big = {**COMPLETION, "prompt": "x " * 2000}
+    path.write_text("\n".join([line("named", "/v1/completions", {**COMPLETION, "model": "mine"}),
+                               line("big", "/v1/completions", big)]) + "\n")  # fmt: skip
+    out = tmp_path / "out.jsonl"
+    done = subprocess.run([exe, "run-batch", "-i", str(path), "-o", str(out), *model,
+                           "--served-model-name", "mine", "--max-request-bytes", "2000"],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    named, big_one = [json.loads(x) for x in out.read_text().splitlines()]
+    assert named["response"]["status_code"] == 200
+    assert named["response"]["body"]["model"] == "mine"
+    assert big_one["response"]["status_code"] == 413
+    for flags, words in ((["-o", str(out), "--max-concurrency", "0"], "--max-concurrency"),
+                         (["-o", str(tmp_path)], "is a folder")):  # fmt: skip
+        refused = subprocess.run([exe, "run-batch", "-i", str(path), *flags, *model],
+                                 capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert refused.returncode == 1 and words in refused.stderr, refused.stderr
+        assert "Loading" not in refused.stderr
+    stream = subprocess.Popen([exe, "run-batch", "-i", "-", "-o", "-", *model],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+    try:
+        assert stream.stdin is not None and stream.stdout is not None
+        stream.stdin.write(line("first", "/v1/completions", COMPLETION) + "\n")
+        stream.stdin.flush()
+        ready, _, _ = select.select([stream.stdout], [], [], 120)  # stdin still open
+        assert ready, "the first line's result waited for the input to end"
+        assert json.loads(stream.stdout.readline())["custom_id"] == "first"
+        stream.stdin.write(line("second", "/v1/completions", COMPLETION) + "\n")
+        stream.stdin.close()
+        assert json.loads(stream.stdout.readline())["custom_id"] == "second"
+        assert stream.wait(60) == 0
+    finally:
+        stream.kill()

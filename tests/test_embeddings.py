@@ -293,10 +293,10 @@ def test_no_ops_and_neutral_values_change_nothing(served):
     body: dict = {"input": PROMPTS[0]}
     for spec in F.TABLE[F.EMBEDDINGS].values():
         if spec.kind is not F.Kind.HONOURED and spec.accepts_doc != "null":
-            candidates = (True, 0, "float32", {}, "someone")
+            candidates = (True, 0, "float32", "do_not_pad", {}, "someone")
             body[spec.name] = next(v for v in candidates if spec.accepts(v, body))
     assert set(body) == {"input", "user", "cache_salt", "add_special_tokens", "embed_dtype",
-                         "priority", "mm_processor_kwargs", "media_io_kwargs"}  # fmt: skip
+                         "priority", "mm_processor_kwargs", "media_io_kwargs", "padding"}  # fmt: skip
     # the chat form's fields at their neutral values beside input, and its own default
     body |= {"add_generation_prompt": False, "continue_final_message": False,
              "chat_template_kwargs": {}, "chat_template": None}  # fmt: skip
@@ -349,6 +349,18 @@ def test_the_chat_form_embeds_the_rendered_conversation(served):
         ids = tokenizer.encode_chat(messages, add_generation_prompt=bool(extra))
         assert r.json()["usage"]["prompt_tokens"] == len(ids)
         torch.testing.assert_close(torch.tensor(got), hf_embedding(hf, ids), atol=1e-5, rtol=1e-5)
+    ending = [*messages, {"role": "assistant", "content": "Hel"}]  # the last message left open
+    (got,) = vectors(post(url, {"messages": ending, "continue_final_message": True}))
+    ids = tokenizer.encode_chat(ending, add_generation_prompt=False, continue_final_message=True)
+    assert ids != tokenizer.encode_chat(ending, add_generation_prompt=False)
+    torch.testing.assert_close(torch.tensor(got), hf_embedding(hf, ids), atol=1e-5, rtol=1e-5)
+    # the template's variables reach it: one it does not read is refused, as on chat
+    r = post(url, {"messages": messages, "chat_template_kwargs": {"unread": 1}})
+    assert r.status_code == 400 and "chat_template_kwargs" in r.json()["error"]["param"]
+    r = post(url, {"messages": [{"role": "user", "content": "word " * 400}]})  # named as sent
+    error = r.json()["error"]
+    assert (r.status_code, error["param"], error["code"]) == (400, "messages",
+                                                              "context_length_exceeded")  # fmt: skip
 
 
 def test_embeddings_beside_running_generations_hurt_neither(served):

@@ -141,12 +141,13 @@ def add_embedding_routes(
             )  # fmt: skip
             for ids in await _prompts(engine.tokenizer, body)
         ]
+        field = "input" if body.messages is None else "messages"  # (the form the body sent)
         for i, ids in enumerate(prompts):
             try:
                 engine.validate_pooling(ids)
             except InvalidRequestError as e:
-                where = f"input[{i}]: " if len(prompts) > 1 else "input: "
-                raise APIError(400, where + str(e), param="input", code=e.code) from None
+                where = f"{field}[{i}]: " if len(prompts) > 1 else f"{field}: "
+                raise APIError(400, where + str(e), param=field, code=e.code) from None
         pooling = body.pooling()
         check_capacity(len(prompts))
         internal_id = P.new_id("embd")  # the engine's ids stay ours; the client's names the answer

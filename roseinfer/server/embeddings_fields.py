@@ -61,6 +61,8 @@ EMBEDDINGS_FIELDS: tuple[FieldSpec, ...] = (
          "or not, otherwise than vLLM's default", _VL),
     _ref("chat_template", _E, never, "null", "a request's own chat template", _VL),
     _ref("media_io_kwargs", _E, equals({}), "{}", "multimodal inputs' loading", _VL),
+    _ref("padding", _E, equals("do_not_pad"), "`do_not_pad`", "inputs padded to a length "
+         "(the last token pooled would be a pad)", _VL),
     _ref("embed_dtype", _E, equals("float32"), "`float32`", "the values' type in base64", _VL),
     _ref("priority", _E, equals(0), "0", "priority scheduling", _VL),
     _ref("mm_processor_kwargs", _E, equals({}), "{}", "multimodal processing", _VL),
