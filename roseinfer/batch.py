@@ -69,20 +69,32 @@ def read_request(raw: bytes, number: int, seen: set[str]) -> tuple[str, str, dic
         return line_error(None, "missing_custom_id",
                           f"line {number}: custom_id must be a non-empty string")  # fmt: skip
     if custom_id in seen:
-        return line_error(custom_id, "duplicate_custom_id",
-                          f"line {number}: custom_id {custom_id!r} was used by an earlier line")  # fmt: skip
+        return line_error(
+            custom_id,
+            "duplicate_custom_id",
+            f"line {number}: custom_id {custom_id!r} was used by an earlier line",
+        )
     seen.add(custom_id)
     unknown = sorted(set(line) - {"custom_id", "method", "url", "body"})
     if unknown:
-        return line_error(custom_id, "invalid_request",
-                          f"line {number}: {unknown[0]!r} is not a field of a batch line")  # fmt: skip
+        return line_error(
+            custom_id,
+            "invalid_request",
+            f"line {number}: {unknown[0]!r} is not a field of a batch line",
+        )
     if line.get("method") != "POST":
-        return line_error(custom_id, "invalid_method",
-                          f"line {number}: method must be \"POST\", got {line.get('method')!r}")  # fmt: skip
+        return line_error(
+            custom_id,
+            "invalid_method",
+            f'line {number}: method must be "POST", got {line.get("method")!r}',
+        )
     url = line.get("url")
     if url not in URLS:
-        return line_error(custom_id, "invalid_url",
-                          f"line {number}: url must be one of {', '.join(URLS)}, got {url!r}")  # fmt: skip
+        return line_error(
+            custom_id,
+            "invalid_url",
+            f"line {number}: url must be one of {', '.join(URLS)}, got {url!r}",
+        )
     body = line.get("body")
     if not isinstance(body, dict):
         return line_error(custom_id, "invalid_request", f"line {number}: body must be an object")
@@ -102,9 +114,9 @@ async def send(http: httpx.AsyncClient, custom_id: str, url: str, body: dict) ->
     except ValueError:  # (every answer of these routes is JSON unless streamed, refused above)
         return line_error(custom_id, "invalid_response", f"HTTP {r.status_code}: {r.text[:200]}")
     request_id = answer.get("id") if isinstance(answer, dict) else None
-    response = {"status_code": r.status_code,
-                "request_id": request_id if isinstance(request_id, str) else f"req_{uuid.uuid4().hex}",
-                "body": answer}  # fmt: skip
+    if not isinstance(request_id, str):  # (an error body has none)
+        request_id = f"req_{uuid.uuid4().hex}"
+    response = {"status_code": r.status_code, "request_id": request_id, "body": answer}
     return {"id": f"batch_req_{uuid.uuid4().hex}", "custom_id": custom_id,
             "response": response, "error": None}  # fmt: skip
 
@@ -210,10 +222,18 @@ def add_batch_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output-file", required=True,
                         help="where the results go, one line each in the input's order "
                         "(`-`: standard output)")  # fmt: skip
-    parser.add_argument("--max-concurrency", type=int, default=None,
-                        help="requests in flight at once (default: twice --max-num-seqs)")  # fmt: skip
-    parser.add_argument("--served-model-name", nargs="+", default=None,
-                        help="the names the lines' `model` may give (default: the model's)")  # fmt: skip
+    parser.add_argument(
+        "--max-concurrency",
+        type=int,
+        default=None,
+        help="requests in flight at once (default: twice --max-num-seqs)",
+    )
+    parser.add_argument(
+        "--served-model-name",
+        nargs="+",
+        default=None,
+        help="the names the lines' `model` may give (default: the model's)",
+    )
     parser.add_argument("--max-request-bytes", type=int, default=4 << 20,
                         help="largest body a line may hold, as serve's (default 4 MiB; 0: no "
                         "limit)")  # fmt: skip
@@ -255,7 +275,8 @@ def cmd_run_batch(args: argparse.Namespace) -> int:
     config = ServerConfig(served_model_names=tuple(args.served_model_name or ()),
                           max_request_bytes=args.max_request_bytes)  # fmt: skip
     _check_paths(args.input_file, args.output_file)
-    source = sys.stdin.buffer if args.input_file == "-" else open(args.input_file, "rb")  # noqa: SIM115
+    from_stdin = args.input_file == "-"
+    source = sys.stdin.buffer if from_stdin else open(args.input_file, "rb")  # noqa: SIM115
     sink: TextIO | None = None
     counts: Counter[str] = Counter()
     written = [0]  # lines written so far (told on Ctrl-C)
@@ -305,9 +326,9 @@ def cmd_run_batch(args: argparse.Namespace) -> int:
                 f.close()  # (standard output's file stays open: closefd=False)
     if failure:
         raise failure[0]
-    print(f"run-batch: {sum(counts.values())} lines: {counts['ok']} answered, {counts['refused']} refused "
-          f"(4xx), {counts['failed']} failed (5xx), {counts['invalid']} not requests (see their "
-          "`error`)", file=sys.stderr)  # fmt: skip
+    print(f"run-batch: {sum(counts.values())} lines: {counts['ok']} answered, "
+          f"{counts['refused']} refused (4xx), {counts['failed']} failed (5xx), "
+          f"{counts['invalid']} not requests (see their `error`)", file=sys.stderr)  # fmt: skip
     if counts["failed"]:
         print("run-batch: the server failed some requests (5xx): their `response.body` says why",
               file=sys.stderr)  # fmt: skip
