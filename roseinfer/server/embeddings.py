@@ -160,7 +160,7 @@ def add_embedding_routes(
         except ClientDisconnected:
             return Response(status_code=499)  # the client is gone: nobody reads this
         except RequestFailed as e:
-            raise failed_request_error(e, "input", "embedding") from None
+            raise failed_request_error(e, field, "embedding") from None
         prompt_tokens = sum(len(ids) for ids in prompts)
         content = await asyncio.to_thread(
             response_body, vectors, body, response_id, model_name, prompt_tokens
