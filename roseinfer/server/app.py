@@ -41,7 +41,14 @@ from roseinfer.server.body_check import FieldError, check_body
 from roseinfer.server.chat_prompt import num_prompts, prompt_lists, request_prompt_ids
 from roseinfer.server.config import ServerConfig
 from roseinfer.server.embeddings import add_embedding_routes
-from roseinfer.server.errors import APIError, ModelT, install_error_handlers, validated
+from roseinfer.server.errors import (
+    APIError,
+    ModelT,
+    failed_request_error,
+    install_error_handlers,
+    internal_error,
+    validated,
+)
 from roseinfer.server.jsonbody import read_request_json
 from roseinfer.server.metrics import ServerMetrics
 from roseinfer.server.middleware import BodySizeLimitMiddleware, RequestIdMiddleware
@@ -67,9 +74,7 @@ from roseinfer.server.serving import (
     GenerationGroup,
     RequestFailed,
     dumps,
-    failed_request_error,
     given_request_id,
-    internal_error,
     response_body,
     sse_stream,
     text_stream,

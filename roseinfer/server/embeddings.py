@@ -34,12 +34,11 @@ from roseinfer.pooling_params import PoolingParams
 from roseinfer.server import protocol as P
 from roseinfer.server.chat_prompt import num_prompts, prompt_lists, request_prompt_ids
 from roseinfer.server.embeddings_fields import EMBEDDINGS
-from roseinfer.server.errors import APIError, validated
+from roseinfer.server.errors import APIError, failed_request_error, validated
 from roseinfer.server.params import truncate_prompt
 from roseinfer.server.serving import (
     ClientDisconnected,
     dumps,
-    failed_request_error,
     given_request_id,
     until_disconnected,
 )

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
+from roseinfer.outputs import RequestFailed
 from roseinfer.server.protocol import error_body
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -122,3 +123,20 @@ def validated(model: type[ModelT], data: dict) -> ModelT:
         return model.model_validate(data)
     except ValidationError as e:
         raise from_validation_error(e.errors()) from None
+
+
+def failed_request_error(
+    e: RequestFailed, param: str | None = None, work: str = "generation"
+) -> APIError:
+    """A request the engine failed once it ran: the same error body streamed or not (a stream's
+    status is already 200 by then). `param`: the request's constraint field, which such a
+    failure of its own doing names (its grammar, or the masks beside it, left no token);
+    `work`: what failed ("generation", "embedding")."""
+    if e.invalid_request:  # found only once it ran: still the request's doing
+        return APIError(400, str(e), param=param, code="invalid_request")
+    return APIError(500, f"{work} failed: {e}", code=f"{work}_failed")
+
+
+def internal_error(e: Exception) -> APIError:
+    """A bug while processing one request: it fails alone."""
+    return APIError(500, f"internal error: {type(e).__name__}: {e}")

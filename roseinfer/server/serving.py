@@ -22,7 +22,7 @@ from roseinfer.output.processor import ChoiceState, RequestState
 from roseinfer.outputs import PositionLogprobs, RequestFailed
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.server import protocol as P
-from roseinfer.server.errors import APIError
+from roseinfer.server.errors import failed_request_error, internal_error
 from roseinfer.server.logprobs import (
     chat_logprobs,
     completion_logprobs,
@@ -413,23 +413,6 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
             logger.exception("error while streaming %s", rid)
             yield sse_data(internal_error(e).body())
         yield sse_data("[DONE]")
-
-
-def failed_request_error(
-    e: RequestFailed, param: str | None = None, work: str = "generation"
-) -> APIError:
-    """A request the engine failed once it ran: the same error body streamed or not (a stream's
-    status is already 200 by then). `param`: the request's constraint field, which such a
-    failure of its own doing names (its grammar, or the masks beside it, left no token);
-    `work`: what failed ("generation", "embedding")."""
-    if e.invalid_request:  # found only once it ran: still the request's doing
-        return APIError(400, str(e), param=param, code="invalid_request")
-    return APIError(500, f"{work} failed: {e}", code=f"{work}_failed")
-
-
-def internal_error(e: Exception) -> APIError:
-    """A bug while processing one request: it fails alone."""
-    return APIError(500, f"internal error: {type(e).__name__}: {e}")
 
 
 class StreamFailed(Exception):
