@@ -248,9 +248,9 @@ class LLMEngine:
                                       f"However, the input has {n} tokens",
                                       "prompt", "context_length_exceeded")  # fmt: skip
         if bm.blocks_needed(n) > bm.num_blocks:
+            cache = f"{bm.num_blocks} ({bm.num_blocks * bm.block_size} tokens)"
             raise InvalidRequestError(f"the input ({n} tokens) needs {bm.blocks_needed(n)} KV "
-                                      f"blocks; the cache has {bm.num_blocks} "
-                                      f"({bm.num_blocks * bm.block_size} tokens)", "prompt")  # fmt: skip
+                                      f"blocks; the cache has {cache}", "prompt")  # fmt: skip
 
     def abort_request(
         self, request_id: str, reason: FinishReason = "abort", index: int | None = None

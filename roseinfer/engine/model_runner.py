@@ -68,8 +68,8 @@ def read_rows(
     batch: Seq[ScheduledSequence], last_rows: list[int], num_tokens: int
 ) -> list[int] | None:
     """The token rows whose final hidden states a step reads, ascending: the last new row of
-    each sequence that samples or pools, and every new row of a prefill that reports prompt logprobs;
-    None where that is all of them (decode steps). The model's last layer attends, projects and
+    each sequence that samples or pools, and every new row of a prefill that reports prompt
+    logprobs; None where that is all of them (decode steps). The model's last layer attends, projects and
     runs its MLP for these alone (of the other rows the step needs only their keys and values):
     a prompt's chunks before its last read none."""
     rows: list[int] = []
