@@ -225,7 +225,7 @@ class EngineClient:
     def _submit(self, request_id: str, prompt_ids: Seq[int], params: SamplingParams, sink: Sink,
                 stream_interval: int | None = None) -> None:  # fmt: skip
         self._queue(SubmittedRequest(request_id, list(prompt_ids), params, sink,
-                             stream_interval=stream_interval))  # fmt: skip
+                                     stream_interval=stream_interval))  # fmt: skip
 
     def _queue(self, request: SubmittedRequest) -> None:
         with self._lock:
