@@ -308,7 +308,9 @@ class EngineClient:
 
     def _publish(self, outputs: list[StepOutput]) -> None:
         now = time.perf_counter()
+        generated = 0  # tokens (a failure or an embedding holds none)
         for out in outputs:
+            generated += out.token_id is not None
             req = self._live.get(out.request_id)
             if req is None or out.index not in req.open:
                 continue
@@ -334,8 +336,8 @@ class EngineClient:
                     continue
             if reason is not None:  # (a token is None only on a choice's last output)
                 self._finish(req, i, reason, now, out.error, out.invalid_request)
-        if self.observer is not None and outputs:  # (a failure or an embedding holds none)
-            self.observer.on_generated_tokens(sum(o.token_id is not None for o in outputs))
+        if self.observer is not None and outputs:
+            self.observer.on_generated_tokens(generated)
 
     def _finish(self, req: SubmittedRequest, i: int, reason: FinishReason, now: float | None = None,
                 error: str | None = None, invalid_request: bool = False) -> None:  # fmt: skip
