@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 import torch
@@ -33,6 +32,7 @@ from roseinfer.outputs import RequestFailed
 from roseinfer.pooling_params import PoolingParams
 from roseinfer.server import protocol as P
 from roseinfer.server.chat_prompt import num_prompts, prompt_lists, request_prompt_ids
+from roseinfer.server.context import ServingContext
 from roseinfer.server.embeddings_fields import EMBEDDINGS
 from roseinfer.server.errors import APIError, failed_request_error, validated
 from roseinfer.server.params import truncate_prompt
@@ -112,24 +112,15 @@ async def embed_all(
             task.cancel()  # (a finished one ignores it; a running one aborts its request)
 
 
-def add_embedding_routes(
-    router: APIRouter,
-    client: EngineClient,
-    model_name: str,
-    checked_body: Callable[[Request, str], Awaitable[dict]],
-    check_model: Callable[[str | None], None],
-    check_capacity: Callable[[int], None],
-) -> None:
-    """Add POST /v1/embeddings to `router` (the app's API-key-protected one). The callables are
-    the app's: the field table's check of a body, the 404 of another model's name, the 503 of a
-    full queue (given the engine requests a request adds)."""
-    engine = client.engine
+def add_embedding_routes(router: APIRouter, ctx: ServingContext) -> None:
+    """Add POST /v1/embeddings to `router` (the app's API-key-protected one)."""
+    client, engine, model_name = ctx.client, ctx.client.engine, ctx.model_name
     hidden_size = engine.model_config.hidden_size
 
     @router.post("/v1/embeddings")
     async def embeddings(request: Request) -> Response:
-        body = validated(EmbeddingRequest, await checked_body(request, EMBEDDINGS))
-        check_model(body.model)
+        body = validated(EmbeddingRequest, await ctx.checked_body(request, EMBEDDINGS))
+        ctx.check_model(body.model)
         if body.dimensions is not None and body.dimensions != hidden_size:
             raise APIError(400, f"dimensions must be this model's hidden size, {hidden_size}, "
                                 f"got {body.dimensions}: its vectors are not trained to be cut "
@@ -148,7 +139,7 @@ def add_embedding_routes(
                 where = f"{field}[{i}]: " if len(prompts) > 1 else f"{field}: "
                 raise APIError(400, where + str(e), param=field, code=e.code) from None
         pooling = body.pooling()
-        check_capacity(len(prompts))
+        ctx.check_capacity(len(prompts))
         internal_id = P.new_id("embd")  # the engine's ids stay ours; the client's names the answer
         given_id = given_request_id(request, body.request_id)
         response_id = internal_id if given_id is None else f"embd-{given_id}"

@@ -1,0 +1,226 @@
+"""The generating endpoints: POST /v1/completions, /v1/chat/completions, /v1/responses (run as
+the chat request it describes: responses_input.py; its stored ones: responses_api.py) and
+/generate (the seeds' API). Handlers only validate, tokenize, submit to the `EngineClient`
+and read results; the engine thread does the stepping."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import logging
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+
+from roseinfer.chat import ChatMessage
+from roseinfer.compat import seed_params
+from roseinfer.llm import encode_prompt
+from roseinfer.output.processor import ChoiceState
+from roseinfer.server import fields as F
+from roseinfer.server import protocol as P
+from roseinfer.server.body_check import FieldError
+from roseinfer.server.chat_prompt import num_prompts, prompt_lists, request_prompt_ids
+from roseinfer.server.context import ServingContext
+from roseinfer.server.errors import APIError, failed_request_error, internal_error, validated
+from roseinfer.server.params import check_choices, client_names, response_options, sampling_error
+from roseinfer.server.responses_api import StoredResponses
+from roseinfer.server.responses_input import ResponsesRequest, fit_conversation, responses_request
+from roseinfer.server.responses_output import ResponseHead, response_events, response_object
+from roseinfer.server.serving import (
+    ClientDisconnected,
+    GenerationGroup,
+    RequestFailed,
+    dumps,
+    given_request_id,
+    response_body,
+    sse_stream,
+    text_stream,
+    until_disconnected,
+)
+from roseinfer.server.structured import compile_constraint, structured_outputs, tool_use
+from roseinfer.structured.tools import ToolUse
+
+logger = logging.getLogger(__name__)
+
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredResponses) -> None:
+    """Add the four endpoints to `api` (the app's API-key-protected router); `stored`: the
+    responses /v1/responses keeps for later reads."""
+    client, core, tokenizer, defaults = ctx.client, ctx.client.engine, ctx.tokenizer, ctx.defaults
+    builder, model_name = ctx.builder, ctx.model_name
+
+    async def run_openai(
+        request: Request,
+        body: P.SamplingRequest,
+        prompts: list[list[int]],
+        tools: ToolUse | None = None,
+        responses: ResponsesRequest | None = None,
+    ) -> Response:
+        """`responses`: a /v1/responses request, run as its chat request `body` (its answer
+        an OpenAI Response)."""
+        opts = response_options(body)
+        chat = opts.chat
+        # OpenAI's: what the context leaves (chat), 16 (completions); the model's own below
+        default_max = defaults.max_tokens if chat else min(16, defaults.max_tokens or 16)
+        prompts = [builder.truncate(body, ids) for ids in prompts]
+        constraint = structured_outputs(body, tools)
+        spec = constraint.spec
+        if spec is not None:
+            await compile_constraint(constraint, core.grammars.check)
+            opts = dataclasses.replace(opts, constraint_param=constraint.param)
+        names = client_names(body, chat, constraint.param)
+        requests = [
+            (ids, builder.params(body, len(ids), default_max, opts, spec, names)) for ids in prompts
+        ]
+        if requests and requests[0][1].bad_words:  # tokenized here, not on the engine loop
+            await asyncio.to_thread(core.bad_words.token_ids, requests[0][1].bad_words)
+        ctx.submit_checks(requests, names)
+        prefix = "resp" if responses else "chatcmpl" if chat else "cmpl"
+        sep = "_" if responses else "-"  # OpenAI's ids: resp_..., chatcmpl-..., cmpl-...
+        # The engine's ids stay ours (unique); a client's request_id names the response only.
+        internal_id, created = P.new_id(prefix, sep), P.now()
+        given_id = given_request_id(request, body.request_id)
+        rid = internal_id if given_id is None else f"{prefix}{sep}{given_id}"
+        # Each prompt counted once, whatever n (OpenAI's and vLLM's usage): its n choices share it.
+        prompt_tokens = sum(len(ids) for ids in prompts)
+        if body.stream_interval is not None and body.stream_interval < 1:
+            raise APIError(400, f"stream_interval must be >= 1, got {body.stream_interval}",
+                           param="stream_interval")  # fmt: skip
+        group = GenerationGroup(client, internal_id, requests, constraint.tools,
+                                body.stream_interval)  # fmt: skip
+        if responses is not None:
+            # a taken id that came in X-Request-Id (gateways keep it across retries) gives way
+            # to ours; the body's request_id is the client's own choice: a 400
+            response_id = stored.claim(responses, rid,
+                                       internal_id if body.request_id is None else None)  # fmt: skip
+            head = ResponseHead(response_id, created, model_name, responses, defaults)
+            keep = functools.partial(stored.keep, responses)
+            if body.stream:
+                events = response_events(head, group, prompt_tokens, opts.constraint_param, keep)
+                return StreamingResponse(stored.released(events, head.id),
+                                         media_type="text/event-stream", headers=SSE_HEADERS)  # fmt: skip
+            try:
+                if await run_to_end(request, group, opts.constraint_param) is None:
+                    return Response(status_code=499)
+                answer = response_object(head, group, prompt_tokens)
+                answer_json = dumps(answer)
+                keep(answer, answer_json)
+                return Response(answer_json, media_type="application/json")
+            finally:
+                stored.release(head.id)  # (kept or not: the id is free again)
+        if body.stream:
+            stream = sse_stream(
+                group, rid, created, model_name, opts, prompt_tokens, body.include_usage
+            )
+            return StreamingResponse(stream, media_type="text/event-stream", headers=SSE_HEADERS)
+        choices = await run_to_end(request, group, opts.constraint_param)
+        if choices is None:
+            return Response(status_code=499)  # the client is gone: nobody reads this
+        content = await asyncio.to_thread(
+            response_body, group, choices, opts, rid, created, model_name, prompt_tokens
+        )
+        return Response(content, media_type="application/json")
+
+    @api.post("/v1/completions")
+    async def completions(request: Request) -> Response:
+        body = await ctx.parse(request, P.CompletionRequest, F.COMPLETIONS)
+        ctx.check_model(body.model)
+        check_choices(body, num_prompts(body.prompt))
+        # Tokenized on a worker thread (the tokenizer lets go of the GIL): a 4 MB prompt took
+        # 1.6 s, which on the event loop held every other request's answer.
+        prompts = await asyncio.to_thread(prompt_lists, tokenizer, body.prompt, "prompt")
+        return await run_openai(request, body, prompts)
+
+    @api.post("/v1/chat/completions")
+    async def chat_completions(request: Request) -> Response:
+        body = await ctx.parse(request, P.ChatCompletionRequest, F.CHAT)
+        ctx.check_model(body.model)
+        tools, use = tool_use(body)
+        ids = await asyncio.to_thread(request_prompt_ids, tokenizer, body.messages, tools,
+                                      body.add_generation_prompt, body.continue_final_message,
+                                      body.chat_template_kwargs)  # fmt: skip
+        return await run_openai(request, body, [ids], use)
+
+    @api.post("/v1/responses")
+    async def responses(request: Request) -> Response:
+        """OpenAI's Responses API, run as the chat request it describes (responses_input.py)."""
+        try:
+            store = stored.store
+            conversation = store.conversation if store.capacity else None
+            run = responses_request(await ctx.checked_body(request, F.RESPONSES), conversation)
+        except FieldError as e:
+            raise e.api_error() from None
+        try:
+            body = validated(P.ChatCompletionRequest, run.chat)
+            ctx.check_model(body.model)
+            tools, use = tool_use(body)
+
+            def render(messages: list[ChatMessage]) -> list[int]:
+                return request_prompt_ids(tokenizer, messages, tools, body.add_generation_prompt,
+                                          body.continue_final_message, body.chat_template_kwargs)  # fmt: skip
+
+            if run.echo.truncation == "auto":  # the oldest messages go until the output fits
+                # (left out: the model's own limit, at most half the context, or a quarter)
+                total = ctx.max_total_tokens
+                default_room = min(defaults.max_tokens or total // 4, total // 2)
+                room = body.max_completion_tokens or default_room
+                limit = total - max(room, body.min_tokens + 1)
+                messages, ids = await asyncio.to_thread(fit_conversation, body.messages, render,
+                                                        limit)  # fmt: skip
+                body = body.model_copy(update={"messages": messages})
+            else:
+                ids = await asyncio.to_thread(render, body.messages)
+            return await run_openai(request, body, [ids], use, run)
+        except APIError as e:
+            raise run.renamed(e) from None
+
+    stored.add_routes(api)
+
+    @api.post("/generate")
+    async def generate(request: Request) -> Response:
+        body = await ctx.parse(request, P.GenerateRequest, F.GENERATE)
+        try:
+            ids = await asyncio.to_thread(encode_prompt, tokenizer, body.prompt)
+        except ValueError as e:
+            raise APIError(400, str(e), param="prompt") from None
+        try:
+            params = dataclasses.replace(
+                seed_params(body.max_new_tokens, body.temperature, body.top_k, body.top_p,
+                            body.stop_on_eos, body.do_sample, body.seed),
+                stop=(body.stop,) if isinstance(body.stop, str) else tuple(body.stop or ()),
+            )  # fmt: skip
+        except ValueError as e:
+            raise sampling_error(e, {}) from None
+        ctx.submit_checks([(ids, params)], {"max_tokens": "max_new_tokens"})
+        group = GenerationGroup(client, P.new_id("gen"), [(ids, params)])
+        if body.stream:
+            return StreamingResponse(text_stream(group), media_type="text/plain; charset=utf-8")
+        choices = await run_to_end(request, group)
+        if choices is None:
+            return Response(status_code=499)
+        ((_, choice),) = choices
+        use = P.usage(len(ids), len(choice.token_ids))
+        return JSONResponse(
+            {"text": choice.text, "finish_reason": choice.finish_reason, "usage": use}
+        )
+
+
+async def run_to_end(
+    request: Request, group: GenerationGroup, param: str | None = None
+) -> list[tuple[int, ChoiceState]] | None:
+    """Generate every choice of a non-streamed request; None if the client disconnects first
+    (then, as on any error, the group's exit aborts what is still running). `param`: what a
+    failure of the request's own doing names (`failed_request_error`)."""
+    async with group:
+        try:
+            return await until_disconnected(request, group.collect())
+        except ClientDisconnected:
+            return None
+        except RequestFailed as e:
+            raise failed_request_error(e, param) from None
+        except Exception as e:  # a bug while processing this request: it fails alone
+            logger.exception("error while processing a request")
+            raise internal_error(e) from None
