@@ -155,9 +155,16 @@ class Tokenizer:
         return cls(hf_tokenizer_from_gguf(path))
 
     # ---- text <-> ids ------------------------------------------------------------------------
-    def encode(self, text: str, add_special_tokens: bool = True) -> list[int]:
+    def encode(
+        self, text: str, add_special_tokens: bool = True, split_special_tokens: bool = False
+    ) -> list[int]:
+        """`split_special_tokens`: a special token's text in `text` is read as plain text (by
+        default it is the special token)."""
         if not isinstance(text, str):
             raise TokenizerError(f"text to encode must be a string, got {type(text).__name__}")
+        if split_special_tokens:  # (not passed otherwise: some tokenizers do not take it)
+            return list(self.hf.encode(text, add_special_tokens=add_special_tokens,
+                                       split_special_tokens=True))  # fmt: skip
         return list(self.hf.encode(text, add_special_tokens=add_special_tokens))
 
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:

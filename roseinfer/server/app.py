@@ -4,12 +4,14 @@ Endpoints: GET/HEAD /health (and /ping), GET /version, GET /v1/models, GET /v1/m
 GET /metrics, POST /generate (the seeds' API), POST /v1/completions, POST /v1/chat/completions,
 POST /v1/responses (run as a chat request: responses_input.py) with GET and DELETE
 /v1/responses/{id} and GET /v1/responses/{id}/input_items (its stored ones: responses_api.py),
-POST /v1/embeddings (embeddings.py), POST /tokenize and POST /detokenize (tokenization.py), and
+POST /v1/embeddings (embeddings.py), POST /tokenize, /detokenize and llama.cpp's
+/apply-template (tokenization.py), llama.cpp's POST /completion and GET /props (llamacpp.py), and
 the pages of web.py (the chat page at /, /docs, /redoc). Each route module reads the one
 `ServingContext` (context.py): the client, the config, the checks every endpoint makes.
 
-`--api-key` protects /v1/*, /generate, /tokenize and /detokenize (Bearer token); /health,
-/version and /metrics stay open for probes and scrapers, and the pages for browsers.
+`--api-key` protects /v1/*, /generate, /tokenize, /detokenize and llama.cpp's endpoints (Bearer
+token); /health, /version and /metrics stay open for probes and scrapers, and the pages for
+browsers.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from roseinfer.server.config import ServerConfig
 from roseinfer.server.context import ServingContext
 from roseinfer.server.embeddings import add_embedding_routes
 from roseinfer.server.errors import APIError, install_error_handlers
+from roseinfer.server.llamacpp import add_llamacpp_routes
 from roseinfer.server.metrics import ServerMetrics
 from roseinfer.server.middleware import BodySizeLimitMiddleware, RequestIdMiddleware
 from roseinfer.server.openapi import install_openapi, request_bodies
@@ -128,6 +131,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     add_completion_routes(api, ctx, stored)
     add_tokenization_routes(api, ctx.tokenizer, ctx.max_model_len, ctx.check_model)
     add_embedding_routes(api, ctx)
+    add_llamacpp_routes(api, ctx)
     app.include_router(api)
     add_pages(app)
     install_openapi(app, request_bodies(ctx.model_name, ctx.tokenizer),

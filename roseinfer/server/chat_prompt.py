@@ -1,7 +1,7 @@
 """A body's prompts as token ids, their errors as 400s: a chat body's through the one renderer
 (`roseinfer.chat`; the field that cannot act named in `param`, a template's refusal of the
-messages under `messages`), and the prompt lists of /v1/completions' `prompt` and
-/v1/embeddings' `input`."""
+messages under `messages`), the prompt lists of /v1/completions' `prompt` and
+/v1/embeddings' `input`, and llama.cpp's prompts mixing text and token ids."""
 
 from __future__ import annotations
 
@@ -58,3 +58,21 @@ def prompt_lists(tokenizer: Tokenizer, prompt: str | list, param: str) -> list[l
         if not out[-1]:
             raise APIError(400, f"{param} must not be empty", param=param)
     return out
+
+
+def mixed_prompt_ids(
+    tokenizer: Tokenizer,
+    parts: str | list[int | str],
+    add_special: bool = True,
+    parse_special: bool = True,
+) -> list[int]:
+    """llama.cpp's prompt of text and token ids mixed (`[12, " text", 34]`): each string
+    tokenized in place, the special tokens (a BOS) added only before a leading string where
+    `add_special`; `parse_special` false reads a special token's text as plain text."""
+    ids: list[int] = []
+    for j, part in enumerate([parts] if isinstance(parts, str) else parts):
+        if isinstance(part, str):
+            ids += tokenizer.encode(part, add_special and j == 0, not parse_special)
+        else:
+            ids.append(part)
+    return ids

@@ -9,6 +9,7 @@ import asyncio
 import dataclasses
 import functools
 import logging
+from dataclasses import dataclass
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
@@ -17,6 +18,7 @@ from roseinfer.chat import ChatMessage
 from roseinfer.compat import seed_params
 from roseinfer.llm import encode_prompt
 from roseinfer.output.processor import ChoiceState
+from roseinfer.sampling_params import SamplingParams
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.body_check import FieldError
@@ -31,6 +33,7 @@ from roseinfer.server.serving import (
     ClientDisconnected,
     GenerationGroup,
     RequestFailed,
+    ResponseOptions,
     dumps,
     given_request_id,
     response_body,
@@ -38,7 +41,12 @@ from roseinfer.server.serving import (
     text_stream,
     until_disconnected,
 )
-from roseinfer.server.structured import compile_constraint, structured_outputs, tool_use
+from roseinfer.server.structured import (
+    Constraint,
+    compile_constraint,
+    structured_outputs,
+    tool_use,
+)
 from roseinfer.structured.tools import ToolUse
 
 logger = logging.getLogger(__name__)
@@ -46,11 +54,48 @@ logger = logging.getLogger(__name__)
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
+@dataclass(frozen=True)
+class SamplingRequests:
+    """A request body's engine requests (a prompt and its params each), as checked."""
+
+    requests: list[tuple[list[int], SamplingParams]]
+    opts: ResponseOptions  # how the response writes them
+    constraint: Constraint  # its structured output (a tools' grammar too)
+
+
+async def sampling_requests(
+    ctx: ServingContext,
+    body: P.SamplingRequest,
+    prompts: list[list[int]],
+    default_max: int | None,
+    tools: ToolUse | None = None,
+) -> SamplingRequests:
+    """The engine requests of a completions or chat body over its tokenized `prompts`, checked
+    as the engine will (a 400 naming the request's own field, a 503 past the queue's limit);
+    `default_max`: the output limit where the body gives none (None: what the context
+    leaves)."""
+    opts = response_options(body)
+    prompts = [ctx.builder.truncate(body, ids) for ids in prompts]
+    constraint = structured_outputs(body, tools)
+    spec = constraint.spec
+    if spec is not None:
+        await compile_constraint(constraint, ctx.client.engine.grammars.check)
+        opts = dataclasses.replace(opts, constraint_param=constraint.param)
+    names = client_names(body, opts.chat, constraint.param)
+    requests = [
+        (ids, ctx.builder.params(body, len(ids), default_max, opts, spec, names)) for ids in prompts
+    ]
+    if requests and requests[0][1].bad_words:  # tokenized here, not on the engine loop
+        await asyncio.to_thread(ctx.client.engine.bad_words.token_ids, requests[0][1].bad_words)
+    ctx.submit_checks(requests, names)
+    return SamplingRequests(requests, opts, constraint)
+
+
 def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredResponses) -> None:
     """Add the four endpoints to `api` (the app's API-key-protected router); `stored`: the
     responses /v1/responses keeps for later reads."""
-    client, core, tokenizer, defaults = ctx.client, ctx.client.engine, ctx.tokenizer, ctx.defaults
-    builder, model_name = ctx.builder, ctx.model_name
+    client, tokenizer, defaults = ctx.client, ctx.tokenizer, ctx.defaults
+    model_name = ctx.model_name
 
     async def run_openai(
         request: Request,
@@ -61,23 +106,12 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
     ) -> Response:
         """`responses`: a /v1/responses request, run as its chat request `body` (its answer
         an OpenAI Response)."""
-        opts = response_options(body)
-        chat = opts.chat
+        chat = isinstance(body, P.ChatCompletionRequest)
         # OpenAI's: what the context leaves (chat), 16 (completions); the model's own below
         default_max = defaults.max_tokens if chat else min(16, defaults.max_tokens or 16)
-        prompts = [builder.truncate(body, ids) for ids in prompts]
-        constraint = structured_outputs(body, tools)
-        spec = constraint.spec
-        if spec is not None:
-            await compile_constraint(constraint, core.grammars.check)
-            opts = dataclasses.replace(opts, constraint_param=constraint.param)
-        names = client_names(body, chat, constraint.param)
-        requests = [
-            (ids, builder.params(body, len(ids), default_max, opts, spec, names)) for ids in prompts
-        ]
-        if requests and requests[0][1].bad_words:  # tokenized here, not on the engine loop
-            await asyncio.to_thread(core.bad_words.token_ids, requests[0][1].bad_words)
-        ctx.submit_checks(requests, names)
+        prepared = await sampling_requests(ctx, body, prompts, default_max, tools)
+        opts, requests, constraint = prepared.opts, prepared.requests, prepared.constraint
+        prompts = [ids for ids, _ in requests]
         prefix = "resp" if responses else "chatcmpl" if chat else "cmpl"
         sep = "_" if responses else "-"  # OpenAI's ids: resp_..., chatcmpl-..., cmpl-...
         # The engine's ids stay ours (unique); a client's request_id names the response only.

@@ -4,8 +4,9 @@ whole body or message) and says whether it is accepted."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -135,3 +136,16 @@ def refused_field(name: str, endpoints: tuple[str, ...], neutral: Check, neutral
                   doc: str, origin: str = "OpenAI") -> FieldSpec:  # fmt: skip
     """`neutral`: the values that ask for nothing (accepted as no-ops), `neutral_doc` in words."""
     return FieldSpec(name, endpoints, Kind.REFUSED, doc, origin, neutral, neutral_doc)
+
+
+def shared_with(
+    rows: Iterable[FieldSpec], source: str, shares: Callable[[FieldSpec], bool], target: str
+) -> tuple[FieldSpec, ...]:
+    """`rows` with `target` added to the endpoints of each row of `source` that `shares` (an
+    endpoint that reads those fields as `source` does: /v1/responses chat's sampling)."""
+    return tuple(
+        dataclasses.replace(s, endpoints=(*s.endpoints, target))
+        if source in s.endpoints and shares(s)
+        else s
+        for s in rows
+    )

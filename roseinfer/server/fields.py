@@ -1,6 +1,7 @@
 """The field table: every request field of /v1/chat/completions, /v1/completions,
-/v1/responses (its own rows: `responses_fields.py`), /v1/embeddings (`embeddings_fields.py`)
-and /generate that OpenAI, vLLM or llama.cpp's server takes, and what roseinfer does with it.
+/v1/responses (its own rows: `responses_fields.py`), /v1/embeddings (`embeddings_fields.py`),
+llama.cpp's /completion (`llamacpp_fields.py`) and /generate that OpenAI, vLLM or llama.cpp's
+server takes, and what roseinfer does with it.
 
 Nothing is accepted and ignored. Each field of each endpoint is exactly one of:
 
@@ -21,8 +22,6 @@ step).
 
 from __future__ import annotations
 
-import dataclasses
-
 from roseinfer.server.embeddings_fields import EMBEDDINGS, EMBEDDINGS_FIELDS
 from roseinfer.server.field_checks import (
     FieldSpec,
@@ -40,13 +39,19 @@ from roseinfer.server.field_checks import (
     negative,
     never,
     repeat_last_n,
+    shared_with,
     str_list,
     tool_choice_none,
 )
 from roseinfer.server.field_checks import honoured_field as _h
 from roseinfer.server.field_checks import noop_field as _noop
 from roseinfer.server.field_checks import refused_field as _ref
-from roseinfer.server.responses_fields import RESPONSES, RESPONSES_FIELDS
+from roseinfer.server.llamacpp_fields import (
+    LLAMACPP_COMPLETION,
+    LLAMACPP_FIELDS,
+    shared_with_llamacpp,
+)
+from roseinfer.server.responses_fields import RESPONSES, RESPONSES_FIELDS, shared_with_responses
 
 CHAT, COMPLETIONS, GENERATE = "chat", "completions", "generate"
 ENDPOINTS = {
@@ -55,6 +60,7 @@ ENDPOINTS = {
     RESPONSES: "/v1/responses",
     EMBEDDINGS: "/v1/embeddings",
     GENERATE: "/generate",
+    LLAMACPP_COMPLETION: "/completion",
 }
 _V1 = (CHAT, COMPLETIONS)
 
@@ -375,28 +381,19 @@ FIELDS: tuple[FieldSpec, ...] = (
           "parsed arguments: `arguments` are what the model saw"),
 )  # fmt: skip
 
-# Chat's fields that /v1/responses takes too, with the same meaning (its request becomes a chat
-# request: responses_input.py): OpenAI's shared ones, and the extras vLLM's Responses API takes.
-_SHARED_WITH_RESPONSES = frozenset({
-    "model", "temperature", "top_p", "top_k", "min_p", "seed", "stop", "stop_token_ids",
-    "ignore_eos", "min_tokens", "presence_penalty", "frequency_penalty", "repetition_penalty",
-    "logit_bias", "structured_outputs", "stream", "stream_options", "stream_interval",
-    "stream_options.include_obfuscation", "request_id", "chat_template_kwargs",
-    "parallel_tool_calls", "service_tier", "prompt_cache_key",
-    "prompt_cache_retention", "safety_identifier", "cache_salt", "include_stop_str_in_output",
-    "skip_special_tokens", "priority", "mm_processor_kwargs", "media_io_kwargs",
-    "kv_transfer_params", "vllm_xargs",
-})  # fmt: skip
+# /v1/responses and llama.cpp's /completion read these fields of chat's and /v1/completions'
+# as those do (their requests become chat and completions requests: responses_input.py,
+# llamacpp.py); their own rows are in their modules.
 FIELDS = (
-    tuple(
-        dataclasses.replace(s, endpoints=(*s.endpoints, RESPONSES))
-        if CHAT in s.endpoints
-        and (s.name in _SHARED_WITH_RESPONSES or s.name.startswith("structured_outputs."))
-        else s
-        for s in FIELDS
-    )
+    shared_with(
+        shared_with(FIELDS, CHAT, shared_with_responses, RESPONSES),
+        COMPLETIONS,
+        shared_with_llamacpp,
+        LLAMACPP_COMPLETION,
+    )  # fmt: skip
     + RESPONSES_FIELDS
     + EMBEDDINGS_FIELDS
+    + LLAMACPP_FIELDS
 )
 
 # endpoint -> field name -> spec (a name appears at most once per endpoint)

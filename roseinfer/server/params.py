@@ -72,12 +72,11 @@ class ParamsBuilder:
         names: dict[str, str],
     ) -> SamplingParams:
         """`names`: the request's own names of SamplingParams' fields (`client_names`)."""
-        chat = opts.chat
         room = self.max_total_tokens - prompt_len  # what the context leaves this prompt
         max_param, max_tokens = max_tokens_field(body)
         if max_param is None:
             max_tokens = default_max
-            if chat and max_tokens is not None and room >= 1:  # the model's own default limit
+            if max_tokens is not None and room >= 1:  # a default limit: at most what fits (vLLM)
                 max_tokens = min(max_tokens, room)
         if opts.echo_only:
             if body.min_tokens is not None and body.min_tokens > 0:

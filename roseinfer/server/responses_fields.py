@@ -117,3 +117,19 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
     _ref("previous_input_messages", _R, never, "null", "an earlier turn's messages in "
          "harmony's format (send them in `input`)", "vLLM"),
 )  # fmt: skip
+
+# chat's fields /v1/responses reads as chat does (`fields.py` adds it to their rows)
+SHARED_WITH_RESPONSES = frozenset({
+    "model", "temperature", "top_p", "top_k", "min_p", "seed", "stop", "stop_token_ids",
+    "ignore_eos", "min_tokens", "presence_penalty", "frequency_penalty", "repetition_penalty",
+    "logit_bias", "structured_outputs", "stream", "stream_options", "stream_interval",
+    "stream_options.include_obfuscation", "request_id", "chat_template_kwargs",
+    "parallel_tool_calls", "service_tier", "prompt_cache_key",
+    "prompt_cache_retention", "safety_identifier", "cache_salt", "include_stop_str_in_output",
+    "skip_special_tokens", "priority", "mm_processor_kwargs", "media_io_kwargs",
+    "kv_transfer_params", "vllm_xargs",
+})  # fmt: skip
+
+
+def shared_with_responses(spec: FieldSpec) -> bool:
+    return spec.name in SHARED_WITH_RESPONSES or spec.name.startswith("structured_outputs.")

@@ -1,9 +1,14 @@
-"""POST /tokenize and POST /detokenize, with vLLM's request and response shapes.
+"""POST /tokenize and POST /detokenize, with vLLM's request and response shapes and
+llama.cpp's, and llama.cpp's POST /apply-template.
 
 /tokenize takes a prompt (`{model?, prompt, add_special_tokens=true, return_token_strs=false}`)
 or chat messages (`{model?, messages, add_generation_prompt=true, continue_final_message=false,
 chat_template_kwargs?, tools?, return_token_strs=false}`) and answers `{count, max_model_len, tokens,
-token_strs}`; /detokenize takes `{model?, tokens}` and answers `{prompt}`.
+token_strs}`; or llama.cpp's `{model?, content, add_special=false, parse_special=true,
+with_pieces=false}` (`content` text, or text and ids mixed) and answers its `{tokens}` (ids, or
+`{id, piece}` each). /detokenize takes `{model?, tokens}` and answers `{prompt, content}` (vLLM's
+key and llama.cpp's). /apply-template takes the chat form (without `return_token_strs`) and
+answers `{prompt}`: the text of the prompt /v1/chat/completions would run.
 
 Nothing is accepted and ignored, as on the other endpoints (fields.py): a field these models do
 not declare is a 400 naming it; the chat form's template fields are the chat table's own
@@ -26,7 +31,7 @@ from roseinfer.chat import ChatError, ChatMessage, ToolDefinition, read_tools
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.body_check import FieldError, check_body
-from roseinfer.server.chat_prompt import request_prompt_ids
+from roseinfer.server.chat_prompt import mixed_prompt_ids, request_prompt_ids
 from roseinfer.server.errors import APIError, from_validation_error
 from roseinfer.server.jsonbody import read_request_json
 from roseinfer.tokenizer import Tokenizer
@@ -47,6 +52,27 @@ class TokenizeChatRequest(P.RequestBase):
     chat_template_kwargs: dict[str, Any] | None = None
     tools: list[ToolDefinition] | None = None
     return_token_strs: bool = False
+
+
+class ApplyTemplateRequest(P.RequestBase):
+    """llama.cpp's /apply-template: the chat form without /tokenize's own field."""
+
+    model: str | None = None
+    messages: list[ChatMessage] = Field(min_length=1)
+    add_generation_prompt: bool = True
+    continue_final_message: bool = False
+    chat_template_kwargs: dict[str, Any] | None = None
+    tools: list[ToolDefinition] | None = None
+
+
+class LlamaTokenizeRequest(P.RequestBase):
+    """llama.cpp's /tokenize: `content`, its defaults (no BOS; special tokens' text parsed)."""
+
+    model: str | None = None
+    content: str | list[int | str]
+    add_special: bool = False
+    parse_special: bool = True
+    with_pieces: bool = False
 
 
 class DetokenizeRequest(P.RequestBase):
@@ -86,23 +112,43 @@ def _validate(model: type[ModelT], data: dict[str, Any], path: str) -> ModelT:
         raise from_validation_error(e.errors()) from None
 
 
-def _chat_form(data: dict[str, Any]) -> TokenizeChatRequest:
+ChatFormT = TypeVar("ChatFormT", TokenizeChatRequest, ApplyTemplateRequest)
+
+
+def _chat_form(data: dict[str, Any], model: type[ChatFormT], path: str) -> ChatFormT:
     shared = {k: v for k, v in data.items() if k in _FROM_CHAT_TABLE}
     try:
         shared = check_body(shared, F.CHAT)
     except FieldError as e:
         raise e.api_error() from None
     own = {k: v for k, v in data.items() if k not in _FROM_CHAT_TABLE}
-    return _validate(TokenizeChatRequest, {**own, **shared}, "/tokenize (chat messages)")
+    return _validate(model, {**own, **shared}, path)
 
 
-def _chat_ids(tokenizer: Tokenizer, body: TokenizeChatRequest) -> list[int]:
+def _chat_ids(tokenizer: Tokenizer, body: TokenizeChatRequest | ApplyTemplateRequest) -> list[int]:
     try:  # the tools are shown as the chat endpoint shows them; how calls are made is not asked
         tools, _ = read_tools(body.tools, "none")
     except ChatError as e:
         raise APIError(400, str(e), param=e.param) from None
     return request_prompt_ids(tokenizer, body.messages, tools, body.add_generation_prompt,
                               body.continue_final_message, body.chat_template_kwargs)  # fmt: skip
+
+
+def _llama_tokens(tokenizer: Tokenizer, body: LlamaTokenizeRequest) -> list[Any]:
+    """llama.cpp's `tokens`: ids, or with `with_pieces` `{id, piece}` each, the piece its text
+    where that is whole UTF-8, else its bytes."""
+    ids = mixed_prompt_ids(tokenizer, body.content, body.add_special, body.parse_special)
+    if not body.with_pieces:
+        return ids
+    pieces: list[Any] = []
+    for token_id in ids:
+        raw = tokenizer.token_bytes(token_id)
+        try:
+            piece: str | list[int] = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            piece = list(raw)
+        pieces.append({"id": token_id, "piece": piece})
+    return pieces
 
 
 def _check_ids(tokenizer: Tokenizer, ids: list[int]) -> None:
@@ -131,8 +177,12 @@ def add_tokenization_routes(
     async def tokenize(request: Request) -> dict:
         data = await _json_object(request)
         body: TokenizeChatRequest | TokenizeCompletionRequest
+        if data.get("content") is not None:  # llama.cpp's form, and its answer
+            native = _validate(LlamaTokenizeRequest, data, "/tokenize (llama.cpp's content)")
+            check_model(native.model)
+            return {"tokens": await asyncio.to_thread(_llama_tokens, tokenizer, native)}
         if data.get("messages") is not None:
-            body = _chat_form(data)
+            body = _chat_form(data, TokenizeChatRequest, "/tokenize (chat messages)")
             check_model(body.model)
             ids = await asyncio.to_thread(_chat_ids, tokenizer, body)  # as the chat endpoint
         else:
@@ -151,4 +201,15 @@ def add_tokenization_routes(
         body: DetokenizeRequest = _validate(DetokenizeRequest, data, "/detokenize")
         check_model(body.model)
         # Off the loop: half a million ids take a quarter of a second to check and decode.
-        return {"prompt": await asyncio.to_thread(_detokenize, tokenizer, body.tokens)}
+        text = await asyncio.to_thread(_detokenize, tokenizer, body.tokens)
+        return {"prompt": text, "content": text}  # vLLM's key, and llama.cpp's
+
+    @router.post("/apply-template")
+    async def apply_template(request: Request) -> dict:
+        """llama.cpp's: the prompt /v1/chat/completions would run for these messages, as
+        text (`{"prompt"}`); the chat form of /tokenize, written out."""
+        data = await _json_object(request)
+        body = _chat_form(data, ApplyTemplateRequest, "/apply-template")
+        check_model(body.model)
+        ids = await asyncio.to_thread(_chat_ids, tokenizer, body)
+        return {"prompt": tokenizer.decode(ids, skip_special_tokens=False)}

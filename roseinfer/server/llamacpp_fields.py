@@ -1,0 +1,52 @@
+"""The field table's rows of llama.cpp's native POST /completion that /v1/completions does not
+share; `fields.py` adds the fields both read alike (the sampling fields llama.cpp's server
+takes, and each of its own: `n_predict`, `repeat_penalty`, `grammar`, its refused samplers,
+its no-ops) to this endpoint, and `llamacpp.py` turns a checked body into a completions
+request."""
+
+from __future__ import annotations
+
+from roseinfer.server.field_checks import FieldSpec, is_int
+from roseinfer.server.field_checks import honoured_field as _h
+from roseinfer.server.field_checks import noop_field as _noop
+
+LLAMACPP_COMPLETION = "llamacpp_completion"
+_N = (LLAMACPP_COMPLETION,)
+_LC = "llama.cpp"
+
+LLAMACPP_FIELDS: tuple[FieldSpec, ...] = (
+    _h("prompt", _N, "a string, a token-id list, a list mixing both (one prompt: its strings "
+       "tokenized in place, a BOS only before a leading string), or a list of strings and "
+       "id lists (several prompts: the answer is a list of results, `index` in order); "
+       "llama.cpp's `{prompt_string, multimodal_data}` objects are refused", _LC),
+    _h("max_tokens", _N, "llama.cpp's alias of `n_predict` (if several are given they must "
+       "agree); left out: what the context leaves, at most the model's `max_new_tokens`", _LC),
+    _h("max_completion_tokens", _N, "llama.cpp's alias of `n_predict`", _LC),
+    _h("n_probs", _N, "0 to 20: each generated token's logprob and the N likeliest (of the "
+       "model's distribution, before sampling) in `completion_probabilities`", _LC),
+    _h("logprobs", _N, "llama.cpp's alias of `n_probs` (if both are given they must agree)",
+       _LC),
+    _h("logit_bias", _N, "llama.cpp's forms: `[[token, bias], ...]` or `{token: bias}`, a token "
+       "an id or a string (each of its tokens gets the bias), a bias in [-100, 100] or `false` "
+       "(-100: the token is not drawn while any other may be)", _LC),
+    _h("return_tokens", _N, "the generated token ids in `tokens` (streamed chunks always carry "
+       "their own)", _LC),
+    _h("timings_per_token", _N, "`timings` in every streamed chunk, not only the last", _LC),
+    _h("response_fields", _N, "only these keys of the result (`\"a/b\"`: the nested `b` of "
+       "`a`, under the key `\"a/b\"`, as llama.cpp); a streamed answer's last chunk too", _LC),
+    _noop("sse_ping_interval", _N, is_int, "keep-alive comments on an idle stream (never data, "
+          "which is the same either way); none are sent", _LC),
+)  # fmt: skip
+
+# /v1/completions' fields llama.cpp's /completion reads alike (`fields.py` adds it to their
+# rows): the sampling fields of both, and llama.cpp's own, but those this endpoint answers in
+# its own way (`LLAMACPP_FIELDS`).
+_SAMPLING = frozenset({
+    "model", "temperature", "top_p", "top_k", "min_p", "seed", "stop", "presence_penalty",
+    "frequency_penalty", "ignore_eos", "n", "stream",
+})  # fmt: skip
+_OWN = frozenset(s.name for s in LLAMACPP_FIELDS)
+
+
+def shared_with_llamacpp(spec: FieldSpec) -> bool:
+    return spec.name not in _OWN and (spec.name in _SAMPLING or spec.origin == _LC)

@@ -1,0 +1,205 @@
+"""llama.cpp's native result objects (POST /completion, GET /props), from the output
+processor's `ChoiceState`s: the same generation the OpenAI endpoints write, in llama.cpp's
+shape (its server's README and `to_json_non_oaicompat`).
+
+A result: `{index, content, tokens, id_slot, stop, model, tokens_predicted, tokens_evaluated,
+generation_settings, prompt, has_new_line, truncated, stop_type, stopping_word, tokens_cached,
+timings}` and, with `n_probs`, `completion_probabilities`. `stop_type` is `eos` (an
+end-of-sequence or stop token), `word` (a stop string: `stopping_word`), `limit` (the output
+limit or the context's end) or `none` (not finished: a streamed chunk).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from roseinfer.output.processor import ChoiceState, RequestState
+from roseinfer.outputs import PositionLogprobs
+from roseinfer.sampling_params import SamplingParams
+from roseinfer.tokenizer import Tokenizer
+
+NO_SLOT = -1  # `id_slot`: no slots here (llama.cpp's "any slot")
+
+
+@dataclass(frozen=True)
+class NativeOptions:
+    """What a /completion request asks of its result beyond the generation."""
+
+    n_probs: int = 0  # likeliest tokens per position in `completion_probabilities` (0: none)
+    return_tokens: bool = False  # the generated ids in a non-streamed result's `tokens`
+    timings_per_token: bool = False  # `timings` in every streamed chunk
+    response_fields: tuple[str, ...] = ()  # only these keys of the result ("a/b": nested)
+
+
+def generation_settings(params: SamplingParams, stream: bool) -> dict[str, Any]:
+    """What the request ran with, under llama.cpp's names: its own samplers at their neutral
+    values (this server refuses them otherwise), the penalties over the whole context."""
+    bias = sorted((params.logit_bias or {}).items())
+    return {
+        "seed": -1 if params.seed is None else params.seed,
+        "temperature": params.temperature,
+        "dynatemp_range": 0.0,
+        "dynatemp_exponent": 1.0,
+        "top_k": params.top_k,
+        "top_p": params.top_p,
+        "min_p": params.min_p,
+        "top_n_sigma": -1.0,
+        "xtc_probability": 0.0,
+        "xtc_threshold": 0.1,
+        "typical_p": 1.0,
+        "repeat_last_n": -1,
+        "repeat_penalty": params.repetition_penalty,
+        "presence_penalty": params.presence_penalty,
+        "frequency_penalty": params.frequency_penalty,
+        "dry_multiplier": 0.0,
+        "mirostat": 0,
+        "stop": list(params.stop),
+        "max_tokens": params.max_tokens,
+        "n_predict": params.max_tokens,
+        "n_keep": 0,
+        "ignore_eos": params.ignore_eos,
+        "stream": stream,
+        "logit_bias": [{"bias": b, "token": t} for t, b in bias],
+        "n_probs": params.logprobs or 0,
+        "min_keep": 0,
+        "post_sampling_probs": False,
+    }
+
+
+def stop_type(choice: ChoiceState) -> tuple[str, str]:
+    """(`stop_type`, `stopping_word`) of a choice."""
+    if choice.finish_reason is None:
+        return "none", ""
+    if choice.finish_reason == "length":
+        return "limit", ""
+    if isinstance(choice.stop_reason, str):
+        return "word", choice.stop_reason
+    return "eos", ""
+
+
+def timings(state: RequestState, choice: ChoiceState) -> dict[str, Any]:
+    """llama.cpp's `timings`: `prompt_ms` from the request's arrival to its first token (its
+    wait in the queue included), `predicted_ms` from there to its last (or to now)."""
+    first = choice.first_token_time
+    end = choice.finish_time or time.perf_counter()
+    cached = state.num_cached_tokens
+    prompt_n = len(state.prompt_token_ids) - cached
+    prompt_ms = 0.0 if first is None else (first - state.arrival_time) * 1e3
+    predicted_n = len(choice.token_ids)
+    predicted_ms = 0.0 if first is None else (end - first) * 1e3
+    return {
+        "cache_n": cached,
+        "prompt_n": prompt_n,
+        "prompt_ms": prompt_ms,
+        "prompt_per_token_ms": prompt_ms / prompt_n if prompt_n else 0.0,
+        "prompt_per_second": prompt_n * 1e3 / prompt_ms if prompt_ms else 0.0,
+        "predicted_n": predicted_n,
+        "predicted_ms": predicted_ms,
+        "predicted_per_token_ms": predicted_ms / predicted_n if predicted_n else 0.0,
+        "predicted_per_second": predicted_n * 1e3 / predicted_ms if predicted_ms else 0.0,
+    }
+
+
+def probabilities(
+    tokenizer: Tokenizer, token_ids: Sequence[int], positions: Sequence[PositionLogprobs], n: int
+) -> list[dict[str, Any]]:
+    """`completion_probabilities`: per token `{id, token, bytes, logprob, top_logprobs}`, the
+    `n` likeliest of its position in `top_logprobs`, likeliest first."""
+
+    def entry(token_id: int, logprob: float) -> dict[str, Any]:
+        return {"id": token_id, "token": tokenizer.token_text(token_id),
+                "bytes": list(tokenizer.token_bytes(token_id)), "logprob": logprob}  # fmt: skip
+
+    out = []
+    for token_id, position in zip(token_ids, positions, strict=True):
+        ranked = sorted(position.items(), key=lambda item: item[1].rank)
+        top = [entry(t, p.logprob) for t, p in ranked if p.rank <= n][:n]
+        out.append({**entry(token_id, position[token_id].logprob), "top_logprobs": top})
+    return out
+
+
+def result(
+    state: RequestState,
+    choice: ChoiceState,
+    index: int,
+    model: str,
+    opts: NativeOptions,
+    stream: bool,
+) -> dict[str, Any]:
+    """A finished choice's result; streamed (the last chunk), its text and tokens are empty
+    and it has no probabilities: the chunks before it carried them, as llama.cpp's."""
+    kind, word = stop_type(choice)
+    text = choice.text
+    out: dict[str, Any] = {
+        "index": index,
+        "content": "" if stream else text,
+        "tokens": list(choice.token_ids) if opts.return_tokens and not stream else [],
+        "id_slot": NO_SLOT,
+        "stop": True,
+        "model": model,
+        "tokens_predicted": len(choice.token_ids),
+        "tokens_evaluated": len(state.prompt_token_ids),
+        "generation_settings": generation_settings(state.params, stream),
+        "prompt": state.tokenizer.decode(state.prompt_token_ids, skip_special_tokens=False),
+        "has_new_line": "\n" in text,
+        "truncated": False,  # the context is never shifted (a prompt past it is a 400)
+        "stop_type": kind,
+        "stopping_word": word,
+        "tokens_cached": state.num_cached_tokens,
+        "timings": timings(state, choice),
+    }
+    if opts.n_probs and not stream:
+        positions = choice.logprobs or []
+        out["completion_probabilities"] = probabilities(
+            state.tokenizer, choice.token_ids, positions, opts.n_probs
+        )
+    return select_fields(out, opts.response_fields)
+
+
+def select_fields(obj: dict[str, Any], fields: Sequence[str]) -> dict[str, Any]:
+    """Only `fields` of `obj` (none given: all): `"a/b"` is `obj["a"]["b"]`, under the key
+    `"a/b"` (llama.cpp's `response_fields`); a field `obj` lacks is left out."""
+    if not fields:
+        return obj
+    out = {}
+    for name in fields:
+        value: Any = obj
+        for key in name.split("/"):
+            if not isinstance(value, dict) or key not in value:
+                break
+            value = value[key]
+        else:
+            out[name] = value
+    return out
+
+
+def chunk(
+    state: RequestState,
+    choice: ChoiceState,
+    index: int,
+    text: str,
+    token_ids: list[int],
+    positions: list[PositionLogprobs],
+    opts: NativeOptions,
+) -> dict[str, Any]:
+    """A streamed chunk of new text (`stop: false`): its tokens, and with `n_probs` their
+    probabilities, with `timings_per_token` the timings so far."""
+    out: dict[str, Any] = {
+        "index": index,
+        "content": text,
+        "tokens": token_ids,
+        "stop": False,
+        "id_slot": NO_SLOT,
+        "tokens_predicted": len(choice.token_ids),
+        "tokens_evaluated": len(state.prompt_token_ids),
+    }
+    if opts.n_probs:
+        out["completion_probabilities"] = probabilities(
+            state.tokenizer, token_ids, positions, opts.n_probs
+        )
+    if opts.timings_per_token:
+        out["timings"] = timings(state, choice)
+    return out
