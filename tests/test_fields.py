@@ -18,6 +18,7 @@ from roseinfer.chat import ChatMessage, TextPart
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.embeddings import EmbeddingRequest
+from roseinfer.server.llamacpp import NativeFields
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATHS = F.ENDPOINTS
@@ -31,6 +32,8 @@ BASE = {
                                                           "text": "Hello, world!"}]}],
                   "max_output_tokens": 6, "temperature": 0, "ignore_eos": True},
     F.EMBEDDINGS: {"input": "The quick brown fox"},
+    F.LLAMACPP_COMPLETION: {"prompt": "The quick brown fox", "n_predict": 6, "temperature": 0,
+                            "ignore_eos": True},
 }  # fmt: skip
 CANDIDATES = [0, 1, -1, False, True, "", "none", [], {}, ["text"], {"type": "text"}, 6, 0.5, "x",
               ["x"], {"k": "v"}, "auto", "medium", "left", "completed", "disabled"]  # fmt: skip
@@ -54,6 +57,8 @@ def text_of(endpoint: str, r: httpx.Response) -> list[str]:
         return [out["text"]]
     if endpoint == F.RESPONSES:
         return [part["text"] for item in out["output"] for part in item["content"]]
+    if endpoint == F.LLAMACPP_COMPLETION:
+        return [out["content"]]
     key = "message" if endpoint == F.CHAT else None
     return [c[key]["content"] if key else c["text"] for c in out["choices"]]
 
@@ -112,6 +117,11 @@ def test_pydantic_models_hold_exactly_the_honoured_fields():
     }  # fmt: skip
     for (endpoint, scope), model in models.items():
         assert F.honoured(endpoint, scope) == set(model.model_fields), (endpoint, scope)
+    # llama.cpp's /completion: its own fields, and those it reads as /v1/completions
+    native = set(NativeFields.model_fields) | (
+        F.honoured(F.LLAMACPP_COMPLETION) & set(P.CompletionRequest.model_fields)
+    )
+    assert F.honoured(F.LLAMACPP_COMPLETION) == native
 
 
 def test_issue_18_fields_are_all_classified():
@@ -210,7 +220,7 @@ def streamed_text(http: httpx.Client, endpoint: str, body: dict) -> list[str]:
     (F.CHAT, ""), (F.COMPLETIONS, ""), (F.GENERATE, ""), (F.CHAT, "message"),
     (F.CHAT, "part"), (F.COMPLETIONS, "stream_options"), (F.RESPONSES, ""),
     (F.RESPONSES, "message"), (F.RESPONSES, "part"), (F.RESPONSES, "stream_options"),
-    (F.EMBEDDINGS, ""),
+    (F.EMBEDDINGS, ""), (F.LLAMACPP_COMPLETION, ""),
 ])  # fmt: skip
 def test_unknown_field_is_a_400_naming_it(http, endpoint, where):
     body = json.loads(json.dumps(BASE[endpoint]))

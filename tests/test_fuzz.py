@@ -146,9 +146,13 @@ def send(http: httpx.Client, path: str, content: bytes) -> None:
         assert err["message"], payload
     elif r.headers["content-type"].startswith("text/event-stream"):
         assert b"internal error" not in payload, payload[-500:]
+        last_event = payload.rstrip().rsplit(b"\n\n", 1)[-1]
         if path == PATHS[F.RESPONSES]:  # its last event ends the response
-            last = json.loads(payload.rstrip().rsplit(b"\ndata: ", 1)[1])
+            last = json.loads(last_event.removeprefix(b"data: "))
             assert last["type"] in ("response.completed", "response.incomplete"), last
+        elif path == PATHS[F.LLAMACPP_COMPLETION]:  # llama.cpp's: a result, no [DONE]
+            last = json.loads(last_event.removeprefix(b"data: "))
+            assert last.get("stop") is True or "error" in last, last
         else:
             assert payload.endswith(b"data: [DONE]\n\n"), payload[-200:]
 

@@ -274,7 +274,6 @@ def test_an_output_limit_past_the_context_names_the_field_sent(http, path, field
     ("path", "fields", "param"),
     [
         (C, {"prompt": list(range(1, 300)), "max_tokens": 1}, "prompt"),
-        (C, {"prompt": list(range(1, 250))}, "prompt"),  # 16 by default: the prompt is too long
         (CC, {"messages": [{"role": "user", "content": "Hello, world! " * 100}]}, "messages"),
         (C, {"prompt": [99999]}, "prompt"),
         (C, {"prompt": [-1]}, "prompt"),
@@ -284,6 +283,16 @@ def test_an_output_limit_past_the_context_names_the_field_sent(http, path, field
 )
 def test_a_bad_prompt_is_named(http, path, fields, param):
     assert error_of(post(http, path, fields))["param"] == param
+
+
+def test_a_default_output_limit_is_cut_to_what_the_context_leaves(http):
+    """Completions' 16 by default, for a prompt 7 tokens short of the context: 7 (vLLM's
+    `get_max_tokens`), where a limit sent past the context is a 400 naming it."""
+    body = {"prompt": list(range(1, 250)), "ignore_eos": True}
+    out = post(http, C, body).json()
+    assert out["choices"][0]["finish_reason"] == "length"
+    assert out["usage"]["completion_tokens"] == 256 - 249
+    assert error_of(post(http, C, {**body, "max_tokens": 16}))["param"] == "max_tokens"
 
 
 # ---- usage -----------------------------------------------------------------------------------

@@ -77,7 +77,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("messages", _C, "the conversation, rendered with the model's chat template"),
     _h("max_tokens", _V1, "most tokens to generate, >= 1 (completions: 16 by default, and 0 "
        "with `echo`; chat: what the context leaves; either: at most the model's "
-       "`max_new_tokens`, see `temperature`)"),
+       "`max_new_tokens`, see `temperature`, and a default at most what the context leaves, "
+       "as vLLM's)"),
     _h("max_completion_tokens", _V1, "OpenAI's newer name for `max_tokens` (if both are given "
        "they must agree)"),
     _h("n_predict", _V1, "llama.cpp's name for `max_tokens` (-1: what the context leaves)", _LC),

@@ -21,8 +21,11 @@ from pydantic import BaseModel, create_model
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.embeddings import EmbeddingRequest
+from roseinfer.server.llamacpp import NativeFields
 from roseinfer.server.tokenization import (
+    ApplyTemplateRequest,
     DetokenizeRequest,
+    LlamaTokenizeRequest,
     TokenizeChatRequest,
     TokenizeCompletionRequest,
 )
@@ -103,6 +106,17 @@ def responses_body_model() -> type[BaseModel]:
     return create_model("ResponsesRequest", **own, **shared)
 
 
+def llamacpp_body_model() -> type[BaseModel]:
+    """llama.cpp's /completion body for the document: its own fields and those it reads as
+    /v1/completions (`llamacpp.py`). No request is validated with it."""
+    own = NativeFields.model_fields
+    fields: dict[str, Any] = {name: (info.annotation, info) for name, info in own.items()}
+    fields |= {name: (info.annotation, info) for name, info in
+               P.CompletionRequest.model_fields.items()
+               if name in F.honoured(F.LLAMACPP_COMPLETION) and name not in own}  # fmt: skip
+    return create_model("LlamaCppCompletionRequest", **fields)
+
+
 def request_bodies(model: str, tokenizer: Tokenizer) -> dict[str, RequestBody]:
     """Every POST route's body, with an example that runs as it is on this server."""
     hello = [{"role": "user", "content": "Hello!"}]
@@ -119,9 +133,14 @@ def request_bodies(model: str, tokenizer: Tokenizer) -> dict[str, RequestBody]:
         "/v1/embeddings": RequestBody((EmbeddingRequest,), {"model": model, "input": "Hello!"}),
         "/generate": RequestBody((P.GenerateRequest,), {"prompt": "Hello", "max_new_tokens": 32}),
         "/tokenize": RequestBody(
-            (TokenizeCompletionRequest, TokenizeChatRequest), {"model": model, "prompt": "Hello"}
+            (TokenizeCompletionRequest, TokenizeChatRequest, LlamaTokenizeRequest),
+            {"model": model, "prompt": "Hello"},
         ),
         "/detokenize": RequestBody(
             (DetokenizeRequest,), {"model": model, "tokens": tokenizer.encode("Hello", False)}
         ),
-    }
+        **dict.fromkeys(("/completion", "/completions"), RequestBody(
+            (llamacpp_body_model(),), {"prompt": "Once upon a time", "n_predict": 32}
+        )),
+        "/apply-template": RequestBody((ApplyTemplateRequest,), {"messages": hello}),
+    }  # fmt: skip

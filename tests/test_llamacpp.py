@@ -1,0 +1,330 @@
+"""llama.cpp's native endpoints (roseinfer/server/llamacpp.py) through the real HTTP server, as
+llama.cpp's own clients call them: POST /completion answers in llama.cpp's shape what
+/v1/completions answers for the same request (greedy text, logprobs), each of its own fields
+acts (prompt forms, `n_probs`, `logit_bias` forms, `return_tokens`, `response_fields`,
+streaming, `timings_per_token`), its no-ops change nothing and the rest of the table refuses;
+GET /props, /apply-template, /tokenize's `content` form, and the 501s of /slots and POST /props.
+One in-process server over the tiny random llama (`tiny_server` in conftest.py)."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+from roseinfer.server import fields as F
+
+PROMPT = "The quick brown fox"
+GREEDY = {"temperature": 0, "ignore_eos": True}
+RESULT_KEYS = {
+    "index", "content", "tokens", "id_slot", "stop", "model", "tokens_predicted",
+    "tokens_evaluated", "generation_settings", "prompt", "has_new_line", "truncated",
+    "stop_type", "stopping_word", "tokens_cached", "timings",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def served(tiny_server):
+    app, url = tiny_server
+    with httpx.Client(base_url=url, timeout=60) as c:
+        yield c, app.state.client.engine
+
+
+@pytest.fixture(scope="module")
+def http(served):
+    return served[0]
+
+
+def completion(http: httpx.Client, status: int = 200, path: str = "/completion", **body):
+    r = http.post(path, json=body)
+    assert r.status_code == status, r.text
+    return r.json()
+
+
+def v1_text(http: httpx.Client, **body) -> dict:
+    r = http.post("/v1/completions", json=body)
+    assert r.status_code == 200, r.text
+    return r.json()["choices"][0]
+
+
+def events(http: httpx.Client, **body) -> list[dict]:
+    """The `data:` events of a streamed /completion, in order (no `[DONE]` is sent)."""
+    with http.stream("POST", "/completion", json={**body, "stream": True}) as r:
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        lines = [line for line in r.iter_lines() if line]
+    assert all(line.startswith("data: ") for line in lines), lines
+    assert lines[-1] != "data: [DONE]"
+    return [json.loads(line[6:]) for line in lines]
+
+
+def test_a_completion_is_v1s_in_llamacpps_shape(served):
+    http, engine = served
+    out = completion(http, prompt=PROMPT, n_predict=7, **GREEDY)
+    assert set(out) == RESULT_KEYS
+    assert out["content"] == v1_text(http, prompt=PROMPT, max_tokens=7, **GREEDY)["text"]
+    ids = engine.tokenizer.encode(PROMPT)
+    assert (out["tokens_predicted"], out["tokens_evaluated"]) == (7, len(ids))
+    assert (out["stop"], out["stop_type"], out["stopping_word"]) == (True, "limit", "")
+    assert out["tokens"] == [] and out["prompt"] == PROMPT and out["truncated"] is False
+    assert out["model"] == engine.model_name and out["has_new_line"] == ("\n" in out["content"])
+    settings = out["generation_settings"]
+    assert (settings["n_predict"], settings["temperature"], settings["ignore_eos"]) == (7, 0, True)
+    timings = out["timings"]
+    assert timings["predicted_n"] == 7 and timings["prompt_n"] + timings["cache_n"] == len(ids)
+    assert timings["prompt_ms"] > 0 and timings["predicted_per_second"] > 0
+    # llama.cpp's other names of the output limit, and its /completions alias
+    for name in ("max_tokens", "max_completion_tokens"):
+        assert completion(http, prompt=PROMPT, **{name: 7}, **GREEDY)["content"] == out["content"]
+    assert completion(http, path="/completions", prompt=PROMPT, n_predict=7,
+                      **GREEDY)["content"] == out["content"]  # fmt: skip
+    err = completion(http, 400, prompt=PROMPT, n_predict=3, max_tokens=4)["error"]
+    assert err["param"] in ("n_predict", "max_tokens")
+
+
+def test_stop_words_eos_and_the_default_limit(served):
+    http, engine = served
+    full = completion(http, prompt=PROMPT, n_predict=10, **GREEDY)["content"]
+    stop = full[len(full) // 2 : len(full) // 2 + 2]
+    out = completion(http, prompt=PROMPT, n_predict=10, stop=[stop], **GREEDY)
+    assert (out["stop_type"], out["stopping_word"]) == ("word", stop)
+    assert out["content"] == full[: full.index(stop)]
+    eos = engine.tokenizer.eos_token_id
+    out = completion(http, prompt=PROMPT, n_predict=10, temperature=0, logit_bias=[[eos, 100]])
+    assert (out["stop_type"], out["content"], out["tokens_predicted"]) == ("eos", "", 1)
+    # n_predict left out: what the context leaves (llama.cpp's -1)
+    n_ctx = http.get("/props").json()["default_generation_settings"]["n_ctx"]
+    out = completion(http, prompt=[5] * (n_ctx - 3), **GREEDY)
+    assert (out["tokens_predicted"], out["stop_type"]) == (3, "limit")
+    err = completion(http, 400, prompt=[5] * (n_ctx + 1), n_predict=1)["error"]
+    assert err["param"] == "prompt"
+
+
+def test_prompt_forms_and_several_results(served):
+    http, engine = served
+    tok = engine.tokenizer
+    ids = tok.encode(PROMPT)
+    one = completion(http, prompt=PROMPT, n_predict=4, **GREEDY)
+    assert completion(http, prompt=ids, n_predict=4, **GREEDY)["content"] == one["content"]
+    # a list mixing ids and text is one prompt, its strings tokenized in place
+    head, tail = PROMPT.split(" ", 1)
+    mixed = [*tok.encode(head), " " + tail]
+    expected = [*tok.encode(head), *tok.encode(" " + tail, add_special_tokens=False)]
+    out = completion(http, prompt=mixed, n_predict=4, **GREEDY)
+    assert out["content"] == completion(http, prompt=expected, n_predict=4, **GREEDY)["content"]
+    # a list of strings and id lists: several prompts, a list of results in order
+    many = completion(http, prompt=[PROMPT, [7, 8, 9], "Hello"], n_predict=4, **GREEDY)
+    assert [r["index"] for r in many] == [0, 1, 2] and many[0]["content"] == one["content"]
+    assert many[1]["tokens_evaluated"] == 3
+    two = completion(http, prompt=PROMPT, n_predict=4, n=2, temperature=1, seed=7)
+    assert [r["index"] for r in two] == [0, 1] and all(r["tokens_predicted"] for r in two)
+    again = completion(http, prompt=PROMPT, n_predict=4, n_cmpl=2, temperature=1, seed=7)
+    assert [r["content"] for r in again] == [r["content"] for r in two]  # llama.cpp's name of n
+    for bad in ([], "", [[]], [{"prompt_string": "x", "multimodal_data": ["aGk="]}], [1.5]):
+        err = completion(http, 400, prompt=bad, n_predict=2)["error"]
+        assert err["param"] == "prompt", (bad, err)
+    assert completion(http, 400, n_predict=2)["error"]["param"] == "prompt"
+    assert completion(http, 404, prompt=PROMPT, model="nope")["error"]["param"] == "model"
+
+
+def test_n_probs_are_v1s_logprobs(served):
+    http, engine = served
+    out = completion(http, prompt=PROMPT, n_predict=5, n_probs=3, return_tokens=True, **GREEDY)
+    probs = out["completion_probabilities"]
+    assert [p["id"] for p in probs] == out["tokens"] and len(out["tokens"]) == 5
+    v1 = v1_text(http, prompt=PROMPT, max_tokens=5, logprobs=3, **GREEDY)["logprobs"]
+    tok = engine.tokenizer
+    for p, logprob, top in zip(probs, v1["token_logprobs"], v1["top_logprobs"], strict=True):
+        assert p["logprob"] == pytest.approx(logprob, abs=1e-5)
+        assert p["token"] == tok.token_text(p["id"]) and bytes(p["bytes"]) == tok.token_bytes(
+            p["id"]
+        )
+        assert len(p["top_logprobs"]) == 3
+        assert p["top_logprobs"][0]["logprob"] == pytest.approx(max(top.values()), abs=1e-5)
+        assert p["top_logprobs"][0]["id"] == p["id"]  # greedy: the likeliest
+    assert tok.decode(out["tokens"]) == out["content"]
+    # llama.cpp's alias, and its limits
+    alias = completion(http, prompt=PROMPT, n_predict=5, logprobs=3, **GREEDY)
+    assert alias["completion_probabilities"] == probs
+    assert completion(http, 400, prompt=PROMPT, n_probs=2, logprobs=3)["error"]["param"] == (
+        "logprobs"
+    )
+    assert completion(http, 400, prompt=PROMPT, n_probs=21)["error"]["param"] == "n_probs"
+    assert "completion_probabilities" not in completion(http, prompt=PROMPT, n_predict=2, n_probs=0)
+
+
+def test_logit_bias_forms(served):
+    http, engine = served
+    tok = engine.tokenizer
+    first = completion(http, prompt=PROMPT, n_predict=1, return_tokens=True, **GREEDY)["tokens"][0]
+
+    def first_token(bias) -> int:
+        out = completion(http, prompt=PROMPT, n_predict=1, return_tokens=True, logit_bias=bias,
+                         **GREEDY)  # fmt: skip
+        return out["tokens"][0]
+
+    # false: never drawn while another may be (a bias of -100, as the settings say)
+    assert first_token([[first, False]]) != first
+    assert first_token({str(first): False}) != first
+    assert first_token([[first, -100]]) == first_token({str(first): -100}) != first
+    assert first_token([[first, True]]) == first  # true asks for nothing, as llama.cpp's
+    out = completion(http, prompt=PROMPT, n_predict=1, logit_bias=[[first, False]], **GREEDY)
+    assert out["generation_settings"]["logit_bias"] == [{"bias": -100.0, "token": first}]
+    # a string: each of its tokens gets the bias
+    word = tok.decode([first])
+    assert tok.encode(word, add_special_tokens=False) == [first]
+    assert first_token([[word, False]]) != first and first_token({word: False}) != first
+    other = (first + 1) % tok.vocab_size
+    assert first_token([[other, 100]]) == other == first_token({str(other): 100})
+    for bad in ([[first]], [[first, 1, 2]], [[None, 1]], [[first, 101]], [[first, 1], [first, 2]]):
+        err = completion(http, 400, prompt=PROMPT, logit_bias=bad)["error"]
+        assert err["param"].startswith("logit_bias"), (bad, err)
+
+
+def test_response_fields_and_return_tokens(http):
+    out = completion(http, prompt=PROMPT, n_predict=3, return_tokens=True,
+                     response_fields=["content", "tokens", "generation_settings/n_predict",
+                                      "timings/predicted_n", "nothing/here"], **GREEDY)  # fmt: skip
+    assert set(out) == {"content", "tokens", "generation_settings/n_predict", "timings/predicted_n"}
+    assert out["generation_settings/n_predict"] == out["timings/predicted_n"] == 3
+    assert len(out["tokens"]) == 3
+
+
+def test_streamed_chunks_add_up_to_the_completion(http):
+    whole = completion(http, prompt=PROMPT, n_predict=6, n_probs=2, return_tokens=True, **GREEDY)
+    chunks = events(http, prompt=PROMPT, n_predict=6, n_probs=2, **GREEDY)
+    *parts, last = chunks
+    assert all(c["stop"] is False for c in parts) and last["stop"] is True
+    assert "".join(c["content"] for c in parts) == whole["content"]
+    assert [t for c in parts for t in c["tokens"]] == whole["tokens"]
+    probs = [p for c in parts for p in c["completion_probabilities"]]
+    assert probs == whole["completion_probabilities"]
+    assert (last["content"], last["tokens"], last["stop_type"]) == ("", [], "limit")
+    assert "completion_probabilities" not in last and last["generation_settings"]["stream"]
+    assert all("timings" not in c for c in parts)
+    timed = events(http, prompt=PROMPT, n_predict=3, timings_per_token=True, **GREEDY)
+    assert all(c["timings"]["predicted_n"] == c["tokens_predicted"] for c in timed)
+    # several prompts interleave, each choice's result closes it; response_fields: the last
+    many = events(http, prompt=[PROMPT, "Hello"], n_predict=3, response_fields=["index"],
+                  **GREEDY)  # fmt: skip
+    assert sorted(c["index"] for c in many if c == {"index": c["index"]}) == [0, 1]
+
+
+def test_a_failed_generation_fails_its_request_alone(http, monkeypatch):
+    """Logits that are not finite for the requests of 13 tokens: each fails, streamed (an
+    `{"error"}` event, then the end) or not (its error), and a request beside it is whole."""
+    from roseinfer.engine.model_runner import ModelRunner
+
+    real = ModelRunner.sample
+
+    def sample(self, seqs, logits, fresh_logits=None):
+        logits = logits.clone()
+        for i, seq in enumerate(seqs):
+            if seq.params.max_tokens == 13:
+                logits[i, 7] = float("nan")
+        return real(self, seqs, logits, fresh_logits)
+
+    plain = completion(http, prompt=PROMPT, n_predict=40, **GREEDY)["content"]
+    monkeypatch.setattr(ModelRunner, "sample", sample)
+    with ThreadPoolExecutor(3) as pool:
+        beside = pool.submit(completion, http, prompt=PROMPT, n_predict=40, **GREEDY)
+        streamed = pool.submit(events, http, prompt=PROMPT, n_predict=13, **GREEDY)
+        whole = pool.submit(http.post, "/completion",
+                            json={"prompt": [PROMPT, "Hi"], "n_predict": 13, **GREEDY})  # fmt: skip
+        assert beside.result()["content"] == plain
+    assert "not finite" in streamed.result()[-1]["error"]["message"]
+    r = whole.result()
+    assert r.status_code == 500 and "not finite" in r.json()["error"]["message"]
+
+
+def test_grammar_and_json_schema_hold_the_output(http):
+    out = completion(http, prompt=PROMPT, n_predict=8, grammar='root ::= "yes" | "no"', **GREEDY)
+    assert out["content"] in ("yes", "no")
+    schema = {"type": "object", "properties": {"a": {"type": "boolean"}}, "required": ["a"],
+              "additionalProperties": False}  # fmt: skip
+    out = completion(http, prompt=PROMPT, n_predict=20, json_schema=schema, temperature=0)
+    assert isinstance(json.loads(out["content"])["a"], bool)
+
+
+def test_no_ops_and_neutral_values_change_nothing(http):
+    base = {"prompt": PROMPT, "n_predict": 6, **GREEDY}
+    plain = completion(http, **base)["content"]
+    body = dict(base)
+    for spec in F.TABLE[F.LLAMACPP_COMPLETION].values():
+        if spec.kind is F.Kind.HONOURED:
+            continue
+        assert spec.accepts is not None
+        value = next((v for v in (0, 1, -1, False, True, "", "none", [], {}, 6, 0.5, "x")
+                      if spec.accepts(v, body)), None)  # fmt: skip
+        if value is not None:
+            body[spec.name] = value
+    assert len(body) > 30
+    assert completion(http, **body)["content"] == plain
+    assert completion(http, **{**body, "stream": False})["content"] == plain
+
+
+def test_refused_and_unknown_fields_are_400s_naming_them(http):
+    for field, value in (("mirostat", 2), ("typical_p", 0.5), ("post_sampling_probs", True),
+                         ("samplers", ["top_k"]), ("echo", True), ("suffix", "x"),
+                         ("min_tokens", 1), ("lora", [{"id": 0, "scale": 1}])):  # fmt: skip
+        err = completion(http, 400, prompt=PROMPT, **{field: value})["error"]
+        assert err["param"] == field, (field, err)
+
+
+def test_props_slots_and_apply_template(served):
+    http, engine = served
+    props = http.get("/props").json()
+    settings = props["default_generation_settings"]
+    assert settings["n_ctx"] == engine.max_model_len
+    assert settings["params"]["n_predict"] == -1  # the tiny model sets no output limit
+    assert props["total_slots"] == engine.config.max_num_seqs
+    assert props["model_alias"] == engine.model_name
+    assert props["chat_template"] == engine.tokenizer.hf.chat_template
+    for method, path in (("GET", "/slots"), ("POST", "/props")):
+        r = http.request(method, path)
+        assert r.status_code == 501 and r.json()["error"]["type"] == "not_supported_error"
+    messages = [{"role": "user", "content": "Hi there"}]
+    prompt = http.post("/apply-template", json={"messages": messages}).json()["prompt"]
+    ids = http.post("/tokenize", json={"messages": messages}).json()["tokens"]
+    assert prompt == engine.tokenizer.decode(ids, skip_special_tokens=False)
+    assert prompt.endswith(engine.tokenizer.apply_chat_template(messages, True)[-10:])
+    r = http.post("/apply-template", json={"messages": messages, "return_token_strs": True})
+    assert r.status_code == 400 and r.json()["error"]["param"] == "return_token_strs"
+    r = http.post("/apply-template", json={"messages": messages, "chat_template": "x"})
+    assert r.status_code == 400 and r.json()["error"]["param"] == "chat_template"
+
+
+def test_llamacpps_tokenize_and_detokenize(served):
+    http, engine = served
+    tok = engine.tokenizer
+    text = "Hello world"
+    out = http.post("/tokenize", json={"content": text}).json()
+    assert out == {"tokens": tok.encode(text, add_special_tokens=False)}
+    pieces = http.post("/tokenize", json={"content": text, "with_pieces": True}).json()["tokens"]
+    assert [p["id"] for p in pieces] == out["tokens"]
+    assert "".join(p["piece"] for p in pieces) == text
+    special = tok.hf.eos_token
+    assert http.post("/tokenize", json={"content": special}).json()["tokens"] == [tok.eos_token_id]
+    split = http.post("/tokenize", json={"content": special, "parse_special": False}).json()
+    assert split["tokens"] == tok.encode(special, False, split_special_tokens=True)
+    assert tok.eos_token_id not in split["tokens"]
+    mixed = http.post("/tokenize", json={"content": [5, "Hello"]}).json()["tokens"]
+    assert mixed == [5, *tok.encode("Hello", add_special_tokens=False)]
+    r = http.post("/tokenize", json={"content": text, "add_special_tokens": True})
+    assert r.status_code == 400 and r.json()["error"]["param"] == "add_special_tokens"
+    back = http.post("/detokenize", json={"tokens": out["tokens"]}).json()
+    assert back == {"prompt": text, "content": text}
+
+
+def test_the_api_key_guards_the_native_endpoints(tiny_locked_server):
+    from conftest import TINY_API_KEY
+
+    _, url = tiny_locked_server
+    with httpx.Client(base_url=url, timeout=60) as c:
+        for method, path in (("POST", "/completion"), ("GET", "/props"),
+                             ("POST", "/apply-template")):  # fmt: skip
+            assert c.request(method, path, json={}).status_code == 401
+        auth = {"Authorization": f"Bearer {TINY_API_KEY}"}
+        r = c.post("/completion", json={"prompt": PROMPT, "n_predict": 2}, headers=auth)
+        assert r.status_code == 200 and r.json()["tokens_predicted"] == 2
