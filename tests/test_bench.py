@@ -583,6 +583,17 @@ def test_bench_serve_against_roseinfer_server(tiny, tmp_path):
             assert r["total_output_tokens"] == 12  # ignore_eos honoured; counted from usage
             assert r["usage_reported"] and r["total_input_tokens"] > 0
         assert is_png(png)
+        # llama.cpp's native API, as against llama-server: its last chunk counts the tokens
+        native = tmp_path / "native.json"
+        rc = bench_main([
+            "serve", "--base-url", f"http://127.0.0.1:{port}/v1", "--tokenizer", tiny, "--num-prompts", "3",
+            "--random-input-len", "8", "--random-output-len", "4", "--endpoint-type", "llamacpp",
+            "--json", str(native), "--no-progress",
+        ])  # fmt: skip
+        assert rc == 0
+        (r,) = json.loads(native.read_text())["results"]
+        assert (r["completed"], r["failed"], r["total_output_tokens"]) == (3, 0, 12)
+        assert r["usage_reported"] and r["total_input_tokens"] > 0
     finally:
         proc.terminate()
         try:

@@ -5,7 +5,9 @@
         --json serve.json --plot serve.png
 
 What it sends: streaming `POST {base-url}/completions` (or `/chat/completions` with
-`--endpoint-type chat`) with only OpenAI-standard fields (`model`, `prompt`/`messages`,
+`--endpoint-type chat`, or llama.cpp's native `/completion` at the URL's root with
+`--endpoint-type llamacpp`: `prompt`, `n_predict`, `temperature`, `stream`) with only
+OpenAI-standard fields (`model`, `prompt`/`messages`,
 `max_tokens`, `temperature`, `stream`, `stream_options: {include_usage: true}`) plus
 `ignore_eos: true` (vLLM, llama-server and roseinfer accept it; `--no-ignore-eos` drops it).
 `--extra-body '{"min_tokens": 128}'` adds server-specific fields.
@@ -135,7 +137,13 @@ def add_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--model", default=None, help="model name to send (default: the first of GET /models)"
     )
-    g.add_argument("--endpoint-type", default="completions", choices=["completions", "chat"])
+    g.add_argument(
+        "--endpoint-type",
+        default="completions",
+        choices=["completions", "chat", "llamacpp"],
+        help="llamacpp: llama.cpp's native POST /completion at the base URL's root (its "
+        "n_predict; the last chunk's tokens_predicted counts the output)",
+    )
     g.add_argument("--api-key", default=None, help="sent as a Bearer token (default: none)")
     g.add_argument(
         "--no-ignore-eos",

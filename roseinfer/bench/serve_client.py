@@ -1,5 +1,5 @@
-"""The load client of `roseinfer bench serve`: one streamed OpenAI request, and N of them under a
-concurrency limit and a Poisson arrival process.
+"""The load client of `roseinfer bench serve`: one streamed OpenAI request (or llama.cpp's native
+/completion), and N of them under a concurrency limit and a Poisson arrival process.
 
 It speaks HTTP through `roseinfer.bench.http` (~40 µs per streamed chunk) rather than httpx
 (~100 µs): on a small machine the client's CPU is taken from the server it measures.
@@ -47,8 +47,11 @@ class ServeConfig:
 
     @property
     def url(self) -> str:
+        base = self.base_url.rstrip("/")
+        if self.endpoint_type == "llamacpp":  # llama.cpp's native API: at the root, not /v1
+            return base.removesuffix("/v1") + "/completion"
         path = "/chat/completions" if self.endpoint_type == "chat" else "/completions"
-        return self.base_url.rstrip("/") + path
+        return base + path
 
     @property
     def path(self) -> str:
@@ -62,11 +65,14 @@ class ServeConfig:
             "temperature": self.temperature,
             "stream": True,
         }
-        if self.endpoint_type == "chat":
+        if self.endpoint_type == "llamacpp":  # its last chunk counts the tokens: no usage
+            body = {"model": self.model, "prompt": spec.prompt, "n_predict": spec.output_len,
+                    "temperature": self.temperature, "stream": True}  # fmt: skip
+        elif self.endpoint_type == "chat":
             body["messages"] = [{"role": "user", "content": spec.prompt}]
         else:
             body["prompt"] = spec.prompt
-        if self.include_usage:
+        if self.include_usage and self.endpoint_type != "llamacpp":
             body["stream_options"] = {"include_usage": True}
         if self.ignore_eos:
             body["ignore_eos"] = True
@@ -116,13 +122,21 @@ async def send_request(pool: ConnectionPool, cfg: ServeConfig, spec: PromptSpec)
                 if chunk.get("error"):
                     out.error = f"server error: {json.dumps(chunk['error'])[:300]}"
                     return out
+                if "content" in chunk:  # llama.cpp's: the text, then a result per choice
+                    choices = [{"text": chunk["content"]}]
+                    if chunk.get("stop"):
+                        done = out.usage = True
+                        out.output_tokens = int(chunk.get("tokens_predicted") or 0)
+                        out.prompt_len = int(chunk.get("tokens_evaluated") or out.prompt_len)
+                else:
+                    choices = chunk.get("choices") or []
                 usage = chunk.get("usage")
                 if usage and usage.get("completion_tokens") is not None:
                     out.output_tokens = int(usage["completion_tokens"])
                     out.usage = True
                     if usage.get("prompt_tokens"):
                         out.prompt_len = int(usage["prompt_tokens"])
-                for choice in chunk.get("choices") or ():
+                for choice in choices:
                     text = _chunk_text(choice)
                     if not text:
                         continue

@@ -31,7 +31,13 @@ from roseinfer.server.chat_prompt import mixed_prompt_ids
 from roseinfer.server.completions import SSE_HEADERS, run_to_end, sampling_requests
 from roseinfer.server.context import ServingContext
 from roseinfer.server.errors import APIError, failed_request_error, internal_error, validated
-from roseinfer.server.llamacpp_output import NativeOptions, chunk, generation_settings, result
+from roseinfer.server.llamacpp_output import (
+    NativeOptions,
+    PromptTexts,
+    chunk,
+    generation_settings,
+    result,
+)
 from roseinfer.server.params import check_choices
 from roseinfer.server.serving import GenerationGroup, dumps, sse_data
 from roseinfer.tokenizer import Tokenizer
@@ -159,7 +165,11 @@ def add_llamacpp_routes(router: APIRouter, ctx: ServingContext) -> None:
             return Response(status_code=499)  # the client is gone: nobody reads this
 
         def write() -> str:
-            results = [result(group.state_of(i), c, i, model, opts, False) for i, c in choices]
+            prompt_text = PromptTexts()
+            results = []
+            for i, c in choices:
+                state = group.state_of(i)
+                results.append(result(state, c, i, model, opts, False, prompt_text(state)))
             return dumps(results[0] if len(results) == 1 else results)
 
         return Response(await asyncio.to_thread(write), media_type="application/json")
@@ -210,6 +220,7 @@ async def _stream(group: GenerationGroup, model: str, opts: NativeOptions) -> As
     """llama.cpp's stream: a chunk per new text (its tokens, probabilities), a `stop: true`
     result as each choice finishes; an error as an `{"error": ...}` event, then the end."""
     sent: dict[int, int] = {}  # tokens of each choice sent so far
+    prompt_text = PromptTexts()
     async with group:
         try:
             async for index, choice, text in group.events():
@@ -219,8 +230,9 @@ async def _stream(group: GenerationGroup, model: str, opts: NativeOptions) -> As
                 if text or ids:
                     positions = (choice.logprobs or [])[len(choice.token_ids) - len(ids) :]
                     yield sse_data(chunk(state, choice, index, text, ids, positions, opts))
-                if choice.finished:
-                    yield sse_data(result(state, choice, index, model, opts, True))
+                if choice.finished:  # (the prompt's text: decoded once, off the loop)
+                    text_of = await asyncio.to_thread(prompt_text, state)
+                    yield sse_data(result(state, choice, index, model, opts, True, text_of))
         except RequestFailed as e:
             yield sse_data(failed_request_error(e).body())
         except Exception as e:  # a bug while processing this request: fail it alone

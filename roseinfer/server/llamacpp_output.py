@@ -128,9 +128,11 @@ def result(
     model: str,
     opts: NativeOptions,
     stream: bool,
+    prompt_text: str,
 ) -> dict[str, Any]:
-    """A finished choice's result; streamed (the last chunk), its text and tokens are empty
-    and it has no probabilities: the chunks before it carried them, as llama.cpp's."""
+    """A finished choice's result (`prompt_text`: its prompt's, special tokens written out;
+    decoded once for the prompt's choices); streamed (the last chunk), its text and tokens are
+    empty and it has no probabilities: the chunks before it carried them, as llama.cpp's."""
     kind, word = stop_type(choice)
     text = choice.text
     out: dict[str, Any] = {
@@ -143,7 +145,7 @@ def result(
         "tokens_predicted": len(choice.token_ids),
         "tokens_evaluated": len(state.prompt_token_ids),
         "generation_settings": generation_settings(state.params, stream),
-        "prompt": state.tokenizer.decode(state.prompt_token_ids, skip_special_tokens=False),
+        "prompt": prompt_text,
         "has_new_line": "\n" in text,
         "truncated": False,  # the context is never shifted (a prompt past it is a 400)
         "stop_type": kind,
@@ -203,3 +205,18 @@ def chunk(
     if opts.timings_per_token:
         out["timings"] = timings(state, choice)
     return out
+
+
+class PromptTexts:
+    """Each request's prompt as text (special tokens written out), decoded once for its
+    choices."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+
+    def __call__(self, state: RequestState) -> str:
+        text = self._texts.get(state.request_id)
+        if text is None:
+            text = state.tokenizer.decode(state.prompt_token_ids, skip_special_tokens=False)
+            self._texts[state.request_id] = text
+        return text
