@@ -18,6 +18,7 @@ from roseinfer.structured.depth import schema_shape_error
 GREEDY_TEMPERATURE = 1e-5
 # Most top logprobs a position may ask for (OpenAI's top_logprobs limit; vLLM's default).
 MAX_LOGPROBS = 20
+MAX_LOGIT_BIAS = 100.0  # a logit_bias value is in [-MAX_LOGIT_BIAS, MAX_LOGIT_BIAS] (OpenAI's)
 # Largest top_k: the sampler holds it in a tensor (a Python int past int64 cannot even be
 # stored), and any k at or above the vocabulary size already keeps every token; vLLM's int32.
 TOP_K_MAX = (1 << 31) - 1
@@ -292,7 +293,7 @@ def _logit_bias(bias: Any) -> dict[int, float] | None:
             long = isinstance(key, str) and len(key) > 40
             shown = f"{key[:20]!r}... ({len(key)} characters)" if long else repr(key)
             raise ValueError(f"logit_bias keys must be token ids (integers >= 0), got {shown}")
-        if not is_number(value) or not -100.0 <= value <= 100.0:
+        if not is_number(value) or not -MAX_LOGIT_BIAS <= value <= MAX_LOGIT_BIAS:
             raise ValueError(f"logit_bias values must be in [-100, 100], got {value!r} for {key!r}")
         if tid in out:  # "28" and "028" (or 28 and "28"): one would silently replace the other
             raise ValueError(f"logit_bias names token {tid} twice (key {key!r})")

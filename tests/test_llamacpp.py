@@ -68,6 +68,7 @@ def test_a_completion_is_v1s_in_llamacpps_shape(served):
     assert (out["tokens_predicted"], out["tokens_evaluated"]) == (7, len(ids))
     assert (out["stop"], out["stop_type"], out["stopping_word"]) == (True, "limit", "")
     assert out["tokens"] == [] and out["prompt"] == PROMPT and out["truncated"] is False
+    assert out["tokens_cached"] == len(engine.tokenizer.encode(PROMPT)) + 7
     assert out["model"] == engine.model_name and out["has_new_line"] == ("\n" in out["content"])
     settings = out["generation_settings"]
     assert (settings["n_predict"], settings["temperature"], settings["ignore_eos"]) == (7, 0, True)
@@ -87,16 +88,29 @@ def test_stop_words_eos_and_the_default_limit(served):
     http, engine = served
     full = completion(http, prompt=PROMPT, n_predict=10, **GREEDY)["content"]
     stop = full[len(full) // 2 : len(full) // 2 + 2]
-    out = completion(http, prompt=PROMPT, n_predict=10, stop=[stop], **GREEDY)
+    out = completion(http, prompt=PROMPT, n_predict=10, stop=[stop], n_probs=1,
+                     return_tokens=True, **GREEDY)  # fmt: skip
     assert (out["stop_type"], out["stopping_word"]) == ("word", stop)
     assert out["content"] == full[: full.index(stop)]
+    # the probabilities are those of the tokens the content holds whole, not the stop word's
+    probs = out["completion_probabilities"]
+    held = engine.tokenizer.decode([p["id"] for p in probs])
+    assert (
+        out["content"].startswith(held) and [p["id"] for p in probs] == out["tokens"][: len(probs)]
+    )
+    longer = engine.tokenizer.decode(out["tokens"][: len(probs) + 1])
+    assert not out["content"].startswith(longer)  # the next token reaches into the stop word
+    assert len(probs) < len(out["tokens"]) == out["tokens_predicted"]
     eos = engine.tokenizer.eos_token_id
     out = completion(http, prompt=PROMPT, n_predict=10, temperature=0, logit_bias=[[eos, 100]])
     assert (out["stop_type"], out["content"], out["tokens_predicted"]) == ("eos", "", 1)
     # n_predict left out: what the context leaves (llama.cpp's -1)
     n_ctx = http.get("/props").json()["default_generation_settings"]["n_ctx"]
     out = completion(http, prompt=[5] * (n_ctx - 3), **GREEDY)
-    assert (out["tokens_predicted"], out["stop_type"]) == (3, "limit")
+    assert (out["tokens_predicted"], out["stop_type"], out["truncated"]) == (3, "limit", True)
+    assert out["tokens_cached"] == n_ctx  # llama.cpp's: the prompt's and the output's tokens
+    out = completion(http, prompt=[5] * (n_ctx - 3), n_predict=2, **GREEDY)
+    assert (out["stop_type"], out["truncated"]) == ("limit", False)
     err = completion(http, 400, prompt=[5] * (n_ctx + 1), n_predict=1)["error"]
     assert err["param"] == "prompt"
 
@@ -125,6 +139,8 @@ def test_prompt_forms_and_several_results(served):
         err = completion(http, 400, prompt=bad, n_predict=2)["error"]
         assert err["param"] == "prompt", (bad, err)
     assert completion(http, 400, n_predict=2)["error"]["param"] == "prompt"
+    err = completion(http, 400, prompt=["x"] * 2049, n_predict=1)["error"]  # before tokenizing
+    assert err["param"] == "prompt" and "2049 prompts" in err["message"]
     assert completion(http, 404, prompt=PROMPT, model="nope")["error"]["param"] == "model"
 
 
@@ -177,7 +193,22 @@ def test_logit_bias_forms(served):
     assert first_token([[word, False]]) != first and first_token({word: False}) != first
     other = (first + 1) % tok.vocab_size
     assert first_token([[other, 100]]) == other == first_token({str(other): 100})
-    for bad in ([[first]], [[first, 1, 2]], [[None, 1]], [[first, 101]], [[first, 1], [first, 2]]):
+    assert first_token({f" {other}": 100}) == other  # a key that reads as an integer: an id
+    # in a pair a string is text, digits too (llama.cpp's): its tokens get the bias
+    digits = str(other)
+    (digit_token, *_) = tok.encode(digits, add_special_tokens=False)
+    assert first_token([[digits, 100]]) == digit_token
+    for bad in (
+        [[first]],
+        [[first, 1, 2]],
+        [[None, 1]],
+        [[first, 101]],
+        [[first, 1], [first, 2]],
+        [[first, "x"]],
+        {"-1": 5},
+        [[-3, 1]],
+        [[tok.vocab_size, 1]],
+    ):
         err = completion(http, 400, prompt=PROMPT, logit_bias=bad)["error"]
         assert err["param"].startswith("logit_bias"), (bad, err)
 
@@ -276,7 +307,7 @@ def test_props_slots_and_apply_template(served):
     http, engine = served
     props = http.get("/props").json()
     settings = props["default_generation_settings"]
-    assert settings["n_ctx"] == engine.max_model_len
+    assert settings["n_ctx"] == engine.max_total_tokens  # what a prompt and its output may hold
     assert settings["params"]["n_predict"] == -1  # the tiny model sets no output limit
     assert props["total_slots"] == engine.config.max_num_seqs
     assert props["model_alias"] == engine.model_name
@@ -289,6 +320,14 @@ def test_props_slots_and_apply_template(served):
     ids = http.post("/tokenize", json={"messages": messages}).json()["tokens"]
     assert prompt == engine.tokenizer.decode(ids, skip_special_tokens=False)
     assert prompt.endswith(engine.tokenizer.apply_chat_template(messages, True)[-10:])
+    # a last assistant message is prefilled (left open), as llama.cpp's, unless asked otherwise
+    started = [*messages, {"role": "assistant", "content": "Once upon"}]
+    prompt = http.post("/apply-template", json={"messages": started}).json()["prompt"]
+    assert prompt.endswith("Once upon")
+    asked = {"messages": started, "add_generation_prompt": True}
+    turn = http.post("/apply-template", json=asked).json()["prompt"]
+    assert turn.startswith(prompt) and turn.endswith(engine.tokenizer.apply_chat_template(
+        messages, True)[-10:])  # fmt: skip
     r = http.post("/apply-template", json={"messages": messages, "return_token_strs": True})
     assert r.status_code == 400 and r.json()["error"]["param"] == "return_token_strs"
     r = http.post("/apply-template", json={"messages": messages, "chat_template": "x"})
@@ -311,6 +350,11 @@ def test_llamacpps_tokenize_and_detokenize(served):
     assert tok.eos_token_id not in split["tokens"]
     mixed = http.post("/tokenize", json={"content": [5, "Hello"]}).json()["tokens"]
     assert mixed == [5, *tok.encode("Hello", add_special_tokens=False)]
+    for content in ([-5], [5, "x", tok.vocab_size], [10**30]):
+        for pieces in (False, True):
+            r = http.post("/tokenize", json={"content": content, "with_pieces": pieces})
+            assert r.status_code == 400, r.text
+            assert r.json()["error"]["param"].startswith("content"), r.text
     r = http.post("/tokenize", json={"content": text, "add_special_tokens": True})
     assert r.status_code == 400 and r.json()["error"]["param"] == "add_special_tokens"
     back = http.post("/detokenize", json={"tokens": out["tokens"]}).json()

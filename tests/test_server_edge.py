@@ -293,6 +293,8 @@ def test_a_default_output_limit_is_cut_to_what_the_context_leaves(http):
     assert out["choices"][0]["finish_reason"] == "length"
     assert out["usage"]["completion_tokens"] == 256 - 249
     assert error_of(post(http, C, {**body, "max_tokens": 16}))["param"] == "max_tokens"
+    error = error_of(post(http, C, {**body, "min_tokens": 10}))  # past what the context leaves
+    assert (error["param"], error["code"]) == ("min_tokens", "context_length_exceeded")
 
 
 # ---- usage -----------------------------------------------------------------------------------

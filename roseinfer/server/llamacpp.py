@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -23,8 +24,9 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import Field
 
 from roseinfer import __version__
+from roseinfer.config import is_number
 from roseinfer.outputs import RequestFailed
-from roseinfer.sampling_params import MAX_LOGPROBS, SamplingParams
+from roseinfer.sampling_params import MAX_LOGIT_BIAS, MAX_LOGPROBS
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.chat_prompt import mixed_prompt_ids
@@ -38,47 +40,60 @@ from roseinfer.server.llamacpp_output import (
     generation_settings,
     result,
 )
-from roseinfer.server.params import check_choices
+from roseinfer.server.params import MAX_CHOICES, check_choices
 from roseinfer.server.serving import GenerationGroup, dumps, sse_data
 from roseinfer.tokenizer import Tokenizer
 
 logger = logging.getLogger(__name__)
 
-MAX_BIAS = 100.0  # a bias of `false` (llama.cpp: never drawn) is the floor of the range
+_ID_KEY = re.compile(r"\s*[+-]?\d+")  # an object key llama.cpp reads as a token id (strtol)
 
 
 class NativeFields(P.RequestBase):
     """The fields /completion reads in its own way (the rest are /v1/completions')."""
 
-    prompt: str | list[int | str] | list[str | list[int | str]]
+    prompt: Any  # its forms: `native_prompts`, which names what is wrong with one
     n_probs: int | None = None
     logprobs: int | None = None  # llama.cpp's alias of n_probs
-    logit_bias: list[list[int | str | float | bool]] | dict[str, float | bool] | None = None
+    logit_bias: list[list[Any]] | dict[str, Any] | None = None  # `native_logit_bias`
     return_tokens: bool = False
     timings_per_token: bool = False
     response_fields: list[str] = Field(default_factory=list)
 
 
-_OWN = frozenset(NativeFields.model_fields) - {"prompt"}
+_READ_HERE = frozenset(NativeFields.model_fields)  # (the rest go to CompletionRequest)
+
+
+def prompt_list(prompt: Any) -> list[Any]:
+    """The prompts of a `prompt` before any is tokenized: a string, or a list holding any
+    token id, is one (llama.cpp's rule); another list holds several."""
+    if isinstance(prompt, str) or (isinstance(prompt, list) and any(
+        isinstance(p, int) and not isinstance(p, bool) for p in prompt
+    )):  # fmt: skip
+        return [prompt]
+    if not isinstance(prompt, list):
+        raise APIError(400, "prompt is a string, token ids, a list mixing them, or a list of "
+                            "those", param="prompt")  # fmt: skip
+    return prompt
 
 
 def native_prompts(tokenizer: Tokenizer, prompt: Any) -> list[list[int]]:
     """The token ids of each prompt: a string, ids, a list mixing both (one prompt: a BOS
     only before a leading string), or a list of strings and id lists (several)."""
-    if isinstance(prompt, str) or any(isinstance(p, int) for p in prompt):
-        prompts = [prompt]
-    else:
-        prompts = prompt
+    prompts = prompt_list(prompt)
     if not prompts:
         raise APIError(400, "prompt must not be empty", param="prompt")
     out = []
     for i, p in enumerate(prompts):
         where = f"prompt[{i}]" if len(prompts) > 1 else "prompt"
-        if not isinstance(p, str | list) or not all(isinstance(x, str | int) for x in p):
+        parts = [p] if isinstance(p, str) else p
+        if not isinstance(parts, list) or not all(
+            isinstance(x, str | int) and not isinstance(x, bool) for x in parts
+        ):
             raise APIError(400, f"{where}: a prompt is a string, token ids or a list mixing "
                                 "them (llama.cpp's multimodal objects are not supported)",
                            param="prompt")  # fmt: skip
-        ids = mixed_prompt_ids(tokenizer, p)
+        ids = mixed_prompt_ids(tokenizer, parts)
         if not ids:
             raise APIError(400, f"{where} must not be empty", param="prompt")
         out.append(ids)
@@ -86,9 +101,10 @@ def native_prompts(tokenizer: Tokenizer, prompt: Any) -> list[list[int]]:
 
 
 def native_logit_bias(tokenizer: Tokenizer, bias: Any) -> dict[str, float] | None:
-    """llama.cpp's `logit_bias` forms as /v1's `{token id: bias}`: pairs or an object, a token
-    an id or a string (each of its tokens), a bias a number or `false` (-100); `true` asks
-    for nothing, as llama.cpp's."""
+    """llama.cpp's `logit_bias` forms as /v1's `{token id: bias}`: `[[token, bias], ...]`, a
+    token an id or a string (each of its tokens); or an object, a key that reads as an
+    integer an id, another a string. A bias is a number or `false` (-100, OpenAI's floor:
+    llama.cpp's -inf could leave a row no token); `true` asks for nothing, as llama.cpp's."""
     if bias is None:
         return None
     pairs = list(bias.items()) if isinstance(bias, dict) else bias
@@ -101,14 +117,21 @@ def native_logit_bias(tokenizer: Tokenizer, bias: Any) -> dict[str, float] | Non
         if value is True:
             continue
         if value is False:
-            value = -MAX_BIAS
-        if isinstance(token, str) and not (token.isascii() and token.isdigit()):
-            ids = tokenizer.encode(token, add_special_tokens=False)
-        elif isinstance(token, str | int) and not isinstance(token, bool):
+            value = -MAX_LOGIT_BIAS
+        if not is_number(value):
+            raise APIError(400, f"{where}: a bias is a number or false, got {value!r}",
+                           param="logit_bias")  # fmt: skip
+        if isinstance(bias, dict) and _ID_KEY.fullmatch(token):
             ids = [int(token)]
+        elif isinstance(token, str):
+            ids = tokenizer.encode(token, add_special_tokens=False)
+        elif isinstance(token, int) and not isinstance(token, bool):
+            ids = [token]
         else:
             raise APIError(400, f"{where}: a token is an id or a string", param="logit_bias")
         for tid in ids:
+            if tid < 0:
+                raise APIError(400, f"{where}: {tid} is not a token id", param="logit_bias")
             if str(tid) in out and out[str(tid)] != value:
                 raise APIError(400, f"{where} gives token {tid} a second bias",
                                param="logit_bias")  # fmt: skip
@@ -116,12 +139,23 @@ def native_logit_bias(tokenizer: Tokenizer, bias: Any) -> dict[str, float] | Non
     return out or None
 
 
+def native_fields(data: dict) -> NativeFields:
+    """What a checked /completion body asks in its own way, before anything is tokenized:
+    a request of more prompts than one request may hold is refused here."""
+    native = validated(NativeFields, {k: data[k] for k in _READ_HERE if k in data})
+    count = len(prompt_list(native.prompt))
+    if count > MAX_CHOICES:
+        raise APIError(400, f"{count} prompts: at most {MAX_CHOICES} in one request",
+                       param="prompt")  # fmt: skip
+    return native
+
+
 def completion_request(
-    data: dict, tokenizer: Tokenizer
+    data: dict, native: NativeFields, tokenizer: Tokenizer, n_ctx: int
 ) -> tuple[P.CompletionRequest, list[list[int]], NativeOptions]:
     """A checked /completion body as the /v1/completions request it describes (its prompts
-    tokenized), and what it asks of its result."""
-    native = validated(NativeFields, {k: data[k] for k in (*_OWN, "prompt") if k in data})
+    tokenized), and what it asks of its result (`n_ctx`: the most a prompt and its output
+    may hold)."""
     if native.n_probs is not None and native.logprobs is not None:
         if native.n_probs != native.logprobs:
             raise APIError(400, "n_probs and logprobs (its alias) differ: give one",
@@ -131,11 +165,11 @@ def completion_request(
         raise APIError(400, f"n_probs must be in [0, {MAX_LOGPROBS}], got {n_probs}",
                        param="n_probs" if native.n_probs is not None else "logprobs")  # fmt: skip
     prompts = native_prompts(tokenizer, native.prompt)
-    request = {k: v for k, v in data.items() if k not in _OWN}
+    request = {k: v for k, v in data.items() if k not in _READ_HERE}
     request["prompt"] = prompts
     request["logprobs"] = n_probs or None
     request["logit_bias"] = native_logit_bias(tokenizer, native.logit_bias)
-    opts = NativeOptions(n_probs, native.return_tokens, native.timings_per_token,
+    opts = NativeOptions(n_ctx, n_probs, native.return_tokens, native.timings_per_token,
                          tuple(native.response_fields))  # fmt: skip
     return validated(P.CompletionRequest, request), prompts, opts
 
@@ -149,18 +183,21 @@ def add_llamacpp_routes(router: APIRouter, ctx: ServingContext) -> None:
     @router.post("/completions")
     async def completion(request: Request) -> Response:
         data = await ctx.checked_body(request, F.LLAMACPP_COMPLETION)
-        if "prompt" not in data:
-            raise APIError(400, "prompt is required", param="prompt")
-        body, prompts, opts = await asyncio.to_thread(completion_request, data, tokenizer)
-        ctx.check_model(body.model)
+        native = native_fields(data)
+        if isinstance(model_name := data.get("model"), str):  # (another type: pydantic's 400)
+            ctx.check_model(model_name)
+        body, prompts, opts = await asyncio.to_thread(
+            completion_request, data, native, tokenizer, ctx.max_total_tokens
+        )
         check_choices(body, len(prompts))
         # llama.cpp's n_predict left out: -1, what the context leaves (the model's own limit)
         prepared = await sampling_requests(ctx, body, prompts, ctx.defaults.max_tokens)
         group = GenerationGroup(ctx.client, P.new_id("cmpl"), prepared.requests)
         if body.stream:
-            return StreamingResponse(_stream(group, model, opts), media_type="text/event-stream",
-                                     headers=SSE_HEADERS)  # fmt: skip
-        choices = await run_to_end(request, group, prepared.opts.constraint_param)
+            return StreamingResponse(_stream(group, model, opts, prepared.opts.constraint_param),
+                                     media_type="text/event-stream", headers=SSE_HEADERS)  # fmt: skip
+        param = prepared.opts.constraint_param
+        choices = await run_to_end(request, group, param)
         if choices is None:
             return Response(status_code=499)  # the client is gone: nobody reads this
 
@@ -169,22 +206,22 @@ def add_llamacpp_routes(router: APIRouter, ctx: ServingContext) -> None:
             results = []
             for i, c in choices:
                 state = group.state_of(i)
-                results.append(result(state, c, i, model, opts, False, prompt_text(state)))
+                results.append(result(state, c, i, model, opts, prompt_text(state), stream=False))
             return dumps(results[0] if len(results) == 1 else results)
 
         return Response(await asyncio.to_thread(write), media_type="application/json")
 
     @router.get("/props")
     async def props() -> dict:
-        engine, d = ctx.client.engine, ctx.defaults
-        defaults = SamplingParams(temperature=d.temperature, top_p=d.top_p, top_k=d.top_k,
-                                  min_p=d.min_p, repetition_penalty=d.repetition_penalty,
-                                  max_tokens=d.max_tokens or ctx.max_total_tokens)  # fmt: skip
-        settings = generation_settings(defaults, False)
-        settings["n_predict"] = settings["max_tokens"] = d.max_tokens or -1
+        engine, defaults = ctx.client.engine, ctx.defaults
+        settings = generation_settings(defaults.params(), False)
+        # a request that sets no limit runs to what the context leaves (llama.cpp's -1)
+        settings["n_predict"] = settings["max_tokens"] = defaults.max_tokens or -1
         hf = tokenizer.hf
         return {
-            "default_generation_settings": {"params": settings, "n_ctx": ctx.max_model_len},
+            # n_ctx: a prompt and its output, at most (the KV cache may hold less than the
+            # model's context)
+            "default_generation_settings": {"params": settings, "n_ctx": ctx.max_total_tokens},
             "total_slots": engine.config.max_num_seqs,  # requests running at once
             "model_alias": model,
             # (the default model was given no path: its name)
@@ -216,9 +253,12 @@ def _not_supported(message: str) -> Response:
                                    "type": "not_supported_error"}}, status_code=501)  # fmt: skip
 
 
-async def _stream(group: GenerationGroup, model: str, opts: NativeOptions) -> AsyncIterator[str]:
+async def _stream(
+    group: GenerationGroup, model: str, opts: NativeOptions, param: str | None
+) -> AsyncIterator[str]:
     """llama.cpp's stream: a chunk per new text (its tokens, probabilities), a `stop: true`
-    result as each choice finishes; an error as an `{"error": ...}` event, then the end."""
+    result as each choice finishes; an error as an `{"error": ...}` event, then the end
+    (`param`: the request's constraint field, which a failure of its own doing names)."""
     sent: dict[int, int] = {}  # tokens of each choice sent so far
     prompt_text = PromptTexts()
     async with group:
@@ -232,9 +272,9 @@ async def _stream(group: GenerationGroup, model: str, opts: NativeOptions) -> As
                     yield sse_data(chunk(state, choice, index, text, ids, positions, opts))
                 if choice.finished:  # (the prompt's text: decoded once, off the loop)
                     text_of = await asyncio.to_thread(prompt_text, state)
-                    yield sse_data(result(state, choice, index, model, opts, True, text_of))
+                    yield sse_data(result(state, choice, index, model, opts, text_of, stream=True))
         except RequestFailed as e:
-            yield sse_data(failed_request_error(e).body())
+            yield sse_data(failed_request_error(e, param).body())
         except Exception as e:  # a bug while processing this request: fail it alone
             logger.exception("error while streaming a /completion")
             yield sse_data(internal_error(e).body())

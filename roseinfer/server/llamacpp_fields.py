@@ -6,9 +6,10 @@ request."""
 
 from __future__ import annotations
 
-from roseinfer.server.field_checks import FieldSpec, is_int
+from roseinfer.server.field_checks import FieldSpec, equals, is_int
 from roseinfer.server.field_checks import honoured_field as _h
 from roseinfer.server.field_checks import noop_field as _noop
+from roseinfer.server.field_checks import refused_field as _ref
 
 LLAMACPP_COMPLETION = "llamacpp_completion"
 _N = (LLAMACPP_COMPLETION,)
@@ -26,9 +27,11 @@ LLAMACPP_FIELDS: tuple[FieldSpec, ...] = (
        "model's distribution, before sampling) in `completion_probabilities`", _LC),
     _h("logprobs", _N, "llama.cpp's alias of `n_probs` (if both are given they must agree)",
        _LC),
-    _h("logit_bias", _N, "llama.cpp's forms: `[[token, bias], ...]` or `{token: bias}`, a token "
-       "an id or a string (each of its tokens gets the bias), a bias in [-100, 100] or `false` "
-       "(-100: the token is not drawn while any other may be)", _LC),
+    _h("logit_bias", _N, "llama.cpp's forms: `[[token, bias], ...]`, a token an id or a string "
+       "(each of its tokens gets the bias), or `{token: bias}`, a key that reads as an integer "
+       "an id; a bias in [-100, 100], `false` (-100, OpenAI's floor, not llama.cpp's -inf, "
+       "which could leave no token: drawn only where every other token is masked or 100 "
+       "below it) or `true` (nothing)", _LC),
     _h("return_tokens", _N, "the generated token ids in `tokens` (streamed chunks always carry "
        "their own)", _LC),
     _h("timings_per_token", _N, "`timings` in every streamed chunk, not only the last", _LC),
@@ -36,6 +39,9 @@ LLAMACPP_FIELDS: tuple[FieldSpec, ...] = (
        "`a`, under the key `\"a/b\"`, as llama.cpp); a streamed answer's last chunk too", _LC),
     _noop("sse_ping_interval", _N, is_int, "keep-alive comments on an idle stream (never data, "
           "which is the same either way); none are sent", _LC),
+    _noop("slot_id", _N, is_int, "older llama.cpp's name of `id_slot`: no slots here", _LC),
+    _ref("penalize_nl", _N, equals(False), "false", "older llama.cpp's penalty on newlines "
+         "(its web UI sends it)", _LC),
 )  # fmt: skip
 
 # /v1/completions' fields llama.cpp's /completion reads alike (`fields.py` adds it to their

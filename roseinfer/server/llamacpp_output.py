@@ -5,8 +5,8 @@ shape (its server's README and `to_json_non_oaicompat`).
 A result: `{index, content, tokens, id_slot, stop, model, tokens_predicted, tokens_evaluated,
 generation_settings, prompt, has_new_line, truncated, stop_type, stopping_word, tokens_cached,
 timings}` and, with `n_probs`, `completion_probabilities`. `stop_type` is `eos` (an
-end-of-sequence or stop token), `word` (a stop string: `stopping_word`), `limit` (the output
-limit or the context's end) or `none` (not finished: a streamed chunk).
+end-of-sequence or stop token), `word` (a stop string: `stopping_word`) or `limit` (the output
+limit, or the context's end: `truncated`); a streamed chunk before the result has none.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ NO_SLOT = -1  # `id_slot`: no slots here (llama.cpp's "any slot")
 class NativeOptions:
     """What a /completion request asks of its result beyond the generation."""
 
+    n_ctx: int  # a prompt and its output, at most: an output that reached it is `truncated`
     n_probs: int = 0  # likeliest tokens per position in `completion_probabilities` (0: none)
     return_tokens: bool = False  # the generated ids in a non-streamed result's `tokens`
     timings_per_token: bool = False  # `timings` in every streamed chunk
@@ -70,9 +71,7 @@ def generation_settings(params: SamplingParams, stream: bool) -> dict[str, Any]:
 
 
 def stop_type(choice: ChoiceState) -> tuple[str, str]:
-    """(`stop_type`, `stopping_word`) of a choice."""
-    if choice.finish_reason is None:
-        return "none", ""
+    """(`stop_type`, `stopping_word`) of a finished choice."""
     if choice.finish_reason == "length":
         return "limit", ""
     if isinstance(choice.stop_reason, str):
@@ -127,14 +126,16 @@ def result(
     index: int,
     model: str,
     opts: NativeOptions,
-    stream: bool,
     prompt_text: str,
+    *,
+    stream: bool,
 ) -> dict[str, Any]:
     """A finished choice's result (`prompt_text`: its prompt's, special tokens written out;
     decoded once for the prompt's choices); streamed (the last chunk), its text and tokens are
     empty and it has no probabilities: the chunks before it carried them, as llama.cpp's."""
     kind, word = stop_type(choice)
     text = choice.text
+    in_context = len(state.prompt_token_ids) + len(choice.token_ids)
     out: dict[str, Any] = {
         "index": index,
         "content": "" if stream else text,
@@ -147,18 +148,31 @@ def result(
         "generation_settings": generation_settings(state.params, stream),
         "prompt": prompt_text,
         "has_new_line": "\n" in text,
-        "truncated": False,  # the context is never shifted (a prompt past it is a 400)
+        # the context is never shifted (a prompt past it is a 400): an output that fills it
+        # stops there, as llama.cpp's without context shift
+        "truncated": kind == "limit" and in_context >= opts.n_ctx,
         "stop_type": kind,
         "stopping_word": word,
-        "tokens_cached": state.num_cached_tokens,
+        "tokens_cached": in_context,  # llama.cpp's: the prompt's and the output's tokens
         "timings": timings(state, choice),
     }
     if opts.n_probs and not stream:
-        positions = choice.logprobs or []
+        # the tokens `content` holds whole (as llama.cpp's, not those of the stop word)
+        n = len(choice.token_ids) if kind != "word" else _tokens_of(state, choice)
+        positions = (choice.logprobs or [])[:n]
         out["completion_probabilities"] = probabilities(
-            state.tokenizer, choice.token_ids, positions, opts.n_probs
+            state.tokenizer, choice.token_ids[:n], positions, opts.n_probs
         )
     return select_fields(out, opts.response_fields)
+
+
+def _tokens_of(state: RequestState, choice: ChoiceState) -> int:
+    """How many of a choice's first tokens its text holds whole (a stop string cut the rest):
+    the stop word is at most a few tokens, so this decodes a few prefixes."""
+    n, size = len(choice.token_ids), len(choice.text)
+    while n and len(state.tokenizer.decode(choice.token_ids[:n])) > size:
+        n -= 1
+    return n
 
 
 def select_fields(obj: dict[str, Any], fields: Sequence[str]) -> dict[str, Any]:

@@ -8,7 +8,9 @@ token_strs}`; or llama.cpp's `{model?, content, add_special=false, parse_special
 with_pieces=false}` (`content` text, or text and ids mixed) and answers its `{tokens}` (ids, or
 `{id, piece}` each). /detokenize takes `{model?, tokens}` and answers `{prompt, content}` (vLLM's
 key and llama.cpp's). /apply-template takes the chat form (without `return_token_strs`) and
-answers `{prompt}`: the text of the prompt /v1/chat/completions would run.
+answers `{prompt}`: the text of the prompt /v1/chat/completions would run (its tokens written
+out, special ones included); a last assistant message is left open, as llama.cpp prefills it,
+unless the request says otherwise.
 
 Nothing is accepted and ignored, as on the other endpoints (fields.py): a field these models do
 not declare is a 400 naming it; the chat form's template fields are the chat table's own
@@ -137,6 +139,8 @@ def _chat_ids(tokenizer: Tokenizer, body: TokenizeChatRequest | ApplyTemplateReq
 def _llama_tokens(tokenizer: Tokenizer, body: LlamaTokenizeRequest) -> list[Any]:
     """llama.cpp's `tokens`: ids, or with `with_pieces` `{id, piece}` each, the piece its text
     where that is whole UTF-8, else its bytes."""
+    if isinstance(body.content, list):
+        _check_ids(tokenizer, body.content, "content")
     ids = mixed_prompt_ids(tokenizer, body.content, body.add_special, body.parse_special)
     if not body.with_pieces:
         return ids
@@ -151,12 +155,16 @@ def _llama_tokens(tokenizer: Tokenizer, body: LlamaTokenizeRequest) -> list[Any]
     return pieces
 
 
-def _check_ids(tokenizer: Tokenizer, ids: list[int]) -> None:
+def _check_ids(
+    tokenizer: Tokenizer, ids: list[int] | list[int | str], field: str = "tokens"
+) -> None:
+    """Each id of the vocabulary (in llama.cpp's mixed `content`, the strings between them
+    are text)."""
     for i, token_id in enumerate(ids):
-        if not 0 <= token_id < tokenizer.vocab_size:
-            raise APIError(400, f"tokens[{i}]: {token_id} is not a token id of this model "
+        if isinstance(token_id, int) and not 0 <= token_id < tokenizer.vocab_size:
+            raise APIError(400, f"{field}[{i}]: {token_id} is not a token id of this model "
                                 f"(0 to {tokenizer.vocab_size - 1})",
-                           param=f"tokens.{i}", code="invalid_value")  # fmt: skip
+                           param=f"{field}.{i}", code="invalid_value")  # fmt: skip
 
 
 def _detokenize(tokenizer: Tokenizer, ids: list[int]) -> str:
@@ -211,5 +219,12 @@ def add_tokenization_routes(
         data = await _json_object(request)
         body = _chat_form(data, ApplyTemplateRequest, "/apply-template")
         check_model(body.model)
+        asked = {"add_generation_prompt", "continue_final_message"} & body.model_fields_set
+        if body.messages[-1].role == "assistant" and not asked:
+            # llama.cpp's: a last assistant message is the answer's start (prefilled), its
+            # text left open for /completion to continue
+            body = body.model_copy(
+                update={"add_generation_prompt": False, "continue_final_message": True}
+            )
         ids = await asyncio.to_thread(_chat_ids, tokenizer, body)
         return {"prompt": tokenizer.decode(ids, skip_special_tokens=False)}
