@@ -46,18 +46,8 @@ class TokenizeCompletionRequest(P.RequestBase):
     return_token_strs: bool = False
 
 
-class TokenizeChatRequest(P.RequestBase):
-    model: str | None = None
-    messages: list[ChatMessage] = Field(min_length=1)
-    add_generation_prompt: bool = True
-    continue_final_message: bool = False
-    chat_template_kwargs: dict[str, Any] | None = None
-    tools: list[ToolDefinition] | None = None
-    return_token_strs: bool = False
-
-
 class ApplyTemplateRequest(P.RequestBase):
-    """llama.cpp's /apply-template: the chat form without /tokenize's own field."""
+    """The chat form: llama.cpp's /apply-template, and /tokenize's with its own field."""
 
     model: str | None = None
     messages: list[ChatMessage] = Field(min_length=1)
@@ -65,6 +55,10 @@ class ApplyTemplateRequest(P.RequestBase):
     continue_final_message: bool = False
     chat_template_kwargs: dict[str, Any] | None = None
     tools: list[ToolDefinition] | None = None
+
+
+class TokenizeChatRequest(ApplyTemplateRequest):
+    return_token_strs: bool = False
 
 
 class LlamaTokenizeRequest(P.RequestBase):
@@ -114,7 +108,7 @@ def _validate(model: type[ModelT], data: dict[str, Any], path: str) -> ModelT:
         raise from_validation_error(e.errors()) from None
 
 
-ChatFormT = TypeVar("ChatFormT", TokenizeChatRequest, ApplyTemplateRequest)
+ChatFormT = TypeVar("ChatFormT", bound=ApplyTemplateRequest)
 
 
 def _chat_form(data: dict[str, Any], model: type[ChatFormT], path: str) -> ChatFormT:
@@ -127,7 +121,7 @@ def _chat_form(data: dict[str, Any], model: type[ChatFormT], path: str) -> ChatF
     return _validate(model, {**own, **shared}, path)
 
 
-def _chat_ids(tokenizer: Tokenizer, body: TokenizeChatRequest | ApplyTemplateRequest) -> list[int]:
+def _chat_ids(tokenizer: Tokenizer, body: ApplyTemplateRequest) -> list[int]:
     try:  # the tools are shown as the chat endpoint shows them; how calls are made is not asked
         tools, _ = read_tools(body.tools, "none")
     except ChatError as e:
