@@ -18,7 +18,7 @@ from roseinfer.chat import ChatMessage, TextPart
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.embeddings import EmbeddingRequest
-from roseinfer.server.llamacpp import NativeFields
+from roseinfer.server.llamacpp import EmbeddingFields, NativeFields
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATHS = F.ENDPOINTS
@@ -34,6 +34,7 @@ BASE = {
     F.EMBEDDINGS: {"input": "The quick brown fox"},
     F.LLAMACPP_COMPLETION: {"prompt": "The quick brown fox", "n_predict": 6, "temperature": 0,
                             "ignore_eos": True},
+    F.LLAMACPP_EMBEDDING: {"content": "The quick brown fox"},
 }  # fmt: skip
 CANDIDATES = [0, 1, -1, False, True, "", "none", [], {}, ["text"], {"type": "text"}, 6, 0.5, "x",
               ["x"], {"k": "v"}, "auto", "medium", "left", "completed", "disabled"]  # fmt: skip
@@ -122,6 +123,7 @@ def test_pydantic_models_hold_exactly_the_honoured_fields():
         F.honoured(F.LLAMACPP_COMPLETION) & set(P.CompletionRequest.model_fields)
     )
     assert F.honoured(F.LLAMACPP_COMPLETION) == native
+    assert F.honoured(F.LLAMACPP_EMBEDDING) == set(EmbeddingFields.model_fields)
 
 
 def test_issue_18_fields_are_all_classified():
@@ -220,7 +222,7 @@ def streamed_text(http: httpx.Client, endpoint: str, body: dict) -> list[str]:
     (F.CHAT, ""), (F.COMPLETIONS, ""), (F.GENERATE, ""), (F.CHAT, "message"),
     (F.CHAT, "part"), (F.COMPLETIONS, "stream_options"), (F.RESPONSES, ""),
     (F.RESPONSES, "message"), (F.RESPONSES, "part"), (F.RESPONSES, "stream_options"),
-    (F.EMBEDDINGS, ""), (F.LLAMACPP_COMPLETION, ""),
+    (F.EMBEDDINGS, ""), (F.LLAMACPP_COMPLETION, ""), (F.LLAMACPP_EMBEDDING, ""),
 ])  # fmt: skip
 def test_unknown_field_is_a_400_naming_it(http, endpoint, where):
     body = json.loads(json.dumps(BASE[endpoint]))

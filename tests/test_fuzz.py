@@ -60,6 +60,7 @@ item = message | st.fixed_dictionaries(
 # or a value from the table's neutral candidates.
 TYPED = {
     "prompt": text | token_ids | st.lists(text, max_size=2) | st.lists(token_ids, max_size=2),
+    "content": text | token_ids | st.lists(text | st.integers(-5, 600), max_size=3) | any_json,
     "messages": st.lists(message, max_size=3),
     "input": text | st.lists(item, max_size=3) | any_json, "max_output_tokens": small_int,
     "text": st.fixed_dictionaries({}, optional={"format": st.fixed_dictionaries(
@@ -96,7 +97,12 @@ TOKEN_LIMITS = (
     "max_new_tokens",
     "max_output_tokens",
 )
-REQUIRED = {F.CHAT: "messages", F.RESPONSES: "input"}  # the others: prompt
+REQUIRED = {
+    F.CHAT: "messages",
+    F.RESPONSES: "input",
+    F.EMBEDDINGS: "input",
+    F.LLAMACPP_EMBEDDING: "content",
+}  # the others: prompt
 
 
 def bodies(endpoint: str) -> st.SearchStrategy[dict]:

@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+import torch
 
 from roseinfer.server import fields as F
 
@@ -372,3 +373,40 @@ def test_the_api_key_guards_the_native_endpoints(tiny_locked_server):
         auth = {"Authorization": f"Bearer {TINY_API_KEY}"}
         r = c.post("/completion", json={"prompt": PROMPT, "n_predict": 2}, headers=auth)
         assert r.status_code == 200 and r.json()["tokens_predicted"] == 2
+
+
+def test_llamacpps_embedding_is_v1s_vector_normalized_its_ways(http):
+    """POST /embedding: `[{index, embedding: [vector]}]`, a vector per prompt, the one
+    /v1/embeddings gives (its raw form), normalized as llama.cpp's `embd_normalize` says."""
+    raw = http.post("/v1/embeddings", json={"input": [PROMPT, "Hello"], "normalize": False})
+    raw_vectors = [torch.tensor(d["embedding"]) for d in raw.json()["data"]]
+    out = completion(http, path="/embedding", content=[PROMPT, "Hello"], embd_normalize=-1)
+    assert [r["index"] for r in out] == [0, 1] and all(len(r["embedding"]) == 1 for r in out)
+    for r, want in zip(out, raw_vectors, strict=True):
+        assert torch.allclose(torch.tensor(r["embedding"][0]), want, atol=1e-5)
+    v = raw_vectors[0].double()
+    for norm, size in ((2, v.norm()), (1, v.abs().sum()), (0, v.abs().max() / 32760),
+                       (3, v.abs().pow(3).sum() ** (1 / 3))):  # fmt: skip
+        (r,) = completion(http, path="/embeddings", input=PROMPT, embd_normalize=norm)
+        assert torch.allclose(torch.tensor(r["embedding"][0]).double(), v / size, rtol=1e-4,
+                              atol=1e-6), norm  # fmt: skip
+    (default,) = completion(http, path="/embedding", content=PROMPT)
+    assert torch.tensor(default["embedding"][0]).norm() == pytest.approx(1, abs=1e-5)
+    ids = http.post("/tokenize", json={"content": PROMPT}).json()["tokens"]
+    (mixed,) = completion(http, path="/embedding", content=[*ids[:2], "x"], embd_normalize=-1)
+    (same,) = completion(http, path="/embedding", content=[*ids[:2], *http.post(
+        "/tokenize", json={"content": "x"}).json()["tokens"]], embd_normalize=-1)  # fmt: skip
+    assert mixed["embedding"] == same["embedding"]
+    n_ctx = http.get("/props").json()["default_generation_settings"]["n_ctx"]
+    for bad, param in (({}, "input"), ({"content": "x", "input": "y"}, "content"),
+                       ({"content": ""}, "content"), ({"input": [[]]}, "input"),
+                       ({"content": [5] * (n_ctx + 1)}, "content"),
+                       ({"content": "x", "embd_normalize": -2}, "embd_normalize"),
+                       ({"content": "x", "pooling": "mean"}, "pooling"),
+                       ({"content": ["x"] * 2049}, "content")):  # fmt: skip
+        err = completion(http, 400, path="/embedding", **bad)["error"]
+        assert err["param"] == param, (bad, err)
+    assert (
+        completion(http, 404, path="/embedding", content="x", model="nope")["error"]["param"]
+        == "model"
+    )

@@ -112,9 +112,38 @@ async def embed_all(
             task.cancel()  # (a finished one ignores it; a running one aborts its request)
 
 
+async def pooled(
+    ctx: ServingContext,
+    request: Request,
+    request_id: str,
+    prompts: list[list[int]],
+    pooling: PoolingParams,
+    field: str,
+) -> list[torch.Tensor] | None:
+    """Each prompt's vector, checked and queued as the engine will take them (a 400 naming
+    `field`, the body's field of the prompts; a 503 past the queue's limit); None where the
+    client leaves first (what still runs is aborted)."""
+    engine = ctx.client.engine
+    for i, ids in enumerate(prompts):
+        try:
+            engine.validate_pooling(ids)
+        except InvalidRequestError as e:
+            where = f"{field}[{i}]: " if len(prompts) > 1 else f"{field}: "
+            raise APIError(400, where + str(e), param=field, code=e.code) from None
+    ctx.check_capacity(len(prompts))
+    try:
+        return await until_disconnected(
+            request, embed_all(ctx.client, request_id, prompts, pooling)
+        )
+    except ClientDisconnected:
+        return None
+    except RequestFailed as e:
+        raise failed_request_error(e, field, "embedding") from None
+
+
 def add_embedding_routes(router: APIRouter, ctx: ServingContext) -> None:
     """Add POST /v1/embeddings to `router` (the app's API-key-protected one)."""
-    client, engine, model_name = ctx.client, ctx.client.engine, ctx.model_name
+    engine, model_name = ctx.client.engine, ctx.model_name
     hidden_size = engine.model_config.hidden_size
 
     @router.post("/v1/embeddings")
@@ -132,25 +161,12 @@ def add_embedding_routes(router: APIRouter, ctx: ServingContext) -> None:
             for ids in await _prompts(engine.tokenizer, body)
         ]
         field = "input" if body.messages is None else "messages"  # (the form the body sent)
-        for i, ids in enumerate(prompts):
-            try:
-                engine.validate_pooling(ids)
-            except InvalidRequestError as e:
-                where = f"{field}[{i}]: " if len(prompts) > 1 else f"{field}: "
-                raise APIError(400, where + str(e), param=field, code=e.code) from None
-        pooling = body.pooling()
-        ctx.check_capacity(len(prompts))
         internal_id = P.new_id("embd")  # the engine's ids stay ours; the client's names the answer
         given_id = given_request_id(request, body.request_id)
         response_id = internal_id if given_id is None else f"embd-{given_id}"
-        try:
-            vectors = await until_disconnected(
-                request, embed_all(client, internal_id, prompts, pooling)
-            )
-        except ClientDisconnected:
+        vectors = await pooled(ctx, request, internal_id, prompts, body.pooling(), field)
+        if vectors is None:
             return Response(status_code=499)  # the client is gone: nobody reads this
-        except RequestFailed as e:
-            raise failed_request_error(e, field, "embedding") from None
         prompt_tokens = sum(len(ids) for ids in prompts)
         content = await asyncio.to_thread(
             response_body, vectors, body, response_id, model_name, prompt_tokens

@@ -1,7 +1,7 @@
 """The field table: every request field of /v1/chat/completions, /v1/completions,
 /v1/responses (its own rows: `responses_fields.py`), /v1/embeddings (`embeddings_fields.py`),
-llama.cpp's /completion (`llamacpp_fields.py`) and /generate that OpenAI, vLLM or llama.cpp's
-server takes, and what roseinfer does with it.
+llama.cpp's /completion and /embedding (`llamacpp_fields.py`) and /generate that OpenAI, vLLM
+or llama.cpp's server takes, and what roseinfer does with it.
 
 Nothing is accepted and ignored. Each field of each endpoint is exactly one of:
 
@@ -48,6 +48,7 @@ from roseinfer.server.field_checks import noop_field as _noop
 from roseinfer.server.field_checks import refused_field as _ref
 from roseinfer.server.llamacpp_fields import (
     LLAMACPP_COMPLETION,
+    LLAMACPP_EMBEDDING,
     LLAMACPP_FIELDS,
     shared_with_llamacpp,
 )
@@ -61,6 +62,7 @@ ENDPOINTS = {
     EMBEDDINGS: "/v1/embeddings",
     GENERATE: "/generate",
     LLAMACPP_COMPLETION: "/completion",
+    LLAMACPP_EMBEDDING: "/embedding",
 }
 _V1 = (CHAT, COMPLETIONS)
 

@@ -1,6 +1,7 @@
 """llama.cpp's native endpoints, for its server's clients: POST /completion (and /completions),
-GET /props; GET /slots and POST /props answer 501, as llama.cpp's own server started without
-them. (Its /apply-template, /tokenize and /detokenize are tokenization.py's.)
+POST /embedding (and /embeddings), GET /props; GET /slots and POST /props answer 501, as
+llama.cpp's own server started without them. (Its /apply-template, /tokenize and /detokenize
+are tokenization.py's.)
 
 A /completion body is checked against its rows of the field table (`llamacpp_fields.py`: the
 fields /v1/completions reads alike, and its own), read into the /v1/completions request it
@@ -19,6 +20,7 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
+import torch
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import Field
@@ -26,12 +28,14 @@ from pydantic import Field
 from roseinfer import __version__
 from roseinfer.config import is_number
 from roseinfer.outputs import RequestFailed
+from roseinfer.pooling_params import PoolingParams
 from roseinfer.sampling_params import MAX_LOGIT_BIAS, MAX_LOGPROBS
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.chat_prompt import mixed_prompt_ids
 from roseinfer.server.completions import SSE_HEADERS, run_to_end, sampling_requests
 from roseinfer.server.context import ServingContext
+from roseinfer.server.embeddings import MAX_INPUTS, pooled
 from roseinfer.server.errors import APIError, failed_request_error, internal_error, validated
 from roseinfer.server.llamacpp_output import (
     NativeOptions,
@@ -64,38 +68,39 @@ class NativeFields(P.RequestBase):
 _READ_HERE = frozenset(NativeFields.model_fields)  # (the rest go to CompletionRequest)
 
 
-def prompt_list(prompt: Any) -> list[Any]:
-    """The prompts of a `prompt` before any is tokenized: a string, or a list holding any
-    token id, is one (llama.cpp's rule); another list holds several."""
+def prompt_list(prompt: Any, field: str = "prompt") -> list[Any]:
+    """The prompts of a `prompt` (`field`: the body's name of it) before any is tokenized: a
+    string, or a list holding any token id, is one (llama.cpp's rule); another list holds
+    several."""
     if isinstance(prompt, str) or (isinstance(prompt, list) and any(
         isinstance(p, int) and not isinstance(p, bool) for p in prompt
     )):  # fmt: skip
         return [prompt]
     if not isinstance(prompt, list):
-        raise APIError(400, "prompt is a string, token ids, a list mixing them, or a list of "
-                            "those", param="prompt")  # fmt: skip
+        raise APIError(400, f"{field} is a string, token ids, a list mixing them, or a list "
+                            "of those", param=field)  # fmt: skip
     return prompt
 
 
-def native_prompts(tokenizer: Tokenizer, prompt: Any) -> list[list[int]]:
+def native_prompts(tokenizer: Tokenizer, prompt: Any, field: str = "prompt") -> list[list[int]]:
     """The token ids of each prompt: a string, ids, a list mixing both (one prompt: a BOS
     only before a leading string), or a list of strings and id lists (several)."""
-    prompts = prompt_list(prompt)
+    prompts = prompt_list(prompt, field)
     if not prompts:
-        raise APIError(400, "prompt must not be empty", param="prompt")
+        raise APIError(400, f"{field} must not be empty", param=field)
     out = []
     for i, p in enumerate(prompts):
-        where = f"prompt[{i}]" if len(prompts) > 1 else "prompt"
+        where = f"{field}[{i}]" if len(prompts) > 1 else field
         parts = [p] if isinstance(p, str) else p
         if not isinstance(parts, list) or not all(
             isinstance(x, str | int) and not isinstance(x, bool) for x in parts
         ):
             raise APIError(400, f"{where}: a prompt is a string, token ids or a list mixing "
                                 "them (llama.cpp's multimodal objects are not supported)",
-                           param="prompt")  # fmt: skip
+                           param=field)  # fmt: skip
         ids = mixed_prompt_ids(tokenizer, parts)
         if not ids:
-            raise APIError(400, f"{where} must not be empty", param="prompt")
+            raise APIError(400, f"{where} must not be empty", param=field)
         out.append(ids)
     return out
 
@@ -174,6 +179,31 @@ def completion_request(
     return validated(P.CompletionRequest, request), prompts, opts
 
 
+class EmbeddingFields(P.RequestBase):
+    """llama.cpp's /embedding body."""
+
+    content: Any = None  # /completion's prompt forms (`native_prompts`)
+    input: Any = None  # its alias
+    embd_normalize: int = 2
+    model: str | None = None
+
+
+def normalized(vector: torch.Tensor, norm: int) -> torch.Tensor:
+    """llama.cpp's `common_embd_normalize` ([hidden] float32): -1 none; 0 the largest
+    magnitude scaled to 32,760 (int16's range); 2 Euclidean; 1 or above 2 that p-norm; a
+    vector whose norm is 0 comes back as zeros."""
+    if norm == -1:
+        return vector
+    x = vector.double()
+    if norm == 0:
+        size = x.abs().max() / 32760.0
+    elif norm == 2:
+        size = x.square().sum().sqrt()
+    else:
+        size = x.abs().pow(norm).sum().pow(1.0 / norm)
+    return (x / size if size > 0 else torch.zeros_like(x)).float()
+
+
 def add_llamacpp_routes(router: APIRouter, ctx: ServingContext) -> None:
     """Add llama.cpp's native endpoints to `router` (the app's API-key-protected one, as
     llama.cpp protects them)."""
@@ -208,6 +238,38 @@ def add_llamacpp_routes(router: APIRouter, ctx: ServingContext) -> None:
                 state = group.state_of(i)
                 results.append(result(state, c, i, model, opts, prompt_text(state), stream=False))
             return dumps(results[0] if len(results) == 1 else results)
+
+        return Response(await asyncio.to_thread(write), media_type="application/json")
+
+    @router.post("/embedding")
+    @router.post("/embeddings")
+    async def embedding(request: Request) -> Response:
+        """llama.cpp's: `[{index, embedding: [vector]}]`, a vector per prompt (its pooled
+        form: one vector, not one per token)."""
+        data = await ctx.checked_body(request, F.LLAMACPP_EMBEDDING)
+        body = validated(EmbeddingFields, data)
+        ctx.check_model(body.model)
+        if body.embd_normalize < -1:
+            raise APIError(400, f"embd_normalize is -1 (none), 0 (int16's range), 1, 2 or a "
+                                f"larger p-norm, got {body.embd_normalize}",
+                           param="embd_normalize")  # fmt: skip
+        field = "content" if body.content is not None else "input"
+        given = body.content if body.content is not None else body.input
+        if given is None or (body.content is not None and body.input is not None):
+            raise APIError(400, "give content (or its alias input), once", param=field)
+        count = len(prompt_list(given, field))
+        if count > MAX_INPUTS:
+            raise APIError(400, f"{count} prompts: at most {MAX_INPUTS} in one request",
+                           param=field)  # fmt: skip
+        prompts = await asyncio.to_thread(native_prompts, tokenizer, given, field)
+        vectors = await pooled(ctx, request, P.new_id("embd"), prompts,
+                               PoolingParams(normalize=False), field)  # fmt: skip
+        if vectors is None:
+            return Response(status_code=499)  # the client is gone: nobody reads this
+
+        def write() -> str:
+            return dumps([{"index": i, "embedding": [normalized(v, body.embd_normalize).tolist()]}
+                          for i, v in enumerate(vectors)])  # fmt: skip
 
         return Response(await asyncio.to_thread(write), media_type="application/json")
 

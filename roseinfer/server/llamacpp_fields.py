@@ -1,8 +1,8 @@
 """The field table's rows of llama.cpp's native POST /completion that /v1/completions does not
-share; `fields.py` adds the fields both read alike (the sampling fields llama.cpp's server
-takes, and each of its own: `n_predict`, `repeat_penalty`, `grammar`, its refused samplers,
-its no-ops) to this endpoint, and `llamacpp.py` turns a checked body into a completions
-request."""
+share, and of its /embedding; `fields.py` adds the fields /completion and /v1/completions read
+alike (the sampling fields llama.cpp's server takes, and each of its own: `n_predict`,
+`repeat_penalty`, `grammar`, its refused samplers, its no-ops) to /completion, and
+`llamacpp.py` turns a checked body into a completions request."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from roseinfer.server.field_checks import noop_field as _noop
 from roseinfer.server.field_checks import refused_field as _ref
 
 LLAMACPP_COMPLETION = "llamacpp_completion"
-_N = (LLAMACPP_COMPLETION,)
+LLAMACPP_EMBEDDING = "llamacpp_embedding"
+_N, _EM = (LLAMACPP_COMPLETION,), (LLAMACPP_EMBEDDING,)
 _LC = "llama.cpp"
 
 LLAMACPP_FIELDS: tuple[FieldSpec, ...] = (
@@ -42,6 +43,14 @@ LLAMACPP_FIELDS: tuple[FieldSpec, ...] = (
     _noop("slot_id", _N, is_int, "older llama.cpp's name of `id_slot`: no slots here", _LC),
     _ref("penalize_nl", _N, equals(False), "false", "older llama.cpp's penalty on newlines "
          "(its web UI sends it)", _LC),
+    # -- llama.cpp's /embedding
+    _h("content", _EM, "the prompt forms of /completion's `prompt` (several: a vector each): "
+       "the model's final hidden state at the prompt's last token (llama.cpp's `--pooling "
+       "last`), each prompt at most the context", _LC),
+    _h("input", _EM, "llama.cpp's alias of `content`", _LC),
+    _h("embd_normalize", _EM, "-1: none; 0: scaled so the largest magnitude is 32,760 (int16's "
+       "range); 1: taxicab; 2 (default): Euclidean (length 1); above 2: that p-norm", _LC),
+    _h("model", _EM, "must name the served model (404 otherwise); may be left out"),
 )  # fmt: skip
 
 # /v1/completions' fields llama.cpp's /completion reads alike (`fields.py` adds it to their
@@ -51,7 +60,7 @@ _SAMPLING = frozenset({
     "model", "temperature", "top_p", "top_k", "min_p", "seed", "stop", "presence_penalty",
     "frequency_penalty", "ignore_eos", "n", "stream",
 })  # fmt: skip
-_OWN = frozenset(s.name for s in LLAMACPP_FIELDS)
+_OWN = frozenset(s.name for s in LLAMACPP_FIELDS if LLAMACPP_COMPLETION in s.endpoints)
 
 
 def shared_with_llamacpp(spec: FieldSpec) -> bool:

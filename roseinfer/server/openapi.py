@@ -21,7 +21,7 @@ from pydantic import BaseModel, create_model
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.embeddings import EmbeddingRequest
-from roseinfer.server.llamacpp import NativeFields
+from roseinfer.server.llamacpp import EmbeddingFields, NativeFields
 from roseinfer.server.tokenization import (
     ApplyTemplateRequest,
     DetokenizeRequest,
@@ -143,4 +143,7 @@ def request_bodies(model: str, tokenizer: Tokenizer) -> dict[str, RequestBody]:
             (llamacpp_body_model(),), {"prompt": "Once upon a time", "n_predict": 32}
         )),
         "/apply-template": RequestBody((ApplyTemplateRequest,), {"messages": hello}),
+        **dict.fromkeys(("/embedding", "/embeddings"), RequestBody(
+            (EmbeddingFields,), {"content": "Hello!"}
+        )),
     }  # fmt: skip
