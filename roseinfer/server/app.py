@@ -6,9 +6,9 @@ POST /v1/responses (run as a chat request: responses_input.py) with GET and DELE
 /v1/responses/{id} and GET /v1/responses/{id}/input_items (its stored ones: responses_api.py),
 POST /v1/embeddings (embeddings.py), POST /tokenize, /detokenize and llama.cpp's
 /apply-template (tokenization.py), llama.cpp's POST /completion, /embedding and GET /props
-(llamacpp.py), and
-the pages of web.py (the chat page at /, /docs, /redoc). Each route module reads the one
-`ServingContext` (context.py): the client, the config, the checks every endpoint makes.
+(llamacpp.py), and the pages of web.py (the chat page at /, /docs, /redoc). Each route module
+reads the one `ServingContext` (context.py): the client, the config, the checks every endpoint
+makes.
 
 `--api-key` protects /v1/*, /generate, /tokenize, /detokenize and llama.cpp's endpoints (Bearer
 token); /health, /version and /metrics stay open for probes and scrapers, and the pages for
