@@ -6,7 +6,9 @@ drawn from a mix: chat and completion requests (streamed and not, n > 1), struct
 JSON schema, a regex, choices, a GBNF grammar), required tool calls (streamed and not), echo,
 logprobs and prompt_logprobs, stop strings, seeded sampling with every penalty and a bias, long
 prompts, /v1/responses (plain, streamed, tools, a stored chain continued, read back and
-deleted), /v1/embeddings (floats or base64: one unit vector per input); and faults: clients that disconnect mid-stream (also inside a JSON schema), malformed
+deleted), /v1/embeddings (floats or base64: one unit vector per input), llama.cpp's native
+/completion (several prompts, streamed or not, probabilities, a grammar) and /embedding; and
+faults: clients that disconnect mid-stream (also inside a JSON schema), malformed
 and unknown-field bodies, a schema with a dangling $ref, prompts longer than the context, odd
 seeds (huge, 2**64 - 1 with n = 2, negative), tiny and NaN temperatures. A 200 is checked, not
 just counted: the output follows its schema, regex, choices, grammar or tools; stop strings are
@@ -71,6 +73,8 @@ async def one(client: httpx.AsyncClient, case: Case) -> str:
         return f"{case.kind} {r.status_code}"
     if case.path == "/v1/responses":
         return await one_response(client, case, content, headers)
+    if case.path in ("/completion", "/embedding"):
+        return await one_llamacpp(client, case, content, headers)
     if isinstance(body, dict) and body.get("stream"):
         async with client.stream("POST", case.path, content=content, headers=headers) as r:
             lines = [line async for line in r.aiter_lines() if line.startswith("data: ")]
@@ -97,6 +101,27 @@ async def one(client: httpx.AsyncClient, case: Case) -> str:
             fault = f"repeated: {again.status_code} {again.text[:120]}"
         elif text_of(again.json()) != text_of(answer):  # README "Alone or batched": rare
             return outcome + " DIVERGED (another batch: rounding near an edge)"
+    return outcome + (f" FAULT {fault}" if fault else "")
+
+
+async def one_llamacpp(client: httpx.AsyncClient, case: Case, content: bytes,
+                       headers: dict[str, str]) -> str:  # fmt: skip
+    """A llama.cpp-native case: its answer, or its stream's events (no `[DONE]`: each choice
+    ends with its `stop: true` result)."""
+    assert isinstance(case.body, dict) and case.check is not None
+    if case.body.get("stream"):
+        async with client.stream("POST", case.path, content=content, headers=headers) as r:
+            events = [json.loads(line[6:]) async for line in r.aiter_lines()
+                      if line.startswith("data: ")]  # fmt: skip
+        if r.status_code != 200 or any("error" in e for e in events):
+            return f"{case.kind} {r.status_code} (error event)"
+        fault = case.check(events)
+        return f"{case.kind} {r.status_code}" + (f" FAULT {fault}" if fault else "")
+    r = await client.post(case.path, content=content, headers=headers)
+    outcome = f"{case.kind} {r.status_code}"
+    if r.status_code != case.status:
+        return outcome + f" UNEXPECTED {r.text[:120]}"
+    fault = case.check(r.json())
     return outcome + (f" FAULT {fault}" if fault else "")
 
 

@@ -223,10 +223,10 @@ def add_llamacpp_routes(router: APIRouter, ctx: ServingContext) -> None:
         # llama.cpp's n_predict left out: -1, what the context leaves (the model's own limit)
         prepared = await sampling_requests(ctx, body, prompts, ctx.defaults.max_tokens)
         group = GenerationGroup(ctx.client, P.new_id("cmpl"), prepared.requests)
+        param = prepared.opts.constraint_param  # what a failure of the request's doing names
         if body.stream:
-            return StreamingResponse(_stream(group, model, opts, prepared.opts.constraint_param),
+            return StreamingResponse(_stream(group, model, opts, param),
                                      media_type="text/event-stream", headers=SSE_HEADERS)  # fmt: skip
-        param = prepared.opts.constraint_param
         choices = await run_to_end(request, group, param)
         if choices is None:
             return Response(status_code=499)  # the client is gone: nobody reads this
