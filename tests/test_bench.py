@@ -583,10 +583,11 @@ def test_bench_serve_against_roseinfer_server(tiny, tmp_path):
             assert r["total_output_tokens"] == 12  # ignore_eos honoured; counted from usage
             assert r["usage_reported"] and r["total_input_tokens"] > 0
         assert is_png(png)
-        # llama.cpp's native API, as against llama-server: its last chunk counts the tokens
+        # llama.cpp's native API at the server's root, as against llama-server: its last chunk
+        # counts the tokens (the model's name still found under /v1)
         native = tmp_path / "native.json"
         rc = bench_main([
-            "serve", "--base-url", f"http://127.0.0.1:{port}/v1", "--tokenizer", tiny, "--num-prompts", "3",
+            "serve", "--base-url", f"http://127.0.0.1:{port}", "--tokenizer", tiny, "--num-prompts", "3",
             "--random-input-len", "8", "--random-output-len", "4", "--endpoint-type", "llamacpp",
             "--json", str(native), "--no-progress",
         ])  # fmt: skip

@@ -390,6 +390,10 @@ def test_llamacpps_embedding_is_v1s_vector_normalized_its_ways(http):
         (r,) = completion(http, path="/embeddings", input=PROMPT, embd_normalize=norm)
         assert torch.allclose(torch.tensor(r["embedding"][0]).double(), v / size, rtol=1e-4,
                               atol=1e-6), norm  # fmt: skip
+    for p in (300, 2**31 - 1):  # a large p: the largest magnitude (no overflow to zeros)
+        (r,) = completion(http, path="/embedding", content=PROMPT, embd_normalize=p)
+        got = torch.tensor(r["embedding"][0]).double()
+        assert got.abs().max() == pytest.approx(1, rel=1e-2) and got.abs().max() <= 1 + 1e-6
     (default,) = completion(http, path="/embedding", content=PROMPT)
     assert torch.tensor(default["embedding"][0]).norm() == pytest.approx(1, abs=1e-5)
     ids = http.post("/tokenize", json={"content": PROMPT}).json()["tokens"]
@@ -402,6 +406,7 @@ def test_llamacpps_embedding_is_v1s_vector_normalized_its_ways(http):
                        ({"content": ""}, "content"), ({"input": [[]]}, "input"),
                        ({"content": [5] * (n_ctx + 1)}, "content"),
                        ({"content": "x", "embd_normalize": -2}, "embd_normalize"),
+                       ({"content": "x", "embd_normalize": 10**29}, "embd_normalize"),
                        ({"content": "x", "pooling": "mean"}, "pooling"),
                        ({"content": ["x"] * 2049}, "content")):  # fmt: skip
         err = completion(http, 400, path="/embedding", **bad)["error"]

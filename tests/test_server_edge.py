@@ -295,6 +295,8 @@ def test_a_default_output_limit_is_cut_to_what_the_context_leaves(http):
     assert error_of(post(http, C, {**body, "max_tokens": 16}))["param"] == "max_tokens"
     error = error_of(post(http, C, {**body, "min_tokens": 10}))  # past what the context leaves
     assert (error["param"], error["code"]) == ("min_tokens", "context_length_exceeded")
+    error = error_of(post(http, C, {"prompt": "Hi", "min_tokens": 20}))  # past the default 16
+    assert error["param"] == "min_tokens" and "default output limit, 16" in error["message"]
 
 
 # ---- usage -----------------------------------------------------------------------------------

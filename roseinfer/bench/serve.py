@@ -265,7 +265,11 @@ def serve_main(args: argparse.Namespace) -> int:
             f"--num-prompts has {len(nums)} values for {len(concurrencies)} concurrency values"
         )
     try:
-        model = args.model or discover_model(args.base_url, args.api_key)
+        # (llama.cpp's native API sits at the root; its server lists models under /v1 too)
+        models_at = args.base_url.rstrip("/")
+        if args.endpoint_type == "llamacpp":
+            models_at = models_at.removesuffix("/v1") + "/v1"
+        model = args.model or discover_model(models_at, args.api_key)
     except Exception as e:
         raise ValueError(
             f"cannot reach {args.base_url}/models ({type(e).__name__}: {e}); is the server up?"

@@ -50,7 +50,9 @@ from roseinfer.tokenizer import Tokenizer
 
 logger = logging.getLogger(__name__)
 
-_ID_KEY = re.compile(r"\s*[+-]?\d+")  # an object key llama.cpp reads as a token id (strtol)
+# an object key llama.cpp reads as a token id (strtol: ASCII spaces and digits only)
+_ID_KEY = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
+MAX_NORM = 2**31 - 1  # embd_normalize: llama.cpp reads an int
 
 
 class NativeFields(P.RequestBase):
@@ -128,8 +130,10 @@ def native_logit_bias(tokenizer: Tokenizer, bias: Any) -> dict[str, float] | Non
                            param="logit_bias")  # fmt: skip
         if isinstance(bias, dict) and _ID_KEY.fullmatch(token):
             ids = [int(token)]
-        elif isinstance(token, str):
-            ids = tokenizer.encode(token, add_special_tokens=False)
+        elif isinstance(token, str):  # text, special tokens' too (llama.cpp's parse_special off)
+            ids = tokenizer.encode(token, False, split_special_tokens=True)
+            if not ids:
+                raise APIError(400, f"{where}: {token!r} has no tokens", param="logit_bias")
         elif isinstance(token, int) and not isinstance(token, bool):
             ids = [token]
         else:
@@ -190,18 +194,19 @@ class EmbeddingFields(P.RequestBase):
 
 def normalized(vector: torch.Tensor, norm: int) -> torch.Tensor:
     """llama.cpp's `common_embd_normalize` ([hidden] float32): -1 none; 0 the largest
-    magnitude scaled to 32,760 (int16's range); 2 Euclidean; 1 or above 2 that p-norm; a
-    vector whose norm is 0 comes back as zeros."""
+    magnitude scaled to 32,760 (int16's range); p >= 1 that p-norm (2: Euclidean), computed
+    over the values scaled by the largest magnitude, so that a large p neither overflows nor
+    underflows (it tends to that magnitude); a vector of zeros comes back as it is."""
     if norm == -1:
         return vector
     x = vector.double()
+    largest = x.abs().max()
+    if largest == 0:
+        return vector
     if norm == 0:
-        size = x.abs().max() / 32760.0
-    elif norm == 2:
-        size = x.square().sum().sqrt()
-    else:
-        size = x.abs().pow(norm).sum().pow(1.0 / norm)
-    return (x / size if size > 0 else torch.zeros_like(x)).float()
+        return (x * (32760.0 / largest)).float()
+    size = largest * (x.abs() / largest).pow(norm).sum().pow(1.0 / norm)
+    return (x / size).float()
 
 
 def add_llamacpp_routes(router: APIRouter, ctx: ServingContext) -> None:
@@ -249,9 +254,9 @@ def add_llamacpp_routes(router: APIRouter, ctx: ServingContext) -> None:
         data = await ctx.checked_body(request, F.LLAMACPP_EMBEDDING)
         body = validated(EmbeddingFields, data)
         ctx.check_model(body.model)
-        if body.embd_normalize < -1:
-            raise APIError(400, f"embd_normalize is -1 (none), 0 (int16's range), 1, 2 or a "
-                                f"larger p-norm, got {body.embd_normalize}",
+        if not -1 <= body.embd_normalize <= MAX_NORM:
+            raise APIError(400, f"embd_normalize is -1 (none), 0 (int16's range), or a p-norm "
+                                f"up to {MAX_NORM}, got {body.embd_normalize}",
                            param="embd_normalize")  # fmt: skip
         field = "content" if body.content is not None else "input"
         given = body.content if body.content is not None else body.input

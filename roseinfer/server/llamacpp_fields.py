@@ -29,8 +29,8 @@ LLAMACPP_FIELDS: tuple[FieldSpec, ...] = (
     _h("logprobs", _N, "llama.cpp's alias of `n_probs` (if both are given they must agree)",
        _LC),
     _h("logit_bias", _N, "llama.cpp's forms: `[[token, bias], ...]`, a token an id or a string "
-       "(each of its tokens gets the bias), or `{token: bias}`, a key that reads as an integer "
-       "an id; a bias in [-100, 100], `false` (-100, OpenAI's floor, not llama.cpp's -inf, "
+       "(each token of its text gets the bias, a special token's text read as text; one with "
+       "no tokens is a 400), or `{token: bias}`, a key of ASCII digits an id; a bias in [-100, 100], `false` (-100, OpenAI's floor, not llama.cpp's -inf, "
        "which could leave no token: drawn only where every other token is masked or 100 "
        "below it) or `true` (nothing)", _LC),
     _h("return_tokens", _N, "the generated token ids in `tokens` (streamed chunks always carry "

@@ -168,11 +168,17 @@ def result(
 
 def _tokens_of(state: RequestState, choice: ChoiceState) -> int:
     """How many of a choice's first tokens its text holds whole (a stop string cut the rest):
-    the stop word is at most a few tokens, so this decodes a few prefixes."""
-    n, size = len(choice.token_ids), len(choice.text)
-    while n and len(state.tokenizer.decode(choice.token_ids[:n])) > size:
-        n -= 1
-    return n
+    the largest n whose decoded text is no longer than it, found by bisection (a stop string
+    may be thousands of tokens; each decode reads the prefix)."""
+    ids, size = choice.token_ids, len(choice.text)
+    low, high = 0, len(ids)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if len(state.tokenizer.decode(ids[:mid])) <= size:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def select_fields(obj: dict[str, Any], fields: Sequence[str]) -> dict[str, Any]:

@@ -83,11 +83,16 @@ class ParamsBuilder:
                 raise APIError(400, f"min_tokens ({body.min_tokens}) asks for tokens that "
                                     f"{max_param}: 0 does not generate", param="min_tokens")  # fmt: skip
             max_tokens = 1  # a request runs to one token: left out of the response
-        if max_param is None and not opts.echo_only and body.min_tokens > room >= 1:
-            raise APIError(400, f"min_tokens ({body.min_tokens}) asks for more tokens than the "
-                                f"context leaves this prompt ({room} of "
-                                f"{self.max_total_tokens} after its {prompt_len})",
-                           param="min_tokens", code="context_length_exceeded")  # fmt: skip
+        if max_param is None and not opts.echo_only:  # min_tokens past a limit not asked for
+            if body.min_tokens > room >= 1:
+                raise APIError(400, f"min_tokens ({body.min_tokens}) asks for more tokens than "
+                                    f"the context leaves this prompt ({room} of "
+                                    f"{self.max_total_tokens} after its {prompt_len})",
+                               param="min_tokens", code="context_length_exceeded")  # fmt: skip
+            if max_tokens is not None and body.min_tokens > max_tokens:
+                raise APIError(400, f"min_tokens ({body.min_tokens}) is more than the default "
+                                    f"output limit, {max_tokens}: ask for an output limit of "
+                                    f"at least {body.min_tokens}", param="min_tokens")  # fmt: skip
         if max_tokens is None:  # no limit asked for: whatever room the context leaves
             max_tokens = room
             if max_tokens < 1:
