@@ -9,12 +9,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 
 import httpx
 import pytest
 
 from roseinfer.chat import ChatMessage, TextPart
+from roseinfer.server import field_docs
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.embeddings import EmbeddingRequest
@@ -100,11 +100,18 @@ def accepted_value(spec: F.FieldSpec, body: dict, accepted: bool):
 # ---- the table itself --------------------------------------------------------------------------
 
 
-def test_readme_section_is_generated_from_the_table():
+def test_readme_section_is_generated_from_the_table(tmp_path):
     readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    found = re.search(r"<!-- fields:start -->\n(.*?)<!-- fields:end -->", readme, re.S)
-    assert found, "README.md has no API fields section"
-    assert found.group(1) == F.fields_markdown(), "regenerate README's table: fields_markdown()"
+    table = field_docs.readme_table(readme)
+    assert table is not None, "README.md has no API fields section"
+    assert table == field_docs.fields_markdown(), (
+        "regenerate README's table: python -m roseinfer.server.field_docs README.md"
+    )
+    # the command writes the table between the markers, the rest as it was
+    stale = tmp_path / "README.md"
+    stale.write_text(readme.replace(table, "| old |\n"), encoding="utf-8")
+    assert field_docs.main([str(stale)]) == 0
+    assert stale.read_text(encoding="utf-8") == readme
 
 
 def test_pydantic_models_hold_exactly_the_honoured_fields():
@@ -134,7 +141,7 @@ def test_issue_18_fields_are_all_classified():
     for name in named.split():
         assert name in F.TABLE[F.CHAT], name
     assert all(s.accepts is not None for s in F.FIELDS if s.kind is not F.Kind.HONOURED)
-    counts = F.counts()
+    counts = field_docs.counts()
     assert sum(counts.values()) == sum(len(t) for t in F.TABLE.values())
 
 

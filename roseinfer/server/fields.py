@@ -16,8 +16,8 @@ A field nobody knows is refused with a 400 naming it, as OpenAI does. `null` is 
 out, except for unknown fields, which are refused whatever their value.
 
 `body_check.check_body` applies the table to a parsed JSON body before pydantic sees it;
-README.md's "API fields" section is `fields_markdown()` (tests/test_fields.py keeps the two in
-step).
+README.md's "API fields" section is generated from it (`field_docs.py`; tests/test_fields.py
+keeps the two in step).
 """
 
 from __future__ import annotations
@@ -415,32 +415,3 @@ def honoured(endpoint: str, scope: str = "") -> set[str]:
         for name, spec in TABLE[endpoint].items()
         if spec.kind is Kind.HONOURED and name.startswith(prefix) and "." not in name[len(prefix) :]
     }
-
-
-# ---- the README section ------------------------------------------------------------------------
-
-
-def fields_markdown() -> str:
-    """README.md's "API fields" table, generated from `FIELDS`."""
-    order = {Kind.HONOURED: 0, Kind.NOOP: 1, Kind.REFUSED: 2}
-    rows = sorted(FIELDS, key=lambda s: (order[s.kind], s.endpoints == _G, s.name))
-    lines = [
-        "| field | endpoints | from | class | what it does |",
-        "| --- | --- | --- | --- | --- |",
-    ]
-    for s in rows:
-        endpoints = ", ".join(ENDPOINTS[e] for e in s.endpoints)
-        kind = s.kind.value
-        if s.kind is Kind.REFUSED:
-            kind = f"refused unless {s.accepts_doc}"
-        doc = s.doc.replace("|", "\\|")
-        lines.append(f"| `{s.name}` | {endpoints} | {s.origin} | {kind} | {doc} |")
-    return "\n".join(lines) + "\n"
-
-
-def counts() -> dict[str, int]:
-    """(field, endpoint) pairs per class."""
-    out = {k.value: 0 for k in Kind}
-    for spec in FIELDS:
-        out[spec.kind.value] += len(spec.endpoints)
-    return out
