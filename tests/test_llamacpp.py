@@ -313,6 +313,9 @@ def test_props_slots_and_apply_template(served):
     assert props["total_slots"] == engine.config.max_num_seqs
     assert props["model_alias"] == engine.model_name
     assert props["chat_template"] == engine.tokenizer.hf.chat_template
+    # llama.cpp's second names of the model list and the health check
+    assert http.get("/models").json()["data"] == http.get("/v1/models").json()["data"]
+    assert http.get("/v1/health").json() == {"status": "ok"}
     for method, path in (("GET", "/slots"), ("POST", "/props")):
         r = http.request(method, path)
         assert r.status_code == 501 and r.json()["error"]["type"] == "not_supported_error"
@@ -367,9 +370,10 @@ def test_the_api_key_guards_the_native_endpoints(tiny_locked_server):
 
     _, url = tiny_locked_server
     with httpx.Client(base_url=url, timeout=60) as c:
-        for method, path in (("POST", "/completion"), ("GET", "/props"),
-                             ("POST", "/apply-template")):  # fmt: skip
+        for method, path in (("POST", "/completion"), ("GET", "/props"), ("GET", "/models"),
+                             ("POST", "/apply-template"), ("POST", "/embedding")):  # fmt: skip
             assert c.request(method, path, json={}).status_code == 401
+        assert c.get("/v1/health").status_code == 200  # a probe's, as /health
         auth = {"Authorization": f"Bearer {TINY_API_KEY}"}
         r = c.post("/completion", json={"prompt": PROMPT, "n_predict": 2}, headers=auth)
         assert r.status_code == 200 and r.json()["tokens_predicted"] == 2

@@ -1,18 +1,18 @@
 """The FastAPI app: `create_app(client, server_config)`.
 
-Endpoints: GET/HEAD /health (and /ping), GET /version, GET /v1/models, GET /v1/models/{id},
-GET /metrics, POST /generate (the seeds' API), POST /v1/completions, POST /v1/chat/completions,
-POST /v1/responses (run as a chat request: responses_input.py) with GET and DELETE
-/v1/responses/{id} and GET /v1/responses/{id}/input_items (its stored ones: responses_api.py),
-POST /v1/embeddings (embeddings.py), POST /tokenize, /detokenize and llama.cpp's
-/apply-template (tokenization.py), llama.cpp's POST /completion, /embedding and GET /props
-(llamacpp.py), and the pages of web.py (the chat page at /, /docs, /redoc). Each route module
-reads the one `ServingContext` (context.py): the client, the config, the checks every endpoint
-makes.
+Endpoints: GET/HEAD /health (and /ping, /v1/health), GET /version, GET /v1/models (and /models),
+GET /v1/models/{id}, GET /metrics, POST /generate (the seeds' API), POST /v1/completions,
+POST /v1/chat/completions, POST /v1/responses (run as a chat request: responses_input.py) with
+GET and DELETE /v1/responses/{id} and GET /v1/responses/{id}/input_items (its stored ones:
+responses_api.py), POST /v1/embeddings (embeddings.py), POST /tokenize, /detokenize and
+llama.cpp's /apply-template (tokenization.py), llama.cpp's POST /completion, /embedding and
+GET /props (llamacpp.py), and the pages of web.py (the chat page at /, /docs, /redoc). Each
+route module reads the one `ServingContext` (context.py): the client, the config, the checks
+every endpoint makes.
 
 `--api-key` protects /v1/*, /generate, /tokenize, /detokenize and llama.cpp's endpoints (Bearer
-token); /health, /version and /metrics stay open for probes and scrapers, and the pages for
-browsers.
+token; its /models too); /health (/v1/health), /version and /metrics stay open for probes and
+scrapers, and the pages for browsers.
 """
 
 from __future__ import annotations
@@ -103,6 +103,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     @app.get("/health")
     @app.head("/ping", include_in_schema=False)
     @app.get("/ping")  # vLLM's name of the same (SageMaker's health check)
+    @app.get("/v1/health", include_in_schema=False)  # llama.cpp's second name of it
     async def health() -> Response:
         if not client.is_alive():
             return JSONResponse(
@@ -119,6 +120,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         return {"version": __version__}
 
     @api.get("/v1/models")
+    @api.get("/models", include_in_schema=False)  # llama.cpp's second name of it
     async def list_models() -> dict:
         created = P.now()
         cards = [P.model_card(name, created, ctx.max_model_len) for name in ctx.model_names]
