@@ -116,6 +116,24 @@ def test_stop_words_eos_and_the_default_limit(served):
     assert err["param"] == "prompt"
 
 
+def test_n_predict_0_evaluates_the_prompt_into_the_cache(served):
+    """llama.cpp's cache warm-up: the prompt computed, nothing answered; a request after it
+    finds the prompt's full blocks in the prefix cache."""
+    http, _ = served
+    prompt = "A long shared system prompt, " * 8 + "then the question"
+    out = completion(http, prompt=prompt, n_predict=0, n_probs=2, return_tokens=True)
+    assert (out["content"], out["tokens"], out["tokens_predicted"]) == ("", [], 0)
+    assert (out["stop_type"], out["generation_settings"]["n_predict"]) == ("limit", 0)
+    assert out["tokens_cached"] == out["tokens_evaluated"] and out["timings"]["predicted_n"] == 0
+    assert out["completion_probabilities"] == []
+    after = completion(http, prompt=prompt, n_predict=2, **GREEDY)
+    assert after["timings"]["cache_n"] >= 16  # (blocks of 16 tokens)
+    (only,) = events(http, prompt=prompt, max_tokens=0)
+    assert (only["stop"], only["tokens_predicted"]) == (True, 0)
+    for bad in ({"n_predict": 0, "max_tokens": 5}, {"n_predict": False}):
+        assert completion(http, 400, prompt=prompt, **bad)["error"]["param"] in bad
+
+
 def test_prompt_forms_and_several_results(served):
     http, engine = served
     tok = engine.tokenizer

@@ -83,7 +83,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "as vLLM's)"),
     _h("max_completion_tokens", _V1, "OpenAI's newer name for `max_tokens` (if both are given "
        "they must agree)"),
-    _h("n_predict", _V1, "llama.cpp's name for `max_tokens` (-1: what the context leaves)", _LC),
+    _h("n_predict", _V1, "llama.cpp's name for `max_tokens` (-1: what the context leaves; on "
+       "/completion 0: the prompt alone, computed into the prefix cache, nothing answered)", _LC),
     _h("temperature", _V1, "default 1; 0 (or below 1e-5) is greedy; any value >= 0 (as vLLM; "
        "OpenAI refuses above 2); this and `top_p`, `top_k`, `min_p`, `repetition_penalty` and "
        "the output limit, left out, are the model's own where its generation_config.json sets "

@@ -175,11 +175,16 @@ def completion_request(
                        param="n_probs" if native.n_probs is not None else "logprobs")  # fmt: skip
     prompts = native_prompts(tokenizer, native.prompt)
     request = {k: v for k, v in data.items() if k not in _READ_HERE}
+    # n_predict 0 (any of its names, none other): the prompt alone, run to one token
+    limits = [k for k in ("n_predict", "max_tokens", "max_completion_tokens") if k in request]
+    prompt_only = bool(limits) and all(type(request[k]) is int and request[k] == 0 for k in limits)
+    if prompt_only:
+        request.update(dict.fromkeys(limits, 1))
     request["prompt"] = prompts
     request["logprobs"] = n_probs or None
     request["logit_bias"] = native_logit_bias(tokenizer, native.logit_bias)
     opts = NativeOptions(n_ctx, n_probs, native.return_tokens, native.timings_per_token,
-                         tuple(native.response_fields))  # fmt: skip
+                         tuple(native.response_fields), prompt_only)  # fmt: skip
     return validated(P.CompletionRequest, request), prompts, opts
 
 
@@ -334,7 +339,7 @@ async def _stream(
                 state = group.state_of(index)
                 ids = choice.token_ids[sent.get(index, 0) :]
                 sent[index] = len(choice.token_ids)
-                if text or ids:
+                if (text or ids) and not opts.prompt_only:
                     positions = (choice.logprobs or [])[len(choice.token_ids) - len(ids) :]
                     yield sse_data(chunk(state, choice, index, text, ids, positions, opts))
                 if choice.finished:  # (the prompt's text: decoded once, off the loop)

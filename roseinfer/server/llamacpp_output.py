@@ -33,6 +33,9 @@ class NativeOptions:
     return_tokens: bool = False  # the generated ids in a non-streamed result's `tokens`
     timings_per_token: bool = False  # `timings` in every streamed chunk
     response_fields: tuple[str, ...] = ()  # only these keys of the result ("a/b": nested)
+    # n_predict 0 (llama.cpp: the prompt evaluated, into the cache): it runs to one token, as
+    # /v1's echo-only request does, and the result leaves that token out
+    prompt_only: bool = False
 
 
 def generation_settings(params: SamplingParams, stream: bool) -> dict[str, Any]:
@@ -79,15 +82,15 @@ def stop_type(choice: ChoiceState) -> tuple[str, str]:
     return "eos", ""
 
 
-def timings(state: RequestState, choice: ChoiceState) -> dict[str, Any]:
+def timings(state: RequestState, choice: ChoiceState, predicted_n: int) -> dict[str, Any]:
     """llama.cpp's `timings`: `prompt_ms` from the request's arrival to its first token (its
-    wait in the queue included), `predicted_ms` from there to its last (or to now)."""
+    wait in the queue included), `predicted_ms` from there to its last (or to now), over the
+    `predicted_n` tokens the answer reports."""
     first = choice.first_token_time
     end = choice.finish_time or time.perf_counter()
     cached = state.num_cached_tokens
     prompt_n = len(state.prompt_token_ids) - cached
     prompt_ms = 0.0 if first is None else (first - state.arrival_time) * 1e3
-    predicted_n = len(choice.token_ids)
     predicted_ms = 0.0 if first is None else (end - first) * 1e3
     return {
         "cache_n": cached,
@@ -133,19 +136,23 @@ def result(
     """A finished choice's result (`prompt_text`: its prompt's, special tokens written out;
     decoded once for the prompt's choices); streamed (the last chunk), its text and tokens are
     empty and it has no probabilities: the chunks before it carried them, as llama.cpp's."""
-    kind, word = stop_type(choice)
-    text = choice.text
-    in_context = len(state.prompt_token_ids) + len(choice.token_ids)
+    kind, word = ("limit", "") if opts.prompt_only else stop_type(choice)
+    ids = [] if opts.prompt_only else list(choice.token_ids)
+    text = "" if opts.prompt_only else choice.text
+    in_context = len(state.prompt_token_ids) + len(ids)
+    settings = generation_settings(state.params, stream)
+    if opts.prompt_only:
+        settings["n_predict"] = settings["max_tokens"] = 0
     out: dict[str, Any] = {
         "index": index,
         "content": "" if stream else text,
-        "tokens": list(choice.token_ids) if opts.return_tokens and not stream else [],
+        "tokens": ids if opts.return_tokens and not stream else [],
         "id_slot": NO_SLOT,
         "stop": True,
         "model": model,
-        "tokens_predicted": len(choice.token_ids),
+        "tokens_predicted": len(ids),
         "tokens_evaluated": len(state.prompt_token_ids),
-        "generation_settings": generation_settings(state.params, stream),
+        "generation_settings": settings,
         "prompt": prompt_text,
         "has_new_line": "\n" in text,
         # the context is never shifted (a prompt past it is a 400): an output that fills it
@@ -154,11 +161,11 @@ def result(
         "stop_type": kind,
         "stopping_word": word,
         "tokens_cached": in_context,  # llama.cpp's: the prompt's and the output's tokens
-        "timings": timings(state, choice),
+        "timings": timings(state, choice, len(ids)),
     }
     if opts.n_probs and not stream:
         # the tokens `content` holds whole (as llama.cpp's, not those of the stop word)
-        n = len(choice.token_ids) if kind != "word" else _tokens_of(state, choice)
+        n = len(ids) if kind != "word" else _tokens_of(state, choice)
         positions = (choice.logprobs or [])[:n]
         out["completion_probabilities"] = probabilities(
             state.tokenizer, choice.token_ids[:n], positions, opts.n_probs
@@ -223,7 +230,7 @@ def chunk(
             state.tokenizer, token_ids, positions, opts.n_probs
         )
     if opts.timings_per_token:
-        out["timings"] = timings(state, choice)
+        out["timings"] = timings(state, choice, len(choice.token_ids))
     return out
 
 
