@@ -21,11 +21,11 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from roseinfer.chat_template import reads_variable, template_variables
 from roseinfer.structured.strict import strict_schema_error
 from roseinfer.structured.tools import (
     Tool,
@@ -35,7 +35,7 @@ from roseinfer.structured.tools import (
     call_text,
     tool_prompt,
 )
-from roseinfer.tokenizer import Tokenizer, TokenizerError
+from roseinfer.tokenizer import Tokenizer
 
 CHAT_ROLES = ("system", "user", "assistant", "developer", "tool")
 
@@ -328,8 +328,23 @@ def chat_prompt_ids(
     continue_final_message: bool = False,
     template_kwargs: dict[str, Any] | None = None,
 ) -> list[int]:
-    """Token ids of the conversation's prompt; ChatError (naming the field) for a field that
-    cannot act, TokenizerError when the template refuses the messages."""
+    """Token ids of the conversation's prompt (`chat_prompt_text`'s: the template writes the
+    special tokens, so none are added)."""
+    text = chat_prompt_text(tokenizer, messages, tools, add_generation_prompt,
+                            continue_final_message, template_kwargs)  # fmt: skip
+    return tokenizer.encode(text, False)
+
+
+def chat_prompt_text(
+    tokenizer: Tokenizer,
+    messages: list[ChatMessage],
+    tools: tuple[Tool, ...] = (),
+    add_generation_prompt: bool = True,
+    continue_final_message: bool = False,
+    template_kwargs: dict[str, Any] | None = None,
+) -> str:
+    """The conversation's prompt; ChatError (naming the field) for a field that cannot act,
+    TokenizerError when the template refuses the messages."""
     if continue_final_message and add_generation_prompt:
         raise ChatError(
             "continue_final_message",
@@ -355,7 +370,7 @@ def chat_prompt_ids(
 
     text = apply(as_given)
     _check_names_shown(messages, text, lambda msgs: apply(template_messages(msgs, native)))
-    return tokenizer.encode(text, False)
+    return text
 
 
 def _check_names_shown(
@@ -393,49 +408,12 @@ def _check_names_shown(
 
 
 def _template_kwargs(tokenizer: Tokenizer, messages: list[dict], kwargs: dict) -> dict[str, Any]:
-    variables = template_variables(tokenizer)
     for key in kwargs:
         param = f"chat_template_kwargs.{key}"
         if key in _RESERVED:
             raise ChatError(param, f"'{key}' cannot be set through chat_template_kwargs")
-        if variables is None:  # a template we cannot parse: see whether the key changes it
-            if _renders_same(tokenizer, messages, {key: kwargs[key]}):
-                variables = frozenset()
-            else:
-                continue
-        if key not in variables:
+        if not reads_variable(tokenizer, messages, key, kwargs[key]):
             raise ChatError(
                 param, f"this model's chat template does not read a variable named '{key}'"
             )
     return kwargs
-
-
-def _renders_same(tokenizer: Tokenizer, messages: list[dict], kwargs: dict) -> bool:
-    try:
-        return tokenizer.apply_chat_template(messages, **kwargs) == (
-            tokenizer.apply_chat_template(messages)
-        )
-    except TokenizerError:
-        return False  # the template used it (and refused the value): the render will say so
-
-
-def template_variables(tokenizer: Tokenizer) -> frozenset[str] | None:
-    """The variables the chat template reads; empty without a template, None if unparsable."""
-    source = getattr(tokenizer.hf, "chat_template", None)
-    if isinstance(source, dict):
-        source = source.get("default")
-    if not source:
-        return frozenset()
-    return _variables_of(source)
-
-
-@lru_cache(maxsize=8)
-def _variables_of(source: str) -> frozenset[str] | None:
-    import jinja2
-    from jinja2 import meta
-
-    env = jinja2.Environment(extensions=["jinja2.ext.loopcontrols", "jinja2.ext.do"])
-    try:
-        return frozenset(meta.find_undeclared_variables(env.parse(source)))
-    except jinja2.TemplateError:
-        return None

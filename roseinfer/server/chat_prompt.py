@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from roseinfer.chat import ChatError, ChatMessage, chat_prompt_ids
+from roseinfer.chat import ChatError, ChatMessage, chat_prompt_text
 from roseinfer.llm import encode_prompt
 from roseinfer.server.errors import APIError
 from roseinfer.structured.tools import Tool
@@ -22,9 +22,22 @@ def request_prompt_ids(
     continue_final_message: bool,
     template_kwargs: dict[str, Any] | None,
 ) -> list[int]:
-    try:
-        return chat_prompt_ids(tokenizer, messages, tools, add_generation_prompt,
+    text = request_prompt_text(tokenizer, messages, tools, add_generation_prompt,
                                continue_final_message, template_kwargs)  # fmt: skip
+    return tokenizer.encode(text, False)  # (the template wrote the special tokens)
+
+
+def request_prompt_text(
+    tokenizer: Tokenizer,
+    messages: list[ChatMessage],
+    tools: tuple[Tool, ...],
+    add_generation_prompt: bool,
+    continue_final_message: bool,
+    template_kwargs: dict[str, Any] | None,
+) -> str:
+    try:
+        return chat_prompt_text(tokenizer, messages, tools, add_generation_prompt,
+                                continue_final_message, template_kwargs)  # fmt: skip
     except ChatError as e:
         raise APIError(400, str(e), param=e.param, code=e.code) from None
     except TokenizerError as e:

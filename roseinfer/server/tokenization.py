@@ -8,9 +8,9 @@ token_strs}`; or llama.cpp's `{model?, content, add_special=false, parse_special
 with_pieces=false}` (`content` text, or text and ids mixed) and answers its `{tokens}` (ids, or
 `{id, piece}` each). /detokenize takes `{model?, tokens}` and answers `{prompt, content}` (vLLM's
 key and llama.cpp's). /apply-template takes the chat form (without `return_token_strs`) and
-answers `{prompt}`: the text of the prompt /v1/chat/completions would run (its tokens written
-out, special ones included); a last assistant message is left open, as llama.cpp prefills it,
-unless the request says otherwise.
+answers `{prompt}`: the text of the prompt /v1/chat/completions would run (the template's text,
+whose tokens that endpoint runs); a last assistant message is left open, as llama.cpp prefills
+it, unless the request says otherwise.
 
 Nothing is accepted and ignored, as on the other endpoints (fields.py): a field these models do
 not declare is a 400 naming it; the chat form's template fields are the chat table's own
@@ -33,7 +33,7 @@ from roseinfer.chat import ChatError, ChatMessage, ToolDefinition, read_tools
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.body_check import FieldError, check_body
-from roseinfer.server.chat_prompt import mixed_prompt_ids, request_prompt_ids
+from roseinfer.server.chat_prompt import mixed_prompt_ids, request_prompt_text
 from roseinfer.server.errors import APIError, from_validation_error
 from roseinfer.server.jsonbody import read_request_json
 from roseinfer.tokenizer import Tokenizer
@@ -121,13 +121,14 @@ def _chat_form(data: dict[str, Any], model: type[ChatFormT], path: str) -> ChatF
     return _validate(model, {**own, **shared}, path)
 
 
-def _chat_ids(tokenizer: Tokenizer, body: ApplyTemplateRequest) -> list[int]:
+def _chat_text(tokenizer: Tokenizer, body: ApplyTemplateRequest) -> str:
+    """The prompt /v1/chat/completions renders for the chat form (its ids: the text's)."""
     try:  # the tools are shown as the chat endpoint shows them; how calls are made is not asked
         tools, _ = read_tools(body.tools, "none")
     except ChatError as e:
         raise APIError(400, str(e), param=e.param) from None
-    return request_prompt_ids(tokenizer, body.messages, tools, body.add_generation_prompt,
-                              body.continue_final_message, body.chat_template_kwargs)  # fmt: skip
+    return request_prompt_text(tokenizer, body.messages, tools, body.add_generation_prompt,
+                               body.continue_final_message, body.chat_template_kwargs)  # fmt: skip
 
 
 def _llama_tokens(tokenizer: Tokenizer, body: LlamaTokenizeRequest) -> list[Any]:
@@ -186,7 +187,8 @@ def add_tokenization_routes(
         if data.get("messages") is not None:
             body = _chat_form(data, TokenizeChatRequest, "/tokenize (chat messages)")
             check_model(body.model)
-            ids = await asyncio.to_thread(_chat_ids, tokenizer, body)  # as the chat endpoint
+            text = await asyncio.to_thread(_chat_text, tokenizer, body)  # as the chat endpoint
+            ids = await asyncio.to_thread(tokenizer.encode, text, False)
         else:
             body = _validate(TokenizeCompletionRequest, data, "/tokenize (a prompt)")
             check_model(body.model)
@@ -220,5 +222,4 @@ def add_tokenization_routes(
             body = body.model_copy(
                 update={"add_generation_prompt": False, "continue_final_message": True}
             )
-        ids = await asyncio.to_thread(_chat_ids, tokenizer, body)
-        return {"prompt": tokenizer.decode(ids, skip_special_tokens=False)}
+        return {"prompt": await asyncio.to_thread(_chat_text, tokenizer, body)}
