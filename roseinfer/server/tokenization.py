@@ -131,6 +131,10 @@ def _chat_text(tokenizer: Tokenizer, body: ApplyTemplateRequest) -> str:
                                body.continue_final_message, body.chat_template_kwargs)  # fmt: skip
 
 
+def _chat_ids(tokenizer: Tokenizer, body: ApplyTemplateRequest) -> list[int]:
+    return tokenizer.encode(_chat_text(tokenizer, body), False)  # (the template wrote BOS)
+
+
 def _llama_tokens(tokenizer: Tokenizer, body: LlamaTokenizeRequest) -> list[Any]:
     """llama.cpp's `tokens`: ids, or with `with_pieces` `{id, piece}` each, the piece its text
     where that is whole UTF-8, else its bytes."""
@@ -187,8 +191,7 @@ def add_tokenization_routes(
         if data.get("messages") is not None:
             body = _chat_form(data, TokenizeChatRequest, "/tokenize (chat messages)")
             check_model(body.model)
-            text = await asyncio.to_thread(_chat_text, tokenizer, body)  # as the chat endpoint
-            ids = await asyncio.to_thread(tokenizer.encode, text, False)
+            ids = await asyncio.to_thread(_chat_ids, tokenizer, body)  # as the chat endpoint
         else:
             body = _validate(TokenizeCompletionRequest, data, "/tokenize (a prompt)")
             check_model(body.model)
