@@ -134,6 +134,21 @@ def test_n_predict_0_evaluates_the_prompt_into_the_cache(served):
         assert completion(http, 400, prompt=prompt, **bad)["error"]["param"] in bad
 
 
+def test_n_predict_0_without_a_prefix_cache_is_a_400(served):
+    """The warm-up would leave nothing behind: refused, naming the limit sent."""
+    from roseinfer.server.errors import APIError
+    from roseinfer.server.llamacpp import completion_request, native_fields
+
+    _, engine = served
+    for limit in ("n_predict", "max_tokens"):
+        data = {"prompt": PROMPT, limit: 0}
+        with pytest.raises(APIError) as refused:
+            completion_request(data, native_fields(data), engine.tokenizer, 256, False)
+        assert (refused.value.status, refused.value.param) == (400, limit)
+        body, _, opts = completion_request(data, native_fields(data), engine.tokenizer, 256, True)
+        assert opts.prompt_only and getattr(body, limit) == 1  # run to one token, left out
+
+
 def test_prompt_forms_and_several_results(served):
     http, engine = served
     tok = engine.tokenizer
@@ -334,11 +349,13 @@ def test_props_slots_and_apply_template(served):
     # llama.cpp's second names of the model list and the health check
     assert http.get("/models").json()["data"] == http.get("/v1/models").json()["data"]
     assert http.get("/v1/health").json() == {"status": "ok"}
+    assert http.head("/v1/health").status_code == 200
     for method, path in (("GET", "/slots"), ("POST", "/props")):
         r = http.request(method, path)
         assert r.status_code == 501 and r.json()["error"]["type"] == "not_supported_error"
     messages = [{"role": "user", "content": "Hi there"}]
     prompt = http.post("/apply-template", json={"messages": messages}).json()["prompt"]
+    assert prompt == engine.tokenizer.apply_chat_template(messages, True)  # the template's text
     ids = http.post("/tokenize", json={"messages": messages}).json()["tokens"]
     assert engine.tokenizer.encode(prompt, False) == ids  # the text whose tokens chat runs
     assert prompt.endswith(engine.tokenizer.apply_chat_template(messages, True)[-10:])
@@ -391,7 +408,7 @@ def test_the_api_key_guards_the_native_endpoints(tiny_locked_server):
         for method, path in (("POST", "/completion"), ("GET", "/props"), ("GET", "/models"),
                              ("POST", "/apply-template"), ("POST", "/embedding")):  # fmt: skip
             assert c.request(method, path, json={}).status_code == 401
-        assert c.get("/v1/health").status_code == 200  # a probe's, as /health
+        assert c.get("/v1/health").status_code == c.head("/v1/health").status_code == 200
         auth = {"Authorization": f"Bearer {TINY_API_KEY}"}
         r = c.post("/completion", json={"prompt": PROMPT, "n_predict": 2}, headers=auth)
         assert r.status_code == 200 and r.json()["tokens_predicted"] == 2

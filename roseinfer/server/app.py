@@ -103,6 +103,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     @app.get("/health")
     @app.head("/ping", include_in_schema=False)
     @app.get("/ping")  # vLLM's name of the same (SageMaker's health check)
+    @app.head("/v1/health", include_in_schema=False)
     @app.get("/v1/health", include_in_schema=False)  # llama.cpp's second name of it
     async def health() -> Response:
         if not client.is_alive():

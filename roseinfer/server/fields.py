@@ -84,7 +84,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("max_completion_tokens", _V1, "OpenAI's newer name for `max_tokens` (if both are given "
        "they must agree)"),
     _h("n_predict", _V1, "llama.cpp's name for `max_tokens` (-1: what the context leaves; on "
-       "/completion 0: the prompt alone, computed into the prefix cache, nothing answered)", _LC),
+       "/completion 0: the prompt alone, computed into the prefix cache, nothing answered, a "
+       "400 where the server keeps no cache)", _LC),
     _h("temperature", _V1, "default 1; 0 (or below 1e-5) is greedy; any value >= 0 (as vLLM; "
        "OpenAI refuses above 2); this and `top_p`, `top_k`, `min_p`, `repetition_penalty` and "
        "the output limit, left out, are the model's own where its generation_config.json sets "
@@ -234,7 +235,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _noop("stream_options.include_obfuscation", _V1, is_bool, "chunks are never padded"),
     _noop("cache_salt", _V1, is_str, "isolates prefix-cache entries; cached or not, the text is "
           "the same", _VL),
-    _noop("cache_prompt", _V1, is_bool, "prefix caching is automatic and exact", _LC),
+    _noop("cache_prompt", _V1, is_bool, "caching changes speed, never the text: prefix caching "
+          "is automatic and exact here (or off, `--no-prefix-cache`)", _LC),
     _noop("id_slot", _V1, is_int, "no slots here", _LC),
     _noop("n_keep", _V1, is_int, "the context is never shifted (a prompt that does not fit is a "
           "400)", _LC),

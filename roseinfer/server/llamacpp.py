@@ -160,11 +160,12 @@ def native_fields(data: dict) -> NativeFields:
 
 
 def completion_request(
-    data: dict, native: NativeFields, tokenizer: Tokenizer, n_ctx: int
+    data: dict, native: NativeFields, tokenizer: Tokenizer, n_ctx: int, prefix_cache: bool
 ) -> tuple[P.CompletionRequest, list[list[int]], NativeOptions]:
     """A checked /completion body as the /v1/completions request it describes (its prompts
     tokenized), and what it asks of its result (`n_ctx`: the most a prompt and its output
-    may hold)."""
+    may hold; `prefix_cache`: whether the engine keeps computed prompts, which `n_predict`
+    0 is for)."""
     if native.n_probs is not None and native.logprobs is not None:
         if native.n_probs != native.logprobs:
             raise APIError(400, "n_probs and logprobs (its alias) differ: give one",
@@ -178,6 +179,10 @@ def completion_request(
     # n_predict 0 (any of its names, none other): the prompt alone, run to one token
     limits = [k for k in ("n_predict", "max_tokens", "max_completion_tokens") if k in request]
     prompt_only = bool(limits) and all(type(request[k]) is int and request[k] == 0 for k in limits)
+    if prompt_only and not prefix_cache:
+        raise APIError(400, "0 asks for the prompt alone, computed into the prefix cache, "
+                            "which this server keeps none of (--no-prefix-cache)",
+                       param=limits[0])  # fmt: skip
     if prompt_only:
         request.update(dict.fromkeys(limits, 1))
     request["prompt"] = prompts
@@ -218,6 +223,7 @@ def add_llamacpp_routes(router: APIRouter, ctx: ServingContext) -> None:
     """Add llama.cpp's native endpoints to `router` (the app's API-key-protected one, as
     llama.cpp protects them)."""
     tokenizer, model = ctx.tokenizer, ctx.model_name
+    prefix_cache = ctx.client.engine.config.enable_prefix_cache
 
     @router.post("/completion")
     @router.post("/completions")
@@ -227,7 +233,7 @@ def add_llamacpp_routes(router: APIRouter, ctx: ServingContext) -> None:
         if isinstance(model_name := data.get("model"), str):  # (another type: pydantic's 400)
             ctx.check_model(model_name)
         body, prompts, opts = await asyncio.to_thread(
-            completion_request, data, native, tokenizer, ctx.max_total_tokens
+            completion_request, data, native, tokenizer, ctx.max_total_tokens, prefix_cache
         )
         check_choices(body, len(prompts))
         # llama.cpp's n_predict left out: -1, what the context leaves (the model's own limit)

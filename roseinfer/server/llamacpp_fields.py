@@ -22,8 +22,9 @@ LLAMACPP_FIELDS: tuple[FieldSpec, ...] = (
        "id lists (several prompts: the answer is a list of results, `index` in order); "
        "llama.cpp's `{prompt_string, multimodal_data}` objects are refused", _LC),
     _h("max_tokens", _N, "llama.cpp's alias of `n_predict` (if several are given they must "
-       "agree); left out: what the context leaves, at most the model's `max_new_tokens`", _LC),
-    _h("max_completion_tokens", _N, "llama.cpp's alias of `n_predict`", _LC),
+       "agree; 0 as `n_predict`'s); left out: what the context leaves, at most the model's "
+       "`max_new_tokens`", _LC),
+    _h("max_completion_tokens", _N, "llama.cpp's alias of `n_predict` (0 as its)", _LC),
     _h("n_probs", _N, "0 to 20: each generated token's logprob and the N likeliest (of the "
        "model's distribution, before sampling) in `completion_probabilities`", _LC),
     _h("logprobs", _N, "llama.cpp's alias of `n_probs` (if both are given they must agree)",
