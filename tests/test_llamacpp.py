@@ -83,6 +83,8 @@ def test_a_completion_is_v1s_in_llamacpps_shape(served):
                       **GREEDY)["content"] == out["content"]  # fmt: skip
     err = completion(http, 400, prompt=PROMPT, n_predict=3, max_tokens=4)["error"]
     assert err["param"] in ("n_predict", "max_tokens")
+    err = completion(http, 400, prompt=PROMPT, n_predict=-2)["error"]
+    assert err["param"] == "n_predict" and "-1" in err["message"]
 
 
 def test_stop_words_eos_and_the_default_limit(served):

@@ -179,6 +179,9 @@ def max_tokens_field(body: P.SamplingRequest) -> tuple[str | None, int | None]:
                                 "differently: give one", param=name)  # fmt: skip
     if first == "n_predict" and value == -1:
         return first, None
+    if first == "n_predict" and value < -1:  # (SamplingParams' message would say only >= 1)
+        raise APIError(400, f"n_predict must be -1 (what the context leaves) or >= 1, got "
+                            f"{value}", param="n_predict")  # fmt: skip
     return first, value
 
 
