@@ -306,7 +306,7 @@ def test_echoed_fields_and_request_id(http):
 
 @pytest.mark.parametrize(("body", "param"), [
     ({"previous_response_id": "resp_1"}, "previous_response_id"),
-    ({"background": True}, "background"),
+    ({"background": True, "store": False}, "background"),
     ({"include": ["reasoning.encrypted_content"]}, "include.0"),
     ({"tools": [{"type": "web_search"}]}, "tools.0.type"),
     ({"tool_choice": {"type": "allowed_tools", "mode": "auto"}}, "tool_choice.mode"),
@@ -384,7 +384,7 @@ def test_every_honoured_field_reaches_the_chat_request():
     assert set(responses_body_model().model_fields) == F.honoured(F.RESPONSES)  # /docs' body
     assert own == {"input", "instructions", "max_output_tokens", "metadata", "text", "tools",
                    "tool_choice", "include", "top_logprobs", "store", "previous_response_id", "user",
-                   "truncation"}  # fmt: skip
+                   "truncation", "background"}  # fmt: skip
 
 
 def test_a_failure_mid_stream_is_response_failed(http, served):

@@ -3,10 +3,11 @@
 Endpoints: GET/HEAD /health (and /ping, /v1/health), GET /version, GET /v1/models (and /models),
 GET /v1/models/{id}, GET /metrics, POST /generate (the seeds' API), POST /v1/completions,
 POST /v1/chat/completions, POST /v1/responses (run as a chat request: responses_input.py) with
-GET and DELETE /v1/responses/{id} and GET /v1/responses/{id}/input_items (its stored ones:
-responses_api.py), POST /v1/embeddings (embeddings.py), POST /tokenize, /detokenize and
-llama.cpp's /apply-template (tokenization.py), llama.cpp's POST /completion, /embedding and
-GET /props (llamacpp.py), and the pages of web.py (the chat page at /, /docs, /redoc). Each
+GET and DELETE /v1/responses/{id}, POST /v1/responses/{id}/cancel and
+GET /v1/responses/{id}/input_items (its stored and background ones: responses_api.py),
+POST /v1/embeddings (embeddings.py), POST /tokenize, /detokenize and llama.cpp's
+/apply-template (tokenization.py), llama.cpp's POST /completion, /embedding and GET /props
+(llamacpp.py), and the pages of web.py (the chat page at /, /docs, /redoc). Each
 route module reads the one `ServingContext` (context.py): the client, the config, the checks
 every endpoint makes.
 
@@ -66,12 +67,14 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
+        await stored.shutdown()  # background responses cancelled while the engine runs
         client.shutdown()
 
     # docs_url/redoc_url None: web.py serves both pages without FastAPI's CDN.
     app = FastAPI(title="roseinfer", version=__version__, lifespan=lifespan, docs_url=None,
                   redoc_url=None)  # fmt: skip
     app.state.client, app.state.metrics, app.state.server_config = client, metrics, cfg
+    app.state.responses = stored
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=cfg.max_request_bytes)
     if cfg.allowed_origins:  # off by default: a page from another origin cannot call the API
         app.add_middleware(

@@ -27,9 +27,11 @@ from roseinfer.server.context import ServingContext
 from roseinfer.server.errors import APIError, failed_request_error, internal_error, validated
 from roseinfer.server.params import check_choices, client_names, response_options, sampling_error
 from roseinfer.server.responses_api import StoredResponses
+from roseinfer.server.responses_background import BackgroundRun
 from roseinfer.server.responses_input import ResponsesRequest, fit_conversation, responses_request
 from roseinfer.server.responses_output import ResponseHead, response_events, response_object
 from roseinfer.server.serving import (
+    SSE_HEADERS,
     ClientDisconnected,
     GenerationGroup,
     RequestFailed,
@@ -50,8 +52,6 @@ from roseinfer.server.structured import (
 from roseinfer.structured.tools import ToolUse
 
 logger = logging.getLogger(__name__)
-
-SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 @dataclass(frozen=True)
@@ -131,6 +131,9 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
             response_id = stored.claim(responses, rid,
                                        internal_id if body.request_id is None else None)  # fmt: skip
             head = ResponseHead(response_id, created, model_name, responses, defaults)
+            if responses.echo.background:
+                return stored.start_background(BackgroundRun(
+                    head, group, prompt_tokens, opts.constraint_param, bool(body.stream)))  # fmt: skip
             keep = functools.partial(stored.keep, responses)
             if body.stream:
                 events = response_events(head, group, prompt_tokens, opts.constraint_param, keep)
@@ -182,8 +185,7 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
     async def responses(request: Request) -> Response:
         """OpenAI's Responses API, run as the chat request it describes (responses_input.py)."""
         try:
-            store = stored.store
-            conversation = store.conversation if store.capacity else None
+            conversation = stored.conversation if stored.store.capacity else None
             run = responses_request(await ctx.checked_body(request, F.RESPONSES), conversation)
         except FieldError as e:
             raise e.api_error() from None

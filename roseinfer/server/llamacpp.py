@@ -33,7 +33,7 @@ from roseinfer.sampling_params import MAX_LOGIT_BIAS, MAX_LOGPROBS
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.chat_prompt import mixed_prompt_ids
-from roseinfer.server.completions import SSE_HEADERS, run_to_end, sampling_requests
+from roseinfer.server.completions import run_to_end, sampling_requests
 from roseinfer.server.context import ServingContext
 from roseinfer.server.embeddings import MAX_INPUTS, pooled
 from roseinfer.server.errors import APIError, failed_request_error, internal_error, validated
@@ -45,7 +45,7 @@ from roseinfer.server.llamacpp_output import (
     result,
 )
 from roseinfer.server.params import MAX_CHOICES, check_choices
-from roseinfer.server.serving import GenerationGroup, dumps, sse_data
+from roseinfer.server.serving import SSE_HEADERS, GenerationGroup, dumps, sse_data
 from roseinfer.tokenizer import Tokenizer
 
 logger = logging.getLogger(__name__)

@@ -96,6 +96,7 @@ def responses_body_model() -> type[BaseModel]:
         "include": (list[str] | None, None),
         "top_logprobs": (int | None, None),
         "store": (bool | None, None),
+        "background": (bool | None, None),
         "user": (str | None, None),
         "truncation": (str | None, None),
         "previous_response_id": (str | None, None),

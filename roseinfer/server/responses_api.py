@@ -1,10 +1,13 @@
 """The stored responses as /v1/responses uses them (`StoredResponses`): an id held while its
-response runs, the finished Response kept, and `GET`/`DELETE /v1/responses/{id}` and
-`GET /v1/responses/{id}/input_items`. The store itself is `responses_store.py`; what a request
+response runs, the finished Response kept, the background ones while they run, and
+`GET`/`DELETE /v1/responses/{id}` (`?stream=true&starting_after=N`: a background stream's events
+again), `POST /v1/responses/{id}/cancel` and `GET /v1/responses/{id}/input_items`. The store
+itself is `responses_store.py`, a background run `responses_background.py`; what a request
 continues is read by `responses_input.py`."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import uuid
@@ -12,19 +15,66 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 
 from roseinfer.server.errors import APIError
+from roseinfer.server.responses_background import BackgroundRun
 from roseinfer.server.responses_input import ResponsesRequest
-from roseinfer.server.responses_store import IdTaken, ResponseNotFound, ResponseStore
-from roseinfer.server.serving import dumps
+from roseinfer.server.responses_store import (
+    IdTaken,
+    Link,
+    ResponseNotFound,
+    ResponseStore,
+    StoredResponse,
+)
+from roseinfer.server.serving import SSE_HEADERS, dumps
+
+_FLAGS = {"true": True, "1": True, "false": False, "0": False}  # a query's booleans
 
 logger = logging.getLogger(__name__)
+
+
+class StillRunning(KeyError):
+    """A background response continued before it has ended."""
+
+    def __str__(self) -> str:
+        return (f"Response with id '{self.args[0]}' is still running in the background: "
+                "continue it once it has ended")  # fmt: skip
 
 
 class StoredResponses:
     def __init__(self, store: ResponseStore) -> None:
         self.store = store
+        self.running: dict[str, BackgroundRun] = {}  # background responses, by id
+
+    def conversation(self, response_id: str) -> tuple[list[dict], Link]:
+        """`ResponseStore.conversation`, a background response still running refused."""
+        if response_id in self.running:
+            raise StillRunning(response_id)
+        return self.store.conversation(response_id)
+
+    def start_background(self, background: BackgroundRun) -> Response:
+        """Run `background` apart from its HTTP request (its id claimed already); the answer
+        now: the Response `queued`, or the stream of its events."""
+        self.running[background.head.id] = background
+        background.start(self._ended)
+        if background.streamed:
+            return StreamingResponse(background.follow(), media_type="text/event-stream",
+                                     headers=SSE_HEADERS)  # fmt: skip
+        return Response(dumps(background.snapshot()), media_type="application/json")
+
+    def _ended(self, background: BackgroundRun) -> None:
+        """A background response has ended: stored (with its stream's events), its id free."""
+        response_id = background.head.id
+        assert background.final is not None
+        self.keep(background.head.request, background.final,
+                  events=background.events if background.streamed else None)  # fmt: skip
+        self.release(response_id)
+        self.running.pop(response_id, None)
+
+    async def shutdown(self) -> None:
+        """Cancel what runs in the background (the server is stopping)."""
+        await asyncio.gather(*(run.cancel() for run in list(self.running.values())))
 
     def claim(self, run: ResponsesRequest, response_id: str, fallback: str | None) -> str:
         """The id of a response about to run: `response_id`, held while it runs if it is to be
@@ -45,15 +95,16 @@ class StoredResponses:
     def release(self, response_id: str) -> None:
         self.store.release(response_id)
 
-    def keep(self, run: ResponsesRequest, response: dict, content: str | None = None) -> None:
+    def keep(self, run: ResponsesRequest, response: dict, content: str | None = None,
+             events: list[str] | None = None) -> None:  # fmt: skip
         """Store a finished Response whose request asked for it (`content`: its JSON, where
-        it was written already)."""
+        it was written already; `events`: a background stream's, to replay)."""
         if not run.echo.store:
             return
         try:
             content = dumps(response) if content is None else content
             kept = self.store.put(response["id"], content.encode(), run.turn(response),
-                                  run.previous, input_items(run.input))  # fmt: skip
+                                  run.previous, input_items(run.input), events)  # fmt: skip
         except Exception:  # a bug: the answer goes out all the same
             logger.exception("could not store response %s", response["id"])
             return
@@ -71,44 +122,127 @@ class StoredResponses:
             self.release(response_id)
 
     def add_routes(self, api: APIRouter) -> None:
-        """`GET` and `DELETE /v1/responses/{id}`, `GET /v1/responses/{id}/input_items`
-        (`:path`: a request_id may hold a slash)."""
+        """`GET` and `DELETE /v1/responses/{id}`, `POST /v1/responses/{id}/cancel`,
+        `GET /v1/responses/{id}/input_items` (`:path`: a request_id may hold a slash)."""
 
         @api.get("/v1/responses/{response_id:path}/input_items")
         async def list_input_items(response_id: str, request: Request) -> dict:
             """OpenAI's page of a response's own input items: `limit` (1-100, default 20),
             `order` (`desc`, the default, or `asc`), `after` (an item id of the list)."""
-            query = dict(request.query_params)
-            for name in query:
-                if name not in ("limit", "order", "after"):
-                    raise APIError(400, f"query parameter '{name}' is not supported by this "
-                                        "server", param=name, code="unsupported_field")  # fmt: skip
-            self._stored(response_id, request, allow_query=True)
-            items = json.loads(self.store.get(response_id).items_json)
+            query = _query(request, ("limit", "order", "after"))
+            running = self.running.get(response_id)
+            if running is not None:
+                items = input_items(running.head.request.input)
+            else:
+                items = json.loads(self._get(response_id).items_json)
             return _page(items, query)
+
+        @api.post("/v1/responses/{response_id:path}/cancel")
+        async def cancel_response(response_id: str, request: Request) -> Response:
+            """Cancel a background response: `cancelled` (again: the same answer); one that
+            ended otherwise, or did not run in the background, is a 400."""
+            _query(request, ())
+            if (await request.body()).strip() not in (b"", b"{}"):
+                raise APIError(400, "cancel takes no request body", code="invalid_value")
+            running = self.running.get(response_id)
+            if running is not None:
+                await running.cancel()
+                answer = running.snapshot()
+            else:
+                answer = json.loads(self._get(response_id).response_json)
+                if not answer["background"]:
+                    raise APIError(400, "Only responses created with background=true can be "
+                                        "cancelled", param="response_id",
+                                   code="invalid_value")  # fmt: skip
+            if answer["status"] != "cancelled":
+                article = "an" if answer["status"][0] in "aeiou" else "a"
+                raise APIError(400, f"Cannot cancel {article} {answer['status']} response.",
+                               param="response_id", code="invalid_value")  # fmt: skip
+            return Response(dumps(answer), media_type="application/json")
 
         @api.get("/v1/responses/{response_id:path}")
         async def retrieve_response(response_id: str, request: Request) -> Response:
-            answer = self.store.get(self._stored(response_id, request)).response_json
-            return Response(answer, media_type="application/json")
+            """The Response (a background one as it stands); `stream=true`: a background
+            stream's events after `starting_after` (all without it), then, while it runs, the
+            new ones as they come."""
+            query = _query(request, ("stream", "starting_after", "include_obfuscation"))
+            running = self.running.get(response_id)
+            if not _flag(query, "stream"):
+                for name in ("starting_after", "include_obfuscation"):
+                    if name in query:
+                        raise APIError(400, f"{name} acts on a stream: give stream=true too",
+                                       param=name, code="invalid_value")  # fmt: skip
+                if running is not None:
+                    return Response(dumps(running.snapshot()), media_type="application/json")
+                answer = self._get(response_id).response_json
+                return Response(answer, media_type="application/json")
+            _flag(query, "include_obfuscation")  # a no-op: no event is ever padded
+            after = _starting_after(query)
+            if running is not None and running.streamed:
+                events = running.follow(after)
+            else:
+                stored = self._get(response_id) if running is None else None
+                if stored is None or stored.events_json is None:
+                    raise APIError(400, "This response cannot be streamed: it was not created "
+                                        "with background=true and stream=true", param="stream",
+                                   code="invalid_value")  # fmt: skip
+                events = _replay(json.loads(stored.events_json)[after + 1 :])
+            return StreamingResponse(events, media_type="text/event-stream", headers=SSE_HEADERS)
 
         @api.delete("/v1/responses/{response_id:path}")
         async def delete_response(response_id: str, request: Request) -> dict:
-            self.store.delete(self._stored(response_id, request))
+            """Remove a stored response; a background one still running is cancelled first."""
+            _query(request, ())
+            running = self.running.get(response_id)
+            if running is not None:
+                await running.cancel()
+            try:
+                self.store.delete(response_id)
+            except ResponseNotFound as e:
+                if running is None:  # (one cancelled but too large to keep is gone already)
+                    raise APIError(404, str(e), param="response_id", code="not_found") from None
             return {"id": response_id, "object": "response", "deleted": True}  # OpenAI's
 
-    def _stored(self, response_id: str, request: Request, allow_query: bool = False) -> str:
-        """`response_id`, stored (a 404 otherwise); a query parameter is refused, naming it
-        (OpenAI's `stream`, `include`, `starting_after` replay background responses), unless
-        the caller reads them (`allow_query`)."""
-        for name in () if allow_query else request.query_params:
-            raise APIError(400, f"query parameter '{name}' is not supported by this server",
-                           param=name, code="unsupported_field")  # fmt: skip
+    def _get(self, response_id: str) -> StoredResponse:
+        """The stored response (a 404 where there is none)."""
         try:
-            self.store.get(response_id)
+            return self.store.get(response_id)
         except ResponseNotFound as e:
             raise APIError(404, str(e), param="response_id", code="not_found") from None
-        return response_id
+
+
+def _query(request: Request, allowed: tuple[str, ...]) -> dict[str, str]:
+    """The request's query parameters, each one of `allowed` (a 400 naming another)."""
+    query = dict(request.query_params)
+    for name in query:
+        if name not in allowed:
+            raise APIError(400, f"query parameter '{name}' is not supported by this server",
+                           param=name, code="unsupported_field")  # fmt: skip
+    return query
+
+
+def _flag(query: dict[str, str], name: str) -> bool:
+    value = query.get(name, "false")
+    if value.lower() not in _FLAGS:
+        raise APIError(400, f"{name} must be true or false, got {value!r}", param=name,
+                       code="invalid_value")  # fmt: skip
+    return _FLAGS[value.lower()]
+
+
+def _starting_after(query: dict[str, str]) -> int:
+    """`starting_after`: a sequence number (-1 where it is left out: every event)."""
+    value = query.get("starting_after")
+    if value is None:
+        return -1
+    if not (value.isascii() and value.isdigit()):
+        raise APIError(400, f"starting_after must be a sequence number (an integer >= 0), got "
+                            f"{value!r}", param="starting_after", code="invalid_value")  # fmt: skip
+    return int(value)
+
+
+async def _replay(events: list[str]) -> AsyncIterator[str]:
+    for event in events:
+        yield event
 
 
 def input_items(given: str | list) -> list[dict]:

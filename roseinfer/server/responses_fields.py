@@ -72,6 +72,11 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
        "its answer, and those it continued; not its `instructions`, as OpenAI) comes before "
        "`input`; a response not stored (`store: false`, deleted, dropped for room) is a 400 "
        "naming this field"),
+    _h("background", _R, "true: run apart from the request (it needs `store`): answered at "
+       "once `queued` (streamed: its events), then `GET /v1/responses/{id}` shows it "
+       "`in_progress` with what it has written, `?stream=true&starting_after=N` streams its "
+       "events again (a streamed one's), `POST /v1/responses/{id}/cancel` stops it "
+       "(`cancelled`); a client that leaves does not stop it"),
     _h("include", _R, "`[\"message.output_text.logprobs\"]`: each output token's logprob (and "
        "`top_logprobs` likeliest) in `output_text.logprobs` (refused beside tools that may be "
        "called: a `function_call` item has no logprobs); other values ask for what is not "
@@ -102,8 +107,6 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
     _ref("conversation", _R, never, "null", "OpenAI's stored conversation objects (continue "
          "with `previous_response_id`, or send the conversation in `input`)"),
     _ref("prompt", _R, never, "null", "stored prompt templates"),
-    _ref("background", _R, equals(False), "false", "background responses (polled or "
-         "cancelled later)"),
     _ref("reasoning", _R, equals({}), "{}", "reasoning models' effort and summaries"),
     _ref("max_tool_calls", _R, never, "null", "a cap on built-in tool calls"),
     _ref("context_management", _R, never, "null", "compaction of the conversation"),

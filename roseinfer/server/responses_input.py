@@ -65,6 +65,7 @@ class ResponseEcho:
     store: bool = False  # the response is kept (GET /v1/responses/{id}, previous_response_id)
     truncation: str = "disabled"  # "auto": the oldest messages dropped to fit the context
     previous_response_id: str | None = None
+    background: bool = False  # run apart from the request: polled, streamed again, cancelled
 
 
 @dataclass(frozen=True)
@@ -165,12 +166,18 @@ def responses_request(
         messages.append({"role": "system", "content": instructions})
         sources.append(Source("instructions", None))
     store = chat.pop("store", None)
-    if store is not None and not isinstance(store, bool):
-        raise FieldError("store", "store must be true or false", "invalid_value")
+    background = chat.pop("background", False)
+    for name, value in (("store", store), ("background", background)):
+        if value is not None and not isinstance(value, bool):
+            raise FieldError(name, f"{name} must be true or false", "invalid_value")
+    if background and store is False:  # (OpenAI's and vLLM's rule: it is read by its id)
+        raise FieldError("background", "background needs store: true (a background response "
+                         "is read, streamed again or cancelled by its id later)")  # fmt: skip
     previous = chat.pop("previous_response_id", None)
     link = None
     if conversation is None:
-        for name, value in (("store", store), ("previous_response_id", previous)):
+        for name, value in (("store", store), ("background", background),
+                            ("previous_response_id", previous)):  # fmt: skip
             if value not in (None, False):
                 raise FieldError(name, f"{name} needs stored responses, and this server keeps "
                                  "none (--responses-store-size 0)")  # fmt: skip
@@ -261,6 +268,7 @@ def responses_request(
         truncation=truncation,
         store=conversation is not None and store is not False,  # OpenAI's default: stored
         previous_response_id=previous,
+        background=bool(background),
     )
     return ResponsesRequest(chat, echo, tuple(sources), tuple(messages[own_start:]), link,
                             items)  # fmt: skip

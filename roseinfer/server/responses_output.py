@@ -7,7 +7,8 @@ message too; a request the engine fails is a `response.failed` event once the st
 (its status, 200, is sent), else an error body as on the other endpoints.
 
 Stream events, each `event: <type>` + `data: <json>` with a rising `sequence_number`:
-`response.created`, `response.in_progress`; per message `response.output_item.added`,
+`response.created`, `response.in_progress` (a background response's: `response.created` and
+`response.queued` with status `queued`, then `response.in_progress`); per message `response.output_item.added`,
 `response.content_part.added`, `response.output_text.delta` (with its tokens' logprobs where
 asked for), `response.output_text.done`, `response.content_part.done`,
 `response.output_item.done`; per call `response.output_item.added`,
@@ -65,7 +66,7 @@ class ResponseHead:
             "text": {"format": echo.text_format}, "tool_choice": echo.tool_choice,
             "tools": list(echo.tools), "top_logprobs": echo.top_logprobs,
             "truncation": echo.truncation, "usage": usage, "user": echo.user,
-            "metadata": echo.metadata, "background": False, "max_tool_calls": None,
+            "metadata": echo.metadata, "background": echo.background, "max_tool_calls": None,
             "service_tier": "default",  # one tier here
         }  # fmt: skip
 
@@ -136,8 +137,9 @@ def response_object(head: ResponseHead, group: GenerationGroup, prompt_tokens: i
 
 
 @dataclass
-class _EventWriter:
-    """SSE events with their sequence numbers, and the output items opened so far."""
+class EventWriter:
+    """SSE events with their sequence numbers, and the output items opened so far (what a
+    background response's reader sees of it while it runs)."""
 
     seq: int = 0
     items: list[dict] = field(default_factory=list)  # done or open, in order
@@ -150,15 +152,19 @@ class _EventWriter:
 
 
 async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tokens: int,
-                          constraint_param: str | None,
-                          on_done: Callable[[dict], None]) -> AsyncIterator[str]:  # fmt: skip
+                          constraint_param: str | None, on_done: Callable[[dict], None],
+                          w: EventWriter | None = None) -> AsyncIterator[str]:  # fmt: skip
     """The SSE events of a streamed Response (module docstring). Closing the stream aborts
     the generation. `constraint_param`: what a failure of the request's own doing names;
     `on_done`: given the last Response object (completed, incomplete or failed) before its
-    event goes out."""
-    w = _EventWriter()
+    event goes out; `w`: where the events' numbers and items are kept (a new one: None)."""
+    w = EventWriter() if w is None else w
     want_logprobs = head.request.echo.logprobs
-    yield w.event("response.created", response=head.response("in_progress", []))
+    if head.request.echo.background:  # (queued as the POST answered it)
+        yield w.event("response.created", response=head.response("queued", []))
+        yield w.event("response.queued", response=head.response("queued", []))
+    else:
+        yield w.event("response.created", response=head.response("in_progress", []))
     yield w.event("response.in_progress", response=head.response("in_progress", []))
     call_ids: dict[int, str] = {}  # call index -> its item id
 

@@ -10,7 +10,9 @@ now names another response (deleted or dropped, then the id given again: a clien
 `request_id` names its response) is broken, never followed to the wrong turns. At most
 `capacity` responses and `max_bytes` of JSON are kept (`--responses-store-size`,
 `--responses-store-mib`), the least recently used dropped first (created, read or continued
-counts as use); nothing survives a restart.
+counts as use); nothing survives a restart. A background response is held here as a claimed
+id while it runs (`responses_background.py` keeps the run) and stored when it ends, with its
+stream's events where it was streamed.
 """
 
 from __future__ import annotations
@@ -35,10 +37,12 @@ class StoredResponse:
     previous: Link | None  # the response it continued
     serial: int  # the store's count when it was stored
     items_json: bytes = b"[]"  # its input items, as GET .../input_items lists them
+    events_json: bytes | None = None  # a background stream's SSE events (a list), to replay
 
     @property
     def size(self) -> int:
-        return len(self.response_json) + len(self.turn_json) + len(self.items_json)
+        events = len(self.events_json or b"")
+        return len(self.response_json) + len(self.turn_json) + len(self.items_json) + events
 
 
 class ResponseNotFound(KeyError):
@@ -80,12 +84,14 @@ class ResponseStore:
         self._claimed.discard(response_id)
 
     def put(self, response_id: str, response_json: bytes, turn: list[dict],
-            previous: Link | None, items: list[dict] | None = None) -> bool:  # fmt: skip
+            previous: Link | None, items: list[dict] | None = None,
+            events: list[str] | None = None) -> bool:  # fmt: skip
         """Keep a finished response; False where it alone is past `max_bytes` (not kept)."""
         self._claimed.discard(response_id)
         self._serial += 1
         stored = StoredResponse(response_json, json.dumps(turn).encode(), previous, self._serial,
-                                json.dumps(items or []).encode())  # fmt: skip
+                                json.dumps(items or []).encode(),
+                                None if events is None else json.dumps(events).encode())  # fmt: skip
         if self.capacity == 0 or stored.size > self.max_bytes:
             return False
         self._drop(response_id)

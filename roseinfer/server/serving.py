@@ -34,6 +34,8 @@ from roseinfer.structured.tools import ToolUse
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}  # no proxy buffering
+
 
 class ClientDisconnected(Exception):
     """The client went away before the response was ready."""
