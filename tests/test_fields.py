@@ -19,6 +19,7 @@ from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.embeddings import EmbeddingRequest
 from roseinfer.server.llamacpp import EmbeddingFields, NativeFields
+from roseinfer.server.scores import RerankRequest, ScoreRequest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATHS = F.ENDPOINTS
@@ -35,6 +36,8 @@ BASE = {
     F.LLAMACPP_COMPLETION: {"prompt": "The quick brown fox", "n_predict": 6, "temperature": 0,
                             "ignore_eos": True},
     F.LLAMACPP_EMBEDDING: {"content": "The quick brown fox"},
+    F.SCORE: {"text_1": "The quick brown fox", "text_2": ["jumps", "over"]},
+    F.RERANK: {"query": "The quick brown fox", "documents": ["jumps", "over"]},
 }  # fmt: skip
 CANDIDATES = [0, 1, -1, False, True, "", "none", [], {}, ["text"], {"type": "text"}, 6, 0.5, "x",
               ["x"], {"k": "v"}, "auto", "medium", "left", "completed", "disabled"]  # fmt: skip
@@ -121,7 +124,8 @@ def test_pydantic_models_hold_exactly_the_honoured_fields():
         (F.CHAT, "messages[].content[]"): TextPart,
         (F.CHAT, "stream_options"): P.StreamOptions,
         (F.COMPLETIONS, "stream_options"): P.StreamOptions,
-        (F.EMBEDDINGS, ""): EmbeddingRequest,
+        (F.EMBEDDINGS, ""): EmbeddingRequest, (F.SCORE, ""): ScoreRequest,
+        (F.RERANK, ""): RerankRequest,
     }  # fmt: skip
     for (endpoint, scope), model in models.items():
         assert F.honoured(endpoint, scope) == set(model.model_fields), (endpoint, scope)
@@ -230,6 +234,7 @@ def streamed_text(http: httpx.Client, endpoint: str, body: dict) -> list[str]:
     (F.CHAT, "part"), (F.COMPLETIONS, "stream_options"), (F.RESPONSES, ""),
     (F.RESPONSES, "message"), (F.RESPONSES, "part"), (F.RESPONSES, "stream_options"),
     (F.EMBEDDINGS, ""), (F.LLAMACPP_COMPLETION, ""), (F.LLAMACPP_EMBEDDING, ""),
+    (F.SCORE, ""), (F.RERANK, ""),
 ])  # fmt: skip
 def test_unknown_field_is_a_400_naming_it(http, endpoint, where):
     body = json.loads(json.dumps(BASE[endpoint]))

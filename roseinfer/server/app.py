@@ -5,14 +5,14 @@ GET /v1/models/{id}, GET /metrics, POST /generate (the seeds' API), POST /v1/com
 POST /v1/chat/completions, POST /v1/responses (run as a chat request: responses_input.py) with
 GET and DELETE /v1/responses/{id}, POST /v1/responses/{id}/cancel and
 GET /v1/responses/{id}/input_items (its stored and background ones: responses_api.py),
-POST /v1/embeddings (embeddings.py), POST /tokenize, /detokenize and llama.cpp's
-/apply-template (tokenization.py), llama.cpp's POST /completion, /embedding and GET /props
-(llamacpp.py), and the pages of web.py (the chat page at /, /docs, /redoc). Each
-route module reads the one `ServingContext` (context.py): the client, the config, the checks
+POST /v1/embeddings (embeddings.py), vLLM's POST /score and /rerank (scores.py), POST /tokenize,
+/detokenize and llama.cpp's /apply-template (tokenization.py), llama.cpp's POST /completion,
+/embedding and GET /props (llamacpp.py), and the pages of web.py (the chat page at /, /docs,
+/redoc). Each route module reads the one `ServingContext` (context.py): the client, the config, the checks
 every endpoint makes.
 
-`--api-key` protects /v1/*, /generate, /tokenize, /detokenize and llama.cpp's endpoints (Bearer
-token; its /models too); /health (/v1/health), /version and /metrics stay open for probes and
+`--api-key` protects /v1/*, /generate, /tokenize, /detokenize, /score, /rerank and llama.cpp's
+endpoints (Bearer token; its /models too); /health (/v1/health), /version and /metrics stay open for probes and
 scrapers, and the pages for browsers.
 """
 
@@ -41,6 +41,7 @@ from roseinfer.server.middleware import BodySizeLimitMiddleware, RequestIdMiddle
 from roseinfer.server.openapi import install_openapi, request_bodies
 from roseinfer.server.responses_api import StoredResponses
 from roseinfer.server.responses_store import ResponseStore
+from roseinfer.server.scores import add_score_routes
 from roseinfer.server.tokenization import add_tokenization_routes
 from roseinfer.server.web import add_pages
 
@@ -138,6 +139,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     add_completion_routes(api, ctx, stored)
     add_tokenization_routes(api, ctx.tokenizer, ctx.max_model_len, ctx.check_model)
     add_embedding_routes(api, ctx)
+    add_score_routes(api, ctx)
     add_llamacpp_routes(api, ctx)
     app.include_router(api)
     add_pages(app)

@@ -118,18 +118,20 @@ async def pooled(
     request_id: str,
     prompts: list[list[int]],
     pooling: PoolingParams,
-    field: str,
+    field: str | list[str],
 ) -> list[torch.Tensor] | None:
     """Each prompt's vector, checked and queued as the engine will take them (a 400 naming
-    `field`, the body's field of the prompts; a 503 past the queue's limit); None where the
-    client leaves first (what still runs is aborted)."""
+    `field`, the body's field of the prompts, or of each prompt; a 503 past the queue's
+    limit); None where the client leaves first (what still runs is aborted)."""
     engine = ctx.client.engine
+    fields = [field] * len(prompts) if isinstance(field, str) else field
     for i, ids in enumerate(prompts):
         try:
             engine.validate_pooling(ids)
         except InvalidRequestError as e:
-            where = f"{field}[{i}]: " if len(prompts) > 1 else f"{field}: "
-            raise APIError(400, where + str(e), param=field, code=e.code) from None
+            name, index = fields[i], fields[:i].count(fields[i])  # (its place in its field)
+            where = f"{name}[{index}]: " if fields.count(name) > 1 else f"{name}: "
+            raise APIError(400, where + str(e), param=name, code=e.code) from None
     ctx.check_capacity(len(prompts))
     try:
         return await until_disconnected(
@@ -138,7 +140,9 @@ async def pooled(
     except ClientDisconnected:
         return None
     except RequestFailed as e:
-        raise failed_request_error(e, field, "embedding") from None
+        raise failed_request_error(
+            e, field if isinstance(field, str) else field[0], "embedding"
+        ) from None
 
 
 def add_embedding_routes(router: APIRouter, ctx: ServingContext) -> None:

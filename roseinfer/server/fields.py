@@ -1,7 +1,8 @@
 """The field table: every request field of /v1/chat/completions, /v1/completions,
 /v1/responses (its own rows: `responses_fields.py`), /v1/embeddings (`embeddings_fields.py`),
-llama.cpp's /completion and /embedding (`llamacpp_fields.py`) and /generate that OpenAI, vLLM
-or llama.cpp's server takes, and what roseinfer does with it.
+llama.cpp's /completion and /embedding (`llamacpp_fields.py`), vLLM's /score and /rerank
+(`scores_fields.py`) and /generate that OpenAI, vLLM or llama.cpp's server takes, and what
+roseinfer does with it.
 
 Nothing is accepted and ignored. Each field of each endpoint is exactly one of:
 
@@ -53,6 +54,7 @@ from roseinfer.server.llamacpp_fields import (
     shared_with_llamacpp,
 )
 from roseinfer.server.responses_fields import RESPONSES, RESPONSES_FIELDS, shared_with_responses
+from roseinfer.server.scores_fields import RERANK, SCORE, SCORES_FIELDS
 
 CHAT, COMPLETIONS, GENERATE = "chat", "completions", "generate"
 ENDPOINTS = {
@@ -63,6 +65,8 @@ ENDPOINTS = {
     GENERATE: "/generate",
     LLAMACPP_COMPLETION: "/completion",
     LLAMACPP_EMBEDDING: "/embedding",
+    SCORE: "/score",
+    RERANK: "/rerank",
 }
 _V1 = (CHAT, COMPLETIONS)
 
@@ -400,6 +404,7 @@ FIELDS = (
     + RESPONSES_FIELDS
     + EMBEDDINGS_FIELDS
     + LLAMACPP_FIELDS
+    + SCORES_FIELDS
 )
 
 # endpoint -> field name -> spec (a name appears at most once per endpoint)

@@ -22,6 +22,7 @@ from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.embeddings import EmbeddingRequest
 from roseinfer.server.llamacpp import EmbeddingFields, NativeFields
+from roseinfer.server.scores import RerankRequest, ScoreRequest
 from roseinfer.server.tokenization import (
     ApplyTemplateRequest,
     DetokenizeRequest,
@@ -132,6 +133,12 @@ def request_bodies(model: str, tokenizer: Tokenizer) -> dict[str, RequestBody]:
             (responses_body_model(),), {"model": model, "input": "Hello!", "max_output_tokens": 32}
         ),
         "/v1/embeddings": RequestBody((EmbeddingRequest,), {"model": model, "input": "Hello!"}),
+        "/score": RequestBody((ScoreRequest,), {"model": model, "text_1": "What is the capital "
+                              "of France?", "text_2": ["Paris is the capital of France.",
+                                                       "I like cheese."]}),
+        "/rerank": RequestBody((RerankRequest,), {"model": model, "query": "What is the capital "
+                               "of France?", "documents": ["Paris is the capital of France.",
+                                                           "I like cheese."]}),
         "/generate": RequestBody((P.GenerateRequest,), {"prompt": "Hello", "max_new_tokens": 32}),
         "/tokenize": RequestBody(
             (TokenizeCompletionRequest, TokenizeChatRequest, LlamaTokenizeRequest),
