@@ -6,9 +6,9 @@ drawn from a mix: chat and completion requests (streamed and not, n > 1), struct
 JSON schema, a regex, choices, a GBNF grammar), required tool calls (streamed and not), echo,
 logprobs and prompt_logprobs, stop strings, seeded sampling with every penalty and a bias, long
 prompts, /v1/responses (plain, streamed, tools, a stored chain continued, read back and
-deleted), /v1/embeddings (floats or base64: one unit vector per input), llama.cpp's native
-/completion (several prompts, streamed or not, probabilities, a grammar) and /embedding; and
-faults: clients that disconnect mid-stream (also inside a JSON schema), malformed
+deleted, background ones polled to their end or cancelled), /v1/embeddings (floats or base64:
+one unit vector per input), llama.cpp's native /completion (several prompts, streamed or not,
+probabilities, a grammar) and /embedding, /rerank and /score (sorted cosines); and faults: clients that disconnect mid-stream (also inside a JSON schema), malformed
 and unknown-field bodies, a schema with a dangling $ref, prompts longer than the context, odd
 seeds (huge, 2**64 - 1 with n = 2, negative), tiny and NaN temperatures. A 200 is checked, not
 just counted: the output follows its schema, regex, choices, grammar or tools; stop strings are
@@ -143,6 +143,10 @@ async def one_response(client: httpx.AsyncClient, case: Case, content: bytes,
     answer = r.json()
     if answer["id"] != "resp_" + headers["X-Request-Id"]:
         return outcome + f" FAULT id {answer['id']} for {headers['X-Request-Id']}"
+    if case.kind.startswith("responses-background"):
+        answer, fault = await background_end(client, answer, case.kind.endswith("cancel"))
+        if fault is not None or answer["status"] == "cancelled":
+            return outcome + (f" FAULT {fault}" if fault else " cancelled")
     fault = case.check(answer)
     if fault is None and case.kind == "responses-chain":
         body = {**case.body, "input": "And in another?", "previous_response_id": answer["id"]}
@@ -158,6 +162,32 @@ async def one_response(client: httpx.AsyncClient, case: Case, content: bytes,
                 if (await client.delete(f"/v1/responses/{rid}")).status_code != 200:
                     fault = fault or f"could not delete {rid}"
     return outcome + (f" FAULT {fault}" if fault else "")
+
+
+async def background_end(client: httpx.AsyncClient, answer: dict,
+                         cancel: bool) -> tuple[dict, str | None]:  # fmt: skip
+    """A background response polled to its end (at most 120 s), or cancelled on the way
+    (`cancelled`, unless it ended first), then deleted; and a fault, if any."""
+    url = f"/v1/responses/{answer['id']}"
+    if answer["status"] != "queued" or answer["output"]:
+        return answer, f"answered {answer['status']}, not queued"
+    deadline = time.monotonic() + 120
+    while answer["status"] in ("queued", "in_progress"):
+        if time.monotonic() > deadline:
+            return answer, "still running after 120 s"
+        if cancel:
+            r = await client.post(url + "/cancel")
+            if r.status_code == 200 and r.json()["status"] != "cancelled":
+                return answer, f"cancel answered {r.json()['status']}"
+            if r.status_code not in (200, 400):  # (400: it had ended first)
+                return answer, f"cancel: {r.status_code} {r.text[:120]}"
+            cancel = False
+        else:
+            await asyncio.sleep(0.05)
+        answer = (await client.get(url)).json()
+    if (await client.delete(url)).status_code != 200:
+        return answer, "could not delete it"
+    return answer, None
 
 
 async def soak(

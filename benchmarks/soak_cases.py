@@ -1,6 +1,6 @@
 """The soak's request mix (`benchmarks/soak.py`): what each client sends next (`pick`) and what
 a 200 must hold (each `Case`'s check). A fifth of the requests go to /v1/responses, a few to
-/v1/embeddings and to llama.cpp's native /completion and /embedding."""
+/v1/embeddings, to llama.cpp's native /completion and /embedding, and to /rerank and /score."""
 
 from __future__ import annotations
 
@@ -203,8 +203,8 @@ def check_response_events(events: list[dict]) -> str | None:
 
 
 def pick_responses(rng: random.Random) -> Case:
-    """/v1/responses: plain, streamed, tools, a stored chain (continued, read, deleted), and a
-    client that leaves a stream."""
+    """/v1/responses: plain, streamed, tools, a stored chain (continued, read, deleted), a
+    background one (polled, or cancelled), and a client that leaves a stream."""
     base = {"max_output_tokens": rng.randint(4, 48), "temperature": 0.7,
             "instructions": "Answer briefly."}  # fmt: skip
     question = "Tell me about the sea in one sentence."
@@ -219,9 +219,13 @@ def pick_responses(rng: random.Random) -> Case:
         body = {**base, "max_output_tokens": 64, "input": question, "tools": RESPONSES_TOOLS,
                 "tool_choice": "required", "parallel_tool_calls": False}  # fmt: skip
         return Case("responses-tools", "/v1/responses", body, check=check_response_calls)
-    if roll < 0.9:
+    if roll < 0.82:
         return Case("responses-chain", "/v1/responses", {**base, "input": question},
                     check=check_response)  # fmt: skip
+    if roll < 0.92:  # polled to its end, or cancelled on the way (soak.py)
+        kind = rng.choice(["responses-background", "responses-background-cancel"])
+        body = {**base, "input": question, "background": True}
+        return Case(kind, "/v1/responses", body, check=check_response)
     body = {**base, "input": question, "stream": True, "max_output_tokens": 200}
     return Case("disconnect-responses", "/v1/responses", body)
 
@@ -251,6 +255,33 @@ def pick_embeddings(rng: random.Random) -> Case:
     if rng.random() < 0.1:
         return Case("embeddings-too-long", "/v1/embeddings", {"input": "word " * 20000}, 400)
     return Case("embeddings", "/v1/embeddings", body, check=check_embeddings(len(inputs)))
+
+
+def check_rerank(count: int) -> Callable[[dict], str | None]:
+    def check(r: dict) -> str | None:
+        results = r["results"] if "results" in r else r["data"]
+        key = "relevance_score" if "results" in r else "score"
+        scores = [e[key] for e in results]
+        if sorted(e["index"] for e in results) != list(range(count)):
+            return f"{len(results)} scores for {count} texts"
+        if any(not -1.0001 <= x <= 1.0001 for x in scores):
+            return "a cosine out of [-1, 1]"
+        if "results" in r and scores != sorted(scores, reverse=True):
+            return "not sorted best first"
+        return None
+
+    return check
+
+
+def pick_scores(rng: random.Random) -> Case:
+    """/rerank and /score over the embeddings: a query against a few texts."""
+    texts = ["The sea is wide.", "word " * rng.randint(1, 100), "Fish swim.", "Cheese"]
+    texts = texts[: rng.randint(1, 4)]
+    if rng.random() < 0.5:
+        body = {"query": "Tell me about the sea", "documents": texts}
+        return Case("rerank", "/rerank", body, check=check_rerank(len(texts)))
+    body = {"text_1": "Tell me about the sea", "text_2": texts}
+    return Case("score", "/score", body, check=check_rerank(len(texts)))
 
 
 def check_llamacpp(prompts: int) -> Callable[[dict | list], str | None]:
@@ -312,6 +343,8 @@ def pick(rng: random.Random) -> Case:
         return pick_embeddings(rng)
     if roll < 0.32:
         return pick_llamacpp(rng)
+    if roll < 0.35:
+        return pick_scores(rng)
     base = {"model": None, "max_tokens": rng.randint(4, 48), "temperature": 0.7}
     roll = rng.random()
     if roll < 0.10:
