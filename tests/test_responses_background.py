@@ -274,3 +274,96 @@ def test_a_server_stops_with_a_background_response_running(tmp_path_factory, cap
         "cancelled"
     )
     assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+
+
+@pytest.fixture
+def held_engine(served):
+    """The engine's steps held until the test lets them go: what is submitted stays queued."""
+    engine = served[0].state.client.engine
+    step, go = engine.step, threading.Event()
+
+    def held_step():
+        go.wait(30)
+        return step()
+
+    engine.step = held_step
+    try:
+        yield go
+    finally:
+        go.set()
+        del engine.step
+
+
+def test_it_is_queued_until_its_first_tokens(http, held_engine):
+    body = {"input": "Hi", "max_output_tokens": 3, "background": True, **GREEDY}
+    queued = response(http.post("/v1/responses", json=body))
+    time.sleep(0.3)  # (its task has run: submitted, no step yet)
+    assert response(http.get(f"/v1/responses/{queued['id']}"))["status"] == "queued"
+    held_engine.set()
+    assert poll(http, queued["id"], ("incomplete",))["usage"]["output_tokens"] == 3
+
+
+def test_a_failure_before_its_first_step_ends_its_stream_with_response_failed(http, served):
+    client = served[0].state.client
+    real_submit = client.submit
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    client.submit = failing
+    try:
+        body = {"input": "Hi", "max_output_tokens": 3, "background": True, "stream": True}
+        with http.stream("POST", "/v1/responses", json=body) as r:
+            events = read_events(r)
+    finally:
+        client.submit = real_submit
+    assert events[-1]["type"] == "response.failed"
+    failed = poll(http, events[0]["response"]["id"], ("failed",))
+    assert failed["error"]["code"] == "server_error"
+
+
+def test_what_the_store_cannot_hold_is_said_not_lost(http, served):
+    """Events past the store's bytes are not kept (a replay is a 400 saying why) and the
+    Response is; a Response alone past them is kept as `failed`, saying why, so polls end."""
+    stored = served[0].state.responses
+    before = stored.store.max_bytes, stored.budget.limit
+    body = {"input": "Write", "max_output_tokens": 40, "background": True, "stream": True,
+            "include": ["message.output_text.logprobs"], "top_logprobs": 5, **GREEDY}  # fmt: skip
+    try:
+        stored.store.max_bytes = stored.budget.limit = 60_000
+        with http.stream("POST", "/v1/responses", json=body) as r:
+            events = read_events(r)  # (its reader gets every event all the same)
+        assert events[-1]["type"] == "response.incomplete"
+        assert sum(len(json.dumps(e)) for e in events) > 60_000 > len(json.dumps(events[-1]))
+        kept = poll(http, events[0]["response"]["id"], ("incomplete",))
+        assert text_of(kept) == text_of(events[-1]["response"])
+        r = http.get(f"/v1/responses/{kept['id']}", params={"stream": "true"})
+        assert r.status_code == 400 and "--responses-store-mib" in r.json()["error"]["message"]
+        stored.store.max_bytes = stored.budget.limit = 5_000
+        queued = response(http.post("/v1/responses", json={**body, "stream": False}))
+        failed = poll(http, queued["id"], ("failed",))
+        assert "larger than --responses-store-mib" in failed["error"]["message"]
+        assert stored.budget.held == 0  # (what the runs kept is given back)
+    finally:
+        stored.store.max_bytes, stored.budget.limit = before
+
+
+def test_queries_given_twice_or_too_long_and_bodies_of_cancel(http):
+    done = response(http.post("/v1/responses", json={"input": "Hi", "max_output_tokens": 2,
+                                                     "background": True, **GREEDY}))  # fmt: skip
+    poll(http, done["id"], ("incomplete",))
+    url = f"/v1/responses/{done['id']}"
+    r = http.get(url + "?stream=true&stream=false")
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "stream")
+    r = http.get(url, params={"stream": "false", "starting_after": "9" * 5000})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "starting_after")
+    r = http.get(url, params={"stream": "true", "starting_after": "9" * 5000})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "starting_after")
+    # (a no-op: no event is padded)
+    assert response(http.get(url, params={"include_obfuscation": "false"})) == response(
+        http.get(url))  # fmt: skip
+    for content in (b"null", b"{ }", b""):  # no body, as the openai package sends: all one
+        r = http.post(url + "/cancel", content=content)
+        assert r.status_code == 400 and "Cannot cancel an incomplete" in r.text
+    r = http.post(url + "/cancel", json={"reason": "x"})
+    assert r.status_code == 400 and "no request body" in r.text

@@ -68,8 +68,10 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
-        await stored.shutdown()  # background responses cancelled while the engine runs
-        client.shutdown()
+        try:
+            await stored.shutdown()  # background responses cancelled while the engine runs
+        finally:
+            client.shutdown()
 
     # docs_url/redoc_url None: web.py serves both pages without FastAPI's CDN.
     app = FastAPI(title="roseinfer", version=__version__, lifespan=lifespan, docs_url=None,

@@ -27,7 +27,6 @@ from roseinfer.server.context import ServingContext
 from roseinfer.server.errors import APIError, failed_request_error, internal_error, validated
 from roseinfer.server.params import check_choices, client_names, response_options, sampling_error
 from roseinfer.server.responses_api import StoredResponses
-from roseinfer.server.responses_background import BackgroundRun
 from roseinfer.server.responses_input import ResponsesRequest, fit_conversation, responses_request
 from roseinfer.server.responses_output import ResponseHead, response_events, response_object
 from roseinfer.server.serving import (
@@ -132,8 +131,8 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
                                        internal_id if body.request_id is None else None)  # fmt: skip
             head = ResponseHead(response_id, created, model_name, responses, defaults)
             if responses.echo.background:
-                return stored.start_background(BackgroundRun(
-                    head, group, prompt_tokens, opts.constraint_param, bool(body.stream)))  # fmt: skip
+                return stored.start_background(head, group, prompt_tokens, opts.constraint_param,
+                                               bool(body.stream))  # fmt: skip
             keep = functools.partial(stored.keep, responses)
             if body.stream:
                 events = response_events(head, group, prompt_tokens, opts.constraint_param, keep)

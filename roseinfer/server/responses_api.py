@@ -11,15 +11,16 @@ import asyncio
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
 from roseinfer.server.errors import APIError
-from roseinfer.server.responses_background import BackgroundRun
+from roseinfer.server.responses_background import BackgroundRun, EventBudget, EventsNotKept
 from roseinfer.server.responses_input import ResponsesRequest
+from roseinfer.server.responses_output import ResponseHead
 from roseinfer.server.responses_store import (
     IdTaken,
     Link,
@@ -27,7 +28,7 @@ from roseinfer.server.responses_store import (
     ResponseStore,
     StoredResponse,
 )
-from roseinfer.server.serving import SSE_HEADERS, dumps
+from roseinfer.server.serving import SSE_HEADERS, GenerationGroup, dumps
 
 _FLAGS = {"true": True, "1": True, "false": False, "0": False}  # a query's booleans
 
@@ -36,6 +37,8 @@ logger = logging.getLogger(__name__)
 
 class StillRunning(KeyError):
     """A background response continued before it has ended."""
+
+    code = "previous_response_running"
 
     def __str__(self) -> str:
         return (f"Response with id '{self.args[0]}' is still running in the background: "
@@ -46,6 +49,7 @@ class StoredResponses:
     def __init__(self, store: ResponseStore) -> None:
         self.store = store
         self.running: dict[str, BackgroundRun] = {}  # background responses, by id
+        self.budget = EventBudget(store.max_bytes)  # what their streams' events may hold
 
     def conversation(self, response_id: str) -> tuple[list[dict], Link]:
         """`ResponseStore.conversation`, a background response still running refused."""
@@ -53,24 +57,34 @@ class StoredResponses:
             raise StillRunning(response_id)
         return self.store.conversation(response_id)
 
-    def start_background(self, background: BackgroundRun) -> Response:
-        """Run `background` apart from its HTTP request (its id claimed already); the answer
+    def start_background(self, head: ResponseHead, group: GenerationGroup, prompt_tokens: int,
+                         constraint_param: str | None, streamed: bool) -> Response:  # fmt: skip
+        """Run a response apart from its HTTP request (its id claimed already); the answer
         now: the Response `queued`, or the stream of its events."""
-        self.running[background.head.id] = background
-        background.start(self._ended)
-        if background.streamed:
-            return StreamingResponse(background.follow(), media_type="text/event-stream",
+        run = BackgroundRun(head, group, prompt_tokens, constraint_param, streamed, self.budget)
+        self.running[head.id] = run
+        run.start(self._ended)
+        if streamed:
+            return StreamingResponse(run.follow(), media_type="text/event-stream",
                                      headers=SSE_HEADERS)  # fmt: skip
-        return Response(dumps(background.snapshot()), media_type="application/json")
+        return Response(dumps(run.snapshot()), media_type="application/json")
 
-    def _ended(self, background: BackgroundRun) -> None:
-        """A background response has ended: stored (with its stream's events), its id free."""
-        response_id = background.head.id
-        assert background.final is not None
-        self.keep(background.head.request, background.final,
-                  events=background.events if background.streamed else None)  # fmt: skip
-        self.release(response_id)
-        self.running.pop(response_id, None)
+    def _ended(self, run: BackgroundRun) -> None:
+        """A background response has ended: stored (with its stream's events where they fit;
+        where even the Response alone is past --responses-store-mib, a `failed` one saying
+        so, for its pollers), its id free."""
+        request, final = run.head.request, run.final
+        assert final is not None
+        events = None if run.events is None else tuple(run.events)
+        if not self.keep(request, final, events=events, events_bytes=run.events_bytes):
+            if events is None or not self.keep(request, final):
+                size = len(dumps(final).encode())
+                error = {"code": "server_error", "message": f"the response ({size:,} bytes) is "
+                         "larger than --responses-store-mib: not kept"}  # fmt: skip
+                self.keep(request, run.head.response("failed", [], final["usage"], error))
+        run.release_events()
+        self.release(run.head.id)
+        self.running.pop(run.head.id, None)
 
     async def shutdown(self) -> None:
         """Cancel what runs in the background (the server is stopping)."""
@@ -96,21 +110,25 @@ class StoredResponses:
         self.store.release(response_id)
 
     def keep(self, run: ResponsesRequest, response: dict, content: str | None = None,
-             events: list[str] | None = None) -> None:  # fmt: skip
+             events: tuple[str, ...] | None = None, events_bytes: int = 0) -> bool:  # fmt: skip
         """Store a finished Response whose request asked for it (`content`: its JSON, where
-        it was written already; `events`: a background stream's, to replay)."""
+        it was written already; `events`: a background stream's, to replay); False where it
+        was to be kept and is not."""
         if not run.echo.store:
-            return
+            return True
         try:
             content = dumps(response) if content is None else content
             kept = self.store.put(response["id"], content.encode(), run.turn(response),
-                                  run.previous, input_items(run.input), events)  # fmt: skip
+                                  run.previous, input_items(run.input), events,
+                                  events_bytes)  # fmt: skip
         except Exception:  # a bug: the answer goes out all the same
             logger.exception("could not store response %s", response["id"])
-            return
+            return False
         if not kept:
-            logger.warning("response %s is larger than --responses-store-mib: not kept",
-                           response["id"])  # fmt: skip
+            what = "with its events " if events else ""
+            logger.warning("response %s %sis larger than --responses-store-mib: not kept",
+                           response["id"], what)  # fmt: skip
+        return kept
 
     async def released(self, events: AsyncIterator[str], response_id: str) -> AsyncIterator[str]:
         """`events`, then the id free again, however the stream ends (a client gone before the
@@ -142,8 +160,7 @@ class StoredResponses:
             """Cancel a background response: `cancelled` (again: the same answer); one that
             ended otherwise, or did not run in the background, is a 400."""
             _query(request, ())
-            if (await request.body()).strip() not in (b"", b"{}"):
-                raise APIError(400, "cancel takes no request body", code="invalid_value")
+            await _no_body(request)
             running = self.running.get(response_id)
             if running is not None:
                 await running.cancel()
@@ -167,26 +184,32 @@ class StoredResponses:
             new ones as they come."""
             query = _query(request, ("stream", "starting_after", "include_obfuscation"))
             running = self.running.get(response_id)
+            _flag(query, "include_obfuscation")  # a no-op: no event is ever padded
             if not _flag(query, "stream"):
-                for name in ("starting_after", "include_obfuscation"):
-                    if name in query:
-                        raise APIError(400, f"{name} acts on a stream: give stream=true too",
-                                       param=name, code="invalid_value")  # fmt: skip
+                if "starting_after" in query:
+                    raise APIError(400, "starting_after acts on a stream: give stream=true too",
+                                   param="starting_after", code="invalid_value")  # fmt: skip
                 if running is not None:
                     return Response(dumps(running.snapshot()), media_type="application/json")
                 answer = self._get(response_id).response_json
                 return Response(answer, media_type="application/json")
-            _flag(query, "include_obfuscation")  # a no-op: no event is ever padded
             after = _starting_after(query)
-            if running is not None and running.streamed:
-                events = running.follow(after)
-            else:
-                stored = self._get(response_id) if running is None else None
-                if stored is None or stored.events_json is None:
-                    raise APIError(400, "This response cannot be streamed: it was not created "
-                                        "with background=true and stream=true", param="stream",
-                                   code="invalid_value")  # fmt: skip
-                events = _replay(json.loads(stored.events_json)[after + 1 :])
+            stored = self._get(response_id) if running is None else None
+            streamed = running.streamed if running is not None else stored is not None and (
+                json.loads(stored.response_json)["background"])  # fmt: skip
+            events: AsyncIterator[str] | Iterator[str] | None = None
+            try:
+                if running is not None and running.streamed:
+                    events = running.follow(after)
+                elif stored is not None and stored.events is not None:
+                    events = iter(stored.events[after + 1 :])
+            except EventsNotKept:
+                pass
+            if events is None:
+                why = ("its events were past --responses-store-mib and are not kept" if streamed
+                       else "it was not created with background=true and stream=true")  # fmt: skip
+                raise APIError(400, f"This response cannot be streamed: {why}", param="stream",
+                               code="invalid_value")  # fmt: skip
             return StreamingResponse(events, media_type="text/event-stream", headers=SSE_HEADERS)
 
         @api.delete("/v1/responses/{response_id:path}")
@@ -212,13 +235,29 @@ class StoredResponses:
 
 
 def _query(request: Request, allowed: tuple[str, ...]) -> dict[str, str]:
-    """The request's query parameters, each one of `allowed` (a 400 naming another)."""
-    query = dict(request.query_params)
-    for name in query:
+    """The request's query parameters, each one of `allowed` and given once (a 400 naming
+    another, or one given twice)."""
+    query: dict[str, str] = {}
+    for name, value in request.query_params.multi_items():
         if name not in allowed:
             raise APIError(400, f"query parameter '{name}' is not supported by this server",
                            param=name, code="unsupported_field")  # fmt: skip
+        if name in query:
+            raise APIError(400, f"query parameter '{name}' is given twice", param=name,
+                           code="invalid_value")  # fmt: skip
+        query[name] = value
     return query
+
+
+async def _no_body(request: Request) -> None:
+    """A 400 where a request that takes no body has one (nothing, `{}` or `null` pass)."""
+    raw = (await request.body()).strip()
+    try:
+        empty = not raw or json.loads(raw) in ({}, None)
+    except ValueError:
+        empty = False
+    if not empty:
+        raise APIError(400, "cancel takes no request body", code="invalid_value")
 
 
 def _flag(query: dict[str, str], name: str) -> bool:
@@ -234,15 +273,10 @@ def _starting_after(query: dict[str, str]) -> int:
     value = query.get("starting_after")
     if value is None:
         return -1
-    if not (value.isascii() and value.isdigit()):
+    if not (value.isascii() and value.isdigit() and len(value) <= 18):
         raise APIError(400, f"starting_after must be a sequence number (an integer >= 0), got "
                             f"{value!r}", param="starting_after", code="invalid_value")  # fmt: skip
     return int(value)
-
-
-async def _replay(events: list[str]) -> AsyncIterator[str]:
-    for event in events:
-        yield event
 
 
 def input_items(given: str | list) -> list[dict]:

@@ -3,18 +3,21 @@
 The POST is checked as any request is (a 400 or 503 before anything runs), then answered at
 once: the Response `queued`, or, streamed, its events from the first. The generation runs as an
 asyncio task of its own (`BackgroundRun`), not as part of the HTTP request: a client that
-leaves does not stop it. While it runs, `GET /v1/responses/{id}` shows it `in_progress` with the
-output items written so far; a streamed one keeps its events, so a reader can attach again
+leaves does not stop it. It is `queued` until its first tokens (the engine has computed its
+prompt), then `in_progress`; `GET /v1/responses/{id}` shows it with the output items written so
+far. A streamed one keeps its events for readers that attach again
 (`?stream=true&starting_after=N`: the events after sequence number N, then the new ones as they
-come). `POST /v1/responses/{id}/cancel` aborts it: `cancelled`, with what it had written. When
-it ends (completed, incomplete, failed or cancelled) it is stored as any response is, with a
-streamed one's events, and its id held until then is free again.
+come); the events every running response keeps share one byte budget (`EventBudget`, the
+store's `--responses-store-mib`), and a response whose events would pass it stops keeping them
+(its readers so far still get every event; a new one is refused). `POST
+/v1/responses/{id}/cancel` aborts it: `cancelled`, with what it had written. When it ends
+(completed, incomplete, failed or cancelled) it is stored as any response is, with a streamed
+one's events where they fit, and its id held until then is free again.
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -31,22 +34,49 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass
+class EventBudget:
+    """The bytes of events the running background responses may keep, all together."""
+
+    limit: int
+    held: int = 0
+
+    def take(self, n: int) -> bool:
+        if self.held + n > self.limit:
+            return False
+        self.held += n
+        return True
+
+    def give(self, n: int) -> None:
+        self.held -= n
+
+
+class EventsNotKept(Exception):
+    """A streamed background response's events were past the budget: no new reader."""
+
+
+@dataclass
 class BackgroundRun:
     """One background response: its generation's task, the Response as it stands, and (where
-    the request streamed) every event it has written, numbered from 0."""
+    the request streamed) the events it has written, numbered from 0, for readers."""
 
     head: ResponseHead
     group: GenerationGroup
     prompt_tokens: int
     constraint_param: str | None  # what a failure of the request's own doing names
     streamed: bool
-    status: str = "queued"
+    budget: EventBudget
     final: dict | None = None  # the last Response object, once it has ended
     writer: EventWriter = field(default_factory=EventWriter)
-    events: list[str] = field(default_factory=list)  # (kept only where `streamed`)
+    events: list[str] | None = field(default_factory=list)  # (None: not streamed, or past
+    # the budget)
+    events_bytes: int = 0
     task: asyncio.Task | None = None
+    _readers: list[asyncio.Queue[str | None]] = field(default_factory=list)
     _on_end: Callable[[BackgroundRun], None] | None = None
-    _wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def __post_init__(self) -> None:
+        if not self.streamed:
+            self.events = None  # (no reader can attach: nothing to keep)
 
     def start(self, on_end: Callable[[BackgroundRun], None]) -> None:
         """Run the generation as a task of its own; `on_end` is called once, when it ends."""
@@ -55,10 +85,10 @@ class BackgroundRun:
 
     def snapshot(self) -> dict:
         """The Response as it stands: the final one, or `queued` / `in_progress` with the
-        output items written so far (copies: the run goes on writing its own)."""
+        output items written so far (the run's own: write it out before the next await)."""
         if self.final is not None:
             return self.final
-        return self.head.response(self.status, copy.deepcopy(self.writer.items))
+        return self.head.response(self.writer.status, self.writer.items)
 
     async def cancel(self) -> None:
         """Abort the generation and wait until the run has ended (`cancelled`, unless it ended
@@ -69,21 +99,30 @@ class BackgroundRun:
         if self.final is None:  # cancelled before its first step: its code never ran
             self._end(self._cancelled())
 
-    async def follow(self, after: int = -1) -> AsyncIterator[str]:
+    def follow(self, after: int = -1) -> AsyncIterator[str]:
         """The stream's events after sequence number `after`, then each new one as it comes,
-        until the run has ended."""
-        index = after + 1
-        while True:
-            wake = self._wake  # (taken before reading: an event added after it sets this one)
-            while index < len(self.events):
-                yield self.events[index]
-                index += 1
-            if self.final is not None:
-                return
-            await wake.wait()
+        until the run has ended (EventsNotKept where they were past the budget)."""
+        if self.events is None:
+            raise EventsNotKept(self.head.id)
+        backlog = self.events[after + 1 :]
+        if self.final is not None:
+            return self._read(backlog, None)
+        queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._readers.append(queue)  # (from now on every event reaches it: none is missed)
+        return self._read(backlog, queue)
+
+    async def _read(self, backlog: list[str],
+                    queue: asyncio.Queue[str | None] | None) -> AsyncIterator[str]:  # fmt: skip
+        try:
+            for old in backlog:
+                yield old
+            while queue is not None and (new := await queue.get()) is not None:
+                yield new
+        finally:  # (a reader gone: nothing more is queued for it)
+            if queue in self._readers:
+                self._readers.remove(queue)
 
     async def _run(self) -> None:
-        self.status = "in_progress"
         final: dict | None = None
 
         def done(response: dict) -> None:
@@ -94,9 +133,7 @@ class BackgroundRun:
             events = response_events(self.head, self.group, self.prompt_tokens,
                                      self.constraint_param, done, self.writer)  # fmt: skip
             async for event in events:
-                if self.streamed:
-                    self.events.append(event)
-                    self._notify()
+                self._publish(event)
         except asyncio.CancelledError:  # cancelled (the group's exit aborted its requests)
             if final is None:
                 final = self._cancelled()
@@ -105,14 +142,30 @@ class BackgroundRun:
             if final is None:
                 error = {"code": "server_error", "message": "internal error"}
                 final = self.head.response("failed", self.writer.items, None, error)
+                self._publish(self.writer.event("response.failed", response=final))
         finally:
             self._end(final if final is not None else self._cancelled())
 
-    def _end(self, final: dict) -> None:
-        self.final, self.status = final, final["status"]
-        self._notify()
-        if self._on_end is not None:
-            self._on_end(self)
+    def _publish(self, event: str) -> None:
+        if not self.streamed:
+            return
+        for queue in self._readers:
+            queue.put_nowait(event)
+        if self.events is None:
+            return
+        size = len(event.encode())
+        if self.budget.take(size):
+            self.events.append(event)
+            self.events_bytes += size
+            return
+        logger.warning("background response %s: its events are past --responses-store-mib; "
+                       "not kept for new readers", self.head.id)  # fmt: skip
+        self._drop_events()
+
+    def _drop_events(self) -> None:
+        """Keep no events (their budget freed; readers attached so far go on)."""
+        self.budget.give(self.events_bytes)
+        self.events, self.events_bytes = None, 0
 
     def _cancelled(self) -> dict:
         """The Response cut short by a cancel: what it had written, its open item
@@ -124,6 +177,16 @@ class BackgroundRun:
         usage = response_usage(self.group, self.prompt_tokens)
         return self.head.response("cancelled", items, usage)
 
-    def _notify(self) -> None:
-        self._wake.set()
-        self._wake = asyncio.Event()
+    def _end(self, final: dict) -> None:
+        self.final = final
+        self.writer.status = final["status"]
+        for queue in self._readers:
+            queue.put_nowait(None)
+        self._readers.clear()
+        if self._on_end is not None:
+            self._on_end(self)  # (stores the events, then `release_events`)
+
+    def release_events(self) -> None:
+        """The run is stored: its events count against the store's bound, not the budget."""
+        if self.events is not None:
+            self.budget.give(self.events_bytes)

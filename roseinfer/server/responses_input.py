@@ -187,10 +187,9 @@ def responses_request(
                              "invalid_value")  # fmt: skip
         try:
             history, link = conversation(previous)
-        except KeyError as e:
-            raise FieldError(
-                "previous_response_id", str(e), "previous_response_not_found"
-            ) from None
+        except KeyError as e:  # (one still running says so: its own code)
+            code = getattr(e, "code", "previous_response_not_found")
+            raise FieldError("previous_response_id", str(e), code) from None
         messages += history
         sources += [Source(_HISTORY, None) for _ in history]
     own_start = len(messages)

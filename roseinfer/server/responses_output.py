@@ -8,7 +8,8 @@ message too; a request the engine fails is a `response.failed` event once the st
 
 Stream events, each `event: <type>` + `data: <json>` with a rising `sequence_number`:
 `response.created`, `response.in_progress` (a background response's: `response.created` and
-`response.queued` with status `queued`, then `response.in_progress`); per message `response.output_item.added`,
+`response.queued` with status `queued`, then `response.in_progress` with its first tokens: the
+engine has computed its prompt); per message `response.output_item.added`,
 `response.content_part.added`, `response.output_text.delta` (with its tokens' logprobs where
 asked for), `response.output_text.done`, `response.content_part.done`,
 `response.output_item.done`; per call `response.output_item.added`,
@@ -144,6 +145,7 @@ class EventWriter:
     seq: int = 0
     items: list[dict] = field(default_factory=list)  # done or open, in order
     open_item: dict | None = None  # the message or call being streamed
+    status: str = "queued"  # the last status an event said: queued, in_progress, or its end
 
     def event(self, kind: str, **fields: Any) -> str:
         data = {"type": kind, "sequence_number": self.seq, **fields}
@@ -152,7 +154,7 @@ class EventWriter:
 
 
 async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tokens: int,
-                          constraint_param: str | None, on_done: Callable[[dict], None],
+                          constraint_param: str | None, on_done: Callable[[dict], object],
                           w: EventWriter | None = None) -> AsyncIterator[str]:  # fmt: skip
     """The SSE events of a streamed Response (module docstring). Closing the stream aborts
     the generation. `constraint_param`: what a failure of the request's own doing names;
@@ -160,12 +162,21 @@ async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tok
     event goes out; `w`: where the events' numbers and items are kept (a new one: None)."""
     w = EventWriter() if w is None else w
     want_logprobs = head.request.echo.logprobs
-    if head.request.echo.background:  # (queued as the POST answered it)
+    if head.request.echo.background:  # (queued as the POST answered it, until its first tokens)
         yield w.event("response.created", response=head.response("queued", []))
         yield w.event("response.queued", response=head.response("queued", []))
     else:
         yield w.event("response.created", response=head.response("in_progress", []))
-    yield w.event("response.in_progress", response=head.response("in_progress", []))
+
+    def started() -> list[str]:
+        if w.status != "queued":
+            return []
+        w.status = "in_progress"
+        return [w.event("response.in_progress", response=head.response("in_progress", []))]
+
+    if not head.request.echo.background:
+        for line in started():
+            yield line
     call_ids: dict[int, str] = {}  # call index -> its item id
 
     def close_open(status: str) -> list[str]:
@@ -223,6 +234,8 @@ async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tok
             choice: ChoiceState | None = None
             pending: list[dict] = []  # logprobs of tokens whose text is not out yet
             async for _, choice, text in group.events():
+                for line in started():
+                    yield line
                 new = choice.new_logprobs if want_logprobs else []
                 if new:
                     new_ids = choice.token_ids[len(choice.token_ids) - len(new) :]
@@ -261,6 +274,7 @@ async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tok
                 yield line
             final = head.response(status, w.items, response_usage(group, prompt_tokens))
             kind = "response.completed" if status == "completed" else "response.incomplete"
+            w.status = status
             on_done(final)
             yield w.event(kind, response=final)
         except Exception as e:
@@ -274,5 +288,6 @@ async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tok
             failed = head.response(
                 "failed", w.items, None, {"code": code, "message": error.message}
             )
+            w.status = "failed"
             on_done(failed)
             yield w.event("response.failed", response=failed)

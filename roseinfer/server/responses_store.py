@@ -37,12 +37,13 @@ class StoredResponse:
     previous: Link | None  # the response it continued
     serial: int  # the store's count when it was stored
     items_json: bytes = b"[]"  # its input items, as GET .../input_items lists them
-    events_json: bytes | None = None  # a background stream's SSE events (a list), to replay
+    events: tuple[str, ...] | None = None  # a background stream's SSE events, to replay
+    events_bytes: int = 0  # their size in UTF-8
 
     @property
     def size(self) -> int:
-        events = len(self.events_json or b"")
-        return len(self.response_json) + len(self.turn_json) + len(self.items_json) + events
+        return (len(self.response_json) + len(self.turn_json) + len(self.items_json)
+                + self.events_bytes)  # fmt: skip
 
 
 class ResponseNotFound(KeyError):
@@ -85,13 +86,12 @@ class ResponseStore:
 
     def put(self, response_id: str, response_json: bytes, turn: list[dict],
             previous: Link | None, items: list[dict] | None = None,
-            events: list[str] | None = None) -> bool:  # fmt: skip
+            events: tuple[str, ...] | None = None, events_bytes: int = 0) -> bool:  # fmt: skip
         """Keep a finished response; False where it alone is past `max_bytes` (not kept)."""
         self._claimed.discard(response_id)
         self._serial += 1
         stored = StoredResponse(response_json, json.dumps(turn).encode(), previous, self._serial,
-                                json.dumps(items or []).encode(),
-                                None if events is None else json.dumps(events).encode())  # fmt: skip
+                                json.dumps(items or []).encode(), events, events_bytes)  # fmt: skip
         if self.capacity == 0 or stored.size > self.max_bytes:
             return False
         self._drop(response_id)
