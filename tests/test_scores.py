@@ -127,7 +127,7 @@ def test_max_tokens_per_doc_and_truncation_cut_what_is_embedded(http):
     [
         ("/score", {"text_1": ["a", "b"], "text_2": ["a", "b", "c"]}, "text_2"),  # 2:3
         ("/score", {"text_1": ["a", "b"], "text_2": "a"}, "text_2"),  # N:1
-        ("/score", {"text_1": "a"}, "text_1"),
+        ("/score", {"text_1": "a"}, "text_2"),  # (the side left out)
         ("/score", {"text_1": "a", "documents": ["b"]}, "documents"),  # names of two pairs
         ("/score", {"queries": "a", "documents": ["b"], "items": ["c"]}, "items"),
         ("/score", {"text_1": [], "text_2": ["b"]}, "text_1"),
@@ -169,3 +169,16 @@ def test_no_ops_and_neutral_values_change_nothing(http):
     score = {"text_1": QUERY, "text_2": DOCS}
     assert ok(http.post("/score", json={**score, **extras}))["data"] == ok(
         http.post("/score", json=score))["data"]  # fmt: skip
+
+
+def test_cheap_refusals_come_first_and_name_what_is_missing(http):
+    many = ["word " * 50] * 1100
+    r = http.post("/score", json={"text_1": many, "text_2": many})  # 2,200 texts in all
+    assert "at most 2048" in refused(r, "text_2")
+    r = http.post("/rerank", json={"query": "a", "documents": ["b"], "max_tokens_per_doc": 2,
+                                   "truncate_prompt_tokens": 2})  # fmt: skip
+    refused(r, "truncate_prompt_tokens")
+    refused(http.post("/score", json={"text_1": "a", "text_2": "b", "truncate_prompt_tokens": 0}),
+            "truncate_prompt_tokens")  # fmt: skip
+    refused(http.post("/score", json={"text_1": "a"}), "text_2")  # the side left out
+    refused(http.post("/score", json={"documents": ["a"]}), "queries")

@@ -67,10 +67,12 @@ class ScoreRequest(_Scored):
                  and getattr(self, name) is not None]  # fmt: skip
         pairs = [pair for pair in _PAIRS if set(pair) == set(given)]
         if not pairs:
+            # (one side alone: its partner is what is missing)
+            partners = [b if a == given[0] else a for a, b in _PAIRS if given[0] in (a, b)]
+            param = given[-1] if len(given) > 1 else partners[0] if given else "text_1"
             raise APIError(400, "give one pair of texts: text_1 and text_2 (or vLLM's queries and "
                                 f"documents, queries and items, data_1 and data_2), got "
-                                f"{', '.join(given) or 'none'}",
-                           param=given[-1] if given else "text_1")  # fmt: skip
+                                f"{', '.join(given) or 'none'}", param=param)  # fmt: skip
         first, second = pairs[0]
         return _side(first, getattr(self, first)), _side(second, getattr(self, second))
 
@@ -107,9 +109,6 @@ def _side(name: str, texts: Texts) -> tuple[str, list[str]]:
     texts = [texts] if isinstance(texts, str) else texts
     if not texts:
         raise APIError(400, f"{name} must not be empty", param=name)
-    if len(texts) > MAX_INPUTS:
-        raise APIError(400, f"{name} holds {len(texts)} texts: at most {MAX_INPUTS} in one "
-                            "request", param=name)  # fmt: skip
     return name, texts
 
 
@@ -120,6 +119,17 @@ async def _embedded(ctx: ServingContext, request: Request, body: _Scored, reques
     where the client leaves first. `cut`: the last side's texts cut to their first `cut`
     tokens (Cohere's max_tokens_per_doc)."""
     engine = ctx.client.engine
+    # what refuses the request cheaply, before any text is tokenized
+    num_texts = sum(len(texts) for _, texts in sides)
+    if num_texts > MAX_INPUTS:
+        raise APIError(400, f"{num_texts} texts in all: at most {MAX_INPUTS} in one request",
+                       param=sides[-1][0])  # fmt: skip
+    if body.truncate_prompt_tokens is not None:
+        if cut is not None:  # (both cut a document: which first would be a guess)
+            raise APIError(400, "give max_tokens_per_doc or truncate_prompt_tokens, not both",
+                           param="truncate_prompt_tokens")  # fmt: skip
+        truncate_prompt([0], body.truncate_prompt_tokens, engine.max_model_len)  # (its check)
+    ctx.check_capacity(num_texts)
     prompts: list[list[int]] = []
     fields: list[str] = []
     for k, (name, texts) in enumerate(sides):

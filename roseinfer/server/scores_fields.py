@@ -12,8 +12,8 @@ from roseinfer.server.field_checks import refused_field as _ref
 SCORE, RERANK = "score", "rerank"
 _S, _RR, _BOTH = (SCORE,), (RERANK,), (SCORE, RERANK)
 _VL, _CO, _LC = "vLLM", "Cohere / Jina", "llama.cpp"
-_SIDE = ("a string or a list of strings (at most 2,048), each embedded as `/v1/embeddings` "
-         "embeds an input")  # fmt: skip
+_SIDE = ("a string or a list of strings (at most 2,048 texts in a request, both sides), each "
+         "embedded as `/v1/embeddings` embeds an input")  # fmt: skip
 
 SCORES_FIELDS: tuple[FieldSpec, ...] = (
     _h("model", _BOTH, "must name the served model (404 otherwise); may be left out", _VL),
@@ -37,7 +37,7 @@ SCORES_FIELDS: tuple[FieldSpec, ...] = (
        "{text}`; false: index and score only", _CO),
     _h("return_text", _RR, "with `texts`: each result holds its `text` (default false)", _LC),
     _h("max_tokens_per_doc", _RR, "each document cut to its first n tokens (n >= 1), as "
-       "Cohere's", _CO),
+       "Cohere's (not beside `truncate_prompt_tokens`)", _CO),
     _h("truncate_prompt_tokens", _BOTH, "keep k tokens of each text (-1: the context): its "
        "last ones, or its first with `truncation_side: \"right\"`", _VL),
     _h("truncation_side", _BOTH, "`left` (default: the first tokens are dropped) or `right`; "
