@@ -663,3 +663,38 @@ def test_a_stored_responses_input_items_are_listed(http, sdk):
         r = http.get(f"/v1/responses/{single['id']}/input_items", params=params)
         assert (r.status_code, r.json()["error"]["param"]) == (400, param), r.text
     assert http.get("/v1/responses/resp_nope/input_items").status_code == 404
+
+
+def test_input_tokens_counts_the_prompt_a_response_runs(http, sdk):
+    """`POST /v1/responses/input_tokens` (`client.responses.input_tokens.count`): the input
+    tokens the same body's Response reports: with instructions, tools, a stored conversation
+    continued, and a conversation cut by `truncation: "auto"`."""
+    greedy = {"max_output_tokens": 3, "temperature": 0}
+    first = create(http, {"input": "Hello", **greedy})
+    bodies = [
+        {"input": "Hi"},
+        {"instructions": "Be terse.", "input": [{"role": "user", "content": "Add 2 and 3"}],
+         "tools": TOOLS, "tool_choice": "auto"},
+        {"previous_response_id": first["id"], "input": "And then?"},
+        {"input": [{"role": "user", "content": "word " * 400}, {"role": "assistant",
+                    "content": "ok"}, {"role": "user", "content": "Why?"}] * 3,
+         "truncation": "auto"},
+    ]  # fmt: skip
+    for body in bodies:
+        answer = http.post("/v1/responses/input_tokens", json=body)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["object"] == "response.input_tokens"
+        # (cut to leave the output its default room: what the count, with no output limit
+        # to read, assumes)
+        run = {"temperature": 0} if "truncation" in body else greedy
+        assert answer.json()["input_tokens"] == create(http, {**body, **run})["usage"][
+            "input_tokens"]  # fmt: skip
+    counted = sdk.responses.input_tokens.count(input="Hi")
+    assert counted.input_tokens == http.post("/v1/responses/input_tokens",
+                                             json={"input": "Hi"}).json()["input_tokens"]  # fmt: skip
+    for name, value in (("max_output_tokens", 5), ("stream", True), ("temperature", 0.5),
+                        ("conversation", "conv_1"), ("mood", 1)):  # fmt: skip
+        r = http.post("/v1/responses/input_tokens", json={"input": "Hi", name: value})
+        assert (r.status_code, r.json()["error"]["param"]) == (400, name), r.text
+    r = http.post("/v1/responses/input_tokens", json={"input": [{"role": "user", "content": 5}]})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "input.0.content")

@@ -2,7 +2,8 @@
 
 Endpoints: GET/HEAD /health (and /ping, /v1/health), GET /version, GET /v1/models (and /models),
 GET /v1/models/{id}, GET /metrics, POST /generate (the seeds' API), POST /v1/completions,
-POST /v1/chat/completions, POST /v1/responses (run as a chat request: responses_input.py) with
+POST /v1/chat/completions, POST /v1/responses (run as a chat request: responses_input.py) and
+POST /v1/responses/input_tokens (its prompt's count) with
 GET and DELETE /v1/responses/{id}, POST /v1/responses/{id}/cancel and
 GET /v1/responses/{id}/input_items (its stored and background ones: responses_api.py),
 POST /v1/embeddings (embeddings.py), vLLM's POST /score and /rerank (scores.py), POST /tokenize,

@@ -1,6 +1,7 @@
 """The generating endpoints: POST /v1/completions, /v1/chat/completions, /v1/responses (run as
-the chat request it describes: responses_input.py; its stored ones: responses_api.py) and
-/generate (the seeds' API). Handlers only validate, tokenize, submit to the `EngineClient`
+the chat request it describes: responses_input.py; its stored and background ones:
+responses_api.py; its prompt counted: /v1/responses/input_tokens) and /generate (the seeds'
+API). Handlers only validate, tokenize, submit to the `EngineClient`
 and read results; the engine thread does the stepping."""
 
 from __future__ import annotations
@@ -51,6 +52,11 @@ from roseinfer.server.structured import (
 from roseinfer.structured.tools import ToolUse
 
 logger = logging.getLogger(__name__)
+
+# what OpenAI's input_tokens count reads of a Responses body (the rest shape the output)
+INPUT_TOKENS_FIELDS = frozenset({"input", "instructions", "model", "parallel_tool_calls",
+                                 "previous_response_id", "text", "tool_choice", "tools",
+                                 "truncation", "conversation", "reasoning"})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -180,12 +186,14 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
                                       body.chat_template_kwargs)  # fmt: skip
         return await run_openai(request, body, [ids], use)
 
-    @api.post("/v1/responses")
-    async def responses(request: Request) -> Response:
-        """OpenAI's Responses API, run as the chat request it describes (responses_input.py)."""
+    async def responses_prompt(
+        data: dict,
+    ) -> tuple[ResponsesRequest, P.ChatCompletionRequest, list[int], ToolUse | None]:
+        """A checked Responses body as its chat request: (what it asked, the chat body, its
+        prompt's token ids, its tools' use); errors name the Responses request's fields."""
         try:
             conversation = stored.conversation if stored.store.capacity else None
-            run = responses_request(await ctx.checked_body(request, F.RESPONSES), conversation)
+            run = responses_request(data, conversation)
         except FieldError as e:
             raise e.api_error() from None
         try:
@@ -208,9 +216,31 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
                 body = body.model_copy(update={"messages": messages})
             else:
                 ids = await asyncio.to_thread(render, body.messages)
+            return run, body, ids, use
+        except APIError as e:
+            raise run.renamed(e) from None
+
+    @api.post("/v1/responses")
+    async def responses(request: Request) -> Response:
+        """OpenAI's Responses API, run as the chat request it describes (responses_input.py)."""
+        run, body, ids, use = await responses_prompt(await ctx.checked_body(request, F.RESPONSES))
+        try:
             return await run_openai(request, body, [ids], use, run)
         except APIError as e:
             raise run.renamed(e) from None
+
+    @api.post("/v1/responses/input_tokens")
+    async def responses_input_tokens(request: Request) -> dict:
+        """OpenAI's count of a Responses request's input tokens (`client.responses.input_tokens
+        .count`): the prompt it would run, as `/v1/responses` renders it."""
+        data = await ctx.checked_body(request, F.RESPONSES)
+        for name in data:
+            if name not in INPUT_TOKENS_FIELDS:
+                raise APIError(400, f"{name} is not a field of /v1/responses/input_tokens (it "
+                                    "counts the input only)", param=name,
+                               code="unknown_field")  # fmt: skip
+        _, _, ids, _ = await responses_prompt(data)
+        return {"object": "response.input_tokens", "input_tokens": len(ids)}
 
     stored.add_routes(api)
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, create_model
 
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
+from roseinfer.server.completions import INPUT_TOKENS_FIELDS
 from roseinfer.server.embeddings import EmbeddingRequest
 from roseinfer.server.llamacpp import EmbeddingFields, NativeFields
 from roseinfer.server.scores import RerankRequest, ScoreRequest
@@ -108,6 +109,14 @@ def responses_body_model() -> type[BaseModel]:
     return create_model("ResponsesRequest", **own, **shared)
 
 
+def input_tokens_body_model() -> type[BaseModel]:
+    """/v1/responses/input_tokens' body: the Responses fields that shape the input."""
+    fields: dict[str, Any] = {name: (info.annotation, info) for name, info in
+                              responses_body_model().model_fields.items()
+                              if name in INPUT_TOKENS_FIELDS}  # fmt: skip
+    return create_model("InputTokensRequest", **fields)
+
+
 def llamacpp_body_model() -> type[BaseModel]:
     """llama.cpp's /completion body for the document: its own fields and those it reads as
     /v1/completions (`llamacpp.py`). No request is validated with it."""
@@ -131,6 +140,9 @@ def request_bodies(model: str, tokenizer: Tokenizer) -> dict[str, RequestBody]:
         ),
         "/v1/responses": RequestBody(
             (responses_body_model(),), {"model": model, "input": "Hello!", "max_output_tokens": 32}
+        ),
+        "/v1/responses/input_tokens": RequestBody(
+            (input_tokens_body_model(),), {"model": model, "input": "Hello!"}
         ),
         "/v1/embeddings": RequestBody((EmbeddingRequest,), {"model": model, "input": "Hello!"}),
         "/score": RequestBody((ScoreRequest,), {"model": model, "text_1": "What is the capital "
