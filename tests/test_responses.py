@@ -384,7 +384,7 @@ def test_every_honoured_field_reaches_the_chat_request():
     assert set(responses_body_model().model_fields) == F.honoured(F.RESPONSES)  # /docs' body
     assert own == {"input", "instructions", "max_output_tokens", "metadata", "text", "tools",
                    "tool_choice", "include", "top_logprobs", "store", "previous_response_id", "user",
-                   "truncation", "background"}  # fmt: skip
+                   "truncation", "background", "conversation"}  # fmt: skip
 
 
 def test_a_failure_mid_stream_is_response_failed(http, served):
@@ -614,7 +614,7 @@ def test_fit_conversation_keeps_turns_from_a_user_message_and_renders_little():
     after the one full render, the renders are of what the context could hold."""
     from roseinfer.chat import ChatMessage
     from roseinfer.server.errors import APIError
-    from roseinfer.server.responses_input import fit_conversation
+    from roseinfer.server.responses_truncation import fit_conversation
 
     turns = [ChatMessage(role=("user", "assistant")[i % 2], content=str(i)) for i in range(2001)]
     messages = [ChatMessage(role="system", content="s"), *turns]

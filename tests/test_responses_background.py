@@ -366,4 +366,4 @@ def test_queries_given_twice_or_too_long_and_bodies_of_cancel(http):
         r = http.post(url + "/cancel", content=content)
         assert r.status_code == 400 and "Cannot cancel an incomplete" in r.text
     r = http.post(url + "/cancel", json={"reason": "x"})
-    assert r.status_code == 400 and "no request body" in r.text
+    assert r.status_code == 400 and "takes no body" in r.text

@@ -303,14 +303,17 @@ def test_the_openapi_document_declares_bodies_and_the_key(tiny_locked_server):
     schemas = doc["components"]["schemas"]
     posts = {path for path, ops in doc["paths"].items() if "post" in ops}
     assert len(posts) >= 11 and "/completion" in posts
+    auth = {"Authorization": f"Bearer {TINY_API_KEY}"}
+    conversation = httpx.post(tiny_locked_server[1] + "/v1/conversations", json={},
+                              headers=auth, timeout=30).json()["id"]  # fmt: skip
     # (POST /props: llama.cpp's 501; a cancel: OpenAI's, no body)
     for path in sorted(posts - {"/props", "/v1/responses/{response_id}/cancel"}):
         content = doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]
         refs = content["schema"].get("oneOf", [content["schema"]])
         assert all(r["$ref"].rsplit("/", 1)[1] in schemas for r in refs), path
         assert doc["paths"][path]["post"]["security"] == [{"apiKey": []}]
-        r = httpx.post(tiny_locked_server[1] + path, json=content["example"], timeout=60,
-                       headers={"Authorization": f"Bearer {TINY_API_KEY}"})  # fmt: skip
+        url = tiny_locked_server[1] + path.replace("{conversation_id}", conversation)
+        r = httpx.post(url, json=content["example"], timeout=60, headers=auth)
         assert r.status_code == 200, (path, r.text)  # the example runs as it is
     assert doc["paths"]["/v1/models/{model_id}"]["get"]["security"] == [{"apiKey": []}]
     for path in ("/health", "/metrics", "/version"):

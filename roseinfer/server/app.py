@@ -3,14 +3,14 @@
 Endpoints: GET/HEAD /health (and /ping, /v1/health), GET /version, GET /v1/models (and /models),
 GET /v1/models/{id}, GET /metrics, POST /generate (the seeds' API), POST /v1/completions,
 POST /v1/chat/completions, POST /v1/responses (run as a chat request: responses_input.py) and
-POST /v1/responses/input_tokens (its prompt's count) with
-GET and DELETE /v1/responses/{id}, POST /v1/responses/{id}/cancel and
-GET /v1/responses/{id}/input_items (its stored and background ones: responses_api.py),
-POST /v1/embeddings (embeddings.py), vLLM's POST /score and /rerank (scores.py), POST /tokenize,
-/detokenize and llama.cpp's /apply-template (tokenization.py), llama.cpp's POST /completion,
-/embedding and GET /props (llamacpp.py), and the pages of web.py (the chat page at /, /docs,
-/redoc). Each route module reads the one `ServingContext` (context.py): the client, the config, the checks
-every endpoint makes.
+POST /v1/responses/input_tokens (its prompt's count) with GET and DELETE /v1/responses/{id},
+POST /v1/responses/{id}/cancel and GET /v1/responses/{id}/input_items (its stored and
+background ones: responses_api.py), the Conversations API under /v1/conversations
+(conversations.py), POST /v1/embeddings (embeddings.py), vLLM's POST /score and /rerank
+(scores.py), POST /tokenize, /detokenize and llama.cpp's /apply-template (tokenization.py),
+llama.cpp's POST /completion, /embedding and GET /props (llamacpp.py), and the pages of web.py
+(the chat page at /, /docs, /redoc). Each route module reads the one `ServingContext`
+(context.py): the client, the config, the checks every endpoint makes.
 
 `--api-key` protects /v1/*, /generate, /tokenize, /detokenize, /score, /rerank and llama.cpp's
 endpoints (Bearer token; its /models too); /health (/v1/health), /version and /metrics stay open for probes and
@@ -34,6 +34,7 @@ from roseinfer.server.auth import api_key_error
 from roseinfer.server.completions import add_completion_routes
 from roseinfer.server.config import ServerConfig
 from roseinfer.server.context import ServingContext
+from roseinfer.server.conversations import ConversationStore, add_conversation_routes
 from roseinfer.server.embeddings import add_embedding_routes
 from roseinfer.server.errors import APIError, install_error_handlers
 from roseinfer.server.llamacpp import add_llamacpp_routes
@@ -63,8 +64,11 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     metrics = ServerMetrics(model_name=ctx.model_name)  # (vLLM's names too, labelled by it)
     if client.observer is None:
         client.observer = metrics
-    # /v1/responses kept for later reads
-    stored = StoredResponses(ResponseStore(cfg.responses_store_size, cfg.responses_store_mib << 20))
+    # /v1/responses kept for later reads, and the conversations they continue (bounded apart)
+    conversations = ConversationStore(cfg.responses_store_size, cfg.responses_store_mib << 20)
+    stored = StoredResponses(
+        ResponseStore(cfg.responses_store_size, cfg.responses_store_mib << 20), conversations
+    )
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -140,6 +144,7 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         return P.model_card(model_id, P.now(), ctx.max_model_len)
 
     add_completion_routes(api, ctx, stored)
+    add_conversation_routes(api, conversations)
     add_tokenization_routes(api, ctx.tokenizer, ctx.max_model_len, ctx.check_model)
     add_embedding_routes(api, ctx)
     add_score_routes(api, ctx)

@@ -28,8 +28,9 @@ from roseinfer.server.context import ServingContext
 from roseinfer.server.errors import APIError, failed_request_error, internal_error, validated
 from roseinfer.server.params import check_choices, client_names, response_options, sampling_error
 from roseinfer.server.responses_api import StoredResponses
-from roseinfer.server.responses_input import ResponsesRequest, fit_conversation, responses_request
+from roseinfer.server.responses_input import ResponsesRequest, responses_request
 from roseinfer.server.responses_output import ResponseHead, response_events, response_object
+from roseinfer.server.responses_truncation import fit_conversation
 from roseinfer.server.serving import (
     SSE_HEADERS,
     ClientDisconnected,
@@ -139,7 +140,7 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
             if responses.echo.background:
                 return stored.start_background(head, group, prompt_tokens, opts.constraint_param,
                                                bool(body.stream))  # fmt: skip
-            keep = functools.partial(stored.keep, responses)
+            keep = functools.partial(stored.finish, responses)
             if body.stream:
                 events = response_events(head, group, prompt_tokens, opts.constraint_param, keep)
                 return StreamingResponse(stored.released(events, head.id),
@@ -192,8 +193,9 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
         """A checked Responses body as its chat request: (what it asked, the chat body, its
         prompt's token ids, its tools' use); errors name the Responses request's fields."""
         try:
-            conversation = stored.conversation if stored.store.capacity else None
-            run = responses_request(data, conversation)
+            keeps = stored.store.capacity > 0
+            run = responses_request(data, stored.conversation if keeps else None,
+                                    stored.conversation_items if keeps else None)  # fmt: skip
         except FieldError as e:
             raise e.api_error() from None
         try:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, create_model
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.completions import INPUT_TOKENS_FIELDS
+from roseinfer.server.conversations import CreateConversation, CreateItems, UpdateConversation
 from roseinfer.server.embeddings import EmbeddingRequest
 from roseinfer.server.llamacpp import EmbeddingFields, NativeFields
 from roseinfer.server.scores import RerankRequest, ScoreRequest
@@ -99,6 +100,7 @@ def responses_body_model() -> type[BaseModel]:
         "top_logprobs": (int | None, None),
         "store": (bool | None, None),
         "background": (bool | None, None),
+        "conversation": (str | dict[str, str] | None, None),
         "user": (str | None, None),
         "truncation": (str | None, None),
         "previous_response_id": (str | None, None),
@@ -143,6 +145,15 @@ def request_bodies(model: str, tokenizer: Tokenizer) -> dict[str, RequestBody]:
         ),
         "/v1/responses/input_tokens": RequestBody(
             (input_tokens_body_model(),), {"model": model, "input": "Hello!"}
+        ),
+        "/v1/conversations": RequestBody(
+            (CreateConversation,), {"items": [{"role": "user", "content": "Hello!"}]}
+        ),
+        "/v1/conversations/{conversation_id}": RequestBody(
+            (UpdateConversation,), {"metadata": {"topic": "greetings"}}
+        ),
+        "/v1/conversations/{conversation_id}/items": RequestBody(
+            (CreateItems,), {"items": [{"role": "user", "content": "How are you?"}]}
         ),
         "/v1/embeddings": RequestBody((EmbeddingRequest,), {"model": model, "input": "Hello!"}),
         "/score": RequestBody((ScoreRequest,), {"model": model, "text_1": "What is the capital "

@@ -12,7 +12,7 @@ import json
 import logging
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
@@ -30,6 +30,14 @@ from roseinfer.server.responses_store import (
 )
 from roseinfer.server.serving import SSE_HEADERS, GenerationGroup, dumps
 
+
+class ConversationItems(Protocol):
+    """The conversations responses continue (`conversations.ConversationStore`)."""
+
+    def items(self, conversation_id: str) -> list[dict]: ...  # KeyError where there is none
+    def add(self, conversation_id: str, items: list[dict]) -> None: ...
+
+
 _FLAGS = {"true": True, "1": True, "false": False, "0": False}  # a query's booleans
 
 logger = logging.getLogger(__name__)
@@ -46,8 +54,11 @@ class StillRunning(KeyError):
 
 
 class StoredResponses:
-    def __init__(self, store: ResponseStore) -> None:
-        self.store = store
+    def __init__(
+        self, store: ResponseStore, conversations: ConversationItems | None = None
+    ) -> None:
+        """`conversations`: where a response continuing one adds its turn."""
+        self.store, self.conversations = store, conversations
         self.running: dict[str, BackgroundRun] = {}  # background responses, by id
         self.budget = EventBudget(store.max_bytes)  # what their streams' events may hold
 
@@ -56,6 +67,12 @@ class StoredResponses:
         if response_id in self.running:
             raise StillRunning(response_id)
         return self.store.conversation(response_id)
+
+    def conversation_items(self, conversation_id: str) -> list[dict]:
+        """The items of the conversation a response continues (a KeyError where none)."""
+        if self.conversations is None:
+            raise KeyError(conversation_id)
+        return self.conversations.items(conversation_id)
 
     def start_background(self, head: ResponseHead, group: GenerationGroup, prompt_tokens: int,
                          constraint_param: str | None, streamed: bool) -> Response:  # fmt: skip
@@ -69,12 +86,30 @@ class StoredResponses:
                                      headers=SSE_HEADERS)  # fmt: skip
         return Response(dumps(run.snapshot()), media_type="application/json")
 
+    def finish(self, run: ResponsesRequest, response: dict, content: str | None = None) -> None:
+        """A Response has ended: its turn added to the conversation it continues (where it
+        completed, or was cut by its limit), and it is kept where its request asked."""
+        self._add_turn(run, response)
+        self.keep(run, response, content)
+
+    def _add_turn(self, run: ResponsesRequest, response: dict) -> None:
+        conversation = run.echo.conversation
+        if conversation is None or response["status"] not in ("completed", "incomplete"):
+            return
+        assert self.conversations is not None
+        try:
+            self.conversations.add(conversation, input_items(run.input) + response["output"])
+        except (KeyError, APIError) as e:  # deleted meanwhile, or too large: the answer stands
+            logger.warning("response %s not added to conversation %s: %s", response["id"],
+                           conversation, e)  # fmt: skip
+
     def _ended(self, run: BackgroundRun) -> None:
         """A background response has ended: stored (with its stream's events where they fit;
         where even the Response alone is past --responses-store-mib, a `failed` one saying
         so, for its pollers), its id free."""
         request, final = run.head.request, run.final
         assert final is not None
+        self._add_turn(request, final)
         events = None if run.events is None else tuple(run.events)
         if not self.keep(request, final, events=events, events_bytes=run.events_bytes):
             if events is None or not self.keep(request, final):
@@ -147,20 +182,20 @@ class StoredResponses:
         async def list_input_items(response_id: str, request: Request) -> dict:
             """OpenAI's page of a response's own input items: `limit` (1-100, default 20),
             `order` (`desc`, the default, or `asc`), `after` (an item id of the list)."""
-            query = _query(request, ("limit", "order", "after"))
+            query = query_params(request, ("limit", "order", "after"))
             running = self.running.get(response_id)
             if running is not None:
                 items = input_items(running.head.request.input)
             else:
                 items = json.loads(self._get(response_id).items_json)
-            return _page(items, query)
+            return page(items, query)
 
         @api.post("/v1/responses/{response_id:path}/cancel")
         async def cancel_response(response_id: str, request: Request) -> Response:
             """Cancel a background response: `cancelled` (again: the same answer); one that
             ended otherwise, or did not run in the background, is a 400."""
-            _query(request, ())
-            await _no_body(request)
+            query_params(request, ())
+            await no_body(request)
             running = self.running.get(response_id)
             if running is not None:
                 await running.cancel()
@@ -182,7 +217,7 @@ class StoredResponses:
             """The Response (a background one as it stands); `stream=true`: a background
             stream's events after `starting_after` (all without it), then, while it runs, the
             new ones as they come."""
-            query = _query(request, ("stream", "starting_after", "include_obfuscation"))
+            query = query_params(request, ("stream", "starting_after", "include_obfuscation"))
             running = self.running.get(response_id)
             _flag(query, "include_obfuscation")  # a no-op: no event is ever padded
             if not _flag(query, "stream"):
@@ -215,7 +250,7 @@ class StoredResponses:
         @api.delete("/v1/responses/{response_id:path}")
         async def delete_response(response_id: str, request: Request) -> dict:
             """Remove a stored response; a background one still running is cancelled first."""
-            _query(request, ())
+            query_params(request, ())
             running = self.running.get(response_id)
             if running is not None:
                 await running.cancel()
@@ -234,7 +269,7 @@ class StoredResponses:
             raise APIError(404, str(e), param="response_id", code="not_found") from None
 
 
-def _query(request: Request, allowed: tuple[str, ...]) -> dict[str, str]:
+def query_params(request: Request, allowed: tuple[str, ...]) -> dict[str, str]:
     """The request's query parameters, each one of `allowed` and given once (a 400 naming
     another, or one given twice)."""
     query: dict[str, str] = {}
@@ -249,7 +284,7 @@ def _query(request: Request, allowed: tuple[str, ...]) -> dict[str, str]:
     return query
 
 
-async def _no_body(request: Request) -> None:
+async def no_body(request: Request) -> None:
     """A 400 where a request that takes no body has one (nothing, `{}` or `null` pass)."""
     raw = (await request.body()).strip()
     try:
@@ -257,7 +292,7 @@ async def _no_body(request: Request) -> None:
     except ValueError:
         empty = False
     if not empty:
-        raise APIError(400, "cancel takes no request body", code="invalid_value")
+        raise APIError(400, "this request takes no body", code="invalid_value")
 
 
 def _flag(query: dict[str, str], name: str) -> bool:
@@ -311,7 +346,7 @@ def input_items(given: str | list) -> list[dict]:
     return items
 
 
-def _page(items: list[dict], query: dict[str, str]) -> dict:
+def page(items: list[dict], query: dict[str, str]) -> dict:
     """OpenAI's cursor page of `items` (in the order sent) for `limit`, `order`, `after`."""
     try:
         limit = int(query.get("limit", "20"))

@@ -77,6 +77,9 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
        "`in_progress` with what it has written, `?stream=true&starting_after=N` streams its "
        "events again (a streamed one's), `POST /v1/responses/{id}/cancel` stops it "
        "(`cancelled`); a client that leaves does not stop it"),
+    _h("conversation", _R, "a Conversation's id (or `{\"id\": ...}`; `POST /v1/conversations`): "
+       "its items come before `input`, and once this response has completed (or was cut by its "
+       "limit) its input and output items are added to it; not beside `previous_response_id`"),
     _h("include", _R, "`[\"message.output_text.logprobs\"]`: each output token's logprob (and "
        "`top_logprobs` likeliest) in `output_text.logprobs` (refused beside tools that may be "
        "called: a `function_call` item has no logprobs); other values ask for what is not "
@@ -104,8 +107,6 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
     _noop("input[].content[].logprobs", _R, anything, "an earlier answer's logprobs, sent "
           "back with it: the model sees the text"),
     # -- refused
-    _ref("conversation", _R, never, "null", "OpenAI's stored conversation objects (continue "
-         "with `previous_response_id`, or send the conversation in `input`)"),
     _ref("prompt", _R, never, "null", "stored prompt templates"),
     _ref("reasoning", _R, equals({}), "{}", "reasoning models' effort and summaries"),
     _ref("max_tool_calls", _R, never, "null", "a cap on built-in tool calls"),

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from roseinfer.chat import ChatMessage
 from roseinfer.server.body_check import FieldError, check_object
 from roseinfer.server.errors import APIError
 from roseinfer.server.field_checks import metadata
@@ -66,6 +65,7 @@ class ResponseEcho:
     truncation: str = "disabled"  # "auto": the oldest messages dropped to fit the context
     previous_response_id: str | None = None
     background: bool = False  # run apart from the request: polled, streamed again, cancelled
+    conversation: str | None = None  # the Conversation it continues and adds its turn to
 
 
 @dataclass(frozen=True)
@@ -150,12 +150,15 @@ def responses_param(param: str, sources: tuple[Source, ...] = ()) -> str:
 
 
 def responses_request(
-    body: dict[str, Any], conversation: Callable[[str], tuple[list[dict], Link]] | None
+    body: dict[str, Any],
+    conversation: Callable[[str], tuple[list[dict], Link]] | None,
+    conversation_items: Callable[[str], list[dict]] | None = None,
 ) -> ResponsesRequest:
     """The chat request a checked Responses body runs as (a FieldError naming the first field
     that cannot act). `conversation`: a stored response's chat messages and its link
     (`ResponseStore`; a KeyError whose text says why where there is none); None: this server
-    keeps no responses."""
+    keeps no responses. `conversation_items`: a Conversation's items (`ConversationStore`; a
+    KeyError where there is none)."""
     chat = dict(body)
     messages: list[dict] = []
     sources: list[Source] = []
@@ -192,6 +195,17 @@ def responses_request(
             raise FieldError("previous_response_id", str(e), code) from None
         messages += history
         sources += [Source(_HISTORY, None) for _ in history]
+    conv = _conversation_id(chat.pop("conversation", None), previous)
+    if conv is not None:
+        if conversation_items is None:
+            raise FieldError("conversation", "conversation needs stored conversations, and this "
+                             "server keeps none (--responses-store-size 0)")  # fmt: skip
+        try:
+            conv_items = conversation_items(conv)
+        except KeyError as e:
+            raise FieldError("conversation", str(e), "conversation_not_found") from None
+        for i, item in enumerate(conv_items):  # (checked when they were added)
+            _add_item(messages, sources, item, f"conversation.items.{i}")
     own_start = len(messages)
     if "input" not in chat:
         raise FieldError("input", "'input' is required", "invalid_value")
@@ -268,53 +282,25 @@ def responses_request(
         store=conversation is not None and store is not False,  # OpenAI's default: stored
         previous_response_id=previous,
         background=bool(background),
+        conversation=conv,
     )
     return ResponsesRequest(chat, echo, tuple(sources), tuple(messages[own_start:]), link,
                             items)  # fmt: skip
 
 
-def fit_conversation(
-    messages: list[ChatMessage], render: Callable[[list[ChatMessage]], list[int]], limit: int
-) -> tuple[list[ChatMessage], list[int]]:
-    """`truncation: "auto"`: the messages, the oldest after the leading system ones dropped
-    until `render`'s prompt is at most `limit` tokens, and that prompt. What is kept starts at
-    a user message (a call keeps its results; templates that want turns to alternate get a
-    conversation that does), and the newest user message always stays: where even that does
-    not fit, all of it (the context check then says so). Past the whole conversation, the
-    search grows what is kept from the newest message (1, 2, 4, ... turns) and then bisects:
-    its renders are bounded by the context, not by how long a stored chain has grown."""
-    ids = render(messages)
-    if len(ids) <= limit:
-        return messages, ids
-    head = next((i for i, m in enumerate(messages) if m.role not in ("system", "developer")),
-                len(messages))  # fmt: skip
-    starts = [j for j in range(len(messages) - 1, head - 1, -1) if messages[j].role == "user"]
-    if not starts:
-        return messages, ids
-
-    def kept(k: int) -> tuple[list[ChatMessage], list[int]] | None:
-        """The conversation from the k-th newest user message on, if it fits."""
-        trimmed = messages[:head] + messages[starts[k] :]
-        try:
-            trimmed_ids = render(trimmed)
-        except APIError:  # a template that refuses this cut: it does not fit either
-            return None
-        return (trimmed, trimmed_ids) if len(trimmed_ids) <= limit else None
-
-    best = kept(0)
-    if best is None:
-        return messages, ids
-    lo, hi = 0, 1  # kept(lo) fits; find the first k that does not
-    while hi < len(starts) and (found := kept(hi)) is not None:
-        best, lo, hi = found, hi, hi * 2
-    hi = min(hi, len(starts))
-    while hi - lo > 1:  # kept(lo) fits, kept(hi) does not (or is past the oldest)
-        mid = (lo + hi) // 2
-        if (found := kept(mid)) is not None:
-            best, lo = found, mid
-        else:
-            hi = mid
-    return best
+def _conversation_id(value: Any, previous: str | None) -> str | None:
+    """`conversation`: an id, or `{"id": ...}` (OpenAI's two forms)."""
+    if value is None:
+        return None
+    if previous is not None:
+        raise FieldError("conversation", "give conversation or previous_response_id, not both",
+                         "invalid_value")  # fmt: skip
+    if isinstance(value, dict) and set(value) == {"id"}:
+        value = value["id"]
+    if not isinstance(value, str) or not value:
+        raise FieldError("conversation", "conversation must be a conversation's id or "
+                         "{\"id\": ...}", "invalid_value")  # fmt: skip
+    return value
 
 
 def _object(value: Any, where: str) -> dict:

@@ -68,6 +68,7 @@ class ResponseHead:
             "tools": list(echo.tools), "top_logprobs": echo.top_logprobs,
             "truncation": echo.truncation, "usage": usage, "user": echo.user,
             "metadata": echo.metadata, "background": echo.background, "max_tool_calls": None,
+            "conversation": {"id": echo.conversation} if echo.conversation else None,
             "service_tier": "default",  # one tier here
         }  # fmt: skip
 

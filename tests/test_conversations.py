@@ -1,0 +1,187 @@
+"""OpenAI's Conversations API through a real server and the `openai` client: conversations
+created, read, updated and deleted, their items listed, added, read and deleted, and
+/v1/responses' `conversation`: the response sees the conversation's items before its input
+(the oracle: chat over the same messages, token for token) and adds its turn once done."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import openai
+import pytest
+from conftest import serve_in_process, tools_model_dir
+from openai.types.conversations import Conversation
+
+from roseinfer.outputs import RequestFailed
+from roseinfer.server.errors import APIError
+from roseinfer.server.responses_api import input_items
+
+GREEDY = {"max_output_tokens": 6, "temperature": 0, "ignore_eos": True}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    with serve_in_process(tools_model_dir(tmp_path_factory), num_kv_blocks=256) as (app, url):
+        yield app, url
+
+
+@pytest.fixture(scope="module")
+def http(served):
+    with httpx.Client(base_url=served[1], timeout=60) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def sdk(served):
+    return openai.OpenAI(base_url=served[1] + "/v1", api_key="unused", max_retries=0)
+
+
+def ok(r: httpx.Response) -> dict:
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def text_of(response: dict) -> str:
+    return "".join(part["text"] for item in response["output"] if item["type"] == "message"
+                   for part in item["content"])  # fmt: skip
+
+
+def chat_text(http: httpx.Client, messages: list[dict]) -> tuple[str, int]:
+    answer = ok(http.post("/v1/chat/completions", json={"messages": messages, "max_tokens": 6,
+                                                         "temperature": 0, "ignore_eos": True}))  # fmt: skip
+    return answer["choices"][0]["message"]["content"], answer["usage"]["prompt_tokens"]
+
+
+def test_conversations_and_their_items_through_the_sdk(sdk):
+    conv = sdk.conversations.create(items=[{"role": "user", "content": "Hello"}],
+                                    metadata={"topic": "greetings"})  # fmt: skip
+    assert conv.id.startswith("conv_") and conv.metadata == {"topic": "greetings"}
+    assert sdk.conversations.retrieve(conv.id) == conv
+    updated = sdk.conversations.update(conv.id, metadata={"topic": "weather"})
+    assert updated.metadata == {"topic": "weather"} and updated.id == conv.id
+    added = sdk.conversations.items.create(conv.id, items=[
+        {"role": "assistant", "content": "Hi!"}, {"role": "user", "content": "Rain?"}])  # fmt: skip
+    assert [item.role for item in added.data] == ["assistant", "user"]
+    listed = sdk.conversations.items.list(conv.id, order="asc")
+    assert [item.content[0].text for item in listed.data] == ["Hello", "Hi!", "Rain?"]
+    assert [i.id for i in sdk.conversations.items.list(conv.id).data] == [
+        i.id for i in reversed(listed.data)]  # (newest first by default, as OpenAI)  # fmt: skip
+    first = listed.data[0]
+    page = sdk.conversations.items.list(conv.id, order="asc", limit=1, after=first.id)
+    assert [i.id for i in page.data] == [listed.data[1].id] and page.has_more
+    assert sdk.conversations.items.retrieve(first.id, conversation_id=conv.id).id == first.id
+    after_delete = sdk.conversations.items.delete(first.id, conversation_id=conv.id)
+    assert isinstance(after_delete, Conversation) and after_delete.id == conv.id
+    assert len(sdk.conversations.items.list(conv.id).data) == 2
+    deleted = sdk.conversations.delete(conv.id)
+    assert deleted.deleted and deleted.object == "conversation.deleted"
+    with pytest.raises(openai.NotFoundError):
+        sdk.conversations.retrieve(conv.id)
+
+
+def test_a_response_continues_a_conversation_and_adds_its_turn(http, sdk):
+    conv = ok(http.post("/v1/conversations", json={"items": [
+        {"role": "user", "content": "Hello"}, {"role": "assistant", "content": "Hi there"}]}))  # fmt: skip
+    messages = [{"role": "user", "content": "Hello"}, {"role": "assistant", "content": "Hi there"}]
+    for turn, extra in enumerate(({}, {"stream": True}, {"conversation": {"id": conv["id"]}})):
+        body = {"conversation": conv["id"], "input": f"Question {turn}?", **GREEDY, **extra}
+        messages.append({"role": "user", "content": f"Question {turn}?"})
+        expected, prompt_tokens = chat_text(http, messages)
+        if extra.get("stream"):
+            with http.stream("POST", "/v1/responses", json=body) as r:
+                lines = [line for line in r.iter_lines() if line.startswith("data: ")]
+            response = httpx.Response(200, content=lines[-1][6:]).json()["response"]
+        else:
+            response = ok(http.post("/v1/responses", json=body))
+        assert response["conversation"] == {"id": conv["id"]}
+        assert text_of(response) == expected
+        assert response["usage"]["input_tokens"] == prompt_tokens
+        messages.append({"role": "assistant", "content": expected})
+    items = sdk.conversations.items.list(conv["id"], order="asc", limit=100).data
+    assert [(i.role, i.content[0].text) for i in items] == [
+        (m["role"], m["content"]) for m in messages]  # fmt: skip
+    counted = ok(http.post("/v1/responses/input_tokens", json={
+        "conversation": conv["id"], "input": "More?"}))["input_tokens"]  # fmt: skip
+    assert counted == chat_text(http, [*messages, {"role": "user", "content": "More?"}])[1]
+
+
+def test_a_failed_response_adds_nothing(http, served):
+    conv = ok(http.post("/v1/conversations", json={}))
+    client = served[0].state.client
+    real_apply = client.apply_event
+
+    def failing(state, event):
+        raise RequestFailed("boom")
+
+    client.apply_event = failing
+    try:
+        r = http.post("/v1/responses", json={"conversation": conv["id"], "input": "Hi", **GREEDY})
+    finally:
+        client.apply_event = real_apply
+    assert r.status_code == 500
+    assert ok(http.get(f"/v1/conversations/{conv['id']}/items"))["data"] == []
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "param"),
+    [
+        ("/v1/conversations", {"items": [{"role": "robot", "content": "x"}]}, "items.0.role"),
+        ("/v1/conversations", {"items": [{"role": "user", "content": "x"}] * 21}, "items"),
+        ("/v1/conversations", {"metadata": {"k" * 65: "v"}}, "metadata"),
+        ("/v1/conversations", {"mood": 1}, "mood"),
+        ("/v1/responses", {"input": "x", "conversation": "conv_nope"}, "conversation"),
+        ("/v1/responses", {"input": "x", "conversation": 5}, "conversation"),
+        ("/v1/responses", {"input": "x", "conversation": {"id": "c", "x": 1}}, "conversation"),
+    ],
+)
+def test_what_cannot_act_is_a_400_naming_it(http, path, body, param):
+    r = http.post(path, json=body)
+    assert (r.status_code, r.json()["error"]["param"]) == (400, param), r.text
+
+
+def test_a_conversation_and_previous_response_id_are_not_both_taken(http):
+    conv = ok(http.post("/v1/conversations", json={}))
+    first = ok(http.post("/v1/responses", json={"input": "Hi", **GREEDY}))
+    r = http.post("/v1/responses", json={"input": "x", "conversation": conv["id"],
+                                         "previous_response_id": first["id"]})  # fmt: skip
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "conversation")
+    for method, url in (("GET", "/v1/conversations/conv_nope"),
+                        ("GET", f"/v1/conversations/{conv['id']}/items/msg_nope"),
+                        ("DELETE", f"/v1/conversations/{conv['id']}/items/msg_nope")):  # fmt: skip
+        assert http.request(method, url).status_code == 404
+    r = http.get(f"/v1/conversations/{conv['id']}/items", params={"include": "x"})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "include")
+
+
+def test_the_store_is_bounded_in_count_and_bytes():
+    from roseinfer.server.conversations import ConversationStore
+
+    store = ConversationStore(capacity=2, max_bytes=2_000)
+    items = input_items([{"role": "user", "content": "x" * 300}])
+    a = store.create({}, items)
+    b = store.create({}, [])
+    store.get(a.id)  # (used: b is now the oldest)
+    c = store.create({}, [])
+    assert len(store) == 2 and {a.id, c.id} == {conv.id for conv in store._items.values()}
+    with pytest.raises(APIError) as e:  # one conversation alone past the bound
+        store.add(a.id, input_items([{"role": "user", "content": "x" * 2_000}]))
+    assert e.value.code == "conversation_too_large"
+    store.add(c.id, input_items([{"role": "user", "content": "y" * 1_600}]))
+    assert a.id not in store._items and store.num_bytes <= 2_000  # the oldest dropped for room
+    assert b.id not in store._items
+
+
+def test_a_background_response_adds_its_turn_when_it_ends(http):
+    conv = ok(http.post("/v1/conversations", json={}))
+    queued = ok(http.post("/v1/responses", json={"conversation": conv["id"], "input": "Hi",
+                                                 "background": True, **GREEDY}))  # fmt: skip
+    for _ in range(600):  # (at most ~30 s)
+        done = ok(http.get(f"/v1/responses/{queued['id']}"))
+        if done["status"] not in ("queued", "in_progress"):
+            break
+        time.sleep(0.05)
+    assert done["status"] == "incomplete"
+    items = ok(http.get(f"/v1/conversations/{conv['id']}/items", params={"order": "asc"}))
+    assert [i["role"] for i in items["data"]] == ["user", "assistant"]
+    assert items["data"][1]["content"][0]["text"] == text_of(done)
