@@ -134,11 +134,13 @@ TINY_CONFIGS = {
 }
 
 
-def make_tiny_model(kind: str, path: str, seed: int = 0) -> str:
-    """Save a random-weight HF model of `kind` (and a tokenizer) to `path`; returns `path`."""
+def make_tiny_model(kind: str, path: str, seed: int = 0,
+                    special_tokens: list[str] = SPECIAL_TOKENS) -> str:  # fmt: skip
+    """Save a random-weight HF model of `kind` (and a tokenizer with `special_tokens`) to
+    `path`; returns `path`."""
     import transformers
 
-    tokenizer = build_tokenizer()
+    tokenizer = build_tokenizer(special_tokens=special_tokens)
     cfg = dict(TINY_CONFIGS[kind])
     arch = cfg.pop("architectures")[0]
     model_type = cfg.pop("model_type")

@@ -18,7 +18,7 @@ from roseinfer.server import field_docs
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.embeddings import EmbeddingRequest
-from roseinfer.server.llamacpp import EmbeddingFields, NativeFields
+from roseinfer.server.llamacpp import EmbeddingFields, InfillFields, NativeFields
 from roseinfer.server.scores import RerankRequest, ScoreRequest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -36,6 +36,7 @@ BASE = {
     F.LLAMACPP_COMPLETION: {"prompt": "The quick brown fox", "n_predict": 6, "temperature": 0,
                             "ignore_eos": True},
     F.LLAMACPP_EMBEDDING: {"content": "The quick brown fox"},
+    F.LLAMACPP_INFILL: {"input_prefix": "The quick", "input_suffix": "fox", "n_predict": 6},
     F.SCORE: {"text_1": "The quick brown fox", "text_2": ["jumps", "over"]},
     F.RERANK: {"query": "The quick brown fox", "documents": ["jumps", "over"]},
 }  # fmt: skip
@@ -135,6 +136,9 @@ def test_pydantic_models_hold_exactly_the_honoured_fields():
     )
     assert F.honoured(F.LLAMACPP_COMPLETION) == native
     assert F.honoured(F.LLAMACPP_EMBEDDING) == set(EmbeddingFields.model_fields)
+    # /infill: /completion's, but its prompt, and its own
+    infill = (F.honoured(F.LLAMACPP_COMPLETION) - {"prompt"}) | set(InfillFields.model_fields)
+    assert F.honoured(F.LLAMACPP_INFILL) == infill
 
 
 def test_issue_18_fields_are_all_classified():
@@ -234,7 +238,7 @@ def streamed_text(http: httpx.Client, endpoint: str, body: dict) -> list[str]:
     (F.CHAT, "part"), (F.COMPLETIONS, "stream_options"), (F.RESPONSES, ""),
     (F.RESPONSES, "message"), (F.RESPONSES, "part"), (F.RESPONSES, "stream_options"),
     (F.EMBEDDINGS, ""), (F.LLAMACPP_COMPLETION, ""), (F.LLAMACPP_EMBEDDING, ""),
-    (F.SCORE, ""), (F.RERANK, ""),
+    (F.SCORE, ""), (F.RERANK, ""), (F.LLAMACPP_INFILL, ""),
 ])  # fmt: skip
 def test_unknown_field_is_a_400_naming_it(http, endpoint, where):
     body = json.loads(json.dumps(BASE[endpoint]))

@@ -314,7 +314,9 @@ def test_the_openapi_document_declares_bodies_and_the_key(tiny_locked_server):
         assert doc["paths"][path]["post"]["security"] == [{"apiKey": []}]
         url = tiny_locked_server[1] + path.replace("{conversation_id}", conversation)
         r = httpx.post(url, json=content["example"], timeout=60, headers=auth)
-        assert r.status_code == 200, (path, r.text)  # the example runs as it is
+        # the example runs as it is (/infill: on a model with FIM tokens; this one is llama.cpp's
+        # 501 without)
+        assert r.status_code == (501 if path == "/infill" else 200), (path, r.text)
     assert doc["paths"]["/v1/models/{model_id}"]["get"]["security"] == [{"apiKey": []}]
     for path in ("/health", "/metrics", "/version"):
         assert "security" not in doc["paths"][path]["get"], path

@@ -8,13 +8,13 @@ POST /v1/responses/{id}/cancel and GET /v1/responses/{id}/input_items (its store
 background ones: responses_api.py), the Conversations API under /v1/conversations
 (conversations.py), POST /v1/embeddings (embeddings.py), vLLM's POST /score and /rerank
 (scores.py), POST /tokenize, /detokenize and llama.cpp's /apply-template (tokenization.py),
-llama.cpp's POST /completion, /embedding and GET /props (llamacpp.py), and the pages of web.py
-(the chat page at /, /docs, /redoc). Each route module reads the one `ServingContext`
-(context.py): the client, the config, the checks every endpoint makes.
+llama.cpp's POST /completion, /infill, /embedding and GET /props (llamacpp.py), and the pages
+of web.py (the chat page at /, /docs, /redoc). Each route module reads the one
+`ServingContext` (context.py): the client, the config, the checks every endpoint makes.
 
 `--api-key` protects /v1/*, /generate, /tokenize, /detokenize, /score, /rerank and llama.cpp's
-endpoints (Bearer token; its /models too); /health (/v1/health), /version and /metrics stay open for probes and
-scrapers, and the pages for browsers.
+endpoints (Bearer token; its /models too); /health (/v1/health), /version and /metrics stay
+open for probes and scrapers, and the pages for browsers.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from roseinfer.chat import ChatMessage
 from roseinfer.compat import seed_params
+from roseinfer.fim import FimTokens, NoFimTokens, infill_prompt
 from roseinfer.llm import encode_prompt
 from roseinfer.output.processor import ChoiceState
 from roseinfer.sampling_params import SamplingParams
@@ -172,6 +173,12 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
         body = await ctx.parse(request, P.CompletionRequest, F.COMPLETIONS)
         ctx.check_model(body.model)
         check_choices(body, num_prompts(body.prompt))
+        if body.suffix:  # a fill in the middle: the prompt and the suffix as the model's
+            fim = fim_request(ctx, body)
+            prompts = await asyncio.to_thread(fim_prompts, ctx, body, fim)
+            stops = [*(body.stop_token_ids or ()), *fim.stop_ids]  # (llama.cpp's end tokens)
+            body = body.model_copy(update={"stop_token_ids": stops})
+            return await run_openai(request, body, prompts)
         # Tokenized on a worker thread (the tokenizer lets go of the GIL): a 4 MB prompt took
         # 1.6 s, which on the event loop held every other request's answer.
         prompts = await asyncio.to_thread(prompt_lists, tokenizer, body.prompt, "prompt")
@@ -273,6 +280,29 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
         return JSONResponse(
             {"text": choice.text, "finish_reason": choice.finish_reason, "usage": use}
         )
+
+
+def fim_request(ctx: ServingContext, body: P.CompletionRequest) -> FimTokens:
+    """The model's FIM tokens for a body with a `suffix` (a 400 where it cannot act)."""
+    if body.echo:
+        raise APIError(400, "echo is not supported beside suffix (the prompt a fill runs is "
+                            "the model's own form of the prompt and the suffix)", param="echo")  # fmt: skip
+    prompts = [body.prompt] if isinstance(body.prompt, str) else body.prompt
+    if not all(isinstance(p, str) for p in prompts):
+        raise APIError(400, "suffix needs text prompts (a fill tokenizes the prompt and the "
+                            "suffix its own way)", param="prompt")  # fmt: skip
+    try:
+        return ctx.fim_tokens()
+    except NoFimTokens as e:
+        raise APIError(400, f"suffix: {e}", param="suffix") from None
+
+
+def fim_prompts(ctx: ServingContext, body: P.CompletionRequest, fim: FimTokens) -> list[list[int]]:
+    """Each text prompt filled in before `body.suffix` (fim.py)."""
+    prompts = [body.prompt] if isinstance(body.prompt, str) else body.prompt
+    assert body.suffix is not None
+    return [infill_prompt(ctx.tokenizer, fim, str(p), body.suffix, [], "", ctx.max_total_tokens,
+                          body.max_tokens or 0) for p in prompts]  # fmt: skip
 
 
 async def run_to_end(

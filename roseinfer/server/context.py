@@ -12,6 +12,7 @@ from fastapi import Request
 
 from roseinfer.engine.client import EngineClient
 from roseinfer.engine.requests import InvalidRequestError
+from roseinfer.fim import FimTokens, NoFimTokens, fim_tokens
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.server.body_check import FieldError, check_body
 from roseinfer.server.config import ServerConfig
@@ -33,6 +34,7 @@ class ServingContext:
         self.builder = ParamsBuilder(self.max_total_tokens, core.max_model_len, self.defaults)
         # what the field table's checks read beside the request (repeat_last_n: the penalty)
         self._left_out = {"repetition_penalty": self.defaults.repetition_penalty}
+        self._fim: FimTokens | NoFimTokens | None = None
 
     async def checked_body(self, request: Request, endpoint: str) -> dict:
         """The body's honoured fields (the field table: unknown or refused -> 400)."""
@@ -44,6 +46,17 @@ class ServingContext:
 
     async def parse(self, request: Request, model: type[ModelT], endpoint: str) -> ModelT:
         return validated(model, await self.checked_body(request, endpoint))
+
+    def fim_tokens(self) -> FimTokens:
+        """The model's FIM tokens (NoFimTokens where it has none), found once."""
+        if self._fim is None:
+            try:
+                self._fim = fim_tokens(self.tokenizer)
+            except NoFimTokens as e:
+                self._fim = e
+        if isinstance(self._fim, NoFimTokens):
+            raise self._fim
+        return self._fim
 
     def check_model(self, name: str | None) -> None:
         if name is not None and name not in self.model_names:

@@ -51,6 +51,8 @@ from roseinfer.server.llamacpp_fields import (
     LLAMACPP_COMPLETION,
     LLAMACPP_EMBEDDING,
     LLAMACPP_FIELDS,
+    LLAMACPP_INFILL,
+    shared_with_infill,
     shared_with_llamacpp,
 )
 from roseinfer.server.responses_fields import RESPONSES, RESPONSES_FIELDS, shared_with_responses
@@ -65,6 +67,7 @@ ENDPOINTS = {
     GENERATE: "/generate",
     LLAMACPP_COMPLETION: "/completion",
     LLAMACPP_EMBEDDING: "/embedding",
+    LLAMACPP_INFILL: "/infill",
     SCORE: "/score",
     RERANK: "/rerank",
 }
@@ -285,7 +288,10 @@ FIELDS: tuple[FieldSpec, ...] = (
     # -- refused unless neutral: sampling
     _ref("n_probs", _V1, equals(0), "0", "token probabilities", _LC),
     _ref("echo", _C, equals(False), "false", "the last message prepended to the answer", _VL),
-    _ref("suffix", _CO, equals(""), '""', "text after the completion (fill-in-the-middle)"),
+    _h("suffix", _CO, "the text after the completion: the prompt and it are filled in between "
+       "(fill-in-the-middle, built as llama.cpp's /infill builds it; the answer is the middle "
+       "alone) where the model has FIM tokens, else a 400; `\"\"` asks for nothing; text prompts "
+       "only, not beside `echo`"),
     _ref("best_of", _V1, best_of, "equal to `n`", "best of more candidates than returned"),
     _ref("use_beam_search", _V1, equals(False), "false", "beam search", _VL),
     _ref("repeat_last_n", _V1, repeat_last_n, "-1 (the whole context), or any integer when "
@@ -394,18 +400,18 @@ FIELDS: tuple[FieldSpec, ...] = (
 # /v1/responses and llama.cpp's /completion read these fields of chat's and /v1/completions'
 # as those do (their requests become chat and completions requests: responses_input.py,
 # llamacpp.py); their own rows are in their modules.
-FIELDS = (
+FIELDS = shared_with(
     shared_with(
         shared_with(FIELDS, CHAT, shared_with_responses, RESPONSES),
         COMPLETIONS,
         shared_with_llamacpp,
         LLAMACPP_COMPLETION,
     )  # fmt: skip
-    + RESPONSES_FIELDS
-    + EMBEDDINGS_FIELDS
-    + LLAMACPP_FIELDS
-    + SCORES_FIELDS
-)
+    + LLAMACPP_FIELDS,
+    LLAMACPP_COMPLETION,
+    shared_with_infill,
+    LLAMACPP_INFILL,
+) + (RESPONSES_FIELDS + EMBEDDINGS_FIELDS + SCORES_FIELDS)
 
 # endpoint -> field name -> spec (a name appears at most once per endpoint)
 TABLE: dict[str, dict[str, FieldSpec]] = {e: {} for e in ENDPOINTS}

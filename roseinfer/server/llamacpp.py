@@ -1,4 +1,5 @@
 """llama.cpp's native endpoints, for its server's clients: POST /completion (and /completions),
+POST /infill (a fill in the middle: fim.py builds its prompt, then it runs as /completion),
 POST /embedding (and /embeddings), GET /props; GET /slots and POST /props answer 501, as
 llama.cpp's own server started without them. (Its /apply-template, /tokenize and /detokenize
 are tokenization.py's.)
@@ -27,6 +28,7 @@ from pydantic import Field
 
 from roseinfer import __version__
 from roseinfer.config import is_number
+from roseinfer.fim import NoFimTokens, infill_prompt
 from roseinfer.outputs import RequestFailed
 from roseinfer.pooling_params import PoolingParams
 from roseinfer.sampling_params import MAX_LOGIT_BIAS, MAX_LOGPROBS
@@ -193,6 +195,23 @@ def completion_request(
     return validated(P.CompletionRequest, request), prompts, opts
 
 
+class ExtraFile(P.RequestBase):
+    text: str
+    filename: str = "tmp"  # (llama.cpp's)
+
+
+class InfillFields(P.RequestBase):
+    """/infill's own fields (the rest are /completion's)."""
+
+    input_prefix: str
+    input_suffix: str
+    input_extra: list[ExtraFile] = Field(default_factory=list)
+    prompt: str = ""
+
+
+_INFILL = frozenset(InfillFields.model_fields)
+
+
 class EmbeddingFields(P.RequestBase):
     """llama.cpp's /embedding body."""
 
@@ -228,7 +247,30 @@ def add_llamacpp_routes(router: APIRouter, ctx: ServingContext) -> None:
     @router.post("/completion")
     @router.post("/completions")
     async def completion(request: Request) -> Response:
-        data = await ctx.checked_body(request, F.LLAMACPP_COMPLETION)
+        return await run_native(request, await ctx.checked_body(request, F.LLAMACPP_COMPLETION))
+
+    @router.post("/infill")
+    async def infill(request: Request) -> Response:
+        """llama.cpp's fill in the middle: its prompt built (fim.py), then run as /completion
+        runs one; a model without FIM tokens is llama.cpp's 501."""
+        data = await ctx.checked_body(request, F.LLAMACPP_INFILL)
+        fields = validated(InfillFields, {k: data.pop(k) for k in _INFILL if k in data})
+        try:
+            fim = ctx.fim_tokens()
+        except NoFimTokens as e:
+            return _not_supported(f"Infill is not supported: {e}")
+        n_predict = next((data[k] for k in ("n_predict", "max_tokens", "max_completion_tokens")
+                          if isinstance(data.get(k), int) and data[k] > 0), 0)  # fmt: skip
+        extra = [(chunk.filename, chunk.text) for chunk in fields.input_extra]
+        data["prompt"] = await asyncio.to_thread(
+            infill_prompt, tokenizer, fim, fields.input_prefix, fields.input_suffix, extra,
+            fields.prompt, ctx.max_total_tokens, n_predict,
+        )  # fmt: skip
+        data["stop_token_ids"] = list(fim.stop_ids)  # (llama.cpp's end tokens of a fill)
+        return await run_native(request, data)
+
+    async def run_native(request: Request, data: dict) -> Response:
+        """A checked /completion body run as the /v1/completions request it describes."""
         native = native_fields(data)
         if isinstance(model_name := data.get("model"), str):  # (another type: pydantic's 400)
             ctx.check_model(model_name)

@@ -13,7 +13,8 @@ from roseinfer.server.field_checks import refused_field as _ref
 
 LLAMACPP_COMPLETION = "llamacpp_completion"
 LLAMACPP_EMBEDDING = "llamacpp_embedding"
-_N, _EM = (LLAMACPP_COMPLETION,), (LLAMACPP_EMBEDDING,)
+LLAMACPP_INFILL = "llamacpp_infill"  # /infill: /completion's rows but `prompt`, and its own
+_N, _EM, _IN = (LLAMACPP_COMPLETION,), (LLAMACPP_EMBEDDING,), (LLAMACPP_INFILL,)
 _LC = "llama.cpp"
 
 LLAMACPP_FIELDS: tuple[FieldSpec, ...] = (
@@ -44,6 +45,16 @@ LLAMACPP_FIELDS: tuple[FieldSpec, ...] = (
     _noop("slot_id", _N, is_int, "older llama.cpp's name of `id_slot`: no slots here", _LC),
     _ref("penalize_nl", _N, equals(False), "false", "older llama.cpp's penalty on newlines "
          "(its web UI sends it)", _LC),
+    # -- llama.cpp's /infill (its other fields are /completion's)
+    _h("input_prefix", _IN, "the text before the cursor (required): its last tokens, up to 3/4 "
+       "of a 2,048-token batch, after the prefix token; special tokens' text read as text", _LC),
+    _h("input_suffix", _IN, "the text after the cursor (required): its first tokens, up to a "
+       "quarter of the batch less the prompt's, after the suffix token", _LC),
+    _h("input_extra", _IN, "`[{\"filename\", \"text\"}]`: other files of the project, before "
+       "the fill (each after a file-separator token and its name, where the model has one), "
+       "their last tokens kept to what the context leaves", _LC),
+    _h("prompt", _IN, "text typed after the prefix (llama.vim's: the cursor's line up to the "
+       "cursor), right after it; a string", _LC),
     # -- llama.cpp's /embedding
     _h("content", _EM, "the prompt forms of /completion's `prompt` (several: a vector each): "
        "the model's final hidden state at the prompt's last token (llama.cpp's `--pooling "
@@ -66,3 +77,8 @@ _OWN = frozenset(s.name for s in LLAMACPP_FIELDS if LLAMACPP_COMPLETION in s.end
 
 def shared_with_llamacpp(spec: FieldSpec) -> bool:
     return spec.name not in _OWN and (spec.name in _SAMPLING or spec.origin == _LC)
+
+
+def shared_with_infill(spec: FieldSpec) -> bool:
+    """/completion's rows /infill reads alike: all but its `prompt`."""
+    return spec.name != "prompt"

@@ -23,7 +23,7 @@ from roseinfer.server import protocol as P
 from roseinfer.server.completions import INPUT_TOKENS_FIELDS
 from roseinfer.server.conversations import CreateConversation, CreateItems, UpdateConversation
 from roseinfer.server.embeddings import EmbeddingRequest
-from roseinfer.server.llamacpp import EmbeddingFields, NativeFields
+from roseinfer.server.llamacpp import EmbeddingFields, InfillFields, NativeFields
 from roseinfer.server.scores import RerankRequest, ScoreRequest
 from roseinfer.server.tokenization import (
     ApplyTemplateRequest,
@@ -130,6 +130,15 @@ def llamacpp_body_model() -> type[BaseModel]:
     return create_model("LlamaCppCompletionRequest", **fields)
 
 
+def infill_body_model() -> type[BaseModel]:
+    """llama.cpp's /infill body for the document: its own fields, and /completion's but its
+    prompt."""
+    fields: dict[str, Any] = {name: (info.annotation, info) for name, info in
+                              llamacpp_body_model().model_fields.items() if name != "prompt"}  # fmt: skip
+    fields |= {name: (info.annotation, info) for name, info in InfillFields.model_fields.items()}
+    return create_model("LlamaCppInfillRequest", **fields)
+
+
 def request_bodies(model: str, tokenizer: Tokenizer) -> dict[str, RequestBody]:
     """Every POST route's body, with an example that runs as it is on this server."""
     hello = [{"role": "user", "content": "Hello!"}]
@@ -173,6 +182,8 @@ def request_bodies(model: str, tokenizer: Tokenizer) -> dict[str, RequestBody]:
         **dict.fromkeys(("/completion", "/completions"), RequestBody(
             (llamacpp_body_model(),), {"prompt": "Once upon a time", "n_predict": 32}
         )),
+        "/infill": RequestBody((infill_body_model(),), {
+            "input_prefix": "def add(a, b):\n    ", "input_suffix": "\n", "n_predict": 16}),
         "/apply-template": RequestBody((ApplyTemplateRequest,), {"messages": hello}),
         **dict.fromkeys(("/embedding", "/embeddings"), RequestBody(
             (EmbeddingFields,), {"content": "Hello!"}

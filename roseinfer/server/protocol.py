@@ -102,6 +102,7 @@ class CompletionRequest(SamplingRequest):
     prompt: str | list[str] | list[int] | list[list[int]]
     logprobs: int | None = None  # the top N per token (0: the sampled token's only)
     echo: bool = False
+    suffix: str | None = None  # text after the completion: a fill in the middle (fim.py)
 
 
 class ChatCompletionRequest(SamplingRequest):

@@ -68,8 +68,9 @@ class ScoreRequest(_Scored):
         pairs = [pair for pair in _PAIRS if set(pair) == set(given)]
         if not pairs:
             # (one side alone: its partner is what is missing)
-            partners = [b if a == given[0] else a for a, b in _PAIRS if given[0] in (a, b)]
-            param = given[-1] if len(given) > 1 else partners[0] if given else "text_1"
+            param = given[-1] if len(given) > 1 else "text_1"
+            if len(given) == 1:
+                param = next(b if a == given[0] else a for a, b in _PAIRS if given[0] in (a, b))
             raise APIError(400, "give one pair of texts: text_1 and text_2 (or vLLM's queries and "
                                 f"documents, queries and items, data_1 and data_2), got "
                                 f"{', '.join(given) or 'none'}", param=param)  # fmt: skip

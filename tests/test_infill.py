@@ -1,0 +1,146 @@
+"""Fill in the middle: llama.cpp's POST /infill and OpenAI's `suffix` on /v1/completions, over a
+tiny random qwen2 whose vocabulary has Qwen-Coder's FIM tokens. The oracle is llama.cpp's
+prompt, built here from its rule (`[REP] project [SEP] file ... [PRE] prefix prompt [SUF] suffix
+[MID]`) and run as token ids through /completion: the fill must be that request, token for
+token; a model without FIM tokens is llama.cpp's 501 (and a 400 naming `suffix`)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from conftest import SPECIAL_TOKENS, make_tiny_model, serve_in_process
+
+from roseinfer.tokenizer import Tokenizer
+
+FIM = ["<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>", "<|fim_pad|>", "<|repo_name|>",
+       "<|file_sep|>"]  # fmt: skip
+GREEDY = {"temperature": 0, "n_predict": 6, "ignore_eos": True}
+
+
+@pytest.fixture(scope="module")
+def fim_model(tmp_path_factory):
+    return make_tiny_model("qwen2", str(tmp_path_factory.mktemp("qwen2_fim")),
+                           special_tokens=SPECIAL_TOKENS + FIM)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def served(fim_model):
+    with serve_in_process(fim_model) as (app, url):
+        yield app, url
+
+
+@pytest.fixture(scope="module")
+def http(served):
+    with httpx.Client(base_url=served[1], timeout=60) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def tok(fim_model):
+    return Tokenizer.from_pretrained(fim_model)
+
+
+def ok(r: httpx.Response) -> dict:
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def ids_of(tok: Tokenizer) -> dict[str, int]:
+    vocab = tok.hf.get_vocab()
+    return {name: vocab[text] for name, text in zip(("pre", "suf", "mid", "pad", "rep", "sep"),
+                                                    FIM, strict=True)}  # fmt: skip
+
+
+def plain(tok: Tokenizer, text: str) -> list[int]:
+    return tok.encode(text, False, split_special_tokens=True)
+
+
+def test_infill_runs_llama_cpps_prompt(http, tok):
+    t = ids_of(tok)
+    prefix, suffix, typed = "def add(a, b):\n    ", "\n\nprint(add(1, 2))\n", "return"
+    expected = [t["pre"], *plain(tok, prefix), *tok.encode(typed, False), t["suf"],
+                *plain(tok, suffix), t["mid"]]  # fmt: skip
+    fill = ok(http.post("/infill", json={"input_prefix": prefix, "input_suffix": suffix,
+                                         "prompt": typed, **GREEDY}))  # fmt: skip
+    reference = ok(http.post("/completion", json={"prompt": expected, **GREEDY}))
+    assert fill["content"] == reference["content"] and fill["tokens_evaluated"] == len(expected)
+    # the project's other files first, each after the file separator and its name
+    extra = [{"filename": "util.py", "text": "X = 1\n"}, {"text": "Y = 2\n"}]
+    context = [t["rep"], *plain(tok, "myproject\n"), t["sep"], *plain(tok, "util.py\n"),
+               *plain(tok, "X = 1\n"), t["sep"], *plain(tok, "tmp\n"), *plain(tok, "Y = 2\n"),
+               t["sep"], *plain(tok, "filename\n")]  # fmt: skip
+    fill = ok(http.post("/infill", json={"input_prefix": prefix, "input_suffix": suffix,
+                                         "prompt": typed, "input_extra": extra, **GREEDY}))  # fmt: skip
+    reference = ok(http.post("/completion", json={"prompt": context + expected, **GREEDY}))
+    assert fill["content"] == reference["content"]
+    assert fill["tokens_evaluated"] == len(context) + len(expected)
+
+
+def test_a_special_tokens_text_in_the_code_is_text_and_long_code_is_cut(http, tok):
+    t = ids_of(tok)
+    prefix = "x = '<|fim_middle|>'\n" + "y = 1\n" * 200  # past 3/4 of the batch
+    suffix = "z = 2\n" * 200
+    p_ids, s_ids = plain(tok, prefix), plain(tok, suffix)
+    # the batch: the 256-token context less the output's room (n_predict 1) and one
+    batch = 256 - 1 - 1
+    keep_prefix, keep_suffix = 3 * (batch // 4), batch // 4 - 2
+    assert t["mid"] not in p_ids and len(p_ids) > keep_prefix and len(s_ids) > keep_suffix
+    expected = [t["pre"], *p_ids[-keep_prefix:], t["suf"], *s_ids[:keep_suffix], t["mid"]]
+    fill = ok(http.post("/infill", json={"input_prefix": prefix, "input_suffix": suffix,
+                                         "temperature": 0, "n_predict": 1}))  # fmt: skip
+    reference = ok(http.post("/completion", json={"prompt": expected, "temperature": 0,
+                                                  "n_predict": 1}))  # fmt: skip
+    assert fill["tokens_evaluated"] == len(expected) and fill["content"] == reference["content"]
+
+
+def test_a_fill_ends_at_the_pad_token(http, tok):
+    pad = ids_of(tok)["pad"]
+    fill = ok(http.post("/infill", json={"input_prefix": "a", "input_suffix": "b",
+                                         "n_predict": 8, "logit_bias": [[pad, 100]]}))  # fmt: skip
+    assert fill["content"] == "" and fill["tokens_predicted"] == 1 and fill["stop_type"] == "eos"
+
+
+def test_suffix_on_v1_completions_is_the_same_fill(http, tok):
+    t = ids_of(tok)
+    body = {"prompt": "def add(a, b):\n    return", "suffix": "\n\nprint(add(1, 2))\n",
+            "max_tokens": 6, "temperature": 0, "ignore_eos": True}  # fmt: skip
+    expected = [t["pre"], *plain(tok, body["prompt"]), t["suf"], *plain(tok, body["suffix"]),
+                t["mid"]]  # fmt: skip
+    answer = ok(http.post("/v1/completions", json=body))
+    reference = ok(http.post("/v1/completions", json={**body, "prompt": expected, "suffix": None}))
+    assert answer["choices"][0]["text"] == reference["choices"][0]["text"]
+    assert answer["usage"]["prompt_tokens"] == len(expected)
+    two = ok(http.post("/v1/completions", json={**body, "prompt": [body["prompt"], "x = "]}))
+    assert two["choices"][0]["text"] == answer["choices"][0]["text"]
+    empty = ok(http.post("/v1/completions", json={**body, "suffix": ""}))  # asks for nothing
+    plain_answer = ok(http.post("/v1/completions", json={**body, "suffix": None}))
+    assert empty["choices"] == plain_answer["choices"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "param"),
+    [
+        ("/v1/completions", {"prompt": "a", "suffix": "b", "echo": True}, "echo"),
+        ("/v1/completions", {"prompt": [1, 2], "suffix": "b"}, "prompt"),
+        ("/v1/completions", {"prompt": "a", "suffix": 5}, "suffix"),
+        ("/infill", {"input_suffix": "b"}, "input_prefix"),
+        ("/infill", {"input_prefix": "a", "input_suffix": "b", "input_extra": [{}]},
+         "input_extra.0.text"),
+        ("/infill", {"input_prefix": "a", "input_suffix": "b", "input_extra": "x"},
+         "input_extra"),
+        ("/infill", {"input_prefix": "a", "input_suffix": "b", "prompt": ["a"]}, "prompt"),
+        ("/infill", {"input_prefix": "a", "input_suffix": "b", "n_indent": 4}, "n_indent"),
+    ],
+)  # fmt: skip
+def test_what_cannot_act_is_a_400_naming_it(http, path, body, param):
+    r = http.post(path, json=body)
+    assert (r.status_code, r.json()["error"]["param"]) == (400, param), r.text
+
+
+def test_a_model_without_fim_tokens(tiny_server):
+    url = tiny_server[1]
+    r = httpx.post(url + "/infill", json={"input_prefix": "a", "input_suffix": "b"}, timeout=30)
+    assert r.status_code == 501 and r.json()["error"]["type"] == "not_supported_error"
+    assert "prefix, suffix, middle" in r.json()["error"]["message"]
+    r = httpx.post(url + "/v1/completions", json={"prompt": "a", "suffix": "b"}, timeout=30)
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "suffix")
