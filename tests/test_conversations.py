@@ -154,10 +154,10 @@ def test_a_conversation_and_previous_response_id_are_not_both_taken(http):
     assert (r.status_code, r.json()["error"]["param"]) == (400, "include")
 
 
-def test_the_store_is_bounded_in_count_and_bytes():
+def test_the_store_is_bounded_in_count_and_bytes_and_reads_what_a_prompt_can_hold():
     from roseinfer.server.conversations import ConversationStore
 
-    store = ConversationStore(capacity=2, max_bytes=2_000)
+    store = ConversationStore(capacity=2, max_bytes=2_000, read_chars=1_000)
     items = input_items([{"role": "user", "content": "x" * 300}])
     a = store.create({}, items)
     b = store.create({}, [])
@@ -167,9 +167,22 @@ def test_the_store_is_bounded_in_count_and_bytes():
     with pytest.raises(APIError) as e:  # one conversation alone past the bound
         store.add(a.id, input_items([{"role": "user", "content": "x" * 2_000}]))
     assert e.value.code == "conversation_too_large"
+    with pytest.raises(APIError) as e:  # (checked before a response runs, naming its field)
+        store.check_room(a.id, 2_000)
+    assert (e.value.code, e.value.param) == ("conversation_too_large", "conversation")
     store.add(c.id, input_items([{"role": "user", "content": "y" * 1_600}]))
     assert a.id not in store._items and store.num_bytes <= 2_000  # the oldest dropped for room
     assert b.id not in store._items
+    # a response reads the leading system message and the newest text a prompt could hold
+    big = ConversationStore(capacity=5, max_bytes=1 << 20, read_chars=1_000)
+    turns = [{"role": "system", "content": "Be brief."}] + [
+        {"role": "user", "content": f"{i}" * 300} for i in range(10)]  # fmt: skip
+    conv = big.create({}, [])
+    for i in range(0, len(turns), 5):
+        big.add(conv.id, input_items(turns[i : i + 5]))
+    read = [item["content"][0]["text"] for item in big.items(conv.id)]
+    # (three of 300 fit in 1,000, and one more: the prompt then says it is too long)
+    assert read == ["Be brief.", "6" * 300, "7" * 300, "8" * 300, "9" * 300]
 
 
 def test_a_background_response_adds_its_turn_when_it_ends(http):
@@ -185,3 +198,75 @@ def test_a_background_response_adds_its_turn_when_it_ends(http):
     items = ok(http.get(f"/v1/conversations/{conv['id']}/items", params={"order": "asc"}))
     assert [i["role"] for i in items["data"]] == ["user", "assistant"]
     assert items["data"][1]["content"][0]["text"] == text_of(done)
+
+
+ADD = {"type": "object", "properties": {"a": {"type": "integer", "minimum": 0, "maximum": 99},
+                                       "b": {"type": "integer", "minimum": 0, "maximum": 99}},
+       "required": ["a", "b"], "additionalProperties": False}  # fmt: skip
+TOOLS = [{"type": "function", "name": "add", "description": "Add two numbers",
+          "parameters": ADD, "strict": True}]  # fmt: skip
+
+
+def test_a_call_cut_short_is_not_added_and_items_are_checked_as_input(http):
+    conv = ok(http.post("/v1/conversations", json={}))
+    cut = ok(http.post("/v1/responses", json={
+        "conversation": conv["id"], "input": "Add", "tools": TOOLS,
+        "tool_choice": {"type": "function", "name": "add"}, "max_output_tokens": 39,
+        "temperature": 0}))  # fmt: skip
+    # (39 tokens: the call opened, its arguments cut short, in this tiny vocabulary)
+    assert cut["output"][-1]["type"] == "function_call", cut["output"]
+    assert cut["output"][-1]["status"] == "incomplete"
+    items = ok(http.get(f"/v1/conversations/{conv['id']}/items"))["data"]
+    assert [i["type"] for i in items] == ["message"]  # its input only: no result could answer it
+    ok(http.post("/v1/responses", json={"conversation": conv["id"], "input": "Hi", **GREEDY}))
+    bad_call = {"type": "function_call", "call_id": "c1", "name": "add", "arguments": "{"}
+    r = http.post(f"/v1/conversations/{conv['id']}/items", json={"items": [bad_call]})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "items.0.arguments"), r.text
+    part = {"role": "user", "content": [{"type": "output_text", "text": "x"}]}
+    r = http.post("/v1/conversations", json={"items": [part]})
+    assert r.status_code == 400 and "'input_text'" in r.json()["error"]["message"]
+
+
+def test_item_ids_are_unique_and_a_turns_input_keeps_its_ids(http):
+    conv = ok(http.post("/v1/conversations", json={"items": [
+        {"id": "msg_a", "role": "user", "content": "Hello"}]}))  # fmt: skip
+    for items, param in (([{"id": "msg_a", "role": "user", "content": "x"}], "items.0.id"),
+                         ([{"id": "m_b", "role": "user", "content": "x"},
+                           {"id": "m_b", "role": "user", "content": "y"}], "items.1.id"),
+                         ([{"id": "a/b", "role": "user", "content": "x"}], "items.0.id")):  # fmt: skip
+        r = http.post(f"/v1/conversations/{conv['id']}/items", json={"items": items})
+        assert (r.status_code, r.json()["error"]["param"]) == (400, param), r.text
+    # a response sending an item of the conversation again: its copy gets an id of its own
+    answer = ok(http.post("/v1/responses", json={
+        "conversation": conv["id"], "input": [{"id": "msg_a", "role": "user", "content": "Hi"}],
+        **GREEDY}))  # fmt: skip
+    items = ok(http.get(f"/v1/conversations/{conv['id']}/items", params={"limit": 100}))["data"]
+    ids = [i["id"] for i in items]
+    assert len(set(ids)) == len(ids) == 3
+    own = ok(http.get(f"/v1/responses/{answer['id']}/input_items"))["data"]
+    added = ok(http.get(f"/v1/conversations/{conv['id']}/items", params={"order": "asc"}))
+    assert added["data"][1]["content"] == own[0]["content"]
+    plain = ok(http.post("/v1/responses", json={"conversation": conv["id"], "input": "More",
+                                                **GREEDY}))  # fmt: skip
+    own = ok(http.get(f"/v1/responses/{plain['id']}/input_items"))["data"]
+    added = ok(http.get(f"/v1/conversations/{conv['id']}/items"))["data"]
+    assert own[0]["id"] == added[1]["id"]  # (the same item, the same id, in both)
+
+
+def test_one_response_at_a_time_on_a_conversation(http, served):
+    conv = ok(http.post("/v1/conversations", json={}))
+    engine = served[0].state.client.engine
+    step = engine.step
+    engine.step = lambda: (time.sleep(0.02), step())[1]
+    try:
+        running = ok(http.post("/v1/responses", json={
+            "conversation": conv["id"], "input": "Write", "background": True,
+            "max_output_tokens": 200, "temperature": 0, "ignore_eos": True}))  # fmt: skip
+        r = http.post("/v1/responses", json={"conversation": conv["id"], "input": "x"})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "conversation_locked"
+        ok(http.post(f"/v1/responses/{running['id']}/cancel"))
+    finally:
+        del engine.step
+    ok(http.post("/v1/responses", json={"conversation": conv["id"], "input": "x", **GREEDY}))
+    updated = ok(http.post(f"/v1/conversations/{conv['id']}", json={"metadata": None}))
+    assert updated["metadata"] == {}

@@ -65,7 +65,11 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     if client.observer is None:
         client.observer = metrics
     # /v1/responses kept for later reads, and the conversations they continue (bounded apart)
-    conversations = ConversationStore(cfg.responses_store_size, cfg.responses_store_mib << 20)
+    # (a response reads no more of a conversation than a prompt could hold: the context times
+    # the longest token's characters)
+    longest_token = max(map(len, ctx.tokenizer.hf.get_vocab()), default=1)
+    conversations = ConversationStore(cfg.responses_store_size, cfg.responses_store_mib << 20,
+                                      ctx.max_model_len * longest_token)  # fmt: skip
     stored = StoredResponses(
         ResponseStore(cfg.responses_store_size, cfg.responses_store_mib << 20), conversations
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -42,12 +43,27 @@ class ConversationNotFound(KeyError):
         return f"Conversation with id '{self.args[0]}' not found."
 
 
+_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")  # an item id, as it can be named in a path
+
+
+@dataclass(frozen=True)
+class StoredItem:
+    id: str
+    json: str  # the item, as added
+    chars: int  # of its text (what the prompt reads of it)
+    lead: bool  # a system or developer message (a conversation's head: always read)
+
+    @property
+    def size(self) -> int:
+        return len(self.json.encode())
+
+
 @dataclass
 class Conversation:
     id: str
     created_at: int
     metadata: dict[str, str]
-    items: list[str] = field(default_factory=list)  # each item's JSON, oldest first
+    items: list[StoredItem] = field(default_factory=list)  # oldest first
     size: int = 0  # bytes of JSON held
 
     def body(self) -> dict:
@@ -56,8 +72,11 @@ class Conversation:
 
 
 class ConversationStore:
-    def __init__(self, capacity: int, max_bytes: int) -> None:
+    def __init__(self, capacity: int, max_bytes: int, read_chars: int) -> None:
+        """`read_chars`: the most text a prompt can hold (the context times the longest
+        token's characters): a response reads no older items than that much text back."""
         self.capacity, self.max_bytes = capacity, max_bytes  # capacity 0: none are kept
+        self.read_chars = read_chars
         self._items: OrderedDict[str, Conversation] = OrderedDict()
         self.num_bytes = 0
 
@@ -69,7 +88,7 @@ class ConversationStore:
         self._items[conversation.id] = conversation
         try:
             self.add(conversation.id, items)
-        except APIError:  # (too large: not kept)
+        except APIError:  # (too large, or its ids: not kept)
             del self._items[conversation.id]
             raise
         self._bound()
@@ -83,30 +102,60 @@ class ConversationStore:
         return conversation
 
     def items(self, conversation_id: str) -> list[dict]:
-        """Its items, new objects, oldest first."""
-        return [json.loads(item) for item in self.get(conversation_id).items]
+        """What a response continuing it reads (new objects, oldest first): its leading
+        system messages, then its newest items up to `read_chars` of text (those before could
+        not fit in a prompt with them)."""
+        stored = self.get(conversation_id).items
+        head = next((i for i, item in enumerate(stored) if not item.lead), len(stored))
+        start, chars = len(stored), 0
+        while start > head and chars + stored[start - 1].chars <= self.read_chars:
+            start -= 1
+            chars += stored[start].chars
+        if start > head:  # (one item past it all the same: the prompt then says it is too long)
+            start -= 1
+        return [json.loads(item.json) for item in stored[:head] + stored[start:]]
 
-    def add(self, conversation_id: str, items: list[dict]) -> None:
-        """Append `items` (a 400 where the conversation alone would be past the bound)."""
+    def check_room(self, conversation_id: str, size: int) -> None:
+        """A 400 where `size` more bytes would take the conversation past the bound."""
+        if self.get(conversation_id).size + size > self.max_bytes:
+            raise APIError(400, f"conversation {conversation_id} would hold more than "
+                                "--responses-store-mib of items", param="conversation",
+                           code="conversation_too_large")  # fmt: skip
+
+    def add(self, conversation_id: str, items: list[dict], fresh_ids: bool = False) -> None:
+        """Append `items`: an id it holds already or given twice is a 400 naming
+        `items.i.id`, or, with `fresh_ids` (a response's turn), the item gets a new one; a
+        400 where the conversation would be past the bound."""
         conversation = self.get(conversation_id)
-        texts = [json.dumps(item) for item in items]
-        size = sum(len(t.encode()) for t in texts)
+        taken = {item.id for item in conversation.items}
+        stored = []
+        for i, item in enumerate(items):
+            if item["id"] in taken or not _ID.fullmatch(item["id"]):
+                if not fresh_ids:
+                    why = "is taken" if item["id"] in taken else "is not 1-128 of A-Z a-z 0-9 _ -"
+                    raise APIError(400, f"item id {item['id']!r} {why}", param=f"items.{i}.id",
+                                   code="invalid_value")  # fmt: skip
+                item = {**item, "id": f"{item['id'].split('_')[0][:8]}_{uuid.uuid4().hex}"}
+            taken.add(item["id"])
+            lead = item["type"] == "message" and item.get("role") in ("system", "developer")
+            stored.append(StoredItem(item["id"], json.dumps(item), _text_chars(item), lead))
+        size = sum(item.size for item in stored)
         if conversation.size + size > self.max_bytes:
             raise APIError(400, f"conversation {conversation_id} would hold more than "
                                 "--responses-store-mib of items", param="items",
                            code="conversation_too_large")  # fmt: skip
-        conversation.items += texts
+        conversation.items += stored
         conversation.size += size
         self.num_bytes += size
         self._bound()
 
     def delete_item(self, conversation_id: str, item_id: str) -> None:
         conversation = self.get(conversation_id)
-        for i, text in enumerate(conversation.items):
-            if json.loads(text)["id"] == item_id:
+        for i, item in enumerate(conversation.items):
+            if item.id == item_id:
                 del conversation.items[i]
-                conversation.size -= len(text.encode())
-                self.num_bytes -= len(text.encode())
+                conversation.size -= item.size
+                self.num_bytes -= item.size
                 return
         raise APIError(404, f"Item with id '{item_id}' not found.", param="item_id",
                        code="not_found")  # fmt: skip
@@ -123,13 +172,25 @@ class ConversationStore:
             self.num_bytes -= dropped.size
 
 
+def _text_chars(item: dict) -> int:
+    """The characters of an item's text: what a prompt holds of it, at the least."""
+    texts = [item.get(key) for key in ("content", "arguments", "output", "name")]
+    total = 0
+    for text in texts:
+        if isinstance(text, str):
+            total += len(text)
+        elif isinstance(text, list):
+            total += sum(len(p.get("text", "")) for p in text if isinstance(p, dict))
+    return total
+
+
 class CreateConversation(P.RequestBase):
     items: list[Any] | None = None
     metadata: dict[str, str] | None = None
 
 
 class UpdateConversation(P.RequestBase):
-    metadata: dict[str, str]
+    metadata: dict[str, str] | None  # (null: none, as OpenAI's type allows)
 
 
 class CreateItems(P.RequestBase):
@@ -138,18 +199,38 @@ class CreateItems(P.RequestBase):
 
 def checked_items(items: list[Any]) -> list[dict]:
     """`items` as OpenAI's items with ids (a 400 naming `items.i...` where /v1/responses would
-    refuse them as its `input`)."""
+    refuse them as its `input`, a call's arguments that are no JSON object too)."""
     if not items:
         return []
     if len(items) > MAX_ITEMS:
         raise APIError(400, f"{len(items)} items: at most {MAX_ITEMS} at a time", param="items")
     try:
-        body = check_body({"input": items}, RESPONSES)
-        responses_request(body, None)
+        run = responses_request(check_body({"input": items}, RESPONSES), None)
     except FieldError as e:
-        param = e.param and ("items" + e.param.removeprefix("input"))
-        raise APIError(400, str(e).replace("input", "items"), param=param, code=e.code) from None
+        raise _as_items(e.api_error()) from None
+    try:
+        validated(P.ChatCompletionRequest, run.chat)
+    except APIError as e:
+        raise _as_items(run.renamed(e)) from None
+    for i, item in enumerate(items):  # (what a prompt writes of a call: its arguments' object)
+        if item.get("type") == "function_call" and not _json_object(item.get("arguments")):
+            raise APIError(400, "a function_call's arguments must be the JSON text of an object",
+                           param=f"items.{i}.arguments", code="invalid_value")  # fmt: skip
     return input_items(items)
+
+
+def _json_object(text: Any) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except (TypeError, ValueError):
+        return False
+
+
+def _as_items(error: APIError) -> APIError:
+    """`error` naming `items` where it names the `input` these items were checked as."""
+    param = error.param and re.sub(r"^input(?=$|\.)", "items", error.param)
+    message = re.sub(r"(?<![\w.])input(?=[.\s']|$)", "items", error.message)
+    return APIError(error.status, message, param=param, code=error.code)
 
 
 def add_conversation_routes(api: APIRouter, store: ConversationStore) -> None:
@@ -184,14 +265,15 @@ def add_conversation_routes(api: APIRouter, store: ConversationStore) -> None:
     @api.post("/v1/conversations/{conversation_id}")
     async def update_conversation(conversation_id: str, request: Request) -> dict:
         query_params(request, ())
-        body = validated(UpdateConversation, await read_request_json(request))
         conversation = get(conversation_id)
+        body = validated(UpdateConversation, await read_request_json(request))
         conversation.metadata = checked_metadata(body.metadata)
         return conversation.body()
 
     @api.delete("/v1/conversations/{conversation_id}")
     async def delete_conversation(conversation_id: str, request: Request) -> dict:
         query_params(request, ())
+        await no_body(request)
         get(conversation_id)
         store.delete(conversation_id)
         return {"id": conversation_id, "object": "conversation.deleted", "deleted": True}
@@ -201,14 +283,14 @@ def add_conversation_routes(api: APIRouter, store: ConversationStore) -> None:
         """OpenAI's page of its items: `limit` (1-100, default 20), `order` (`desc`, the
         default, or `asc`), `after` (an item id)."""
         query = query_params(request, ("limit", "order", "after"))
-        get(conversation_id)
-        return page(store.items(conversation_id), query)
+        items = get(conversation_id).items
+        return page([item.id for item in items], lambda i: json.loads(items[i].json), query)
 
     @api.post("/v1/conversations/{conversation_id}/items")
     async def create_items(conversation_id: str, request: Request) -> dict:
         query_params(request, ())
-        body = validated(CreateItems, await read_request_json(request))
         get(conversation_id)
+        body = validated(CreateItems, await read_request_json(request))
         items = checked_items(body.items)
         store.add(conversation_id, items)
         return {"object": "list", "data": items, "first_id": items[0]["id"],
@@ -217,10 +299,9 @@ def add_conversation_routes(api: APIRouter, store: ConversationStore) -> None:
     @api.get("/v1/conversations/{conversation_id}/items/{item_id}")
     async def retrieve_item(conversation_id: str, item_id: str, request: Request) -> dict:
         query_params(request, ())
-        get(conversation_id)
-        for item in store.items(conversation_id):
-            if item["id"] == item_id:
-                return item
+        for item in get(conversation_id).items:
+            if item.id == item_id:
+                return json.loads(item.json)
         raise APIError(404, f"Item with id '{item_id}' not found.", param="item_id",
                        code="not_found")  # fmt: skip
 

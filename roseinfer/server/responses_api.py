@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, Protocol
 
 from fastapi import APIRouter, Request
@@ -35,7 +35,8 @@ class ConversationItems(Protocol):
     """The conversations responses continue (`conversations.ConversationStore`)."""
 
     def items(self, conversation_id: str) -> list[dict]: ...  # KeyError where there is none
-    def add(self, conversation_id: str, items: list[dict]) -> None: ...
+    def add(self, conversation_id: str, items: list[dict], fresh_ids: bool = False) -> None: ...
+    def check_room(self, conversation_id: str, size: int) -> None: ...
 
 
 _FLAGS = {"true": True, "1": True, "false": False, "0": False}  # a query's booleans
@@ -59,6 +60,7 @@ class StoredResponses:
     ) -> None:
         """`conversations`: where a response continuing one adds its turn."""
         self.store, self.conversations = store, conversations
+        self._in_use: dict[str, str] = {}  # conversation -> the response running on it
         self.running: dict[str, BackgroundRun] = {}  # background responses, by id
         self.budget = EventBudget(store.max_bytes)  # what their streams' events may hold
 
@@ -88,17 +90,24 @@ class StoredResponses:
 
     def finish(self, run: ResponsesRequest, response: dict, content: str | None = None) -> None:
         """A Response has ended: its turn added to the conversation it continues (where it
-        completed, or was cut by its limit), and it is kept where its request asked."""
-        self._add_turn(run, response)
-        self.keep(run, response, content)
+        completed, or was cut by its limit), and it is kept where its request asked (its
+        input items the same, ids too, in both)."""
+        items = input_items(run.input)
+        self._add_turn(run, response, items)
+        self.keep(run, response, content, items=items)
 
-    def _add_turn(self, run: ResponsesRequest, response: dict) -> None:
+    def _add_turn(self, run: ResponsesRequest, response: dict, items: list[dict]) -> None:
+        """Its input and output items added to its conversation; a call cut short (its
+        arguments unfinished JSON) is left out, as `ResponsesRequest.turn` leaves it out: no
+        result could answer it."""
         conversation = run.echo.conversation
         if conversation is None or response["status"] not in ("completed", "incomplete"):
             return
         assert self.conversations is not None
+        output = [item for item in response["output"]
+                  if item["type"] != "function_call" or item["status"] == "completed"]  # fmt: skip
         try:
-            self.conversations.add(conversation, input_items(run.input) + response["output"])
+            self.conversations.add(conversation, items + output, fresh_ids=True)
         except (KeyError, APIError) as e:  # deleted meanwhile, or too large: the answer stands
             logger.warning("response %s not added to conversation %s: %s", response["id"],
                            conversation, e)  # fmt: skip
@@ -109,10 +118,11 @@ class StoredResponses:
         so, for its pollers), its id free."""
         request, final = run.head.request, run.final
         assert final is not None
-        self._add_turn(request, final)
+        items = input_items(request.input)
+        self._add_turn(request, final, items)
         events = None if run.events is None else tuple(run.events)
-        if not self.keep(request, final, events=events, events_bytes=run.events_bytes):
-            if events is None or not self.keep(request, final):
+        if not self.keep(request, final, None, events, run.events_bytes, items):
+            if events is None or not self.keep(request, final, items=items):
                 size = len(dumps(final).encode())
                 error = {"code": "server_error", "message": f"the response ({size:,} bytes) is "
                          "larger than --responses-store-mib: not kept"}  # fmt: skip
@@ -128,34 +138,52 @@ class StoredResponses:
     def claim(self, run: ResponsesRequest, response_id: str, fallback: str | None) -> str:
         """The id of a response about to run: `response_id`, held while it runs if it is to be
         stored (`release` frees it, kept or not); where a stored or running one has it,
-        `fallback` (an id of ours), or a 400 naming `request_id` without one."""
-        if not run.echo.store:
-            return response_id
-        try:
-            self.store.claim(response_id)
-        except IdTaken as e:
-            if fallback is None:
-                raise APIError(400, f"{e}: give another request_id, or store: false",
-                               param="request_id", code="invalid_value") from None  # fmt: skip
-            self.store.claim(fallback)
-            return fallback
+        `fallback` (an id of ours), or a 400 naming `request_id` without one. The conversation
+        it continues is held too: another response on it meanwhile is a 400, as OpenAI's
+        (`conversation_locked`: each turn reads the one before), and one that could not take
+        this turn's input is a 400 now, not a turn lost later."""
+        conversation = run.echo.conversation
+        if conversation is not None:
+            assert self.conversations is not None
+            if conversation in self._in_use:
+                raise APIError(400, f"Another response ({self._in_use[conversation]}) is running "
+                                    f"on conversation {conversation}: retry once it has ended",
+                               param="conversation", code="conversation_locked")  # fmt: skip
+            self.conversations.check_room(conversation, len(dumps(input_items(run.input))))
+        if run.echo.store:
+            try:
+                self.store.claim(response_id)
+            except IdTaken as e:
+                if fallback is None:
+                    raise APIError(400, f"{e}: give another request_id, or store: false",
+                                   param="request_id", code="invalid_value") from None  # fmt: skip
+                self.store.claim(fallback)
+                response_id = fallback
+        if conversation is not None:
+            self._in_use[conversation] = response_id
         return response_id
 
     def release(self, response_id: str) -> None:
+        """The response has ended (kept or not): its id and its conversation free again."""
         self.store.release(response_id)
+        for conversation, user in list(self._in_use.items()):
+            if user == response_id:
+                del self._in_use[conversation]
 
     def keep(self, run: ResponsesRequest, response: dict, content: str | None = None,
-             events: tuple[str, ...] | None = None, events_bytes: int = 0) -> bool:  # fmt: skip
+             events: tuple[str, ...] | None = None, events_bytes: int = 0,
+             items: list[dict] | None = None) -> bool:  # fmt: skip
         """Store a finished Response whose request asked for it (`content`: its JSON, where
-        it was written already; `events`: a background stream's, to replay); False where it
-        was to be kept and is not."""
+        it was written already; `events`: a background stream's, to replay; `items`: its
+        input items, where they were listed already); False where it was to be kept and is
+        not."""
         if not run.echo.store:
             return True
         try:
             content = dumps(response) if content is None else content
             kept = self.store.put(response["id"], content.encode(), run.turn(response),
-                                  run.previous, input_items(run.input), events,
-                                  events_bytes)  # fmt: skip
+                                  run.previous, input_items(run.input) if items is None
+                                  else items, events, events_bytes)  # fmt: skip
         except Exception:  # a bug: the answer goes out all the same
             logger.exception("could not store response %s", response["id"])
             return False
@@ -188,7 +216,7 @@ class StoredResponses:
                 items = input_items(running.head.request.input)
             else:
                 items = json.loads(self._get(response_id).items_json)
-            return page(items, query)
+            return page([item["id"] for item in items], items.__getitem__, query)
 
         @api.post("/v1/responses/{response_id:path}/cancel")
         async def cancel_response(response_id: str, request: Request) -> Response:
@@ -346,27 +374,28 @@ def input_items(given: str | list) -> list[dict]:
     return items
 
 
-def page(items: list[dict], query: dict[str, str]) -> dict:
-    """OpenAI's cursor page of `items` (in the order sent) for `limit`, `order`, `after`."""
-    try:
-        limit = int(query.get("limit", "20"))
-    except ValueError:
+def page(ids: list[str], load: Callable[[int], dict], query: dict[str, str]) -> dict:
+    """OpenAI's cursor page, for `limit`, `order` and `after`, of the items whose `ids` are
+    given in the order sent (`load(i)`: the i-th item, read for the page's items only)."""
+    if not (query.get("limit", "20").isascii() and query.get("limit", "20").isdigit()):
         limit = 0
+    else:
+        limit = int(query.get("limit", "20")[:4])
     if not 1 <= limit <= 100:
         raise APIError(400, "limit must be an integer in [1, 100]", param="limit",
                        code="invalid_value")  # fmt: skip
     order = query.get("order", "desc")
     if order not in ("asc", "desc"):
         raise APIError(400, "order must be 'asc' or 'desc'", param="order", code="invalid_value")
-    ordered = items if order == "asc" else items[::-1]
+    positions = list(range(len(ids))) if order == "asc" else list(range(len(ids) - 1, -1, -1))
     start = 0
     if "after" in query:
-        ids = [item["id"] for item in ordered]
-        if query["after"] not in ids:
-            raise APIError(400, f"after {query['after']!r} is no item of this response",
+        at = [k for k, i in enumerate(positions) if ids[i] == query["after"]]
+        if not at:
+            raise APIError(400, f"after {query['after']!r} is no item of this list",
                            param="after", code="invalid_value")  # fmt: skip
-        start = ids.index(query["after"]) + 1
-    page = ordered[start : start + limit]
-    return {"object": "list", "data": page, "first_id": page[0]["id"] if page else None,
-            "last_id": page[-1]["id"] if page else None,
-            "has_more": start + limit < len(ordered)}  # fmt: skip
+        start = at[0] + 1
+    chosen = [load(i) for i in positions[start : start + limit]]
+    return {"object": "list", "data": chosen, "first_id": chosen[0]["id"] if chosen else None,
+            "last_id": chosen[-1]["id"] if chosen else None,
+            "has_more": start + limit < len(positions)}  # fmt: skip
