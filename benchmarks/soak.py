@@ -6,13 +6,14 @@ drawn from a mix: chat and completion requests (streamed and not, n > 1), struct
 JSON schema, a regex, choices, a GBNF grammar), required tool calls (streamed and not), echo,
 logprobs and prompt_logprobs, stop strings, seeded sampling with every penalty and a bias, long
 prompts, /v1/responses (plain, streamed, tools, a stored chain continued, read back and
-deleted, background ones polled to their end or cancelled), /v1/embeddings (floats or base64:
-one unit vector per input), llama.cpp's native /completion (several prompts, streamed or not,
-probabilities, a grammar) and /embedding, /rerank and /score (sorted cosines); and faults: clients that disconnect mid-stream (also inside a JSON schema), malformed
-and unknown-field bodies, a schema with a dangling $ref, prompts longer than the context, odd
-seeds (huge, 2**64 - 1 with n = 2, negative), tiny and NaN temperatures. A 200 is checked, not
-just counted: the output follows its schema, regex, choices, grammar or tools; stop strings are
-not in the text; logprobs lists match the tokens; the response's id carries the X-Request-Id;
+deleted, a conversation continued twice, background ones polled to their end or cancelled),
+/v1/embeddings (floats or base64: one unit vector per input), llama.cpp's native /completion
+(several prompts, streamed or not, probabilities, a grammar) and /embedding, /rerank and /score
+(sorted cosines); and faults: clients that disconnect mid-stream (also inside a JSON schema),
+malformed and unknown-field bodies, a schema with a dangling $ref, prompts longer than the
+context, odd seeds (huge, 2**64 - 1 with n = 2, negative), tiny and NaN temperatures. A 200
+is checked, not just counted: the output follows its schema, regex, choices, grammar or tools;
+stop strings are not in the text; logprobs lists match the tokens; the response's id carries the X-Request-Id;
 a seeded or greedy request is sent twice in a row (a different text is counted as `DIVERGED`:
 README's "Alone or batched" says how rarely the batch around a draw moves it). At the end it
 waits for the server to go idle and prints outcomes by kind (`FAULT` or `UNEXPECTED` where a
@@ -136,6 +137,8 @@ async def one_response(client: httpx.AsyncClient, case: Case, content: bytes,
                       if line.startswith("data: ")]  # fmt: skip
         fault = case.check(events) if r.status_code == 200 and events else "no events"
         return f"{case.kind} {r.status_code}" + (f" FAULT {fault}" if fault else "")
+    if case.kind == "responses-conversation":
+        return await conversation_turns(client, case)
     r = await client.post(case.path, content=content, headers=headers)
     outcome = f"{case.kind} {r.status_code}"
     if r.status_code != 200:
@@ -162,6 +165,32 @@ async def one_response(client: httpx.AsyncClient, case: Case, content: bytes,
                 if (await client.delete(f"/v1/responses/{rid}")).status_code != 200:
                     fault = fault or f"could not delete {rid}"
     return outcome + (f" FAULT {fault}" if fault else "")
+
+
+async def conversation_turns(client: httpx.AsyncClient, case: Case) -> str:
+    """A conversation continued twice: each turn's input and output added, then deleted."""
+    assert isinstance(case.body, dict) and case.check is not None
+    r = await client.post("/v1/conversations", json={"metadata": {"soak": "1"}})
+    if r.status_code != 200:
+        return f"{case.kind} {r.status_code} UNEXPECTED {r.text[:120]}"
+    conv = r.json()["id"]
+    fault = None
+    for turn in range(2):
+        r = await client.post(case.path, json={**case.body, "conversation": conv})
+        if r.status_code != 200:
+            fault = f"turn {turn}: {r.status_code} {r.text[:120]}"
+            break
+        answer = r.json()
+        fault = case.check(answer)
+        items = (await client.get(f"/v1/conversations/{conv}/items",
+                                  params={"limit": 100})).json()["data"]  # fmt: skip
+        if fault is None and len(items) != 2 * (turn + 1):
+            fault = f"{len(items)} items after {turn + 1} turns"
+        if fault is not None:
+            break
+    if (await client.delete(f"/v1/conversations/{conv}")).status_code != 200:
+        fault = fault or "could not delete it"
+    return f"{case.kind} 200" + (f" FAULT {fault}" if fault else "")
 
 
 async def background_end(client: httpx.AsyncClient, answer: dict,

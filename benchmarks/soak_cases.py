@@ -204,7 +204,8 @@ def check_response_events(events: list[dict]) -> str | None:
 
 def pick_responses(rng: random.Random) -> Case:
     """/v1/responses: plain, streamed, tools, a stored chain (continued, read, deleted), a
-    background one (polled, or cancelled), and a client that leaves a stream."""
+    conversation continued twice, a background one (polled, or cancelled), and a client that
+    leaves a stream."""
     base = {"max_output_tokens": rng.randint(4, 48), "temperature": 0.7,
             "instructions": "Answer briefly."}  # fmt: skip
     question = "Tell me about the sea in one sentence."
@@ -219,8 +220,11 @@ def pick_responses(rng: random.Random) -> Case:
         body = {**base, "max_output_tokens": 64, "input": question, "tools": RESPONSES_TOOLS,
                 "tool_choice": "required", "parallel_tool_calls": False}  # fmt: skip
         return Case("responses-tools", "/v1/responses", body, check=check_response_calls)
-    if roll < 0.82:
+    if roll < 0.76:
         return Case("responses-chain", "/v1/responses", {**base, "input": question},
+                    check=check_response)  # fmt: skip
+    if roll < 0.82:  # two turns on a conversation, its items listed, then deleted (soak.py)
+        return Case("responses-conversation", "/v1/responses", {**base, "input": question},
                     check=check_response)  # fmt: skip
     if roll < 0.92:  # polled to its end, or cancelled on the way (soak.py)
         kind = rng.choice(["responses-background", "responses-background-cancel"])
