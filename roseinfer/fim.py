@@ -11,9 +11,10 @@ prefix-suffix-middle order:
 the prefix and the suffix tokenized with their special tokens' text read as plain text, the
 prefix cut to its last 3/4 of a batch, the suffix to its first quarter less the prompt (the
 batch: llama.cpp's 2,048 tokens, or what the context leaves beside the output's room, its
-limit or a quarter of the context), the repository context (`extra`: a `<REP>` project line
-and a `<SEP>` file line before each file's text, or llama.cpp's "--- snippet ---" separator) to
-what the context leaves then. Generation ends at the pad, repo and separator tokens too (`FimTokens.stop_ids`).
+limit or a quarter of the context), the repository context (a `<REP>` project line, a `<SEP>`
+file line before each file's text (`extra`), or llama.cpp's "--- snippet ---" separator, and a
+`<SEP>` line for the current file, where the vocabulary has those tokens) to its last tokens
+that the batch and the output leave room for (none in a context of 2,048 or less). Generation ends at the pad, repo and separator tokens too (`FimTokens.stop_ids`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ FIM_TEXTS: dict[str, tuple[str, ...]] = {
     "pad": ("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"),
     "rep": ("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"),
     "sep": ("<|file_sep|>",),
+    "eot": ("<EOT>", "▁<EOT>", "_<EOT>"),  # CodeLlama's end of a fill (not its EOS)
 }  # fmt: skip
 MAX_BATCH = 2048  # llama.cpp's default n_batch, which its budgets read
 _SNIPPET = "\n\n--- snippet ---\n\n"  # llama.cpp's separator where there is no <SEP> token
@@ -49,11 +51,12 @@ class FimTokens:
     pad: int | None = None
     rep: int | None = None
     sep: int | None = None
+    eot: int | None = None
 
     @property
     def stop_ids(self) -> tuple[int, ...]:
         """What ends a fill besides the model's own end tokens (llama.cpp's EOG set)."""
-        return tuple(t for t in (self.pad, self.rep, self.sep) if t is not None)
+        return tuple(t for t in (self.pad, self.rep, self.sep, self.eot) if t is not None)
 
 
 class NoFimTokens(ValueError):
@@ -73,7 +76,7 @@ def fim_tokens(tokenizer: Tokenizer) -> FimTokens:
                    if t is None]  # fmt: skip
         raise NoFimTokens(f"this model cannot fill in the middle: its vocabulary has no "
                           f"{', '.join(missing)} token (llama.cpp's FIM tokens)")  # fmt: skip
-    return FimTokens(pre, suf, mid, found["pad"], found["rep"], found["sep"])
+    return FimTokens(pre, suf, mid, found["pad"], found["rep"], found["sep"], found["eot"])
 
 
 def infill_prompt(tokenizer: Tokenizer, fim: FimTokens, prefix: str, suffix: str,
@@ -89,22 +92,25 @@ def infill_prompt(tokenizer: Tokenizer, fim: FimTokens, prefix: str, suffix: str
 
     prompt_ids = tokenizer.encode(prompt, False) if prompt else []
     room = n_predict if n_predict > 0 else n_ctx // 4  # (the output's, kept free)
-    n_batch = max(8, min(MAX_BATCH, n_ctx - room - 1))  # (the fill alone: at most n_batch + 1)
+    bos = _bos(tokenizer)
+    # (the fill alone holds at most n_batch + 1 tokens, and its BOS)
+    n_batch = max(8, min(MAX_BATCH, n_ctx - room - 1 - len(bos)))
     prefix_ids, suffix_ids = text(prefix), text(suffix)
     take_prefix = min(len(prefix_ids), 3 * (n_batch // 4))
     take_suffix = min(len(suffix_ids), max(0, n_batch // 4 - (2 + len(prompt_ids))))
     head = [fim.pre, *prefix_ids[len(prefix_ids) - take_prefix :], *prompt_ids]
-    ids = _bos(tokenizer) + head + [fim.suf, *suffix_ids[:take_suffix]] + [fim.mid]
-    context: list[int] = []
-    if extra:
-        if fim.rep is not None:
-            context += [fim.rep, *text(_PROJECT)]
-        for filename, body in extra:
-            context += [fim.sep, *text(filename + "\n")] if fim.sep is not None else text(_SNIPPET)
-            context += text(body)
-        if fim.sep is not None:
-            context += [fim.sep, *text("filename\n")]  # (llama.cpp's line for the current file)
-    take_context = min(len(context), max(0, n_ctx - len(ids) - room))
+    ids = bos + head + [fim.suf, *suffix_ids[:take_suffix]] + [fim.mid]
+    context: list[int] = []  # (its lines whether files come or not, as llama.cpp's)
+    if fim.rep is not None:
+        context += [fim.rep, *text(_PROJECT)]
+    for filename, body in extra:
+        context += [fim.sep, *text(filename + "\n")] if fim.sep is not None else text(_SNIPPET)
+        context += text(body)
+    if fim.sep is not None:
+        context += [fim.sep, *text("filename\n")]  # (llama.cpp's line for the current file)
+    # what the batch and the output leave, the same for every request of one output limit:
+    # the context kept does not move with the prefix's length (its cached blocks stay useful)
+    take_context = min(len(context), max(0, n_ctx - room - n_batch - 1 - len(bos)))
     return context[len(context) - take_context :] + ids
 
 

@@ -6,6 +6,8 @@ token; a model without FIM tokens is llama.cpp's 501 (and a 400 naming `suffix`)
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 from conftest import SPECIAL_TOKENS, make_tiny_model, serve_in_process
@@ -19,13 +21,19 @@ GREEDY = {"temperature": 0, "n_predict": 6, "ignore_eos": True}
 
 @pytest.fixture(scope="module")
 def fim_model(tmp_path_factory):
-    return make_tiny_model("qwen2", str(tmp_path_factory.mktemp("qwen2_fim")),
+    """A 4,096-token context: room for the project's lines beside a 2,048-token batch."""
+    path = make_tiny_model("qwen2", str(tmp_path_factory.mktemp("qwen2_fim")),
                            special_tokens=SPECIAL_TOKENS + FIM)  # fmt: skip
+    with open(f"{path}/config.json") as f:
+        config = json.load(f)
+    with open(f"{path}/config.json", "w") as f:
+        json.dump({**config, "max_position_embeddings": 4096}, f)
+    return path
 
 
 @pytest.fixture(scope="module")
 def served(fim_model):
-    with serve_in_process(fim_model) as (app, url):
+    with serve_in_process(fim_model, num_kv_blocks=320) as (app, url):  # (the whole context)
         yield app, url
 
 
@@ -55,42 +63,60 @@ def plain(tok: Tokenizer, text: str) -> list[int]:
     return tok.encode(text, False, split_special_tokens=True)
 
 
+def project(tok: Tokenizer, files: list[tuple[str, str]]) -> list[int]:
+    """llama.cpp's lines before a fill: the project's, each file's, the current file's."""
+    t = ids_of(tok)
+    out = [t["rep"], *plain(tok, "myproject\n")]
+    for name, text in files:
+        out += [t["sep"], *plain(tok, name + "\n"), *plain(tok, text)]
+    return out + [t["sep"], *plain(tok, "filename\n")]
+
+
+def reference_text(http: httpx.Client, tok: Tokenizer, ids: list[int], n: int) -> str:
+    """The greedy text of `ids` as a plain prompt, ended where a fill ends: at the model's end
+    tokens and its FIM pad, repo and file-separator tokens."""
+    stops = [ids_of(tok)[name] for name in ("pad", "rep", "sep")]
+    answer = ok(http.post("/v1/completions", json={"prompt": ids, "max_tokens": n,
+                                                   "temperature": 0, "ignore_eos": True,
+                                                   "stop_token_ids": stops}))  # fmt: skip
+    return answer["choices"][0]["text"]
+
+
 def test_infill_runs_llama_cpps_prompt(http, tok):
     t = ids_of(tok)
     prefix, suffix, typed = "def add(a, b):\n    ", "\n\nprint(add(1, 2))\n", "return"
-    expected = [t["pre"], *plain(tok, prefix), *tok.encode(typed, False), t["suf"],
-                *plain(tok, suffix), t["mid"]]  # fmt: skip
-    fill = ok(http.post("/infill", json={"input_prefix": prefix, "input_suffix": suffix,
-                                         "prompt": typed, **GREEDY}))  # fmt: skip
-    reference = ok(http.post("/completion", json={"prompt": expected, **GREEDY}))
-    assert fill["content"] == reference["content"] and fill["tokens_evaluated"] == len(expected)
-    # the project's other files first, each after the file separator and its name
-    extra = [{"filename": "util.py", "text": "X = 1\n"}, {"text": "Y = 2\n"}]
-    context = [t["rep"], *plain(tok, "myproject\n"), t["sep"], *plain(tok, "util.py\n"),
-               *plain(tok, "X = 1\n"), t["sep"], *plain(tok, "tmp\n"), *plain(tok, "Y = 2\n"),
-               t["sep"], *plain(tok, "filename\n")]  # fmt: skip
-    fill = ok(http.post("/infill", json={"input_prefix": prefix, "input_suffix": suffix,
-                                         "prompt": typed, "input_extra": extra, **GREEDY}))  # fmt: skip
-    reference = ok(http.post("/completion", json={"prompt": context + expected, **GREEDY}))
-    assert fill["content"] == reference["content"]
-    assert fill["tokens_evaluated"] == len(context) + len(expected)
+    fill = [t["pre"], *plain(tok, prefix), *tok.encode(typed, False), t["suf"],
+            *plain(tok, suffix), t["mid"]]  # fmt: skip
+    # the project's lines come whether files are sent or not, as llama.cpp's
+    for files in ([], [("util.py", "X = 1\n"), ("tmp", "Y = 2\n")]):
+        expected = project(tok, files) + fill
+        extra = [{"filename": name, "text": text, "time": 5} if name != "tmp" else {"text": text}
+                 for name, text in files]  # (llama.vim's `time`: read by none)  # fmt: skip
+        answer = ok(http.post("/infill", json={
+            "input_prefix": prefix, "input_suffix": suffix, "prompt": typed, "input_extra": extra,
+            "t_max_prompt_ms": 500, **GREEDY}))  # fmt: skip
+        assert answer["tokens_evaluated"] == len(expected), answer["prompt"]
+        assert answer["content"] == reference_text(http, tok, expected, 6)
 
 
 def test_a_special_tokens_text_in_the_code_is_text_and_long_code_is_cut(http, tok):
     t = ids_of(tok)
-    prefix = "x = '<|fim_middle|>'\n" + "y = 1\n" * 200  # past 3/4 of the batch
-    suffix = "z = 2\n" * 200
+    prefix = "x = '<|fim_middle|>'\n" + "y = 1\n" * 700  # past 3/4 of the 2,048-token batch
+    suffix = "z = 2\n" * 300
     p_ids, s_ids = plain(tok, prefix), plain(tok, suffix)
-    # the batch: the 256-token context less the output's room (n_predict 1) and one
-    batch = 256 - 1 - 1
-    keep_prefix, keep_suffix = 3 * (batch // 4), batch // 4 - 2
+    keep_prefix, keep_suffix = 3 * (2048 // 4), 2048 // 4 - 2
     assert t["mid"] not in p_ids and len(p_ids) > keep_prefix and len(s_ids) > keep_suffix
-    expected = [t["pre"], *p_ids[-keep_prefix:], t["suf"], *s_ids[:keep_suffix], t["mid"]]
+    expected = project(tok, []) + [t["pre"], *p_ids[-keep_prefix:], t["suf"],
+                                   *s_ids[:keep_suffix], t["mid"]]  # fmt: skip
     fill = ok(http.post("/infill", json={"input_prefix": prefix, "input_suffix": suffix,
                                          "temperature": 0, "n_predict": 1}))  # fmt: skip
-    reference = ok(http.post("/completion", json={"prompt": expected, "temperature": 0,
-                                                  "n_predict": 1}))  # fmt: skip
-    assert fill["tokens_evaluated"] == len(expected) and fill["content"] == reference["content"]
+    assert fill["tokens_evaluated"] == len(expected)
+    assert fill["content"] == reference_text(http, tok, expected, 1)
+    # the project's lines are cut first where the context is small: fim.py's budgets
+    from roseinfer.fim import fim_tokens, infill_prompt
+
+    small = infill_prompt(tok, fim_tokens(tok), prefix, suffix, [("a.py", "A = 1\n")], "", 256, 6)
+    assert len(small) <= 256 - 6 and t["rep"] not in small
 
 
 def test_a_fill_ends_at_the_pad_token(http, tok):
@@ -104,11 +130,10 @@ def test_suffix_on_v1_completions_is_the_same_fill(http, tok):
     t = ids_of(tok)
     body = {"prompt": "def add(a, b):\n    return", "suffix": "\n\nprint(add(1, 2))\n",
             "max_tokens": 6, "temperature": 0, "ignore_eos": True}  # fmt: skip
-    expected = [t["pre"], *plain(tok, body["prompt"]), t["suf"], *plain(tok, body["suffix"]),
-                t["mid"]]  # fmt: skip
+    expected = project(tok, []) + [t["pre"], *plain(tok, body["prompt"]), t["suf"],
+                                   *plain(tok, body["suffix"]), t["mid"]]  # fmt: skip
     answer = ok(http.post("/v1/completions", json=body))
-    reference = ok(http.post("/v1/completions", json={**body, "prompt": expected, "suffix": None}))
-    assert answer["choices"][0]["text"] == reference["choices"][0]["text"]
+    assert answer["choices"][0]["text"] == reference_text(http, tok, expected, 6)
     assert answer["usage"]["prompt_tokens"] == len(expected)
     two = ok(http.post("/v1/completions", json={**body, "prompt": [body["prompt"], "x = "]}))
     assert two["choices"][0]["text"] == answer["choices"][0]["text"]
@@ -123,6 +148,9 @@ def test_suffix_on_v1_completions_is_the_same_fill(http, tok):
         ("/v1/completions", {"prompt": "a", "suffix": "b", "echo": True}, "echo"),
         ("/v1/completions", {"prompt": [1, 2], "suffix": "b"}, "prompt"),
         ("/v1/completions", {"prompt": "a", "suffix": 5}, "suffix"),
+        ("/v1/completions", {"prompt": [], "suffix": "b"}, "prompt"),
+        ("/v1/completions", {"prompt": "a", "suffix": "b", "truncate_prompt_tokens": 3},
+         "truncate_prompt_tokens"),
         ("/infill", {"input_suffix": "b"}, "input_prefix"),
         ("/infill", {"input_prefix": "a", "input_suffix": "b", "input_extra": [{}]},
          "input_extra.0.text"),

@@ -27,7 +27,13 @@ from roseinfer.server.body_check import FieldError
 from roseinfer.server.chat_prompt import num_prompts, prompt_lists, request_prompt_ids
 from roseinfer.server.context import ServingContext
 from roseinfer.server.errors import APIError, failed_request_error, internal_error, validated
-from roseinfer.server.params import check_choices, client_names, response_options, sampling_error
+from roseinfer.server.params import (
+    check_choices,
+    client_names,
+    max_tokens_field,
+    response_options,
+    sampling_error,
+)
 from roseinfer.server.responses_api import StoredResponses
 from roseinfer.server.responses_input import ResponsesRequest, responses_request
 from roseinfer.server.responses_output import ResponseHead, response_events, response_object
@@ -288,9 +294,15 @@ def fim_request(ctx: ServingContext, body: P.CompletionRequest) -> FimTokens:
         raise APIError(400, "echo is not supported beside suffix (the prompt a fill runs is "
                             "the model's own form of the prompt and the suffix)", param="echo")  # fmt: skip
     prompts = [body.prompt] if isinstance(body.prompt, str) else body.prompt
+    if not prompts:
+        raise APIError(400, "prompt must not be empty", param="prompt")
     if not all(isinstance(p, str) for p in prompts):
         raise APIError(400, "suffix needs text prompts (a fill tokenizes the prompt and the "
                             "suffix its own way)", param="prompt")  # fmt: skip
+    if body.truncate_prompt_tokens is not None:  # (it would cut the fill's own tokens)
+        raise APIError(400, "truncate_prompt_tokens is not supported beside suffix (a fill "
+                            "keeps the prefix's last tokens and the suffix's first itself)",
+                       param="truncate_prompt_tokens")  # fmt: skip
     try:
         return ctx.fim_tokens()
     except NoFimTokens as e:
@@ -301,8 +313,9 @@ def fim_prompts(ctx: ServingContext, body: P.CompletionRequest, fim: FimTokens) 
     """Each text prompt filled in before `body.suffix` (fim.py)."""
     prompts = [body.prompt] if isinstance(body.prompt, str) else body.prompt
     assert body.suffix is not None
+    limit = max_tokens_field(body)[1] or 0  # (max_tokens, or its other names)
     return [infill_prompt(ctx.tokenizer, fim, str(p), body.suffix, [], "", ctx.max_total_tokens,
-                          body.max_tokens or 0) for p in prompts]  # fmt: skip
+                          limit) for p in prompts]  # fmt: skip
 
 
 async def run_to_end(

@@ -198,6 +198,7 @@ def completion_request(
 class ExtraFile(P.RequestBase):
     text: str
     filename: str = "tmp"  # (llama.cpp's)
+    time: int | float | None = None  # llama.vim's: when it read the chunk (a no-op: read by none)
 
 
 class InfillFields(P.RequestBase):

@@ -6,7 +6,7 @@ alike (the sampling fields llama.cpp's server takes, and each of its own: `n_pre
 
 from __future__ import annotations
 
-from roseinfer.server.field_checks import FieldSpec, equals, is_int
+from roseinfer.server.field_checks import FieldSpec, equals, is_int, is_num
 from roseinfer.server.field_checks import honoured_field as _h
 from roseinfer.server.field_checks import noop_field as _noop
 from roseinfer.server.field_checks import refused_field as _ref
@@ -52,7 +52,10 @@ LLAMACPP_FIELDS: tuple[FieldSpec, ...] = (
        "quarter of the batch less the prompt's, after the suffix token", _LC),
     _h("input_extra", _IN, "`[{\"filename\", \"text\"}]`: other files of the project, before "
        "the fill (each after a file-separator token and its name, where the model has one), "
-       "their last tokens kept to what the context leaves", _LC),
+       "their last tokens kept to what the batch and the output leave; llama.vim's `time` of "
+       "a chunk is taken and read by none (a no-op)", _LC),
+    _noop("t_max_prompt_ms", _N, is_num, "a time limit on the prompt: llama.cpp takes it and "
+          "does nothing with it either (the prompt is computed whole)", _LC),
     _h("prompt", _IN, "text typed after the prefix (llama.vim's: the cursor's line up to the "
        "cursor), right after it; a string", _LC),
     # -- llama.cpp's /embedding
