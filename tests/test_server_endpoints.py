@@ -341,3 +341,13 @@ def test_metrics_carry_vllms_names_too(tiny_model_dir):
         compared += 1
     assert compared > 40  # gauges, counters and every bucket of the three histograms
     assert not any(name.startswith("vllm:") and name.endswith("_created") for name, _ in samples)
+
+
+def test_a_posts_query_parameter_is_a_400_naming_it_but_azures_api_version(tiny_server):
+    url = tiny_server[1]
+    body = {"prompt": "Hi", "max_tokens": 2}
+    r = httpx.post(url + "/v1/completions", params={"temperature": 0}, json=body, timeout=30)
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "temperature")
+    r = httpx.post(url + "/v1/completions", params={"api-version": "2024-10-21"}, json=body,
+                   timeout=30)  # fmt: skip
+    assert r.status_code == 200, r.text

@@ -111,7 +111,19 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
         if (denied := api_key_error(request, cfg.api_keys)) is not None:
             raise denied
 
-    api = APIRouter(dependencies=[Depends(check_api_key)])
+    async def check_post_query(request: Request) -> None:
+        """A POST's query parameters: none is read (the body says it all), so each is a 400
+        naming it, but Azure OpenAI's `api-version`, which its client always sends (one API
+        here: a no-op)."""
+        if request.method != "POST":
+            return
+        for name in request.query_params:
+            if name != "api-version":
+                raise APIError(400, f"query parameter '{name}' is not supported by this server "
+                                    "(a POST reads its body)", param=name,
+                               code="unsupported_field")  # fmt: skip
+
+    api = APIRouter(dependencies=[Depends(check_api_key), Depends(check_post_query)])
 
     # ---- endpoints -----------------------------------------------------------------------
     @app.head("/health", include_in_schema=False)  # probes that only read the status
