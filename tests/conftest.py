@@ -381,3 +381,28 @@ def tools_model_dir(tmp_path_factory) -> str:
             json.dump({**config, "max_position_embeddings": 2048}, f)
         _TOOLS_MODEL["path"] = path
     return _TOOLS_MODEL["path"]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """(app, url) of the tools model (`tools_model_dir`) served in-process, one server a test
+    module; a module defines its own `served` to serve another."""
+    with serve_in_process(tools_model_dir(tmp_path_factory), num_kv_blocks=256) as app_url:
+        yield app_url
+
+
+@pytest.fixture(scope="module")
+def http(served):
+    """An httpx client of the module's `served` server."""
+    import httpx
+
+    with httpx.Client(base_url=served[1], timeout=120) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def sdk(served):
+    """The openai package's client of the module's `served` server."""
+    import openai
+
+    return openai.OpenAI(base_url=served[1] + "/v1", api_key="unused", max_retries=0)

@@ -10,7 +10,6 @@ import time
 import httpx
 import openai
 import pytest
-from conftest import serve_in_process, tools_model_dir
 from openai.types.conversations import Conversation
 
 from roseinfer.outputs import RequestFailed
@@ -18,23 +17,6 @@ from roseinfer.server.errors import APIError
 from roseinfer.server.responses_api import input_items
 
 GREEDY = {"max_output_tokens": 6, "temperature": 0, "ignore_eos": True}
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    with serve_in_process(tools_model_dir(tmp_path_factory), num_kv_blocks=256) as (app, url):
-        yield app, url
-
-
-@pytest.fixture(scope="module")
-def http(served):
-    with httpx.Client(base_url=served[1], timeout=60) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
-def sdk(served):
-    return openai.OpenAI(base_url=served[1] + "/v1", api_key="unused", max_retries=0)
 
 
 def ok(r: httpx.Response) -> dict:

@@ -38,12 +38,6 @@ def served(fim_model):
 
 
 @pytest.fixture(scope="module")
-def http(served):
-    with httpx.Client(base_url=served[1], timeout=60) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
 def tok(fim_model):
     return Tokenizer.from_pretrained(fim_model)
 

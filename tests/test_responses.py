@@ -12,9 +12,8 @@ import time
 
 import httpx
 import jsonschema
-import openai
 import pytest
-from conftest import serve_in_process, tools_model_dir
+from conftest import serve_in_process
 from openai.types.responses import Response, ResponseStreamEvent
 from pydantic import TypeAdapter
 
@@ -37,23 +36,6 @@ CHAT_TOOLS = [{"type": "function", "function": {k: v for k, v in t.items() if k 
               for t in TOOLS]  # fmt: skip
 EVENTS = TypeAdapter(ResponseStreamEvent)
 CALL = {"type": "function_call", "call_id": "call_1", "name": "add", "arguments": '{"a": 1}'}
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    with serve_in_process(tools_model_dir(tmp_path_factory), num_kv_blocks=256) as (app, url):
-        yield app, url
-
-
-@pytest.fixture(scope="module")
-def http(served):
-    with httpx.Client(base_url=served[1], timeout=120) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
-def sdk(served):
-    return openai.OpenAI(base_url=served[1] + "/v1", api_key="unused", max_retries=0)
 
 
 def create(http: httpx.Client, body: dict) -> dict:

@@ -10,7 +10,6 @@ import threading
 import time
 
 import httpx
-import openai
 import pytest
 from conftest import serve_in_process, tools_model_dir
 from openai.types.responses import Response, ResponseStreamEvent
@@ -21,23 +20,6 @@ from roseinfer.server.responses_input import responses_request
 
 EVENTS = TypeAdapter(ResponseStreamEvent)
 GREEDY = {"temperature": 0, "ignore_eos": True}
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    with serve_in_process(tools_model_dir(tmp_path_factory), num_kv_blocks=256) as (app, url):
-        yield app, url
-
-
-@pytest.fixture(scope="module")
-def http(served):
-    with httpx.Client(base_url=served[1], timeout=60) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
-def sdk(served):
-    return openai.OpenAI(base_url=served[1] + "/v1", api_key="unused", max_retries=0)
 
 
 @pytest.fixture
