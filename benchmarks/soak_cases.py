@@ -261,7 +261,7 @@ def pick_embeddings(rng: random.Random) -> Case:
     return Case("embeddings", "/v1/embeddings", body, check=check_embeddings(len(inputs)))
 
 
-def check_rerank(count: int) -> Callable[[dict], str | None]:
+def check_scores(count: int) -> Callable[[dict], str | None]:
     def check(r: dict) -> str | None:
         results = r["results"] if "results" in r else r["data"]
         key = "relevance_score" if "results" in r else "score"
@@ -283,9 +283,9 @@ def pick_scores(rng: random.Random) -> Case:
     texts = texts[: rng.randint(1, 4)]
     if rng.random() < 0.5:
         body = {"query": "Tell me about the sea", "documents": texts}
-        return Case("rerank", "/rerank", body, check=check_rerank(len(texts)))
+        return Case("rerank", "/rerank", body, check=check_scores(len(texts)))
     body = {"text_1": "Tell me about the sea", "text_2": texts}
-    return Case("score", "/score", body, check=check_rerank(len(texts)))
+    return Case("score", "/score", body, check=check_scores(len(texts)))
 
 
 def check_llamacpp(prompts: int) -> Callable[[dict | list], str | None]:

@@ -145,16 +145,15 @@ def test_the_store_is_bounded_in_count_and_bytes_and_reads_what_a_prompt_can_hol
     b = store.create({}, [])
     store.get(a.id)  # (used: b is now the oldest)
     c = store.create({}, [])
-    assert len(store) == 2 and {a.id, c.id} == {conv.id for conv in store._items.values()}
+    assert len(store) == 2 and a.id in store and c.id in store and b.id not in store
     with pytest.raises(APIError) as e:  # one conversation alone past the bound
         store.add(a.id, input_items([{"role": "user", "content": "x" * 2_000}]))
     assert e.value.code == "conversation_too_large"
     with pytest.raises(APIError) as e:  # (checked before a response runs, naming its field)
-        store.check_room(a.id, 2_000)
+        store.check_room(a.id, input_items([{"role": "user", "content": "é" * 900}]))
     assert (e.value.code, e.value.param) == ("conversation_too_large", "conversation")
     store.add(c.id, input_items([{"role": "user", "content": "y" * 1_600}]))
-    assert a.id not in store._items and store.num_bytes <= 2_000  # the oldest dropped for room
-    assert b.id not in store._items
+    assert a.id not in store and store.num_bytes <= 2_000  # the oldest dropped for room
     # a response reads the leading system message and the newest text a prompt could hold
     big = ConversationStore(capacity=5, max_bytes=1 << 20, read_chars=1_000)
     turns = [{"role": "system", "content": "Be brief."}] + [
@@ -165,6 +164,14 @@ def test_the_store_is_bounded_in_count_and_bytes_and_reads_what_a_prompt_can_hol
     read = [item["content"][0]["text"] for item in big.items(conv.id)]
     # (three of 300 fit in 1,000, and one more: the prompt then says it is too long)
     assert read == ["Be brief.", "6" * 300, "7" * 300, "8" * 300, "9" * 300]
+    # a result whose call is left out is left out too (it would answer nothing)
+    calls = ConversationStore(capacity=5, max_bytes=1 << 20, read_chars=1_000)
+    conv = calls.create({}, input_items([
+        {"role": "user", "content": "a" * 900},
+        {"type": "function_call", "call_id": "c1", "name": "add", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "5" * 600},
+        {"role": "user", "content": "b" * 500}]))  # fmt: skip
+    assert [item["type"] for item in calls.items(conv.id)] == ["message"]
 
 
 def test_a_background_response_adds_its_turn_when_it_ends(http):

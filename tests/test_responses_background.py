@@ -349,3 +349,40 @@ def test_queries_given_twice_or_too_long_and_bodies_of_cancel(http):
         assert r.status_code == 400 and "Cannot cancel an incomplete" in r.text
     r = http.post(url + "/cancel", json={"reason": "x"})
     assert r.status_code == 400 and "takes no body" in r.text
+
+
+def test_a_reader_past_the_events_written_so_far_gets_only_later_ones(http, slow_engine):
+    body = {"input": "Go", "max_output_tokens": 60, "background": True, "stream": True, **GREEDY}
+    with http.stream("POST", "/v1/responses", json=body) as r:
+        first = json.loads(next(line for line in r.iter_lines() if line.startswith("data: "))[6:])
+    url = f"/v1/responses/{first['response']['id']}"
+    running = response(http.get(url))
+    assert running["status"] in ("queued", "in_progress")
+    with http.stream("GET", url, params={"stream": "true", "starting_after": 40}) as r:
+        later = read_events(r)
+    assert later and [e["sequence_number"] for e in later] == list(range(41, 41 + len(later)))
+    items = http.get(url + "/input_items").json()["data"]  # (while it runs, and once stored)
+    assert http.get(url + "/input_items").json()["data"] == items
+    poll(http, first["response"]["id"], ("incomplete",))
+    assert http.get(url + "/input_items").json()["data"] == items
+
+
+def test_past_the_budget_the_run_keeping_the_most_stops_keeping():
+    from types import SimpleNamespace
+
+    from roseinfer.server.responses_background import BackgroundRun, EventBudget
+
+    budget = EventBudget(limit=1_000)
+
+    def run(name: str) -> BackgroundRun:
+        head = SimpleNamespace(id=name)
+        return BackgroundRun(head, None, 0, None, True, budget, [])  # type: ignore[arg-type]
+
+    big, small = run("big"), run("small")
+    big._publish("x" * 700)
+    small._publish("y" * 100)
+    small._publish("y" * 250)  # past the limit: the big one lets go of its events, not this one
+    assert big.events is None and small.events == ["y" * 100, "y" * 250]
+    assert budget.held == 350
+    small.release_events()
+    assert budget.held == 0

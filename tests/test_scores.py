@@ -182,3 +182,17 @@ def test_cheap_refusals_come_first_and_name_what_is_missing(http):
             "truncate_prompt_tokens")  # fmt: skip
     refused(http.post("/score", json={"text_1": "a"}), "text_2")  # the side left out
     refused(http.post("/score", json={"documents": ["a"]}), "queries")
+
+
+def test_request_id_and_truncation_side_act(http):
+    answer = ok(http.post("/rerank", json={"query": QUERY, "documents": DOCS, "request_id": "r1"}))
+    assert answer["id"] == "rerank-r1"
+    assert ok(http.post("/score", json={"text_1": "a", "text_2": "b", "request_id": "s1"}))[
+        "id"] == "score-s1"  # fmt: skip
+    ids = ok(http.post("/tokenize", json={"prompt": DOCS[1]}))["tokens"]
+    q_ids = ok(http.post("/tokenize", json={"prompt": QUERY}))["tokens"]
+    first = ok(http.post("/score", json={"text_1": QUERY, "text_2": DOCS[1],
+                                         "truncate_prompt_tokens": 3,
+                                         "truncation_side": "right"}))  # fmt: skip
+    expected = cosines(embeddings(http, [q_ids[:3]]), embeddings(http, [ids[:3]]))[0]
+    assert first["data"][0]["score"] == pytest.approx(expected, abs=EPS)

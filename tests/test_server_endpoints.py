@@ -351,3 +351,7 @@ def test_a_posts_query_parameter_is_a_400_naming_it_but_azures_api_version(tiny_
     r = httpx.post(url + "/v1/completions", params={"api-version": "2024-10-21"}, json=body,
                    timeout=30)  # fmt: skip
     assert r.status_code == 200, r.text
+    for method, path in (("GET", "/v1/responses/resp_nope"), ("POST", "/v1/conversations")):
+        r = httpx.request(method, url + path, params={"api-version": "2024-10-21"}, json={},
+                          timeout=30)  # fmt: skip
+        assert r.status_code in (200, 404), r.text  # (not a 400 naming api-version)

@@ -41,7 +41,7 @@ from roseinfer.server.llamacpp import add_llamacpp_routes
 from roseinfer.server.metrics import ServerMetrics
 from roseinfer.server.middleware import BodySizeLimitMiddleware, RequestIdMiddleware
 from roseinfer.server.openapi import install_openapi, request_bodies
-from roseinfer.server.responses_api import StoredResponses
+from roseinfer.server.responses_api import StoredResponses, query_params
 from roseinfer.server.responses_store import ResponseStore
 from roseinfer.server.scores import add_score_routes
 from roseinfer.server.tokenization import add_tokenization_routes
@@ -113,15 +113,9 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
 
     async def check_post_query(request: Request) -> None:
         """A POST's query parameters: none is read (the body says it all), so each is a 400
-        naming it, but Azure OpenAI's `api-version`, which its client always sends (one API
-        here: a no-op)."""
-        if request.method != "POST":
-            return
-        for name in request.query_params:
-            if name != "api-version":
-                raise APIError(400, f"query parameter '{name}' is not supported by this server "
-                                    "(a POST reads its body)", param=name,
-                               code="unsupported_field")  # fmt: skip
+        naming it (`query_params`: Azure OpenAI's `api-version` a no-op)."""
+        if request.method == "POST":
+            query_params(request, ())
 
     api = APIRouter(dependencies=[Depends(check_api_key), Depends(check_post_query)])
 

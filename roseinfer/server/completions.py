@@ -35,7 +35,7 @@ from roseinfer.server.params import (
     sampling_error,
 )
 from roseinfer.server.responses_api import StoredResponses
-from roseinfer.server.responses_input import ResponsesRequest, responses_request
+from roseinfer.server.responses_input import ResponsesRequest, conversation_id, responses_request
 from roseinfer.server.responses_output import ResponseHead, response_events, response_object
 from roseinfer.server.responses_truncation import fit_conversation
 from roseinfer.server.serving import (
@@ -150,7 +150,7 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
             keep = functools.partial(stored.finish, responses)
             if body.stream:
                 events = response_events(head, group, prompt_tokens, opts.constraint_param, keep)
-                return StreamingResponse(stored.released(events, head.id),
+                return StreamingResponse(stored.released(events, head.id, responses),
                                          media_type="text/event-stream", headers=SSE_HEADERS)  # fmt: skip
             try:
                 if await run_to_end(request, group, opts.constraint_param) is None:
@@ -160,7 +160,7 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
                 keep(answer, answer_json)
                 return Response(answer_json, media_type="application/json")
             finally:
-                stored.release(head.id)  # (kept or not: the id is free again)
+                stored.release(head.id, responses)  # (kept or not: the id is free again)
         if body.stream:
             stream = sse_stream(
                 group, rid, created, model_name, opts, prompt_tokens, body.include_usage
@@ -180,8 +180,8 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
         ctx.check_model(body.model)
         check_choices(body, num_prompts(body.prompt))
         if body.suffix:  # a fill in the middle: the prompt and the suffix as the model's
-            fim = fim_request(ctx, body)
-            prompts = await asyncio.to_thread(fim_prompts, ctx, body, fim)
+            fim, texts = checked_fim(ctx, body)
+            prompts = await asyncio.to_thread(fim_prompts, ctx, body, fim, texts)
             stops = [*(body.stop_token_ids or ()), *fim.stop_ids]  # (llama.cpp's end tokens)
             body = body.model_copy(update={"stop_token_ids": stops})
             return await run_openai(request, body, prompts)
@@ -237,12 +237,31 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
 
     @api.post("/v1/responses")
     async def responses(request: Request) -> Response:
-        """OpenAI's Responses API, run as the chat request it describes (responses_input.py)."""
-        run, body, ids, use = await responses_prompt(await ctx.checked_body(request, F.RESPONSES))
+        """OpenAI's Responses API, run as the chat request it describes (responses_input.py).
+        The conversation it continues is held from before it is read until the response ends
+        (`StoredResponses.hold`)."""
+        data = await ctx.checked_body(request, F.RESPONSES)
         try:
-            return await run_openai(request, body, [ids], use, run)
-        except APIError as e:
-            raise run.renamed(e) from None
+            conversation = conversation_id(data.get("conversation"),
+                                           data.get("previous_response_id"))  # fmt: skip
+        except FieldError as e:
+            raise e.api_error() from None
+        owner: object = request
+        if conversation is not None and stored.store.capacity:
+            stored.hold(conversation, owner)
+        try:
+            run, body, ids, use = await responses_prompt(data)
+            if conversation is not None:
+                stored.hand_over(conversation, request, run)
+                owner = run
+            try:
+                return await run_openai(request, body, [ids], use, run)
+            except APIError as e:
+                raise run.renamed(e) from None
+        except BaseException:  # (it never ran: nothing else frees the conversation)
+            if conversation is not None:
+                stored.free(conversation, owner)
+            raise
 
     @api.post("/v1/responses/input_tokens")
     async def responses_input_tokens(request: Request) -> dict:
@@ -288,8 +307,9 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
         )
 
 
-def fim_request(ctx: ServingContext, body: P.CompletionRequest) -> FimTokens:
-    """The model's FIM tokens for a body with a `suffix` (a 400 where it cannot act)."""
+def checked_fim(ctx: ServingContext, body: P.CompletionRequest) -> tuple[FimTokens, list[str]]:
+    """The model's FIM tokens and the text prompts of a body with a `suffix` (a 400 where it
+    cannot act)."""
     if body.echo:
         raise APIError(400, "echo is not supported beside suffix (the prompt a fill runs is "
                             "the model's own form of the prompt and the suffix)", param="echo")  # fmt: skip
@@ -304,17 +324,17 @@ def fim_request(ctx: ServingContext, body: P.CompletionRequest) -> FimTokens:
                             "keeps the prefix's last tokens and the suffix's first itself)",
                        param="truncate_prompt_tokens")  # fmt: skip
     try:
-        return ctx.fim_tokens()
+        return ctx.fim_tokens(), [str(p) for p in prompts]
     except NoFimTokens as e:
         raise APIError(400, f"suffix: {e}", param="suffix") from None
 
 
-def fim_prompts(ctx: ServingContext, body: P.CompletionRequest, fim: FimTokens) -> list[list[int]]:
+def fim_prompts(ctx: ServingContext, body: P.CompletionRequest, fim: FimTokens,
+                prompts: list[str]) -> list[list[int]]:  # fmt: skip
     """Each text prompt filled in before `body.suffix` (fim.py)."""
-    prompts = [body.prompt] if isinstance(body.prompt, str) else body.prompt
     assert body.suffix is not None
     limit = max_tokens_field(body)[1] or 0  # (max_tokens, or its other names)
-    return [infill_prompt(ctx.tokenizer, fim, str(p), body.suffix, [], "", ctx.max_total_tokens,
+    return [infill_prompt(ctx.tokenizer, fim, p, body.suffix, [], "", ctx.max_total_tokens,
                           limit) for p in prompts]  # fmt: skip
 
 

@@ -34,7 +34,7 @@ class ServingContext:
         self.builder = ParamsBuilder(self.max_total_tokens, core.max_model_len, self.defaults)
         # what the field table's checks read beside the request (repeat_last_n: the penalty)
         self._left_out = {"repetition_penalty": self.defaults.repetition_penalty}
-        self._fim: FimTokens | NoFimTokens | None = None
+        self._fim: FimTokens | str | None = None  # (str: why there are none)
 
     async def checked_body(self, request: Request, endpoint: str) -> dict:
         """The body's honoured fields (the field table: unknown or refused -> 400)."""
@@ -53,9 +53,9 @@ class ServingContext:
             try:
                 self._fim = fim_tokens(self.tokenizer)
             except NoFimTokens as e:
-                self._fim = e
-        if isinstance(self._fim, NoFimTokens):
-            raise self._fim
+                self._fim = str(e)  # (the text: an exception kept would keep its traceback)
+        if isinstance(self._fim, str):
+            raise NoFimTokens(self._fim)
         return self._fim
 
     def check_model(self, name: str | None) -> None:

@@ -32,6 +32,7 @@ from roseinfer.server.jsonbody import read_request_json
 from roseinfer.server.responses_api import input_items, no_body, page, query_params
 from roseinfer.server.responses_fields import RESPONSES
 from roseinfer.server.responses_input import responses_request
+from roseinfer.server.serving import dumps
 
 logger = logging.getLogger(__name__)
 
@@ -77,28 +78,31 @@ class ConversationStore:
         token's characters): a response reads no older items than that much text back."""
         self.capacity, self.max_bytes = capacity, max_bytes  # capacity 0: none are kept
         self.read_chars = read_chars
-        self._items: OrderedDict[str, Conversation] = OrderedDict()
+        self._conversations: OrderedDict[str, Conversation] = OrderedDict()
         self.num_bytes = 0
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._conversations)
+
+    def __contains__(self, conversation_id: str) -> bool:
+        return conversation_id in self._conversations
 
     def create(self, meta: dict[str, str], items: list[dict]) -> Conversation:
         conversation = Conversation(f"conv_{uuid.uuid4().hex}", P.now(), dict(meta))
-        self._items[conversation.id] = conversation
+        self._conversations[conversation.id] = conversation
         try:
             self.add(conversation.id, items)
         except APIError:  # (too large, or its ids: not kept)
-            del self._items[conversation.id]
+            del self._conversations[conversation.id]
             raise
         self._bound()
         return conversation
 
     def get(self, conversation_id: str) -> Conversation:
-        conversation = self._items.get(conversation_id)
+        conversation = self._conversations.get(conversation_id)
         if conversation is None:
             raise ConversationNotFound(conversation_id)
-        self._items.move_to_end(conversation_id)
+        self._conversations.move_to_end(conversation_id)
         return conversation
 
     def items(self, conversation_id: str) -> list[dict]:
@@ -113,14 +117,17 @@ class ConversationStore:
             chars += stored[start].chars
         if start > head:  # (one item past it all the same: the prompt then says it is too long)
             start -= 1
+        while start < len(stored) and json.loads(stored[start].json)["type"] == (
+            "function_call_output"
+        ):  # (a result whose call is left out answers nothing)
+            start += 1
         return [json.loads(item.json) for item in stored[:head] + stored[start:]]
 
-    def check_room(self, conversation_id: str, size: int) -> None:
-        """A 400 where `size` more bytes would take the conversation past the bound."""
+    def check_room(self, conversation_id: str, items: list[dict]) -> None:
+        """A 400 where `items` would take the conversation past the bound."""
+        size = sum(len(dumps(item).encode()) for item in items)
         if self.get(conversation_id).size + size > self.max_bytes:
-            raise APIError(400, f"conversation {conversation_id} would hold more than "
-                                "--responses-store-mib of items", param="conversation",
-                           code="conversation_too_large")  # fmt: skip
+            raise _too_large(conversation_id, "conversation")
 
     def add(self, conversation_id: str, items: list[dict], fresh_ids: bool = False) -> None:
         """Append `items`: an id it holds already or given twice is a 400 naming
@@ -138,16 +145,21 @@ class ConversationStore:
                 item = {**item, "id": f"{item['id'].split('_')[0][:8]}_{uuid.uuid4().hex}"}
             taken.add(item["id"])
             lead = item["type"] == "message" and item.get("role") in ("system", "developer")
-            stored.append(StoredItem(item["id"], json.dumps(item), _text_chars(item), lead))
+            stored.append(StoredItem(item["id"], dumps(item), _text_chars(item), lead))
         size = sum(item.size for item in stored)
         if conversation.size + size > self.max_bytes:
-            raise APIError(400, f"conversation {conversation_id} would hold more than "
-                                "--responses-store-mib of items", param="items",
-                           code="conversation_too_large")  # fmt: skip
+            raise _too_large(conversation_id, "items")
         conversation.items += stored
         conversation.size += size
         self.num_bytes += size
         self._bound()
+
+    def item(self, conversation_id: str, item_id: str) -> dict:
+        """One of its items (a 404 where it has none by that id)."""
+        for item in self.get(conversation_id).items:
+            if item.id == item_id:
+                return json.loads(item.json)
+        raise _no_item(item_id)
 
     def delete_item(self, conversation_id: str, item_id: str) -> None:
         conversation = self.get(conversation_id)
@@ -157,19 +169,28 @@ class ConversationStore:
                 conversation.size -= item.size
                 self.num_bytes -= item.size
                 return
-        raise APIError(404, f"Item with id '{item_id}' not found.", param="item_id",
-                       code="not_found")  # fmt: skip
+        raise _no_item(item_id)
 
     def delete(self, conversation_id: str) -> None:
-        conversation = self._items.pop(conversation_id, None)
+        conversation = self._conversations.pop(conversation_id, None)
         if conversation is None:
             raise ConversationNotFound(conversation_id)
         self.num_bytes -= conversation.size
 
     def _bound(self) -> None:
-        while len(self._items) > self.capacity or self.num_bytes > self.max_bytes:
-            dropped = self._items.popitem(last=False)[1]
+        while len(self._conversations) > self.capacity or self.num_bytes > self.max_bytes:
+            dropped = self._conversations.popitem(last=False)[1]
             self.num_bytes -= dropped.size
+
+
+def _too_large(conversation_id: str, param: str) -> APIError:
+    return APIError(400, f"conversation {conversation_id} would hold more than "
+                         "--responses-store-mib of items", param=param,
+                    code="conversation_too_large")  # fmt: skip
+
+
+def _no_item(item_id: str) -> APIError:
+    return APIError(404, f"Item with id '{item_id}' not found.", param="item_id", code="not_found")
 
 
 def _text_chars(item: dict) -> int:
@@ -265,8 +286,9 @@ def add_conversation_routes(api: APIRouter, store: ConversationStore) -> None:
     @api.post("/v1/conversations/{conversation_id}")
     async def update_conversation(conversation_id: str, request: Request) -> dict:
         query_params(request, ())
-        conversation = get(conversation_id)
+        get(conversation_id)
         body = validated(UpdateConversation, await read_request_json(request))
+        conversation = get(conversation_id)  # (again: it may be gone while the body came)
         conversation.metadata = checked_metadata(body.metadata)
         return conversation.body()
 
@@ -292,18 +314,14 @@ def add_conversation_routes(api: APIRouter, store: ConversationStore) -> None:
         get(conversation_id)
         body = validated(CreateItems, await read_request_json(request))
         items = checked_items(body.items)
-        store.add(conversation_id, items)
+        store.add(get(conversation_id).id, items)  # (again: it may be gone while the body came)
         return {"object": "list", "data": items, "first_id": items[0]["id"],
                 "last_id": items[-1]["id"], "has_more": False}  # fmt: skip
 
     @api.get("/v1/conversations/{conversation_id}/items/{item_id}")
     async def retrieve_item(conversation_id: str, item_id: str, request: Request) -> dict:
         query_params(request, ())
-        for item in get(conversation_id).items:
-            if item.id == item_id:
-                return json.loads(item.json)
-        raise APIError(404, f"Item with id '{item_id}' not found.", param="item_id",
-                       code="not_found")  # fmt: skip
+        return store.item(get(conversation_id).id, item_id)
 
     @api.delete("/v1/conversations/{conversation_id}/items/{item_id}")
     async def delete_item(conversation_id: str, item_id: str, request: Request) -> dict:

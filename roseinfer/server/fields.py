@@ -291,7 +291,7 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("suffix", _CO, "the text after the completion: the prompt and it are filled in between "
        "(fill-in-the-middle, built as llama.cpp's /infill builds it; the answer is the middle "
        "alone) where the model has FIM tokens, else a 400; `\"\"` asks for nothing; text prompts "
-       "only, not beside `echo`"),
+       "only, not beside `echo` or `truncate_prompt_tokens`"),
     _ref("best_of", _V1, best_of, "equal to `n`", "best of more candidates than returned"),
     _ref("use_beam_search", _V1, equals(False), "false", "beam search", _VL),
     _ref("repeat_last_n", _V1, repeat_last_n, "-1 (the whole context), or any integer when "

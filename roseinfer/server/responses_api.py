@@ -36,9 +36,10 @@ class ConversationItems(Protocol):
 
     def items(self, conversation_id: str) -> list[dict]: ...  # KeyError where there is none
     def add(self, conversation_id: str, items: list[dict], fresh_ids: bool = False) -> None: ...
-    def check_room(self, conversation_id: str, size: int) -> None: ...
+    def check_room(self, conversation_id: str, items: list[dict]) -> None: ...
 
 
+AZURE_API_VERSION = "api-version"
 _FLAGS = {"true": True, "1": True, "false": False, "0": False}  # a query's booleans
 
 logger = logging.getLogger(__name__)
@@ -60,7 +61,9 @@ class StoredResponses:
     ) -> None:
         """`conversations`: where a response continuing one adds its turn."""
         self.store, self.conversations = store, conversations
-        self._in_use: dict[str, str] = {}  # conversation -> the response running on it
+        # conversation -> the request continuing it (its HTTP request while its prompt is read,
+        # then its ResponsesRequest until it ends)
+        self._in_use: dict[str, object] = {}
         self.running: dict[str, BackgroundRun] = {}  # background responses, by id
         self.budget = EventBudget(store.max_bytes)  # what their streams' events may hold
 
@@ -80,7 +83,8 @@ class StoredResponses:
                          constraint_param: str | None, streamed: bool) -> Response:  # fmt: skip
         """Run a response apart from its HTTP request (its id claimed already); the answer
         now: the Response `queued`, or the stream of its events."""
-        run = BackgroundRun(head, group, prompt_tokens, constraint_param, streamed, self.budget)
+        run = BackgroundRun(head, group, prompt_tokens, constraint_param, streamed, self.budget,
+                            input_items(head.request.input))  # fmt: skip
         self.running[head.id] = run
         run.start(self._ended)
         if streamed:
@@ -112,44 +116,62 @@ class StoredResponses:
             logger.warning("response %s not added to conversation %s: %s", response["id"],
                            conversation, e)  # fmt: skip
 
-    def _ended(self, run: BackgroundRun) -> None:
+    def _ended(self, background: BackgroundRun) -> None:
         """A background response has ended: stored (with its stream's events where they fit;
         where even the Response alone is past --responses-store-mib, a `failed` one saying
         so, for its pollers), its id free."""
-        request, final = run.head.request, run.final
+        request, final = background.head.request, background.final
         assert final is not None
-        items = input_items(request.input)
+        items = background.items
         self._add_turn(request, final, items)
-        events = None if run.events is None else tuple(run.events)
-        if not self.keep(request, final, None, events, run.events_bytes, items):
+        events = None if background.events is None else tuple(background.events)
+        if not self.keep(request, final, None, events, background.events_bytes, items):
             if events is None or not self.keep(request, final, items=items):
                 size = len(dumps(final).encode())
                 error = {"code": "server_error", "message": f"the response ({size:,} bytes) is "
                          "larger than --responses-store-mib: not kept"}  # fmt: skip
-                self.keep(request, run.head.response("failed", [], final["usage"], error))
-        run.release_events()
-        self.release(run.head.id)
-        self.running.pop(run.head.id, None)
+                self.keep(request, background.head.response("failed", [], final["usage"], error))
+        background.release_events()
+        self.release(background.head.id, request)
+        self.running.pop(background.head.id, None)
 
     async def shutdown(self) -> None:
         """Cancel what runs in the background (the server is stopping)."""
         await asyncio.gather(*(run.cancel() for run in list(self.running.values())))
 
+    def hold(self, conversation: str, owner: object) -> None:
+        """Hold a conversation for a response about to read it (`owner`: its request), from
+        before it reads the conversation until it ends (`hand_over`, `free`): another
+        response on it meanwhile is a 400, as OpenAI's (`conversation_locked`: each turn reads
+        the one before)."""
+        if conversation in self._in_use:
+            raise APIError(400, f"Another response is running on conversation {conversation}: "
+                                "retry once it has ended", param="conversation",
+                           code="conversation_locked")  # fmt: skip
+        self._in_use[conversation] = owner
+
+    def hand_over(self, conversation: str, owner: object, run: ResponsesRequest) -> None:
+        """The hold passes to the response its request became (whose end frees it)."""
+        if self._in_use.get(conversation) is owner:
+            self._in_use[conversation] = run
+
+    def free(self, conversation: str, owner: object) -> None:
+        if self._in_use.get(conversation) is owner:
+            del self._in_use[conversation]
+
     def claim(self, run: ResponsesRequest, response_id: str, fallback: str | None) -> str:
         """The id of a response about to run: `response_id`, held while it runs if it is to be
         stored (`release` frees it, kept or not); where a stored or running one has it,
-        `fallback` (an id of ours), or a 400 naming `request_id` without one. The conversation
-        it continues is held too: another response on it meanwhile is a 400, as OpenAI's
-        (`conversation_locked`: each turn reads the one before), and one that could not take
-        this turn's input is a 400 now, not a turn lost later."""
+        `fallback` (an id of ours), or a 400 naming `request_id` without one. A conversation
+        that could not take this turn's input is a 400 now, not a turn lost later."""
         conversation = run.echo.conversation
         if conversation is not None:
             assert self.conversations is not None
-            if conversation in self._in_use:
-                raise APIError(400, f"Another response ({self._in_use[conversation]}) is running "
-                                    f"on conversation {conversation}: retry once it has ended",
-                               param="conversation", code="conversation_locked")  # fmt: skip
-            self.conversations.check_room(conversation, len(dumps(input_items(run.input))))
+            try:
+                self.conversations.check_room(conversation, input_items(run.input))
+            except KeyError as e:  # (deleted while the prompt was read)
+                raise APIError(400, str(e), param="conversation",
+                               code="conversation_not_found") from None  # fmt: skip
         if run.echo.store:
             try:
                 self.store.claim(response_id)
@@ -159,16 +181,13 @@ class StoredResponses:
                                    param="request_id", code="invalid_value") from None  # fmt: skip
                 self.store.claim(fallback)
                 response_id = fallback
-        if conversation is not None:
-            self._in_use[conversation] = response_id
         return response_id
 
-    def release(self, response_id: str) -> None:
+    def release(self, response_id: str, run: ResponsesRequest) -> None:
         """The response has ended (kept or not): its id and its conversation free again."""
         self.store.release(response_id)
-        for conversation, user in list(self._in_use.items()):
-            if user == response_id:
-                del self._in_use[conversation]
+        if run.echo.conversation is not None:
+            self.free(run.echo.conversation, run)
 
     def keep(self, run: ResponsesRequest, response: dict, content: str | None = None,
              events: tuple[str, ...] | None = None, events_bytes: int = 0,
@@ -193,14 +212,15 @@ class StoredResponses:
                            response["id"], what)  # fmt: skip
         return kept
 
-    async def released(self, events: AsyncIterator[str], response_id: str) -> AsyncIterator[str]:
+    async def released(self, events: AsyncIterator[str], response_id: str,
+                       run: ResponsesRequest) -> AsyncIterator[str]:  # fmt: skip
         """`events`, then the id free again, however the stream ends (a client gone before the
         end leaves nothing stored)."""
         try:
             async for event in events:
                 yield event
         finally:
-            self.release(response_id)
+            self.release(response_id, run)
 
     def add_routes(self, api: APIRouter) -> None:
         """`GET` and `DELETE /v1/responses/{id}`, `POST /v1/responses/{id}/cancel`,
@@ -213,7 +233,7 @@ class StoredResponses:
             query = query_params(request, ("limit", "order", "after"))
             running = self.running.get(response_id)
             if running is not None:
-                items = input_items(running.head.request.input)
+                items = running.items  # (the ids it will be stored with)
             else:
                 items = json.loads(self._get(response_id).items_json)
             return page([item["id"] for item in items], items.__getitem__, query)
@@ -258,8 +278,6 @@ class StoredResponses:
                 return Response(answer, media_type="application/json")
             after = _starting_after(query)
             stored = self._get(response_id) if running is None else None
-            streamed = running.streamed if running is not None else stored is not None and (
-                json.loads(stored.response_json)["background"])  # fmt: skip
             events: AsyncIterator[str] | Iterator[str] | None = None
             try:
                 if running is not None and running.streamed:
@@ -269,8 +287,10 @@ class StoredResponses:
             except EventsNotKept:
                 pass
             if events is None:
-                why = ("its events were past --responses-store-mib and are not kept" if streamed
-                       else "it was not created with background=true and stream=true")  # fmt: skip
+                why = ("it was not created with background=true and stream=true"
+                       if running is not None and not running.streamed
+                       else "its events are not kept: it did not stream in the background, or "
+                       "they were past --responses-store-mib")  # fmt: skip
                 raise APIError(400, f"This response cannot be streamed: {why}", param="stream",
                                code="invalid_value")  # fmt: skip
             return StreamingResponse(events, media_type="text/event-stream", headers=SSE_HEADERS)
@@ -299,9 +319,12 @@ class StoredResponses:
 
 def query_params(request: Request, allowed: tuple[str, ...]) -> dict[str, str]:
     """The request's query parameters, each one of `allowed` and given once (a 400 naming
-    another, or one given twice)."""
+    another, or one given twice); Azure OpenAI's `api-version`, which its client always sends,
+    is taken and left out (a no-op: one API here)."""
     query: dict[str, str] = {}
     for name, value in request.query_params.multi_items():
+        if name == AZURE_API_VERSION:
+            continue
         if name not in allowed:
             raise APIError(400, f"query parameter '{name}' is not supported by this server",
                            param=name, code="unsupported_field")  # fmt: skip
@@ -377,10 +400,8 @@ def input_items(given: str | list) -> list[dict]:
 def page(ids: list[str], load: Callable[[int], dict], query: dict[str, str]) -> dict:
     """OpenAI's cursor page, for `limit`, `order` and `after`, of the items whose `ids` are
     given in the order sent (`load(i)`: the i-th item, read for the page's items only)."""
-    if not (query.get("limit", "20").isascii() and query.get("limit", "20").isdigit()):
-        limit = 0
-    else:
-        limit = int(query.get("limit", "20")[:4])
+    text = query.get("limit", "20")
+    limit = int(text) if text.isascii() and text.isdigit() and len(text) <= 6 else 0
     if not 1 <= limit <= 100:
         raise APIError(400, "limit must be an integer in [1, 100]", param="limit",
                        code="invalid_value")  # fmt: skip

@@ -35,26 +35,36 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class EventBudget:
-    """The bytes of events the running background responses may keep, all together."""
+    """The bytes of events the running background responses may keep, all together. Past it,
+    the run keeping the most stops keeping them (the one streaming the largest answer, not the
+    one that happens to write next)."""
 
     limit: int
     held: int = 0
+    keepers: set[BackgroundRun] = field(default_factory=set)  # runs keeping events
 
-    def take(self, n: int) -> bool:
-        if self.held + n > self.limit:
-            return False
+    def take(self, run: BackgroundRun, n: int) -> bool:
+        """Room for `n` more bytes of `run`'s (False: `run` is the one to stop keeping)."""
+        while self.held + n > self.limit:
+            largest = max(self.keepers | {run}, key=lambda r: r.events_bytes + (n if r is run
+                                                                               else 0))  # fmt: skip
+            if largest is run:
+                return False
+            largest.drop_events()
+        self.keepers.add(run)
         self.held += n
         return True
 
-    def give(self, n: int) -> None:
+    def give(self, run: BackgroundRun, n: int) -> None:
         self.held -= n
+        self.keepers.discard(run)
 
 
 class EventsNotKept(Exception):
     """A streamed background response's events were past the budget: no new reader."""
 
 
-@dataclass
+@dataclass(eq=False)  # (one object a run: kept in sets by identity)
 class BackgroundRun:
     """One background response: its generation's task, the Response as it stands, and (where
     the request streamed) the events it has written, numbered from 0, for readers."""
@@ -65,6 +75,7 @@ class BackgroundRun:
     constraint_param: str | None  # what a failure of the request's own doing names
     streamed: bool
     budget: EventBudget
+    items: list[dict]  # its input items, with the ids it is stored with
     final: dict | None = None  # the last Response object, once it has ended
     writer: EventWriter = field(default_factory=EventWriter)
     events: list[str] | None = field(default_factory=list)  # (None: not streamed, or past
@@ -106,17 +117,21 @@ class BackgroundRun:
             raise EventsNotKept(self.head.id)
         backlog = self.events[after + 1 :]
         if self.final is not None:
-            return self._read(backlog, None)
+            return self._read(backlog, None, 0)
         queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._readers.append(queue)  # (from now on every event reaches it: none is missed)
-        return self._read(backlog, queue)
+        # (past the events written so far: the new ones up to `after` are skipped too)
+        return self._read(backlog, queue, max(0, after + 1 - len(self.events)))
 
-    async def _read(self, backlog: list[str],
-                    queue: asyncio.Queue[str | None] | None) -> AsyncIterator[str]:  # fmt: skip
+    async def _read(self, backlog: list[str], queue: asyncio.Queue[str | None] | None,
+                    skip: int) -> AsyncIterator[str]:  # fmt: skip
         try:
             for old in backlog:
                 yield old
             while queue is not None and (new := await queue.get()) is not None:
+                if skip:
+                    skip -= 1
+                    continue
                 yield new
         finally:  # (a reader gone: nothing more is queued for it)
             if queue in self._readers:
@@ -154,17 +169,18 @@ class BackgroundRun:
         if self.events is None:
             return
         size = len(event.encode())
-        if self.budget.take(size):
+        if self.budget.take(self, size):
             self.events.append(event)
             self.events_bytes += size
             return
-        logger.warning("background response %s: its events are past --responses-store-mib; "
-                       "not kept for new readers", self.head.id)  # fmt: skip
-        self._drop_events()
+        self.drop_events()
 
-    def _drop_events(self) -> None:
+    def drop_events(self) -> None:
         """Keep no events (their budget freed; readers attached so far go on)."""
-        self.budget.give(self.events_bytes)
+        logger.warning("background response %s: the running responses' events passed "
+                       "--responses-store-mib; its own are not kept for new readers",
+                       self.head.id)  # fmt: skip
+        self.budget.give(self, self.events_bytes)
         self.events, self.events_bytes = None, 0
 
     def _cancelled(self) -> dict:
@@ -189,4 +205,4 @@ class BackgroundRun:
     def release_events(self) -> None:
         """The run is stored: its events count against the store's bound, not the budget."""
         if self.events is not None:
-            self.budget.give(self.events_bytes)
+            self.budget.give(self, self.events_bytes)

@@ -195,7 +195,7 @@ def responses_request(
             raise FieldError("previous_response_id", str(e), code) from None
         messages += history
         sources += [Source(_HISTORY, None) for _ in history]
-    conv = _conversation_id(chat.pop("conversation", None), previous)
+    conv = conversation_id(chat.pop("conversation", None), previous)
     if conv is not None:
         if conversation_items is None:
             raise FieldError("conversation", "conversation needs stored conversations, and this "
@@ -288,7 +288,7 @@ def responses_request(
                             items)  # fmt: skip
 
 
-def _conversation_id(value: Any, previous: str | None) -> str | None:
+def conversation_id(value: Any, previous: str | None) -> str | None:
     """`conversation`: an id, or `{"id": ...}` (OpenAI's two forms)."""
     if value is None:
         return None
