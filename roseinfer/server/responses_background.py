@@ -8,8 +8,9 @@ prompt), then `in_progress`; `GET /v1/responses/{id}` shows it with the output i
 far. A streamed one keeps its events for readers that attach again
 (`?stream=true&starting_after=N`: the events after sequence number N, then the new ones as they
 come); the events every running response keeps share one byte budget (`EventBudget`, the
-store's `--responses-store-mib`), and a response whose events would pass it stops keeping them
-(its readers so far still get every event; a new one is refused). `POST
+store's `--responses-store-mib`), and past it the one keeping the most stops keeping them
+(its readers so far still get every event, each from a queue of its own; a new one is
+refused). `POST
 /v1/responses/{id}/cancel` aborts it: `cancelled`, with what it had written. When it ends
 (completed, incomplete, failed or cancelled) it is stored as any response is, with a streamed
 one's events where they fit, and its id held until then is free again.
