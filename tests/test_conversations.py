@@ -259,3 +259,9 @@ def test_one_response_at_a_time_on_a_conversation(http, served):
     ok(http.post("/v1/responses", json={"conversation": conv["id"], "input": "x", **GREEDY}))
     updated = ok(http.post(f"/v1/conversations/{conv['id']}", json={"metadata": None}))
     assert updated["metadata"] == {}
+
+
+def test_a_message_item_without_its_text_is_a_400(http):
+    for item in ({"role": "user"}, {"type": "message", "role": "assistant", "content": None}):
+        r = http.post("/v1/conversations", json={"items": [item]})
+        assert (r.status_code, r.json()["error"]["param"]) == (400, "items.0.content"), r.text

@@ -195,3 +195,31 @@ def test_a_good_request_succeeds_after_the_fuzz(http):
     chat = {"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 3, "stream": True}
     with http.stream("POST", PATHS[F.CHAT], json=chat) as s:
         assert s.status_code == 200 and s.read().endswith(b"data: [DONE]\n\n")
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(
+    st.sampled_from(["", "/{c}", "/{c}/items"]),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "items": st.lists(item, max_size=3) | any_json,
+            "metadata": any_json,
+            "junk": any_json,
+        },
+    ),  # fmt: skip
+    st.dictionaries(
+        st.sampled_from(["limit", "order", "after", "include", "api-version"]), text, max_size=2
+    ),  # fmt: skip
+)
+def test_the_conversations_api_never_5xx(http, where, body, query):
+    """The Conversations API's POSTs and its items' GET: random bodies and queries."""
+    conversation = http.post("/v1/conversations", json={}).json()["id"]
+    path = "/v1/conversations" + where.format(c=conversation)
+    send(http, path, dumps(body))
+    r = http.get(f"/v1/conversations/{conversation}/items", params=query)
+    assert r.status_code < 500, r.text
+    answer = {"conversation": conversation, "input": "Hi", "max_output_tokens": 2}
+    r = http.post("/v1/responses", json=answer)  # what the fuzz added, continued
+    assert r.status_code < 500, r.text
+    http.delete(f"/v1/conversations/{conversation}")

@@ -233,7 +233,11 @@ def checked_items(items: list[Any]) -> list[dict]:
         validated(P.ChatCompletionRequest, run.chat)
     except APIError as e:
         raise _as_items(run.renamed(e)) from None
-    for i, item in enumerate(items):  # (what a prompt writes of a call: its arguments' object)
+    for i, item in enumerate(items):  # (what chat's render would refuse once a response reads
+        # them: a message without its text, a call's arguments that are no JSON object)
+        if item.get("type", "message") == "message" and item.get("content") is None:
+            raise APIError(400, "a message item needs its content", param=f"items.{i}.content",
+                           code="invalid_value")  # fmt: skip
         if item.get("type") == "function_call" and not _json_object(item.get("arguments")):
             raise APIError(400, "a function_call's arguments must be the JSON text of an object",
                            param=f"items.{i}.arguments", code="invalid_value")  # fmt: skip
