@@ -406,3 +406,49 @@ def sdk(served):
     import openai
 
     return openai.OpenAI(base_url=served[1] + "/v1", api_key="unused", max_retries=0)
+
+
+@pytest.fixture
+def slow_engine(served):
+    """Each engine step of the module's server 20 ms longer: a response runs long enough to be
+    seen running, cancelled, or held while another comes."""
+    import time
+
+    engine = served[0].state.client.engine
+    step = engine.step
+
+    def slow_step():
+        time.sleep(0.02)
+        return step()
+
+    engine.step = slow_step
+    try:
+        yield engine
+    finally:
+        del engine.step  # (the class's again)
+
+
+def response_text(response: dict) -> str:
+    """A Response object's text: its message items' parts, joined."""
+    return "".join(part["text"] for item in response["output"] if item["type"] == "message"
+                   for part in item["content"])  # fmt: skip
+
+
+def read_events(r) -> list[dict]:
+    """A /v1/responses stream's events (`r`: an httpx streamed response), each checked as the
+    openai package's own event type and against its `event:` line."""
+    from openai.types.responses import ResponseStreamEvent
+    from pydantic import TypeAdapter
+
+    adapter = TypeAdapter(ResponseStreamEvent)
+    assert r.status_code == 200, r.read()
+    out, kind = [], None
+    for line in r.iter_lines():
+        if line.startswith("event: "):
+            kind = line[7:]
+        elif line.startswith("data: "):
+            event = json.loads(line[6:])
+            assert event["type"] == kind
+            adapter.validate_python(event)
+            out.append(event)
+    return out

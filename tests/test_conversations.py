@@ -10,6 +10,7 @@ import time
 import httpx
 import openai
 import pytest
+from conftest import response_text
 from openai.types.conversations import Conversation
 
 from roseinfer.outputs import RequestFailed
@@ -22,11 +23,6 @@ GREEDY = {"max_output_tokens": 6, "temperature": 0, "ignore_eos": True}
 def ok(r: httpx.Response) -> dict:
     assert r.status_code == 200, r.text
     return r.json()
-
-
-def text_of(response: dict) -> str:
-    return "".join(part["text"] for item in response["output"] if item["type"] == "message"
-                   for part in item["content"])  # fmt: skip
 
 
 def chat_text(http: httpx.Client, messages: list[dict]) -> tuple[str, int]:
@@ -77,7 +73,7 @@ def test_a_response_continues_a_conversation_and_adds_its_turn(http, sdk):
         else:
             response = ok(http.post("/v1/responses", json=body))
         assert response["conversation"] == {"id": conv["id"]}
-        assert text_of(response) == expected
+        assert response_text(response) == expected
         assert response["usage"]["input_tokens"] == prompt_tokens
         messages.append({"role": "assistant", "content": expected})
     items = sdk.conversations.items.list(conv["id"], order="asc", limit=100).data
@@ -186,7 +182,7 @@ def test_a_background_response_adds_its_turn_when_it_ends(http):
     assert done["status"] == "incomplete"
     items = ok(http.get(f"/v1/conversations/{conv['id']}/items", params={"order": "asc"}))
     assert [i["role"] for i in items["data"]] == ["user", "assistant"]
-    assert items["data"][1]["content"][0]["text"] == text_of(done)
+    assert items["data"][1]["content"][0]["text"] == response_text(done)
 
 
 ADD = {"type": "object", "properties": {"a": {"type": "integer", "minimum": 0, "maximum": 99},
@@ -242,20 +238,14 @@ def test_item_ids_are_unique_and_a_turns_input_keeps_its_ids(http):
     assert own[0]["id"] == added[1]["id"]  # (the same item, the same id, in both)
 
 
-def test_one_response_at_a_time_on_a_conversation(http, served):
+def test_one_response_at_a_time_on_a_conversation(http, slow_engine):
     conv = ok(http.post("/v1/conversations", json={}))
-    engine = served[0].state.client.engine
-    step = engine.step
-    engine.step = lambda: (time.sleep(0.02), step())[1]
-    try:
-        running = ok(http.post("/v1/responses", json={
-            "conversation": conv["id"], "input": "Write", "background": True,
-            "max_output_tokens": 200, "temperature": 0, "ignore_eos": True}))  # fmt: skip
-        r = http.post("/v1/responses", json={"conversation": conv["id"], "input": "x"})
-        assert r.status_code == 400 and r.json()["error"]["code"] == "conversation_locked"
-        ok(http.post(f"/v1/responses/{running['id']}/cancel"))
-    finally:
-        del engine.step
+    running = ok(http.post("/v1/responses", json={
+        "conversation": conv["id"], "input": "Write", "background": True,
+        "max_output_tokens": 200, "temperature": 0, "ignore_eos": True}))  # fmt: skip
+    r = http.post("/v1/responses", json={"conversation": conv["id"], "input": "x"})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "conversation_locked"
+    ok(http.post(f"/v1/responses/{running['id']}/cancel"))
     ok(http.post("/v1/responses", json={"conversation": conv["id"], "input": "x", **GREEDY}))
     updated = ok(http.post(f"/v1/conversations/{conv['id']}", json={"metadata": None}))
     assert updated["metadata"] == {}

@@ -13,9 +13,8 @@ import time
 import httpx
 import jsonschema
 import pytest
-from conftest import serve_in_process
-from openai.types.responses import Response, ResponseStreamEvent
-from pydantic import TypeAdapter
+from conftest import read_events, response_text, serve_in_process
+from openai.types.responses import Response
 
 from roseinfer.outputs import RequestFailed
 from roseinfer.server import fields as F
@@ -34,7 +33,6 @@ TOOLS = [{"type": "function", "name": "add", "description": "Add two numbers",
           "parameters": ADD, "strict": True}]  # fmt: skip
 CHAT_TOOLS = [{"type": "function", "function": {k: v for k, v in t.items() if k != "type"}}
               for t in TOOLS]  # fmt: skip
-EVENTS = TypeAdapter(ResponseStreamEvent)
 CALL = {"type": "function_call", "call_id": "call_1", "name": "add", "arguments": '{"a": 1}'}
 
 
@@ -58,25 +56,11 @@ def refused(http: httpx.Client, body: dict) -> dict:
     return r.json()["error"]
 
 
-def text_of(response: dict) -> str:
-    return "".join(part["text"] for item in response["output"] if item["type"] == "message"
-                   for part in item["content"])  # fmt: skip
-
-
 def events(http: httpx.Client, body: dict) -> list[dict]:
     """The stream's events, each checked as the openai package's own event type and against
     its `event:` line."""
-    out, kind = [], None
     with http.stream("POST", "/v1/responses", json={**body, "stream": True}) as r:
-        assert r.status_code == 200
-        for line in r.iter_lines():
-            if line.startswith("event: "):
-                kind = line[7:]
-            elif line.startswith("data: "):
-                event = json.loads(line[6:])
-                assert event["type"] == kind
-                EVENTS.validate_python(event)
-                out.append(event)
+        out = read_events(r)
     assert [e["sequence_number"] for e in out] == list(range(len(out)))
     return out
 
@@ -86,7 +70,7 @@ def test_text_equals_chats_streamed_or_not(http, sdk):
     response = create(http, body)
     reference = chat(http, {"messages": [{"role": "user", "content": "Hello there"}],
                             "max_tokens": 12, "temperature": 0, "ignore_eos": True})  # fmt: skip
-    assert text_of(response) == reference["choices"][0]["message"]["content"]
+    assert response_text(response) == reference["choices"][0]["message"]["content"]
     use = response["usage"]
     assert (use["input_tokens"], use["output_tokens"]) == (
         reference["usage"]["prompt_tokens"], reference["usage"]["completion_tokens"])  # fmt: skip
@@ -103,7 +87,7 @@ def test_text_equals_chats_streamed_or_not(http, sdk):
     assert kinds[-4:] == ["response.output_text.done", "response.content_part.done",
                           "response.output_item.done", "response.incomplete"]  # fmt: skip
     deltas = "".join(e["delta"] for e in stream if e["type"] == "response.output_text.delta")
-    assert deltas == text_of(response) == text_of(stream[-1]["response"])
+    assert deltas == response_text(response) == response_text(stream[-1]["response"])
     assert stream[-1]["response"]["usage"]["output_tokens"] == 12
     # the same prompt again: its full blocks come from the prefix cache
     assert stream[-1]["response"]["usage"]["input_tokens_details"]["cached_tokens"] >= 16
@@ -124,7 +108,7 @@ def test_a_response_that_finishes_is_completed(http):
     response = create(http, body)
     finish = reference["choices"][0]["finish_reason"]
     assert response["status"] == ("completed" if finish == "stop" else "incomplete")
-    assert text_of(response) == reference["choices"][0]["message"]["content"]
+    assert response_text(response) == reference["choices"][0]["message"]["content"]
 
 
 def test_instructions_and_input_items_are_the_chat_conversation(http):
@@ -158,7 +142,7 @@ def test_instructions_and_input_items_are_the_chat_conversation(http):
     reference = chat(http, {"messages": messages, "tools": CHAT_TOOLS, "tool_choice": "none",
                             "max_tokens": 8, **settings})  # fmt: skip
     assert response["usage"]["input_tokens"] == reference["usage"]["prompt_tokens"]
-    assert text_of(response) == reference["choices"][0]["message"]["content"]
+    assert response_text(response) == reference["choices"][0]["message"]["content"]
     assert response["instructions"] == "You add." and response["tool_choice"] == "none"
     assert response["tools"][0]["name"] == "add" and response["tools"][0]["strict"] is True
 
@@ -198,10 +182,12 @@ def test_text_format_holds_the_output_to_the_schema(http):
     for seed in range(3):
         body = {"input": "A digit", "text": {"format": fmt}, "temperature": 1.0, "seed": seed}
         response = create(http, body)
-        jsonschema.validate(json.loads(text_of(response)), schema)
+        jsonschema.validate(json.loads(response_text(response)), schema)
         assert response["text"]["format"] == fmt
         stream = events(http, body)
-        assert text_of(stream[-1]["response"]) == text_of(response)  # seeded: the same draw
+        assert response_text(stream[-1]["response"]) == response_text(
+            response
+        )  # seeded: the same draw
     bad = json.dumps({"input": "x", "text": {"format": {**fmt, "schema": {"type": "object"}}}})
     bad = bad.replace('{"type": "object"}', '{"type": "object", "maximum": 1e999}')
     r = http.post("/v1/responses", content=bad, headers={"Content-Type": "application/json"})
@@ -256,16 +242,18 @@ def test_chats_fields_act_the_same(http, fields):
     the text equals chat's with the same fields, and differs from the text without them."""
     base = {"max_output_tokens": 10, "ignore_eos": True}
     if "stop" in fields:  # a stop string the plain greedy text holds
-        fields = {**fields, "stop": [text_of(create(http, {"input": "Hello", **base,
+        fields = {**fields, "stop": [response_text(create(http, {"input": "Hello", **base,
                                                             "temperature": 0}))[3]]}  # fmt: skip
     response = create(http, {"input": "Hello", **base, **fields})
     reference = chat(http, {"messages": [{"role": "user", "content": "Hello"}], "max_tokens": 10,
                             "ignore_eos": True, **fields})  # fmt: skip
-    assert text_of(response) == reference["choices"][0]["message"]["content"]
+    assert response_text(response) == reference["choices"][0]["message"]["content"]
     without = {k: v for k, v in fields.items() if k in ("temperature", "seed")}
     if without == fields:  # the seed itself: another seed draws another text
         without = {**fields, "seed": fields["seed"] + 100}
-    assert text_of(create(http, {"input": "Hello", **base, **without})) != text_of(response)
+    assert response_text(create(http, {"input": "Hello", **base, **without})) != response_text(
+        response
+    )
 
 
 def test_echoed_fields_and_request_id(http):
@@ -401,16 +389,16 @@ def test_previous_response_id_continues_the_conversation(http):
     second = create(http, {"previous_response_id": first["id"], "input": "And then?", **greedy})
     assert second["previous_response_id"] == first["id"] and second["instructions"] is None
     messages = [{"role": "user", "content": "Hello"},
-                {"role": "assistant", "content": text_of(first)},
+                {"role": "assistant", "content": response_text(first)},
                 {"role": "user", "content": "And then?"}]  # fmt: skip
     for response in (second, create(http, {"previous_response_id": second["id"], "input": "Why?",
                                            "instructions": "Be kind.", **greedy})):  # fmt: skip
         reference = chat(http, {"messages": messages, "max_tokens": 6, "temperature": 0,
                                 "ignore_eos": True})  # fmt: skip
         assert response["usage"]["input_tokens"] == reference["usage"]["prompt_tokens"]
-        assert text_of(response) == reference["choices"][0]["message"]["content"]
+        assert response_text(response) == reference["choices"][0]["message"]["content"]
         messages = [{"role": "system", "content": "Be kind."}, *messages,
-                    {"role": "assistant", "content": text_of(response)},
+                    {"role": "assistant", "content": response_text(response)},
                     {"role": "user", "content": "Why?"}]  # fmt: skip
 
 
@@ -430,7 +418,7 @@ def test_a_call_and_its_output_continue_a_stored_response(http):
     ]  # fmt: skip
     reference = chat(http, {"messages": messages, "tools": CHAT_TOOLS, "max_tokens": 6, **greedy})
     assert second["usage"]["input_tokens"] == reference["usage"]["prompt_tokens"]
-    assert text_of(second) == reference["choices"][0]["message"]["content"]
+    assert response_text(second) == reference["choices"][0]["message"]["content"]
     # continued without the call's result: a 400, as OpenAI's ("no tool output found")
     err = refused(http, {"previous_response_id": first["id"], "input": "Thanks", **greedy})
     assert err["param"] == "previous_response_id" and call["call_id"] in err["message"]
@@ -440,7 +428,7 @@ def test_stored_responses_are_read_and_deleted(http, sdk):
     body = {"input": "Hi", "max_output_tokens": 3, "temperature": 0}
     response = create(http, body)
     assert http.get(f"/v1/responses/{response['id']}").json() == response
-    assert sdk.responses.retrieve(response["id"]).output_text == text_of(response)
+    assert sdk.responses.retrieve(response["id"]).output_text == response_text(response)
     streamed = events(http, body)[-1]["response"]  # kept when its stream ends
     assert http.get(f"/v1/responses/{streamed['id']}").json() == streamed
     r = http.get(f"/v1/responses/{response['id']}", params={"stream": "true"})
@@ -519,7 +507,7 @@ def test_a_stored_turn_never_changes(http):
     refused(http, {**bad, **greedy})
     again = create(http, {"previous_response_id": first["id"], "input": "More", **greedy})
     reference = chat(http, {"messages": [{"role": "user", "content": "Hello"},
-                                         {"role": "assistant", "content": text_of(first)},
+                                         {"role": "assistant", "content": response_text(first)},
                                          {"role": "user", "content": "More"}],
                             "max_tokens": 4, "temperature": 0, "ignore_eos": True})  # fmt: skip
     assert again["usage"]["input_tokens"] == reference["usage"]["prompt_tokens"]
@@ -587,7 +575,7 @@ def test_truncation_auto_drops_the_oldest_messages_to_fit(tiny_model_dir):
                 break
             fitted = reference.json()
         assert fitted["usage"]["prompt_tokens"] == used
-        assert text_of(response) == fitted["choices"][0]["message"]["content"]
+        assert response_text(response) == fitted["choices"][0]["message"]["content"]
 
 
 def test_fit_conversation_keeps_turns_from_a_user_message_and_renders_little():

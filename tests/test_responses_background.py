@@ -11,59 +11,19 @@ import time
 
 import httpx
 import pytest
-from conftest import serve_in_process, tools_model_dir
-from openai.types.responses import Response, ResponseStreamEvent
-from pydantic import TypeAdapter
+from conftest import read_events, response_text, serve_in_process, tools_model_dir
+from openai.types.responses import Response
 
 from roseinfer.server.body_check import FieldError
 from roseinfer.server.responses_input import responses_request
 
-EVENTS = TypeAdapter(ResponseStreamEvent)
 GREEDY = {"temperature": 0, "ignore_eos": True}
-
-
-@pytest.fixture
-def slow_engine(served):
-    """Each engine step 20 ms longer: a background response runs long enough to be seen
-    running and cancelled."""
-    engine = served[0].state.client.engine
-    step = engine.step
-
-    def slow_step():
-        time.sleep(0.02)
-        return step()
-
-    engine.step = slow_step
-    try:
-        yield engine
-    finally:
-        del engine.step  # (the class's again)
 
 
 def response(r: httpx.Response) -> dict:
     assert r.status_code == 200, r.text
     out = r.json()
     Response.model_validate(out)  # the openai package's own type
-    return out
-
-
-def text_of(answer: dict) -> str:
-    return "".join(part["text"] for item in answer["output"] if item["type"] == "message"
-                   for part in item["content"])  # fmt: skip
-
-
-def read_events(r: httpx.Response) -> list[dict]:
-    """A stream's events, each checked as the openai package's own type and its `event:`."""
-    assert r.status_code == 200, r.read()
-    out, kind = [], None
-    for line in r.iter_lines():
-        if line.startswith("event: "):
-            kind = line[7:]
-        elif line.startswith("data: "):
-            event = json.loads(line[6:])
-            assert event["type"] == kind
-            EVENTS.validate_python(event)
-            out.append(event)
     return out
 
 
@@ -86,7 +46,7 @@ def test_a_background_response_is_queued_then_polled_to_the_plain_answer(http, s
     assert queued["usage"] is None
     done = poll(http, queued["id"], ("completed", "incomplete"))
     assert done["status"] == plain["status"] == "incomplete"  # cut by max_output_tokens
-    assert text_of(done) == text_of(plain)
+    assert response_text(done) == response_text(plain)
     for key in ("input_tokens", "output_tokens"):  # (its prompt found cached: the same count)
         assert done["usage"][key] == plain["usage"][key]
     assert done["background"] is True and plain["background"] is False
@@ -142,7 +102,7 @@ def test_a_running_response_shows_its_output_and_is_cancelled_with_it(http, sdk,
     queued = response(http.post("/v1/responses", json={**body, "stream": False}))
     url = f"/v1/responses/{queued['id']}"
     deadline = time.monotonic() + 30
-    while not text_of(running := response(http.get(url))):  # until it has written something
+    while not response_text(running := response(http.get(url))):  # until it has written something
         assert running["status"] in ("queued", "in_progress") and time.monotonic() < deadline
         time.sleep(0.02)
     assert running["status"] == "in_progress" and running["output"][0]["status"] == "in_progress"
@@ -150,7 +110,7 @@ def test_a_running_response_shows_its_output_and_is_cancelled_with_it(http, sdk,
     assert [part["text"] for part in items[0]["content"]] == ["Write at length"]
     cancelled = response(http.post(f"{url}/cancel"))
     assert cancelled["status"] == "cancelled" and cancelled["output"][0]["status"] == "incomplete"
-    assert text_of(cancelled).startswith(text_of(running))
+    assert response_text(cancelled).startswith(response_text(running))
     assert 0 < cancelled["usage"]["output_tokens"] < 400
     assert response(http.post(f"{url}/cancel")) == cancelled  # again: the same answer
     assert sdk.responses.cancel(queued["id"]).status == "cancelled"
@@ -318,7 +278,7 @@ def test_what_the_store_cannot_hold_is_said_not_lost(http, served):
         assert events[-1]["type"] == "response.incomplete"
         assert sum(len(json.dumps(e)) for e in events) > 60_000 > len(json.dumps(events[-1]))
         kept = poll(http, events[0]["response"]["id"], ("incomplete",))
-        assert text_of(kept) == text_of(events[-1]["response"])
+        assert response_text(kept) == response_text(events[-1]["response"])
         r = http.get(f"/v1/responses/{kept['id']}", params={"stream": "true"})
         assert r.status_code == 400 and "--responses-store-mib" in r.json()["error"]["message"]
         stored.store.max_bytes = stored.budget.limit = 5_000
