@@ -251,7 +251,7 @@ def seed_text(tokenizer: Tokenizer, state: RequestState) -> str:
     choice = state.choices[0]
     if choice.finish_reason == "error":
         raise RequestFailed(f"request {state.request_id}: {choice.error or 'failed'}")
-    if choice.stopped_by_string:  # the text ends inside a token: the processor's cut
+    if choice.ended_early:  # the text may end inside a token: the processor's cut
         return tokenizer.decode(state.prompt_token_ids) + choice.text
     # one decode: a prompt that ends inside a character is completed by the first tokens
     return tokenizer.decode(state.prompt_token_ids + choice.token_ids)

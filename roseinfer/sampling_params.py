@@ -121,6 +121,13 @@ class SamplingParams:
     model distribution (before penalties, bias and temperature), as vLLM V1 reports them.
     `bad_words`: strings the output never contains, as tokenized at the start of text or after
     a space (vLLM's rule). `allowed_token_ids`: the only tokens that may be generated.
+
+    llama.cpp's: `temperature_last` applies the temperature after top-k, top-p and min-p (its
+    sampler order) instead of before them; `infill` runs its infill sampler after them (before
+    a late temperature); `min_indent` (its `n_indent`) ends the text at the first non-blank
+    character of a line after the first that is indented by fewer spaces or tabs, cut there;
+    `stop_at_newline_after_ms` (its `t_max_predict_ms`) ends the text after the first token
+    holding a newline that comes this long after the first token. Both end it with "length".
     """
 
     n: int = 1
@@ -143,6 +150,10 @@ class SamplingParams:
     bad_words: tuple[str, ...] = ()
     allowed_token_ids: tuple[int, ...] | None = None
     structured_outputs: StructuredOutputs | None = None
+    temperature_last: bool = False  # after top-k/top-p/min-p (llama.cpp's order), not before
+    infill: bool = False  # llama.cpp's infill filter after the truncation (layers/infill.py)
+    min_indent: int = 0  # lines after the first end the text where indented less
+    stop_at_newline_after_ms: float | None = None  # past this since the first token: a newline ends
     max_new_tokens: InitVar[int | None] = None
 
     def __post_init__(self, max_new_tokens: int | None) -> None:
@@ -235,6 +246,14 @@ class SamplingParams:
                     "allowed_token_ids must be a non-empty list of token ids (integers >= 0)"
                 )
             object.__setattr__(self, "allowed_token_ids", tuple(dict.fromkeys(ids)))
+        check_bools(temperature_last=self.temperature_last, infill=self.infill)
+        if not is_int(self.min_indent) or self.min_indent < 0:
+            raise ValueError(f"min_indent must be an integer >= 0, got {self.min_indent!r}")
+        limit = self.stop_at_newline_after_ms
+        if limit is not None and (not is_number(limit) or limit <= 0):
+            raise ValueError(
+                f"stop_at_newline_after_ms must be a number > 0 (None: no limit), got {limit!r}"
+            )
         if self.structured_outputs is not None and not isinstance(
             self.structured_outputs, StructuredOutputs
         ):

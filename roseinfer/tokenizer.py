@@ -197,6 +197,18 @@ class Tokenizer:
             return bytes(_BYTE_OF[c] for c in piece)
         return text.encode("utf-8")
 
+    def token_piece(self, token_id: int) -> bytes:
+        """A token's bytes as text without special tokens (llama.cpp's `token_to_piece` without
+        `special`): b"" for a special one."""
+        return b"" if token_id in self._special_ids else self.token_bytes(token_id)
+
+    @property
+    def end_token_id(self) -> int:
+        """The token that ends an output: EOS, or the first stop token where there is none."""
+        if self.eos_token_id is not None:
+            return self.eos_token_id
+        return min(self.stop_token_ids, default=0)
+
     def is_special(self, token_id: int) -> bool:
         """Whether decode(skip_special_tokens=True) drops this token."""
         return token_id in self._special_ids

@@ -201,8 +201,8 @@ class EngineClient:
             if not event.finished:
                 self.abort(state.request_id, "error", event.index)
             raise RequestFailed(choice.error or "output processing failed")
-        if choice.stopped_by_string and not event.finished:
-            self.abort(state.request_id, "stop", event.index)
+        if choice.ended_early and not event.finished:
+            self.abort(state.request_id, choice.finish_reason or "stop", event.index)
         return choice, text
 
     def is_alive(self) -> bool:

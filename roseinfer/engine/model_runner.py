@@ -16,6 +16,7 @@ from roseinfer.backends import Backend, BackendOptions, select_backend
 from roseinfer.config import EngineConfig
 from roseinfer.engine.sequence import ScheduledSequence, Sequence
 from roseinfer.layers.attention import AttentionMetadata, ForwardContext
+from roseinfer.layers.infill import InfillFilter
 from roseinfer.layers.kv_cache import KVCache, KVCacheDtype
 from roseinfer.layers.logprobs import LogprobOps, to_records, token_logprobs
 from roseinfer.layers.sampler import NO_TOKEN, NOT_FINITE, Sampler
@@ -96,6 +97,7 @@ class ModelRunner:
             self.backend.argmax,
             self.backend.apply_bitmask,
             LogprobOps(self.backend.logsumexp, self.backend.count_greater),
+            InfillFilter(loaded.tokenizer.token_piece, loaded.tokenizer.end_token_id),
         )
         self.kv_cache = KVCache(
             self.model_config,

@@ -8,6 +8,9 @@ then the penalties (`repetition_penalty` over prompt and generated tokens, then
 argmax here, after penalties and bias. Sampled rows then divide by their temperature and keep
 their top-k, then top-p, then min-p set (vLLM V0's and transformers' warper order; vLLM V1
 applies min-p before top-k/top-p, which differs only when min-p and top-k/top-p are combined).
+Rows with `temperature_last` (llama.cpp's order) keep that set of their untempered
+distribution and take the temperature after it; rows with `infill` pass llama.cpp's infill
+filter (roseinfer/layers/infill.py) after the truncation, before a late temperature.
 
 Each step pays only for what some row of it asks for: every feature is an `any(...)` over the
 batch's params, and a batch that uses none runs the plain path.
@@ -23,8 +26,15 @@ from dataclasses import dataclass, field
 
 import torch
 
+from roseinfer.layers.infill import InfillFilter
 from roseinfer.layers.logprobs import LogprobOps, LogprobsTensors, RawLogits
 from roseinfer.layers.penalties import History, TokenCounts, apply_penalties
+from roseinfer.layers.truncation import (
+    apply_top_k_top_p,
+    min_p_filter,
+    temper_late,
+    unnormalised_probs,
+)
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.structured.grammar import apply_bitmask, fill_bitmask
 
@@ -41,58 +51,6 @@ __all__ = [
     "sample_from",
     "unnormalised_probs",
 ]
-
-
-def apply_top_k_top_p(
-    logits: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None
-) -> torch.Tensor:
-    """Mask logits outside each row's top-k / top-p set with -inf. logits [B, V]; top_k, top_p [B]."""
-    sorted_logits, order = logits.sort(dim=-1)  # ascending
-    vocab = logits.shape[-1]
-    if top_k is not None:
-        k = torch.where(top_k > 0, top_k, vocab).clamp(max=vocab)
-        kth = sorted_logits.gather(1, (vocab - k).unsqueeze(1))  # [B, 1]
-        sorted_logits = sorted_logits.masked_fill(sorted_logits < kth, float("-inf"))
-    if top_p is not None:
-        cum = sorted_logits.softmax(dim=-1).cumsum(dim=-1)
-        drop = cum <= (1 - top_p).unsqueeze(1)
-        drop[:, -1] = False  # always keep the most likely token
-        sorted_logits = sorted_logits.masked_fill(drop, float("-inf"))
-    return torch.empty_like(logits).scatter_(1, order, sorted_logits)
-
-
-def unnormalised_probs(
-    logits: torch.Tensor, in_place: bool = False, peak: torch.Tensor | None = None
-) -> torch.Tensor:
-    """exp(logits - row max) [B, V]: each row's probabilities times a constant, its top one
-    exactly 1 (what `min_p_filter` and `sample_from` take; a softmax would also divide).
-    `in_place`: into `logits` (a tensor the sampler made), sparing a [B, V] allocation;
-    `peak`: the row maxima [B, 1], where the caller has them."""
-    if peak is None:
-        peak = logits.amax(dim=-1, keepdim=True)
-    return (logits.sub_(peak) if in_place else logits - peak).exp_()
-
-
-def min_p_filter(weights: torch.Tensor, min_p: Seq[float]) -> torch.Tensor:
-    """Zero, in place, the tokens less likely than min_p times the row's likeliest
-    (transformers' and vLLM's MinPLogitsWarper). weights [B, V]: `unnormalised_probs` (after
-    temperature, top-k and top-p), whose top is 1; min_p: each row's.
-
-    One `threshold_` pass per distinct value (rows usually share one): a comparison mask and a
-    masked_fill would be two passes and a [B, V] mask."""
-    for value in sorted(set(min_p)):
-        if value <= 0.0:
-            continue
-        # keep w >= min_p, i.e. w > the float just below it (threshold keeps x > threshold)
-        below = float(torch.nextafter(torch.tensor(value, dtype=weights.dtype),
-                                      torch.tensor(0.0, dtype=weights.dtype)))  # fmt: skip
-        rows = [i for i, m in enumerate(min_p) if m == value]
-        if len(rows) == len(min_p):
-            torch.threshold_(weights, below, 0.0)
-        else:
-            index = torch.tensor(rows, device=weights.device)
-            weights[index] = torch.threshold(weights[index], below, 0.0)
-    return weights
 
 
 def sample_from(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
@@ -184,10 +142,12 @@ class Sampler:
         argmax: Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]] = greedy_argmax,
         apply_bitmask: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], None] = apply_bitmask,
         logprob_ops: LogprobOps = LogprobOps(),
+        infill: InfillFilter | None = None,
     ) -> None:
         """`argmax`: the greedy rows' [B, V] -> ([B] int64, their maxima [B] fp32);
         `apply_bitmask`: the grammars' masks, in place; `logprob_ops`: logprobs' passes over
-        their rows (the backend's: `Backend.argmax`, `Backend.apply_bitmask`, ...)."""
+        their rows (the backend's: `Backend.argmax`, `Backend.apply_bitmask`, ...); `infill`:
+        llama.cpp's infill filter over the vocabulary, for rows whose params ask for it."""
         self.device = torch.device(device)
         self.argmax = argmax
         self.apply_bitmask = apply_bitmask
@@ -197,6 +157,7 @@ class Sampler:
             sorted(stop_token_ids), dtype=torch.long, device=self.device
         )
         self.token_counts = TokenCounts(self.device)
+        self.infill = infill
 
     def new_row_state(
         self, params: SamplingParams, bad_words: Seq[tuple[int, ...]] = ()
@@ -357,14 +318,17 @@ class Sampler:
                 column("frequency_penalty"),
                 column("presence_penalty"),
             )
-        greedy = [p.greedy for p in params]
+        # greedy rows take the argmax now, but where the temperature comes after the infill
+        # filter, which may leave out the likeliest token (`temper_late`)
+        greedy = [p.greedy and not (p.infill and p.temperature_last) for p in params]
         greedy_ids = None
         if any(greedy):
             greedy_ids, maxima = self.argmax(logits)  # model dtype, or the fp32 copy
             if all(greedy):  # a row's maximum is its chosen token's logit
                 return greedy_ids, _not_finite(maxima.tolist())
         logits = logits.float()
-        temps = [1.0 if g else p.temperature for g, p in zip(greedy, params, strict=True)]
+        temps = [1.0 if g or p.temperature_last else p.temperature
+                 for g, p in zip(greedy, params, strict=True)]  # fmt: skip
         if any(t != 1.0 for t in temps):
             logits = logits / torch.tensor(temps, device=dev).unsqueeze(1)
         need_k = any(p.top_k > 0 for p in params)
@@ -382,6 +346,12 @@ class Sampler:
         probs = unnormalised_probs(logits, in_place=logits is not given, peak=peak)
         if any(p.min_p > 0.0 for p in params):
             probs = min_p_filter(probs, [p.min_p for p in params])
+        if any(p.infill for p in params):
+            probs = self._infill(probs, params, states)
+        late = [i for i, (g, p) in enumerate(zip(greedy, params, strict=True))
+                if not g and p.temperature_last and p.temperature != 1.0]  # fmt: skip
+        if late:
+            probs = temper_late(probs, late, [params[i].temperature for i in late])
         u = torch.rand(len(params), generator=self.generator, dtype=torch.float64, device=dev)
         for i, state in enumerate(states):
             if state.generator is not None:
@@ -390,6 +360,22 @@ class Sampler:
         if greedy_ids is None:
             return sampled, _not_finite(peaks)
         return torch.where(~sampled_rows, greedy_ids, sampled), _not_finite(peaks)
+
+    def _infill(
+        self, probs: torch.Tensor, params: Seq[SamplingParams], states: Seq[RowState]
+    ) -> torch.Tensor:
+        """llama.cpp's infill filter on each row that asks for it (a Python pass over the
+        candidates the truncation left: llama.vim's 40). Its end tokens: the model's and the
+        request's stop tokens."""
+        if self.infill is None:
+            raise ValueError("the infill sampler needs the vocabulary (Sampler's `infill`)")
+        model_ends = self.stop_token_ids.tolist()
+        for i, p in enumerate(params):
+            if p.infill:
+                stop_ids = states[i].stop_ids
+                request_ends = [] if stop_ids is None else stop_ids.tolist()
+                probs[i] = self.infill(probs[i], model_ends + request_ends)
+        return probs
 
 
 def _not_finite(values: list[float]) -> list[int]:

@@ -14,7 +14,11 @@ for all of them:
 - stop strings with the hold-back streaming needs (`StopStringChecker`): text that could still
   become a stop string is held until the next piece decides; a matched stop string and what
   follows it never reach the client. A match finishes the choice with reason "stop" and
-  `stopped_by_string`, and the front door aborts its sequence in the engine.
+  `stopped_by_string`;
+- llama.cpp's ends of a code completion (`LineEnd`: `min_indent`, the newline time limit),
+  on the released text: reason "length".
+
+A choice these end is `ended_early`: the front door aborts its sequence in the engine.
 
 Where it runs is the front door's choice: `LLM` right after each engine step, the server on
 its event loop (off the engine thread, so detokenizing never lengthens a step).
@@ -29,6 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from roseinfer.output.detokenizer import IncrementalDetokenizer
+from roseinfer.output.line_end import LineEnd
 from roseinfer.output.stop import StopStringChecker
 from roseinfer.output.tool_calls import ParseMode, ToolCallDelta, ToolCallParser
 from roseinfer.outputs import (
@@ -85,6 +90,9 @@ class ChoiceState:
         self.detok = IncrementalDetokenizer(tokenizer)
         self.detok.start_prompt(prompt_token_ids)
         self.stop = StopStringChecker(params.stop) if params.stop else None
+        self.line_end = None
+        if params.min_indent or params.stop_at_newline_after_ms is not None:
+            self.line_end = LineEnd(params.min_indent, params.stop_at_newline_after_ms)
         self.request_stop_ids = params.stop_token_id_set
         self.stop_ids = self.request_stop_ids | (
             frozenset() if params.ignore_eos else stop_token_ids
@@ -94,6 +102,9 @@ class ChoiceState:
         self.finish_reason: FinishReason | None = None
         self.stop_reason: str | int | None = None
         self.stopped_by_string = False
+        # ended here, not by the engine (a stop string, `min_indent`, the newline time limit):
+        # the front door aborts its sequence
+        self.ended_early = False
         self.error: str | None = None  # why the engine failed this choice
         self.first_token_time: float | None = None
         self.finish_time: float | None = None
@@ -156,22 +167,30 @@ class ChoiceState:
                 # vLLM's rule: no stop string ends within the first min_tokens tokens
                 piece, matched = self.stop.feed(piece, len(self.token_ids) > self.min_tokens)
                 if matched:
-                    pieces.append(piece)
-                    self.stopped_by_string = True
+                    pieces.append(self._line_end(piece)[0])
+                    self.stopped_by_string = self.ended_early = True
                     self.stop_reason = self.stop.matched
                     finish_reason = "stop"
                     break
+            piece, ended = self._line_end(piece)
             pieces.append(piece)
-        if finish_reason is not None and not self.stopped_by_string:
+            if ended:
+                self.ended_early = True
+                finish_reason = "length"
+                break
+        if finish_reason is not None and not self.ended_early:
             tail = self.detok.flush()
             if self.stop is not None:
                 tail, matched = self.stop.feed(tail, len(self.token_ids) > self.min_tokens)
                 if matched:
-                    self.stopped_by_string = True
+                    self.stopped_by_string = self.ended_early = True
                     self.stop_reason = self.stop.matched
                     finish_reason = "stop"
                 else:
                     tail += self.stop.flush()
+            tail, ended = self._line_end(tail)
+            if ended and finish_reason == "stop":  # (a cut line: not the stop string's end)
+                finish_reason = "length"
             pieces.append(tail)
         text = "".join(pieces)
         if self.tools is not None:
@@ -184,6 +203,13 @@ class ChoiceState:
             self.finish_reason = finish_reason
             self.finish_time = time.perf_counter()
         return text
+
+    def _line_end(self, text: str) -> tuple[str, bool]:
+        """`min_indent` and the newline time limit on text about to be released."""
+        if self.line_end is None or not text:
+            return text, False
+        assert self.first_token_time is not None
+        return self.line_end.feed(text, time.perf_counter() - self.first_token_time)
 
     def feed_or_fail(
         self,
@@ -360,8 +386,8 @@ class OutputProcessor:
                     self.engine.abort_request(out.request_id, "error", out.index)
                 deltas.append(TextDelta(state, out.index, None, "", True))
                 continue
-            if choice.stopped_by_string and not out.finished:
-                self.engine.abort_request(out.request_id, "stop", out.index)
+            if choice.ended_early and not out.finished:
+                self.engine.abort_request(out.request_id, choice.finish_reason or "stop", out.index)
             deltas.append(TextDelta(state, out.index, out.token_id, text, choice.finished))
         return deltas
 
