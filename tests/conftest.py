@@ -332,6 +332,25 @@ def serve_in_process(model_dir: str, num_kv_blocks: int = 64, server_config=None
         thread.join(15)
 
 
+FIM = ["<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>", "<|fim_pad|>", "<|repo_name|>",
+       "<|file_sep|>"]  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def fim_model(tmp_path_factory):
+    """A tiny random qwen2 whose vocabulary has Qwen-Coder's FIM tokens (`FIM`); a 4,096-token
+    context: room for the project's lines beside llama.cpp's 2,048-token batch."""
+    import json
+
+    path = make_tiny_model("qwen2", str(tmp_path_factory.mktemp("qwen2_fim")),
+                           special_tokens=SPECIAL_TOKENS + FIM)  # fmt: skip
+    with open(f"{path}/config.json") as f:
+        config = json.load(f)
+    with open(f"{path}/config.json", "w") as f:
+        json.dump({**config, "max_position_embeddings": 4096}, f)
+    return path
+
+
 @pytest.fixture(scope="session")
 def tiny_server(tiny_model_dir):
     """The tiny random llama served in-process, shared by the tests of the HTTP surface."""

@@ -6,29 +6,13 @@ token; a model without FIM tokens is llama.cpp's 501 (and a 400 naming `suffix`)
 
 from __future__ import annotations
 
-import json
-
 import httpx
 import pytest
-from conftest import SPECIAL_TOKENS, make_tiny_model, serve_in_process
+from conftest import FIM, serve_in_process
 
 from roseinfer.tokenizer import Tokenizer
 
-FIM = ["<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>", "<|fim_pad|>", "<|repo_name|>",
-       "<|file_sep|>"]  # fmt: skip
 GREEDY = {"temperature": 0, "n_predict": 6, "ignore_eos": True}
-
-
-@pytest.fixture(scope="module")
-def fim_model(tmp_path_factory):
-    """A 4,096-token context: room for the project's lines beside a 2,048-token batch."""
-    path = make_tiny_model("qwen2", str(tmp_path_factory.mktemp("qwen2_fim")),
-                           special_tokens=SPECIAL_TOKENS + FIM)  # fmt: skip
-    with open(f"{path}/config.json") as f:
-        config = json.load(f)
-    with open(f"{path}/config.json", "w") as f:
-        json.dump({**config, "max_position_embeddings": 4096}, f)
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +135,9 @@ def test_suffix_on_v1_completions_is_the_same_fill(http, tok):
         ("/infill", {"input_prefix": "a", "input_suffix": "b", "input_extra": "x"},
          "input_extra"),
         ("/infill", {"input_prefix": "a", "input_suffix": "b", "prompt": ["a"]}, "prompt"),
-        ("/infill", {"input_prefix": "a", "input_suffix": "b", "n_indent": 4}, "n_indent"),
+        ("/infill", {"input_prefix": "a", "input_suffix": "b", "n_indent": -1}, "n_indent"),
+        ("/infill", {"input_prefix": "a", "input_suffix": "b", "samplers": ["top_k", "nope"]},
+         "samplers"),
     ],
 )  # fmt: skip
 def test_what_cannot_act_is_a_400_naming_it(http, path, body, param):

@@ -304,7 +304,12 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("dynatemp_range", _V1, equals(0), "0", "dynamic temperature", _LC),
     _ref("dry_multiplier", _V1, equals(0), "0", "DRY repetition penalty", _LC),
     _ref("xtc_probability", _V1, equals(0), "0", "XTC sampling", _LC),
-    _ref("samplers", _V1, never, "null", "a sampler order", _LC),
+    _h("samplers", _V1, "llama.cpp's chain: the samplers that run, in order (names, any "
+       "case, or a string of its letters); one left out does not run (its parameter neutral, "
+       "the temperature 1); `infill` is its infill sampler; an order this engine cannot run "
+       "(the penalties, then top-k, top-p, min-p and infill, the temperature before or after "
+       "all of them) is a 400 where it would change the output; /completion's and /infill's "
+       "default: llama.cpp's (the temperature last)", _LC),
     _ref("logits_processors", _V1, equals([]), "[]", "custom logits processors", _VL),
     _ref("include_stop_str_in_output", _V1, equals(False), "false", "the stop string in the "
          "text", _VL),
@@ -313,8 +318,10 @@ FIELDS: tuple[FieldSpec, ...] = (
          "tokens", _VL),
     _ref("add_special_tokens", _C, equals(False), "false", "special tokens added to the "
          "rendered chat prompt", _VL),
-    _ref("t_max_predict_ms", _V1, at_most_zero, "<= 0", "a time limit on generation", _LC),
-    _ref("n_indent", _V1, equals(0), "0", "a minimum line indentation", _LC),
+    _h("t_max_predict_ms", _V1, "past this many ms after the first token, a token holding a "
+       "newline is the last (finish \"length\"); <= 0: no limit", _LC),
+    _h("n_indent", _V1, "a line after the first indented by fewer spaces or tabs ends the "
+       "text at its first other character, cut there (finish \"length\"); 0: none", _LC),
     _ref("priority", _V1, equals(0), "0", "priority scheduling", _VL),
     _ref("adaptive_target", _V1, negative, "< 0", "adaptive-p sampling", _LC),
     _ref("reasoning_budget_tokens", _V1, negative, "< 0", "a budget of reasoning tokens", _LC),

@@ -47,6 +47,7 @@ from roseinfer.server.llamacpp_output import (
     result,
 )
 from roseinfer.server.params import MAX_CHOICES, check_choices
+from roseinfer.server.sampler_chain import LLAMACPP_DEFAULT_SAMPLERS
 from roseinfer.server.serving import SSE_HEADERS, GenerationGroup, dumps, sse_data
 from roseinfer.tokenizer import Tokenizer
 
@@ -178,6 +179,7 @@ def completion_request(
                        param="n_probs" if native.n_probs is not None else "logprobs")  # fmt: skip
     prompts = native_prompts(tokenizer, native.prompt)
     request = {k: v for k, v in data.items() if k not in _READ_HERE}
+    request.setdefault("samplers", list(LLAMACPP_DEFAULT_SAMPLERS))  # (temperature last)
     # n_predict 0 (any of its names, none other): the prompt alone, run to one token
     limits = [k for k in ("n_predict", "max_tokens", "max_completion_tokens") if k in request]
     prompt_only = bool(limits) and all(type(request[k]) is int and request[k] == 0 for k in limits)

@@ -19,6 +19,7 @@ from typing import Any
 from roseinfer.output.processor import ChoiceState, RequestState
 from roseinfer.outputs import PositionLogprobs
 from roseinfer.sampling_params import SamplingParams
+from roseinfer.server import sampler_chain
 from roseinfer.tokenizer import Tokenizer
 
 NO_SLOT = -1  # `id_slot`: no slots here (llama.cpp's "any slot")
@@ -70,6 +71,7 @@ def generation_settings(params: SamplingParams, stream: bool) -> dict[str, Any]:
         "n_probs": params.logprobs or 0,
         "min_keep": 0,
         "post_sampling_probs": False,
+        "samplers": sampler_chain.ran(params.temperature_last, params.infill),
     }
 
 

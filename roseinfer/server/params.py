@@ -18,6 +18,7 @@ from roseinfer.engine.scheduler import no_room_message
 from roseinfer.sampling_params import SamplingDefaults, SamplingParams, StructuredOutputs
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import APIError
+from roseinfer.server.sampler_chain import sampler_chain
 from roseinfer.server.serving import ResponseOptions
 
 # The seeds' max_new_tokens is an init-only alias of max_tokens: not among the dataclass fields.
@@ -111,26 +112,39 @@ class ParamsBuilder:
         prompt_logprobs = body.prompt_logprobs
         if opts.echo and opts.logprobs is not None:  # the echoed prompt's logprobs
             prompt_logprobs = max(opts.logprobs, prompt_logprobs or 0)
+        d = self.defaults
+        chain = Chain(
+            d.temperature if body.temperature is None else body.temperature,
+            d.top_k if body.top_k is None else body.top_k,
+            d.top_p if body.top_p is None else body.top_p,
+            d.min_p if body.min_p is None else body.min_p,
+            d.repetition_penalty if repetition is None else repetition,
+            body.presence_penalty or 0.0,
+            body.frequency_penalty or 0.0,
+        )
+        if body.samplers is not None:
+            chain = chain.of(body.samplers)
+        time_limit = body.t_max_predict_ms
         try:
             return SamplingParams(
                 n=n,
                 max_tokens=max_tokens,
-                temperature=self.defaults.temperature
-                if body.temperature is None
-                else body.temperature,
-                top_p=self.defaults.top_p if body.top_p is None else body.top_p,
-                top_k=self.defaults.top_k if body.top_k is None else body.top_k,
+                temperature=chain.temperature,
+                top_p=chain.top_p,
+                top_k=chain.top_k,
                 seed=body.seed,
                 stop=tuple(body.stop_list),
                 stop_token_ids=tuple(body.stop_token_ids or ()),
                 ignore_eos=body.ignore_eos,
                 min_tokens=body.min_tokens,
-                presence_penalty=body.presence_penalty or 0.0,
-                frequency_penalty=body.frequency_penalty or 0.0,
-                repetition_penalty=self.defaults.repetition_penalty
-                if repetition is None
-                else repetition,
-                min_p=self.defaults.min_p if body.min_p is None else body.min_p,
+                presence_penalty=chain.presence_penalty,
+                frequency_penalty=chain.frequency_penalty,
+                repetition_penalty=chain.repetition_penalty,
+                min_p=chain.min_p,
+                temperature_last=chain.temperature_last,
+                infill=chain.infill,
+                min_indent=body.n_indent,
+                stop_at_newline_after_ms=time_limit if time_limit and time_limit > 0 else None,
                 # JSON's string keys: SamplingParams reads digit strings as token ids.
                 logit_bias=cast("dict[int, float] | None", body.logit_bias),
                 logprobs=opts.logprobs,
@@ -146,6 +160,41 @@ class ParamsBuilder:
 
     def truncate(self, body: P.SamplingRequest, ids: list[int]) -> list[int]:
         return truncate_prompt(ids, body.truncate_prompt_tokens, self.max_model_len)
+
+
+@dataclass(frozen=True)
+class Chain:
+    """A request's sampler settings, and where llama.cpp's `samplers` lists the chain, what
+    it runs: a sampler left out at its neutral value (`sampler_chain.py`)."""
+
+    temperature: float
+    top_k: int
+    top_p: float
+    min_p: float
+    repetition_penalty: float
+    presence_penalty: float
+    frequency_penalty: float
+    temperature_last: bool = False
+    infill: bool = False
+
+    def of(self, samplers: list[str] | str) -> Chain:
+        active = {"top_k": self.top_k > 0, "top_p": self.top_p < 1.0, "min_p": self.min_p > 0.0,
+                  "penalties": (self.repetition_penalty, self.presence_penalty,
+                                self.frequency_penalty) != (1.0, 0.0, 0.0)}  # fmt: skip
+        chain = sampler_chain(
+            samplers, self.temperature, frozenset(n for n, a in active.items() if a)
+        )
+        runs = chain.names
+        return Chain(
+            self.temperature if "temperature" in runs else 1.0,
+            self.top_k if "top_k" in runs else 0,
+            self.top_p if "top_p" in runs else 1.0,
+            self.min_p if "min_p" in runs else 0.0,
+            *((self.repetition_penalty, self.presence_penalty, self.frequency_penalty)
+              if "penalties" in runs else (1.0, 0.0, 0.0)),
+            temperature_last=chain.temperature_last,
+            infill=chain.infill,
+        )  # fmt: skip
 
 
 def response_options(body: P.SamplingRequest) -> ResponseOptions:
@@ -207,6 +256,8 @@ def client_names(body: P.SamplingRequest, chat: bool, so_param: str | None) -> d
         "n": "n" if body.n_cmpl is None else "n_cmpl",
         "repetition_penalty": "repeat_penalty" if body.repeat_penalty is not None
         else "repetition_penalty",
+        "min_indent": "n_indent",
+        "stop_at_newline_after_ms": "t_max_predict_ms",
     }  # fmt: skip
     if chat:
         names["logprobs"] = "top_logprobs"

@@ -86,6 +86,9 @@ class SamplingRequest(RequestBase):
     stream_interval: int | None = None  # vLLM's: tokens per chunk after the first
     request_id: str | None = Field(default=None, min_length=1)  # "" would name nothing
     truncate_prompt_tokens: int | None = None
+    samplers: list[str] | str | None = None  # llama.cpp's chain (sampler_chain.py)
+    n_indent: int = 0  # llama.cpp's: SamplingParams.min_indent
+    t_max_predict_ms: float | None = None  # llama.cpp's: <= 0 none
 
     @property
     def include_usage(self) -> bool:

@@ -1,0 +1,260 @@
+"""llama.cpp's sampler chain (`samplers`), its temperature-last order and its infill sampler.
+
+The oracles: transformers' own warpers chained in llama.cpp's order (top-k, top-p, min-p, then
+the temperature) for the distribution the sampler draws from; for the infill filter, a port of
+llama.cpp's `llama_sampler_infill_apply` loop for loop (`reference_infill`, its O(n^2) double
+loop as written); for `samplers` itself, which orders change the output."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from transformers import (
+    MinPLogitsWarper,
+    TemperatureLogitsWarper,
+    TopKLogitsWarper,
+    TopPLogitsWarper,
+)
+
+from roseinfer.layers import sampler as sampler_module
+from roseinfer.layers.infill import InfillFilter
+from roseinfer.layers.sampler import Sampler
+from roseinfer.sampling_params import SamplingParams
+from roseinfer.server.errors import APIError
+from roseinfer.server.params import Chain
+from roseinfer.server.sampler_chain import LLAMACPP_DEFAULT_SAMPLERS, parse_names, sampler_chain
+
+V = 64
+ACTIVE = frozenset({"top_k", "top_p", "min_p", "penalties"})
+
+
+# ---- the `samplers` value ----------------------------------------------------------------------
+
+
+def test_names_aliases_and_letters_as_llama_cpp_reads_them():
+    assert parse_names(["Top-K", "topp", "min-p", "TEMP", "infill"]) == (
+        "top_k", "top_p", "min_p", "temperature", "infill")  # fmt: skip
+    assert parse_names("ekpmti") == ("penalties", "top_k", "top_p", "min_p", "temperature",
+                                     "infill")  # fmt: skip
+    assert parse_names(["nucleus", "typ", "xtc"]) == ("top_p", "typ_p", "xtc")
+    assert parse_names(list(LLAMACPP_DEFAULT_SAMPLERS)) == LLAMACPP_DEFAULT_SAMPLERS
+    assert parse_names([]) == () and parse_names("") == ()
+
+
+@pytest.mark.parametrize(
+    ("samplers", "says"),
+    [(["top_k", "mirostat"], "'mirostat' names no sampler"), ("kz", "'z' names no sampler"),
+     (["top_k", "top-k"], "top_k twice")],
+)  # fmt: skip
+def test_what_names_no_sampler_or_one_twice_is_a_400(samplers, says):
+    with pytest.raises(APIError) as e:
+        parse_names(samplers)
+    assert e.value.param == "samplers" and says in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("samplers", "temperature", "active", "temperature_last"),
+    [
+        (list(LLAMACPP_DEFAULT_SAMPLERS), 0.8, ACTIVE, True),  # llama.cpp's default: last
+        (["temperature", "top_k", "top_p", "min_p"], 0.8, ACTIVE, False),  # vLLM's order
+        (["top_k", "top_p", "infill"], 1.0, ACTIVE, False),  # llama.vim's: no temperature
+        (["min_p", "top_k", "temperature"], 0.8, ACTIVE, True),  # top-k and min-p commute
+        (["top_p", "top_k"], 0.8, ACTIVE - {"top_k"}, False),  # a neutral top-k has no place
+        (["top_k", "penalties"], 0.8, ACTIVE - {"penalties"}, False),
+        (["top_p", "temperature", "min_p"], 1.0, ACTIVE, False),  # T = 1 is neutral
+        (["top_p", "temperature", "min_p"], 0.0, ACTIVE, False),  # greedy: argmax either way
+        (["top_k", "infill", "temperature"], 0.0, ACTIVE, True),  # greedy after the infill
+        (["top_k", "temperature", "infill"], 0.0, ACTIVE, False),
+    ],
+)  # fmt: skip
+def test_orders_the_engine_runs(samplers, temperature, active, temperature_last):
+    chain = sampler_chain(samplers, temperature, active)
+    assert chain.temperature_last is temperature_last
+
+
+@pytest.mark.parametrize(
+    ("samplers", "temperature", "says"),
+    [
+        (["top_p", "top_k"], 0.8, "top_p before top_k"),
+        (["min_p", "top_p"], 0.8, "min_p before top_p"),
+        (["infill", "top_k"], 0.8, "infill before top_k"),
+        (["top_k", "penalties"], 0.8, "top_k before penalties"),
+        (["temperature", "penalties"], 0.8, "temperature before penalties"),
+        (["top_p", "temperature", "min_p"], 0.8, "temperature between top_p and min_p"),
+        (["top_k", "top_p", "temperature", "infill"], 0.0, None),  # (greedy: runs)
+        (["top_k", "top_p", "temperature", "infill"], 0.8, "between top_p and infill"),
+    ],
+)  # fmt: skip
+def test_orders_that_would_change_the_output_are_400s(samplers, temperature, says):
+    if says is None:
+        sampler_chain(samplers, temperature, ACTIVE)
+        return
+    with pytest.raises(APIError) as e:
+        sampler_chain(samplers, temperature, ACTIVE)
+    assert e.value.param == "samplers" and says in str(e.value), str(e.value)
+
+
+def test_a_sampler_left_out_runs_at_its_neutral_value():
+    chain = Chain(0.5, 40, 0.9, 0.05, 1.3, 0.4, 0.2).of(["top_k", "top_p", "infill"])
+    assert (chain.temperature, chain.top_k, chain.top_p, chain.min_p) == (1.0, 40, 0.9, 0.0)
+    assert (chain.repetition_penalty, chain.presence_penalty, chain.frequency_penalty) == (
+        1.0, 0.0, 0.0)  # fmt: skip
+    assert chain.infill and not chain.temperature_last
+    everything = Chain(0.5, 40, 0.9, 0.05, 1.3, 0.4, 0.2).of(list(LLAMACPP_DEFAULT_SAMPLERS))
+    assert everything == Chain(0.5, 40, 0.9, 0.05, 1.3, 0.4, 0.2, temperature_last=True)
+
+
+# ---- the distribution the sampler draws from ---------------------------------------------------
+
+
+def drawn_from(monkeypatch, logits: torch.Tensor, params: list[SamplingParams],
+               infill: InfillFilter | None = None, stops: tuple[int, ...] = (0,)) -> torch.Tensor:  # fmt: skip
+    """The probabilities (normalised rows) the sampler hands its draw (`stops`: the model's
+    end tokens)."""
+    seen: list[torch.Tensor] = []
+    draw = sampler_module.sample_from
+
+    def capture(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+        seen.append(probs.clone())
+        return draw(probs, u)
+
+    monkeypatch.setattr(sampler_module, "sample_from", capture)
+    sampler = Sampler("cpu", 0, stops, infill=infill)
+    states = [sampler.new_row_state(p) for p in params]
+    sampler(logits.clone(), params, states, [0] * len(params))
+    (probs,) = seen
+    return probs / probs.sum(dim=-1, keepdim=True)
+
+
+def chained(logits: torch.Tensor, *warpers) -> torch.Tensor:
+    ids = torch.zeros(1, 1, dtype=torch.long)
+    for warp in warpers:
+        logits = warp(ids, logits)
+    return logits.softmax(dim=-1)
+
+
+@pytest.mark.parametrize("temperature", [0.4, 1.7])
+def test_temperature_last_is_transformers_warpers_in_llama_cpps_order(monkeypatch, temperature):
+    gen = torch.Generator().manual_seed(7)
+    logits = torch.randn(2, V, generator=gen) * 3
+    last = SamplingParams(temperature=temperature, top_k=20, top_p=0.8, min_p=0.05,
+                          temperature_last=True)  # fmt: skip
+    first = SamplingParams(temperature=temperature, top_k=20, top_p=0.8, min_p=0.05)
+    got = drawn_from(monkeypatch, logits, [last, first])
+    for i, order in enumerate([("k", "p", "m", "t"), ("t", "k", "p", "m")]):
+        warp = {"k": TopKLogitsWarper(20), "p": TopPLogitsWarper(0.8),
+                "m": MinPLogitsWarper(0.05), "t": TemperatureLogitsWarper(temperature)}  # fmt: skip
+        want = chained(logits[i : i + 1].clone(), *(warp[w] for w in order))[0]
+        torch.testing.assert_close(got[i], want, atol=1e-6, rtol=1e-5)
+    assert not torch.equal(got[0] > 0, got[1] > 0)  # the two orders keep different sets here
+
+
+# ---- the infill filter -------------------------------------------------------------------------
+
+
+def reference_infill(logits: list[float], ids: list[int], pieces: dict[int, bytes],
+                     ends: set[int], eot: int) -> dict[int, float]:  # fmt: skip
+    """llama.cpp's llama_sampler_infill_apply then its dist's softmax, as written (candidates
+    sorted by logit, its double loop over them): {token: probability} of the final draw."""
+    cur = sorted(([t, x, 0.0] for t, x in zip(ids, logits, strict=True)),
+                 key=lambda c: (-c[1], c[0]))  # fmt: skip
+    top = cur[0][1]
+    total = sum(pow(2.718281828459045, c[1] - top) for c in cur)
+    for c in cur:
+        c[2] = pow(2.718281828459045, c[1] - top) / total
+    p_eog = sum(c[2] for c in cur if c[0] in ends)
+    p_txt = sum(c[2] for c in cur if c[0] not in ends)
+    if 3 * p_eog * len(cur) > p_txt:
+        cur = [c for c in cur if c[0] in ends]
+    else:
+        for i0 in range(len(cur)):
+            for i1 in range(len(cur)):
+                if cur[i0][1] == float("-inf"):
+                    break
+                if i0 == i1 or cur[i1][1] == float("-inf"):
+                    continue
+                a, b = pieces[cur[i0][0]], pieces[cur[i1][0]]
+                if a and len(a) <= len(b) and b[: len(a)] == a:
+                    dst, src = (i1, i0) if cur[i1][2] > cur[i0][2] else (i0, i1)
+                    cur[dst][2] += cur[src][2]
+                    cur[src][1], cur[src][2] = float("-inf"), 0.0
+        kept = [c for c in cur if not (c[2] < 0.2 and c[0] not in ends)]
+        texts = sum(1 for c in kept if c[0] not in ends)
+        if texts == 0:
+            return {eot: 1.0}
+        mass = sum(c[2] for c in kept)
+        for c in kept:
+            c[2] /= mass
+        cur = [c for c in kept if not (c[2] < 1.0 / (texts + 1) and c[0] not in ends)]
+    live = [c for c in cur if c[1] != float("-inf")]
+    top = max(c[1] for c in live)
+    total = sum(pow(2.718281828459045, c[1] - top) for c in live)
+    return {c[0]: pow(2.718281828459045, c[1] - top) / total for c in live}
+
+
+WORDS = [b"re", b"ret", b"return", b"r", b"x", b"xs", b"print", b"pr", b"p", b"(", b"()", b"\n",
+         b"\n    ", b"", b"self", b"s", b"se"]  # fmt: skip
+
+
+def test_infill_filter_is_llama_cpps_loop(monkeypatch):
+    gen = torch.Generator().manual_seed(11)
+    pieces = {t: WORDS[t % len(WORDS)] for t in range(V)}  # shared and equal texts, b"" ones
+    ends = {0, 13, 30}  # (13's text is b"": an end token that never merges)
+    pieces[0] = pieces[30] = b""
+    infill = InfillFilter(pieces.__getitem__, end_token=0)
+    checked = {"ends": 0, "eot": 0, "merged": 0}
+    for trial in range(300):
+        k = int(torch.randint(2, 30, (1,), generator=gen))
+        scale = float(torch.rand(1, generator=gen)) * 6
+        logits = torch.randn(1, V, generator=gen) * scale
+        if trial % 3 == 0:
+            logits[0, 13] += 4  # end tokens likely: the first branch
+        params = SamplingParams(top_k=k, infill=True)
+        got = drawn_from(monkeypatch, logits, [params], infill, tuple(ends))[0]
+        monkeypatch.undo()
+        top = logits[0].topk(k)
+        want = reference_infill(top.values.tolist(), top.indices.tolist(), pieces, ends, 0)
+        expected = torch.zeros(V)
+        for t, q in want.items():
+            expected[t] = q
+        torch.testing.assert_close(got, expected, atol=1e-6, rtol=1e-5)
+        kept = set(want)
+        checked["ends"] += kept <= ends
+        checked["eot"] += kept == {0}
+        checked["merged"] += len(kept) > 1 and not kept <= ends
+    assert all(n > 10 for n in checked.values()), checked  # every branch was taken
+
+
+def test_infill_merges_prefixes_and_picks_the_end_token():
+    pieces = {0: b"", 1: b"re", 2: b"ret", 3: b"return", 4: b"x", 5: b"y", 6: b"z", 7: b"w"}
+    infill = InfillFilter(pieces.__getitem__, end_token=0)
+    w = torch.tensor([0.0, 0.30, 0.25, 0.20, 0.15, 0.05, 0.05, 0.0])
+    out = infill(w, ends=[0])
+    # re, ret, return merge into "re" (0.75): x (0.15) falls under 0.2, y and z too
+    assert out.nonzero().squeeze(1).tolist() == [1] and float(out[1]) == pytest.approx(0.30)
+    flat = torch.tensor([0.0, 0.0, 0.0, 0.0, 0.34, 0.33, 0.33, 0.0])  # no text candidate >= 1/(3+1)
+    assert infill(flat, ends=[0]).nonzero().squeeze(1).tolist() == [4, 5, 6]
+    six = InfillFilter({0: b"", **{t: b"abcdef"[t - 1 :][:1] for t in range(1, 7)}}.__getitem__, 0)
+    spread = torch.tensor([0.0] + [0.1] * 6)  # six texts, each 1/6 of the mass: none 0.2
+    assert six(spread, ends=[0]).nonzero().squeeze(1).tolist() == [0]  # the end token
+    likely_end = torch.tensor([0.2, 0.0, 0.0, 0.0, 0.5, 0.3, 0.0, 0.0])  # 3 x 0.2 x 3 > 0.8
+    assert infill(likely_end, ends=[0]).nonzero().squeeze(1).tolist() == [0]
+
+
+def test_greedy_after_the_infill_filter_takes_its_likeliest(monkeypatch):
+    """x 0.24, a 0.23, ab 0.22, abc 0.21, t5 0.10: ab and abc merge into a (0.66), t5 falls
+    under 0.2, and x (0.24 of 0.90) under 1/3: greedy after the filter is "a", before it the
+    argmax "x"."""
+    pieces = {t: b"t%d" % t for t in range(V)}
+    pieces[1], pieces[2], pieces[3], pieces[4] = b"a", b"ab", b"abc", b"x"
+    infill = InfillFilter(pieces.__getitem__, end_token=0)
+    logits = torch.full((1, V), -10.0)
+    for token, p in ((4, 0.24), (1, 0.23), (2, 0.22), (3, 0.21), (5, 0.10)):
+        logits[0, token] = float(torch.tensor(p).log())
+    after = SamplingParams(temperature=0, top_k=5, infill=True, temperature_last=True)
+    assert drawn_from(monkeypatch, logits, [after], infill)[0].nonzero().tolist() == [[1]]
+    monkeypatch.undo()
+    sampler = Sampler("cpu", 0, [0], infill=infill)
+    before = SamplingParams(temperature=0, top_k=5, infill=True)
+    out = sampler(logits.clone(), [before], [sampler.new_row_state(before)], [0])
+    assert out.token_ids.tolist() == [4]
