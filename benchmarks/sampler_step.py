@@ -21,6 +21,7 @@ from typing import Any
 
 import torch
 
+from roseinfer.layers.infill import InfillFilter
 from roseinfer.layers.sampler import Sampler
 from roseinfer.sampling_params import SamplingParams
 
@@ -34,6 +35,10 @@ CASES: dict[str, dict] = {
     "logprobs 0": {"logprobs": 0},
     "issue 19's four": {"frequency_penalty": 0.5, "presence_penalty": 0.5, "min_p": 0.05,
                         "logprobs": 5},
+    "T .8 k40 p.95 m.05": {"temperature": 0.8, "top_k": 40, "top_p": 0.95, "min_p": 0.05},
+    "same, T last": {"temperature": 0.8, "top_k": 40, "top_p": 0.95, "min_p": 0.05,
+                     "temperature_last": True},  # llama.cpp's default chain
+    "llama.vim's": {"top_k": 40, "top_p": 0.9, "infill": True},
 }  # fmt: skip
 
 
@@ -77,7 +82,8 @@ def median_ms(params: SamplingParams, batch: int, vocab: int, steps: int, seed: 
               compiler: Any = None, kernel: bool = False) -> float:  # fmt: skip
     gen = torch.Generator().manual_seed(seed)
     logits = [torch.randn(batch, vocab, generator=gen) * 4 for _ in range(8)]
-    sampler = Sampler("cpu", seed, [0])
+    # the infill filter over made-up texts: a token's text its id's digits ("1" begins "12")
+    sampler = Sampler("cpu", seed, [0], infill=InfillFilter(lambda t: str(t).encode(), 0))
     if kernel:
         from roseinfer.kernels import load_cpu_kernels
 

@@ -19,6 +19,7 @@ from transformers import (
 from roseinfer.layers import sampler as sampler_module
 from roseinfer.layers.infill import InfillFilter
 from roseinfer.layers.sampler import Sampler
+from roseinfer.layers.truncation import apply_top_k_top_p, sorted_top_k_top_p
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.server.errors import APIError
 from roseinfer.server.params import Chain
@@ -147,6 +148,22 @@ def test_temperature_last_is_transformers_warpers_in_llama_cpps_order(monkeypatc
         want = chained(logits[i : i + 1].clone(), *(warp[w] for w in order))[0]
         torch.testing.assert_close(got[i], want, atol=1e-6, rtol=1e-5)
     assert not torch.equal(got[0] > 0, got[1] > 0)  # the two orders keep different sets here
+
+
+@pytest.mark.parametrize("vocab", [300, 1000, 49152])
+def test_top_k_top_p_among_candidates_equals_the_full_sort(vocab):
+    """The pass over each row's likeliest tokens keeps what a sort of the whole vocabulary
+    keeps, bit for bit: rows with a k, with a p, both, neither, a top-p set past the candidates
+    (flat rows: the sort), a k-th logit tied past them."""
+    gen = torch.Generator().manual_seed(vocab)
+    top_k = torch.tensor([0, 5, 40, 300, 0, 2])
+    top_p = torch.tensor([1.0, 0.9, 0.5, 0.99, 0.95, 1.0])
+    for scale in (0.05, 0.5, 3.0, 8.0):  # (0.05: flat; 8: a few tokens hold the mass)
+        logits = torch.randn(6, vocab, generator=gen) * scale
+        logits[5, :400] = 7.0  # row 5: its 2nd logit tied far past 256 candidates
+        for k, p in ((top_k, top_p), (top_k, None), (None, top_p)):
+            got = apply_top_k_top_p(logits.clone(), k, p)
+            assert torch.equal(got, sorted_top_k_top_p(logits.clone(), k, p)), (scale, k, p)
 
 
 # ---- the infill filter -------------------------------------------------------------------------

@@ -11,13 +11,75 @@ import torch
 
 from roseinfer.sampling_params import GREEDY_TEMPERATURE
 
-__all__ = ["apply_top_k_top_p", "min_p_filter", "temper_late", "unnormalised_probs"]
+__all__ = [
+    "apply_top_k_top_p",
+    "min_p_filter",
+    "sorted_top_k_top_p",
+    "temper_late",
+    "unnormalised_probs",
+]
+
+
+# How many of a row's likeliest tokens the top-k/top-p pass looks among first (a top-k of
+# them: a sort of the vocabulary costs 3 ms a row, BENCHMARKS.md session 56); a row whose set
+# may reach past them takes the full sort.
+CANDIDATES = 256
 
 
 def apply_top_k_top_p(
     logits: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None
 ) -> torch.Tensor:
-    """Mask logits outside each row's top-k / top-p set with -inf. logits [B, V]; top_k, top_p [B]."""
+    """Mask logits outside each row's top-k / top-p set with -inf (transformers' TopK then
+    TopP warper). logits [B, V]; top_k [B] (0: none), top_p [B] (1: none).
+
+    Among each row's `CANDIDATES` likeliest tokens (or its largest k): the top-k set is the
+    tokens at or above the k-th logit, the top-p set the likeliest ones whose mass before them
+    is under p (of the row's distribution after top-k). A row whose set may reach past those
+    tokens (its k-th logit tied to the last of them, or, without top-k, their mass under p)
+    takes `sorted_top_k_top_p`; a k past a quarter of the vocabulary, every row."""
+    vocab = logits.shape[-1]
+    k = None if top_k is None else torch.where(top_k > 0, top_k, vocab).clamp(max=vocab)
+    largest = 0 if k is None else int(torch.where(k < vocab, k, 0).max())
+    m = min(vocab, max(CANDIDATES, largest))
+    if m > vocab // 4 and m < vocab:
+        return sorted_top_k_top_p(logits, top_k, top_p)
+    values, order = logits.topk(m, dim=-1)  # [B, m], descending
+    beyond = torch.zeros(logits.shape[0], dtype=torch.bool, device=logits.device)
+    if k is not None:
+        limited = k < vocab
+        kth = values.gather(1, (k.clamp(max=m) - 1).unsqueeze(1))  # [B, 1]
+        kth = torch.where(limited.unsqueeze(1), kth, float("-inf"))
+        values = values.masked_fill(values < kth, float("-inf"))
+        beyond |= limited & (values[:, -1] >= kth.squeeze(1)) & (m < vocab)  # ties past m
+    else:
+        limited = torch.zeros_like(beyond)
+    if top_p is not None:
+        # the row's distribution after top-k: over its candidates where it has a k, else all
+        total = torch.where(limited, values.logsumexp(dim=-1), logits.logsumexp(dim=-1))
+        probs = (values - total.unsqueeze(1)).exp()  # [B, m]
+        before = probs.cumsum(dim=-1) - probs  # the mass of the likelier candidates
+        cut = (before >= top_p.unsqueeze(1)) & (top_p < 1).unsqueeze(1)  # (1: no cut, rounding)
+        values = values.masked_fill(cut, float("-inf"))
+        beyond |= ~limited & (top_p < 1) & (probs.sum(dim=-1) < top_p) & (m < vocab)
+    out = torch.full_like(logits, float("-inf")).scatter_(1, order, values)
+    untouched = ~limited if top_p is None else ~limited & (top_p >= 1)  # no k, no p: every token
+    if m < vocab and bool(untouched.any()):
+        rows = untouched.nonzero().squeeze(1)
+        out[rows] = logits[rows]
+    if bool(beyond.any()):
+        rows = beyond.nonzero().squeeze(1)
+        out[rows] = sorted_top_k_top_p(
+            logits[rows],
+            None if top_k is None else top_k[rows],
+            None if top_p is None else top_p[rows],
+        )
+    return out
+
+
+def sorted_top_k_top_p(
+    logits: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None
+) -> torch.Tensor:
+    """`apply_top_k_top_p` over a sort of each row's whole vocabulary."""
     sorted_logits, order = logits.sort(dim=-1)  # ascending
     vocab = logits.shape[-1]
     if top_k is not None:
@@ -68,17 +130,16 @@ def min_p_filter(weights: torch.Tensor, min_p: Seq[float]) -> torch.Tensor:
 
 def temper_late(probs: torch.Tensor, rows: list[int], temps: list[float]) -> torch.Tensor:
     """The temperature after truncation (llama.cpp's order), in place on `rows` of probs
-    [B, V] (unnormalised, a zero is out): w ** (1 / T), computed as exp((log w - max) / T) so a
-    small T cannot underflow the row to zeros; T below `GREEDY_TEMPERATURE` keeps only the
-    likeliest token left (llama.cpp's temperature <= 0)."""
+    [B, V] (unnormalised, a zero is out): (w / max w) ** (1 / T), the row's likeliest token at 1
+    so a small T cannot underflow the row to zeros (a power, not exp(log w / T): CPU's log and
+    exp take a slow path on zeros, 6 and 2.5 ms at batch 32, BENCHMARKS.md session 56); T below
+    `GREEDY_TEMPERATURE` keeps only the likeliest token left (llama.cpp's temperature <= 0)."""
     index = torch.tensor(rows, device=probs.device)
-    log_w = probs[index].log()  # [R, V]; -inf where out
+    w = probs[index]  # [R, V]
+    exponent = torch.tensor([1.0 if t < GREEDY_TEMPERATURE else 1.0 / t for t in temps],
+                            device=probs.device).unsqueeze(1)  # fmt: skip
+    tempered = w.div_(w.amax(dim=-1, keepdim=True)).pow_(exponent)
     greedy = [j for j, t in enumerate(temps) if t < GREEDY_TEMPERATURE]
-    scale = torch.tensor([1.0 if t < GREEDY_TEMPERATURE else 1.0 / t for t in temps],
-                         device=probs.device).unsqueeze(1)  # fmt: skip
-    log_w = log_w * scale
-    top = log_w.amax(dim=-1, keepdim=True)
-    tempered = (log_w - top).exp_()
     if greedy:
         g = torch.tensor(greedy, device=probs.device)
         best = tempered[g].argmax(dim=-1)
