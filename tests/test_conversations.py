@@ -255,3 +255,30 @@ def test_a_message_item_without_its_text_is_a_400(http):
     for item in ({"role": "user"}, {"type": "message", "role": "assistant", "content": None}):
         r = http.post("/v1/conversations", json={"items": [item]})
         assert (r.status_code, r.json()["error"]["param"]) == (400, "items.0.content"), r.text
+
+
+def test_conversations_are_bounded_by_their_own_flags(tiny_model_dir):
+    """`--conversations-store-size` 0: no conversations, stored responses as ever; and
+    `--responses-store-size` 0: no stored responses, conversations as ever (and continued)."""
+    from conftest import serve_in_process
+
+    from roseinfer.server.config import ServerConfig
+
+    for config, kept in ((ServerConfig(conversations_store_size=0), False),
+                         (ServerConfig(responses_store_size=0), True)):  # fmt: skip
+        with serve_in_process(tiny_model_dir("llama"), server_config=config) as (_, url), \
+                httpx.Client(base_url=url, timeout=60) as client:  # fmt: skip
+            r = client.post("/v1/conversations", json={})
+            if not kept:
+                assert r.status_code == 400, r.text
+                assert "--conversations-store-size 0" in r.json()["error"]["message"]
+                assert ok(client.post("/v1/responses", json={"input": "Hi", **GREEDY}))["store"]
+                continue
+            conv = ok(r)["id"]
+            body = {"input": "Hi", "conversation": conv, "store": False, **GREEDY}
+            assert ok(client.post("/v1/responses", json=body))["conversation"]["id"] == conv
+            items = ok(client.get(f"/v1/conversations/{conv}/items", params={"order": "asc"}))
+            items = items["data"]
+            assert [i["role"] for i in items] == ["user", "assistant"]
+    with pytest.raises(ValueError, match="--conversations-store-mib must be >= 1"):
+        ServerConfig(conversations_store_mib=0)

@@ -68,7 +68,8 @@ def create_app(client: EngineClient, server_config: ServerConfig | None = None) 
     # (a response reads no more of a conversation than a prompt could hold: the context times
     # the longest token's characters)
     longest_token = max(map(len, ctx.tokenizer.hf.get_vocab()), default=1)
-    conversations = ConversationStore(cfg.responses_store_size, cfg.responses_store_mib << 20,
+    conversations = ConversationStore(cfg.conversations_store_size,
+                                      cfg.conversations_store_mib << 20,
                                       ctx.max_model_len * longest_token)  # fmt: skip
     stored = StoredResponses(
         ResponseStore(cfg.responses_store_size, cfg.responses_store_mib << 20), conversations

@@ -111,6 +111,21 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         metavar="MIB",
         help="and at most this many MiB of their JSON (default 256)",
     )
+    g.add_argument(
+        "--conversations-store-size",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="/v1/conversations keeps this many conversations in memory, the least recently "
+        "used dropped first (0: none; default 1000)",
+    )
+    g.add_argument(
+        "--conversations-store-mib",
+        type=int,
+        default=256,
+        metavar="MIB",
+        help="and at most this many MiB of their items' JSON (default 256)",
+    )
     add_log_level_arg(g, default="info")
     g.add_argument(
         "--log-stats-interval",
@@ -311,7 +326,9 @@ def server_config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_waiting_requests=args.max_waiting_requests, max_request_bytes=args.max_request_bytes,
         log_level=args.log_level, log_stats_interval=args.log_stats_interval,
         stream_interval=args.stream_interval, responses_store_size=args.responses_store_size,
-        responses_store_mib=args.responses_store_mib, request_timeout=args.request_timeout,
+        responses_store_mib=args.responses_store_mib,
+        conversations_store_size=args.conversations_store_size,
+        conversations_store_mib=args.conversations_store_mib, request_timeout=args.request_timeout,
     )  # fmt: skip
 
 

@@ -208,7 +208,8 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
         try:
             keeps = stored.store.capacity > 0
             run = responses_request(data, stored.conversation if keeps else None,
-                                    stored.conversation_items if keeps else None)  # fmt: skip
+                                    stored.conversation_items
+                                    if stored.keeps_conversations else None)  # fmt: skip
         except FieldError as e:
             raise e.api_error() from None
         try:

@@ -25,6 +25,8 @@ class ServerConfig:
     stream_interval: int = 1
     responses_store_size: int = 1000  # /v1/responses kept in memory; 0: none
     responses_store_mib: int = 256  # and at most this much of their JSON
+    conversations_store_size: int = 1000  # /v1/conversations kept in memory; 0: none
+    conversations_store_mib: int = 256  # and at most this much of their items' JSON
     # seconds for a request's head, then its body, and a stalled read; 0: no limit
     request_timeout: float = 30.0
 
@@ -68,15 +70,15 @@ class ServerConfig:
             )
         if not is_int(self.stream_interval) or self.stream_interval < 1:
             raise ValueError(f"--stream-interval must be >= 1, got {self.stream_interval!r}")
-        if not is_int(self.responses_store_size) or self.responses_store_size < 0:
-            raise ValueError(
-                f"--responses-store-size must be >= 0, got {self.responses_store_size!r}"
-            )
+        for flag, size in (("--responses-store-size", self.responses_store_size),
+                           ("--conversations-store-size", self.conversations_store_size)):  # fmt: skip
+            if not is_int(size) or size < 0:
+                raise ValueError(f"{flag} must be >= 0, got {size!r}")
         if not is_number(self.request_timeout) or self.request_timeout < 0:
             raise ValueError(
                 f"--request-timeout must be a number of seconds >= 0, got {self.request_timeout!r}"
             )
-        if not is_int(self.responses_store_mib) or self.responses_store_mib < 1:
-            raise ValueError(
-                f"--responses-store-mib must be >= 1, got {self.responses_store_mib!r}"
-            )
+        for flag, mib in (("--responses-store-mib", self.responses_store_mib),
+                          ("--conversations-store-mib", self.conversations_store_mib)):  # fmt: skip
+            if not is_int(mib) or mib < 1:
+                raise ValueError(f"{flag} must be >= 1, got {mib!r}")

@@ -5,9 +5,9 @@ A conversation holds OpenAI's items (messages, function calls and their outputs)
 id: those it was created with or was given (`POST .../items`, checked as /v1/responses checks
 `input`), and, after each response that continues it, that response's input and output items
 (a response that completed or was cut by its limit: not one that failed or was cancelled). A
-response with `conversation` sees its items before its own input. The store is bounded as the
-stored responses are, apart from them (`--responses-store-size` conversations and
-`--responses-store-mib` of their JSON, the least recently used dropped first); each item is
+response with `conversation` sees its items before its own input. The store is bounded apart
+from the stored responses (`--conversations-store-size` conversations and
+`--conversations-store-mib` of their JSON, the least recently used dropped first); each item is
 kept as JSON text, so nothing a later request sends can change it; nothing survives a restart.
 """
 
@@ -185,7 +185,7 @@ class ConversationStore:
 
 def _too_large(conversation_id: str, param: str) -> APIError:
     return APIError(400, f"conversation {conversation_id} would hold more than "
-                         "--responses-store-mib of items", param=param,
+                         "--conversations-store-mib of items", param=param,
                     code="conversation_too_large")  # fmt: skip
 
 
@@ -277,7 +277,7 @@ def add_conversation_routes(api: APIRouter, store: ConversationStore) -> None:
     async def create_conversation(request: Request) -> dict:
         query_params(request, ())
         if store.capacity == 0:
-            raise APIError(400, "this server keeps no conversations (--responses-store-size 0)")
+            raise APIError(400, "this server keeps no conversations (--conversations-store-size 0)")
         body = validated(CreateConversation, await read_request_json(request))
         items = checked_items(body.items or [])
         return store.create(checked_metadata(body.metadata), items).body()

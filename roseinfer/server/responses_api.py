@@ -34,6 +34,8 @@ from roseinfer.server.serving import SSE_HEADERS, GenerationGroup, dumps
 class ConversationItems(Protocol):
     """The conversations responses continue (`conversations.ConversationStore`)."""
 
+    capacity: int  # how many are kept (0: none)
+
     def items(self, conversation_id: str) -> list[dict]: ...  # KeyError where there is none
     def add(self, conversation_id: str, items: list[dict], fresh_ids: bool = False) -> None: ...
     def check_room(self, conversation_id: str, items: list[dict]) -> None: ...
@@ -72,6 +74,10 @@ class StoredResponses:
         if response_id in self.running:
             raise StillRunning(response_id)
         return self.store.conversation(response_id)
+
+    @property
+    def keeps_conversations(self) -> bool:
+        return self.conversations is not None and self.conversations.capacity > 0
 
     def conversation_items(self, conversation_id: str) -> list[dict]:
         """The items of the conversation a response continues (a KeyError where none)."""

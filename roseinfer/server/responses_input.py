@@ -199,7 +199,7 @@ def responses_request(
     if conv is not None:
         if conversation_items is None:
             raise FieldError("conversation", "conversation needs stored conversations, and this "
-                             "server keeps none (--responses-store-size 0)")  # fmt: skip
+                             "server keeps none (--conversations-store-size 0)")  # fmt: skip
         try:
             conv_items = conversation_items(conv)
         except KeyError as e:
