@@ -288,57 +288,6 @@ def pick_scores(rng: random.Random) -> Case:
     return Case("score", "/score", body, check=check_scores(len(texts)))
 
 
-def check_llamacpp(prompts: int) -> Callable[[dict | list], str | None]:
-    """A /completion answer (a result, or a list of them) or its stream's events."""
-
-    def check(r: dict | list) -> str | None:
-        results = [e for e in r if e.get("stop")] if isinstance(r, list) else [r]
-        if sorted(e["index"] for e in results) != list(range(prompts)):
-            return f"{len(results)} results for {prompts} prompts"
-        for e in results:
-            if e["stop_type"] not in ("eos", "word", "limit"):
-                return f"stop_type {e['stop_type']!r}"
-            probs = e.get("completion_probabilities")
-            if probs is not None and len(probs) > e["tokens_predicted"]:
-                return "more probabilities than tokens"
-            if e["tokens"] and len(e["tokens"]) != e["tokens_predicted"]:
-                return "tokens and tokens_predicted disagree"
-        return None
-
-    return check
-
-
-def pick_llamacpp(rng: random.Random) -> Case:
-    """llama.cpp's native API: /completion (several prompts, streamed or not, probabilities,
-    a grammar), /embedding (unit vectors), and a client that leaves a stream."""
-    base = {"n_predict": rng.randint(4, 40), "temperature": 0.7, "n_probs": rng.choice([0, 2])}
-    roll = rng.random()
-    if roll < 0.3:
-        body = {**base, "prompt": ["Once upon a time", [504, 3458]], "stop": ["."],
-                "return_tokens": True}  # fmt: skip
-        return Case("llamacpp", "/completion", body, check=check_llamacpp(2))
-    if roll < 0.55:
-        body = {**base, "prompt": "The sea", "stream": True, "n": 2}
-        return Case("llamacpp-stream", "/completion", body, check=check_llamacpp(2))
-    if roll < 0.7:
-        body = {**base, "prompt": "Answer:", "grammar": 'root ::= "yes" | "no"'}
-        return Case("llamacpp-grammar", "/completion", body,
-                    check=lambda r: None if r["content"] in ("yes", "no") else
-                    f"breaks the grammar: {r['content'][:80]!r}")  # fmt: skip
-    if roll < 0.85:
-        content = ["The sea", "word " * rng.randint(1, 200)]
-
-        def unit(r: dict | list) -> str | None:
-            vectors = [np.array(e["embedding"][0]) for e in r]
-            if len(vectors) != 2 or any(abs(np.linalg.norm(v) - 1) > 1e-3 for v in vectors):
-                return "not two unit vectors"
-            return None
-
-        return Case("llamacpp-embedding", "/embedding", {"content": content}, check=unit)
-    return Case("disconnect-llamacpp", "/completion", {**base, "prompt": "Count:",
-                                                       "n_predict": 200, "stream": True})  # fmt: skip
-
-
 def pick(rng: random.Random) -> Case:
     roll = rng.random()
     if roll < 0.2:
@@ -346,6 +295,8 @@ def pick(rng: random.Random) -> Case:
     if roll < 0.26:
         return pick_embeddings(rng)
     if roll < 0.32:
+        from soak_llamacpp import pick_llamacpp  # (it imports Case from here)
+
         return pick_llamacpp(rng)
     if roll < 0.35:
         return pick_scores(rng)
