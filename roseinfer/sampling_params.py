@@ -22,6 +22,10 @@ MAX_LOGIT_BIAS = 100.0  # a logit_bias value is in [-MAX_LOGIT_BIAS, MAX_LOGIT_B
 # Largest top_k: the sampler holds it in a tensor (a Python int past int64 cannot even be
 # stored), and any k at or above the vocabulary size already keeps every token; vLLM's int32.
 TOP_K_MAX = (1 << 31) - 1
+# Largest top_k before llama.cpp's infill sampler: it compares the text of each candidate with
+# the others' in Python on the engine loop (1,000: 1.5 ms a row; the whole vocabulary: 0.3 s a
+# step, every request's; llama.vim and llama.vscode send 40).
+INFILL_TOP_K_MAX = 1000
 
 
 @dataclass(frozen=True)
@@ -247,6 +251,12 @@ class SamplingParams:
                 )
             object.__setattr__(self, "allowed_token_ids", tuple(dict.fromkeys(ids)))
         check_bools(temperature_last=self.temperature_last, infill=self.infill)
+        if self.infill and not 0 < self.top_k <= INFILL_TOP_K_MAX:
+            raise ValueError(
+                f"infill (llama.cpp's infill sampler) needs a top_k in [1, {INFILL_TOP_K_MAX}] "
+                f"before it (it compares every candidate's text with the others'), got top_k "
+                f"{self.top_k}"
+            )
         if not is_int(self.min_indent) or self.min_indent < 0:
             raise ValueError(f"min_indent must be an integer >= 0, got {self.min_indent!r}")
         limit = self.stop_at_newline_after_ms

@@ -138,6 +138,8 @@ def test_suffix_on_v1_completions_is_the_same_fill(http, tok):
         ("/infill", {"input_prefix": "a", "input_suffix": "b", "n_indent": -1}, "n_indent"),
         ("/infill", {"input_prefix": "a", "input_suffix": "b", "samplers": ["top_k", "nope"]},
          "samplers"),
+        ("/infill", {"input_prefix": "a", "input_suffix": "b", "samplers": ["top_p", "infill"]},
+         "samplers"),  # (no top-k before the infill sampler: every token a candidate)
     ],
 )  # fmt: skip
 def test_what_cannot_act_is_a_400_naming_it(http, path, body, param):

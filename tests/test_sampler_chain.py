@@ -242,6 +242,15 @@ def test_infill_filter_is_llama_cpps_loop(monkeypatch):
     assert all(n > 10 for n in checked.values()), checked  # every branch was taken
 
 
+def test_the_infill_sampler_needs_a_bounded_top_k_before_it():
+    """Its pass compares every candidate's text with the others': the whole vocabulary would
+    hold every request's step (0.3 s on SmolLM2's 49,152 tokens)."""
+    for k in (0, 1001):
+        with pytest.raises(ValueError, match=r"infill .* needs a top_k in \[1, 1000\]"):
+            SamplingParams(top_k=k, infill=True)
+    assert SamplingParams(top_k=1000, infill=True).infill
+
+
 def test_infill_merges_prefixes_and_picks_the_end_token():
     pieces = {0: b"", 1: b"re", 2: b"ret", 3: b"return", 4: b"x", 5: b"y", 6: b"z", 7: b"w"}
     infill = InfillFilter(pieces.__getitem__, end_token=0)

@@ -306,7 +306,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("xtc_probability", _V1, equals(0), "0", "XTC sampling", _LC),
     _h("samplers", _V1, "llama.cpp's chain: the samplers that run, in order (names, any "
        "case, or a string of its letters); one left out does not run (its parameter neutral, "
-       "the temperature 1); `infill` is its infill sampler; an order this engine cannot run "
+       "the temperature 1); `infill` is its infill sampler (after a top_k of at most 1,000); "
+       "an order this engine cannot run "
        "(the penalties, then top-k, top-p, min-p and infill, the temperature before or after "
        "all of them) is a 400 where it would change the output; /completion's and /infill's "
        "default: llama.cpp's (the temperature last)", _LC),
