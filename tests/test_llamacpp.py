@@ -345,6 +345,13 @@ def test_props_slots_and_apply_template(served):
     settings = props["default_generation_settings"]
     assert settings["n_ctx"] == engine.max_total_tokens  # what a prompt and its output may hold
     assert settings["params"]["n_predict"] == -1  # the tiny model sets no output limit
+    assert settings["params"]["samplers"] == [
+        "penalties",
+        "top_k",
+        "top_p",
+        "min_p",
+        "temperature",
+    ]  # (llama.cpp's default chain)
     assert props["total_slots"] == engine.config.max_num_seqs
     assert props["model_alias"] == engine.model_name
     assert props["chat_template"] == engine.tokenizer.hf.chat_template

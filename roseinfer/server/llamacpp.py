@@ -34,6 +34,7 @@ from roseinfer.pooling_params import PoolingParams
 from roseinfer.sampling_params import MAX_LOGIT_BIAS, MAX_LOGPROBS
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
+from roseinfer.server import sampler_chain
 from roseinfer.server.chat_prompt import mixed_prompt_ids
 from roseinfer.server.completions import run_to_end, sampling_requests
 from roseinfer.server.context import ServingContext
@@ -47,7 +48,6 @@ from roseinfer.server.llamacpp_output import (
     result,
 )
 from roseinfer.server.params import MAX_CHOICES, check_choices
-from roseinfer.server.sampler_chain import LLAMACPP_DEFAULT_SAMPLERS
 from roseinfer.server.serving import SSE_HEADERS, GenerationGroup, dumps, sse_data
 from roseinfer.tokenizer import Tokenizer
 
@@ -179,7 +179,9 @@ def completion_request(
                        param="n_probs" if native.n_probs is not None else "logprobs")  # fmt: skip
     prompts = native_prompts(tokenizer, native.prompt)
     request = {k: v for k, v in data.items() if k not in _READ_HERE}
-    request.setdefault("samplers", list(LLAMACPP_DEFAULT_SAMPLERS))  # (temperature last)
+    request.setdefault(
+        "samplers", list(sampler_chain.LLAMACPP_DEFAULT_SAMPLERS)
+    )  # (temperature last)
     # n_predict 0 (any of its names, none other): the prompt alone, run to one token
     limits = [k for k in ("n_predict", "max_tokens", "max_completion_tokens") if k in request]
     prompt_only = bool(limits) and all(type(request[k]) is int and request[k] == 0 for k in limits)
@@ -338,6 +340,8 @@ def add_llamacpp_routes(router: APIRouter, ctx: ServingContext) -> None:
     async def props() -> dict:
         engine, defaults = ctx.client.engine, ctx.defaults
         settings = generation_settings(defaults.params(), False)
+        # (llama.cpp's default chain, which /completion runs: the temperature last)
+        settings["samplers"] = sampler_chain.ran(temperature_last=True, infill=False)
         # a request that sets no limit runs to what the context leaves (llama.cpp's -1)
         settings["n_predict"] = settings["max_tokens"] = defaults.max_tokens or -1
         hf = tokenizer.hf
