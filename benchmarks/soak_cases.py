@@ -9,10 +9,11 @@ import json
 import random
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import jsonschema
 import numpy as np
+from soak_case import Case
+from soak_llamacpp import pick_llamacpp
 
 CHAT = [{"role": "user", "content": "Tell me about the sea in one sentence."}]
 
@@ -37,18 +38,6 @@ TOOLS = [
 TOOL_SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
 REGEX = "[a-z]{2,8}( [a-z]{2,8}){0,3}\\."
 CHOICES = ["red", "green", "blue"]
-
-
-@dataclass(frozen=True)
-class Case:
-    """What one client sends next, and what a 200 must hold (`check` returns a fault or None)."""
-
-    kind: str
-    path: str
-    body: dict | bytes
-    status: int = 200
-    check: Callable[[dict], str | None] | None = None
-    repeat: bool = False  # sent twice in a row: both answers must be the same text
 
 
 def stopped(choice: dict) -> bool:
@@ -295,8 +284,6 @@ def pick(rng: random.Random) -> Case:
     if roll < 0.26:
         return pick_embeddings(rng)
     if roll < 0.32:
-        from soak_llamacpp import pick_llamacpp  # (it imports Case from here)
-
         return pick_llamacpp(rng)
     if roll < 0.35:
         return pick_scores(rng)

@@ -8,7 +8,7 @@ import random
 from collections.abc import Callable
 
 import numpy as np
-from soak_cases import Case
+from soak_case import Case
 
 
 def check_llamacpp(prompts: int) -> Callable[[dict | list], str | None]:
