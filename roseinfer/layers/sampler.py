@@ -343,7 +343,9 @@ class Sampler:
         peak = logits.amax(dim=-1, keepdim=True)  # [B, 1]
         sampled_rows = torch.tensor([not g for g in greedy], device=dev)
         peaks = peak.view(-1).tolist()  # a greedy row's peak is its chosen token's logit
-        probs = unnormalised_probs(logits, in_place=logits is not given, peak=peak)
+        masked = need_k or need_p or any(p.allowed_token_ids or p.structured_outputs is not None
+                                         for p in params)  # fmt: skip
+        probs = unnormalised_probs(logits, logits is not given, peak, masked)
         if any(p.min_p > 0.0 for p in params):
             probs = min_p_filter(probs, [p.min_p for p in params])
         if any(p.infill for p in params):

@@ -94,16 +94,30 @@ def sorted_top_k_top_p(
     return torch.empty_like(logits).scatter_(1, order, sorted_logits)
 
 
+# exp's floor where most of a row is masked: CPU's exp takes a slow path on inputs whose
+# result underflows (-inf included), 2.8 against 1.4 ms at batch 32 with this floor
+# (BENCHMARKS.md session 56); exp(-87) is a normal float, 1.6e-38 of the likeliest token's
+EXP_FLOOR = -87.0
+
+
 def unnormalised_probs(
-    logits: torch.Tensor, in_place: bool = False, peak: torch.Tensor | None = None
+    logits: torch.Tensor,
+    in_place: bool = False,
+    peak: torch.Tensor | None = None,
+    masked: bool = False,
 ) -> torch.Tensor:
     """exp(logits - row max) [B, V]: each row's probabilities times a constant, its top one
     exactly 1 (what `min_p_filter` and `sample_from` take; a softmax would also divide).
     `in_place`: into `logits` (a tensor the sampler made), sparing a [B, V] allocation;
-    `peak`: the row maxima [B, 1], where the caller has them."""
+    `peak`: the row maxima [B, 1], where the caller has them; `masked`: many logits are -inf
+    (truncated or masked): exp of the rest floored at `EXP_FLOOR`, the -inf ones exactly 0."""
     if peak is None:
         peak = logits.amax(dim=-1, keepdim=True)
-    return (logits.sub_(peak) if in_place else logits - peak).exp_()
+    shifted = logits.sub_(peak) if in_place else logits - peak
+    if not masked:
+        return shifted.exp_()
+    out = shifted.isneginf()
+    return shifted.clamp_(min=EXP_FLOOR).exp_().masked_fill_(out, 0.0)
 
 
 def min_p_filter(weights: torch.Tensor, min_p: Seq[float]) -> torch.Tensor:
