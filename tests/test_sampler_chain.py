@@ -154,12 +154,16 @@ def test_temperature_last_is_transformers_warpers_in_llama_cpps_order(monkeypatc
 def test_top_k_top_p_among_candidates_equals_the_full_sort(vocab):
     """The pass over each row's likeliest tokens keeps what a sort of the whole vocabulary
     keeps, bit for bit: rows with a k, with a p, both, neither, a top-p set past the candidates
-    (flat rows: the sort), a k-th logit tied past them."""
+    (flat rows: the sort), a k-th logit tied past them, a p that is 0 in float32, equal logits
+    at a top-p cut."""
     gen = torch.Generator().manual_seed(vocab)
-    top_k = torch.tensor([0, 5, 40, 300, 0, 2])
-    top_p = torch.tensor([1.0, 0.9, 0.5, 0.99, 0.95, 1.0])
-    for scale in (0.05, 0.5, 3.0, 8.0):  # (0.05: flat; 8: a few tokens hold the mass)
-        logits = torch.randn(6, vocab, generator=gen) * scale
+    top_k = torch.tensor([0, 5, 40, 300, 0, 2, 0])
+    top_p = torch.tensor([1.0, 0.9, 0.5, 0.99, 0.95, 1.0, 1e-46])  # (1e-46: 0 in float32)
+    for scale in (0.05, 0.5, 3.0, 8.0, "bf16"):  # (0.05: flat; 8: a few tokens hold the mass)
+        if scale == "bf16":  # a bf16 model's logits: equal ones at a top-p cut, kept alike
+            logits = (torch.randn(7, vocab, generator=gen) * 3).bfloat16().float()
+        else:
+            logits = torch.randn(7, vocab, generator=gen) * scale
         logits[5, :400] = 7.0  # row 5: its 2nd logit tied far past 256 candidates
         for k, p in ((top_k, top_p), (top_k, None), (None, top_p)):
             got = apply_top_k_top_p(logits.clone(), k, p)

@@ -43,7 +43,7 @@ def apply_top_k_top_p(
     m = min(vocab, max(CANDIDATES, largest))
     if m > vocab // 4 and m < vocab:
         return sorted_top_k_top_p(logits, top_k, top_p)
-    values, order = logits.topk(m, dim=-1)  # [B, m], descending
+    values, order = _likeliest(logits, m)
     beyond = torch.zeros(logits.shape[0], dtype=torch.bool, device=logits.device)
     if k is not None:
         limited = k < vocab
@@ -59,6 +59,7 @@ def apply_top_k_top_p(
         probs = (values - total.unsqueeze(1)).exp()  # [B, m]
         before = probs.cumsum(dim=-1) - probs  # the mass of the likelier candidates
         cut = (before >= top_p.unsqueeze(1)) & (top_p < 1).unsqueeze(1)  # (1: no cut, rounding)
+        cut[:, 0] = False  # the likeliest always stays (a p under float32's least is 0 here)
         values = values.masked_fill(cut, float("-inf"))
         beyond |= ~limited & (top_p < 1) & (probs.sum(dim=-1) < top_p) & (m < vocab)
     out = torch.full_like(logits, float("-inf")).scatter_(1, order, values)
@@ -76,11 +77,23 @@ def apply_top_k_top_p(
     return out
 
 
+def _likeliest(logits: torch.Tensor, m: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each row's m likeliest logits and their token ids [B, m], likeliest first, equal logits
+    in token order (as `sorted_top_k_top_p` orders them: which of two tied tokens a top-p cut
+    keeps does not depend on the pass a row takes, nor so on the batch)."""
+    values, order = logits.topk(m, dim=-1)
+    order, by_id = order.sort(dim=-1)
+    values, by_value = values.gather(1, by_id).sort(dim=-1, descending=True, stable=True)
+    return values, order.gather(1, by_value)
+
+
 def sorted_top_k_top_p(
     logits: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None
 ) -> torch.Tensor:
-    """`apply_top_k_top_p` over a sort of each row's whole vocabulary."""
-    sorted_logits, order = logits.sort(dim=-1)  # ascending
+    """`apply_top_k_top_p` over a sort of each row's whole vocabulary (equal logits: the lower
+    token id counts as the likelier)."""
+    descending, order = logits.neg().sort(dim=-1, stable=True)
+    sorted_logits, order = descending.neg_().flip(-1), order.flip(-1)  # ascending
     vocab = logits.shape[-1]
     if top_k is not None:
         k = torch.where(top_k > 0, top_k, vocab).clamp(max=vocab)
