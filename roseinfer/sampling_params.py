@@ -251,6 +251,11 @@ class SamplingParams:
                 )
             object.__setattr__(self, "allowed_token_ids", tuple(dict.fromkeys(ids)))
         check_bools(temperature_last=self.temperature_last, infill=self.infill)
+        if self.infill and self.ignore_eos:  # (llama.cpp masks the end tokens there instead)
+            raise ValueError(
+                "infill (llama.cpp's infill sampler) cannot run beside ignore_eos: where no "
+                "text is likely its answer is the end token, which would not end the output"
+            )
         if self.infill and not 0 < self.top_k <= INFILL_TOP_K_MAX:
             raise ValueError(
                 f"infill (llama.cpp's infill sampler) needs a top_k in [1, {INFILL_TOP_K_MAX}] "

@@ -140,6 +140,11 @@ def test_suffix_on_v1_completions_is_the_same_fill(http, tok):
          "samplers"),
         ("/infill", {"input_prefix": "a", "input_suffix": "b", "samplers": ["top_p", "infill"]},
          "samplers"),  # (no top-k before the infill sampler: every token a candidate)
+        ("/infill", {"input_prefix": "a", "input_suffix": "b", "samplers": ["top_k", "infill"],
+                     "top_k": 40, "ignore_eos": True}, "samplers"),
+        ("/infill", {"input_prefix": "a", "input_suffix": "b", "samplers": ["top_k"],
+                     "temperature": -5}, "temperature"),  # (left out, checked all the same)
+        ("/v1/completions", {"prompt": "a", "samplers": [], "top_p": 7}, "top_p"),
     ],
 )  # fmt: skip
 def test_what_cannot_act_is_a_400_naming_it(http, path, body, param):

@@ -141,6 +141,8 @@ def test_t_max_predict_ms_ends_at_a_newline_past_it(http, slow_engine):
     assert stop_type == "limit" and text.endswith("\n") and lines.startswith(text)
     assert 2 <= text.count("\n") < 10, text
     assert text_of(http, {**body, "t_max_predict_ms": -1}) == (lines, "eos")  # (-1: none)
+    # llama.cpp reads an integer: a fraction of a millisecond is cut, 0.9 is no limit
+    assert text_of(http, {**body, "t_max_predict_ms": 0.9}) == (lines, "eos")
 
 
 # ---- the output processor's part, on its own ---------------------------------------------------

@@ -40,12 +40,13 @@ def test_names_aliases_and_letters_as_llama_cpp_reads_them():
     assert parse_names(["nucleus", "typ", "xtc"]) == ("top_p", "typ_p", "xtc")
     assert parse_names(list(LLAMACPP_DEFAULT_SAMPLERS)) == LLAMACPP_DEFAULT_SAMPLERS
     assert parse_names([]) == () and parse_names("") == ()
+    assert parse_names(["dry", "dry", "xtc"]) == ("dry", "dry", "xtc")  # (inert: twice is fine)
 
 
 @pytest.mark.parametrize(
     ("samplers", "says"),
     [(["top_k", "mirostat"], "'mirostat' names no sampler"), ("kz", "'z' names no sampler"),
-     (["top_k", "top-k"], "top_k twice")],
+     (["top_k", "top-k"], "top_k twice"), (["top_\u212a"], "names no sampler")],  # (Kelvin)
 )  # fmt: skip
 def test_what_names_no_sampler_or_one_twice_is_a_400(samplers, says):
     with pytest.raises(APIError) as e:
@@ -81,17 +82,19 @@ def test_orders_the_engine_runs(samplers, temperature, active, temperature_last)
         (["infill", "top_k"], 0.8, "infill before top_k"),
         (["top_k", "penalties"], 0.8, "top_k before penalties"),
         (["temperature", "penalties"], 0.8, "temperature before penalties"),
+        (["temperature", "penalties"], 0.8, None),  # (a repetition penalty alone: a factor)
         (["top_p", "temperature", "min_p"], 0.8, "temperature between top_p and min_p"),
         (["top_k", "top_p", "temperature", "infill"], 0.0, None),  # (greedy: runs)
         (["top_k", "top_p", "temperature", "infill"], 0.8, "between top_p and infill"),
     ],
 )  # fmt: skip
 def test_orders_that_would_change_the_output_are_400s(samplers, temperature, says):
+    active = ACTIVE | {"shift"} if says else ACTIVE  # ("shift": a presence or frequency penalty)
     if says is None:
-        sampler_chain(samplers, temperature, ACTIVE)
+        sampler_chain(samplers, temperature, active)
         return
     with pytest.raises(APIError) as e:
-        sampler_chain(samplers, temperature, ACTIVE)
+        sampler_chain(samplers, temperature, active)
     assert e.value.param == "samplers" and says in str(e.value), str(e.value)
 
 
@@ -253,6 +256,8 @@ def test_the_infill_sampler_needs_a_bounded_top_k_before_it():
         with pytest.raises(ValueError, match=r"infill .* needs a top_k in \[1, 1000\]"):
             SamplingParams(top_k=k, infill=True)
     assert SamplingParams(top_k=1000, infill=True).infill
+    with pytest.raises(ValueError, match="infill .* cannot run beside ignore_eos"):
+        SamplingParams(top_k=40, infill=True, ignore_eos=True)
 
 
 def test_infill_merges_prefixes_and_picks_the_end_token():

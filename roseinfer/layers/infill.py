@@ -36,9 +36,10 @@ class InfillFilter:
         self.end_token = end_token
 
     def __call__(self, weights: torch.Tensor, ends: Iterable[int]) -> torch.Tensor:
-        """A row's weights after the filter. weights [V] >= 0 (unnormalised probabilities, a
-        zero is not a candidate); `ends`: the tokens that end the output. Returns a new [V]
-        tensor: the weights of the candidates kept, zero elsewhere."""
+        """A row's weights after the filter, in place. weights [V] >= 0 (unnormalised
+        probabilities, a zero is not a candidate); `ends`: the tokens that end the output.
+        Returns `weights`: the candidates kept at their weights, zero elsewhere (no pass over
+        the vocabulary but the one that finds the candidates)."""
         cand = weights.nonzero().squeeze(1)  # ascending ids: ties stay in id order
         values = weights[cand]
         order = values.argsort(descending=True, stable=True)
@@ -92,13 +93,14 @@ class InfillFilter:
     def _weights(self, weights: torch.Tensor, ids: list[int], kept: list[int]) -> torch.Tensor:
         if not kept:  # (every end token merged away: not possible for special ones)
             return self._one_hot(weights, self.end_token)
-        index = torch.tensor([ids[i] for i in kept], dtype=torch.long, device=weights.device)
-        out = torch.zeros_like(weights)
-        out[index] = weights[index]
-        return out
+        keep = set(kept)
+        out = [t for i, t in enumerate(ids) if i not in keep]
+        if out:
+            weights[torch.tensor(out, dtype=torch.long, device=weights.device)] = 0.0
+        return weights
 
     @staticmethod
     def _one_hot(weights: torch.Tensor, token: int) -> torch.Tensor:
-        out = torch.zeros_like(weights)
-        out[token] = 1.0
-        return out
+        weights.zero_()
+        weights[token] = 1.0
+        return weights

@@ -376,7 +376,7 @@ class Sampler:
             if p.infill:
                 stop_ids = states[i].stop_ids
                 request_ends = [] if stop_ids is None else stop_ids.tolist()
-                probs[i] = self.infill(probs[i], model_ends + request_ends)
+                self.infill(probs[i], model_ends + request_ends)  # (in place)
         return probs
 
 

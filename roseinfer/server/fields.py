@@ -320,7 +320,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("add_special_tokens", _C, equals(False), "false", "special tokens added to the "
          "rendered chat prompt", _VL),
     _h("t_max_predict_ms", _V1, "past this many ms after the first token, a token holding a "
-       "newline is the last (finish \"length\"); <= 0: no limit", _LC),
+       "newline is the last (finish \"length\"); whole ms (a fraction is cut, as llama.cpp "
+       "reads it); <= 0: no limit", _LC),
     _h("n_indent", _V1, "a line after the first indented by fewer spaces or tabs ends the "
        "text at its first other character, cut there (finish \"length\"); 0: none", _LC),
     _ref("priority", _V1, equals(0), "0", "priority scheduling", _VL),

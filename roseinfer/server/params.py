@@ -10,6 +10,7 @@ the engine's `InvalidRequestError` carries the field as `param`.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import cast
 
@@ -122,10 +123,17 @@ class ParamsBuilder:
             body.presence_penalty or 0.0,
             body.frequency_penalty or 0.0,
         )
-        if body.samplers is not None:
-            chain = chain.of(body.samplers)
+        # llama.cpp's milliseconds are an integer: a fraction is cut (0.5: no limit)
         time_limit = body.t_max_predict_ms
+        if time_limit is not None:
+            if not math.isfinite(time_limit):
+                raise APIError(400, f"t_max_predict_ms must be a number of milliseconds, got "
+                                    f"{time_limit}", param="t_max_predict_ms")  # fmt: skip
+            time_limit = int(time_limit)
         try:
+            if body.samplers is not None:
+                chain.check()  # (a sampler left out has its value checked all the same)
+                chain = chain.of(body.samplers)
             return SamplingParams(
                 n=n,
                 max_tokens=max_tokens,
@@ -177,10 +185,18 @@ class Chain:
     temperature_last: bool = False
     infill: bool = False
 
+    def check(self) -> None:
+        """SamplingParams' checks of these values (a ValueError naming the field)."""
+        SamplingParams(temperature=self.temperature, top_k=self.top_k, top_p=self.top_p,
+                       min_p=self.min_p, repetition_penalty=self.repetition_penalty,
+                       presence_penalty=self.presence_penalty,
+                       frequency_penalty=self.frequency_penalty)  # fmt: skip
+
     def of(self, samplers: list[str] | str) -> Chain:
         active = {"top_k": self.top_k > 0, "top_p": self.top_p < 1.0, "min_p": self.min_p > 0.0,
                   "penalties": (self.repetition_penalty, self.presence_penalty,
-                                self.frequency_penalty) != (1.0, 0.0, 0.0)}  # fmt: skip
+                                self.frequency_penalty) != (1.0, 0.0, 0.0),
+                  "shift": (self.presence_penalty, self.frequency_penalty) != (0.0, 0.0)}  # fmt: skip
         chain = sampler_chain(
             samplers, self.temperature, frozenset(n for n, a in active.items() if a)
         )

@@ -7,10 +7,12 @@ top-k, top-p, min-p and the infill filter in that order, with the temperature be
 them (vLLM's order) or after them (`temperature_last`, llama.cpp's default); a list whose order
 that cannot run is a 400 naming the two samplers, where their order changes the output (a
 sampler at its neutral value has no place in the order; top-k and min-p, and top-k and the
-temperature, give the same set either way round). llama.cpp's samplers this engine does not
-have (`dry`, `typ_p`, `top_n_sigma`, `xtc`, `adaptive_p`) may be listed: the field table holds
-their parameters at their neutral values, where they change nothing. A name llama.cpp does not
-know is a 400 here (llama.cpp skips it with a warning).
+temperature, give the same set either way round; so do the repetition penalty, a factor, and
+the temperature). llama.cpp's samplers this engine does not have (`dry`, `typ_p`,
+`top_n_sigma`, `xtc`, `adaptive_p`) may be listed, and listed again: the field table holds
+their parameters at their neutral values, where they change nothing; another listed twice is
+a 400 (this engine runs each once). A name llama.cpp does not know is a 400 here (llama.cpp
+skips it with a warning). A sampler's value is checked whether it is listed or not.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ for _name in _CANONICAL:
 _NAMES.update(nucleus="top_p", temp="temperature", typ="typ_p")
 _CHARS = {"d": "dry", "k": "top_k", "y": "typ_p", "p": "top_p", "s": "top_n_sigma", "m": "min_p",
           "t": "temperature", "x": "xtc", "i": "infill", "e": "penalties", "a": "adaptive_p"}  # fmt: skip
+# llama.cpp's samplers this engine has not (their parameters held neutral: listed, and listed
+# again, they change nothing)
+_INERT = frozenset({"dry", "typ_p", "top_n_sigma", "xtc", "adaptive_p"})
 # the engine's order of the samplers whose place matters (the temperature's is its own)
 _ORDER = ("penalties", "top_k", "top_p", "min_p", "infill")
 _COMMUTE = {frozenset({"top_k", "min_p"})}  # the same set in either order
@@ -70,13 +75,14 @@ def parse_names(samplers: list[str] | str) -> tuple[str, ...]:
                                 f"{''.join(_CHARS)})", param="samplers")  # fmt: skip
         names = tuple(_CHARS[c] for c in samplers)
     else:
-        found = [_NAMES.get(n.lower()) for n in samplers]
+        # (ASCII letters alone lowered, as llama.cpp's tolower: the Kelvin sign is no "k")
+        found = [_NAMES.get(n.lower() if n.isascii() else n) for n in samplers]
         if None in found:
             bad = samplers[found.index(None)]
             raise APIError(400, f"samplers: {bad!r} names no sampler (llama.cpp's: "
                                 f"{', '.join(_CANONICAL)})", param="samplers")  # fmt: skip
         names = tuple(n for n in found if n is not None)
-    twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    twice = next((n for i, n in enumerate(names) if n in names[:i] and n not in _INERT), None)
     if twice is not None:
         raise APIError(400, f"samplers lists {twice} twice: this engine runs each sampler once",
                        param="samplers")  # fmt: skip
@@ -90,7 +96,8 @@ def sampler_chain(
 ) -> SamplerChain:
     """The chain a `samplers` value asks for; `temperature`, and `active`: which of the
     penalties, top_k, top_p and min_p the request sets to other than their neutral values
-    (only their order is checked)."""
+    (only their order is checked), and "shift" where the penalties include presence or
+    frequency (subtracted: the repetition penalty, a factor, commutes with the temperature)."""
     names = parse_names(samplers)
     live = [n for n in names if n in active or n == "infill"]
     order = {n: i for i, n in enumerate(live)}
@@ -103,7 +110,7 @@ def sampler_chain(
     if "temperature" not in names or temperature == 1.0:  # (1: it changes nothing anywhere)
         return SamplerChain(names, temperature_last=False)
     at = names.index("temperature")
-    if "penalties" in order and names.index("penalties") > at:
+    if "shift" in active and "penalties" in order and names.index("penalties") > at:
         raise APIError(400, "samplers: temperature before penalties is an order this engine "
                             "cannot run (it applies the penalties first)", param="samplers")  # fmt: skip
     # where the temperature stands among the samplers it does not commute with
