@@ -55,6 +55,8 @@ item = message | st.fixed_dictionaries(
                   optional={"text": text | any_json}), max_size=2) | any_json},
 )  # fmt: skip
 
+# llama.cpp's sampler names (`samplers`), its infill sampler's among them
+SAMPLERS = ["top_k", "top_p", "min_p", "temperature", "infill", "penalties", "dry", "Top-K"]
 # Typed strategies where a random JSON value would almost always be a plain 400; token limits
 # and n stay small so a valid body generates a few tokens. The other known fields get any JSON
 # or a value from the table's neutral candidates.
@@ -76,6 +78,8 @@ TYPED = {
         st.sampled_from(["include_usage", "continuous_usage_stats", "junk"]), any_json),
     "chat_template_kwargs": st.dictionaries(text, any_json, max_size=2),
     "do_sample": st.booleans(), "ignore_eos": st.booleans(), "stop_on_eos": st.booleans(),
+    "samplers": st.lists(st.sampled_from(SAMPLERS) | text, max_size=5) | text | any_json,
+    "n_indent": st.integers(-2, 8) | any_json, "t_max_predict_ms": number | any_json,
 }  # fmt: skip
 # In range, so that a good share of the bodies generate (and stream) for real.
 VALID = {
@@ -88,6 +92,9 @@ VALID = {
     "stop_token_ids": st.lists(st.integers(0, 300), max_size=2),
     "truncate_prompt_tokens": st.integers(1, 8), "stream_options": st.just({"include_usage": True}),
     "chat_template_kwargs": st.just({}), "model": st.none(),
+    "samplers": st.lists(st.sampled_from(SAMPLERS), unique=True, max_size=5)
+    | st.sampled_from(["kpt", "kpi", "tkp", ""]),
+    "n_indent": st.integers(0, 4), "t_max_predict_ms": st.integers(-1, 50),
 }  # fmt: skip
 NEUTRAL = st.sampled_from([0, 1, -1, False, True, "", "none", [], {}, ["text"], {"type": "text"}])
 TOKEN_LIMITS = (
