@@ -126,6 +126,10 @@ class SamplingParams:
     `bad_words`: strings the output never contains, as tokenized at the start of text or after
     a space (vLLM's rule). `allowed_token_ids`: the only tokens that may be generated.
 
+    `logprobs_processed`: `logprobs` of the distribution the token was drawn from (after
+    masks, bias, penalties, temperature, truncation; greedy: the token alone, at 0), llama.cpp's
+    `post_sampling_probs`; tokens of probability 0 are not among the top N.
+
     llama.cpp's: `temperature_last` applies the temperature after top-k, top-p and min-p (its
     sampler order) instead of before them; `infill` runs its infill sampler after them (before
     a late temperature); `min_indent` (its `n_indent`) ends the text at the first non-blank
@@ -154,6 +158,7 @@ class SamplingParams:
     bad_words: tuple[str, ...] = ()
     allowed_token_ids: tuple[int, ...] | None = None
     structured_outputs: StructuredOutputs | None = None
+    logprobs_processed: bool = False  # `logprobs` of the distribution drawn from, not the model's
     temperature_last: bool = False  # after top-k/top-p/min-p (llama.cpp's order), not before
     infill: bool = False  # llama.cpp's infill filter after the truncation (layers/infill.py)
     min_indent: int = 0  # lines after the first end the text where indented less
@@ -250,7 +255,8 @@ class SamplingParams:
                     "allowed_token_ids must be a non-empty list of token ids (integers >= 0)"
                 )
             object.__setattr__(self, "allowed_token_ids", tuple(dict.fromkeys(ids)))
-        check_bools(temperature_last=self.temperature_last, infill=self.infill)
+        check_bools(temperature_last=self.temperature_last, infill=self.infill,
+                    logprobs_processed=self.logprobs_processed)  # fmt: skip
         if self.infill and self.ignore_eos:  # (llama.cpp masks the end tokens there instead)
             raise ValueError(
                 "infill (llama.cpp's infill sampler) cannot run beside ignore_eos: where no "

@@ -168,3 +168,33 @@ def test_a_choice_ended_by_the_indentation_finishes_with_length(tok):
     text = "".join(choice.feed([t], None) for t in ids)
     assert (text, choice.text, choice.finish_reason) == ("ab\n  cd\n ", "ab\n  cd\n ", "length")
     assert choice.ended_early and len(choice.token_ids) < len(ids)
+
+
+def test_post_sampling_probs_are_the_distribution_drawn_from(http):
+    """With top-k 2, the drawn distribution is the model's two likeliest, renormalized: the
+    oracle is /completion's own model logprobs of the same seeded request; greedy, the token
+    alone at 1; on /v1 the same, in OpenAI's shape."""
+    import math
+
+    body = {"prompt": "x = ", "n_predict": 4, "n_probs": 2, "ignore_eos": True, "seed": 3,
+            "temperature": 1.0, "top_k": 2, "samplers": ["top_k"]}  # fmt: skip
+    model = ok(http.post("/completion", json=body))
+    drawn = ok(http.post("/completion", json={**body, "post_sampling_probs": True}))
+    assert drawn["content"] == model["content"]  # (the same draws)
+    assert drawn["generation_settings"]["post_sampling_probs"] is True
+    for m, d in zip(model["completion_probabilities"], drawn["completion_probabilities"],
+                    strict=True):  # fmt: skip
+        top = {e["id"]: math.exp(e["logprob"]) for e in m["top_logprobs"]}
+        want = {t: p / sum(top.values()) for t, p in top.items()}
+        assert {e["id"]: pytest.approx(e["prob"], abs=1e-5) for e in d["top_probs"]} == want
+        assert d["id"] == m["id"] and d["prob"] == pytest.approx(want[d["id"]], abs=1e-5)
+        assert "logprob" not in d and "top_logprobs" not in d
+    greedy = ok(http.post("/completion", json={**body, "temperature": 0, "post_sampling_probs": True,
+                                               "samplers": ["temperature"]}))  # fmt: skip
+    for d in greedy["completion_probabilities"]:
+        assert d["prob"] == 1.0 and [e["id"] for e in d["top_probs"]] == [d["id"]]
+    chat = ok(http.post("/v1/chat/completions", json={
+        "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 3, "logprobs": True,
+        "top_logprobs": 2, "temperature": 0, "ignore_eos": True, "post_sampling_probs": True}))  # fmt: skip
+    for c in chat["choices"][0]["logprobs"]["content"]:
+        assert c["logprob"] == 0.0 and [t["token"] for t in c["top_logprobs"]] == [c["token"]]

@@ -332,7 +332,7 @@ def test_no_ops_and_neutral_values_change_nothing(http):
 
 
 def test_refused_and_unknown_fields_are_400s_naming_them(http):
-    for field, value in (("mirostat", 2), ("typical_p", 0.5), ("post_sampling_probs", True),
+    for field, value in (("mirostat", 2), ("typical_p", 0.5), ("post_sampling_probs", 1),
                          ("samplers", ["top_k", "mirostat"]), ("echo", True), ("suffix", "x"),
                          ("min_tokens", 1), ("lora", [{"id": 0, "scale": 1}])):  # fmt: skip
         err = completion(http, 400, prompt=PROMPT, **{field: value})["error"]

@@ -293,3 +293,35 @@ def test_greedy_after_the_infill_filter_takes_its_likeliest(monkeypatch):
     before = SamplingParams(temperature=0, top_k=5, infill=True)
     out = sampler(logits.clone(), [before], [sampler.new_row_state(before)], [0])
     assert out.token_ids.tolist() == [4]
+
+
+# ---- logprobs of the distribution drawn from (llama.cpp's post_sampling_probs) -----------------
+
+
+def test_processed_logprobs_are_the_drawn_distribution_beside_raw_rows():
+    """Rows asking for the drawn distribution's logprobs get transformers' chain (temperature,
+    top-k) as log-probabilities, tokens of probability 0 left out of the top N; a greedy row
+    its token alone at 0; a row beside them asking for the model's own keeps those."""
+    from roseinfer.layers.logprobs import to_records
+
+    gen = torch.Generator().manual_seed(5)
+    logits = torch.randn(3, V, generator=gen) * 2
+    drawn = SamplingParams(temperature=0.7, top_k=3, logprobs=5, logprobs_processed=True)
+    greedy = SamplingParams(temperature=0, logprobs=2, logprobs_processed=True)
+    raw = SamplingParams(temperature=0.7, top_k=3, logprobs=2)
+    sampler = Sampler("cpu", 0, [0])
+    params = [drawn, greedy, raw]
+    out = sampler(logits.clone(), params, [sampler.new_row_state(p) for p in params], [0] * 3)
+    ids = out.token_ids.tolist()
+    assert out.logprob_rows == [0, 1, 2]
+    records = to_records(out.logprobs, ids, [5, 2, 2])
+    ref = torch.zeros(1, 1, dtype=torch.long)
+    want = TopKLogitsWarper(3)(ref, TemperatureLogitsWarper(0.7)(ref, logits[:1].clone()))
+    want = want.log_softmax(dim=-1)[0]
+    assert len(records[0].top) == 3  # (5 asked: 3 have a probability above 0)
+    for token, logprob in records[0].top:
+        assert logprob == pytest.approx(float(want[token]), abs=1e-5)
+    assert records[0].logprob == pytest.approx(float(want[ids[0]]), abs=1e-5)
+    assert (records[1].logprob, records[1].rank, records[1].top) == (0.0, 1, ((ids[1], 0.0),))
+    model = logits[2].log_softmax(dim=-1)
+    assert records[2].logprob == pytest.approx(float(model[ids[2]]), abs=1e-5)

@@ -111,10 +111,46 @@ def token_logprobs(
     return RawLogits.of(logits, k, ops).logprobs(token_ids)
 
 
+def drawn_logprobs(
+    weights: torch.Tensor | None, token_ids: torch.Tensor, vocab: int, k: int
+) -> LogprobsTensors:
+    """Logprobs of the distribution rows were drawn from (after every sampler: llama.cpp's
+    `post_sampling_probs`): weights [R, V] >= 0, unnormalised (a zero: not drawable; a row of
+    zeros, or None for every row, a greedy one: its token alone, at probability 1); token_ids
+    [R] the tokens drawn. A zero's logprob is -inf (`to_records` leaves those out)."""
+    if weights is None:
+        weights = torch.zeros(len(token_ids), vocab, device=token_ids.device)
+    weights = weights.float()
+    greedy = (weights.sum(dim=1) == 0).nonzero().squeeze(1)
+    weights[greedy, token_ids[greedy]] = 1.0
+    logp = (weights / weights.sum(dim=1, keepdim=True)).log()
+    chosen = logp.gather(1, token_ids.unsqueeze(1)).squeeze(1)
+    top_values, top_ids = top_k(logp, k)
+    return LogprobsTensors(chosen, (logp > chosen.unsqueeze(1)).sum(dim=1) + 1, top_ids,
+                           top_values)  # fmt: skip
+
+
+def merged(parts: Seq[tuple[Seq[int], LogprobsTensors]]) -> LogprobsTensors:
+    """Parts' rows as one set, in the order of their positions (`parts`: each one's row
+    positions, ascending, and its tensors; the same K in all)."""
+    if len(parts) == 1:
+        return parts[0][1]
+    positions = [i for rows, _ in parts for i in rows]
+    order = sorted(range(len(positions)), key=positions.__getitem__)
+    index = torch.tensor(order, device=parts[0][1].ranks.device)
+
+    def rows(name: str) -> torch.Tensor:
+        return torch.cat([getattr(tensors, name) for _, tensors in parts])[index]
+
+    return LogprobsTensors(rows("token_logprobs"), rows("ranks"), rows("top_ids"),
+                           rows("top_logprobs"))  # fmt: skip
+
+
 def to_records(
     tensors: LogprobsTensors, token_ids: Seq[int], num_top: Seq[int]
 ) -> list[TokenLogprobs]:
-    """Row i's `TokenLogprobs`, with its own `num_top[i]` of the top K (one host copy each)."""
+    """Row i's `TokenLogprobs`, with its own `num_top[i]` of the top K (one host copy each;
+    a top token of probability 0, in a drawn distribution, left out)."""
     values = tensors.token_logprobs.tolist()
     ranks = tensors.ranks.tolist()
     top_ids = tensors.top_ids.tolist()
@@ -124,7 +160,11 @@ def to_records(
             token_ids[i],
             values[i],
             ranks[i],
-            tuple(zip(top_ids[i][: num_top[i]], top_values[i][: num_top[i]], strict=True)),
+            tuple(
+                (t, v)
+                for t, v in zip(top_ids[i][: num_top[i]], top_values[i][: num_top[i]], strict=True)
+                if v != float("-inf")
+            ),  # fmt: skip
         )
         for i in range(len(token_ids))
     ]

@@ -27,7 +27,13 @@ from dataclasses import dataclass, field
 import torch
 
 from roseinfer.layers.infill import InfillFilter
-from roseinfer.layers.logprobs import LogprobOps, LogprobsTensors, RawLogits
+from roseinfer.layers.logprobs import (
+    LogprobOps,
+    LogprobsTensors,
+    RawLogits,
+    drawn_logprobs,
+    merged,
+)
 from roseinfer.layers.penalties import History, TokenCounts, apply_penalties
 from roseinfer.layers.truncation import (
     apply_top_k_top_p,
@@ -194,24 +200,31 @@ class Sampler:
         and penalties work on a copy. A row fails alone (`SamplerOutput.no_token_rows`,
         `non_finite_rows`) when its masks leave no token, or its logits are NaN or +inf."""
         logprob_rows = [i for i, p in enumerate(params) if p.logprobs is not None]
+        k = max((params[i].logprobs or 0 for i in logprob_rows), default=0)
+        drawn_rows = [i for i in logprob_rows if params[i].logprobs_processed]
+        raw_rows = [i for i in logprob_rows if not params[i].logprobs_processed]
         raw: RawLogits | None = None
-        if logprob_rows:  # of the model's distribution, before anything below changes it
-            every = len(logprob_rows) == len(params)
-            rows = logits if every else logits[logprob_rows]  # (indexing copies)
+        if raw_rows:  # of the model's distribution, before anything below changes it
+            every = len(raw_rows) == len(params)
+            rows = logits if every else logits[raw_rows]  # (indexing copies)
             if rows.data_ptr() == logits.data_ptr() and any(
-                self._masks(params[i], num_outputs[i]) for i in logprob_rows
+                self._masks(params[i], num_outputs[i]) for i in raw_rows
             ):
                 rows = rows.clone()  # the masks below write into `logits`
-            k = max(params[i].logprobs or 0 for i in logprob_rows)
             raw = RawLogits.of(rows, k, self.logprob_ops)
         no_token = self._mask(logits, params, states, num_outputs, histories)
-        token_ids, non_finite = self._sample(logits, params, states, histories)
+        token_ids, non_finite, drawn = self._sample(logits, params, states, histories, drawn_rows)
         non_finite = [i for i in non_finite if i not in no_token]
-        if raw is None:
+        if not logprob_rows:
             return SamplerOutput(token_ids, [], None, no_token, non_finite)
-        chosen = token_ids if len(logprob_rows) == len(params) else token_ids[logprob_rows]
-        logprobs = raw.logprobs(chosen)
-        return SamplerOutput(token_ids, logprob_rows, logprobs, no_token, non_finite)
+        parts = []
+        if raw is not None:
+            chosen = token_ids if len(raw_rows) == len(params) else token_ids[raw_rows]
+            parts.append((raw_rows, raw.logprobs(chosen)))
+        if drawn_rows:
+            chosen = token_ids[drawn_rows]
+            parts.append((drawn_rows, drawn_logprobs(drawn, chosen, logits.shape[-1], k)))
+        return SamplerOutput(token_ids, logprob_rows, merged(parts), no_token, non_finite)
 
     @staticmethod
     def _masks(p: SamplingParams, num_outputs: int) -> bool:
@@ -280,12 +293,15 @@ class Sampler:
         params: Seq[SamplingParams],
         states: Seq[RowState],
         histories: Seq[History] | None,
-    ) -> tuple[torch.Tensor, list[int]]:
+        drawn_rows: Seq[int] = (),
+    ) -> tuple[torch.Tensor, list[int], torch.Tensor | None]:
         """(each row's token [B] int64, the rows whose logits were not finite: the greedy
         argmax lands on a NaN if the row has one, and a row's maximum is NaN or +inf if any
-        of its logits is, so checking those costs no pass over the vocabulary). The check
-        reads those maxima as Python floats: after a step has streamed the weights through
-        the caches, every further tensor op costs tens of microseconds (BENCHMARKS.md)."""
+        of its logits is, so checking those costs no pass over the vocabulary; and the weights
+        `drawn_rows` were drawn from [D, V], a greedy row's its token alone, None where every
+        row is greedy). The check reads those maxima as Python floats: after a step has
+        streamed the weights through the caches, every further tensor op costs tens of
+        microseconds (BENCHMARKS.md)."""
         dev = logits.device
         given = logits  # the caller's: never changed below (logprobs may still read it)
         need_bias = any(p.logit_bias for p in params)
@@ -325,7 +341,7 @@ class Sampler:
         if any(greedy):
             greedy_ids, maxima = self.argmax(logits)  # model dtype, or the fp32 copy
             if all(greedy):  # a row's maximum is its chosen token's logit
-                return greedy_ids, _not_finite(maxima.tolist())
+                return greedy_ids, _not_finite(maxima.tolist()), None
         logits = logits.float()
         temps = [1.0 if g or p.temperature_last else p.temperature
                  for g, p in zip(greedy, params, strict=True)]  # fmt: skip
@@ -358,10 +374,15 @@ class Sampler:
         for i, state in enumerate(states):
             if state.generator is not None:
                 u[i] = torch.rand(1, generator=state.generator, dtype=torch.float64, device=dev)
+        drawn = None
+        if drawn_rows:
+            drawn = probs[torch.tensor(drawn_rows, device=dev)]  # (a copy: before the draw)
+            for j in (j for j, i in enumerate(drawn_rows) if greedy[i]):
+                drawn[j] = 0.0  # (filled with its token below: the caller knows it)
         sampled = sample_from(probs, u)
         if greedy_ids is None:
-            return sampled, _not_finite(peaks)
-        return torch.where(~sampled_rows, greedy_ids, sampled), _not_finite(peaks)
+            return sampled, _not_finite(peaks), drawn
+        return torch.where(~sampled_rows, greedy_ids, sampled), _not_finite(peaks), drawn
 
     def _infill(
         self, probs: torch.Tensor, params: Seq[SamplingParams], states: Seq[RowState]

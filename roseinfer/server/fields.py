@@ -380,7 +380,11 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("return_token_ids", _V1, equals(False), "false", "token ids in the response", _VL),
     _ref("return_tokens", _V1, equals(False), "false", "token ids in the response", _LC),
     _ref("timings_per_token", _V1, equals(False), "false", "timings in the response", _LC),
-    _ref("post_sampling_probs", _V1, equals(False), "false", "probabilities", _LC),
+    _h("post_sampling_probs", _V1, "the logprobs asked for (`n_probs`, `logprobs`, "
+       "`top_logprobs`) of the distribution the token was drawn from, after every sampler "
+       "(greedy: the token alone), not the model's; tokens of probability 0 left out; on "
+       "/completion and /infill as llama.cpp's `prob` and `top_probs`, on /v1 in OpenAI's "
+       "shape (`logprob`)", _LC),
     _ref("return_progress", _V1, equals(False), "false", "prompt progress events", _LC),
     _ref("response_fields", _V1, equals([]), "[]", "a response reshaped", _LC),
     _ref("kv_transfer_params", _V1, never, "null", "disaggregated serving", _VL),

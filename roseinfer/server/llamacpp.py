@@ -194,9 +194,11 @@ def completion_request(
     request["prompt"] = prompts
     request["logprobs"] = n_probs or None
     request["logit_bias"] = native_logit_bias(tokenizer, native.logit_bias)
-    opts = NativeOptions(n_ctx, n_probs, native.return_tokens, native.timings_per_token,
-                         tuple(native.response_fields), prompt_only)  # fmt: skip
-    return validated(P.CompletionRequest, request), prompts, opts
+    body = validated(P.CompletionRequest, request)
+    opts = NativeOptions(n_ctx, n_probs, body.post_sampling_probs, native.return_tokens,
+                         native.timings_per_token, tuple(native.response_fields),
+                         prompt_only)  # fmt: skip
+    return body, prompts, opts
 
 
 class ExtraFile(P.RequestBase):

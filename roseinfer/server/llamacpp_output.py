@@ -11,6 +11,7 @@ limit, or the context's end: `truncated`); a streamed chunk before the result ha
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ class NativeOptions:
 
     n_ctx: int  # a prompt and its output, at most: an output that reached it is `truncated`
     n_probs: int = 0  # likeliest tokens per position in `completion_probabilities` (0: none)
+    post_sampling_probs: bool = False  # their probabilities after the sampler chain, as `prob`
     return_tokens: bool = False  # the generated ids in a non-streamed result's `tokens`
     timings_per_token: bool = False  # `timings` in every streamed chunk
     response_fields: tuple[str, ...] = ()  # only these keys of the result ("a/b": nested)
@@ -70,7 +72,7 @@ def generation_settings(params: SamplingParams, stream: bool) -> dict[str, Any]:
         "logit_bias": [{"bias": b, "token": t} for t, b in bias],
         "n_probs": params.logprobs or 0,
         "min_keep": 0,
-        "post_sampling_probs": False,
+        "post_sampling_probs": params.logprobs_processed,
         "samplers": sampler_chain.ran(params.temperature_last, params.infill),
     }
 
@@ -108,20 +110,28 @@ def timings(state: RequestState, choice: ChoiceState, predicted_n: int) -> dict[
 
 
 def probabilities(
-    tokenizer: Tokenizer, token_ids: Sequence[int], positions: Sequence[PositionLogprobs], n: int
+    tokenizer: Tokenizer,
+    token_ids: Sequence[int],
+    positions: Sequence[PositionLogprobs],
+    opts: NativeOptions,
 ) -> list[dict[str, Any]]:
     """`completion_probabilities`: per token `{id, token, bytes, logprob, top_logprobs}`, the
-    `n` likeliest of its position in `top_logprobs`, likeliest first."""
+    `n_probs` likeliest of its position in `top_logprobs`, likeliest first; with
+    `post_sampling_probs`, `prob` and `top_probs` (of the distribution drawn from: the engine
+    computed them so, and leaves out its tokens of probability 0), as llama.cpp's."""
+    post, n = opts.post_sampling_probs, opts.n_probs
+    value, top_key = ("prob", "top_probs") if post else ("logprob", "top_logprobs")
 
     def entry(token_id: int, logprob: float) -> dict[str, Any]:
         return {"id": token_id, "token": tokenizer.token_text(token_id),
-                "bytes": list(tokenizer.token_bytes(token_id)), "logprob": logprob}  # fmt: skip
+                "bytes": list(tokenizer.token_bytes(token_id)),
+                value: math.exp(logprob) if post else logprob}  # fmt: skip
 
     out = []
     for token_id, position in zip(token_ids, positions, strict=True):
         ranked = sorted(position.items(), key=lambda item: item[1].rank)
         top = [entry(t, p.logprob) for t, p in ranked if p.rank <= n][:n]
-        out.append({**entry(token_id, position[token_id].logprob), "top_logprobs": top})
+        out.append({**entry(token_id, position[token_id].logprob), top_key: top})
     return out
 
 
@@ -170,7 +180,7 @@ def result(
         n = len(ids) if kind != "word" else _tokens_of(state, choice)
         positions = (choice.logprobs or [])[:n]
         out["completion_probabilities"] = probabilities(
-            state.tokenizer, choice.token_ids[:n], positions, opts.n_probs
+            state.tokenizer, choice.token_ids[:n], positions, opts
         )
     return select_fields(out, opts.response_fields)
 
@@ -228,9 +238,7 @@ def chunk(
         "tokens_evaluated": len(state.prompt_token_ids),
     }
     if opts.n_probs:
-        out["completion_probabilities"] = probabilities(
-            state.tokenizer, token_ids, positions, opts.n_probs
-        )
+        out["completion_probabilities"] = probabilities(state.tokenizer, token_ids, positions, opts)
     if opts.timings_per_token:
         out["timings"] = timings(state, choice, len(choice.token_ids))
     return out

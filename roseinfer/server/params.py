@@ -149,6 +149,7 @@ class ParamsBuilder:
                 frequency_penalty=chain.frequency_penalty,
                 repetition_penalty=chain.repetition_penalty,
                 min_p=chain.min_p,
+                logprobs_processed=body.post_sampling_probs,
                 temperature_last=chain.temperature_last,
                 infill=chain.infill,
                 min_indent=body.n_indent,

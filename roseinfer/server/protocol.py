@@ -89,6 +89,7 @@ class SamplingRequest(RequestBase):
     samplers: list[str] | str | None = None  # llama.cpp's chain (sampler_chain.py)
     n_indent: int = 0  # llama.cpp's: SamplingParams.min_indent
     t_max_predict_ms: float | None = None  # llama.cpp's: <= 0 none
+    post_sampling_probs: bool = False  # llama.cpp's: SamplingParams.logprobs_processed
 
     @property
     def include_usage(self) -> bool:
