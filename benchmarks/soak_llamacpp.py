@@ -40,8 +40,10 @@ def pick_llamacpp(rng: random.Random) -> Case:
         indent = rng.randint(1, 4)
         body = {**base, "prompt": "def f(x):\n    ", "samplers": ["top_k", "top_p", "infill"],
                 "top_k": 40, "top_p": 0.9, "n_indent": indent, "t_max_predict_ms": 300,
-                "response_fields": ["content", "stop_type", "timings/predicted_n"]}  # fmt: skip
-        return Case("llamacpp-llama.vim", "/completion", body, check=check_indent(indent))
+                "n_probs": 3, "post_sampling_probs": True,
+                "response_fields": ["content", "stop_type", "timings/predicted_n",
+                                    "completion_probabilities"]}  # fmt: skip
+        return Case("llamacpp-llama.vim", "/completion", body, check=check_fill(indent))
     if roll < 0.35:
         body = {**base, "prompt": ["Once upon a time", [504, 3458]], "stop": ["."],
                 "return_tokens": True}  # fmt: skip
@@ -68,9 +70,11 @@ def pick_llamacpp(rng: random.Random) -> Case:
                                                        "n_predict": 200, "stream": True})  # fmt: skip
 
 
-def check_indent(n: int) -> Callable[[dict], str | None]:
+def check_fill(n: int) -> Callable[[dict], str | None]:
     """llama.cpp's `n_indent`: no line after the first indented by less than n, but the last,
-    cut before its first other character (spaces and tabs only)."""
+    cut before its first other character (spaces and tabs only); `post_sampling_probs`: each
+    token's `prob` in (0, 1], among its `top_probs` where those hold it, which sum to 1 at
+    most."""
 
     def check(r: dict) -> str | None:
         lines = r["content"].split("\n")
@@ -78,8 +82,14 @@ def check_indent(n: int) -> Callable[[dict], str | None]:
             indent = len(line) - len(line.lstrip(" \t"))
             if indent < n and (i < len(lines) - 1 or line[indent:]):
                 return f"line {i} indented by {indent} < {n}: {r['content'][:120]!r}"
-        if set(r) != {"content", "stop_type", "timings/predicted_n"}:
+        if set(r) - {"completion_probabilities"} != {"content", "stop_type", "timings/predicted_n"}:
             return f"response_fields: {sorted(r)}"
+        for e in r.get("completion_probabilities", []):
+            top = {t["id"]: t["prob"] for t in e["top_probs"]}
+            if not 0 < e["prob"] <= 1 or sum(top.values()) > 1 + 1e-4:
+                return f"post-sampling probabilities: {e}"
+            if e["id"] in top and abs(top[e["id"]] - e["prob"]) > 1e-6:
+                return f"the token's prob is not its top_probs': {e}"
         return None
 
     return check
