@@ -378,7 +378,7 @@ class Sampler:
         if drawn_rows:
             drawn = probs[torch.tensor(drawn_rows, device=dev)]  # (a copy: before the draw)
             for j in (j for j, i in enumerate(drawn_rows) if greedy[i]):
-                drawn[j] = 0.0  # (filled with its token below: the caller knows it)
+                drawn[j] = 0.0  # (its token alone: `drawn_logprobs` reads a row of zeros so)
         sampled = sample_from(probs, u)
         if greedy_ids is None:
             return sampled, _not_finite(peaks), drawn

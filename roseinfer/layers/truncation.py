@@ -129,8 +129,8 @@ def unnormalised_probs(
     shifted = logits.sub_(peak) if in_place else logits - peak
     if not masked:
         return shifted.exp_()
-    out = shifted.isneginf()
-    return shifted.clamp_(min=EXP_FLOOR).exp_().masked_fill_(out, 0.0)
+    gone = shifted.isneginf()
+    return shifted.clamp_(min=EXP_FLOOR).exp_().masked_fill_(gone, 0.0)
 
 
 def min_p_filter(weights: torch.Tensor, min_p: Seq[float]) -> torch.Tensor:
