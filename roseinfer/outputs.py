@@ -39,7 +39,8 @@ class ToolCall:
 class TokenLogprobs:
     """The engine's record of one position: the log-probability of the token there (sampled,
     or the prompt's next token) and the position's likeliest tokens, under the model's raw
-    distribution (log_softmax of the logits, before penalties, bias and temperature)."""
+    distribution (log_softmax of the logits, before penalties, bias and temperature), or, for
+    a request with `logprobs_processed`, the distribution the token was drawn from."""
 
     token_id: int
     logprob: float

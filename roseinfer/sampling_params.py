@@ -259,13 +259,13 @@ class SamplingParams:
                     logprobs_processed=self.logprobs_processed)  # fmt: skip
         if self.infill and self.ignore_eos:  # (llama.cpp masks the end tokens there instead)
             raise ValueError(
-                "infill (llama.cpp's infill sampler) cannot run beside ignore_eos: where no "
-                "text is likely its answer is the end token, which would not end the output"
+                "ignore_eos cannot be true beside llama.cpp's infill sampler (infill): where "
+                "no text is likely its answer is the end token, which would not end the output"
             )
         if self.infill and not 0 < self.top_k <= INFILL_TOP_K_MAX:
             raise ValueError(
-                f"infill (llama.cpp's infill sampler) needs a top_k in [1, {INFILL_TOP_K_MAX}] "
-                f"before it (it compares every candidate's text with the others'), got top_k "
+                f"top_k must be in [1, {INFILL_TOP_K_MAX}] before llama.cpp's infill sampler "
+                f"(infill), which compares every candidate's text with the others', got "
                 f"{self.top_k}"
             )
         if not is_int(self.min_indent) or self.min_indent < 0:

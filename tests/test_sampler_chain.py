@@ -83,13 +83,15 @@ def test_orders_the_engine_runs(samplers, temperature, active, temperature_last)
         (["top_k", "penalties"], 0.8, "top_k before penalties"),
         (["temperature", "penalties"], 0.8, "temperature before penalties"),
         (["temperature", "penalties"], 0.8, None),  # (a repetition penalty alone: a factor)
+        (["temperature", "penalties"], 0.0, "temperature before penalties"),  # (but greedy)
         (["top_p", "temperature", "min_p"], 0.8, "temperature between top_p and min_p"),
         (["top_k", "top_p", "temperature", "infill"], 0.0, None),  # (greedy: runs)
         (["top_k", "top_p", "temperature", "infill"], 0.8, "between top_p and infill"),
     ],
 )  # fmt: skip
 def test_orders_that_would_change_the_output_are_400s(samplers, temperature, says):
-    active = ACTIVE | {"shift"} if says else ACTIVE  # ("shift": a presence or frequency penalty)
+    # ("shift": a presence or frequency penalty; greedy refuses that order without one)
+    active = ACTIVE | {"shift"} if says and temperature > 0 else ACTIVE
     if says is None:
         sampler_chain(samplers, temperature, active)
         return
@@ -253,10 +255,10 @@ def test_the_infill_sampler_needs_a_bounded_top_k_before_it():
     """Its pass compares every candidate's text with the others': the whole vocabulary would
     hold every request's step (0.3 s on SmolLM2's 49,152 tokens)."""
     for k in (0, 1001):
-        with pytest.raises(ValueError, match=r"infill .* needs a top_k in \[1, 1000\]"):
+        with pytest.raises(ValueError, match=r"top_k must be in \[1, 1000\] before .* infill"):
             SamplingParams(top_k=k, infill=True)
     assert SamplingParams(top_k=1000, infill=True).infill
-    with pytest.raises(ValueError, match="infill .* cannot run beside ignore_eos"):
+    with pytest.raises(ValueError, match="ignore_eos cannot be true beside .* infill"):
         SamplingParams(top_k=40, infill=True, ignore_eos=True)
 
 
@@ -274,6 +276,40 @@ def test_infill_merges_prefixes_and_picks_the_end_token():
     assert six(spread, ends=[0]).nonzero().squeeze(1).tolist() == [0]  # the end token
     likely_end = torch.tensor([0.2, 0.0, 0.0, 0.0, 0.5, 0.3, 0.0, 0.0])  # 3 x 0.2 x 3 > 0.8
     assert infill(likely_end, ends=[0]).nonzero().squeeze(1).tolist() == [0]
+
+
+def test_a_rows_distribution_does_not_depend_on_its_neighbours(monkeypatch):
+    """A late temperature of 100 over tokens far below the likeliest (their untempered weights
+    underflow): the exact softmax of logits / T, alone and beside a top-k row (whose batch
+    floors exp); a min-p row's cut stays cut."""
+    gen = torch.Generator().manual_seed(9)
+    logits = torch.randn(2, V, generator=gen) * 3
+    logits[:, 10:40] -= 200.0
+    late = SamplingParams(temperature=100.0, temperature_last=True)
+    want = (logits[0] / 100.0).softmax(dim=-1)
+    alone = drawn_from(monkeypatch, logits[:1], [late])[0]
+    monkeypatch.undo()
+    beside = drawn_from(monkeypatch, logits, [late, SamplingParams(top_k=5)])[0]
+    monkeypatch.undo()
+    torch.testing.assert_close(alone, want, atol=1e-6, rtol=1e-4)
+    torch.testing.assert_close(beside, want, atol=1e-6, rtol=1e-4)
+    cut = SamplingParams(temperature=100.0, temperature_last=True, min_p=0.01)
+    kept = drawn_from(monkeypatch, logits[:1], [cut])[0] > 0
+    assert torch.equal(kept, logits[0].softmax(dim=-1) >= 0.01 * logits[0].softmax(dim=-1).max())
+
+
+def test_the_infill_filters_end_token_beside_a_late_temperature(monkeypatch):
+    """Six texts of one sixth each: the end token, though top-k had cut it; a temperature after
+    the filter (llama.cpp's order) keeps it."""
+    six = InfillFilter({0: b"", **{t: bytes([96 + t]) for t in range(1, V)}}.__getitem__, 0)
+    logits = torch.full((1, V), -10.0)
+    logits[0, 1:7] = 1.0
+    for temperature in (0.5, 0.0):
+        params = SamplingParams(temperature=temperature, top_k=6, infill=True,
+                                temperature_last=True)  # fmt: skip
+        drawn = drawn_from(monkeypatch, logits, [params], six)[0]
+        monkeypatch.undo()
+        assert drawn.nonzero().tolist() == [[0]] and float(drawn[0]) == 1.0
 
 
 def test_greedy_after_the_infill_filter_takes_its_likeliest(monkeypatch):
@@ -305,16 +341,22 @@ def test_processed_logprobs_are_the_drawn_distribution_beside_raw_rows():
     from roseinfer.layers.logprobs import to_records
 
     gen = torch.Generator().manual_seed(5)
-    logits = torch.randn(3, V, generator=gen) * 2
+    logits = torch.randn(4, V, generator=gen) * 2
     drawn = SamplingParams(temperature=0.7, top_k=3, logprobs=5, logprobs_processed=True)
     greedy = SamplingParams(temperature=0, logprobs=2, logprobs_processed=True)
     raw = SamplingParams(temperature=0.7, top_k=3, logprobs=2)
+    cold = SamplingParams(temperature=0.01, logprobs=5, logprobs_processed=True)
     sampler = Sampler("cpu", 0, [0])
-    params = [drawn, greedy, raw]
-    out = sampler(logits.clone(), params, [sampler.new_row_state(p) for p in params], [0] * 3)
+    params = [drawn, greedy, raw, cold]
+    out = sampler(logits.clone(), params, [sampler.new_row_state(p) for p in params], [0] * 4)
     ids = out.token_ids.tolist()
-    assert out.logprob_rows == [0, 1, 2]
-    records = to_records(out.logprobs, ids, [5, 2, 2])
+    assert out.logprob_rows == [0, 1, 2, 3]
+    records = to_records(out.logprobs, ids, [5, 2, 2, 5])
+    # an untruncated row beside truncated ones: its own exact values, none at exp's floor
+    exact = (logits[3] / 0.01).log_softmax(dim=-1)
+    assert records[3].top and all(v == pytest.approx(float(exact[t]), abs=1e-3)
+                                  for t, v in records[3].top)  # fmt: skip
+    assert len(records[3].top) == min(5, int((exact > -87).sum()))
     ref = torch.zeros(1, 1, dtype=torch.long)
     want = TopKLogitsWarper(3)(ref, TemperatureLogitsWarper(0.7)(ref, logits[:1].clone()))
     want = want.log_softmax(dim=-1)[0]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
+from roseinfer.layers.truncation import FLOOR_WEIGHT
 from roseinfer.outputs import TokenLogprobs
 
 
@@ -88,7 +89,7 @@ def top_k(rows: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     block maxima, then `topk` over k blocks. `torch.topk` over 49k tokens costs several."""
     num_rows, vocab = rows.shape
     if k == 0:
-        return rows.new_empty(num_rows, 0), torch.empty(num_rows, 0, dtype=torch.long)
+        return rows.new_empty(num_rows, 0), rows.new_empty(num_rows, 0, dtype=torch.long)
     if vocab % BLOCK or vocab // BLOCK <= k:
         top = rows.topk(k, dim=1)
         return top.values, top.indices
@@ -123,11 +124,14 @@ def drawn_logprobs(
     weights = weights.float()
     greedy = (weights.sum(dim=1) == 0).nonzero().squeeze(1)
     weights[greedy, token_ids[greedy]] = 1.0
-    logp = (weights / weights.sum(dim=1, keepdim=True)).log()
-    chosen = logp.gather(1, token_ids.unsqueeze(1)).squeeze(1)
-    top_values, top_ids = top_k(logp, k)
-    return LogprobsTensors(chosen, (logp > chosen.unsqueeze(1)).sum(dim=1) + 1, top_ids,
-                           top_values)  # fmt: skip
+    # a weight at exp's floor stands for one that underflowed (`unnormalised_probs`): 0
+    weights = weights.masked_fill_(weights <= FLOOR_WEIGHT, 0.0)
+    total = weights.sum(dim=1)  # [R]
+    chosen = weights.gather(1, token_ids.unsqueeze(1)).squeeze(1)  # [R]
+    ranks = (weights > chosen.unsqueeze(1)).sum(dim=1) + 1
+    top_weights, top_ids = top_k(weights, k)  # (the log of those alone: CPU's is slow on 0)
+    return LogprobsTensors((chosen / total).log(), ranks, top_ids,
+                           (top_weights / total.unsqueeze(1)).log())  # fmt: skip
 
 
 def merged(parts: Seq[tuple[Seq[int], LogprobsTensors]]) -> LogprobsTensors:

@@ -1,7 +1,8 @@
 """Batched sampling: one call for the whole batch, each row with its own SamplingParams.
 
 Logprobs (`SamplingParams.logprobs`) are taken first, of the raw logits: the model's
-distribution, as vLLM V1 reports it. Then, in vLLM's order: the masks (`allowed_token_ids`,
+distribution, as vLLM V1 reports it (with `logprobs_processed`, llama.cpp's
+`post_sampling_probs`: of the distribution the token is drawn from, after everything below). Then, in vLLM's order: the masks (`allowed_token_ids`,
 `bad_words`, `min_tokens`' stop tokens, the grammar's bitmask), `logit_bias` (added),
 then the penalties (`repetition_penalty` over prompt and generated tokens, then
 `frequency_penalty` and `presence_penalty` over the generated ones); greedy rows take their
@@ -108,7 +109,8 @@ def greedy_argmax(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 @dataclass(frozen=True, slots=True)
 class SamplerOutput:
     """Each row's token [B] int64; with `logprob_rows` (the rows whose params ask for logprobs,
-    in order) their logprobs, of the raw logits. Rows without a token (their token ids are
+    in order) their logprobs, of the raw logits (or of the distribution drawn from, for rows
+    with `logprobs_processed`). Rows without a token (their token ids are
     meaningless): `no_token_rows`, whose masks exclude every token (the request's own doing),
     and `non_finite_rows`, whose logits hold NaN or +inf (a broken model)."""
 
@@ -359,17 +361,20 @@ class Sampler:
         peak = logits.amax(dim=-1, keepdim=True)  # [B, 1]
         sampled_rows = torch.tensor([not g for g in greedy], device=dev)
         peaks = peak.view(-1).tolist()  # a greedy row's peak is its chosen token's logit
-        masked = need_k or need_p or any(p.allowed_token_ids or p.structured_outputs is not None
-                                         for p in params)  # fmt: skip
+        masked = [p.top_k > 0 or p.top_p < 1.0 or bool(p.allowed_token_ids)
+                  or p.structured_outputs is not None for p in params]  # fmt: skip
+        late = [i for i, (g, p) in enumerate(zip(greedy, params, strict=True))
+                if not g and p.temperature_last and p.temperature != 1.0]  # fmt: skip
+        late_logits = logits[late] if late else None  # (a copy, as the truncation left them)
         probs = unnormalised_probs(logits, logits is not given, peak, masked)
         if any(p.min_p > 0.0 for p in params):
             probs = min_p_filter(probs, [p.min_p for p in params])
         if any(p.infill for p in params):
             probs = self._infill(probs, params, states)
-        late = [i for i, (g, p) in enumerate(zip(greedy, params, strict=True))
-                if not g and p.temperature_last and p.temperature != 1.0]  # fmt: skip
-        if late:
-            probs = temper_late(probs, late, [params[i].temperature for i in late])
+        if late_logits is not None:
+            late_temps = [params[i].temperature for i in late]
+            cuts = [params[i].min_p > 0 or params[i].infill for i in late]
+            probs = temper_late(probs, late_logits, late, late_temps, cuts)
         u = torch.rand(len(params), generator=self.generator, dtype=torch.float64, device=dev)
         for i, state in enumerate(states):
             if state.generator is not None:

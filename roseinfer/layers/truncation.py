@@ -107,30 +107,38 @@ def sorted_top_k_top_p(
     return torch.empty_like(logits).scatter_(1, order, sorted_logits)
 
 
-# exp's floor where most of a row is masked: CPU's exp takes a slow path on inputs whose
-# result underflows (-inf included), 2.8 against 1.4 ms at batch 32 with this floor
+# exp's floor in a row most of whose logits are masked: CPU's exp takes a slow path on inputs
+# whose result underflows (-inf included), 2.8 against 1.4 ms at batch 32 with this floor
 # (BENCHMARKS.md session 56); exp(-87) is a normal float, 1.6e-38 of the likeliest token's
+# (`FLOOR_WEIGHT`: what logprobs count as 0)
 EXP_FLOOR = -87.0
+FLOOR_WEIGHT = float(torch.tensor(EXP_FLOOR).exp())
 
 
 def unnormalised_probs(
     logits: torch.Tensor,
     in_place: bool = False,
     peak: torch.Tensor | None = None,
-    masked: bool = False,
+    masked: Seq[bool] = (),
 ) -> torch.Tensor:
     """exp(logits - row max) [B, V]: each row's probabilities times a constant, its top one
     exactly 1 (what `min_p_filter` and `sample_from` take; a softmax would also divide).
     `in_place`: into `logits` (a tensor the sampler made), sparing a [B, V] allocation;
-    `peak`: the row maxima [B, 1], where the caller has them; `masked`: many logits are -inf
-    (truncated or masked): exp of the rest floored at `EXP_FLOOR`, the -inf ones exactly 0."""
+    `peak`: the row maxima [B, 1], where the caller has them; `masked`: the rows many of whose
+    logits are -inf (truncated or masked): theirs floored at `EXP_FLOOR`, the -inf ones exactly
+    0 (a row's own: the others' exact)."""
     if peak is None:
         peak = logits.amax(dim=-1, keepdim=True)
     shifted = logits.sub_(peak) if in_place else logits - peak
-    if not masked:
+    if not any(masked):
         return shifted.exp_()
     gone = shifted.isneginf()
-    return shifted.clamp_(min=EXP_FLOOR).exp_().masked_fill_(gone, 0.0)
+    if all(masked):
+        shifted.clamp_(min=EXP_FLOOR)
+    else:
+        floor = [EXP_FLOOR if m else float("-inf") for m in masked]
+        shifted.clamp_(min=torch.tensor(floor, device=logits.device).unsqueeze(1))
+    return shifted.exp_().masked_fill_(gone, 0.0)
 
 
 def min_p_filter(weights: torch.Tensor, min_p: Seq[float]) -> torch.Tensor:
@@ -155,17 +163,30 @@ def min_p_filter(weights: torch.Tensor, min_p: Seq[float]) -> torch.Tensor:
     return weights
 
 
-def temper_late(probs: torch.Tensor, rows: list[int], temps: list[float]) -> torch.Tensor:
+def temper_late(
+    probs: torch.Tensor,
+    logits: torch.Tensor,
+    rows: list[int],
+    temps: list[float],
+    zero_is_cut: Seq[bool],
+) -> torch.Tensor:
     """The temperature after truncation (llama.cpp's order), in place on `rows` of probs
-    [B, V] (unnormalised, a zero is out): (w / max w) ** (1 / T), the row's likeliest token at 1
-    so a small T cannot underflow the row to zeros (a power, not exp(log w / T): CPU's log and
-    exp take a slow path on zeros, 6 and 2.5 ms at batch 32, BENCHMARKS.md session 56); T below
-    `GREEDY_TEMPERATURE` keeps only the likeliest token left (llama.cpp's temperature <= 0)."""
+    [B, V] (unnormalised): from those rows' logits [R, V] (untempered, as the truncation left
+    them, -inf where it cut), the tokens kept divided by T and exponentiated (not the weights
+    raised to 1/T: a token whose weight underflowed would stay 0 where a large T brings it
+    back); `zero_is_cut`: the rows whose zero weights are cuts too (min-p's, the infill
+    filter's), not only underflow. T below `GREEDY_TEMPERATURE` keeps only the likeliest token
+    left (llama.cpp's temperature <= 0)."""
     index = torch.tensor(rows, device=probs.device)
-    w = probs[index]  # [R, V]
-    exponent = torch.tensor([1.0 if t < GREEDY_TEMPERATURE else 1.0 / t for t in temps],
-                            device=probs.device).unsqueeze(1)  # fmt: skip
-    tempered = w.div_(w.amax(dim=-1, keepdim=True)).pow_(exponent)
+    kept = probs[index] > 0
+    cut = torch.tensor(list(zero_is_cut), device=probs.device).unsqueeze(1)
+    kept |= ~cut & logits.isfinite()
+    scaled = logits.masked_fill(~kept, float("-inf"))
+    # (a token kept that the truncation had cut: the infill filter's end token, alone)
+    scaled.masked_fill_(kept & scaled.isneginf(), 0.0)
+    scale = [1.0 if t < GREEDY_TEMPERATURE else 1.0 / t for t in temps]
+    scaled.mul_(torch.tensor(scale, device=probs.device).unsqueeze(1))
+    tempered = unnormalised_probs(scaled, in_place=True, masked=[True] * len(rows))
     greedy = [j for j, t in enumerate(temps) if t < GREEDY_TEMPERATURE]
     if greedy:
         g = torch.tensor(greedy, device=probs.device)

@@ -98,8 +98,9 @@ FIELDS: tuple[FieldSpec, ...] = (
        "the output limit, left out, are the model's own where its generation_config.json sets "
        "them (vLLM's default; `--generation-config none`: OpenAI's)"),
     _h("top_p", _V1, "nucleus sampling, in (0, 1]"),
-    _h("top_k", _V1, "sample among the k likeliest tokens, up to 2**31-1; 0 or -1: off (so is "
-       "any k at or above the vocabulary size)", _VL),
+    _h("top_k", _V1, "sample among the k likeliest tokens (and any tied with the k-th, as "
+       "transformers' and vLLM's; llama.cpp keeps k), up to 2**31-1; 0 or -1: off (so is any k "
+       "at or above the vocabulary size)", _VL),
     _h("n", _V1, "choices per prompt, 1 to 128 (the usage counts each prompt once, as OpenAI); "
        "choice 0 computes the prompt and its prompt logprobs, and the others, started after "
        "it, take the prompt's full blocks from the prefix cache (when it is on); requests are "
@@ -132,9 +133,11 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("logprobs", _CO, "N in [0, 20]: each token's logprob and the N likeliest, in the legacy "
        "shape (`tokens`, `token_logprobs`, `top_logprobs`, `text_offset`); of the model's "
        "distribution before penalties, bias, temperature and any grammar's mask (so the "
-       "likeliest may be tokens a grammar forbids)"),
+       "likeliest may be tokens a grammar forbids; with `post_sampling_probs`, of the "
+       "distribution drawn from, the echoed prompt's still the model's)"),
     _h("logprobs", _C, "true: each token's logprob in `choices[].logprobs.content` (before "
-       "penalties, bias, temperature and any grammar's mask)"),
+       "penalties, bias, temperature and any grammar's mask; with `post_sampling_probs`, of "
+       "the distribution drawn from)"),
     _h("top_logprobs", _C, "0 to 20 likeliest tokens at each position (needs `logprobs: true`)"),
     _h("echo", _CO, "the prompt before the completion in `text`; with `logprobs`, the prompt's "
        "tokens first in it too (the first with null logprobs); with `max_tokens: 0`, the prompt "

@@ -27,7 +27,8 @@ LLAMACPP_FIELDS: tuple[FieldSpec, ...] = (
        "`max_new_tokens`", _LC),
     _h("max_completion_tokens", _N, "llama.cpp's alias of `n_predict` (0 as its)", _LC),
     _h("n_probs", _N, "0 to 20: each generated token's logprob and the N likeliest (of the "
-       "model's distribution, before sampling) in `completion_probabilities`", _LC),
+       "model's distribution, before sampling; with `post_sampling_probs`, the probabilities "
+       "of the distribution drawn from) in `completion_probabilities`", _LC),
     _h("logprobs", _N, "llama.cpp's alias of `n_probs` (if both are given they must agree)",
        _LC),
     _h("logit_bias", _N, "llama.cpp's forms: `[[token, bias], ...]`, a token an id or a string "

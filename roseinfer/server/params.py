@@ -273,7 +273,6 @@ def client_names(body: P.SamplingRequest, chat: bool, so_param: str | None) -> d
         "n": "n" if body.n_cmpl is None else "n_cmpl",
         "repetition_penalty": "repeat_penalty" if body.repeat_penalty is not None
         else "repetition_penalty",
-        "infill": "samplers",  # (llama.cpp's infill sampler, listed there)
         "min_indent": "n_indent",
         "stop_at_newline_after_ms": "t_max_predict_ms",
     }  # fmt: skip

@@ -8,7 +8,7 @@ them (vLLM's order) or after them (`temperature_last`, llama.cpp's default); a l
 that cannot run is a 400 naming the two samplers, where their order changes the output (a
 sampler at its neutral value has no place in the order; top-k and min-p, and top-k and the
 temperature, give the same set either way round; so do the repetition penalty, a factor, and
-the temperature). llama.cpp's samplers this engine does not have (`dry`, `typ_p`,
+a temperature above 0). llama.cpp's samplers this engine does not have (`dry`, `typ_p`,
 `top_n_sigma`, `xtc`, `adaptive_p`) may be listed, and listed again: the field table holds
 their parameters at their neutral values, where they change nothing; another listed twice is
 a 400 (this engine runs each once). A name llama.cpp does not know is a 400 here (llama.cpp
@@ -110,7 +110,10 @@ def sampler_chain(
     if "temperature" not in names or temperature == 1.0:  # (1: it changes nothing anywhere)
         return SamplerChain(names, temperature_last=False)
     at = names.index("temperature")
-    if "shift" in active and "penalties" in order and names.index("penalties") > at:
+    # (a factor commutes with a temperature above 0; llama.cpp's greedy temperature leaves one
+    # token, which no penalty after it can change)
+    shifts = "shift" in active or temperature < GREEDY_TEMPERATURE
+    if shifts and "penalties" in order and names.index("penalties") > at:
         raise APIError(400, "samplers: temperature before penalties is an order this engine "
                             "cannot run (it applies the penalties first)", param="samplers")  # fmt: skip
     # where the temperature stands among the samplers it does not commute with
