@@ -19,7 +19,6 @@ batch's params, and a batch that uses none runs the plain path.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Iterable
 from collections.abc import Sequence as Seq
@@ -27,6 +26,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from roseinfer.layers.bad_words import bad_word_ends, completing_tokens
 from roseinfer.layers.infill import InfillFilter
 from roseinfer.layers.logprobs import (
     LogprobOps,
@@ -186,7 +186,7 @@ class Sampler:
             ids(bias) if bias else None,
             torch.tensor(list(bias.values()), dtype=torch.float32, device=dev) if bias else None,
             ids(params.stop_token_ids) if params.stop_token_ids else None,
-            _bad_word_ends(tuple(bad_words), dev) if bad_words else {},
+            bad_word_ends(tuple(bad_words), dev) if bad_words else {},
         )
 
     @torch.inference_mode()
@@ -263,7 +263,7 @@ class Sampler:
             banned_rows, banned = [], []
             for i, p in enumerate(params):
                 if p.bad_words:
-                    ends = _completing_tokens(histories[i], states[i].bad_word_ends)
+                    ends = completing_tokens(histories[i], states[i].bad_word_ends)
                     banned_rows += [i] * len(ends)
                     banned += ends
             if banned:
@@ -358,23 +358,30 @@ class Sampler:
             )
             top_p = torch.tensor([p.top_p for p in params], device=dev) if need_p else None
             logits = apply_top_k_top_p(logits, top_k, top_p)
+        # the temperature after the truncation (llama.cpp's order): now, min-p's cut read on
+        # the tempered weights (w >= m is w ** (1/T) >= m ** (1/T)), but where the infill filter
+        # reads the untempered ones (`temper_late`, after it)
+        late = [i for i, (g, p) in enumerate(zip(greedy, params, strict=True))
+                if not g and p.temperature_last and p.temperature != 1.0]  # fmt: skip
+        min_p = [p.min_p for p in params]
+        if now := [i for i in late if not params[i].infill]:
+            scale = [1.0 / p.temperature if i in now else 1.0 for i, p in enumerate(params)]
+            logits = logits * torch.tensor(scale, device=dev).unsqueeze(1)
+            min_p = [m ** scale[i] for i, m in enumerate(min_p)]
+            late = [i for i in late if i not in now]
         peak = logits.amax(dim=-1, keepdim=True)  # [B, 1]
         sampled_rows = torch.tensor([not g for g in greedy], device=dev)
         peaks = peak.view(-1).tolist()  # a greedy row's peak is its chosen token's logit
         masked = [p.top_k > 0 or p.top_p < 1.0 or bool(p.allowed_token_ids)
                   or p.structured_outputs is not None for p in params]  # fmt: skip
-        late = [i for i, (g, p) in enumerate(zip(greedy, params, strict=True))
-                if not g and p.temperature_last and p.temperature != 1.0]  # fmt: skip
         late_logits = logits[late] if late else None  # (a copy, as the truncation left them)
         probs = unnormalised_probs(logits, logits is not given, peak, masked)
-        if any(p.min_p > 0.0 for p in params):
-            probs = min_p_filter(probs, [p.min_p for p in params])
+        if any(m > 0.0 for m in min_p):
+            probs = min_p_filter(probs, min_p)
         if any(p.infill for p in params):
             probs = self._infill(probs, params, states)
         if late_logits is not None:
-            late_temps = [params[i].temperature for i in late]
-            cuts = [params[i].min_p > 0 or params[i].infill for i in late]
-            probs = temper_late(probs, late_logits, late, late_temps, cuts)
+            probs = temper_late(probs, late_logits, late, [params[i].temperature for i in late])
         u = torch.rand(len(params), generator=self.generator, dtype=torch.float64, device=dev)
         for i, state in enumerate(states):
             if state.generator is not None:
@@ -418,34 +425,3 @@ def _rows_and_ids(
     counts = torch.tensor([len(t) for t in lists], device=device)
     which = torch.tensor(list(rows) if rows is not None else range(len(lists)), device=device)
     return which.repeat_interleave(counts), torch.cat(list(lists))
-
-
-@functools.lru_cache(maxsize=64)
-def _bad_word_ends(
-    bad_words: tuple[tuple[int, ...], ...], device: torch.device
-) -> dict[int, dict[tuple[int, ...], torch.Tensor]]:
-    """Bad words by the length of their head (all but the last token): head -> last tokens.
-    Cached: a request's n choices share one list (the engine's BadWords hands out one tuple)."""
-    ends: dict[int, dict[tuple[int, ...], list[int]]] = {}
-    for word in bad_words:
-        ends.setdefault(len(word) - 1, {}).setdefault(word[:-1], []).append(word[-1])
-    return {
-        head: {k: torch.tensor(v, dtype=torch.long, device=device) for k, v in by_head.items()}
-        for head, by_head in ends.items()
-    }
-
-
-def _completing_tokens(
-    seq: History, ends: dict[int, dict[tuple[int, ...], torch.Tensor]]
-) -> list[torch.Tensor]:
-    """The tokens that would complete one of `seq`'s bad words now, as tensors of words' last
-    tokens: where the generated tokens end with the rest of the word (a one-token word:
-    always). One lookup per length of the words' heads, not one per word."""
-    num_output = len(seq.token_ids) - seq.num_prompt_tokens
-    banned: list[torch.Tensor] = []
-    for head, by_head in ends.items():
-        if head <= num_output:
-            tail = tuple(seq.token_ids[len(seq.token_ids) - head :]) if head else ()
-            if (tokens := by_head.get(tail)) is not None:
-                banned.append(tokens)
-    return banned

@@ -164,23 +164,16 @@ def min_p_filter(weights: torch.Tensor, min_p: Seq[float]) -> torch.Tensor:
 
 
 def temper_late(
-    probs: torch.Tensor,
-    logits: torch.Tensor,
-    rows: list[int],
-    temps: list[float],
-    zero_is_cut: Seq[bool],
+    probs: torch.Tensor, logits: torch.Tensor, rows: list[int], temps: list[float]
 ) -> torch.Tensor:
-    """The temperature after truncation (llama.cpp's order), in place on `rows` of probs
-    [B, V] (unnormalised): from those rows' logits [R, V] (untempered, as the truncation left
-    them, -inf where it cut), the tokens kept divided by T and exponentiated (not the weights
-    raised to 1/T: a token whose weight underflowed would stay 0 where a large T brings it
-    back); `zero_is_cut`: the rows whose zero weights are cuts too (min-p's, the infill
-    filter's), not only underflow. T below `GREEDY_TEMPERATURE` keeps only the likeliest token
-    left (llama.cpp's temperature <= 0)."""
+    """The temperature after the infill filter (llama.cpp's order, where the filter reads the
+    untempered weights), in place on `rows` of probs [B, V] (unnormalised; a zero is out: the
+    rows are truncated, so their exp is floored, nothing underflows): from those rows' logits
+    [R, V] (untempered, as the truncation left them) the tokens kept, divided by T and
+    exponentiated; T below `GREEDY_TEMPERATURE` keeps only the likeliest token left
+    (llama.cpp's temperature <= 0)."""
     index = torch.tensor(rows, device=probs.device)
     kept = probs[index] > 0
-    cut = torch.tensor(list(zero_is_cut), device=probs.device).unsqueeze(1)
-    kept |= ~cut & logits.isfinite()
     scaled = logits.masked_fill(~kept, float("-inf"))
     # (a token kept that the truncation had cut: the infill filter's end token, alone)
     scaled.masked_fill_(kept & scaled.isneginf(), 0.0)
