@@ -262,6 +262,15 @@ class SamplingParams:
                 "ignore_eos cannot be true beside llama.cpp's infill sampler (infill): where "
                 "no text is likely its answer is the end token, which would not end the output"
             )
+        # (that end token, the filter's answer, would pass over what these forbid)
+        masks = {"min_tokens": self.min_tokens > 0, "allowed_token_ids":
+                 self.allowed_token_ids is not None, "structured_outputs":
+                 self.structured_outputs is not None}  # fmt: skip
+        if self.infill and (mask := next((m for m, on in masks.items() if on), None)):
+            raise ValueError(
+                f"{mask} cannot be set beside llama.cpp's infill sampler (infill): where no "
+                "text is likely its answer is the end token, which that would forbid"
+            )
         if self.infill and not 0 < self.top_k <= INFILL_TOP_K_MAX:
             raise ValueError(
                 f"top_k must be in [1, {INFILL_TOP_K_MAX}] before llama.cpp's infill sampler "

@@ -164,9 +164,12 @@ def test_top_k_top_p_among_candidates_equals_the_full_sort(vocab):
     gen = torch.Generator().manual_seed(vocab)
     top_k = torch.tensor([0, 5, 40, 300, 0, 2, 0])
     top_p = torch.tensor([1.0, 0.9, 0.5, 0.99, 0.95, 1.0, 1e-46])  # (1e-46: 0 in float32)
-    for scale in (0.05, 0.5, 3.0, 8.0, "bf16"):  # (0.05: flat; 8: a few tokens hold the mass)
+    for scale in (0.05, 0.5, 3.0, 8.0, "bf16", "far"):  # (0.05: flat; 8: a few tokens hold it)
         if scale == "bf16":  # a bf16 model's logits: equal ones at a top-p cut, kept alike
             logits = (torch.randn(7, vocab, generator=gen) * 3).bfloat16().float()
+        elif scale == "far":  # tokens whose probability underflows: a row with p 1 keeps them
+            logits = torch.randn(7, vocab, generator=gen)
+            logits[:, 1 : vocab // 2] -= 200.0
         else:
             logits = torch.randn(7, vocab, generator=gen) * scale
         logits[5, :400] = 7.0  # row 5: its 2nd logit tied far past 256 candidates
@@ -260,6 +263,12 @@ def test_the_infill_sampler_needs_a_bounded_top_k_before_it():
     assert SamplingParams(top_k=1000, infill=True).infill
     with pytest.raises(ValueError, match="ignore_eos cannot be true beside .* infill"):
         SamplingParams(top_k=40, infill=True, ignore_eos=True)
+    from roseinfer.sampling_params import StructuredOutputs
+
+    for field, value in (("min_tokens", 2), ("allowed_token_ids", (1, 2)),
+                         ("structured_outputs", StructuredOutputs(regex="a+"))):  # fmt: skip
+        with pytest.raises(ValueError, match=f"{field} cannot be set beside .* infill"):
+            SamplingParams(top_k=40, infill=True, **{field: value})
 
 
 def test_infill_merges_prefixes_and_picks_the_end_token():

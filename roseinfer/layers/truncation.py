@@ -101,7 +101,9 @@ def sorted_top_k_top_p(
         sorted_logits = sorted_logits.masked_fill(sorted_logits < kth, float("-inf"))
     if top_p is not None:
         cum = sorted_logits.softmax(dim=-1).cumsum(dim=-1)
-        drop = cum <= (1 - top_p).unsqueeze(1)
+        # (a row with p 1 cuts nothing: `cum <= 0` would cut the tokens whose probability
+        # underflows, which a late temperature above 1 brings back)
+        drop = (cum <= (1 - top_p).unsqueeze(1)) & (top_p < 1).unsqueeze(1)
         drop[:, -1] = False  # always keep the most likely token
         sorted_logits = sorted_logits.masked_fill(drop, float("-inf"))
     return torch.empty_like(logits).scatter_(1, order, sorted_logits)
