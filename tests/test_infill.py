@@ -142,6 +142,8 @@ def test_suffix_on_v1_completions_is_the_same_fill(http, tok):
          "top_k"),  # (no top-k before the infill sampler: every token a candidate)
         ("/infill", {"input_prefix": "a", "input_suffix": "b", "samplers": ["top_k", "infill"],
                      "top_k": 40, "ignore_eos": True}, "ignore_eos"),
+        ("/infill", {"input_prefix": "a", "input_suffix": "b", "samplers": ["top_k", "infill"],
+                     "top_k": 40, "grammar": 'root ::= "x"'}, "grammar"),
         ("/infill", {"input_prefix": "a", "input_suffix": "b", "samplers": ["top_k"],
                      "temperature": -5}, "temperature"),  # (left out, checked all the same)
         ("/v1/completions", {"prompt": "a", "samplers": [], "top_p": 7}, "top_p"),
