@@ -6,7 +6,9 @@ on random logits (scaled so that a few tokens dominate, as a model's do) and 70-
 With `--grammar`, also every row under a JSON schema (SmolLM2's tokenizer, llguidance): the
 bitmask fill and apply, with each row's matcher advanced by the token it drew, the apply by the
 torch version and by the C++ kernel (the CPU backend's); and every row under tool_choice
-"auto"'s grammar (free text with a lazy `<tool_call>` trigger), kernel apply.
+"auto"'s grammar (free text with a lazy `<tool_call>` trigger), kernel apply. With `--kernels`,
+every case with the CPU backend's passes over whole rows (argmax, logprobs', the truncation's),
+as the engine runs them.
 
 The engine's own figures (the sampler inside a generate run) are in BENCHMARKS.md.
 """
@@ -78,18 +80,32 @@ def grammar_cases(vocab: int) -> tuple[dict[str, SamplingParams], Any]:
     return params, compiler
 
 
+def kernel_sampler(seed: int, infill: InfillFilter) -> Sampler:
+    """A sampler with the CPU backend's passes over whole rows, as the engine builds it (the
+    truncation's where the tree has them)."""
+    from roseinfer.kernels import load_cpu_kernels
+    from roseinfer.layers.logprobs import LogprobOps
+
+    kernels = load_cpu_kernels()
+    assert kernels is not None, "the C++ kernels do not build here"
+    ops: dict[str, Any] = {}
+    try:
+        from roseinfer.layers.truncation import TruncationOps
+
+        ops["truncation_ops"] = TruncationOps(kernels.top_candidates_rows, kernels.logsumexp_rows)
+    except ImportError:  # (a tree from before session 57)
+        pass
+    return Sampler("cpu", seed, [0], kernels.argmax_rows, kernels.apply_token_bitmask,
+                   LogprobOps(kernels.logsumexp_rows, kernels.count_greater_rows), infill, **ops)  # fmt: skip
+
+
 def median_ms(params: SamplingParams, batch: int, vocab: int, steps: int, seed: int,
               compiler: Any = None, kernel: bool = False) -> float:  # fmt: skip
     gen = torch.Generator().manual_seed(seed)
     logits = [torch.randn(batch, vocab, generator=gen) * 4 for _ in range(8)]
     # the infill filter over made-up texts: a token's text its id's digits ("1" begins "12")
-    sampler = Sampler("cpu", seed, [0], infill=InfillFilter(lambda t: str(t).encode(), 0))
-    if kernel:
-        from roseinfer.kernels import load_cpu_kernels
-
-        kernels = load_cpu_kernels()
-        assert kernels is not None, "the C++ kernels do not build here"
-        sampler.apply_bitmask = kernels.apply_token_bitmask
+    infill = InfillFilter(lambda t: str(t).encode(), 0)
+    sampler = kernel_sampler(seed, infill) if kernel else Sampler("cpu", seed, [0], infill=infill)
     seqs = [History(i, torch.randint(0, vocab, (70,), generator=gen).tolist(), 70)
             for i in range(batch)]  # fmt: skip
     if params.structured_outputs is not None:
@@ -121,6 +137,9 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=64)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--grammar", action="store_true", help="also every row under a JSON schema")
+    p.add_argument("--kernels", action="store_true",
+                   help="the CPU backend's passes over whole rows, as the engine runs (default: "
+                        "torch's)")  # fmt: skip
     args = p.parse_args()
     grammar = grammar_cases(args.vocab) if args.grammar else None
     for r in range(args.rounds):
@@ -128,7 +147,8 @@ def main() -> None:
         for name, fields in CASES.items():
             params = SamplingParams(**{"max_tokens": 128, "temperature": 1.0, **fields})
             row.append(
-                f"{name} {median_ms(params, args.batch_size, args.vocab, args.steps, r):.2f}"
+                f"{name} "
+                f"{median_ms(params, args.batch_size, args.vocab, args.steps, r, None, args.kernels):.2f}"
             )
         if grammar is not None:
             cases, compiler = grammar

@@ -1315,6 +1315,49 @@ def test_logprob_passes_match_the_torch_versions(kernels, dtype, rows, vocab):
         kernels.count_greater_rows(logits, torch.zeros(rows, dtype=torch.float64))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("rows,vocab,m", [(32, 49152, 257), (3, 49152, 5001), (4, 300, 257),
+                                          (2, 7, 7), (5, 1000, 1), (3, 33, 16)])  # fmt: skip
+def test_top_candidates_rows_are_the_stable_sorts_first(kernels, dtype, rows, vocab, m):
+    """Each row's m likeliest logits and ids, as a stable descending sort puts them: equal
+    logits (-0 and +0 among them) in token order, -inf rows, rows whose logits rise with the
+    id (every logit beats the bar), few distinct values (the sampled bar too high), a NaN
+    first."""
+    torch.manual_seed(0)
+    logits = (torch.randn(rows, vocab) * 3).to(dtype)
+    special = logits.clone()
+    special[0, ::3] = 0.0
+    special[0, 1::3] = -0.0
+    special[-1, : vocab // 2] = float("-inf")
+    with_nan = logits.clone()
+    with_nan[0, vocab // 2] = with_nan[0, vocab - 1] = float("nan")
+    cases = {
+        "random": logits,
+        "few values": torch.randint(0, 4, (rows, vocab)).to(dtype),
+        "special": special,
+        "rising": torch.arange(vocab, dtype=torch.float32).expand(rows, -1).to(dtype),
+        "all -inf": torch.full_like(logits, float("-inf")),
+        "strided rows": (torch.randn(rows, vocab + 5) * 3).to(dtype)[:, :vocab],
+    }
+    for name, x in cases.items():
+        values, ids = kernels.top_candidates_rows(x, m)
+        want_values, want_ids = x.float().sort(dim=-1, descending=True, stable=True)
+        assert values.dtype == torch.float32 and ids.dtype == torch.long, name
+        assert torch.equal(ids, want_ids[:, :m]), name
+        assert torch.equal(values, want_values[:, :m]), name
+    values, ids = kernels.top_candidates_rows(with_nan, m)
+    nan_first = [vocab // 2, vocab - 1] if m > 1 else [vocab // 2]
+    assert ids[0, : len(nan_first)].tolist() == nan_first and values[0, 0].isnan()
+    rest = with_nan[0].float().masked_fill(with_nan[0].isnan(), float("-inf"))
+    order = rest.sort(descending=True, stable=True).indices[: m - len(nan_first)]
+    assert torch.equal(ids[0, len(nan_first) :], order)
+    assert torch.equal(ids[1:], kernels.top_candidates_rows(logits, m)[1][1:])
+    with pytest.raises(RuntimeError, match="contiguous rows"):
+        kernels.top_candidates_rows(logits.t(), 1)
+    with pytest.raises(RuntimeError, match="m must be"):
+        kernels.top_candidates_rows(logits, vocab + 1)
+
+
 def test_logprobs_take_the_backends_passes(kernels, tiny_model_dir):
     """The sampler's logprobs and prompt logprobs run the backend's passes (the kernels here),
     and give what the torch versions give."""

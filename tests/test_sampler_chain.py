@@ -7,6 +7,8 @@ loop as written); for `samplers` itself, which orders change the output."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import torch
 from transformers import (
@@ -16,10 +18,12 @@ from transformers import (
     TopPLogitsWarper,
 )
 
+from roseinfer.kernels import load_cpu_kernels
+from roseinfer.layers import draw as draw_module
 from roseinfer.layers import sampler as sampler_module
 from roseinfer.layers.infill import InfillFilter
 from roseinfer.layers.sampler import Sampler
-from roseinfer.layers.truncation import apply_top_k_top_p, sorted_top_k_top_p
+from roseinfer.layers.truncation import TruncationOps, apply_top_k_top_p, sorted_top_k_top_p
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.server.errors import APIError
 from roseinfer.server.params import Chain
@@ -115,20 +119,42 @@ def test_a_sampler_left_out_runs_at_its_neutral_value():
 
 def drawn_from(monkeypatch, logits: torch.Tensor, params: list[SamplingParams],
                infill: InfillFilter | None = None, stops: tuple[int, ...] = (0,)) -> torch.Tensor:  # fmt: skip
-    """The probabilities (normalised rows) the sampler hands its draw (`stops`: the model's
-    end tokens)."""
-    seen: list[torch.Tensor] = []
-    draw = sampler_module.sample_from
+    """The probabilities (normalised rows [B, V]) the sampler hands its draws: over the
+    vocabulary (`sample_from`) or over a row's candidates (`sample_candidates`), each row's
+    where it went (`stops`: the model's end tokens; every row sampled)."""
+    seen: dict[str, torch.Tensor] = {}
+    vocabulary_rows: list[int] = []
+    weights_of, draw, among = (
+        Sampler._weights,
+        sampler_module.sample_from,
+        draw_module.sample_candidates,
+    )
 
-    def capture(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
-        seen.append(probs.clone())
+    def rows_of(self, logits, given, truncation, rows, *rest):  # noqa: ANN001, ANN202
+        vocabulary_rows.extend(rows)
+        return weights_of(self, logits, given, truncation, rows, *rest)
+
+    def over_vocabulary(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+        seen["vocabulary"] = probs.clone()
         return draw(probs, u)
 
-    monkeypatch.setattr(sampler_module, "sample_from", capture)
+    def over_candidates(weights: torch.Tensor, ids: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+        full = torch.zeros(len(ids), logits.shape[-1])
+        seen["candidates"] = full.scatter_(1, ids, weights)
+        return among(weights, ids, u)
+
+    monkeypatch.setattr(Sampler, "_weights", rows_of)
+    monkeypatch.setattr(sampler_module, "sample_from", over_vocabulary)
+    monkeypatch.setattr(draw_module, "sample_candidates", over_candidates)
     sampler = Sampler("cpu", 0, stops, infill=infill)
     states = [sampler.new_row_state(p) for p in params]
     sampler(logits.clone(), params, states, [0] * len(params))
-    (probs,) = seen
+    probs = torch.zeros(len(params), logits.shape[-1])
+    if vocabulary_rows:
+        probs[vocabulary_rows] = seen["vocabulary"]
+    candidate_rows = [i for i in range(len(params)) if i not in vocabulary_rows]
+    if candidate_rows:
+        probs[candidate_rows] = seen["candidates"]
     return probs / probs.sum(dim=-1, keepdim=True)
 
 
@@ -155,12 +181,25 @@ def test_temperature_last_is_transformers_warpers_in_llama_cpps_order(monkeypatc
     assert not torch.equal(got[0] > 0, got[1] > 0)  # the two orders keep different sets here
 
 
+def truncation_ops(which: str) -> TruncationOps:
+    """torch's passes, or the CPU backend's kernels (skipped where they do not build)."""
+    if which == "torch":
+        return TruncationOps()
+    kernels = load_cpu_kernels()
+    if kernels is None:
+        pytest.skip("no C++ kernels here: the torch passes run")
+    return TruncationOps(kernels.top_candidates_rows, kernels.logsumexp_rows)
+
+
+@pytest.mark.parametrize("ops", ["torch", "kernels"])
 @pytest.mark.parametrize("vocab", [300, 1000, 49152])
-def test_top_k_top_p_among_candidates_equals_the_full_sort(vocab):
+def test_top_k_top_p_among_candidates_equals_the_full_sort(vocab, ops):
     """The pass over each row's likeliest tokens keeps what a sort of the whole vocabulary
-    keeps, bit for bit: rows with a k, with a p, both, neither, a top-p set past the candidates
-    (flat rows: the sort), a k-th logit tied past them, a p that is 0 in float32, equal logits
-    at a top-p cut."""
+    keeps, bit for bit, with torch's passes and the kernels': rows with a k, with a p, both,
+    neither, a top-p set past the candidates (flat rows: the sort), a k-th logit tied past
+    them, a p that is 0 in float32, equal logits at a top-p cut, many tied at the last
+    candidate."""
+    passes = truncation_ops(ops)
     gen = torch.Generator().manual_seed(vocab)
     top_k = torch.tensor([0, 5, 40, 300, 0, 2, 0])
     top_p = torch.tensor([1.0, 0.9, 0.5, 0.99, 0.95, 1.0, 1e-46])  # (1e-46: 0 in float32)
@@ -173,9 +212,45 @@ def test_top_k_top_p_among_candidates_equals_the_full_sort(vocab):
         else:
             logits = torch.randn(7, vocab, generator=gen) * scale
         logits[5, :400] = 7.0  # row 5: its 2nd logit tied far past 256 candidates
+        logits[6, 100:500] = logits[6].max() - 3.0  # row 6: tied across the 256th candidate
         for k, p in ((top_k, top_p), (top_k, None), (None, top_p)):
-            got = apply_top_k_top_p(logits.clone(), k, p)
+            got = apply_top_k_top_p(logits.clone(), k, p, passes)
             assert torch.equal(got, sorted_top_k_top_p(logits.clone(), k, p)), (scale, k, p)
+
+
+@pytest.mark.parametrize("vocab", [300, 49152])  # (300: every row the sort)
+@pytest.mark.parametrize("ops", ["torch", "kernels"])
+def test_a_draw_among_candidates_is_the_draw_over_the_vocabulary(ops, vocab):
+    """Rows kept among their candidates draw among those alone (`sample_candidates`): for the
+    same uniform, the token the draw over the whole vocabulary gives (a row asking for
+    post-sampling logprobs takes that one), by T, top-k, top-p and min-p, temperature first or
+    last, alone or beside rows that go either way."""
+    passes = truncation_ops(ops)
+    gen = torch.Generator().manual_seed(3)
+    logits = torch.randn(6, vocab, generator=gen) * 4
+    logits[5] *= 0.01  # flat: top-p 0.9 reaches past the candidates (the vocabulary's draw)
+    cases = [dict(temperature=0.7, top_p=0.9), dict(top_k=40, top_p=0.95, min_p=0.05),
+             dict(temperature=1.5, top_k=20, temperature_last=True, min_p=0.1),
+             dict(top_k=1), dict(temperature=0.8, top_p=0.5, min_p=0.2),
+             dict(temperature=0.9, top_p=0.9)]  # fmt: skip
+    sampler = Sampler("cpu", 0, (0,), truncation_ops=passes)
+    for seed in range(40):
+        params = [SamplingParams(seed=seed * 10 + i, **case) for i, case in enumerate(cases)]
+        via_vocabulary = [replace(p, logprobs=0, logprobs_processed=True) for p in params]
+        mixed = [p if i % 2 else via_vocabulary[i] for i, p in enumerate(params)]
+        got = {}
+        for name, batch in (("among", params), ("vocabulary", via_vocabulary), ("mixed", mixed)):
+            states = [sampler.new_row_state(p) for p in batch]
+            got[name] = sampler(logits.clone(), batch, states, [0] * len(batch)).token_ids
+        assert torch.equal(got["among"], got["vocabulary"]), seed
+        assert torch.equal(got["mixed"], got["among"]), seed
+        assert got["among"][3] == logits[3].argmax()  # top_k 1
+    alone = []
+    for i, p in enumerate(params):
+        alone.append(
+            int(sampler(logits[i : i + 1].clone(), [p], [sampler.new_row_state(p)], [0]).token_ids)
+        )
+    assert alone == got["among"].tolist()
 
 
 # ---- the infill filter -------------------------------------------------------------------------

@@ -228,6 +228,12 @@ class Backend(LayerOps, Protocol):
         [R] int64 (`layers.logprobs.count_greater_rows`)."""
         ...
 
+    def top_candidates(self, logits: torch.Tensor, m: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """The truncation's candidates: logits [B, V] -> each row's m likeliest logits (fp32
+        [B, m]) and ids (int64 [B, m]), likeliest first, equal logits in token order
+        (`layers.truncation.likeliest`)."""
+        ...
+
     def decoder_stack(self, model: CausalLM) -> DecoderStack[Any] | None:
         """The model's layers fused into one call for the steps that can take it, or None."""
         ...

@@ -14,6 +14,7 @@ from roseinfer.layers.logprobs import count_greater_rows, logsumexp_rows
 from roseinfer.layers.norm import add_rms_norm, rms_norm
 from roseinfer.layers.rotary import rotate
 from roseinfer.layers.sampler import greedy_argmax
+from roseinfer.layers.truncation import likeliest
 from roseinfer.structured.grammar import apply_bitmask
 
 
@@ -30,6 +31,7 @@ class TorchBackend:
     apply_bitmask = staticmethod(apply_bitmask)
     logsumexp = staticmethod(logsumexp_rows)
     count_greater = staticmethod(count_greater_rows)
+    top_candidates = staticmethod(likeliest)
 
     def gate_up_silu_mul(self, gate_up: nn.Module, x: torch.Tensor) -> torch.Tensor:
         return silu_and_mul(gate_up(x))

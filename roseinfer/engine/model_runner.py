@@ -20,6 +20,7 @@ from roseinfer.layers.infill import InfillFilter
 from roseinfer.layers.kv_cache import KVCache, KVCacheDtype
 from roseinfer.layers.logprobs import LogprobOps, to_records, token_logprobs
 from roseinfer.layers.sampler import NO_TOKEN, NOT_FINITE, Sampler
+from roseinfer.layers.truncation import TruncationOps
 from roseinfer.loader import LoadedModel
 from roseinfer.models.config import ModelConfig
 from roseinfer.outputs import TokenLogprobs
@@ -98,6 +99,7 @@ class ModelRunner:
             self.backend.apply_bitmask,
             LogprobOps(self.backend.logsumexp, self.backend.count_greater),
             InfillFilter(loaded.tokenizer.token_piece, loaded.tokenizer.end_token_id),
+            TruncationOps(self.backend.top_candidates, self.backend.logsumexp),
         )
         self.kv_cache = KVCache(
             self.model_config,

@@ -170,6 +170,9 @@ class CppKernels(Protocol):
     def apply_token_bitmask(self, logits: Tensor, bitmask: Tensor, rows: Tensor) -> None: ...
     def logsumexp_rows(self, logits: Tensor) -> Tensor: ...  # [B] fp32
     def count_greater_rows(self, logits: Tensor, values: Tensor) -> Tensor: ...  # [B] int64
+    def top_candidates_rows(  # [B, m] fp32, [B, m] int64
+        self, logits: Tensor, m: int
+    ) -> tuple[Tensor, Tensor]: ...
     # [n] int64: the thread of one region that ran each index, one thread stalling (the tests')
     def region_loop_threads(
         self, n: int, grain: int, pieces_per_share: int, stalled_thread: int

@@ -84,6 +84,10 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("count_greater_rows", &roseinfer::count_greater_rows,
         "how many of row r's logits exceed values[r] (fp32 [B]): int64 [B]", py::arg("logits"),
         py::arg("values"), py::call_guard<py::gil_scoped_release>());
+  m.def("top_candidates_rows", &roseinfer::top_candidates_rows,
+        "each row's m largest logits (fp32 [B, m]) and ids (int64 [B, m]), the larger first, "
+        "equal logits by the lower id", py::arg("logits"), py::arg("m"),
+        py::call_guard<py::gil_scoped_release>());
   m.def("amx_int8_linear_available", &roseinfer::amx_int8_linear_available,
         "whether amx_int8_linear runs here (amx_linear's, and built with AVX512-BF16)");
   m.def("amx_int8_linear", &roseinfer::amx_int8_linear,

@@ -79,6 +79,9 @@ void apply_token_bitmask(torch::Tensor logits, torch::Tensor bitmask, torch::Ten
 torch::Tensor logsumexp_rows(torch::Tensor logits);
 // How many of row r's logits are greater than values[r] (fp32 [B]): int64 [B].
 torch::Tensor count_greater_rows(torch::Tensor logits, torch::Tensor values);
+// Each row's m largest logits (fp32 [B, m]) and their ids (int64 [B, m]), the larger first,
+// equal logits by the lower id.
+std::tuple<torch::Tensor, torch::Tensor> top_candidates_rows(torch::Tensor logits, int64_t m);
 bool amx_int8_linear_available();
 torch::Tensor amx_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
                               c10::optional<torch::Tensor> bias,

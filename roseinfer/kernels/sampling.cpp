@@ -8,9 +8,13 @@
 // each row once with 16-lane compares (8 with AVX2): 5 µs and 73 µs.
 #include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <limits>
 #include <tuple>
+#include <vector>
 
 #include "parallel.h"
 #include "vec.h"
@@ -139,6 +143,155 @@ int64_t count_greater_row(const T* row, int64_t n, float value) {
   return count;
 }
 
+// A candidate (a logit and its token id < 2^32) as one integer ordered as the sampler orders
+// them: the larger logit first, equal logits by the lower id. The logit's bits flipped to sort as
+// unsigned (-0 read as +0: equal logits), the id's inverted below them. NaN rows never get here.
+inline uint64_t candidate_key(float value, int64_t id) {
+  value += 0.0f;
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  bits = (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+  return (static_cast<uint64_t>(bits) << 32) | static_cast<uint32_t>(~static_cast<uint32_t>(id));
+}
+
+inline float key_value(uint64_t key) {
+  uint32_t bits = static_cast<uint32_t>(key >> 32);
+  bits = (bits & 0x80000000u) ? (bits & 0x7FFFFFFFu) : ~bits;
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+inline int64_t key_id(uint64_t key) { return ~static_cast<uint32_t>(key); }
+
+// The m likeliest of `keys`' first `len`, moved to its front in no order; returns the m-th's
+// logit (what a later logit must beat: an equal one has a higher id).
+inline float keep_likeliest(uint64_t* keys, int64_t len, int64_t m) {
+  std::nth_element(keys, keys + m - 1, keys + len, std::greater<uint64_t>());
+  return key_value(keys[m - 1]);
+}
+
+// One pass over a row: each logit above `bar` appended to `keys`, 16 (8) at a time by
+// compressing stores (the obvious heap of the m best mispredicts at every insertion: ~3x slower
+// on rows the branch predictor has not seen). Whenever `keys` fills up the m best stay and the
+// bar rises to the m-th's logit. With `first_m`, the row's first m logits are taken as they are
+// and the bar starts at the least of them. Returns how many keys hold candidates, or -1 if the
+// row holds a NaN. `keys` holds at least cap + 16.
+template <typename T>
+int64_t gather_above(const T* row, int64_t n, int64_t m, float bar, bool first_m, uint64_t* keys,
+                     int64_t cap) {
+  int64_t len = 0, i = 0;
+  if (first_m) {
+    bar = std::numeric_limits<float>::infinity();
+    for (; i < m; ++i) {
+      const float v = to_float(row[i]);
+      if (std::isnan(v)) return -1;
+      keys[len++] = candidate_key(v, i);
+      bar = std::min(bar, v);
+    }
+  }
+  auto make_room = [&] {
+    if (len > cap - 16) {
+      bar = keep_likeliest(keys, len, m);
+      len = m;
+    }
+  };
+#if defined(__AVX512F__)
+  alignas(64) float vals[16];
+  alignas(64) int32_t at[16];
+  __mmask16 unordered = 0;
+  const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  for (; i + 16 <= n; i += 16) {
+    const __m512 v = load16(row + i);
+    unordered |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    const __mmask16 above = _mm512_cmp_ps_mask(v, _mm512_set1_ps(bar), _CMP_GT_OQ);
+    if (above == 0) continue;
+    _mm512_mask_compressstoreu_ps(vals, above, v);
+    _mm512_mask_compressstoreu_epi32(
+        at, above, _mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(i)), lanes));
+    const int count = __builtin_popcount(above);
+    for (int j = 0; j < count; ++j) keys[len + j] = candidate_key(vals[j], at[j]);
+    len += count;
+    make_room();
+  }
+  if (unordered != 0) return -1;
+#elif defined(ROSEINFER_VECF)
+  int unordered = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = vec_load(row + i);
+    unordered |= _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    int above = _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_set1_ps(bar), _CMP_GT_OQ));
+    while (above != 0) {
+      const int j = __builtin_ctz(above);
+      keys[len++] = candidate_key(to_float(row[i + j]), i + j);
+      above &= above - 1;
+    }
+    make_room();
+  }
+  if (unordered != 0) return -1;
+#endif
+  for (; i < n; ++i) {
+    const float v = to_float(row[i]);
+    if (std::isnan(v)) return -1;
+    if (v > bar) keys[len++] = candidate_key(v, i);
+    make_room();
+  }
+  return len;
+}
+
+// The row's m likeliest candidates, likeliest first (m <= n). The bar starts where a sample of the
+// row puts ~3m logits above it, so that most logits cost one compare and the buffer is sorted
+// through once or twice; if fewer than m pass it (a row with many equal logits), the row again
+// from its first m logits.
+template <typename T>
+void top_candidates_row(const T* row, int64_t n, int64_t m, std::vector<uint64_t>& keys,
+                        float* values, int64_t* ids) {
+  const int64_t cap = std::max<int64_t>(8 * m, m + 16);
+  keys.resize(std::max(cap, n) + 16);
+  int64_t len = 0;
+  constexpr int64_t kSample = 256;
+  const int64_t rank = kSample * 3 * m / n;  // the sample's rank-th largest: ~3m above it
+  bool sampled = false;
+  if (rank >= 1 && rank < kSample / 4) {
+    float sample[kSample];
+    const int64_t step = n / kSample;
+    bool nan = false;
+    for (int64_t j = 0; j < kSample; ++j) {
+      sample[j] = to_float(row[j * step]);
+      nan |= std::isnan(sample[j]);
+    }
+    if (!nan) {
+      std::nth_element(sample, sample + rank - 1, sample + kSample, std::greater<float>());
+      len = gather_above(row, n, m, sample[rank - 1], false, keys.data(), cap);
+      sampled = len >= m;
+    }
+  }
+  if (!sampled) len = gather_above(row, n, m, 0.0f, true, keys.data(), cap);
+  if (len < 0) {  // rare (a broken model): NaNs first, in order, then the rest by the order
+    std::vector<int64_t> order(n);
+    for (int64_t j = 0; j < n; ++j) order[j] = j;
+    auto likelier = [&](int64_t a, int64_t b) {
+      const float va = to_float(row[a]), vb = to_float(row[b]);
+      const bool an = std::isnan(va), bn = std::isnan(vb);
+      if (an != bn) return an;
+      if (!an && va != vb) return va > vb;
+      return a < b;
+    };
+    std::partial_sort(order.begin(), order.begin() + m, order.end(), likelier);
+    for (int64_t j = 0; j < m; ++j) {
+      values[j] = to_float(row[order[j]]);
+      ids[j] = order[j];
+    }
+    return;
+  }
+  keep_likeliest(keys.data(), len, m);
+  std::sort(keys.begin(), keys.begin() + m, std::greater<uint64_t>());
+  for (int64_t j = 0; j < m; ++j) {
+    values[j] = key_value(keys[j]);
+    ids[j] = key_id(keys[j]);
+  }
+}
+
 void check_rows(const torch::Tensor& logits, const char* name) {
   TORCH_CHECK(logits.dim() == 2 && logits.stride(1) == 1 && logits.size(1) > 0, name,
               ": logits must be [B, V] with contiguous rows and V > 0");
@@ -188,6 +341,27 @@ torch::Tensor count_greater_rows(torch::Tensor logits, torch::Tensor values) {
     });
   });
   return out;
+}
+
+std::tuple<torch::Tensor, torch::Tensor> top_candidates_rows(torch::Tensor logits, int64_t m) {
+  check_rows(logits, "top_candidates_rows");
+  const int64_t rows = logits.size(0), n = logits.size(1), stride = logits.stride(0);
+  TORCH_CHECK(m > 0 && m <= n, "top_candidates_rows: m must be in [1, V]");
+  TORCH_CHECK(n <= std::numeric_limits<int32_t>::max(), "top_candidates_rows: V past int32");
+  auto values = torch::empty({rows, m}, logits.options().dtype(at::kFloat));
+  auto ids = torch::empty({rows, m}, logits.options().dtype(at::kLong));
+  float* vp = values.data_ptr<float>();
+  int64_t* ip = ids.data_ptr<int64_t>();
+  dispatch(logits.scalar_type(), "top_candidates_rows", [&](auto tag) {
+    using T = decltype(tag);
+    const T* lp = logits.data_ptr<T>();
+    parallel_for(0, rows, 1, [&](int64_t b, int64_t e) {
+      std::vector<uint64_t> keys;
+      for (int64_t r = b; r < e; ++r)
+        top_candidates_row(lp + r * stride, n, m, keys, vp + r * m, ip + r * m);
+    });
+  });
+  return {values, ids};
 }
 
 std::tuple<torch::Tensor, torch::Tensor> argmax_rows(torch::Tensor logits) {

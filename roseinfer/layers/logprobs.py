@@ -14,16 +14,8 @@ from dataclasses import dataclass
 
 import torch
 
-from roseinfer.layers.truncation import FLOOR_WEIGHT
+from roseinfer.layers.truncation import FLOOR_WEIGHT, logsumexp_rows
 from roseinfer.outputs import TokenLogprobs
-
-
-def logsumexp_rows(rows: torch.Tensor) -> torch.Tensor:
-    """Each row's log(sum(exp(row))): rows [R, V] -> [R] fp32 (the row's maximum taken out
-    first; a NaN, or an infinite maximum, gives what that arithmetic gives)."""
-    rows = rows.float()
-    peak = rows.amax(dim=1, keepdim=True)
-    return (rows - peak).exp_().sum(dim=1).log_() + peak.squeeze(1)
 
 
 def count_greater_rows(rows: torch.Tensor, values: torch.Tensor) -> torch.Tensor:

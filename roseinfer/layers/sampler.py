@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import torch
 
 from roseinfer.layers.bad_words import bad_word_ends, completing_tokens
+from roseinfer.layers.draw import Late, draw_among, sample_from
 from roseinfer.layers.infill import InfillFilter
 from roseinfer.layers.logprobs import (
     LogprobOps,
@@ -37,9 +38,13 @@ from roseinfer.layers.logprobs import (
 )
 from roseinfer.layers.penalties import History, TokenCounts, apply_penalties
 from roseinfer.layers.truncation import (
+    Truncation,
+    TruncationOps,
     apply_top_k_top_p,
+    expand,
     min_p_filter,
     temper_late,
+    truncate,
     unnormalised_probs,
 )
 from roseinfer.sampling_params import SamplingParams
@@ -59,35 +64,6 @@ __all__ = [
     "unnormalised_probs",
 ]
 
-
-def sample_from(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
-    """Inverse-CDF draw: each row's token i with P(i) = probs[i] / sum(probs), from one uniform
-    u in [0, 1) per row. probs [B, V] >= 0 (unnormalised; a zero is never drawn), u [B] float64.
-
-    Two levels keep it exact and cheap: the running total of blocks of `SAMPLE_BLOCK` tokens in
-    float64 (a float32 cumsum over 49k tokens would misweigh the rare ones), then one block's
-    own cumsum. One uniform per row instead of the one exponential per token an exponential
-    race needs (BENCHMARKS.md, session 10: 1 ms instead of 34 ms at batch 32)."""
-    rows, vocab = probs.shape
-    pad = (-vocab) % SAMPLE_BLOCK
-    blocks = torch.nn.functional.pad(probs, (0, pad)) if pad else probs
-    blocks = blocks.view(rows, -1, SAMPLE_BLOCK)  # [B, NB, SAMPLE_BLOCK]
-    # float32 block sums (128 terms each: accurate), their running total in float64
-    block_cdf = blocks.sum(dim=-1).to(torch.float64).cumsum(dim=-1)  # [B, NB]
-    total = block_cdf[:, -1:]
-    target = u.unsqueeze(1) * total  # [B, 1]
-    # the block where the cdf passes target (never past the last block with mass: rounding)
-    b = torch.searchsorted(block_cdf, target, right=True)
-    b = torch.minimum(b, (block_cdf < total).sum(dim=-1, keepdim=True))
-    before = torch.where(b > 0, block_cdf.gather(1, (b - 1).clamp(min=0)), 0.0)
-    inner = blocks[torch.arange(rows, device=probs.device), b.squeeze(1)]  # [B, SAMPLE_BLOCK]
-    inner_cdf = inner.to(torch.float64).cumsum(dim=-1)
-    j = torch.searchsorted(inner_cdf, target - before, right=True)
-    j = torch.minimum(j, (inner_cdf < inner_cdf[:, -1:]).sum(dim=-1, keepdim=True))
-    return (b * SAMPLE_BLOCK + j).squeeze(1)
-
-
-SAMPLE_BLOCK = 128
 
 # Why a row of `SamplerOutput.no_token_rows` / `non_finite_rows` has no token.
 NO_TOKEN = (
@@ -151,11 +127,14 @@ class Sampler:
         apply_bitmask: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], None] = apply_bitmask,
         logprob_ops: LogprobOps = LogprobOps(),
         infill: InfillFilter | None = None,
+        truncation_ops: TruncationOps = TruncationOps(),
     ) -> None:
         """`argmax`: the greedy rows' [B, V] -> ([B] int64, their maxima [B] fp32);
         `apply_bitmask`: the grammars' masks, in place; `logprob_ops`: logprobs' passes over
         their rows (the backend's: `Backend.argmax`, `Backend.apply_bitmask`, ...); `infill`:
-        llama.cpp's infill filter over the vocabulary, for rows whose params ask for it."""
+        llama.cpp's infill filter over the vocabulary, for rows whose params ask for it;
+        `truncation_ops`: the top-k / top-p passes over whole rows (`Backend.top_candidates`,
+        `Backend.logsumexp`)."""
         self.device = torch.device(device)
         self.argmax = argmax
         self.apply_bitmask = apply_bitmask
@@ -166,6 +145,7 @@ class Sampler:
         )
         self.token_counts = TokenCounts(self.device)
         self.infill = infill
+        self.ops = truncation_ops
 
     def new_row_state(
         self, params: SamplingParams, bad_words: Seq[tuple[int, ...]] = ()
@@ -340,61 +320,112 @@ class Sampler:
         # filter, which may leave out the likeliest token (`temper_late`)
         greedy = [p.greedy and not (p.infill and p.temperature_last) for p in params]
         greedy_ids = None
+        peaks = [0.0] * len(params)  # each row's largest logit as drawn: NaN or inf, not finite
         if any(greedy):
             greedy_ids, maxima = self.argmax(logits)  # model dtype, or the fp32 copy
-            if all(greedy):  # a row's maximum is its chosen token's logit
-                return greedy_ids, _not_finite(maxima.tolist()), None
+            peaks = maxima.tolist()  # a greedy row's maximum is its chosen token's logit
+            if all(greedy):
+                return greedy_ids, _not_finite(peaks), None
         logits = logits.float()
         temps = [1.0 if g or p.temperature_last else p.temperature
                  for g, p in zip(greedy, params, strict=True)]  # fmt: skip
         if any(t != 1.0 for t in temps):
             logits = logits / torch.tensor(temps, device=dev).unsqueeze(1)
-        need_k = any(p.top_k > 0 for p in params)
-        need_p = any(p.top_p < 1.0 for p in params)
-        if need_k or need_p:
-            vocab = logits.shape[-1]  # any larger top_k keeps every token
-            top_k = (
-                torch.tensor([min(p.top_k, vocab) for p in params], device=dev) if need_k else None
+        truncation = None
+        if any(p.top_k > 0 or p.top_p < 1.0 for p in params):
+            truncation = truncate(
+                logits, *self._top_k_top_p(params, logits.shape[-1], dev), self.ops
             )
-            top_p = torch.tensor([p.top_p for p in params], device=dev) if need_p else None
-            logits = apply_top_k_top_p(logits, top_k, top_p)
-        # the temperature after the truncation (llama.cpp's order): now, min-p's cut read on
-        # the tempered weights (w >= m is w ** (1/T) >= m ** (1/T)), but where the infill filter
-        # reads the untempered ones (`temper_late`, after it)
-        late = [i for i, (g, p) in enumerate(zip(greedy, params, strict=True))
-                if not g and p.temperature_last and p.temperature != 1.0]  # fmt: skip
-        min_p = [p.min_p for p in params]
-        if now := [i for i in late if not params[i].infill]:
-            scale = [1.0 / p.temperature if i in now else 1.0 for i, p in enumerate(params)]
-            logits = logits * torch.tensor(scale, device=dev).unsqueeze(1)
-            min_p = [m ** scale[i] for i, m in enumerate(min_p)]
-            late = [i for i in late if i not in now]
-        peak = logits.amax(dim=-1, keepdim=True)  # [B, 1]
-        sampled_rows = torch.tensor([not g for g in greedy], device=dev)
-        peaks = peak.view(-1).tolist()  # a greedy row's peak is its chosen token's logit
-        masked = [p.top_k > 0 or p.top_p < 1.0 or bool(p.allowed_token_ids)
-                  or p.structured_outputs is not None for p in params]  # fmt: skip
-        late_logits = logits[late] if late else None  # (a copy, as the truncation left them)
-        probs = unnormalised_probs(logits, logits is not given, peak, masked)
-        if any(m > 0.0 for m in min_p):
-            probs = min_p_filter(probs, min_p)
-        if any(p.infill for p in params):
-            probs = self._infill(probs, params, states)
-        if late_logits is not None:
-            probs = temper_late(probs, late_logits, late, [params[i].temperature for i in late])
+        late = Late.of(params, greedy)
         u = torch.rand(len(params), generator=self.generator, dtype=torch.float64, device=dev)
         for i, state in enumerate(states):
             if state.generator is not None:
                 u[i] = torch.rand(1, generator=state.generator, dtype=torch.float64, device=dev)
+        tokens = torch.zeros(len(params), dtype=torch.long, device=dev)
+        if greedy_ids is not None:
+            tokens = greedy_ids.clone()
+        # rows whose kept tokens are all among their candidates draw among those alone
+        inside = [] if truncation is None else truncation.inside.tolist()
+        among = [i for i, p in enumerate(params) if inside and inside[i] and not greedy[i]
+                 and not p.infill and not p.logprobs_processed]  # fmt: skip
+        if among and truncation is not None:
+            index = torch.tensor(among, device=dev)
+            tokens[index], among_peaks = draw_among(
+                truncation.select(index), late.of_rows(among), u[index]
+            )
+            for i, v in zip(among, among_peaks, strict=True):
+                peaks[i] = v
+        rest = [i for i in range(len(params)) if not greedy[i] and i not in among]
         drawn = None
-        if drawn_rows:
-            drawn = probs[torch.tensor(drawn_rows, device=dev)]  # (a copy: before the draw)
-            for j in (j for j, i in enumerate(drawn_rows) if greedy[i]):
-                drawn[j] = 0.0  # (its token alone: `drawn_logprobs` reads a row of zeros so)
-        sampled = sample_from(probs, u)
-        if greedy_ids is None:
-            return sampled, _not_finite(peaks), drawn
-        return torch.where(~sampled_rows, greedy_ids, sampled), _not_finite(peaks), drawn
+        if drawn_rows:  # (a greedy row's: zeros, its token alone for `drawn_logprobs`)
+            drawn = torch.zeros(len(drawn_rows), logits.shape[-1], device=dev)
+        if rest:
+            probs, rest_peaks = self._weights(
+                logits, given, truncation, rest, params, states, late.of_rows(rest)
+            )
+            index = torch.tensor(rest, device=dev)
+            tokens[index] = sample_from(probs, u[index])
+            for i, v in zip(rest, rest_peaks, strict=True):
+                peaks[i] = v
+            for j, i in enumerate(drawn_rows):
+                if i in rest:
+                    assert drawn is not None
+                    drawn[j] = probs[rest.index(i)]
+        return tokens, _not_finite(peaks), drawn
+
+    @staticmethod
+    def _top_k_top_p(
+        params: Seq[SamplingParams], vocab: int, device: torch.device
+    ) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+        """Each row's top_k [B] (0: none; any larger than the vocabulary keeps every token) and
+        top_p [B], or None where no row has one."""
+        top_k = top_p = None
+        if any(p.top_k > 0 for p in params):
+            top_k = torch.tensor([min(p.top_k, vocab) for p in params], device=device)
+        if any(p.top_p < 1.0 for p in params):
+            top_p = torch.tensor([p.top_p for p in params], device=device)
+        return top_k, top_p
+
+    def _weights(
+        self,
+        logits: torch.Tensor,
+        given: torch.Tensor,
+        truncation: Truncation | None,
+        rows: list[int],
+        params: Seq[SamplingParams],
+        states: Seq[RowState],
+        late: Late,  # the rows'
+    ) -> tuple[torch.Tensor, list[float]]:
+        """The weights [R, V] `rows` draw from over the whole vocabulary (unnormalised; each
+        row's likeliest 1), and each row's largest logit: rows whose set reaches past their
+        candidates (the sort), rows with neither k nor p, and those the infill filter or
+        post-sampling logprobs read. `given`: the caller's logits, never written."""
+        dev = logits.device
+        every = len(rows) == len(params)
+        index = torch.tensor(rows, device=dev)
+        x = logits if every else logits[index]  # (indexing copies)
+        params = [params[i] for i in rows]
+        if truncation is not None:
+            top_k, top_p = self._top_k_top_p(params, logits.shape[-1], dev)
+            x = expand(x, truncation if every else truncation.select(index), top_k, top_p)
+        # the temperature after the truncation (llama.cpp's order): now, min-p's cut read on
+        # the tempered weights (w >= m is w ** (1/T) >= m ** (1/T)), but where the infill filter
+        # reads the untempered ones (`temper_late`, after it)
+        if any(scale != 1.0 for scale in late.scale):
+            x = x * late.scales(dev)
+        peak = x.amax(dim=-1, keepdim=True)  # [R, 1]
+        masked = [p.top_k > 0 or p.top_p < 1.0 or bool(p.allowed_token_ids)
+                  or p.structured_outputs is not None for p in params]  # fmt: skip
+        after = sorted(late.after_infill)
+        after_logits = x[after] if after else None  # (a copy, as the truncation left them)
+        probs = unnormalised_probs(x, x is not given, peak, masked)
+        if any(m > 0.0 for m in late.min_p):
+            probs = min_p_filter(probs, late.min_p)
+        if any(p.infill for p in params):
+            probs = self._infill(probs, params, [states[i] for i in rows])
+        if after_logits is not None:
+            probs = temper_late(probs, after_logits, after, [params[j].temperature for j in after])
+        return probs, peak.view(-1).tolist()
 
     def _infill(
         self, probs: torch.Tensor, params: Seq[SamplingParams], states: Seq[RowState]

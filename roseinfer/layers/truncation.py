@@ -5,68 +5,149 @@ truncation as vLLM and transformers apply it, or after it as llama.cpp does: `te
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Sequence as Seq
+from dataclasses import dataclass
 
 import torch
 
 from roseinfer.sampling_params import GREEDY_TEMPERATURE
 
 __all__ = [
+    "Truncation",
+    "TruncationOps",
     "apply_top_k_top_p",
+    "expand",
+    "likeliest",
+    "logsumexp_rows",
     "min_p_filter",
     "sorted_top_k_top_p",
     "temper_late",
+    "truncate",
     "unnormalised_probs",
 ]
 
 
-# How many of a row's likeliest tokens the top-k/top-p pass looks among first (a top-k of
-# them: a sort of the vocabulary costs 3 ms a row, BENCHMARKS.md session 56); a row whose set
-# may reach past them takes the full sort.
+# How many of a row's likeliest tokens the top-k/top-p pass looks among first (a sort of the
+# vocabulary costs 3 ms a row, BENCHMARKS.md session 56); a row whose set may reach past them
+# takes the full sort.
 CANDIDATES = 256
 
 
-def apply_top_k_top_p(
-    logits: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None
-) -> torch.Tensor:
-    """Mask logits outside each row's top-k / top-p set with -inf (transformers' TopK then
-    TopP warper). logits [B, V]; top_k [B] (0: none), top_p [B] (1: none).
+def likeliest(logits: torch.Tensor, m: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each row's m likeliest logits (fp32) and their token ids [B, m], likeliest first, equal
+    logits in token order (as `sorted_top_k_top_p` orders them). Which of the tokens tied with
+    the m-th `topk` picks is its own: `truncate` reads past a tie at the m-th only by the sort.
+    (The backend's `top_candidates` picks the lower ids, faster.)"""
+    values, order = logits.topk(m, dim=-1)
+    order, by_id = order.sort(dim=-1)
+    values, by_value = values.gather(1, by_id).sort(dim=-1, descending=True, stable=True)
+    return values.float(), order.gather(1, by_value)
 
-    Among each row's `CANDIDATES` likeliest tokens (or its largest k): the top-k set is the
-    tokens at or above the k-th logit, the top-p set the likeliest ones whose mass before them
-    is under p (of the row's distribution after top-k). A row whose set may reach past those
-    tokens (its k-th logit tied to the last of them, or, without top-k, their mass under p)
-    takes `sorted_top_k_top_p`; a k past a quarter of the vocabulary, every row."""
+
+def logsumexp_rows(rows: torch.Tensor) -> torch.Tensor:
+    """Each row's log(sum(exp(row))): rows [R, V] -> [R] fp32 (the row's maximum taken out
+    first; a NaN, or an infinite maximum, gives what that arithmetic gives)."""
+    rows = rows.float()
+    peak = rows.amax(dim=1, keepdim=True)
+    return (rows - peak).exp_().sum(dim=1).log_() + peak.squeeze(1)
+
+
+@dataclass(frozen=True, slots=True)
+class TruncationOps:
+    """The passes over every logit of a row that the truncation takes (the backend's
+    `top_candidates` and `logsumexp`; torch's here by default)."""
+
+    likeliest: Callable[[torch.Tensor, int], tuple[torch.Tensor, torch.Tensor]] = likeliest
+    logsumexp: Callable[[torch.Tensor], torch.Tensor] = logsumexp_rows
+
+
+@dataclass(frozen=True, slots=True)
+class Truncation:
+    """Each row's likeliest tokens after its top-k / top-p cut. `inside`: the rows with a k or
+    a p whose kept set lies among these tokens (the sampler draws among them alone); the other
+    rows with one take `sorted_top_k_top_p`, those with neither keep every token."""
+
+    values: torch.Tensor  # [B, m] fp32: the logits, likeliest first; -inf where cut
+    ids: torch.Tensor  # [B, m] int64: their tokens
+    truncated: torch.Tensor  # [B] bool: the row has a k or a p
+    inside: torch.Tensor  # [B] bool
+
+    def select(self, rows: torch.Tensor) -> Truncation:
+        """These rows' (rows [R] int64)."""
+        return Truncation(
+            self.values[rows], self.ids[rows], self.truncated[rows], self.inside[rows]
+        )
+
+
+def truncate(
+    logits: torch.Tensor,
+    top_k: torch.Tensor | None,
+    top_p: torch.Tensor | None,
+    ops: TruncationOps = TruncationOps(),
+) -> Truncation:
+    """Each row's top-k / top-p set (transformers' TopK then TopP warper) among its m
+    likeliest tokens, m = max(`CANDIDATES`, the largest k): the top-k set is the tokens at or
+    above the k-th logit, the top-p set the likeliest ones whose mass before them is under p (of
+    the row's distribution after top-k). logits [B, V]; top_k [B] (0: none), top_p [B] (1:
+    none). Where some k is past a quarter of the vocabulary, no candidates (every row with a
+    k or a p: the sort).
+
+    A row is `inside` when no token past the m can be kept: its kept tokens are all likelier
+    than the (m+1)-th, and its k (k <= m) or its p's cut among the m bounds the set (or the
+    (m+1)-th logit is -inf, or m is the vocabulary)."""
     vocab = logits.shape[-1]
     k = None if top_k is None else torch.where(top_k > 0, top_k, vocab).clamp(max=vocab)
     largest = 0 if k is None else int(torch.where(k < vocab, k, 0).max())
     m = min(vocab, max(CANDIDATES, largest))
-    if m > vocab // 4 and m < vocab:
-        return sorted_top_k_top_p(logits, top_k, top_p)
-    values, order = _likeliest(logits, m)
-    beyond = torch.zeros(logits.shape[0], dtype=torch.bool, device=logits.device)
+    no = torch.zeros(logits.shape[0], dtype=torch.bool, device=logits.device)
+    limited = no if k is None else k < vocab
+    cutting = no if top_p is None else top_p < 1  # (1: no cut, rounding)
+    truncated = limited | cutting
+    if m > vocab // 4 and m < vocab:  # every row the sort
+        empty = logits.new_empty(logits.shape[0], 0, dtype=torch.float32)
+        return Truncation(empty, empty.long(), truncated, no)
+    values, ids = ops.likeliest(logits, min(m + 1, vocab))
+    if m < vocab:
+        following = values[:, m]  # the likeliest logit past the candidates
+        values, ids = values[:, :m], ids[:, :m]
+    else:
+        following = torch.full_like(values[:, 0], float("-inf"))
     if k is not None:
-        limited = k < vocab
         kth = values.gather(1, (k.clamp(max=m) - 1).unsqueeze(1))  # [B, 1]
         kth = torch.where(limited.unsqueeze(1), kth, float("-inf"))
         values = values.masked_fill(values < kth, float("-inf"))
-        beyond |= limited & (values[:, -1] >= kth.squeeze(1)) & (m < vocab)  # ties past m
-    else:
-        limited = torch.zeros_like(beyond)
     if top_p is not None:
         # the row's distribution after top-k: over its candidates where it has a k, else all
-        total = torch.where(limited, values.logsumexp(dim=-1), logits.logsumexp(dim=-1))
+        total = values.logsumexp(dim=-1)
+        unlimited = cutting & ~limited
+        if bool(unlimited.any()):
+            rows = unlimited.nonzero().squeeze(1)
+            every = len(rows) == len(logits)
+            total[rows] = ops.logsumexp(logits if every else logits[rows])
         probs = (values - total.unsqueeze(1)).exp()  # [B, m]
         before = probs.cumsum(dim=-1) - probs  # the mass of the likelier candidates
-        cut = (before >= top_p.unsqueeze(1)) & (top_p < 1).unsqueeze(1)  # (1: no cut, rounding)
+        cut = (before >= top_p.unsqueeze(1)) & cutting.unsqueeze(1)
         cut[:, 0] = False  # the likeliest always stays (a p under float32's least is 0 here)
         values = values.masked_fill(cut, float("-inf"))
-        beyond |= ~limited & (top_p < 1) & (probs.sum(dim=-1) < top_p) & (m < vocab)
-    out = torch.full_like(logits, float("-inf")).scatter_(1, order, values)
-    untouched = ~limited if top_p is None else ~limited & (top_p >= 1)  # no k, no p: every token
-    if m < vocab and bool(untouched.any()):
-        rows = untouched.nonzero().squeeze(1)
+    least = values.masked_fill(values.isneginf(), float("inf")).amin(dim=-1)
+    bounded = limited | values[:, -1].isneginf()
+    inside = truncated & (following.isneginf() | ((least > following) & bounded))
+    return Truncation(values, ids, truncated, inside)
+
+
+def expand(
+    logits: torch.Tensor,
+    truncation: Truncation,
+    top_k: torch.Tensor | None,
+    top_p: torch.Tensor | None,
+) -> torch.Tensor:
+    """The rows' logits [B, V] with -inf outside each one's set (`truncation`'s of them)."""
+    out = torch.full_like(logits, float("-inf")).scatter_(1, truncation.ids, truncation.values)
+    if bool((~truncation.truncated).any()):
+        rows = (~truncation.truncated).nonzero().squeeze(1)
         out[rows] = logits[rows]
+    beyond = truncation.truncated & ~truncation.inside
     if bool(beyond.any()):
         rows = beyond.nonzero().squeeze(1)
         out[rows] = sorted_top_k_top_p(
@@ -77,14 +158,16 @@ def apply_top_k_top_p(
     return out
 
 
-def _likeliest(logits: torch.Tensor, m: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Each row's m likeliest logits and their token ids [B, m], likeliest first, equal logits
-    in token order (as `sorted_top_k_top_p` orders them: which of two tied tokens a top-p cut
-    keeps does not depend on the pass a row takes, nor so on the batch)."""
-    values, order = logits.topk(m, dim=-1)
-    order, by_id = order.sort(dim=-1)
-    values, by_value = values.gather(1, by_id).sort(dim=-1, descending=True, stable=True)
-    return values, order.gather(1, by_value)
+def apply_top_k_top_p(
+    logits: torch.Tensor,
+    top_k: torch.Tensor | None,
+    top_p: torch.Tensor | None,
+    ops: TruncationOps = TruncationOps(),
+) -> torch.Tensor:
+    """Mask logits outside each row's top-k / top-p set with -inf (transformers' TopK then
+    TopP warper), bit for bit `sorted_top_k_top_p`: `truncate`, then `expand`. logits [B, V];
+    top_k [B] (0: none), top_p [B] (1: none)."""
+    return expand(logits, truncate(logits, top_k, top_p, ops), top_k, top_p)
 
 
 def sorted_top_k_top_p(
