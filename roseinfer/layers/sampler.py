@@ -2,8 +2,9 @@
 
 Logprobs (`SamplingParams.logprobs`) are taken first, of the raw logits: the model's
 distribution, as vLLM V1 reports it (with `logprobs_processed`, llama.cpp's
-`post_sampling_probs`: of the distribution the token is drawn from, after everything below). Then, in vLLM's order: the masks (`allowed_token_ids`,
-`bad_words`, `min_tokens`' stop tokens, the grammar's bitmask), `logit_bias` (added),
+`post_sampling_probs`: of the distribution the token is drawn from, after everything below).
+Then, in vLLM's order: the masks (`allowed_token_ids`, `bad_words`, `min_tokens`' stop tokens,
+the grammar's bitmask: roseinfer/layers/masks.py), `logit_bias` (added),
 then the penalties (`repetition_penalty` over prompt and generated tokens, then
 `frequency_penalty` and `presence_penalty` over the generated ones); greedy rows take their
 argmax here, after penalties and bias. Sampled rows then divide by their temperature and keep
@@ -12,6 +13,9 @@ applies min-p before top-k/top-p, which differs only when min-p and top-k/top-p 
 Rows with `temperature_last` (llama.cpp's order) keep that set of their untempered
 distribution and take the temperature after it; rows with `infill` pass llama.cpp's infill
 filter (roseinfer/layers/infill.py) after the truncation, before a late temperature.
+A row whose top-k / top-p set lies among its `CANDIDATES` likeliest tokens (most rows with a
+k or a p: roseinfer/layers/truncation.py) draws among those alone (roseinfer/layers/draw.py);
+the others draw over the vocabulary.
 
 Each step pays only for what some row of it asks for: every feature is an `any(...)` over the
 batch's params, and a batch that uses none runs the plain path.
@@ -26,7 +30,6 @@ from dataclasses import dataclass, field
 
 import torch
 
-from roseinfer.layers.bad_words import bad_word_ends, completing_tokens
 from roseinfer.layers.draw import Late, draw_among, sample_from
 from roseinfer.layers.infill import InfillFilter
 from roseinfer.layers.logprobs import (
@@ -36,6 +39,7 @@ from roseinfer.layers.logprobs import (
     drawn_logprobs,
     merged,
 )
+from roseinfer.layers.masks import RowState, mask, masks_write, rows_and_ids
 from roseinfer.layers.penalties import History, TokenCounts, apply_penalties
 from roseinfer.layers.truncation import (
     Truncation,
@@ -48,7 +52,7 @@ from roseinfer.layers.truncation import (
     unnormalised_probs,
 )
 from roseinfer.sampling_params import SamplingParams
-from roseinfer.structured.grammar import apply_bitmask, fill_bitmask
+from roseinfer.structured.grammar import apply_bitmask
 
 __all__ = [
     "History",
@@ -97,21 +101,6 @@ class SamplerOutput:
     non_finite_rows: list[int] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class RowState:
-    """What the sampler keeps of one sequence, made once (`Sampler.new_row_state`): its seeded
-    generator, and its id lists as tensors and lookups, so a step's cost does not grow with them
-    (walked in Python at every step, 400,000 allowed ids had held every other request 22 s)."""
-
-    generator: torch.Generator | None = None
-    allowed_ids: torch.Tensor | None = None  # [A] int64: allowed_token_ids
-    bias_ids: torch.Tensor | None = None  # [K] int64: logit_bias' tokens
-    bias_values: torch.Tensor | None = None  # [K] fp32: their biases
-    stop_ids: torch.Tensor | None = None  # [S] int64: stop_token_ids (masked before min_tokens)
-    # bad words by the length of their head (all but the last token): head -> last tokens [E]
-    bad_word_ends: dict[int, dict[tuple[int, ...], torch.Tensor]] = field(default_factory=dict)
-
-
 class Sampler:
     """Greedy rows take the argmax; sampled rows draw by inverse CDF (`sample_from`). Rows with a
     `seed` draw their uniform from their own generator, so a seeded request's draws do not
@@ -151,23 +140,7 @@ class Sampler:
         self, params: SamplingParams, bad_words: Seq[tuple[int, ...]] = ()
     ) -> RowState:
         """A sequence's state (`bad_words`: its bad words' token ids)."""
-        dev = self.device
-        generator = None
-        if params.seed is not None and not params.greedy:
-            generator = torch.Generator(dev).manual_seed(params.seed)
-
-        def ids(values: Iterable[int]) -> torch.Tensor:
-            return torch.tensor(list(values), dtype=torch.long, device=dev)
-
-        bias = params.logit_bias or {}
-        return RowState(
-            generator,
-            None if params.allowed_token_ids is None else ids(params.allowed_token_ids),
-            ids(bias) if bias else None,
-            torch.tensor(list(bias.values()), dtype=torch.float32, device=dev) if bias else None,
-            ids(params.stop_token_ids) if params.stop_token_ids else None,
-            bad_word_ends(tuple(bad_words), dev) if bad_words else {},
-        )
+        return RowState.of(params, bad_words, self.device)
 
     @torch.inference_mode()
     def __call__(
@@ -190,11 +163,12 @@ class Sampler:
             every = len(raw_rows) == len(params)
             rows = logits if every else logits[raw_rows]  # (indexing copies)
             if rows.data_ptr() == logits.data_ptr() and any(
-                self._masks(params[i], num_outputs[i]) for i in raw_rows
+                masks_write(params[i], num_outputs[i]) for i in raw_rows
             ):
                 rows = rows.clone()  # the masks below write into `logits`
             raw = RawLogits.of(rows, k, self.logprob_ops)
-        no_token = self._mask(logits, params, states, num_outputs, histories)
+        no_token = mask(logits, params, states, num_outputs, histories, self.stop_token_ids,
+                        self.apply_bitmask)  # fmt: skip
         token_ids, non_finite, drawn = self._sample(logits, params, states, histories, drawn_rows)
         non_finite = [i for i in non_finite if i not in no_token]
         if not logprob_rows:
@@ -207,67 +181,6 @@ class Sampler:
             chosen = token_ids[drawn_rows]
             parts.append((drawn_rows, drawn_logprobs(drawn, chosen, logits.shape[-1], k)))
         return SamplerOutput(token_ids, logprob_rows, merged(parts), no_token, non_finite)
-
-    @staticmethod
-    def _masks(p: SamplingParams, num_outputs: int) -> bool:
-        """Whether `_mask` writes into this row."""
-        return bool(
-            p.allowed_token_ids
-            or p.bad_words
-            or p.structured_outputs is not None
-            or num_outputs < p.min_tokens
-        )
-
-    def _mask(
-        self,
-        logits: torch.Tensor,
-        params: Seq[SamplingParams],
-        states: Seq[RowState],
-        num_outputs: Seq[int],
-        histories: Seq[History] | None,
-    ) -> list[int]:
-        """-inf, in place, for the tokens a row may not take now; returns the rows left with
-        no token at all (set to 0 instead, so the batch's arithmetic stays finite)."""
-        dev = logits.device
-        allowed_ids = {i: s.allowed_ids for i, s in enumerate(states) if s.allowed_ids is not None}
-        allowed = list(allowed_ids)
-        if allowed:
-            rows, ids = _rows_and_ids(list(allowed_ids.values()), dev)
-            keep = torch.zeros(len(allowed), logits.shape[-1], dtype=torch.bool, device=dev)
-            keep[rows, ids] = True
-            index = torch.tensor(allowed, device=dev)
-            logits[index] = logits[index].masked_fill(~keep, float("-inf"))
-        if any(p.bad_words for p in params):
-            if histories is None:
-                raise ValueError("bad_words need each row's sequence (histories)")
-            banned_rows, banned = [], []
-            for i, p in enumerate(params):
-                if p.bad_words:
-                    ends = completing_tokens(histories[i], states[i].bad_word_ends)
-                    banned_rows += [i] * len(ends)
-                    banned += ends
-            if banned:
-                logits[_rows_and_ids(banned, dev, banned_rows)] = float("-inf")
-        for i, p in enumerate(params):
-            if num_outputs[i] < p.min_tokens:  # no stop token (the model's or the request's) yet
-                logits[i, self.stop_token_ids] = float("-inf")
-                if (stop_ids := states[i].stop_ids) is not None:
-                    logits[i, stop_ids] = float("-inf")
-        constrained = [i for i, p in enumerate(params) if p.structured_outputs is not None]
-        if constrained:
-            if histories is None:
-                raise ValueError("structured outputs need each row's sequence (histories)")
-            bitmask = fill_bitmask([histories[i].matcher for i in constrained], logits.shape[1])
-            self.apply_bitmask(logits, bitmask, torch.tensor(constrained, dtype=torch.long))
-            allowed += constrained
-        if not allowed:
-            return []
-        empty = logits[allowed].isneginf().all(dim=-1)
-        if not bool(empty.any()):
-            return []
-        no_token = [allowed[j] for j in empty.nonzero().squeeze(1).tolist()]
-        logits[no_token] = 0.0
-        return no_token
 
     def _sample(
         self,
@@ -297,7 +210,7 @@ class Sampler:
                     biased.append(i)
                     bias_ids.append(state.bias_ids)
                     bias_values.append(state.bias_values)
-            rows, ids = _rows_and_ids(bias_ids, dev, biased)
+            rows, ids = rows_and_ids(bias_ids, dev, biased)
             values = torch.cat(bias_values)
             logits.index_put_((rows, ids), values, accumulate=True)
         if need_penalties:
@@ -355,7 +268,8 @@ class Sampler:
             )
             for i, v in zip(among, among_peaks, strict=True):
                 peaks[i] = v
-        rest = [i for i in range(len(params)) if not greedy[i] and i not in among]
+        drawn_among_rows = set(among)
+        rest = [i for i in range(len(params)) if not greedy[i] and i not in drawn_among_rows]
         drawn = None
         if drawn_rows:  # (a greedy row's: zeros, its token alone for `drawn_logprobs`)
             drawn = torch.zeros(len(drawn_rows), logits.shape[-1], device=dev)
@@ -363,8 +277,11 @@ class Sampler:
             probs, rest_peaks = self._weights(
                 logits, given, truncation, rest, params, states, late.of_rows(rest)
             )
-            index = torch.tensor(rest, device=dev)
-            tokens[index] = sample_from(probs, u[index])
+            if len(rest) == len(params):
+                tokens = sample_from(probs, u)
+            else:
+                index = torch.tensor(rest, device=dev)
+                tokens[index] = sample_from(probs, u[index])
             for i, v in zip(rest, rest_peaks, strict=True):
                 peaks[i] = v
             for j, i in enumerate(drawn_rows):
@@ -446,13 +363,3 @@ class Sampler:
 
 def _not_finite(values: list[float]) -> list[int]:
     return [i for i, v in enumerate(values) if not math.isfinite(v)]
-
-
-def _rows_and_ids(
-    lists: Seq[torch.Tensor], device: torch.device, rows: Seq[int] | None = None
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Index pairs for a scatter into [B, V]: each list's row (`rows[j]`, or j) repeated for
-    its ids, and the ids, concatenated."""
-    counts = torch.tensor([len(t) for t in lists], device=device)
-    which = torch.tensor(list(rows) if rows is not None else range(len(lists)), device=device)
-    return which.repeat_interleave(counts), torch.cat(list(lists))
