@@ -23,7 +23,12 @@ from roseinfer.layers import draw as draw_module
 from roseinfer.layers import sampler as sampler_module
 from roseinfer.layers.infill import InfillFilter
 from roseinfer.layers.sampler import Sampler
-from roseinfer.layers.truncation import TruncationOps, apply_top_k_top_p, sorted_top_k_top_p
+from roseinfer.layers.truncation import (
+    TruncationOps,
+    apply_top_k_top_p,
+    sorted_top_k_top_p,
+    truncate_in_tiers,
+)
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.server.errors import APIError
 from roseinfer.server.params import Chain
@@ -227,12 +232,21 @@ def test_a_draw_among_candidates_is_the_draw_over_the_vocabulary(ops, vocab):
     last, alone or beside rows that go either way."""
     passes = truncation_ops(ops)
     gen = torch.Generator().manual_seed(3)
-    logits = torch.randn(6, vocab, generator=gen) * 4
-    logits[5] *= 0.01  # flat: top-p 0.9 reaches past the candidates (the vocabulary's draw)
+    logits = torch.randn(8, vocab, generator=gen) * 4
+    logits[5] *= 0.01  # flat: top-p 0.9 reaches past every tier (the vocabulary's draw)
+    for row, width in ((6, 600), (7, 3000)):  # top-p 0.95 past 256 candidates, past 1,024
+        logits[row] = torch.randn(vocab, generator=gen) * 0.1 - 12.0
+        logits[row, torch.randperm(vocab, generator=gen)[:width]] += 12.0
     cases = [dict(temperature=0.7, top_p=0.9), dict(top_k=40, top_p=0.95, min_p=0.05),
              dict(temperature=1.5, top_k=20, temperature_last=True, min_p=0.1),
              dict(top_k=1), dict(temperature=0.8, top_p=0.5, min_p=0.2),
-             dict(temperature=0.9, top_p=0.9)]  # fmt: skip
+             dict(temperature=0.9, top_p=0.9), dict(top_p=0.95), dict(top_p=0.95, min_p=0.5)]  # fmt: skip
+    if vocab == 49152:  # rows 6 and 7 draw among the second and third tiers' candidates
+        eligible = [True] * len(cases)
+        tiers = truncate_in_tiers(logits, None, torch.tensor([c.get("top_p", 1.0) for c in cases]),
+                                  passes, eligible)  # fmt: skip
+        assert [rows for rows, _ in tiers] == [list(range(8)), [5, 6, 7], [5, 7]]
+        assert [t.inside.tolist() for _, t in tiers[1:]] == [[False, True, False], [False, True]]
     sampler = Sampler("cpu", 0, (0,), truncation_ops=passes)
     for seed in range(40):
         params = [SamplingParams(seed=seed * 10 + i, **case) for i, case in enumerate(cases)]

@@ -252,7 +252,7 @@ void top_candidates_row(const T* row, int64_t n, int64_t m, std::vector<uint64_t
   constexpr int64_t kSample = 256;
   const int64_t rank = kSample * 3 * m / n;  // the sample's rank-th largest: ~3m above it
   bool sampled = false;
-  if (rank >= 1 && rank < kSample / 4) {
+  if (rank >= 1 && rank < kSample / 2) {
     float sample[kSample];
     const int64_t step = n / kSample;
     bool nan = false;

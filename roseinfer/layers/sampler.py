@@ -13,9 +13,9 @@ applies min-p before top-k/top-p, which differs only when min-p and top-k/top-p 
 Rows with `temperature_last` (llama.cpp's order) keep that set of their untempered
 distribution and take the temperature after it; rows with `infill` pass llama.cpp's infill
 filter (roseinfer/layers/infill.py) after the truncation, before a late temperature.
-A row whose top-k / top-p set lies among its `CANDIDATES` likeliest tokens (most rows with a
-k or a p: roseinfer/layers/truncation.py) draws among those alone (roseinfer/layers/draw.py);
-the others draw over the vocabulary.
+A row whose top-k / top-p set lies among its 256 likeliest tokens (most rows with a k or a p;
+else among its 1,024 or 4,096: `CANDIDATE_TIERS`, roseinfer/layers/truncation.py) draws among
+those alone (roseinfer/layers/draw.py); the others draw over the vocabulary.
 
 Each step pays only for what some row of it asks for: every feature is an `any(...)` over the
 batch's params, and a batch that uses none runs the plain path.
@@ -48,7 +48,7 @@ from roseinfer.layers.truncation import (
     expand,
     min_p_filter,
     temper_late,
-    truncate,
+    truncate_in_tiers,
     unnormalised_probs,
 )
 from roseinfer.sampling_params import SamplingParams
@@ -239,16 +239,21 @@ class Sampler:
             peaks = maxima.tolist()  # a greedy row's maximum is its chosen token's logit
             if all(greedy):
                 return greedy_ids, _not_finite(peaks), None
-        logits = logits.float()
         temps = [1.0 if g or p.temperature_last else p.temperature
                  for g, p in zip(greedy, params, strict=True)]  # fmt: skip
+        fp32 = logits.float()
         if any(t != 1.0 for t in temps):
-            logits = logits / torch.tensor(temps, device=dev).unsqueeze(1)
-        truncation = None
+            scale = torch.tensor(temps, device=dev).unsqueeze(1)
+            # (in place into a copy the sampler made: a pass and a [B, V] allocation fewer)
+            fp32 = fp32 / scale if fp32 is given else fp32.div_(scale)
+        logits = fp32
+        # rows whose kept tokens all lie among some count of their likeliest draw among those
+        eligible = [not g and not p.infill and not p.logprobs_processed
+                    for g, p in zip(greedy, params, strict=True)]  # fmt: skip
+        tiers: list[tuple[list[int], Truncation]] = []
         if any(p.top_k > 0 or p.top_p < 1.0 for p in params):
-            truncation = truncate(
-                logits, *self._top_k_top_p(params, logits.shape[-1], dev), self.ops
-            )
+            top_k, top_p = self._top_k_top_p(params, logits.shape[-1], dev)
+            tiers = truncate_in_tiers(logits, top_k, top_p, self.ops, eligible)
         late = Late.of(params, greedy)
         u = torch.rand(len(params), generator=self.generator, dtype=torch.float64, device=dev)
         for i, state in enumerate(states):
@@ -257,25 +262,28 @@ class Sampler:
         tokens = torch.zeros(len(params), dtype=torch.long, device=dev)
         if greedy_ids is not None:
             tokens = greedy_ids.clone()
-        # rows whose kept tokens are all among their candidates draw among those alone
-        inside = [] if truncation is None else truncation.inside.tolist()
-        among = [i for i, p in enumerate(params) if inside and inside[i] and not greedy[i]
-                 and not p.infill and not p.logprobs_processed]  # fmt: skip
-        if among and truncation is not None:
+        drawn_among_rows: set[int] = set()
+        for rows, truncation in tiers:
+            inside = truncation.inside.tolist()
+            local = [j for j, i in enumerate(rows) if inside[j] and eligible[i]]
+            if not local:
+                continue
+            among = [rows[j] for j in local]
             index = torch.tensor(among, device=dev)
             tokens[index], among_peaks = draw_among(
-                truncation.select(index), late.of_rows(among), u[index]
+                truncation.select(torch.tensor(local, device=dev)), late.of_rows(among), u[index]
             )
             for i, v in zip(among, among_peaks, strict=True):
                 peaks[i] = v
-        drawn_among_rows = set(among)
+            drawn_among_rows.update(among)
         rest = [i for i in range(len(params)) if not greedy[i] and i not in drawn_among_rows]
         drawn = None
         if drawn_rows:  # (a greedy row's: zeros, its token alone for `drawn_logprobs`)
             drawn = torch.zeros(len(drawn_rows), logits.shape[-1], device=dev)
         if rest:
+            first = tiers[0][1] if tiers else None  # (every row's: the sort past it)
             probs, rest_peaks = self._weights(
-                logits, given, truncation, rest, params, states, late.of_rows(rest)
+                logits, given, first, rest, params, states, late.of_rows(rest)
             )
             if len(rest) == len(params):
                 tokens = sample_from(probs, u)
