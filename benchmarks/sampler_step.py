@@ -90,9 +90,11 @@ def kernel_sampler(seed: int, infill: InfillFilter) -> Sampler:
     assert kernels is not None, "the C++ kernels do not build here"
     ops: dict[str, Any] = {}
     try:
-        from roseinfer.layers.truncation import TruncationOps
+        from roseinfer.layers.truncation import CandidateOps
 
-        ops["truncation_ops"] = TruncationOps(kernels.top_candidates_rows, kernels.logsumexp_rows)
+        ops["candidate_ops"] = CandidateOps(
+            kernels.top_candidates_rows, kernels.logsumexp_rows, kernels.sample_candidates_rows
+        )
     except ImportError:  # (a tree from before session 57)
         pass
     return Sampler("cpu", seed, [0], kernels.argmax_rows, kernels.apply_token_bitmask,

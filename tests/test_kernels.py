@@ -1358,6 +1358,28 @@ def test_top_candidates_rows_are_the_stable_sorts_first(kernels, dtype, rows, vo
         kernels.top_candidates_rows(logits, vocab + 1)
 
 
+@pytest.mark.parametrize("rows,m", [(32, 257), (3, 1), (5, 4097)])
+def test_sample_candidates_rows_is_the_torch_draw(kernels, rows, m):
+    """The draw among candidates, token for token `layers.draw.sample_candidates`: weights with
+    zeros (never drawn), floored ones, u at 0 and just under 1, many u's a row."""
+    from roseinfer.layers.draw import sample_candidates
+
+    gen = torch.Generator().manual_seed(m)
+    weights = torch.rand(rows, m, generator=gen) ** 4
+    weights[:, 0] = 1.0  # (the likeliest's weight)
+    weights[0, 1::2] = 0.0
+    weights[-1, 1:] = 1.6e-38  # floored: the first weighs all but nothing
+    ids = torch.stack([torch.randperm(49152, generator=gen)[:m] for _ in range(rows)])
+    for trial in range(50):
+        u = torch.rand(rows, generator=gen, dtype=torch.float64)
+        if trial == 0:
+            u[0], u[-1] = 0.0, 1.0 - 2.0**-53
+        got = kernels.sample_candidates_rows(weights, ids, u)
+        assert torch.equal(got, sample_candidates(weights, ids, u)), trial
+    with pytest.raises(RuntimeError, match="float64"):
+        kernels.sample_candidates_rows(weights, ids, u.float())
+
+
 def test_logprobs_take_the_backends_passes(kernels, tiny_model_dir):
     """The sampler's logprobs and prompt logprobs run the backend's passes (the kernels here),
     and give what the torch versions give."""

@@ -24,7 +24,7 @@ from roseinfer.layers import sampler as sampler_module
 from roseinfer.layers.infill import InfillFilter
 from roseinfer.layers.sampler import Sampler
 from roseinfer.layers.truncation import (
-    TruncationOps,
+    CandidateOps,
     apply_top_k_top_p,
     sorted_top_k_top_p,
     truncate_in_tiers,
@@ -150,8 +150,9 @@ def drawn_from(monkeypatch, logits: torch.Tensor, params: list[SamplingParams],
 
     monkeypatch.setattr(Sampler, "_weights", rows_of)
     monkeypatch.setattr(sampler_module, "sample_from", over_vocabulary)
-    monkeypatch.setattr(draw_module, "sample_candidates", over_candidates)
-    sampler = Sampler("cpu", 0, stops, infill=infill)
+    sampler = Sampler(
+        "cpu", 0, stops, infill=infill, candidate_ops=CandidateOps(draw=over_candidates)
+    )
     states = [sampler.new_row_state(p) for p in params]
     sampler(logits.clone(), params, states, [0] * len(params))
     probs = torch.zeros(len(params), logits.shape[-1])
@@ -186,14 +187,16 @@ def test_temperature_last_is_transformers_warpers_in_llama_cpps_order(monkeypatc
     assert not torch.equal(got[0] > 0, got[1] > 0)  # the two orders keep different sets here
 
 
-def truncation_ops(which: str) -> TruncationOps:
+def candidate_ops(which: str) -> CandidateOps:
     """torch's passes, or the CPU backend's kernels (skipped where they do not build)."""
     if which == "torch":
-        return TruncationOps()
+        return CandidateOps()
     kernels = load_cpu_kernels()
     if kernels is None:
         pytest.skip("no C++ kernels here: the torch passes run")
-    return TruncationOps(kernels.top_candidates_rows, kernels.logsumexp_rows)
+    return CandidateOps(
+        kernels.top_candidates_rows, kernels.logsumexp_rows, kernels.sample_candidates_rows
+    )
 
 
 @pytest.mark.parametrize("ops", ["torch", "kernels"])
@@ -204,7 +207,7 @@ def test_top_k_top_p_among_candidates_equals_the_full_sort(vocab, ops):
     neither, a top-p set past the candidates (flat rows: the sort), a k-th logit tied past
     them, a p that is 0 in float32, equal logits at a top-p cut, many tied at the last
     candidate."""
-    passes = truncation_ops(ops)
+    passes = candidate_ops(ops)
     gen = torch.Generator().manual_seed(vocab)
     top_k = torch.tensor([0, 5, 40, 300, 0, 2, 0])
     top_p = torch.tensor([1.0, 0.9, 0.5, 0.99, 0.95, 1.0, 1e-46])  # (1e-46: 0 in float32)
@@ -230,7 +233,7 @@ def test_a_draw_among_candidates_is_the_draw_over_the_vocabulary(ops, vocab):
     same uniform, the token the draw over the whole vocabulary gives (a row asking for
     post-sampling logprobs takes that one), by T, top-k, top-p and min-p, temperature first or
     last, alone or beside rows that go either way."""
-    passes = truncation_ops(ops)
+    passes = candidate_ops(ops)
     gen = torch.Generator().manual_seed(3)
     logits = torch.randn(8, vocab, generator=gen) * 4
     logits[5] *= 0.01  # flat: top-p 0.9 reaches past every tier (the vocabulary's draw)
@@ -247,7 +250,7 @@ def test_a_draw_among_candidates_is_the_draw_over_the_vocabulary(ops, vocab):
                                   passes, eligible)  # fmt: skip
         assert [rows for rows, _ in tiers] == [list(range(8)), [5, 6, 7], [5, 7]]
         assert [t.inside.tolist() for _, t in tiers[1:]] == [[False, True, False], [False, True]]
-    sampler = Sampler("cpu", 0, (0,), truncation_ops=passes)
+    sampler = Sampler("cpu", 0, (0,), candidate_ops=passes)
     for seed in range(40):
         params = [SamplingParams(seed=seed * 10 + i, **case) for i, case in enumerate(cases)]
         via_vocabulary = [replace(p, logprobs=0, logprobs_processed=True) for p in params]

@@ -234,6 +234,13 @@ class Backend(LayerOps, Protocol):
         (`layers.truncation.likeliest`)."""
         ...
 
+    def sample_candidates(
+        self, weights: torch.Tensor, ids: torch.Tensor, u: torch.Tensor
+    ) -> torch.Tensor:
+        """The draw among each row's candidates: weights fp32 [C, m] >= 0, ids int64 [C, m], u
+        float64 [C] -> each row's token [C] int64 (`layers.draw.sample_candidates`)."""
+        ...
+
     def decoder_stack(self, model: CausalLM) -> DecoderStack[Any] | None:
         """The model's layers fused into one call for the steps that can take it, or None."""
         ...

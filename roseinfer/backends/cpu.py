@@ -33,6 +33,7 @@ from roseinfer.backends.cpu_linear import (
 )
 from roseinfer.layers.activation import silu_and_mul
 from roseinfer.layers.attention import ReferenceAttention
+from roseinfer.layers.draw import sample_candidates
 from roseinfer.layers.huge_pages import HugePageArena
 from roseinfer.layers.linear import can_pack, replace_linears
 from roseinfer.layers.logprobs import count_greater_rows, logsumexp_rows
@@ -148,6 +149,15 @@ class CpuBackend:
         if _rows_in_place(logits):
             return self.kernels.top_candidates_rows(logits, m)
         return likeliest(logits, m)
+
+    def sample_candidates(
+        self, weights: torch.Tensor, ids: torch.Tensor, u: torch.Tensor
+    ) -> torch.Tensor:
+        if weights.device.type == "cpu":
+            return self.kernels.sample_candidates_rows(
+                weights.contiguous(), ids.contiguous(), u.contiguous()
+            )
+        return sample_candidates(weights, ids, u)
 
     # ---- linears ---------------------------------------------------------------------------
     def make_linear(

@@ -9,6 +9,7 @@ from torch import nn
 from roseinfer.backends.base import BackendOptions, CausalLM, DecoderStack, Quantization
 from roseinfer.layers.activation import silu_and_mul
 from roseinfer.layers.attention import ReferenceAttention
+from roseinfer.layers.draw import sample_candidates
 from roseinfer.layers.linear import Int8Linear, PackedLinear, can_pack, replace_linears
 from roseinfer.layers.logprobs import count_greater_rows, logsumexp_rows
 from roseinfer.layers.norm import add_rms_norm, rms_norm
@@ -32,6 +33,7 @@ class TorchBackend:
     logsumexp = staticmethod(logsumexp_rows)
     count_greater = staticmethod(count_greater_rows)
     top_candidates = staticmethod(likeliest)
+    sample_candidates = staticmethod(sample_candidates)
 
     def gate_up_silu_mul(self, gate_up: nn.Module, x: torch.Tensor) -> torch.Tensor:
         return silu_and_mul(gate_up(x))

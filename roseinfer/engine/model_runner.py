@@ -20,7 +20,7 @@ from roseinfer.layers.infill import InfillFilter
 from roseinfer.layers.kv_cache import KVCache, KVCacheDtype
 from roseinfer.layers.logprobs import LogprobOps, to_records, token_logprobs
 from roseinfer.layers.sampler import NO_TOKEN, NOT_FINITE, Sampler
-from roseinfer.layers.truncation import TruncationOps
+from roseinfer.layers.truncation import CandidateOps
 from roseinfer.loader import LoadedModel
 from roseinfer.models.config import ModelConfig
 from roseinfer.outputs import TokenLogprobs
@@ -99,7 +99,9 @@ class ModelRunner:
             self.backend.apply_bitmask,
             LogprobOps(self.backend.logsumexp, self.backend.count_greater),
             InfillFilter(loaded.tokenizer.token_piece, loaded.tokenizer.end_token_id),
-            TruncationOps(self.backend.top_candidates, self.backend.logsumexp),
+            CandidateOps(
+                self.backend.top_candidates, self.backend.logsumexp, self.backend.sample_candidates
+            ),
         )
         self.kv_cache = KVCache(
             self.model_config,

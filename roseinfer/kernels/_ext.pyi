@@ -173,6 +173,7 @@ class CppKernels(Protocol):
     def top_candidates_rows(  # [B, m] fp32, [B, m] int64
         self, logits: Tensor, m: int
     ) -> tuple[Tensor, Tensor]: ...
+    def sample_candidates_rows(self, weights: Tensor, ids: Tensor, u: Tensor) -> Tensor: ...  # [C]
     # [n] int64: the thread of one region that ran each index, one thread stalling (the tests')
     def region_loop_threads(
         self, n: int, grain: int, pieces_per_share: int, stalled_thread: int

@@ -88,6 +88,10 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "each row's m largest logits (fp32 [B, m]) and ids (int64 [B, m]), the larger first, "
         "equal logits by the lower id", py::arg("logits"), py::arg("m"),
         py::call_guard<py::gil_scoped_release>());
+  m.def("sample_candidates_rows", &roseinfer::sample_candidates_rows,
+        "each row's token drawn among its candidates by inverse CDF in token order: weights fp32 "
+        "[C, m], ids int64 [C, m], u float64 [C] -> int64 [C]", py::arg("weights"), py::arg("ids"),
+        py::arg("u"), py::call_guard<py::gil_scoped_release>());
   m.def("amx_int8_linear_available", &roseinfer::amx_int8_linear_available,
         "whether amx_int8_linear runs here (amx_linear's, and built with AVX512-BF16)");
   m.def("amx_int8_linear", &roseinfer::amx_int8_linear,

@@ -82,6 +82,9 @@ torch::Tensor count_greater_rows(torch::Tensor logits, torch::Tensor values);
 // Each row's m largest logits (fp32 [B, m]) and their ids (int64 [B, m]), the larger first,
 // equal logits by the lower id.
 std::tuple<torch::Tensor, torch::Tensor> top_candidates_rows(torch::Tensor logits, int64_t m);
+// Each row's token drawn among its candidates: ids[r, i] with weight weights[r, i] (fp32 [C, m]),
+// walked in token order, from u (float64 [C]): int64 [C].
+torch::Tensor sample_candidates_rows(torch::Tensor weights, torch::Tensor ids, torch::Tensor u);
 bool amx_int8_linear_available();
 torch::Tensor amx_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
                               c10::optional<torch::Tensor> bias,

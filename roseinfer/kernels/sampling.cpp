@@ -364,6 +364,44 @@ std::tuple<torch::Tensor, torch::Tensor> top_candidates_rows(torch::Tensor logit
   return {values, ids};
 }
 
+// The draw among each row's candidates (`layers/draw.py` sample_candidates, value for value): the
+// candidates in token order, their running total in double, the first whose total passes u times
+// the row's (never past the last with weight). torch's sort of [32, 256] ids alone took 0.25 ms.
+torch::Tensor sample_candidates_rows(torch::Tensor weights, torch::Tensor ids, torch::Tensor u) {
+  TORCH_CHECK(weights.dim() == 2 && weights.scalar_type() == at::kFloat && weights.is_contiguous(),
+              "sample_candidates_rows: weights must be contiguous fp32 [C, m]");
+  TORCH_CHECK(ids.sizes() == weights.sizes() && ids.scalar_type() == at::kLong &&
+                  ids.is_contiguous(),
+              "sample_candidates_rows: ids must be contiguous int64 [C, m]");
+  TORCH_CHECK(u.dim() == 1 && u.size(0) == weights.size(0) && u.scalar_type() == at::kDouble &&
+                  u.is_contiguous(),
+              "sample_candidates_rows: u must be contiguous float64 [C]");
+  const int64_t rows = weights.size(0), m = weights.size(1);
+  TORCH_CHECK(m > 0, "sample_candidates_rows: no candidates");
+  auto out = torch::empty({rows}, ids.options());
+  const float* wp = weights.data_ptr<float>();
+  const int64_t* ip = ids.data_ptr<int64_t>();
+  const double* up = u.data_ptr<double>();
+  int64_t* op = out.data_ptr<int64_t>();
+  parallel_for(0, rows, 1, [&](int64_t b, int64_t e) {
+    std::vector<std::pair<int64_t, float>> by_id(m);
+    std::vector<double> cdf(m);
+    for (int64_t r = b; r < e; ++r) {
+      for (int64_t j = 0; j < m; ++j) by_id[j] = {ip[r * m + j], wp[r * m + j]};
+      std::sort(by_id.begin(), by_id.end(),
+                [](const auto& x, const auto& y) { return x.first < y.first; });
+      double total = 0.0;
+      for (int64_t j = 0; j < m; ++j) cdf[j] = total += static_cast<double>(by_id[j].second);
+      const double target = up[r] * cdf[m - 1];
+      int64_t j = std::upper_bound(cdf.begin(), cdf.end(), target) - cdf.begin();
+      int64_t last = 0;  // how many running totals are under the row's (torch's count, NaN alike)
+      for (int64_t i = 0; i < m; ++i) last += cdf[i] < cdf[m - 1];
+      op[r] = by_id[std::min(j, last)].first;
+    }
+  });
+  return out;
+}
+
 std::tuple<torch::Tensor, torch::Tensor> argmax_rows(torch::Tensor logits) {
   TORCH_CHECK(logits.dim() == 2 && logits.stride(1) == 1 && logits.size(1) > 0,
               "argmax_rows: logits must be [B, V] with contiguous rows and V > 0");

@@ -6,15 +6,9 @@ the same on either, up to the float rounding of the sums."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence as Seq
-from dataclasses import dataclass
-
 import torch
 
-from roseinfer.layers.truncation import Truncation, min_p_filter, unnormalised_probs
-from roseinfer.sampling_params import SamplingParams
-
-__all__ = ["SAMPLE_BLOCK", "Late", "draw_among", "sample_candidates", "sample_from"]
+__all__ = ["SAMPLE_BLOCK", "sample_candidates", "sample_from"]
 
 
 def sample_from(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
@@ -58,49 +52,3 @@ def sample_candidates(weights: torch.Tensor, ids: torch.Tensor, u: torch.Tensor)
     # (never past the last candidate with weight: rounding)
     j = torch.minimum(j, (cdf < total).sum(dim=-1, keepdim=True))
     return ids.gather(1, j).squeeze(1)
-
-
-@dataclass(frozen=True, slots=True)
-class Late:
-    """The temperature after the truncation (`temperature_last`, llama.cpp's order) for a
-    batch: `scale` [B] multiplies each row's truncated logits (1/T; 1 for the others), `min_p`
-    [B] each row's min-p read on those tempered weights (w >= m is w ** (1/T) >= m ** (1/T));
-    `after_infill`: the rows that take it after the infill filter instead (`temper_late`:
-    the filter reads the untempered weights)."""
-
-    scale: list[float]
-    min_p: list[float]
-    after_infill: frozenset[int]
-
-    @staticmethod
-    def of(params: Seq[SamplingParams], greedy: Seq[bool]) -> Late:
-        late = [i for i, (g, p) in enumerate(zip(greedy, params, strict=True))
-                if not g and p.temperature_last and p.temperature != 1.0]  # fmt: skip
-        now = {i for i in late if not params[i].infill}
-        scale = [1.0 / p.temperature if i in now else 1.0 for i, p in enumerate(params)]
-        min_p = [p.min_p ** scale[i] for i, p in enumerate(params)]
-        return Late(scale, min_p, frozenset(late) - now)
-
-    def of_rows(self, rows: Seq[int]) -> Late:
-        """These rows' (in their order)."""
-        after = frozenset(j for j, i in enumerate(rows) if i in self.after_infill)
-        return Late([self.scale[i] for i in rows], [self.min_p[i] for i in rows], after)
-
-    def scales(self, device: torch.device) -> torch.Tensor:
-        """`scale` as a column [B, 1]."""
-        return torch.tensor(self.scale, device=device).unsqueeze(1)
-
-
-def draw_among(
-    truncation: Truncation, late: Late, u: torch.Tensor
-) -> tuple[torch.Tensor, list[float]]:
-    """Each row's token [R] int64 drawn among its candidates (rows `inside` their
-    truncation), and its largest logit after a late temperature (NaN or inf: not finite), from
-    `late` (the rows', none after an infill filter) and uniforms u [R] float64: the weights
-    `Sampler` would hand `sample_from` over the vocabulary, the candidates' alone."""
-    values = truncation.values * late.scales(u.device)  # [R, m]
-    peak = values[:, :1].clone()  # the likeliest, always kept
-    weights = unnormalised_probs(values, True, peak, [True] * len(late.scale))
-    if any(m > 0.0 for m in late.min_p):
-        weights = min_p_filter(weights, late.min_p)
-    return sample_candidates(weights, truncation.ids, u), peak.view(-1).tolist()

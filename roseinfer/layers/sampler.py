@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from roseinfer.layers.draw import Late, draw_among, sample_from
+from roseinfer.layers.draw import sample_from
 from roseinfer.layers.infill import InfillFilter
 from roseinfer.layers.logprobs import (
     LogprobOps,
@@ -42,9 +42,11 @@ from roseinfer.layers.logprobs import (
 from roseinfer.layers.masks import RowState, mask, masks_write, rows_and_ids
 from roseinfer.layers.penalties import History, TokenCounts, apply_penalties
 from roseinfer.layers.truncation import (
+    CandidateOps,
+    Late,
     Truncation,
-    TruncationOps,
     apply_top_k_top_p,
+    draw_among,
     expand,
     min_p_filter,
     temper_late,
@@ -116,14 +118,14 @@ class Sampler:
         apply_bitmask: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], None] = apply_bitmask,
         logprob_ops: LogprobOps = LogprobOps(),
         infill: InfillFilter | None = None,
-        truncation_ops: TruncationOps = TruncationOps(),
+        candidate_ops: CandidateOps = CandidateOps(),
     ) -> None:
         """`argmax`: the greedy rows' [B, V] -> ([B] int64, their maxima [B] fp32);
         `apply_bitmask`: the grammars' masks, in place; `logprob_ops`: logprobs' passes over
         their rows (the backend's: `Backend.argmax`, `Backend.apply_bitmask`, ...); `infill`:
         llama.cpp's infill filter over the vocabulary, for rows whose params ask for it;
-        `truncation_ops`: the top-k / top-p passes over whole rows (`Backend.top_candidates`,
-        `Backend.logsumexp`)."""
+        `candidate_ops`: the top-k / top-p passes over whole rows and the draw among candidates
+        (`Backend.top_candidates`, `Backend.logsumexp`, `Backend.sample_candidates`)."""
         self.device = torch.device(device)
         self.argmax = argmax
         self.apply_bitmask = apply_bitmask
@@ -134,7 +136,7 @@ class Sampler:
         )
         self.token_counts = TokenCounts(self.device)
         self.infill = infill
-        self.ops = truncation_ops
+        self.ops = candidate_ops
 
     def new_row_state(
         self, params: SamplingParams, bad_words: Seq[tuple[int, ...]] = ()
@@ -271,7 +273,10 @@ class Sampler:
             among = [rows[j] for j in local]
             index = torch.tensor(among, device=dev)
             tokens[index], among_peaks = draw_among(
-                truncation.select(torch.tensor(local, device=dev)), late.of_rows(among), u[index]
+                truncation.select(torch.tensor(local, device=dev)),
+                late.of_rows(among),
+                u[index],
+                self.ops.draw,
             )
             for i, v in zip(among, among_peaks, strict=True):
                 peaks[i] = v

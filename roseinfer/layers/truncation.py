@@ -11,12 +11,14 @@ from dataclasses import dataclass
 
 import torch
 
-from roseinfer.sampling_params import GREEDY_TEMPERATURE
+from roseinfer.layers.draw import sample_candidates
+from roseinfer.sampling_params import GREEDY_TEMPERATURE, SamplingParams
 
 __all__ = [
     "Truncation",
-    "TruncationOps",
+    "CandidateOps",
     "apply_top_k_top_p",
+    "draw_among",
     "expand",
     "likeliest",
     "logsumexp_rows",
@@ -58,12 +60,14 @@ def logsumexp_rows(rows: torch.Tensor) -> torch.Tensor:
 
 
 @dataclass(frozen=True, slots=True)
-class TruncationOps:
-    """The passes over every logit of a row that the truncation takes (the backend's
-    `top_candidates` and `logsumexp`; torch's here by default)."""
+class CandidateOps:
+    """The passes over whole rows that the truncation takes, and the draw among candidates
+    (the backend's `top_candidates`, `logsumexp` and `sample_candidates`; torch's here by
+    default)."""
 
     likeliest: Callable[[torch.Tensor, int], tuple[torch.Tensor, torch.Tensor]] = likeliest
     logsumexp: Callable[[torch.Tensor], torch.Tensor] = logsumexp_rows
+    draw: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor] = sample_candidates
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +92,7 @@ def truncate(
     logits: torch.Tensor,
     top_k: torch.Tensor | None,
     top_p: torch.Tensor | None,
-    ops: TruncationOps = TruncationOps(),
+    ops: CandidateOps = CandidateOps(),
     candidates: int = CANDIDATES,
 ) -> Truncation:
     """Each row's top-k / top-p set (transformers' TopK then TopP warper) among its m
@@ -147,7 +151,7 @@ def truncate_in_tiers(
     logits: torch.Tensor,
     top_k: torch.Tensor | None,
     top_p: torch.Tensor | None,
-    ops: TruncationOps,
+    ops: CandidateOps,
     again: Seq[bool],
 ) -> list[tuple[list[int], Truncation]]:
     """`truncate` over every row among `CANDIDATE_TIERS[0]` candidates, then, for the rows
@@ -200,7 +204,7 @@ def apply_top_k_top_p(
     logits: torch.Tensor,
     top_k: torch.Tensor | None,
     top_p: torch.Tensor | None,
-    ops: TruncationOps = TruncationOps(),
+    ops: CandidateOps = CandidateOps(),
 ) -> torch.Tensor:
     """Mask logits outside each row's top-k / top-p set with -inf (transformers' TopK then
     TopP warper), bit for bit `sorted_top_k_top_p`: `truncate`, then `expand`. logits [B, V];
@@ -311,3 +315,53 @@ def temper_late(
         tempered[g, best] = 1.0
     probs[index] = tempered
     return probs
+
+
+@dataclass(frozen=True, slots=True)
+class Late:
+    """The temperature after the truncation (`temperature_last`, llama.cpp's order) for a
+    batch: `scale` [B] multiplies each row's truncated logits (1/T; 1 for the others), `min_p`
+    [B] each row's min-p read on those tempered weights (w >= m is w ** (1/T) >= m ** (1/T));
+    `after_infill`: the rows that take it after the infill filter instead (`temper_late`:
+    the filter reads the untempered weights)."""
+
+    scale: list[float]
+    min_p: list[float]
+    after_infill: frozenset[int]
+
+    @staticmethod
+    def of(params: Seq[SamplingParams], greedy: Seq[bool]) -> Late:
+        late = [i for i, (g, p) in enumerate(zip(greedy, params, strict=True))
+                if not g and p.temperature_last and p.temperature != 1.0]  # fmt: skip
+        now = {i for i in late if not params[i].infill}
+        scale = [1.0 / p.temperature if i in now else 1.0 for i, p in enumerate(params)]
+        min_p = [p.min_p ** scale[i] for i, p in enumerate(params)]
+        return Late(scale, min_p, frozenset(late) - now)
+
+    def of_rows(self, rows: Seq[int]) -> Late:
+        """These rows' (in their order)."""
+        after = frozenset(j for j, i in enumerate(rows) if i in self.after_infill)
+        return Late([self.scale[i] for i in rows], [self.min_p[i] for i in rows], after)
+
+    def scales(self, device: torch.device) -> torch.Tensor:
+        """`scale` as a column [B, 1]."""
+        return torch.tensor(self.scale, device=device).unsqueeze(1)
+
+
+def draw_among(
+    truncation: Truncation,
+    late: Late,
+    u: torch.Tensor,
+    draw: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor] = sample_candidates,
+) -> tuple[torch.Tensor, list[float]]:
+    """Each row's token [R] int64 drawn among its candidates (rows `inside` their
+    truncation), and its largest logit after a late temperature (NaN or inf: not finite), from
+    `late` (the rows', none after an infill filter) and uniforms u [R] float64: the weights
+    `Sampler` would hand `sample_from` over the vocabulary, the candidates' alone (`draw`:
+    `sample_candidates`, or the backend's)."""
+    values = truncation.values * late.scales(u.device)  # [R, m]
+    peak = values[:, :1].clone()  # the likeliest, always kept
+    weights = unnormalised_probs(values, True, peak, [True] * len(late.scale))
+    if any(m > 0.0 for m in late.min_p):
+        weights = min_p_filter(weights, late.min_p)
+    return draw(weights, truncation.ids, u), peak.view(-1).tolist()
