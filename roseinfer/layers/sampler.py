@@ -261,9 +261,9 @@ class Sampler:
         for i, state in enumerate(states):
             if state.generator is not None:
                 u[i] = torch.rand(1, generator=state.generator, dtype=torch.float64, device=dev)
-        tokens = torch.zeros(len(params), dtype=torch.long, device=dev)
-        if greedy_ids is not None:
-            tokens = greedy_ids.clone()
+        tokens = greedy_ids  # (the argmax's own tensor: the draws below write into it)
+        if tokens is None:
+            tokens = torch.zeros(len(params), dtype=torch.long, device=dev)
         drawn_among_rows: set[int] = set()
         for rows, truncation in tiers:
             inside = truncation.inside.tolist()
@@ -331,13 +331,15 @@ class Sampler:
         candidates (the sort), rows with neither k nor p, and those the infill filter or
         post-sampling logprobs read. `given`: the caller's logits, never written."""
         dev = logits.device
-        every = len(rows) == len(params)
-        index = torch.tensor(rows, device=dev)
-        x = logits if every else logits[index]  # (indexing copies)
-        params = [params[i] for i in rows]
+        x = logits
+        if len(rows) < len(params):
+            index = torch.tensor(rows, device=dev)
+            x = logits[index]  # (indexing copies)
+            params, states = [params[i] for i in rows], [states[i] for i in rows]
+            truncation = None if truncation is None else truncation.select(index)
         if truncation is not None:
             top_k, top_p = self._top_k_top_p(params, logits.shape[-1], dev)
-            x = expand(x, truncation if every else truncation.select(index), top_k, top_p)
+            x = expand(x, truncation, top_k, top_p)
         # the temperature after the truncation (llama.cpp's order): now, min-p's cut read on
         # the tempered weights (w >= m is w ** (1/T) >= m ** (1/T)), but where the infill filter
         # reads the untempered ones (`temper_late`, after it)
@@ -352,7 +354,7 @@ class Sampler:
         if any(m > 0.0 for m in late.min_p):
             probs = min_p_filter(probs, late.min_p)
         if any(p.infill for p in params):
-            probs = self._infill(probs, params, [states[i] for i in rows])
+            probs = self._infill(probs, params, states)
         if after_logits is not None:
             probs = temper_late(probs, after_logits, after, [params[j].temperature for j in after])
         return probs, peak.view(-1).tolist()

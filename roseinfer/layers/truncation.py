@@ -340,6 +340,8 @@ class Late:
 
     def of_rows(self, rows: Seq[int]) -> Late:
         """These rows' (in their order)."""
+        if len(rows) == len(self.scale):  # (rows are in order: every row)
+            return self
         after = frozenset(j for j, i in enumerate(rows) if i in self.after_infill)
         return Late([self.scale[i] for i in rows], [self.min_p[i] for i in rows], after)
 
