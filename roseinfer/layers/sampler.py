@@ -265,12 +265,12 @@ class Sampler:
         if tokens is None:
             tokens = torch.zeros(len(params), dtype=torch.long, device=dev)
         drawn_among_rows: set[int] = set()
-        for rows, truncation in tiers:
+        for tier_rows, truncation in tiers:
             inside = truncation.inside.tolist()
-            local = [j for j, i in enumerate(rows) if inside[j] and eligible[i]]
+            local = [j for j, r in enumerate(tier_rows) if inside[j] and eligible[r]]
             if not local:
                 continue
-            among = [rows[j] for j in local]
+            among = [tier_rows[j] for j in local]
             index = torch.tensor(among, device=dev)
             tokens[index], among_peaks = draw_among(
                 truncation.select(torch.tensor(local, device=dev)),
@@ -278,8 +278,8 @@ class Sampler:
                 u[index],
                 self.ops.draw,
             )
-            for i, v in zip(among, among_peaks, strict=True):
-                peaks[i] = v
+            for r, v in zip(among, among_peaks, strict=True):
+                peaks[r] = v
             drawn_among_rows.update(among)
         rest = [i for i in range(len(params)) if not greedy[i] and i not in drawn_among_rows]
         drawn = None
