@@ -1345,6 +1345,7 @@ def test_top_candidates_rows_are_the_stable_sorts_first(kernels, dtype, rows, vo
         assert values.dtype == torch.float32 and ids.dtype == torch.long, name
         assert torch.equal(ids, want_ids[:, :m]), name
         assert torch.equal(values, want_values[:, :m]), name
+        assert torch.equal(values.signbit(), want_values[:, :m].signbit()), name  # (-0 stays)
     values, ids = kernels.top_candidates_rows(with_nan, m)
     nan_first = [vocab // 2, vocab - 1] if m > 1 else [vocab // 2]
     assert ids[0, : len(nan_first)].tolist() == nan_first and values[0, 0].isnan()

@@ -287,8 +287,8 @@ void top_candidates_row(const T* row, int64_t n, int64_t m, std::vector<uint64_t
   keep_likeliest(keys.data(), len, m);
   std::sort(keys.begin(), keys.begin() + m, std::greater<uint64_t>());
   for (int64_t j = 0; j < m; ++j) {
-    values[j] = key_value(keys[j]);
     ids[j] = key_id(keys[j]);
+    values[j] = to_float(row[ids[j]]);  // (the logit itself: a -0 stays -0)
   }
 }
 

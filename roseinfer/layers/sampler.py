@@ -249,13 +249,13 @@ class Sampler:
             # (in place into a copy the sampler made: a pass and a [B, V] allocation fewer)
             fp32 = fp32 / scale if fp32 is given else fp32.div_(scale)
         logits = fp32
-        # rows whose kept tokens all lie among some count of their likeliest draw among those
-        eligible = [not g and not p.infill and not p.logprobs_processed
-                    for g, p in zip(greedy, params, strict=True)]  # fmt: skip
+        # a sampled row with a k or a p draws among its likeliest tokens (the tier it lies
+        # inside); one the infill filter reads, over the vocabulary
+        eligible = [not g and not p.infill for g, p in zip(greedy, params, strict=True)]
         tiers: list[tuple[list[int], Truncation]] = []
         if any(p.top_k > 0 or p.top_p < 1.0 for p in params):
             top_k, top_p = self._top_k_top_p(params, logits.shape[-1], dev)
-            tiers = truncate_in_tiers(logits, top_k, top_p, self.ops, eligible)
+            tiers = truncate_in_tiers(logits, top_k, top_p, self.ops)
         late = Late.of(params, greedy)
         u = torch.rand(len(params), generator=self.generator, dtype=torch.float64, device=dev)
         for i, state in enumerate(states):
@@ -264,6 +264,10 @@ class Sampler:
         tokens = greedy_ids  # (the argmax's own tensor: the draws below write into it)
         if tokens is None:
             tokens = torch.zeros(len(params), dtype=torch.long, device=dev)
+        drawn = None
+        if drawn_rows:  # (a greedy row's: zeros, its token alone for `drawn_logprobs`)
+            drawn = torch.zeros(len(drawn_rows), logits.shape[-1], device=dev)
+        drawn_at = {i: j for j, i in enumerate(drawn_rows)}
         drawn_among_rows: set[int] = set()
         for tier_rows, truncation in tiers:
             inside = truncation.inside.tolist()
@@ -272,23 +276,18 @@ class Sampler:
                 continue
             among = [tier_rows[j] for j in local]
             index = torch.tensor(among, device=dev)
-            tokens[index], among_peaks = draw_among(
-                truncation.select(torch.tensor(local, device=dev)),
-                late.of_rows(among),
-                u[index],
-                self.ops.draw,
-            )
-            for r, v in zip(among, among_peaks, strict=True):
-                peaks[r] = v
+            candidates = truncation.select(torch.tensor(local, device=dev))
+            got = draw_among(candidates, late.of_rows(among), u[index], self.ops.draw)
+            tokens[index] = got.token_ids
+            for j, r in enumerate(among):
+                peaks[r] = got.peaks[j]
+                if drawn is not None and r in drawn_at:
+                    drawn[drawn_at[r]].scatter_(0, candidates.ids[j], got.weights[j])
             drawn_among_rows.update(among)
         rest = [i for i in range(len(params)) if not greedy[i] and i not in drawn_among_rows]
-        drawn = None
-        if drawn_rows:  # (a greedy row's: zeros, its token alone for `drawn_logprobs`)
-            drawn = torch.zeros(len(drawn_rows), logits.shape[-1], device=dev)
         if rest:
-            first = tiers[0][1] if tiers else None  # (every row's: the sort past it)
             probs, rest_peaks = self._weights(
-                logits, given, first, rest, params, states, late.of_rows(rest)
+                logits, given, tiers, rest, params, states, late.of_rows(rest)
             )
             if len(rest) == len(params):
                 tokens = sample_from(probs, u)
@@ -297,10 +296,9 @@ class Sampler:
                 tokens[index] = sample_from(probs, u[index])
             for i, v in zip(rest, rest_peaks, strict=True):
                 peaks[i] = v
-            for j, i in enumerate(drawn_rows):
-                if i in rest:
-                    assert drawn is not None
-                    drawn[j] = probs[rest.index(i)]
+            for j, i in enumerate(rest):
+                if drawn is not None and i in drawn_at:
+                    drawn[drawn_at[i]] = probs[j]
         return tokens, _not_finite(peaks), drawn
 
     @staticmethod
@@ -320,26 +318,22 @@ class Sampler:
         self,
         logits: torch.Tensor,
         given: torch.Tensor,
-        truncation: Truncation | None,
+        tiers: list[tuple[list[int], Truncation]],
         rows: list[int],
         params: Seq[SamplingParams],
         states: Seq[RowState],
         late: Late,  # the rows'
     ) -> tuple[torch.Tensor, list[float]]:
         """The weights [R, V] `rows` draw from over the whole vocabulary (unnormalised; each
-        row's likeliest 1), and each row's largest logit: rows whose set reaches past their
-        candidates (the sort), rows with neither k nor p, and those the infill filter or
-        post-sampling logprobs read. `given`: the caller's logits, never written."""
+        row's likeliest 1), and each row's largest logit: rows with neither k nor p, and those
+        the infill filter reads. `given`: the caller's logits, never written."""
         dev = logits.device
         x = logits
         if len(rows) < len(params):
-            index = torch.tensor(rows, device=dev)
-            x = logits[index]  # (indexing copies)
+            x = logits[torch.tensor(rows, device=dev)]  # (indexing copies)
             params, states = [params[i] for i in rows], [states[i] for i in rows]
-            truncation = None if truncation is None else truncation.select(index)
-        if truncation is not None:
-            top_k, top_p = self._top_k_top_p(params, logits.shape[-1], dev)
-            x = expand(x, truncation, top_k, top_p)
+        if tiers:
+            x = expand(x, tiers, rows)
         # the temperature after the truncation (llama.cpp's order): now, min-p's cut read on
         # the tempered weights (w >= m is w ** (1/T) >= m ** (1/T)), but where the infill filter
         # reads the untempered ones (`temper_late`, after it)

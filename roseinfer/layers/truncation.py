@@ -23,7 +23,6 @@ __all__ = [
     "likeliest",
     "logsumexp_rows",
     "min_p_filter",
-    "sorted_top_k_top_p",
     "temper_late",
     "truncate",
     "truncate_in_tiers",
@@ -31,20 +30,23 @@ __all__ = [
 ]
 
 
-# How many of a row's likeliest tokens the top-k/top-p pass looks among first (a sort of the
-# vocabulary costs 3 ms a row, BENCHMARKS.md session 56); a row whose set may reach past them
-# takes the full sort. `CANDIDATE_TIERS`: how many the sampler looks among again for the rows
-# whose set reached past the last count (SmolLM2 at T 1 and top-p 0.95: 28 % of rows need more
-# than 256 tokens, 7 % more than 1,024, 0.1 % more than 4,096; BENCHMARKS.md session 57).
+# How many of a row's likeliest tokens the top-k/top-p pass looks among (a sort of the
+# vocabulary costs 3 ms a row, BENCHMARKS.md session 56), then again for the rows whose set
+# reached past them (SmolLM2 at T 1 and top-p 0.95: 28 % of rows need more than 256 tokens,
+# 7 % more than 1,024, 0.1 % more than 4,096; BENCHMARKS.md session 57); past the last, the
+# whole vocabulary (a sort).
 CANDIDATES = 256
 CANDIDATE_TIERS = (CANDIDATES, 1024, 4096)
 
 
 def likeliest(logits: torch.Tensor, m: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Each row's m likeliest logits (fp32) and their token ids [B, m], likeliest first, equal
-    logits in token order (as `sorted_top_k_top_p` orders them). Which of the tokens tied with
-    the m-th `topk` picks is its own: `truncate` reads past a tie at the m-th only by the sort.
-    (The backend's `top_candidates` picks the lower ids, faster.)"""
+    logits in token order. Which of the tokens tied with the m-th `topk` picks is its own:
+    `truncate` reads past a tie at the m-th only with more candidates. (The backend's
+    `top_candidates` picks the lower ids, faster.)"""
+    if m == logits.shape[-1]:
+        values, order = logits.float().sort(dim=-1, descending=True, stable=True)
+        return values, order
     values, order = logits.topk(m, dim=-1)
     order, by_id = order.sort(dim=-1)
     values, by_value = values.gather(1, by_id).sort(dim=-1, descending=True, stable=True)
@@ -73,8 +75,8 @@ class CandidateOps:
 @dataclass(frozen=True, slots=True)
 class Truncation:
     """Each row's likeliest tokens after its top-k / top-p cut. `inside`: the rows with a k or
-    a p whose kept set lies among these tokens (the sampler draws among them alone); the other
-    rows with one take `sorted_top_k_top_p`, those with neither keep every token."""
+    a p whose kept set lies among these tokens (the others with one: more candidates,
+    `truncate_in_tiers`); a row with neither keeps every token."""
 
     values: torch.Tensor  # [B, m] fp32: the logits, likeliest first; -inf where cut
     ids: torch.Tensor  # [B, m] int64: their tokens
@@ -96,41 +98,45 @@ def truncate(
     candidates: int = CANDIDATES,
 ) -> Truncation:
     """Each row's top-k / top-p set (transformers' TopK then TopP warper) among its m
-    likeliest tokens, m = max(`candidates`, the largest k): the top-k set is the tokens at or
-    above the k-th logit, the top-p set the likeliest ones whose mass before them is under p (of
-    the row's distribution after top-k). logits [B, V]; top_k [B] (0: none), top_p [B] (1:
-    none). Where some k is past a quarter of the vocabulary, no candidates (every row with a
-    k or a p: the sort).
+    likeliest tokens, m = max(`candidates`, the largest k), or the vocabulary where that is past
+    a quarter of it: the top-k set is the tokens at or above the k-th logit, the top-p set the
+    likeliest ones whose mass before them is under p (of the row's distribution after top-k).
+    logits [B, V]; top_k [B] (0: none), top_p [B] (1: none).
 
     A row is `inside` when no token past the m can be kept: its kept tokens are all likelier
-    than the (m+1)-th, and its k (k <= m) or its p's cut among the m bounds the set (or the
-    (m+1)-th logit is -inf, or m is the vocabulary)."""
+    than the (m+1)-th, its k-th logit too (the top-p normaliser reads the whole top-k set), and
+    its k (k <= m) or its p's cut among the m bounds the set (or the (m+1)-th logit is -inf, or
+    m is the vocabulary). The arithmetic reads only a row's own kept prefix (the normaliser a
+    running total in float64): a row keeps the same set whatever m, and whatever else is in the
+    batch."""
     vocab = logits.shape[-1]
     k = None if top_k is None else torch.where(top_k > 0, top_k, vocab).clamp(max=vocab)
     largest = 0 if k is None else int(torch.where(k < vocab, k, 0).max())
     m = min(vocab, max(candidates, largest))
+    if m > vocab // 4:
+        m = vocab
     no = torch.zeros(logits.shape[0], dtype=torch.bool, device=logits.device)
     limited = no if k is None else k < vocab
     cutting = no if top_p is None else top_p < 1  # (1: no cut, rounding)
     truncated = limited | cutting
-    if m > vocab // 4 and m < vocab:  # every row the sort
-        empty = logits.new_empty(logits.shape[0], 0, dtype=torch.float32)
-        return Truncation(empty, empty.long(), truncated, no)
     values, ids = ops.likeliest(logits, min(m + 1, vocab))
     if m < vocab:
         following = values[:, m]  # the likeliest logit past the candidates
         values, ids = values[:, :m], ids[:, :m]
     else:
         following = torch.full_like(values[:, 0], float("-inf"))
+    whole_k = torch.ones_like(no)  # the top-k set ends among the candidates
     if k is not None:
         kth = values.gather(1, (k.clamp(max=m) - 1).unsqueeze(1))  # [B, 1]
         kth = torch.where(limited.unsqueeze(1), kth, float("-inf"))
         values = values.masked_fill(values < kth, float("-inf"))
+        whole_k = ~limited | (kth.squeeze(1) > following)
     if top_p is not None:
-        # the row's distribution after top-k: over its candidates where it has a k, else all
-        # (torch.logsumexp's arithmetic, the row's maximum its first candidate: no pass for it)
+        # the row's distribution after top-k: over its top-k set where it has a k (a running
+        # total in float64: zeros past the set change nothing), else over all its logits
         peak = values[:, :1].masked_fill(values[:, :1].isinf(), 0.0)
-        total = (values - peak).exp_().sum(dim=-1).log_() + peak.squeeze(1)
+        weights = (values - peak).exp_().double().cumsum(dim=-1)[:, -1]
+        total = (weights.log_() + peak.squeeze(1)).float()
         unlimited = cutting & ~limited
         if bool(unlimited.any()):
             rows = unlimited.nonzero().squeeze(1)
@@ -143,7 +149,7 @@ def truncate(
         values = values.masked_fill(cut, float("-inf"))
     least = values.masked_fill(values.isneginf(), float("inf")).amin(dim=-1)
     bounded = limited | values[:, -1].isneginf()
-    inside = truncated & (following.isneginf() | ((least > following) & bounded))
+    inside = truncated & (following.isneginf() | ((least > following) & bounded & whole_k))
     return Truncation(values, ids, truncated, inside)
 
 
@@ -151,16 +157,15 @@ def truncate_in_tiers(
     logits: torch.Tensor,
     top_k: torch.Tensor | None,
     top_p: torch.Tensor | None,
-    ops: CandidateOps,
-    again: Seq[bool],
+    ops: CandidateOps = CandidateOps(),
 ) -> list[tuple[list[int], Truncation]]:
-    """`truncate` over every row among `CANDIDATE_TIERS[0]` candidates, then, for the rows
-    `again` allows whose set reached past them, among the next tier's, and so on: [(the rows
-    of the batch, their Truncation)], every row in the first. A row inside none of them takes
-    the sort (`expand`)."""
+    """`truncate` over every row among `CANDIDATE_TIERS[0]` candidates, then over the rows
+    whose set reached past them among the next tier's, and so on, the last the vocabulary:
+    [(rows of the batch, their Truncation)], every row in the first; each truncated row
+    inside one of them."""
     batch = list(range(logits.shape[0]))
     rows, tiers = batch, []
-    for candidates in CANDIDATE_TIERS:
+    for candidates in (*CANDIDATE_TIERS, logits.shape[-1]):
         x, k, p = logits, top_k, top_p
         if rows is not batch:
             index = torch.tensor(rows, device=logits.device)
@@ -169,10 +174,8 @@ def truncate_in_tiers(
             p = None if top_p is None else top_p[index]
         truncation = truncate(x, k, p, ops, candidates)
         tiers.append((rows, truncation))
-        if truncation.values.shape[1] == 0:  # (every row the sort)
-            break
         past = (truncation.truncated & ~truncation.inside).tolist()
-        rows = [r for j, r in enumerate(rows) if past[j] and again[r]]
+        rows = [r for j, r in enumerate(rows) if past[j]]
         if not rows:
             break
     return tiers
@@ -180,23 +183,30 @@ def truncate_in_tiers(
 
 def expand(
     logits: torch.Tensor,
-    truncation: Truncation,
-    top_k: torch.Tensor | None,
-    top_p: torch.Tensor | None,
+    tiers: Seq[tuple[list[int], Truncation]],
+    rows: Seq[int] | None = None,
 ) -> torch.Tensor:
-    """The rows' logits [B, V] with -inf outside each one's set (`truncation`'s of them)."""
-    out = torch.full_like(logits, float("-inf")).scatter_(1, truncation.ids, truncation.values)
-    if bool((~truncation.truncated).any()):
-        rows = (~truncation.truncated).nonzero().squeeze(1)
-        out[rows] = logits[rows]
-    beyond = truncation.truncated & ~truncation.inside
-    if bool(beyond.any()):
-        rows = beyond.nonzero().squeeze(1)
-        out[rows] = sorted_top_k_top_p(
-            logits[rows],
-            None if top_k is None else top_k[rows],
-            None if top_p is None else top_p[rows],
-        )
+    """logits [R, V], the batch's `rows` (in order; None: every row), with -inf outside each
+    truncated row's set, from the tier it lies inside (`truncate_in_tiers`); a row with no k
+    and no p as it is."""
+    out = torch.full_like(logits, float("-inf"))
+    at = {r: j for j, r in enumerate(range(len(logits)) if rows is None else rows)}
+    tier_rows, first = tiers[0]  # (every row of the batch)
+    truncated = first.truncated.tolist()
+    untouched = [at[r] for j, r in enumerate(tier_rows) if not truncated[j] and r in at]
+    if untouched:
+        index = torch.tensor(untouched, device=logits.device)
+        out[index] = logits[index]
+    for tier_rows, truncation in tiers:
+        inside = truncation.inside.tolist()
+        pairs = [(j, at[r]) for j, r in enumerate(tier_rows) if inside[j] and r in at]
+        if len(pairs) == len(out) == len(tier_rows):  # (every row, in order: in place)
+            out.scatter_(1, truncation.ids, truncation.values)
+        elif pairs:
+            source = torch.tensor([j for j, _ in pairs], device=logits.device)
+            target = torch.tensor([j for _, j in pairs], device=logits.device)
+            kept = out[target].scatter_(1, truncation.ids[source], truncation.values[source])
+            out[target] = kept
     return out
 
 
@@ -207,31 +217,9 @@ def apply_top_k_top_p(
     ops: CandidateOps = CandidateOps(),
 ) -> torch.Tensor:
     """Mask logits outside each row's top-k / top-p set with -inf (transformers' TopK then
-    TopP warper), bit for bit `sorted_top_k_top_p`: `truncate`, then `expand`. logits [B, V];
-    top_k [B] (0: none), top_p [B] (1: none)."""
-    return expand(logits, truncate(logits, top_k, top_p, ops), top_k, top_p)
-
-
-def sorted_top_k_top_p(
-    logits: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None
-) -> torch.Tensor:
-    """`apply_top_k_top_p` over a sort of each row's whole vocabulary (equal logits: the lower
-    token id counts as the likelier)."""
-    descending, order = logits.neg().sort(dim=-1, stable=True)
-    sorted_logits, order = descending.neg_().flip(-1), order.flip(-1)  # ascending
-    vocab = logits.shape[-1]
-    if top_k is not None:
-        k = torch.where(top_k > 0, top_k, vocab).clamp(max=vocab)
-        kth = sorted_logits.gather(1, (vocab - k).unsqueeze(1))  # [B, 1]
-        sorted_logits = sorted_logits.masked_fill(sorted_logits < kth, float("-inf"))
-    if top_p is not None:
-        cum = sorted_logits.softmax(dim=-1).cumsum(dim=-1)
-        # (a row with p 1 cuts nothing: `cum <= 0` would cut the tokens whose probability
-        # underflows, which a late temperature above 1 brings back)
-        drop = (cum <= (1 - top_p).unsqueeze(1)) & (top_p < 1).unsqueeze(1)
-        drop[:, -1] = False  # always keep the most likely token
-        sorted_logits = sorted_logits.masked_fill(drop, float("-inf"))
-    return torch.empty_like(logits).scatter_(1, order, sorted_logits)
+    TopP warper): `truncate_in_tiers`, then `expand`. logits [B, V]; top_k [B] (0: none),
+    top_p [B] (1: none)."""
+    return expand(logits, truncate_in_tiers(logits, top_k, top_p, ops))
 
 
 # exp's floor in a row most of whose logits are masked: CPU's exp takes a slow path on inputs
@@ -350,20 +338,30 @@ class Late:
         return torch.tensor(self.scale, device=device).unsqueeze(1)
 
 
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """What `draw_among` gives for its rows: each one's token [R] int64, its largest logit
+    after a late temperature (NaN or inf: not finite), and the weights it was drawn from [R, m]
+    (unnormalised, over its candidates' ids)."""
+
+    token_ids: torch.Tensor
+    peaks: list[float]
+    weights: torch.Tensor
+
+
 def draw_among(
     truncation: Truncation,
     late: Late,
     u: torch.Tensor,
     draw: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor] = sample_candidates,
-) -> tuple[torch.Tensor, list[float]]:
-    """Each row's token [R] int64 drawn among its candidates (rows `inside` their
-    truncation), and its largest logit after a late temperature (NaN or inf: not finite), from
-    `late` (the rows', none after an infill filter) and uniforms u [R] float64: the weights
-    `Sampler` would hand `sample_from` over the vocabulary, the candidates' alone (`draw`:
+) -> Drawn:
+    """The rows' draws among their candidates (rows `inside` their truncation), from `late`
+    (the rows', none after an infill filter) and uniforms u [R] float64: the weights `Sampler`
+    would hand `sample_from` over the vocabulary, the candidates' alone (`draw`:
     `sample_candidates`, or the backend's)."""
     values = truncation.values * late.scales(u.device)  # [R, m]
     peak = values[:, :1].clone()  # the likeliest, always kept
     weights = unnormalised_probs(values, True, peak, [True] * len(late.scale))
     if any(m > 0.0 for m in late.min_p):
         weights = min_p_filter(weights, late.min_p)
-    return draw(weights, truncation.ids, u), peak.view(-1).tolist()
+    return Drawn(draw(weights, truncation.ids, u), peak.view(-1).tolist(), weights)
