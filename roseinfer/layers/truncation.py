@@ -33,7 +33,7 @@ __all__ = [
 # How many of a row's likeliest tokens the top-k/top-p pass looks among (a sort of the
 # vocabulary costs 3 ms a row, BENCHMARKS.md session 56), then again for the rows whose set
 # reached past them (SmolLM2 at T 1 and top-p 0.95: 28 % of rows need more than 256 tokens,
-# 7 % more than 1,024, 0.1 % more than 4,096; BENCHMARKS.md session 57); past the last, the
+# 6.5 % more than 1,024, 0.1 % more than 4,096; BENCHMARKS.md session 57); past the last, the
 # whole vocabulary (a sort).
 CANDIDATES = 256
 CANDIDATE_TIERS = (CANDIDATES, 1024, 4096)
