@@ -295,14 +295,18 @@ def test_a_top_k_tied_past_the_candidates_normalises_top_p_over_the_whole_set(op
 
 def test_a_rows_draw_does_not_depend_on_the_batch_nor_on_post_sampling_logprobs():
     """A row kept among three tokens (a grammar's mask) with top-p at a cumulative mass's edge:
-    the same token for every seed alone, beside a row whose top-k (20,000) sends it to more
-    candidates, and asking for post-sampling logprobs (which once took another path)."""
+    the same token for every seed alone, beside a row whose top-k (20,000) takes the whole
+    vocabulary (it once sent every row there, to the sort), and asking for post-sampling
+    logprobs (which once took another path)."""
     vocab = 49152
     row = torch.full((vocab,), float("-inf"))
     row[:3] = torch.tensor([1.5409960746765137, -0.293428897857666, -2.1787893772125244])
     other = torch.randn(vocab, generator=torch.Generator().manual_seed(0))
     sampler = Sampler("cpu", 0, [0])
     wide = SamplingParams(top_k=20000)
+    tiers = truncate_in_tiers(torch.stack([row, other]), torch.tensor([0, 20000]),
+                              torch.tensor([0.8446342349052429, 1.0]))  # fmt: skip
+    assert [(rows, t.values.shape[1]) for rows, t in tiers] == [([0], 256), ([1], vocab)]
     for seed in range(100):
         p = SamplingParams(top_p=0.8446342349052429, seed=seed)
         processed = replace(p, logprobs=0, logprobs_processed=True)

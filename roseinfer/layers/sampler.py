@@ -13,9 +13,10 @@ applies min-p before top-k/top-p, which differs only when min-p and top-k/top-p 
 Rows with `temperature_last` (llama.cpp's order) keep that set of their untempered
 distribution and take the temperature after it; rows with `infill` pass llama.cpp's infill
 filter (roseinfer/layers/infill.py) after the truncation, before a late temperature.
-A row whose top-k / top-p set lies among its 256 likeliest tokens (most rows with a k or a p;
-else among its 1,024 or 4,096: `CANDIDATE_TIERS`, roseinfer/layers/truncation.py) draws among
-those alone (roseinfer/layers/draw.py); the others draw over the vocabulary.
+A sampled row with a top-k or a top-p draws among its likeliest tokens alone: its 256 (most
+rows), else its 1,024, its 4,096 or its whole vocabulary, whichever first holds its set
+(`truncate_in_tiers`, roseinfer/layers/truncation.py; the draws in roseinfer/layers/draw.py);
+rows with neither, and those the infill filter reads, draw over the vocabulary.
 
 Each step pays only for what some row of it asks for: every feature is an `any(...)` over the
 batch's params, and a batch that uses none runs the plain path.

@@ -159,15 +159,23 @@ def truncate_in_tiers(
     top_p: torch.Tensor | None,
     ops: CandidateOps = CandidateOps(),
 ) -> list[tuple[list[int], Truncation]]:
-    """`truncate` over every row among `CANDIDATE_TIERS[0]` candidates, then over the rows
-    whose set reached past them among the next tier's, and so on, the last the vocabulary:
-    [(rows of the batch, their Truncation)], every row in the first; each truncated row
-    inside one of them."""
-    batch = list(range(logits.shape[0]))
-    rows, tiers = batch, []
-    for candidates in (*CANDIDATE_TIERS, logits.shape[-1]):
+    """`truncate` over the rows among `CANDIDATE_TIERS[0]` candidates, then over the rows whose
+    set reached past them among the next tier's, and so on, the last the vocabulary (where a
+    row with a k past a quarter of it goes at once, so that it does not widen the others'):
+    [(rows of the batch, their Truncation)]; each truncated row inside one of them."""
+    vocab = logits.shape[-1]
+    wide: list[int] = []
+    if top_k is not None:
+        wide = [r for r, k in enumerate(top_k.tolist()) if vocab // 4 < k < vocab]
+    rows = [r for r in range(len(logits)) if r not in wide]
+    tiers = []
+    for candidates in (*CANDIDATE_TIERS, vocab):
+        if candidates == vocab:
+            rows = sorted(rows + wide)
+        if not rows:
+            continue
         x, k, p = logits, top_k, top_p
-        if rows is not batch:
+        if len(rows) < len(logits):
             index = torch.tensor(rows, device=logits.device)
             x = logits[index]
             k = None if top_k is None else top_k[index]
@@ -176,8 +184,6 @@ def truncate_in_tiers(
         tiers.append((rows, truncation))
         past = (truncation.truncated & ~truncation.inside).tolist()
         rows = [r for j, r in enumerate(rows) if past[j]]
-        if not rows:
-            break
     return tiers
 
 
@@ -191,15 +197,11 @@ def expand(
     and no p as it is."""
     out = torch.full_like(logits, float("-inf"))
     at = {r: j for j, r in enumerate(range(len(logits)) if rows is None else rows)}
-    tier_rows, first = tiers[0]  # (every row of the batch)
-    truncated = first.truncated.tolist()
-    untouched = [at[r] for j, r in enumerate(tier_rows) if not truncated[j] and r in at]
-    if untouched:
-        index = torch.tensor(untouched, device=logits.device)
-        out[index] = logits[index]
+    kept_rows: set[int] = set()
     for tier_rows, truncation in tiers:
         inside = truncation.inside.tolist()
         pairs = [(j, at[r]) for j, r in enumerate(tier_rows) if inside[j] and r in at]
+        kept_rows.update(target for _, target in pairs)
         if len(pairs) == len(out) == len(tier_rows):  # (every row, in order: in place)
             out.scatter_(1, truncation.ids, truncation.values)
         elif pairs:
@@ -207,6 +209,10 @@ def expand(
             target = torch.tensor([j for _, j in pairs], device=logits.device)
             kept = out[target].scatter_(1, truncation.ids[source], truncation.values[source])
             out[target] = kept
+    untouched = [j for j in range(len(out)) if j not in kept_rows]  # (no k, no p)
+    if untouched:
+        index = torch.tensor(untouched, device=logits.device)
+        out[index] = logits[index]
     return out
 
 
