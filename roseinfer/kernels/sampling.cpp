@@ -246,8 +246,9 @@ int64_t gather_above(const T* row, int64_t n, int64_t m, float bar, bool first_m
 template <typename T>
 void top_candidates_row(const T* row, int64_t n, int64_t m, std::vector<uint64_t>& keys,
                         float* values, int64_t* ids) {
-  const int64_t cap = std::max<int64_t>(8 * m, m + 16);
-  keys.resize(std::max(cap, n) + 16);
+  // (no more than the row: a buffer of the row's size was an mmap and its page faults per call)
+  const int64_t cap = std::min<int64_t>(std::max<int64_t>(8 * m, m + 16), n + 16);
+  keys.resize(cap + 16);
   int64_t len = 0;
   constexpr int64_t kSample = 256;
   const int64_t rank = kSample * 3 * m / n;  // the sample's rank-th largest: ~3m above it
