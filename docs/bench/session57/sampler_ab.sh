@@ -1,20 +1,6 @@
 #!/usr/bin/env bash
-# The sampler alone, two trees alternated (BASE's roseinfer, then HEAD's), each batch size:
+# The sampler alone, two trees alternated, each with the CPU backend's passes over whole rows
+# (`--kernels`, as the engine runs them): session 56's script with that flag.
 #   bash docs/bench/session57/sampler_ab.sh 4e5d8dc HEAD
-# (benchmarks/sampler_step.py of the working tree drives both; each tree with the CPU backend's passes (--kernels))
 set -euo pipefail
-cd "$(dirname "$0")/../../.."
-base=$1; head=$2
-for rev in "$base" "$head"; do
-  dir=/tmp/sampler_ab_$rev
-  [ -d "$dir" ] || git worktree add -q "$dir" "$rev"
-done
-for round in 1 2; do
-  for b in 1 8 32; do
-    for rev in "$base" "$head"; do
-      printf '%s batch %s: ' "$rev" "$b"
-      PYTHONPATH=/tmp/sampler_ab_$rev .venv/bin/python benchmarks/sampler_step.py \
-        --batch-size "$b" --vocab 49152 --kernels | tail -1
-    done
-  done
-done
+exec bash "$(dirname "$0")/../session56/sampler_ab.sh" "$1" "$2" --kernels
