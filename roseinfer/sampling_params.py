@@ -359,9 +359,12 @@ setattr(SamplingParams, "max_new_tokens", property(lambda self: self.max_tokens)
 @dataclass(frozen=True)
 class SamplingDefaults:
     """What a request that leaves a sampling field out gets: OpenAI's values, or a model's own
-    from its generation_config.json, which vLLM applies by default (`--generation-config auto`):
-    `temperature`, `top_p`, `top_k`, `min_p`, `repetition_penalty`, and `max_new_tokens` as the
-    output limit of a request that sets none. Checked as SamplingParams checks them."""
+    from its generation_config.json (a GGUF's `general.sampling.*` metadata, read into that
+    file's names), which vLLM applies by default (`--generation-config auto`): `temperature`,
+    `top_p`, `top_k`, `min_p`, `repetition_penalty`, and `max_new_tokens` as the output limit
+    of a request that sets none. Checked as SamplingParams checks them. `given`: the fields
+    the model's file sets (llama.cpp's endpoints take its own defaults for the others);
+    `origin`: where they were read, as messages name it."""
 
     temperature: float = 1.0
     top_p: float = 1.0
@@ -369,6 +372,8 @@ class SamplingDefaults:
     min_p: float = 0.0
     repetition_penalty: float = 1.0
     max_tokens: int | None = None  # None: the front door's own default
+    given: frozenset[str] = frozenset()
+    origin: str = "generation_config.json"
 
     SAMPLING: ClassVar[tuple[str, ...]] = (
         "temperature", "top_p", "top_k", "min_p", "repetition_penalty"
@@ -378,9 +383,11 @@ class SamplingDefaults:
         self.params()  # SamplingParams' checks and messages
 
     @classmethod
-    def from_generation_config(cls, config: dict) -> SamplingDefaults:
-        """The fields `config` (generation_config.json) sets, as vLLM reads them (whatever its
-        `do_sample` says: the model's authors wrote these values for sampling)."""
+    def from_generation_config(
+        cls, config: dict, origin: str = "generation_config.json"
+    ) -> SamplingDefaults:
+        """The fields `config` (generation_config.json's names) sets, as vLLM reads them
+        (whatever its `do_sample` says: the model's authors wrote these values for sampling)."""
         given: dict[str, Any] = {k: config[k] for k in cls.SAMPLING if config.get(k) is not None}
         if config.get("max_new_tokens") is not None:
             given["max_tokens"] = config["max_new_tokens"]
@@ -390,21 +397,23 @@ class SamplingDefaults:
         if given.get("top_k") == -1:  # off, as 0
             given["top_k"] = 0
         try:
-            return cls(**given)
+            return cls(**given, given=frozenset(given), origin=origin)
         except ValueError as e:  # SamplingParams names max_tokens: say the file's name
             raise ValueError(str(e).replace("max_tokens", "max_new_tokens")) from None
 
     @classmethod
-    def of_model(cls, generation_config: dict, mode: str) -> SamplingDefaults:
+    def of_model(
+        cls, generation_config: dict, mode: str, origin: str = "generation_config.json"
+    ) -> SamplingDefaults:
         """Under `mode` "auto" the model's file's (a ValueError naming it, and the way out: one
         line at start, not a failure in every request), under "none" OpenAI's."""
         if mode != "auto":
             return cls()
         try:
-            return cls.from_generation_config(generation_config)
+            return cls.from_generation_config(generation_config, origin)
         except ValueError as e:
-            raise ValueError(f"the model's generation_config.json: {e} (--generation-config "
-                             "none: OpenAI's defaults instead)") from None  # fmt: skip
+            raise ValueError(f"the model's {origin}: {e} (--generation-config none: OpenAI's "
+                             "defaults instead)") from None  # fmt: skip
 
     def changed(self) -> dict[str, float | int]:
         """The values that differ from OpenAI's, by the file's names (the start-up line's)."""

@@ -1,10 +1,14 @@
 """Tiny GGUF files for the loader tests, written with gguf-py's writer: llama.cpp's metadata,
-its q/k row permutation, and raw quantised blocks for the types gguf-py cannot quantise."""
+its q/k row permutation, a tiny llama's weights (and a byte-level tokenizer for one an engine
+can serve), and raw quantised blocks for the types gguf-py cannot quantise."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import gguf
 import numpy as np
+import torch
 from gguf import GGML_QUANT_SIZES
 from gguf import GGMLQuantizationType as Q
 
@@ -92,3 +96,73 @@ def random_blocks(
     unit = float(np.abs(gguf.quants.dequantize(ones, qtype)).max())
     scales = rng.uniform(0.5, 1.0, (n_blocks, n_fields)) * magnitude / unit
     return _set_f16(raw, qtype, scales.astype(np.float16))
+
+
+def tiny_hf_weights(tie: bool) -> dict[str, torch.Tensor]:
+    """A random tiny llama's weights (TINY's sizes), under transformers' names."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=TINY["vocab"], hidden_size=TINY["hidden"], intermediate_size=TINY["ffn"],
+        num_hidden_layers=TINY["layers"], num_attention_heads=TINY["heads"],
+        num_key_value_heads=TINY["kv_heads"], tie_word_embeddings=tie,
+    )  # fmt: skip
+    sd = LlamaForCausalLM(config).state_dict()
+    return {k: v for k, v in sd.items() if not (tie and k == "lm_head.weight")}
+
+
+_TO_GGUF = {
+    "model.embed_tokens": "token_embd", "model.norm": "output_norm", "lm_head": "output",
+    "input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm",
+    "self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
+    "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
+    "mlp.down_proj": "ffn_down",
+}  # fmt: skip
+
+
+def gguf_name(hf: str) -> str:
+    module, suffix = hf.rsplit(".", 1)
+    if module.startswith("model.layers."):
+        _, _, i, rest = module.split(".", 3)
+        return f"blk.{i}.{_TO_GGUF[rest]}.{suffix}"
+    return f"{_TO_GGUF[module]}.{suffix}"
+
+
+def add_byte_tokenizer(w: gguf.GGUFWriter) -> None:
+    """A byte-level BPE tokenizer of TINY's 96 tokens: the 95 printable ASCII characters (in
+    GPT-2's byte spelling) and one merge, enough to encode and decode English text."""
+    from roseinfer.tokenizer import bytes_to_unicode
+
+    spelling = bytes_to_unicode()
+    tokens = [spelling[b] for b in range(32, 127)] + [spelling[32] + "t"]
+    assert len(tokens) == TINY["vocab"]
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre("default")
+    w.add_token_list(tokens)
+    w.add_token_types([1] * len(tokens))
+    w.add_token_merges([f"{spelling[32]} t"])
+
+
+def write_tiny(
+    path: str, weights: dict[str, torch.Tensor], qtype: Q,
+    extra: Callable[[gguf.GGUFWriter], None] | None = None,
+) -> None:  # fmt: skip
+    """A GGUF of `weights` (`tiny_hf_weights`) in `qtype`, llama.cpp's layout; `extra` adds
+    metadata (`add_byte_tokenizer`, sampling keys) before the tensors."""
+    w = new_writer(path)
+    if extra is not None:
+        extra(w)
+    for name, tensor in weights.items():
+        arr = tensor.numpy()
+        if name.endswith("q_proj.weight"):
+            arr = llama_cpp_permute(arr, TINY["heads"])
+        elif name.endswith("k_proj.weight"):
+            arr = llama_cpp_permute(arr, TINY["kv_heads"])
+        if arr.ndim == 1:  # llama.cpp keeps norms in F32
+            w.add_tensor(gguf_name(name), arr)
+        elif qtype == Q.F16:
+            w.add_tensor(gguf_name(name), arr.astype(np.float16))
+        else:
+            w.add_tensor(gguf_name(name), gguf.quants.quantize(arr, qtype), raw_dtype=qtype)
+    finish(w)

@@ -43,7 +43,8 @@ def test_the_file_is_read_as_vllm_reads_it():
         {"temperature": 0.7, "top_p": 0.8, "top_k": 20, "repetition_penalty": 1.05,
          "min_p": None, "do_sample": False, "eos_token_id": [1, 2], "max_new_tokens": 9}
     )  # fmt: skip
-    assert d == SamplingDefaults(0.7, 0.8, 20, 0.0, 1.05, 9)
+    given = {"temperature", "top_p", "top_k", "repetition_penalty", "max_tokens"}
+    assert d == SamplingDefaults(0.7, 0.8, 20, 0.0, 1.05, 9, frozenset(given))
     assert d.changed() == {"temperature": 0.7, "top_p": 0.8, "top_k": 20,
                            "repetition_penalty": 1.05, "max_new_tokens": 9}  # fmt: skip
     assert SamplingDefaults.from_generation_config({"eos_token_id": 2}) == SamplingDefaults()
@@ -74,6 +75,10 @@ def test_served_requests_get_the_models_defaults_where_they_leave_a_field_out(mo
                            json={**chat, "temperature": 0, "max_tokens": 5}).json()  # fmt: skip
         assert own["usage"]["completion_tokens"] == 5
         assert own["choices"][0]["message"] == greedy["choices"][0]["message"]
+        # /completion: the file's temperature and top-k, llama.cpp's top-p and min-p
+        params = http.get("/props").json()["default_generation_settings"]["params"]
+        assert [params[k] for k in ("temperature", "top_k", "top_p", "min_p")] == [
+            0.9, 1, 0.95, 0.05]  # fmt: skip
         # completions: OpenAI's 16, or the model's limit where lower
         r = http.post("/v1/completions", json={"prompt": PROMPT, "ignore_eos": True}).json()
         assert r["usage"]["completion_tokens"] == 5
@@ -124,6 +129,13 @@ def test_the_same_request_with_the_files_values_written_out(model_with_all):
         plain = c.post("/v1/completions", json={**base, **openai}).json()["choices"]
         assert [x["text"] for x in left_out] == [x["text"] for x in written]
         assert [x["text"] for x in left_out] != [x["text"] for x in plain]
+        # llama.cpp's /completion: the file's values win over llama.cpp's defaults, as a GGUF's
+        llama = {"prompt": PROMPT, "ignore_eos": True, "n_predict": 16, "n": 4, "seed": 11}
+        left_out = c.post("/completion", json=llama).json()
+        own = {**ALL, "repeat_penalty": ALL["repetition_penalty"]}  # (llama.cpp's name)
+        del own["repetition_penalty"]
+        written = c.post("/completion", json={**llama, **own}).json()
+        assert [x["content"] for x in left_out] == [x["content"] for x in written]
         generate = {"prompt": PROMPT, "max_new_tokens": 16, "do_sample": True, "seed": 11,
                     "stop_on_eos": False}  # fmt: skip
         texts = {c.post("/generate", json={**generate, "seed": s}).json()["text"] for s in range(4)}

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 from gguf import GGMLQuantizationType as Q
-from gguf_files import TINY, finish, llama_cpp_permute, new_writer
+from gguf_files import TINY, finish, new_writer, tiny_hf_weights, write_tiny
 
 from roseinfer.backends import BackendOptions, TorchBackend
 from roseinfer.loader import smollm2_path
@@ -93,58 +93,11 @@ def test_dequantize_matches_gguf_py(qtype: Q) -> None:
 # --- tiny GGUF files ------------------------------------------------------------------
 
 
-def _tiny_hf_weights(tie: bool) -> dict[str, torch.Tensor]:
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=TINY["vocab"], hidden_size=TINY["hidden"], intermediate_size=TINY["ffn"],
-        num_hidden_layers=TINY["layers"], num_attention_heads=TINY["heads"],
-        num_key_value_heads=TINY["kv_heads"], tie_word_embeddings=tie,
-    )  # fmt: skip
-    sd = LlamaForCausalLM(config).state_dict()
-    return {k: v for k, v in sd.items() if not (tie and k == "lm_head.weight")}
-
-
-_TO_GGUF = {
-    "model.embed_tokens": "token_embd", "model.norm": "output_norm", "lm_head": "output",
-    "input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm",
-    "self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
-    "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
-    "mlp.down_proj": "ffn_down",
-}  # fmt: skip
-
-
-def _gguf_name(hf: str) -> str:
-    module, suffix = hf.rsplit(".", 1)
-    if module.startswith("model.layers."):
-        _, _, i, rest = module.split(".", 3)
-        return f"blk.{i}.{_TO_GGUF[rest]}.{suffix}"
-    return f"{_TO_GGUF[module]}.{suffix}"
-
-
-def _write_tiny(path: str, weights: dict[str, torch.Tensor], qtype: Q) -> None:
-    w = new_writer(path)
-    for name, tensor in weights.items():
-        arr = tensor.numpy()
-        if name.endswith("q_proj.weight"):
-            arr = llama_cpp_permute(arr, TINY["heads"])
-        elif name.endswith("k_proj.weight"):
-            arr = llama_cpp_permute(arr, TINY["kv_heads"])
-        if arr.ndim == 1:  # llama.cpp keeps norms in F32
-            w.add_tensor(_gguf_name(name), arr)
-        elif qtype == Q.F16:
-            w.add_tensor(_gguf_name(name), arr.astype(np.float16))
-        else:
-            w.add_tensor(_gguf_name(name), gguf.quants.quantize(arr, qtype), raw_dtype=qtype)
-    finish(w)
-
-
 @pytest.mark.parametrize("qtype,tie", [(Q.F16, False), (Q.Q8_0, True)])
 def test_tiny_round_trip_into_our_model(tmp_path, qtype: Q, tie: bool) -> None:
-    hf = _tiny_hf_weights(tie)
+    hf = tiny_hf_weights(tie)
     path = str(tmp_path / "tiny.gguf")
-    _write_tiny(path, hf, qtype)
+    write_tiny(path, hf, qtype)
     cfg, weights = read_gguf(path)
     assert cfg["tie_word_embeddings"] is tie and ("lm_head.weight" in weights) is not tie
     assert (cfg["vocab_size"], cfg["head_dim"], cfg["num_key_value_heads"]) == (96, 16, 2)
@@ -207,7 +160,7 @@ def test_not_gguf_missing_truncated(tmp_path) -> None:
     with pytest.raises(GGUFError, match="not found"):
         read_gguf(str(tmp_path / "nope.gguf"))
     path = tmp_path / "tiny.gguf"
-    _write_tiny(str(path), _tiny_hf_weights(tie=True), Q.F16)
+    write_tiny(str(path), tiny_hf_weights(tie=True), Q.F16)
     data = path.read_bytes()
     for cut in (40, len(data) - 100):  # inside the header; inside the last tensor
         (tmp_path / "cut.gguf").write_bytes(data[:cut])

@@ -136,18 +136,43 @@ def test_n_predict_0_evaluates_the_prompt_into_the_cache(served):
         assert completion(http, 400, prompt=prompt, **bad)["error"]["param"] in bad
 
 
+def test_fields_left_out_take_llamacpps_defaults(served):
+    """/completion's temperature, top-k, top-p and min-p left out (or null) are llama.cpp's
+    (0.8, 40, 0.95, 0.05: the tiny model's file sets none), not /v1's."""
+    http, _ = served
+    params = http.get("/props").json()["default_generation_settings"]["params"]
+    llamacpp = {"temperature": 0.8, "top_k": 40, "top_p": 0.95, "min_p": 0.05}
+    assert {k: params[k] for k in llamacpp} == llamacpp
+    body = {"prompt": PROMPT, "n_predict": 12, "ignore_eos": True, "n": 4, "seed": 11}
+    left_out = completion(http, **body)
+    assert {k: left_out[0]["generation_settings"][k] for k in llamacpp} == llamacpp
+    texts = [r["content"] for r in left_out]
+    assert [r["content"] for r in completion(http, **body, **llamacpp)] == texts
+    assert [r["content"] for r in completion(http, **body, **dict.fromkeys(llamacpp))] == texts
+    openai = {"temperature": 1, "top_k": 0, "top_p": 1, "min_p": 0}
+    assert [r["content"] for r in completion(http, **body, **openai)] != texts
+    # /v1 keeps OpenAI's
+    v1 = {"prompt": PROMPT, "max_tokens": 12, "ignore_eos": True, "n": 4, "seed": 11}
+    plain = http.post("/v1/completions", json=v1).json()["choices"]
+    written = http.post("/v1/completions", json={**v1, **openai}).json()["choices"]
+    assert [c["text"] for c in plain] == [c["text"] for c in written]
+
+
 def test_n_predict_0_without_a_prefix_cache_is_a_400(served):
     """The warm-up would leave nothing behind: refused, naming the limit sent."""
+    from roseinfer.sampling_params import SamplingDefaults
     from roseinfer.server.errors import APIError
-    from roseinfer.server.llamacpp import completion_request, native_fields
+    from roseinfer.server.llamacpp import completion_request, llamacpp_defaults, native_fields
 
     _, engine = served
+    defaults = llamacpp_defaults(SamplingDefaults())
     for limit in ("n_predict", "max_tokens"):
         data = {"prompt": PROMPT, limit: 0}
         with pytest.raises(APIError) as refused:
-            completion_request(data, native_fields(data), engine.tokenizer, 256, False)
+            completion_request(data, native_fields(data), engine.tokenizer, 256, False, defaults)
         assert (refused.value.status, refused.value.param) == (400, limit)
-        body, _, opts = completion_request(data, native_fields(data), engine.tokenizer, 256, True)
+        body, _, opts = completion_request(data, native_fields(data), engine.tokenizer, 256,
+                                           True, defaults)  # fmt: skip
         assert opts.prompt_only and getattr(body, limit) == 1  # run to one token, left out
 
 

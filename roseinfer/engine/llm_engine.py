@@ -94,6 +94,7 @@ class LLMEngine:
         )
         self.stop_token_ids = frozenset(self.tokenizer.stop_token_ids)
         self._generation_config = loaded.generation_config
+        self._generation_config_origin = loaded.generation_config_origin
         self.grammars = GrammarCompiler(self.tokenizer, mc.vocab_size)
         self.bad_words = BadWords(self.tokenizer)
         self.runner = ModelRunner(loaded, config, num_blocks)
@@ -183,7 +184,8 @@ class LLMEngine:
         """What a request that leaves a sampling field out gets. Read by the front doors that
         let one (the server at start, `LLM` when built), so a file that only they would read
         cannot stop the seeds' classes, which set every field."""
-        return SamplingDefaults.of_model(self._generation_config, self.config.generation_config)
+        return SamplingDefaults.of_model(self._generation_config, self.config.generation_config,
+                                         self._generation_config_origin)  # fmt: skip
 
     @property
     def max_total_tokens(self) -> int:

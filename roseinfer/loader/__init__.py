@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import importlib.util
+import logging
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from roseinfer.models import CausalLMModel, ModelConfig, build_model
 from roseinfer.progress import progress
 from roseinfer.tokenizer import Tokenizer
 
+logger = logging.getLogger(__name__)
+
 DEFAULT_MODEL = "smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -49,9 +52,11 @@ class LoadedModel:
     config: EngineConfig
     # What the model computes with, selected once here (`select_backend`); runners reuse it.
     backend: Backend | None = None
-    # Its generation_config.json (HF directories; {} elsewhere): an engine takes its sampling
-    # defaults under `generation_config="auto"` (vLLM's default), and only then checks them.
+    # Its generation_config.json (HF directories; a GGUF's sampling metadata under that file's
+    # names; {} elsewhere): an engine takes its sampling defaults under
+    # `generation_config="auto"` (vLLM's default), and only then checks them.
     generation_config: dict = dataclasses.field(default_factory=dict)
+    generation_config_origin: str = "generation_config.json"  # what messages call it
 
     def engine_config(
         self, config: EngineConfig, given: Iterable[str] | None = None
@@ -120,8 +125,9 @@ class ModelSource:
     weights: dict[str, torch.Tensor]  # HF-named
     tokenizer: Tokenizer
     name: str  # what /v1/models reports by default
-    # a HF directory's generation_config.json (GGUF files hold none)
+    # a HF directory's generation_config.json, a GGUF's `general.sampling.*` in its names
     generation_config: dict = dataclasses.field(default_factory=dict)
+    generation_config_origin: str = "generation_config.json"
 
 
 def read_source(cfg: EngineConfig) -> ModelSource:
@@ -160,12 +166,19 @@ def read_source(cfg: EngineConfig) -> ModelSource:
     if os.path.isdir(path):
         return _read_hf_dir(path, name)
     if path.endswith(".gguf"):
-        from roseinfer.loader.gguf import read_gguf
+        from roseinfer.loader.gguf import (
+            SAMPLING_ORIGIN,
+            gguf_generation_config,
+            read_gguf,
+            read_gguf_metadata,
+        )
 
         hf_config, weights = read_gguf(path)
-        return ModelSource(
-            hf_config, weights, Tokenizer.from_gguf(path), name.removesuffix(".gguf")
-        )
+        generation, unapplied = gguf_generation_config(read_gguf_metadata(path))
+        for line in unapplied:
+            logger.warning("%s: %s is not applied", path, line)
+        return ModelSource(hf_config, weights, Tokenizer.from_gguf(path),
+                           name.removesuffix(".gguf"), generation, SAMPLING_ORIGIN)  # fmt: skip
     raise ModelSourceError(f"{path} is neither a model directory nor a .gguf file")
 
 
@@ -221,6 +234,7 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
         source = read_source(cfg)
         hf_config, weights, tokenizer = source.hf_config, source.weights, source.tokenizer
         name, generation_config = source.name, source.generation_config
+        generation_config_origin = source.generation_config_origin
         if cfg.chat_template is not None:
             tokenizer.set_chat_template(read_chat_template(cfg.chat_template))
         model_config = ModelConfig.from_hf(hf_config)
@@ -252,6 +266,7 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
         model_config=model_config,
         name=name,
         generation_config=generation_config,
+        generation_config_origin=generation_config_origin,
         dtype=dtype,
         config=cfg,
         backend=backend,

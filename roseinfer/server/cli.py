@@ -204,10 +204,10 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     )  # fmt: skip
     if changed := core.sampling_defaults.changed():  # vLLM says so too: answers differ
         logger.info(
-            "sampling defaults from the model's generation_config.json, for requests that "
-            "leave them out: %s (--generation-config none: OpenAI's)",
+            "sampling defaults from the model's %s, for requests that leave them out: %s "
+            "(--generation-config none: OpenAI's)", core.sampling_defaults.origin,
             ", ".join(f"{name} {value}" for name, value in changed.items()),
-        )
+        )  # fmt: skip
     logger.info("%d objects alive after loading left out of the garbage collector's scans", frozen)
     bound = sock.getsockname()[1]  # --port 0: the one the system picked
     key = ", API key required" if server_config.api_keys else ""

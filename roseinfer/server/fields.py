@@ -95,8 +95,10 @@ FIELDS: tuple[FieldSpec, ...] = (
        "400 where the server keeps no cache)", _LC),
     _h("temperature", _V1, "default 1; 0 (or below 1e-5) is greedy; any value >= 0 (as vLLM; "
        "OpenAI refuses above 2); this and `top_p`, `top_k`, `min_p`, `repetition_penalty` and "
-       "the output limit, left out, are the model's own where its generation_config.json sets "
-       "them (vLLM's default; `--generation-config none`: OpenAI's)"),
+       "the output limit, left out, are the model's own where its generation_config.json (or a "
+       "GGUF's `general.sampling.*`) sets them (vLLM's default; `--generation-config none`: "
+       "OpenAI's); on /completion and /infill this, `top_k`, `top_p` and `min_p` left out or "
+       "null are llama.cpp's 0.8, 40, 0.95 and 0.05 where the model's file does not set them"),
     _h("top_p", _V1, "nucleus sampling, in (0, 1]"),
     _h("top_k", _V1, "sample among the k likeliest tokens (and any tied with the k-th, as "
        "transformers' and vLLM's; llama.cpp keeps k), up to 2**31-1; 0 or -1: off (so is any k "

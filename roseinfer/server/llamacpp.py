@@ -16,6 +16,7 @@ choice, and no `[DONE]`, as llama.cpp's.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 from collections.abc import AsyncIterator
@@ -31,7 +32,7 @@ from roseinfer.config import is_number
 from roseinfer.fim import NoFimTokens, infill_prompt
 from roseinfer.outputs import RequestFailed
 from roseinfer.pooling_params import PoolingParams
-from roseinfer.sampling_params import MAX_LOGIT_BIAS, MAX_LOGPROBS
+from roseinfer.sampling_params import MAX_LOGIT_BIAS, MAX_LOGPROBS, SamplingDefaults
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server import sampler_chain
@@ -52,6 +53,23 @@ from roseinfer.server.serving import SSE_HEADERS, GenerationGroup, dumps, sse_da
 from roseinfer.tokenizer import Tokenizer
 
 logger = logging.getLogger(__name__)
+
+# llama.cpp's defaults (`common_params_sampling`) of the fields a /completion or /infill body
+# leaves out (or sends as null), where the model's file gives none (in llama.cpp a GGUF's
+# `general.sampling.*` wins over them too); its other samplers' defaults are neutral here as
+# there, and /v1's defaults stay vLLM's (the model's, or OpenAI's)
+LLAMACPP_SAMPLING = SamplingDefaults(temperature=0.8, top_k=40, top_p=0.95, min_p=0.05)
+_LLAMACPP_FIELDS = ("temperature", "top_k", "top_p", "min_p")
+
+
+def llamacpp_defaults(model: SamplingDefaults) -> SamplingDefaults:
+    """What /completion gives a field a body leaves out: the model's where its file sets it,
+    else llama.cpp's."""
+    theirs: dict[str, Any] = {
+        k: getattr(LLAMACPP_SAMPLING, k) for k in _LLAMACPP_FIELDS if k not in model.given
+    }
+    return dataclasses.replace(model, **theirs)
+
 
 # an object key llama.cpp reads as a token id (strtol: ASCII spaces and digits only)
 _ID_KEY = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
@@ -163,12 +181,13 @@ def native_fields(data: dict) -> NativeFields:
 
 
 def completion_request(
-    data: dict, native: NativeFields, tokenizer: Tokenizer, n_ctx: int, prefix_cache: bool
-) -> tuple[P.CompletionRequest, list[list[int]], NativeOptions]:
+    data: dict, native: NativeFields, tokenizer: Tokenizer, n_ctx: int, prefix_cache: bool,
+    defaults: SamplingDefaults,
+) -> tuple[P.CompletionRequest, list[list[int]], NativeOptions]:  # fmt: skip
     """A checked /completion body as the /v1/completions request it describes (its prompts
     tokenized), and what it asks of its result (`n_ctx`: the most a prompt and its output
     may hold; `prefix_cache`: whether the engine keeps computed prompts, which `n_predict`
-    0 is for)."""
+    0 is for; `defaults`: `llamacpp_defaults`, of the fields the body leaves out)."""
     if native.n_probs is not None and native.logprobs is not None:
         if native.n_probs != native.logprobs:
             raise APIError(400, "n_probs and logprobs (its alias) differ: give one",
@@ -182,6 +201,9 @@ def completion_request(
     request.setdefault(
         "samplers", list(sampler_chain.LLAMACPP_DEFAULT_SAMPLERS)
     )  # (temperature last)
+    for name in _LLAMACPP_FIELDS:
+        if request.get(name) is None:
+            request[name] = getattr(defaults, name)
     # n_predict 0 (any of its names, none other): the prompt alone, run to one token
     limits = [k for k in ("n_predict", "max_tokens", "max_completion_tokens") if k in request]
     prompt_only = bool(limits) and all(type(request[k]) is int and request[k] == 0 for k in limits)
@@ -250,6 +272,7 @@ def add_llamacpp_routes(router: APIRouter, ctx: ServingContext) -> None:
     llama.cpp protects them)."""
     tokenizer, model = ctx.tokenizer, ctx.model_name
     prefix_cache = ctx.client.engine.config.enable_prefix_cache
+    defaults = llamacpp_defaults(ctx.defaults)
 
     @router.post("/completion")
     @router.post("/completions")
@@ -282,8 +305,9 @@ def add_llamacpp_routes(router: APIRouter, ctx: ServingContext) -> None:
         if isinstance(model_name := data.get("model"), str):  # (another type: pydantic's 400)
             ctx.check_model(model_name)
         body, prompts, opts = await asyncio.to_thread(
-            completion_request, data, native, tokenizer, ctx.max_total_tokens, prefix_cache
-        )
+            completion_request, data, native, tokenizer, ctx.max_total_tokens, prefix_cache,
+            defaults,
+        )  # fmt: skip
         check_choices(body, len(prompts))
         # llama.cpp's n_predict left out: -1, what the context leaves (the model's own limit)
         prepared = await sampling_requests(ctx, body, prompts, ctx.defaults.max_tokens)
@@ -340,7 +364,7 @@ def add_llamacpp_routes(router: APIRouter, ctx: ServingContext) -> None:
 
     @router.get("/props")
     async def props() -> dict:
-        engine, defaults = ctx.client.engine, ctx.defaults
+        engine = ctx.client.engine
         settings = generation_settings(defaults.params(), False)
         # (llama.cpp's default chain, which /completion runs: the temperature last)
         settings["samplers"] = sampler_chain.ran(temperature_last=True, infill=False)
