@@ -215,7 +215,7 @@ bool amx_linear_available() {
 #endif
 }
 
-torch::Tensor amx_pack_weight(torch::Tensor w) {
+at::Tensor amx_pack_weight(at::Tensor w) {
   TORCH_CHECK(w.dim() == 2 && (w.scalar_type() == at::kBFloat16 || w.scalar_type() == at::kChar),
               "amx_pack_weight: w must be bf16 or int8 [N, K]");
   const int64_t N = w.size(0), K = w.size(1);
@@ -231,8 +231,8 @@ torch::Tensor amx_pack_weight(torch::Tensor w) {
 
 namespace {
 
-void check_amx_inputs(const torch::Tensor& x, const torch::Tensor& packed, at::ScalarType wtype,
-                      const c10::optional<torch::Tensor>& bias, const char* name) {
+void check_amx_inputs(const at::Tensor& x, const at::Tensor& packed, at::ScalarType wtype,
+                      const c10::optional<at::Tensor>& bias, const char* name) {
   TORCH_CHECK(x.dim() == 2 && x.is_contiguous() && x.scalar_type() == at::kBFloat16, name,
               ": x must be contiguous bf16 [M, K]");
   TORCH_CHECK(packed.scalar_type() == wtype, name, ": packed must hold ",
@@ -329,8 +329,8 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, int64_t N, const 
 
 }  // namespace
 
-torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias,
-                         c10::optional<torch::Tensor> out) {
+at::Tensor amx_linear(at::Tensor x, at::Tensor packed, c10::optional<at::Tensor> bias,
+                         c10::optional<at::Tensor> out) {
   check_amx_inputs(x, packed, at::kBFloat16, bias, "amx_linear");
   const int64_t M = x.size(0), K = x.size(1), N = packed.size(0) * 16;
   auto y = output_tensor(out, {M, N}, x.options(), x, "amx_linear");
@@ -350,9 +350,9 @@ bool amx_int8_linear_available() {
 #endif
 }
 
-torch::Tensor amx_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
-                              c10::optional<torch::Tensor> bias,
-                              c10::optional<torch::Tensor> out) {
+at::Tensor amx_int8_linear(at::Tensor x, at::Tensor packed, at::Tensor scale,
+                              c10::optional<at::Tensor> bias,
+                              c10::optional<at::Tensor> out) {
   check_amx_inputs(x, packed, at::kChar, bias, "amx_int8_linear");
   const int64_t M = x.size(0), K = x.size(1), N = packed.size(0) * 16;
   TORCH_CHECK(scale.is_contiguous() && scale.numel() == N && scale.scalar_type() == at::kBFloat16,

@@ -145,9 +145,9 @@ inline void prefetch_kv_block(const KVView<C>& kv, int64_t b, int64_t row_bytes)
 
 // Whether the cache is int8, checking that its scales come with it (and only with it), each a
 // contiguous fp32 [num_blocks, KVH, block_size].
-inline bool int8_cache_scales(const torch::Tensor& k_cache,
-                              const c10::optional<torch::Tensor>& k_scale,
-                              const c10::optional<torch::Tensor>& v_scale) {
+inline bool int8_cache_scales(const at::Tensor& k_cache,
+                              const c10::optional<at::Tensor>& k_scale,
+                              const c10::optional<at::Tensor>& v_scale) {
   const bool int8_cache = k_cache.scalar_type() == at::kChar;
   TORCH_CHECK(int8_cache == (k_scale.has_value() && v_scale.has_value()),
               "an int8 cache comes with k_scale and v_scale, other caches without");

@@ -1,5 +1,5 @@
 // Python bindings of the CPU kernels (one extension module: `roseinfer.kernels.load_cpu_kernels`).
-#include <torch/extension.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include "decode_stack.h"
 #include "ops.h"
@@ -146,8 +146,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("loops") = 2000, py::call_guard<py::gil_scoped_release>());
   py::class_<roseinfer::DecodeLinear>(m, "DecodeLinear",
                                       "a linear layer's decode kernel and prepared weights")
-      .def(py::init<std::string, torch::Tensor, c10::optional<torch::Tensor>,
-                    c10::optional<torch::Tensor>, int64_t, c10::optional<torch::Tensor>,
+      .def(py::init<std::string, at::Tensor, c10::optional<at::Tensor>,
+                    c10::optional<at::Tensor>, int64_t, c10::optional<at::Tensor>,
                     const roseinfer::DecodeLinear*>(),
            py::arg("kind"), py::arg("weight"), py::arg("scale") = py::none(),
            py::arg("bias") = py::none(),
@@ -161,22 +161,22 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       .def_property_readonly("out_features", &roseinfer::DecodeLinear::out_features,
                              "N: the width of y");
   py::class_<roseinfer::DecodeLayer>(m, "DecodeLayer", "one decoder layer's decode weights")
-      .def(py::init([](torch::Tensor input_norm, torch::Tensor post_norm,
+      .def(py::init([](at::Tensor input_norm, at::Tensor post_norm,
                        roseinfer::DecodeLinear qkv, roseinfer::DecodeLinear o_proj,
                        roseinfer::DecodeLinear gate_up_proj, roseinfer::DecodeLinear down_proj,
-                       c10::optional<torch::Tensor> q_norm, c10::optional<torch::Tensor> k_norm) {
+                       c10::optional<at::Tensor> q_norm, c10::optional<at::Tensor> k_norm) {
              TORCH_CHECK(q_norm.has_value() == k_norm.has_value(),
                          "DecodeLayer: q_norm and k_norm come together");
              return roseinfer::DecodeLayer{input_norm, post_norm, qkv, o_proj, gate_up_proj,
-                                           down_proj, q_norm.value_or(torch::Tensor()),
-                                           k_norm.value_or(torch::Tensor())};
+                                           down_proj, q_norm.value_or(at::Tensor()),
+                                           k_norm.value_or(at::Tensor())};
            }),
            py::arg("input_norm"), py::arg("post_norm"), py::arg("qkv"), py::arg("o_proj"),
            py::arg("gate_up_proj"), py::arg("down_proj"), py::arg("q_norm") = py::none(),
            py::arg("k_norm") = py::none());
   py::class_<roseinfer::DecodeStack>(m, "DecodeStack",
                                      "a Llama decoder stack for decode steps, one call per step")
-      .def(py::init<torch::Tensor, std::vector<roseinfer::DecodeLayer>, torch::Tensor, double,
+      .def(py::init<at::Tensor, std::vector<roseinfer::DecodeLayer>, at::Tensor, double,
                     int64_t, int64_t, int64_t, double>(),
            py::arg("embedding"), py::arg("layers"), py::arg("final_norm"), py::arg("eps"),
            py::arg("num_heads"), py::arg("num_kv_heads"), py::arg("head_dim"), py::arg("scale"))

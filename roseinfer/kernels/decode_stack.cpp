@@ -15,9 +15,9 @@
 
 namespace roseinfer {
 
-DecodeLinear::DecodeLinear(std::string kind, torch::Tensor weight,
-                           c10::optional<torch::Tensor> scale, c10::optional<torch::Tensor> bias,
-                           int64_t kernel_rows, c10::optional<torch::Tensor> packed,
+DecodeLinear::DecodeLinear(std::string kind, at::Tensor weight,
+                           c10::optional<at::Tensor> scale, c10::optional<at::Tensor> bias,
+                           int64_t kernel_rows, c10::optional<at::Tensor> packed,
                            const DecodeLinear* few_rows)
     : weight_(std::move(weight)),
       scale_(std::move(scale)),
@@ -62,8 +62,8 @@ DecodeLinear::DecodeLinear(std::string kind, torch::Tensor weight,
   }
 }
 
-torch::Tensor DecodeLinear::operator()(const torch::Tensor& x,
-                                       const c10::optional<torch::Tensor>& out) const {
+at::Tensor DecodeLinear::operator()(const at::Tensor& x,
+                                       const c10::optional<at::Tensor>& out) const {
   if (few_rows_ && x.size(0) <= kernel_rows_) return (*few_rows_)(x, out);
   switch (kind_) {
     case Kind::kAmx: return amx_linear(x, weight_, bias_, out);
@@ -85,8 +85,8 @@ torch::Tensor DecodeLinear::operator()(const torch::Tensor& x,
   return into(out, at::linear(x, weight_, bias_));
 }
 
-torch::Tensor DecodeLinear::silu_mul(const torch::Tensor& x,
-                                     const c10::optional<torch::Tensor>& out) const {
+at::Tensor DecodeLinear::silu_mul(const at::Tensor& x,
+                                     const c10::optional<at::Tensor>& out) const {
   if (few_rows_ && x.size(0) <= kernel_rows_) return few_rows_->silu_mul(x, out);
   // The epilogue saves a pass over [M, 2I] and its write: BENCHMARKS.md, session 29.
   if (kind_ == Kind::kVnniInt8Gated)
@@ -97,7 +97,7 @@ torch::Tensor DecodeLinear::silu_mul(const torch::Tensor& x,
 
 // The paths of aten, MKL and oneDNN (many rows) allocate their own output: copied into `out`
 // where one is given, checked as the kernels check theirs.
-torch::Tensor DecodeLinear::into(const c10::optional<torch::Tensor>& out, torch::Tensor y) {
+at::Tensor DecodeLinear::into(const c10::optional<at::Tensor>& out, at::Tensor y) {
   if (!out.has_value()) return y;
   return output_tensor(out, y.sizes(), y.options(), y, "DecodeLinear").copy_(y);
 }
@@ -115,15 +115,15 @@ int64_t DecodeLinear::own_kernel_rows() const {
 // linear (MKL's sgemm) on the weight widened for this call. Where the kernels have no AMX, AVX-512
 // or VNNI path, sgemm's blocking beats them from ~128 rows, and aten's own bf16 matmul is far
 // slower than both (BENCHMARKS.md, sessions 12 and 13). fp32 weights and x are used as they are.
-torch::Tensor DecodeLinear::fp32_linear(const torch::Tensor& x, const torch::Tensor& weight) const {
-  c10::optional<torch::Tensor> bias;
+at::Tensor DecodeLinear::fp32_linear(const at::Tensor& x, const at::Tensor& weight) const {
+  c10::optional<at::Tensor> bias;
   if (bias_.has_value()) bias = bias_->to(at::kFloat);
   return at::linear(x.to(at::kFloat), weight, bias).to(x.scalar_type());
 }
 
 // Many rows of fp32 x against the weight oneDNN packed once: its matmul beats sgemm from ~64 rows
 // on AVX2 (BENCHMARKS.md, session 23). The op has no C++ API, so it goes through the dispatcher.
-torch::Tensor DecodeLinear::onednn_linear(const torch::Tensor& x) const {
+at::Tensor DecodeLinear::onednn_linear(const at::Tensor& x) const {
   static const c10::OperatorHandle op =
       c10::Dispatcher::singleton().findSchemaOrThrow("mkldnn::_linear_pointwise", "");
   torch::jit::Stack stack{x,
@@ -136,8 +136,8 @@ torch::Tensor DecodeLinear::onednn_linear(const torch::Tensor& x) const {
   return stack[0].toTensor();
 }
 
-DecodeStack::DecodeStack(torch::Tensor embedding, std::vector<DecodeLayer> layers,
-                         torch::Tensor final_norm, double eps, int64_t num_heads,
+DecodeStack::DecodeStack(at::Tensor embedding, std::vector<DecodeLayer> layers,
+                         at::Tensor final_norm, double eps, int64_t num_heads,
                          int64_t num_kv_heads, int64_t head_dim, double scale)
     : embedding_(std::move(embedding)),
       layers_(std::move(layers)),
@@ -165,14 +165,14 @@ namespace {
 // The rows of table [R, W] at `index` [N] (int64, each checked to lie in [0, R)) as a new
 // [N, W]: a copy per row, where index_select's PyTorch op costs tens of µs once a step's
 // weights have evicted its code (BENCHMARKS.md, session 28).
-torch::Tensor take_rows(const torch::Tensor& table, const torch::Tensor& index, const char* what) {
+at::Tensor take_rows(const at::Tensor& table, const at::Tensor& index, const char* what) {
   TORCH_CHECK(index.dim() == 1 && index.scalar_type() == at::kLong && index.is_contiguous(),
               "DecodeStack: ", what, " indices must be a contiguous int64 [N]");
   TORCH_CHECK(table.dim() == 2 && table.is_contiguous(), "DecodeStack: ", what,
               " table must be a contiguous [rows, width]");
   const int64_t n = index.numel(), rows = table.size(0);
   const int64_t row_bytes = table.size(1) * static_cast<int64_t>(table.element_size());
-  torch::Tensor out = torch::empty({n, table.size(1)}, table.options());
+  at::Tensor out = at::empty({n, table.size(1)}, table.options());
   const int64_t* ids = index.data_ptr<int64_t>();
   const char* src = static_cast<const char*>(table.data_ptr());
   char* dst = static_cast<char*>(out.data_ptr());
@@ -186,14 +186,14 @@ torch::Tensor take_rows(const torch::Tensor& table, const torch::Tensor& index, 
 
 }  // namespace
 
-torch::Tensor DecodeStack::forward(torch::Tensor input_ids, torch::Tensor positions,
-                                   torch::Tensor cos_table, torch::Tensor sin_table,
-                                   std::vector<torch::Tensor> k_caches,
-                                   std::vector<torch::Tensor> v_caches,
-                                   std::vector<torch::Tensor> k_scales,
-                                   std::vector<torch::Tensor> v_scales,
-                                   torch::Tensor slot_mapping, torch::Tensor block_tables,
-                                   torch::Tensor context_lens) const {
+at::Tensor DecodeStack::forward(at::Tensor input_ids, at::Tensor positions,
+                                   at::Tensor cos_table, at::Tensor sin_table,
+                                   std::vector<at::Tensor> k_caches,
+                                   std::vector<at::Tensor> v_caches,
+                                   std::vector<at::Tensor> k_scales,
+                                   std::vector<at::Tensor> v_scales,
+                                   at::Tensor slot_mapping, at::Tensor block_tables,
+                                   at::Tensor context_lens) const {
   auto run = [&] {
     return layers_forward(input_ids, positions, cos_table, sin_table, k_caches, v_caches,
                           k_scales, v_scales, slot_mapping, block_tables, context_lens);
@@ -205,26 +205,26 @@ torch::Tensor DecodeStack::forward(torch::Tensor input_ids, torch::Tensor positi
   // lost 14 % with whole shares, 10-11 % with 8 pieces; a one-row step gained nothing from them
   // and paid ~1 % (BENCHMARKS.md, session 36).
   constexpr int64_t kPiecedRows = 16;
-  torch::Tensor out;
+  at::Tensor out;
   in_one_region([&] { out = run(); }, rows >= kPiecedRows ? 8 : 1);
   return out;
 }
 
-torch::Tensor DecodeStack::layers_forward(
-    const torch::Tensor& input_ids, const torch::Tensor& positions,
-    const torch::Tensor& cos_table, const torch::Tensor& sin_table,
-    const std::vector<torch::Tensor>& k_caches, const std::vector<torch::Tensor>& v_caches,
-    const std::vector<torch::Tensor>& k_scales, const std::vector<torch::Tensor>& v_scales,
-    const torch::Tensor& slot_mapping, const torch::Tensor& block_tables,
-    const torch::Tensor& context_lens) const {
+at::Tensor DecodeStack::layers_forward(
+    const at::Tensor& input_ids, const at::Tensor& positions,
+    const at::Tensor& cos_table, const at::Tensor& sin_table,
+    const std::vector<at::Tensor>& k_caches, const std::vector<at::Tensor>& v_caches,
+    const std::vector<at::Tensor>& k_scales, const std::vector<at::Tensor>& v_scales,
+    const at::Tensor& slot_mapping, const at::Tensor& block_tables,
+    const at::Tensor& context_lens) const {
   const int64_t num_layers = static_cast<int64_t>(layers_.size());
   TORCH_CHECK(positions.numel() == input_ids.numel(), "DecodeStack: one position per token");
   TORCH_CHECK(cos_table.sizes() == sin_table.sizes() && cos_table.dim() == 2 &&
                   cos_table.size(1) * 2 == head_dim_,
               "DecodeStack: cos and sin must be [max_positions, head_dim / 2]");
-  const torch::Tensor hidden = take_rows(embedding_, input_ids, "token");  // [N, hidden]
-  const torch::Tensor cos = take_rows(cos_table, positions, "position");  // [N, D/2]
-  const torch::Tensor sin = take_rows(sin_table, positions, "position");
+  const at::Tensor hidden = take_rows(embedding_, input_ids, "token");  // [N, hidden]
+  const at::Tensor cos = take_rows(cos_table, positions, "position");  // [N, D/2]
+  const at::Tensor sin = take_rows(sin_table, positions, "position");
   TORCH_CHECK(static_cast<int64_t>(k_caches.size()) == num_layers &&
                   static_cast<int64_t>(v_caches.size()) == num_layers,
               "DecodeStack: one K and one V cache per layer");
@@ -238,17 +238,17 @@ torch::Tensor DecodeStack::layers_forward(
   // reuses: a one-row step allocating each op's output spent 2-5 % of its time on ~200 tensors
   // (BENCHMARKS.md, session 34).
   auto buffer = [&](std::initializer_list<int64_t> sizes) {
-    return torch::empty(sizes, hidden.options());
+    return at::empty(sizes, hidden.options());
   };
-  const torch::Tensor normed = buffer({rows, width});  // the norms' outputs
-  const torch::Tensor qkv = buffer({rows, layers_[0].qkv.out_features()});  // [B, q + 2 kv]
-  const torch::Tensor attn = buffer({rows, num_heads_, head_dim_});
-  const torch::Tensor attn_rows = attn.view({rows, q_size});  // o_proj's input
-  const torch::Tensor projected = buffer({rows, width});  // o_proj's and down_proj's outputs
-  const torch::Tensor gated = buffer({rows, layers_[0].gate_up_proj.out_features() / 2});
+  const at::Tensor normed = buffer({rows, width});  // the norms' outputs
+  const at::Tensor qkv = buffer({rows, layers_[0].qkv.out_features()});  // [B, q + 2 kv]
+  const at::Tensor attn = buffer({rows, num_heads_, head_dim_});
+  const at::Tensor attn_rows = attn.view({rows, q_size});  // o_proj's input
+  const at::Tensor projected = buffer({rows, width});  // o_proj's and down_proj's outputs
+  const at::Tensor gated = buffer({rows, layers_[0].gate_up_proj.out_features() / 2});
   // As LlamaDecoderLayer: the embedding output is the first residual, handed over (the fused
   // norms add into the residual in place).
-  const torch::Tensor& residual = hidden;
+  const at::Tensor& residual = hidden;
   for (int64_t i = 0; i < num_layers; ++i) {
     const DecodeLayer& layer = layers_[i];
     if (i == 0)
@@ -256,16 +256,16 @@ torch::Tensor DecodeStack::layers_forward(
     else
       add_rms_norm(projected, residual, layer.input_norm, eps_, normed);
     layer.qkv(normed, qkv);
-    const c10::optional<torch::Tensor> k_scale =
-        scaled ? c10::optional<torch::Tensor>(k_scales[i]) : c10::nullopt;
-    const c10::optional<torch::Tensor> v_scale =
-        scaled ? c10::optional<torch::Tensor>(v_scales[i]) : c10::nullopt;
+    const c10::optional<at::Tensor> k_scale =
+        scaled ? c10::optional<at::Tensor>(k_scales[i]) : c10::nullopt;
+    const c10::optional<at::Tensor> v_scale =
+        scaled ? c10::optional<at::Tensor>(v_scales[i]) : c10::nullopt;
     if (layer.q_norm.defined()) {  // as the modules: the norms make q and k contiguous copies
       auto heads = [&](int64_t offset, int64_t size, int64_t n) {
         return qkv.narrow(1, offset, size).view({rows, n, head_dim_});
       };
-      const torch::Tensor q = rms_norm(heads(0, q_size, num_heads_), layer.q_norm, eps_);
-      const torch::Tensor k = rms_norm(heads(q_size, kv_size, num_kv_heads_), layer.k_norm, eps_);
+      const at::Tensor q = rms_norm(heads(0, q_size, num_heads_), layer.q_norm, eps_);
+      const at::Tensor k = rms_norm(heads(q_size, kv_size, num_kv_heads_), layer.k_norm, eps_);
       rotary_embedding(q, k, cos, sin);
       paged_decode_attention(q, k, heads(q_size + kv_size, kv_size, num_kv_heads_), k_caches[i],
                              v_caches[i], slot_mapping, block_tables, context_lens, scale_,

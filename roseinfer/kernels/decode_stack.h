@@ -2,7 +2,7 @@
 // declared for the bindings.
 #pragma once
 
-#include <torch/extension.h>
+#include "aten.h"
 
 #include <limits>
 #include <memory>
@@ -25,18 +25,18 @@ namespace roseinfer {
 // step's weights at the floor, where widening AMX tiles is bound by the widening).
 class DecodeLinear {
  public:
-  DecodeLinear(std::string kind, torch::Tensor weight, c10::optional<torch::Tensor> scale,
-               c10::optional<torch::Tensor> bias,
+  DecodeLinear(std::string kind, at::Tensor weight, c10::optional<at::Tensor> scale,
+               c10::optional<at::Tensor> bias,
                int64_t kernel_rows = std::numeric_limits<int64_t>::max(),
-               c10::optional<torch::Tensor> packed = c10::nullopt,
+               c10::optional<at::Tensor> packed = c10::nullopt,
                const DecodeLinear* few_rows = nullptr);
   // y [M, N], into `out` where given (a contiguous [M, N] in x's dtype: the stack's step buffer).
-  torch::Tensor operator()(const torch::Tensor& x,
-                           const c10::optional<torch::Tensor>& out = c10::nullopt) const;
+  at::Tensor operator()(const at::Tensor& x,
+                           const c10::optional<at::Tensor>& out = c10::nullopt) const;
   // silu_and_mul(operator()(x)) [M, N / 2] for a gated projection: in the epilogue where the kind
   // has one.
-  torch::Tensor silu_mul(const torch::Tensor& x,
-                         const c10::optional<torch::Tensor>& out = c10::nullopt) const;
+  at::Tensor silu_mul(const at::Tensor& x,
+                         const c10::optional<at::Tensor>& out = c10::nullopt) const;
   // Rows of x up to which the layer runs a kernel of ours (beyond: aten, MKL or oneDNN).
   int64_t own_kernel_rows() const;
   int64_t out_features() const { return out_features_; }
@@ -45,54 +45,54 @@ class DecodeLinear {
   enum class Kind {
     kAmx, kDpbf16, kDpbf16Gated, kInt8, kAmxInt8, kVnniInt8, kVnniInt8Gated, kSmallBatch, kDense
   };
-  torch::Tensor fp32_linear(const torch::Tensor& x, const torch::Tensor& weight) const;
-  static torch::Tensor into(const c10::optional<torch::Tensor>& out, torch::Tensor y);
-  torch::Tensor onednn_linear(const torch::Tensor& x) const;
+  at::Tensor fp32_linear(const at::Tensor& x, const at::Tensor& weight) const;
+  static at::Tensor into(const c10::optional<at::Tensor>& out, at::Tensor y);
+  at::Tensor onednn_linear(const at::Tensor& x) const;
   Kind kind_;
-  torch::Tensor weight_;
-  c10::optional<torch::Tensor> scale_, bias_, packed_;
+  at::Tensor weight_;
+  c10::optional<at::Tensor> scale_, bias_, packed_;
   int64_t kernel_rows_;  // small_batch, int8: rows up to which the kernel runs; or few_rows_ runs
   std::shared_ptr<const DecodeLinear> few_rows_;
   int64_t out_features_;  // N
 };
 
 struct DecodeLayer {
-  torch::Tensor input_norm, post_norm;  // RMSNorm weights [hidden]
+  at::Tensor input_norm, post_norm;  // RMSNorm weights [hidden]
   DecodeLinear qkv, o_proj, gate_up_proj, down_proj;
-  torch::Tensor q_norm, k_norm;  // per-head RMSNorm weights [head_dim] (Qwen3), or undefined
+  at::Tensor q_norm, k_norm;  // per-head RMSNorm weights [head_dim] (Qwen3), or undefined
 };
 
 class DecodeStack {
  public:
-  DecodeStack(torch::Tensor embedding, std::vector<DecodeLayer> layers, torch::Tensor final_norm,
+  DecodeStack(at::Tensor embedding, std::vector<DecodeLayer> layers, at::Tensor final_norm,
               double eps, int64_t num_heads, int64_t num_kv_heads, int64_t head_dim,
               double scale);
   // input_ids and positions [N] (int64), the rotary tables cos/sin [max_positions, D/2], each
   // layer's caches (and, for int8 caches, their scales; else empty lists), the decode kernel's
   // per-token indices: the final norm's output [N, hidden]. Writes each token's K/V into the
   // caches.
-  torch::Tensor forward(torch::Tensor input_ids, torch::Tensor positions,
-                        torch::Tensor cos_table, torch::Tensor sin_table,
-                        std::vector<torch::Tensor> k_caches, std::vector<torch::Tensor> v_caches,
-                        std::vector<torch::Tensor> k_scales, std::vector<torch::Tensor> v_scales,
-                        torch::Tensor slot_mapping, torch::Tensor block_tables,
-                        torch::Tensor context_lens) const;
+  at::Tensor forward(at::Tensor input_ids, at::Tensor positions,
+                        at::Tensor cos_table, at::Tensor sin_table,
+                        std::vector<at::Tensor> k_caches, std::vector<at::Tensor> v_caches,
+                        std::vector<at::Tensor> k_scales, std::vector<at::Tensor> v_scales,
+                        at::Tensor slot_mapping, at::Tensor block_tables,
+                        at::Tensor context_lens) const;
   // Steps of up to this many tokens run in one parallel region (`in_one_region`): those whose
   // every linear runs a kernel of ours.
   int64_t one_region_rows() const { return one_region_rows_; }
 
  private:
-  torch::Tensor layers_forward(const torch::Tensor& input_ids, const torch::Tensor& positions,
-                               const torch::Tensor& cos_table, const torch::Tensor& sin_table,
-                               const std::vector<torch::Tensor>& k_caches,
-                               const std::vector<torch::Tensor>& v_caches,
-                               const std::vector<torch::Tensor>& k_scales,
-                               const std::vector<torch::Tensor>& v_scales,
-                               const torch::Tensor& slot_mapping, const torch::Tensor& block_tables,
-                               const torch::Tensor& context_lens) const;
-  torch::Tensor embedding_;  // [vocab, hidden]
+  at::Tensor layers_forward(const at::Tensor& input_ids, const at::Tensor& positions,
+                               const at::Tensor& cos_table, const at::Tensor& sin_table,
+                               const std::vector<at::Tensor>& k_caches,
+                               const std::vector<at::Tensor>& v_caches,
+                               const std::vector<at::Tensor>& k_scales,
+                               const std::vector<at::Tensor>& v_scales,
+                               const at::Tensor& slot_mapping, const at::Tensor& block_tables,
+                               const at::Tensor& context_lens) const;
+  at::Tensor embedding_;  // [vocab, hidden]
   std::vector<DecodeLayer> layers_;
-  torch::Tensor final_norm_;
+  at::Tensor final_norm_;
   double eps_;
   int64_t num_heads_, num_kv_heads_, head_dim_;
   double scale_;

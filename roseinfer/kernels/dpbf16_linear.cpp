@@ -158,7 +158,7 @@ void run_task(const c10::BFloat16* x, const uint32_t* w, const c10::BFloat16* bi
 
 bool dpbf16_linear_available() { return true; }
 
-torch::Tensor dpbf16_pack_weight(torch::Tensor w) {
+at::Tensor dpbf16_pack_weight(at::Tensor w) {
   TORCH_CHECK(w.dim() == 2 && w.scalar_type() == at::kBFloat16,
               "dpbf16_pack_weight: w must be bf16 [N, K]");
   const int64_t N = w.size(0), K = w.size(1);
@@ -171,9 +171,9 @@ namespace {
 
 // y = x @ w.T + bias over weights packed by `dpbf16_pack_weight`, or by `dpbf16_pack_gated`
 // with `gated` (then y is [M, 2I] in order, or SiLU(gate) * up [M, I] with `silu_mul`).
-torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::Tensor& packed,
-                         const c10::optional<torch::Tensor>& bias, bool gated, bool silu_mul,
-                         const c10::optional<torch::Tensor>& out) {
+at::Tensor run_linear(const char* name, const at::Tensor& x, const at::Tensor& packed,
+                         const c10::optional<at::Tensor>& bias, bool gated, bool silu_mul,
+                         const c10::optional<at::Tensor>& out) {
   TORCH_CHECK(x.dim() == 2 && x.is_contiguous() && x.scalar_type() == at::kBFloat16, name,
               ": x must be contiguous bf16 [M, K]");
   TORCH_CHECK(packed.dim() == 4 && packed.scalar_type() == at::kBFloat16 && packed.size(2) == 16 &&
@@ -215,20 +215,20 @@ torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::
 
 }  // namespace
 
-torch::Tensor dpbf16_linear(torch::Tensor x, torch::Tensor packed,
-                            c10::optional<torch::Tensor> bias, c10::optional<torch::Tensor> out) {
+at::Tensor dpbf16_linear(at::Tensor x, at::Tensor packed,
+                            c10::optional<at::Tensor> bias, c10::optional<at::Tensor> out) {
   return run_linear("dpbf16_linear", x, packed, bias, false, false, out);
 }
 
-torch::Tensor dpbf16_pack_gated(torch::Tensor w) {
+at::Tensor dpbf16_pack_gated(at::Tensor w) {
   TORCH_CHECK(w.dim() == 2 && w.scalar_type() == at::kBFloat16 && w.size(1) % 2 == 0,
               "dpbf16_pack_gated: w must be bf16 [2I, K], K even");
   return pack_gated_tile_tasks(w, 2);
 }
 
-torch::Tensor dpbf16_gated_linear(torch::Tensor x, torch::Tensor packed,
-                                  c10::optional<torch::Tensor> bias, bool silu_mul,
-                                  c10::optional<torch::Tensor> out) {
+at::Tensor dpbf16_gated_linear(at::Tensor x, at::Tensor packed,
+                                  c10::optional<at::Tensor> bias, bool silu_mul,
+                                  c10::optional<at::Tensor> out) {
   return run_linear("dpbf16_gated_linear", x, packed, bias, true, silu_mul, out);
 }
 
@@ -236,21 +236,21 @@ torch::Tensor dpbf16_gated_linear(torch::Tensor x, torch::Tensor packed,
 
 bool dpbf16_linear_available() { return false; }
 
-torch::Tensor dpbf16_pack_weight(torch::Tensor) {
+at::Tensor dpbf16_pack_weight(at::Tensor) {
   TORCH_CHECK(false, "dpbf16_pack_weight: built without AVX512-BF16");
 }
 
-torch::Tensor dpbf16_linear(torch::Tensor, torch::Tensor, c10::optional<torch::Tensor>,
-                            c10::optional<torch::Tensor>) {
+at::Tensor dpbf16_linear(at::Tensor, at::Tensor, c10::optional<at::Tensor>,
+                            c10::optional<at::Tensor>) {
   TORCH_CHECK(false, "dpbf16_linear: built without AVX512-BF16");
 }
 
-torch::Tensor dpbf16_pack_gated(torch::Tensor) {
+at::Tensor dpbf16_pack_gated(at::Tensor) {
   TORCH_CHECK(false, "dpbf16_pack_gated: built without AVX512-BF16");
 }
 
-torch::Tensor dpbf16_gated_linear(torch::Tensor, torch::Tensor, c10::optional<torch::Tensor>, bool,
-                                  c10::optional<torch::Tensor>) {
+at::Tensor dpbf16_gated_linear(at::Tensor, at::Tensor, c10::optional<at::Tensor>, bool,
+                                  c10::optional<at::Tensor>) {
   TORCH_CHECK(false, "dpbf16_gated_linear: built without AVX512-BF16");
 }
 

@@ -76,7 +76,7 @@ void for_rows(int64_t rows, int64_t row_elems, const F& f) {
   });
 }
 
-void check_rows(const torch::Tensor& x, const char* name) {
+void check_rows(const at::Tensor& x, const char* name) {
   TORCH_CHECK(x.dim() == 2 && x.stride(1) == 1, name, " must be [rows, n] with contiguous rows");
 }
 
@@ -84,8 +84,8 @@ void check_rows(const torch::Tensor& x, const char* name) {
 
 // x [rows, n], or [rows, heads, n] (per-head norms, e.g. Qwen3's q/k norms on strided views
 // into the fused qkv output): the norm of each n-vector, into a new contiguous tensor (or `out`).
-torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps,
-                       c10::optional<torch::Tensor> out) {
+at::Tensor rms_norm(at::Tensor x, at::Tensor weight, double eps,
+                       c10::optional<at::Tensor> out) {
   TORCH_CHECK((x.dim() == 2 || x.dim() == 3) && x.stride(-1) == 1,
               "rms_norm: x must be [rows, n] or [rows, heads, n] with contiguous rows");
   const int64_t n = x.size(-1);
@@ -110,8 +110,8 @@ torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps,
 }
 
 // residual += x (in place), then the norm of the new residual.
-torch::Tensor add_rms_norm(torch::Tensor x, torch::Tensor residual, torch::Tensor weight,
-                           double eps, c10::optional<torch::Tensor> out) {
+at::Tensor add_rms_norm(at::Tensor x, at::Tensor residual, at::Tensor weight,
+                           double eps, c10::optional<at::Tensor> out) {
   check_rows(x, "add_rms_norm: x");
   TORCH_CHECK(residual.is_contiguous() && residual.sizes() == x.sizes() &&
                   residual.scalar_type() == x.scalar_type(),
@@ -139,7 +139,7 @@ torch::Tensor add_rms_norm(torch::Tensor x, torch::Tensor residual, torch::Tenso
 
 // Rotate-half rotary embedding in place on q [N, H, D] and k [N, KVH, D] (rows may be strided
 // views into the fused qkv output); cos, sin [N, D/2] in the same dtype.
-void rotary_embedding(torch::Tensor q, torch::Tensor k, torch::Tensor cos, torch::Tensor sin) {
+void rotary_embedding(at::Tensor q, at::Tensor k, at::Tensor cos, at::Tensor sin) {
   TORCH_CHECK(q.dim() == 3 && k.dim() == 3 && q.stride(2) == 1 && k.stride(2) == 1,
               "rotary_embedding: q and k must be [N, heads, D] with contiguous D");
   TORCH_CHECK(cos.is_contiguous() && sin.is_contiguous() && cos.size(0) == q.size(0) &&
@@ -175,7 +175,7 @@ void rotary_embedding(torch::Tensor q, torch::Tensor k, torch::Tensor cos, torch
 }
 
 // x [N, 2I] = [gate | up] -> T(T(silu(gate)) * up) [N, I].
-torch::Tensor silu_and_mul(torch::Tensor x, c10::optional<torch::Tensor> out) {
+at::Tensor silu_and_mul(at::Tensor x, c10::optional<at::Tensor> out) {
   check_rows(x, "silu_and_mul: x");
   TORCH_CHECK(x.size(1) % 2 == 0, "silu_and_mul: x must have an even last dim");
   const int64_t inter = x.size(1) / 2;

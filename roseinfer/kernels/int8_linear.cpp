@@ -329,8 +329,8 @@ void gemv(const float* xf, int64_t M, const W* w, int64_t N, int64_t K, const T*
   });
 }
 
-void check_x_and_bias(const torch::Tensor& x, const torch::Tensor& weight,
-                      const c10::optional<torch::Tensor>& bias, const char* name) {
+void check_x_and_bias(const at::Tensor& x, const at::Tensor& weight,
+                      const c10::optional<at::Tensor>& bias, const char* name) {
   TORCH_CHECK(x.dim() == 2 && x.is_contiguous(), name, ": x must be contiguous [M, K]");
   TORCH_CHECK(weight.dim() == 2 && weight.is_contiguous() && weight.size(1) == x.size(1), name,
               ": weight must be contiguous [N, K]");
@@ -353,10 +353,10 @@ const float* widened_rows(const T* x, int64_t n) {
 
 // y = x @ w.T [* scale] + bias through gemv, with int8 weights or weights in x's own dtype.
 template <bool kInt8>
-torch::Tensor run_gemv(const torch::Tensor& x, const torch::Tensor& weight,
-                       const c10::optional<torch::Tensor>& scale,
-                       const c10::optional<torch::Tensor>& bias,
-                       const c10::optional<torch::Tensor>& out, const char* name) {
+at::Tensor run_gemv(const at::Tensor& x, const at::Tensor& weight,
+                       const c10::optional<at::Tensor>& scale,
+                       const c10::optional<at::Tensor>& bias,
+                       const c10::optional<at::Tensor>& out, const char* name) {
   const int64_t M = x.size(0), K = x.size(1), N = weight.size(0);
   auto y = output_tensor(out, {M, N}, x.options(), x, name);
   auto run = [&](auto tag) {
@@ -372,8 +372,8 @@ torch::Tensor run_gemv(const torch::Tensor& x, const torch::Tensor& weight,
 
 }  // namespace
 
-torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor scale,
-                          c10::optional<torch::Tensor> bias, c10::optional<torch::Tensor> out) {
+at::Tensor int8_linear(at::Tensor x, at::Tensor weight, at::Tensor scale,
+                          c10::optional<at::Tensor> bias, c10::optional<at::Tensor> out) {
   check_x_and_bias(x, weight, bias, "int8_linear");
   TORCH_CHECK(weight.scalar_type() == at::kChar, "int8_linear: weight must be int8");
   TORCH_CHECK(scale.is_contiguous() && scale.numel() == weight.size(0) &&
@@ -384,12 +384,12 @@ torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor s
 
 int64_t vector_lanes() { return kVecLanes; }
 
-torch::Tensor int8_dequantize(torch::Tensor weight, torch::Tensor scale) {
+at::Tensor int8_dequantize(at::Tensor weight, at::Tensor scale) {
   TORCH_CHECK(weight.dim() == 2 && weight.is_contiguous() && weight.scalar_type() == at::kChar,
               "int8_dequantize: weight must be contiguous int8 [N, K]");
   TORCH_CHECK(scale.numel() == weight.size(0), "int8_dequantize: scale must be [N]");
   const int64_t N = weight.size(0), K = weight.size(1);
-  auto out = torch::empty({N, K}, weight.options().dtype(at::kFloat));
+  auto out = at::empty({N, K}, weight.options().dtype(at::kFloat));
   const auto scale_f = scale.to(at::kFloat).contiguous();
   const int8_t* w = weight.data_ptr<int8_t>();
   const float* s = scale_f.data_ptr<float>();
@@ -406,9 +406,9 @@ torch::Tensor int8_dequantize(torch::Tensor weight, torch::Tensor scale) {
   return out;
 }
 
-torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
-                                 c10::optional<torch::Tensor> bias,
-                                 c10::optional<torch::Tensor> out) {
+at::Tensor small_batch_linear(at::Tensor x, at::Tensor weight,
+                                 c10::optional<at::Tensor> bias,
+                                 c10::optional<at::Tensor> out) {
   check_x_and_bias(x, weight, bias, "small_batch_linear");
   TORCH_CHECK(weight.scalar_type() == x.scalar_type(),
               "small_batch_linear: weight must be in x's dtype");

@@ -2,7 +2,7 @@
 // directly.
 #pragma once
 
-#include <torch/extension.h>
+#include "aten.h"
 
 namespace roseinfer {
 // The entries the decoder stack calls take an optional `out`: the step's buffer for that output,
@@ -12,10 +12,10 @@ namespace roseinfer {
 // `out` checked to be the contiguous tensor the entry would allocate ([sizes], options' dtype and
 // device) and returned; or, without one, a new tensor. `input` (the entry's main input) must not
 // be `out`: these kernels read their input while they write.
-inline torch::Tensor output_tensor(const c10::optional<torch::Tensor>& out, at::IntArrayRef sizes,
-                                   const at::TensorOptions& options, const torch::Tensor& input,
+inline at::Tensor output_tensor(const c10::optional<at::Tensor>& out, at::IntArrayRef sizes,
+                                   const at::TensorOptions& options, const at::Tensor& input,
                                    const char* name) {
-  if (!out.has_value()) return torch::empty(sizes, options);
+  if (!out.has_value()) return at::empty(sizes, options);
   TORCH_CHECK(out->sizes() == sizes && out->dtype() == options.dtype() &&
                   out->device() == options.device() && out->is_contiguous(),
               name, ": out must be a contiguous ", sizes, " tensor of ", options.dtype(),
@@ -25,97 +25,97 @@ inline torch::Tensor output_tensor(const c10::optional<torch::Tensor>& out, at::
   return *out;
 }
 
-torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Tensor v,
-                                     torch::Tensor k_cache, torch::Tensor v_cache,
-                                     torch::Tensor slot_mapping, torch::Tensor block_tables,
-                                     torch::Tensor context_lens, double scale,
-                                     c10::optional<torch::Tensor> k_scale,
-                                     c10::optional<torch::Tensor> v_scale,
-                                     c10::optional<torch::Tensor> out = c10::nullopt);
+at::Tensor paged_decode_attention(at::Tensor q, at::Tensor k, at::Tensor v,
+                                     at::Tensor k_cache, at::Tensor v_cache,
+                                     at::Tensor slot_mapping, at::Tensor block_tables,
+                                     at::Tensor context_lens, double scale,
+                                     c10::optional<at::Tensor> k_scale,
+                                     c10::optional<at::Tensor> v_scale,
+                                     c10::optional<at::Tensor> out = c10::nullopt);
 // The same over the rows of the fused qkv projection [B, (H + 2 KVH) * D] (no q/k/v views), q and
 // k rotated on the way (cos, sin [B, D/2]; qkv itself is left as it is): the decoder stack's call.
-torch::Tensor paged_decode_attention_qkv(torch::Tensor qkv, torch::Tensor cos, torch::Tensor sin,
-                                         int64_t num_heads, torch::Tensor k_cache,
-                                         torch::Tensor v_cache, torch::Tensor slot_mapping,
-                                         torch::Tensor block_tables, torch::Tensor context_lens,
-                                         double scale, c10::optional<torch::Tensor> k_scale,
-                                         c10::optional<torch::Tensor> v_scale,
-                                         c10::optional<torch::Tensor> out = c10::nullopt);
-torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps,
-                       c10::optional<torch::Tensor> out = c10::nullopt);
-torch::Tensor add_rms_norm(torch::Tensor x, torch::Tensor residual, torch::Tensor weight,
-                           double eps, c10::optional<torch::Tensor> out = c10::nullopt);
-void rotary_embedding(torch::Tensor q, torch::Tensor k, torch::Tensor cos, torch::Tensor sin);
-torch::Tensor silu_and_mul(torch::Tensor x, c10::optional<torch::Tensor> out = c10::nullopt);
-torch::Tensor int8_linear(torch::Tensor x, torch::Tensor weight, torch::Tensor scale,
-                          c10::optional<torch::Tensor> bias,
-                          c10::optional<torch::Tensor> out = c10::nullopt);
-torch::Tensor small_batch_linear(torch::Tensor x, torch::Tensor weight,
-                                 c10::optional<torch::Tensor> bias,
-                                 c10::optional<torch::Tensor> out = c10::nullopt);
+at::Tensor paged_decode_attention_qkv(at::Tensor qkv, at::Tensor cos, at::Tensor sin,
+                                         int64_t num_heads, at::Tensor k_cache,
+                                         at::Tensor v_cache, at::Tensor slot_mapping,
+                                         at::Tensor block_tables, at::Tensor context_lens,
+                                         double scale, c10::optional<at::Tensor> k_scale,
+                                         c10::optional<at::Tensor> v_scale,
+                                         c10::optional<at::Tensor> out = c10::nullopt);
+at::Tensor rms_norm(at::Tensor x, at::Tensor weight, double eps,
+                       c10::optional<at::Tensor> out = c10::nullopt);
+at::Tensor add_rms_norm(at::Tensor x, at::Tensor residual, at::Tensor weight,
+                           double eps, c10::optional<at::Tensor> out = c10::nullopt);
+void rotary_embedding(at::Tensor q, at::Tensor k, at::Tensor cos, at::Tensor sin);
+at::Tensor silu_and_mul(at::Tensor x, c10::optional<at::Tensor> out = c10::nullopt);
+at::Tensor int8_linear(at::Tensor x, at::Tensor weight, at::Tensor scale,
+                          c10::optional<at::Tensor> bias,
+                          c10::optional<at::Tensor> out = c10::nullopt);
+at::Tensor small_batch_linear(at::Tensor x, at::Tensor weight,
+                                 c10::optional<at::Tensor> bias,
+                                 c10::optional<at::Tensor> out = c10::nullopt);
 int64_t vector_lanes();
 // weight [N, K] int8 * scale [N] per row, as fp32 [N, K]: `weight.float() * scale.float()[:, None]`.
-torch::Tensor int8_dequantize(torch::Tensor weight, torch::Tensor scale);
+at::Tensor int8_dequantize(at::Tensor weight, at::Tensor scale);
 bool amx_linear_available();
-torch::Tensor amx_pack_weight(torch::Tensor w);
-torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias,
-                         c10::optional<torch::Tensor> out = c10::nullopt);
+at::Tensor amx_pack_weight(at::Tensor w);
+at::Tensor amx_linear(at::Tensor x, at::Tensor packed, c10::optional<at::Tensor> bias,
+                         c10::optional<at::Tensor> out = c10::nullopt);
 // k, v [n, KVH, D] into their slots of the paged cache (an int8 cache's rows quantized, with
 // their scales), as `LayerCache.write` does.
-void write_kv_cache(torch::Tensor k, torch::Tensor v, torch::Tensor k_cache, torch::Tensor v_cache,
-                    torch::Tensor slot_mapping, c10::optional<torch::Tensor> k_scale,
-                    c10::optional<torch::Tensor> v_scale);
-torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
-                                      torch::Tensor v_cache, torch::Tensor block_tables,
-                                      torch::Tensor query_start_loc, torch::Tensor context_lens,
-                                      double scale, c10::optional<torch::Tensor> k_scale,
-                                      c10::optional<torch::Tensor> v_scale,
+void write_kv_cache(at::Tensor k, at::Tensor v, at::Tensor k_cache, at::Tensor v_cache,
+                    at::Tensor slot_mapping, c10::optional<at::Tensor> k_scale,
+                    c10::optional<at::Tensor> v_scale);
+at::Tensor paged_prefill_attention(at::Tensor q, at::Tensor k_cache,
+                                      at::Tensor v_cache, at::Tensor block_tables,
+                                      at::Tensor query_start_loc, at::Tensor context_lens,
+                                      double scale, c10::optional<at::Tensor> k_scale,
+                                      c10::optional<at::Tensor> v_scale,
                                       const std::string& tile);
 // The tile paged_prefill_attention takes for these queries and cache ("auto": the one it picks).
-std::string paged_prefill_tile(torch::Tensor q, torch::Tensor k_cache, const std::string& tile);
-std::tuple<torch::Tensor, torch::Tensor> argmax_rows(torch::Tensor logits);
-void apply_token_bitmask(torch::Tensor logits, torch::Tensor bitmask, torch::Tensor rows);
+std::string paged_prefill_tile(at::Tensor q, at::Tensor k_cache, const std::string& tile);
+std::tuple<at::Tensor, at::Tensor> argmax_rows(at::Tensor logits);
+void apply_token_bitmask(at::Tensor logits, at::Tensor bitmask, at::Tensor rows);
 // Each row's logsumexp (fp32 [B]) of logits [B, V] fp32/bf16/fp16 with contiguous rows.
-torch::Tensor logsumexp_rows(torch::Tensor logits);
+at::Tensor logsumexp_rows(at::Tensor logits);
 // How many of row r's logits are greater than values[r] (fp32 [B]): int64 [B].
-torch::Tensor count_greater_rows(torch::Tensor logits, torch::Tensor values);
+at::Tensor count_greater_rows(at::Tensor logits, at::Tensor values);
 // Each row's m largest logits (fp32 [B, m]) and their ids (int64 [B, m]), the larger first,
 // equal logits by the lower id.
-std::tuple<torch::Tensor, torch::Tensor> top_candidates_rows(torch::Tensor logits, int64_t m);
+std::tuple<at::Tensor, at::Tensor> top_candidates_rows(at::Tensor logits, int64_t m);
 // Each row's token drawn among its candidates: ids[r, i] with weight weights[r, i] (fp32 [C, m]),
 // walked in token order, from u (float64 [C]): int64 [C].
-torch::Tensor sample_candidates_rows(torch::Tensor weights, torch::Tensor ids, torch::Tensor u);
+at::Tensor sample_candidates_rows(at::Tensor weights, at::Tensor ids, at::Tensor u);
 bool amx_int8_linear_available();
-torch::Tensor amx_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
-                              c10::optional<torch::Tensor> bias,
-                              c10::optional<torch::Tensor> out = c10::nullopt);
+at::Tensor amx_int8_linear(at::Tensor x, at::Tensor packed, at::Tensor scale,
+                              c10::optional<at::Tensor> bias,
+                              c10::optional<at::Tensor> out = c10::nullopt);
 bool vnni_int8_linear_available();
-torch::Tensor vnni_pack_weight(torch::Tensor w);
-torch::Tensor vnni_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
-                               c10::optional<torch::Tensor> bias,
-                               c10::optional<torch::Tensor> out = c10::nullopt);
+at::Tensor vnni_pack_weight(at::Tensor w);
+at::Tensor vnni_int8_linear(at::Tensor x, at::Tensor packed, at::Tensor scale,
+                               c10::optional<at::Tensor> bias,
+                               c10::optional<at::Tensor> out = c10::nullopt);
 // A gated projection w [2I, K] = [gate; up] packed as tasks of (gate tile, up tile), and its
 // linear: [M, 2I] as vnni_int8_linear, or with silu_mul SiLU(gate) * up [M, I], bit for bit
 // silu_and_mul of the former. scale and bias stay [2I] in w's order.
-torch::Tensor vnni_pack_gated(torch::Tensor w);
-torch::Tensor vnni_int8_gated_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
-                                     c10::optional<torch::Tensor> bias, bool silu_mul,
-                                     c10::optional<torch::Tensor> out = c10::nullopt);
+at::Tensor vnni_pack_gated(at::Tensor w);
+at::Tensor vnni_int8_gated_linear(at::Tensor x, at::Tensor packed, at::Tensor scale,
+                                     c10::optional<at::Tensor> bias, bool silu_mul,
+                                     c10::optional<at::Tensor> out = c10::nullopt);
 bool dpbf16_linear_available();
-torch::Tensor dpbf16_pack_weight(torch::Tensor w);
-torch::Tensor dpbf16_linear(torch::Tensor x, torch::Tensor packed,
-                            c10::optional<torch::Tensor> bias,
-                            c10::optional<torch::Tensor> out = c10::nullopt);
+at::Tensor dpbf16_pack_weight(at::Tensor w);
+at::Tensor dpbf16_linear(at::Tensor x, at::Tensor packed,
+                            c10::optional<at::Tensor> bias,
+                            c10::optional<at::Tensor> out = c10::nullopt);
 // The same for bf16 weights on AVX512-BF16 (dpbf16_linear's products).
-torch::Tensor dpbf16_pack_gated(torch::Tensor w);
-torch::Tensor dpbf16_gated_linear(torch::Tensor x, torch::Tensor packed,
-                                  c10::optional<torch::Tensor> bias, bool silu_mul,
-                                  c10::optional<torch::Tensor> out = c10::nullopt);
+at::Tensor dpbf16_pack_gated(at::Tensor w);
+at::Tensor dpbf16_gated_linear(at::Tensor x, at::Tensor packed,
+                                  c10::optional<at::Tensor> bias, bool silu_mul,
+                                  c10::optional<at::Tensor> out = c10::nullopt);
 // The thread of one region (`pieces_per_share` as in_one_region's) that ran each index of
 // parallel_for(0, n, grain) [n]: thread `stalled_thread` holds its first chunk until the others
 // ran every other index, and they wait for it to hold one (10 s at most): the tests' view of how
 // a region shares a loop (parallel.h).
-torch::Tensor region_loop_threads(int64_t n, int64_t grain, int64_t pieces_per_share,
+at::Tensor region_loop_threads(int64_t n, int64_t grain, int64_t pieces_per_share,
                                   int64_t stalled_thread);
 // Nanoseconds per loop that one region hands to its threads (two threads' shares of nothing,
 // `loops` of them after as many untimed): what each of a step's ~150 loops pays to go between

@@ -102,10 +102,10 @@ struct StepTokens {
 
 // T: the dtype of q, k, v and the output; C: the cache's (T, or int8_t with scales).
 template <typename T, typename C>
-void decode_kernel(const StepTokens<T>& x, torch::Tensor& k_cache, torch::Tensor& v_cache,
-                   float* k_scales, float* v_scales, const torch::Tensor& slot_mapping,
-                   const torch::Tensor& block_tables, const torch::Tensor& context_lens,
-                   double scale, torch::Tensor& out) {
+void decode_kernel(const StepTokens<T>& x, at::Tensor& k_cache, at::Tensor& v_cache,
+                   float* k_scales, float* v_scales, const at::Tensor& slot_mapping,
+                   const at::Tensor& block_tables, const at::Tensor& context_lens,
+                   double scale, at::Tensor& out) {
   const int64_t num_seqs = x.num_seqs, num_heads = x.num_heads, head_dim = x.head_dim;
   const int64_t num_kv_heads = k_cache.size(1), block_size = k_cache.size(2);
   const int64_t group = num_heads / num_kv_heads;
@@ -292,11 +292,11 @@ namespace {
 
 // The checks both entries share: the caches and index tensors against the step's tokens (B of
 // them, H query heads, head_dim D, dtype); whether the caches are int8 (with their scales).
-bool check_step(const torch::Tensor& k_cache, const torch::Tensor& v_cache, int64_t num_seqs,
+bool check_step(const at::Tensor& k_cache, const at::Tensor& v_cache, int64_t num_seqs,
                 int64_t num_heads, int64_t head_dim, at::ScalarType dtype,
-                const c10::optional<torch::Tensor>& k_scale,
-                const c10::optional<torch::Tensor>& v_scale, const torch::Tensor& slot_mapping,
-                const torch::Tensor& block_tables, const torch::Tensor& context_lens) {
+                const c10::optional<at::Tensor>& k_scale,
+                const c10::optional<at::Tensor>& v_scale, const at::Tensor& slot_mapping,
+                const at::Tensor& block_tables, const at::Tensor& context_lens) {
   TORCH_CHECK(k_cache.dim() == 4 && k_cache.sizes() == v_cache.sizes(),
               "the caches must be [num_blocks, kv_heads, block_size, head_dim], both alike");
   TORCH_CHECK(k_cache.size(3) == head_dim, "q and the caches disagree on head_dim");
@@ -325,14 +325,14 @@ bool check_step(const torch::Tensor& k_cache, const torch::Tensor& v_cache, int6
 
 // out [B, H, D] = the kernel over the tokens `make_tokens(T{})` gives, T being dtype's type.
 template <typename MakeTokens>
-torch::Tensor run_decode(at::ScalarType dtype, const at::TensorOptions& options,
-                         const MakeTokens& make_tokens, torch::Tensor& k_cache,
-                         torch::Tensor& v_cache, const c10::optional<torch::Tensor>& k_scale,
-                         const c10::optional<torch::Tensor>& v_scale,
-                         const torch::Tensor& slot_mapping, const torch::Tensor& block_tables,
-                         const torch::Tensor& context_lens, double scale, bool int8_cache,
-                         const c10::optional<torch::Tensor>& out, const torch::Tensor& input) {
-  torch::Tensor result;
+at::Tensor run_decode(at::ScalarType dtype, const at::TensorOptions& options,
+                         const MakeTokens& make_tokens, at::Tensor& k_cache,
+                         at::Tensor& v_cache, const c10::optional<at::Tensor>& k_scale,
+                         const c10::optional<at::Tensor>& v_scale,
+                         const at::Tensor& slot_mapping, const at::Tensor& block_tables,
+                         const at::Tensor& context_lens, double scale, bool int8_cache,
+                         const c10::optional<at::Tensor>& out, const at::Tensor& input) {
+  at::Tensor result;
   dispatch(dtype, "paged_decode_attention", [&](auto tag) {
     using T = decltype(tag);
     const StepTokens<T> tokens = make_tokens(tag);
@@ -351,13 +351,13 @@ torch::Tensor run_decode(at::ScalarType dtype, const at::TensorOptions& options,
 
 }  // namespace
 
-torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Tensor v,
-                                     torch::Tensor k_cache, torch::Tensor v_cache,
-                                     torch::Tensor slot_mapping, torch::Tensor block_tables,
-                                     torch::Tensor context_lens, double scale,
-                                     c10::optional<torch::Tensor> k_scale,
-                                     c10::optional<torch::Tensor> v_scale,
-                                     c10::optional<torch::Tensor> out) {
+at::Tensor paged_decode_attention(at::Tensor q, at::Tensor k, at::Tensor v,
+                                     at::Tensor k_cache, at::Tensor v_cache,
+                                     at::Tensor slot_mapping, at::Tensor block_tables,
+                                     at::Tensor context_lens, double scale,
+                                     c10::optional<at::Tensor> k_scale,
+                                     c10::optional<at::Tensor> v_scale,
+                                     c10::optional<at::Tensor> out) {
   TORCH_CHECK(q.dim() == 3 && k.dim() == 3 && v.dim() == 3, "q, k, v must be [B, heads, D]");
   TORCH_CHECK(k.size(1) == k_cache.size(1) && k.sizes() == v.sizes() && k.size(0) == q.size(0) &&
                   k.size(2) == q.size(2),
@@ -381,13 +381,13 @@ torch::Tensor paged_decode_attention(torch::Tensor q, torch::Tensor k, torch::Te
                     v_scale, slot_mapping, block_tables, context_lens, scale, int8_cache, out, q);
 }
 
-torch::Tensor paged_decode_attention_qkv(torch::Tensor qkv, torch::Tensor cos, torch::Tensor sin,
-                                         int64_t num_heads, torch::Tensor k_cache,
-                                         torch::Tensor v_cache, torch::Tensor slot_mapping,
-                                         torch::Tensor block_tables, torch::Tensor context_lens,
-                                         double scale, c10::optional<torch::Tensor> k_scale,
-                                         c10::optional<torch::Tensor> v_scale,
-                                         c10::optional<torch::Tensor> out) {
+at::Tensor paged_decode_attention_qkv(at::Tensor qkv, at::Tensor cos, at::Tensor sin,
+                                         int64_t num_heads, at::Tensor k_cache,
+                                         at::Tensor v_cache, at::Tensor slot_mapping,
+                                         at::Tensor block_tables, at::Tensor context_lens,
+                                         double scale, c10::optional<at::Tensor> k_scale,
+                                         c10::optional<at::Tensor> v_scale,
+                                         c10::optional<at::Tensor> out) {
   TORCH_CHECK(qkv.dim() == 2 && qkv.stride(1) == 1,
               "qkv must be [B, (H + 2 KVH) * head_dim] with contiguous rows");
   TORCH_CHECK(k_cache.dim() == 4,

@@ -12,13 +12,13 @@
 
 namespace roseinfer {
 
-torch::Tensor region_loop_threads(int64_t n, int64_t grain, int64_t pieces_per_share,
+at::Tensor region_loop_threads(int64_t n, int64_t grain, int64_t pieces_per_share,
                                   int64_t stalled_thread) {
   TORCH_CHECK(n > 0 && grain > 0, "region_loop_threads: needs n > 0 and grain > 0");
   TORCH_CHECK(stalled_thread >= 0 && stalled_thread < at::get_num_threads(),
               "region_loop_threads: stalled_thread must be one of the ", at::get_num_threads(),
               " threads");
-  auto owners = torch::full({n}, -1, torch::dtype(at::kLong));
+  auto owners = at::full({n}, -1, at::dtype(at::kLong));
   int64_t* owner = owners.data_ptr<int64_t>();
   std::atomic<int64_t> ran{0};
   std::atomic<bool> stalled{false};

@@ -175,15 +175,15 @@ const char* name_of(Tile tile) {
 
 }  // namespace
 
-std::string paged_prefill_tile(torch::Tensor q, torch::Tensor k_cache, const std::string& tile) {
+std::string paged_prefill_tile(at::Tensor q, at::Tensor k_cache, const std::string& tile) {
   TORCH_CHECK(q.dim() == 3 && k_cache.dim() == 4, "q must be [n, H, D], the cache 4-d");
   return name_of(choose_tile(tile, q.scalar_type() == at::kBFloat16,
                              k_cache.scalar_type() == at::kFloat, q.size(2), k_cache.size(2)));
 }
 
-void write_kv_cache(torch::Tensor k, torch::Tensor v, torch::Tensor k_cache,
-                    torch::Tensor v_cache, torch::Tensor slot_mapping,
-                    c10::optional<torch::Tensor> k_scale, c10::optional<torch::Tensor> v_scale) {
+void write_kv_cache(at::Tensor k, at::Tensor v, at::Tensor k_cache,
+                    at::Tensor v_cache, at::Tensor slot_mapping,
+                    c10::optional<at::Tensor> k_scale, c10::optional<at::Tensor> v_scale) {
   TORCH_CHECK(k.dim() == 3 && k.sizes() == v.sizes() && k.scalar_type() == v.scalar_type(),
               "k and v must be [n, KVH, D], alike");
   TORCH_CHECK(k.stride(2) == 1 && v.stride(2) == 1 && k.stride(1) == k.size(2) &&
@@ -229,11 +229,11 @@ void write_kv_cache(torch::Tensor k, torch::Tensor v, torch::Tensor k_cache,
   });
 }
 
-torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
-                                      torch::Tensor v_cache, torch::Tensor block_tables,
-                                      torch::Tensor query_start_loc, torch::Tensor context_lens,
-                                      double scale, c10::optional<torch::Tensor> k_scale,
-                                      c10::optional<torch::Tensor> v_scale,
+at::Tensor paged_prefill_attention(at::Tensor q, at::Tensor k_cache,
+                                      at::Tensor v_cache, at::Tensor block_tables,
+                                      at::Tensor query_start_loc, at::Tensor context_lens,
+                                      double scale, c10::optional<at::Tensor> k_scale,
+                                      c10::optional<at::Tensor> v_scale,
                                       const std::string& tile_name) {
   TORCH_CHECK(q.dim() == 3 && q.stride(2) == 1 && q.stride(1) == q.size(2),
               "q must be [n, H, D] with contiguous rows");
@@ -289,7 +289,7 @@ torch::Tensor paged_prefill_attention(torch::Tensor q, torch::Tensor k_cache,
     if (a.kvh != b.kvh) return a.kvh < b.kvh;
     return a.first > b.first;
   });
-  auto out = torch::empty(q.sizes(), q.options());
+  auto out = at::empty(q.sizes(), q.options());
   const int64_t* tables = block_tables.data_ptr<int64_t>();
   dispatch(q.scalar_type(), "paged_prefill_attention", [&](auto tag) {
     using T = decltype(tag);

@@ -293,17 +293,17 @@ void top_candidates_row(const T* row, int64_t n, int64_t m, std::vector<uint64_t
   }
 }
 
-void check_rows(const torch::Tensor& logits, const char* name) {
+void check_rows(const at::Tensor& logits, const char* name) {
   TORCH_CHECK(logits.dim() == 2 && logits.stride(1) == 1 && logits.size(1) > 0, name,
               ": logits must be [B, V] with contiguous rows and V > 0");
 }
 
 }  // namespace
 
-torch::Tensor logsumexp_rows(torch::Tensor logits) {
+at::Tensor logsumexp_rows(at::Tensor logits) {
   check_rows(logits, "logsumexp_rows");
   const int64_t rows = logits.size(0), n = logits.size(1), stride = logits.stride(0);
-  auto out = torch::empty({rows}, logits.options().dtype(at::kFloat));
+  auto out = at::empty({rows}, logits.options().dtype(at::kFloat));
   float* op = out.data_ptr<float>();
   dispatch(logits.scalar_type(), "logsumexp_rows", [&](auto tag) {
     using T = decltype(tag);
@@ -325,13 +325,13 @@ torch::Tensor logsumexp_rows(torch::Tensor logits) {
   return out;
 }
 
-torch::Tensor count_greater_rows(torch::Tensor logits, torch::Tensor values) {
+at::Tensor count_greater_rows(at::Tensor logits, at::Tensor values) {
   check_rows(logits, "count_greater_rows");
   TORCH_CHECK(values.dim() == 1 && values.scalar_type() == at::kFloat && values.is_contiguous() &&
                   values.size(0) == logits.size(0),
               "count_greater_rows: values must be contiguous fp32 [B]");
   const int64_t rows = logits.size(0), n = logits.size(1), stride = logits.stride(0);
-  auto out = torch::empty({rows}, logits.options().dtype(at::kLong));
+  auto out = at::empty({rows}, logits.options().dtype(at::kLong));
   int64_t* op = out.data_ptr<int64_t>();
   const float* vp = values.data_ptr<float>();
   dispatch(logits.scalar_type(), "count_greater_rows", [&](auto tag) {
@@ -344,13 +344,13 @@ torch::Tensor count_greater_rows(torch::Tensor logits, torch::Tensor values) {
   return out;
 }
 
-std::tuple<torch::Tensor, torch::Tensor> top_candidates_rows(torch::Tensor logits, int64_t m) {
+std::tuple<at::Tensor, at::Tensor> top_candidates_rows(at::Tensor logits, int64_t m) {
   check_rows(logits, "top_candidates_rows");
   const int64_t rows = logits.size(0), n = logits.size(1), stride = logits.stride(0);
   TORCH_CHECK(m > 0 && m <= n, "top_candidates_rows: m must be in [1, V]");
   TORCH_CHECK(n <= std::numeric_limits<int32_t>::max(), "top_candidates_rows: V past int32");
-  auto values = torch::empty({rows, m}, logits.options().dtype(at::kFloat));
-  auto ids = torch::empty({rows, m}, logits.options().dtype(at::kLong));
+  auto values = at::empty({rows, m}, logits.options().dtype(at::kFloat));
+  auto ids = at::empty({rows, m}, logits.options().dtype(at::kLong));
   float* vp = values.data_ptr<float>();
   int64_t* ip = ids.data_ptr<int64_t>();
   dispatch(logits.scalar_type(), "top_candidates_rows", [&](auto tag) {
@@ -368,7 +368,7 @@ std::tuple<torch::Tensor, torch::Tensor> top_candidates_rows(torch::Tensor logit
 // The draw among each row's candidates (`layers/draw.py` sample_candidates, value for value): the
 // candidates in token order, their running total in double, the first whose total passes u times
 // the row's (never past the last with weight). torch's sort of [32, 256] ids alone took 0.25 ms.
-torch::Tensor sample_candidates_rows(torch::Tensor weights, torch::Tensor ids, torch::Tensor u) {
+at::Tensor sample_candidates_rows(at::Tensor weights, at::Tensor ids, at::Tensor u) {
   TORCH_CHECK(weights.dim() == 2 && weights.scalar_type() == at::kFloat && weights.is_contiguous(),
               "sample_candidates_rows: weights must be contiguous fp32 [C, m]");
   TORCH_CHECK(ids.sizes() == weights.sizes() && ids.scalar_type() == at::kLong &&
@@ -379,7 +379,7 @@ torch::Tensor sample_candidates_rows(torch::Tensor weights, torch::Tensor ids, t
               "sample_candidates_rows: u must be contiguous float64 [C]");
   const int64_t rows = weights.size(0), m = weights.size(1);
   TORCH_CHECK(m > 0, "sample_candidates_rows: no candidates");
-  auto out = torch::empty({rows}, ids.options());
+  auto out = at::empty({rows}, ids.options());
   const float* wp = weights.data_ptr<float>();
   const int64_t* ip = ids.data_ptr<int64_t>();
   const double* up = u.data_ptr<double>();
@@ -403,12 +403,12 @@ torch::Tensor sample_candidates_rows(torch::Tensor weights, torch::Tensor ids, t
   return out;
 }
 
-std::tuple<torch::Tensor, torch::Tensor> argmax_rows(torch::Tensor logits) {
+std::tuple<at::Tensor, at::Tensor> argmax_rows(at::Tensor logits) {
   TORCH_CHECK(logits.dim() == 2 && logits.stride(1) == 1 && logits.size(1) > 0,
               "argmax_rows: logits must be [B, V] with contiguous rows and V > 0");
   const int64_t rows = logits.size(0), n = logits.size(1), stride = logits.stride(0);
-  auto ids = torch::empty({rows}, logits.options().dtype(at::kLong));
-  auto maxima = torch::empty({rows}, logits.options().dtype(at::kFloat));
+  auto ids = at::empty({rows}, logits.options().dtype(at::kLong));
+  auto maxima = at::empty({rows}, logits.options().dtype(at::kFloat));
   int64_t* ip = ids.data_ptr<int64_t>();
   float* mp = maxima.data_ptr<float>();
   dispatch(logits.scalar_type(), "argmax_rows", [&](auto tag) {
@@ -428,7 +428,7 @@ std::tuple<torch::Tensor, torch::Tensor> argmax_rows(torch::Tensor logits) {
 // The torch version (roseinfer/structured/grammar.py, apply_bitmask) expands every bit to a float
 // through a lookup: [32, 49152] rows write 25 MB. This touches only the forbidden logits, a whole
 // word of 32 at a time where the grammar allows none of them (most words, under a JSON schema).
-void apply_token_bitmask(torch::Tensor logits, torch::Tensor bitmask, torch::Tensor rows) {
+void apply_token_bitmask(at::Tensor logits, at::Tensor bitmask, at::Tensor rows) {
   TORCH_CHECK(logits.dim() == 2 && logits.stride(1) == 1,
               "apply_token_bitmask: logits must be [B, V] with contiguous rows");
   const int64_t n = logits.size(1), stride = logits.stride(0), words = (n + 31) / 32;

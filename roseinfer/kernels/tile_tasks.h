@@ -4,7 +4,7 @@
 // apart were 7-19 % slower at 1-32 rows; BENCHMARKS.md, session 27).
 #pragma once
 
-#include <torch/extension.h>
+#include "aten.h"
 
 #include <vector>
 
@@ -14,7 +14,7 @@ namespace roseinfer {
 // 64-byte load, a task's `task_tiles` tiles (the last task's: what is left) interleaved one
 // load at a time, [K/group][tiles][16][group], tasks in order. Returned as [N/16, K/group, 16,
 // group], the shape of the tiles it holds.
-inline torch::Tensor pack_tile_tasks(const torch::Tensor& w, int64_t group, int64_t task_tiles) {
+inline at::Tensor pack_tile_tasks(const at::Tensor& w, int64_t group, int64_t task_tiles) {
   const int64_t N = w.size(0), K = w.size(1);
   const int64_t task_rows = 16 * task_tiles, full = N / task_rows * task_rows;
   auto interleave = [&](int64_t start, int64_t rows, int64_t per_task) {
@@ -23,17 +23,17 @@ inline torch::Tensor pack_tile_tasks(const torch::Tensor& w, int64_t group, int6
         .permute({0, 3, 1, 2, 4})
         .reshape({-1});
   };
-  std::vector<torch::Tensor> parts;
+  std::vector<at::Tensor> parts;
   if (full > 0) parts.push_back(interleave(0, full, task_rows));
   if (full < N) parts.push_back(interleave(full, N - full, N - full));  // the last, short task
-  return torch::cat(parts).view({N / 16, K / group, 16, group});
+  return at::cat(parts).view({N / 16, K / group, 16, group});
 }
 
 // A gated projection's w [2I, K] = [gate; up] (I % 16 == 0) packed as tasks of two tiles, gate
 // outputs 16j.. and up outputs I + 16j.. (task j), so that one task's epilogue has both halves of
 // SiLU·mul's inputs: the kernels' gated entries (`vnni_int8_gated_linear`,
 // `dpbf16_gated_linear`) read this layout, in the shape `pack_tile_tasks` gives.
-inline torch::Tensor pack_gated_tile_tasks(const torch::Tensor& w, int64_t group) {
+inline at::Tensor pack_gated_tile_tasks(const at::Tensor& w, int64_t group) {
   const int64_t N = w.size(0), K = w.size(1);
   TORCH_CHECK(N % 32 == 0, "a gated projection needs [2I, K] with I % 16 == 0, got [", N, ", ", K, "]");
   // [2, I/16, 16, K] -> [I/16, 2, 16, K]: gate tile j, then up tile j.

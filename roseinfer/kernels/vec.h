@@ -3,7 +3,7 @@
 // the widest fp32 vector the build targets (AVX-512 or AVX2), for kernels written once over it.
 #pragma once
 
-#include <torch/extension.h>
+#include "aten.h"
 
 #if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>

@@ -173,7 +173,7 @@ void run_rows(const Operands<Out>& a, int64_t n) {
 
 bool vnni_int8_linear_available() { return true; }
 
-torch::Tensor vnni_pack_weight(torch::Tensor w) {
+at::Tensor vnni_pack_weight(at::Tensor w) {
   TORCH_CHECK(w.dim() == 2 && w.scalar_type() == at::kChar, "vnni_pack_weight: w must be int8 [N, K]");
   const int64_t N = w.size(0), K = w.size(1);
   TORCH_CHECK(N % 16 == 0 && K % kBlock == 0, "vnni_pack_weight: needs N % 16 == 0 and K % 64 == 0, got [",
@@ -188,9 +188,9 @@ namespace {
 
 // y = x @ w.T * scale + bias over the packed weights (`vnni_pack_weight`, or `vnni_pack_gated`
 // with `gated`: then y is [M, 2I] in order, or SiLU(gate) * up [M, I] with `silu_mul`).
-torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::Tensor& packed,
-                         const torch::Tensor& scale, const c10::optional<torch::Tensor>& bias,
-                         bool gated, bool silu_mul, const c10::optional<torch::Tensor>& out) {
+at::Tensor run_linear(const char* name, const at::Tensor& x, const at::Tensor& packed,
+                         const at::Tensor& scale, const c10::optional<at::Tensor>& bias,
+                         bool gated, bool silu_mul, const c10::optional<at::Tensor>& out) {
   TORCH_CHECK(x.dim() == 2 && x.is_contiguous(), name, ": x must be contiguous [M, K]");
   TORCH_CHECK(packed.dim() == 4 && packed.scalar_type() == at::kByte && packed.size(2) == 16 &&
                   packed.size(3) == 4 && packed.is_contiguous(),
@@ -247,22 +247,22 @@ torch::Tensor run_linear(const char* name, const torch::Tensor& x, const torch::
 
 }  // namespace
 
-torch::Tensor vnni_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
-                               c10::optional<torch::Tensor> bias,
-                               c10::optional<torch::Tensor> out) {
+at::Tensor vnni_int8_linear(at::Tensor x, at::Tensor packed, at::Tensor scale,
+                               c10::optional<at::Tensor> bias,
+                               c10::optional<at::Tensor> out) {
   return run_linear("vnni_int8_linear", x, packed, scale, bias, false, false, out);
 }
 
-torch::Tensor vnni_pack_gated(torch::Tensor w) {
+at::Tensor vnni_pack_gated(at::Tensor w) {
   TORCH_CHECK(w.dim() == 2 && w.scalar_type() == at::kChar, "vnni_pack_gated: w must be int8 [2I, K]");
   TORCH_CHECK(w.size(1) % kBlock == 0, "vnni_pack_gated: needs K % 64 == 0, got ", w.size(1));
   TORCH_CHECK(w.min().item<int8_t>() > -128, "vnni_pack_gated: weights must lie in [-127, 127]");
   return pack_gated_tile_tasks((w.to(at::kShort) + 128).to(at::kByte), 4);
 }
 
-torch::Tensor vnni_int8_gated_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
-                                     c10::optional<torch::Tensor> bias, bool silu_mul,
-                                     c10::optional<torch::Tensor> out) {
+at::Tensor vnni_int8_gated_linear(at::Tensor x, at::Tensor packed, at::Tensor scale,
+                                     c10::optional<at::Tensor> bias, bool silu_mul,
+                                     c10::optional<at::Tensor> out) {
   return run_linear("vnni_int8_gated_linear", x, packed, scale, bias, true, silu_mul, out);
 }
 
@@ -270,22 +270,22 @@ torch::Tensor vnni_int8_gated_linear(torch::Tensor x, torch::Tensor packed, torc
 
 bool vnni_int8_linear_available() { return false; }
 
-torch::Tensor vnni_pack_weight(torch::Tensor) {
+at::Tensor vnni_pack_weight(at::Tensor) {
   TORCH_CHECK(false, "vnni_pack_weight: built without AVX512-VNNI");
 }
 
-torch::Tensor vnni_int8_linear(torch::Tensor, torch::Tensor, torch::Tensor,
-                               c10::optional<torch::Tensor>, c10::optional<torch::Tensor>) {
+at::Tensor vnni_int8_linear(at::Tensor, at::Tensor, at::Tensor,
+                               c10::optional<at::Tensor>, c10::optional<at::Tensor>) {
   TORCH_CHECK(false, "vnni_int8_linear: built without AVX512-VNNI");
 }
 
-torch::Tensor vnni_pack_gated(torch::Tensor) {
+at::Tensor vnni_pack_gated(at::Tensor) {
   TORCH_CHECK(false, "vnni_pack_gated: built without AVX512-VNNI");
 }
 
-torch::Tensor vnni_int8_gated_linear(torch::Tensor, torch::Tensor, torch::Tensor,
-                                     c10::optional<torch::Tensor>, bool,
-                                     c10::optional<torch::Tensor>) {
+at::Tensor vnni_int8_gated_linear(at::Tensor, at::Tensor, at::Tensor,
+                                     c10::optional<at::Tensor>, bool,
+                                     c10::optional<at::Tensor>) {
   TORCH_CHECK(false, "vnni_int8_gated_linear: built without AVX512-VNNI");
 }
 
