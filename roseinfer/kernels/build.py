@@ -190,7 +190,7 @@ def load_kernels(spec: KernelSources = KERNELS) -> ModuleType:
             os.remove(stale)
         built = kernels_are_built(spec)
         if not built:
-            logger.info("compiling the C++ kernels (first run on this machine, ~3 min)")
+            logger.info("compiling the C++ kernels (first run on this machine, ~1 min)")
         sources = _copy_sources(spec, os.path.join(directory, "src"))
         with _ninja_dies_with_us(cpp_extension):
             module = cpp_extension.load(

@@ -241,7 +241,7 @@ def load_model(cfg: EngineConfig) -> LoadedModel:
         dtype = resolve_dtype(cfg.dtype, cfg.device)
         compiling = not cfg.enforce_eager and cfg.device == "cpu" and not kernels_are_built()
         bar.set_description(
-            "Loading model: compiling the C++ kernels (first run on this machine, ~3 min)"
+            "Loading model: compiling the C++ kernels (first run on this machine, ~1 min)"
             if compiling
             else "Loading model: building"
         )
