@@ -262,7 +262,7 @@ def gguf_generation_config(meta: dict[str, Any]) -> tuple[dict[str, Any], list[s
     unapplied = []
     if given.get("mirostat", 0) != 0:
         unapplied.append(f"mirostat {given['mirostat']} (this engine has no mirostat sampling)")
-    if given.get("xtc_probability", 0) > 0:
+    if given.get("xtc_probability", 0) != 0:
         unapplied.append(f"xtc_probability {given['xtc_probability']} (no XTC sampling)")
     if "sequence" in given:
         unapplied.append(f"sequence {given['sequence']!r} (the sampler order: /completion runs "
