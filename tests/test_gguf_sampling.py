@@ -35,15 +35,15 @@ def test_the_metadata_in_generation_configs_names():
     assert "repetition_penalty" not in config and unapplied == []
     # what this engine cannot do is named, not dropped
     odd = {**meta, "general.sampling.penalty_last_n": 64, "general.sampling.mirostat": 2,
-           "general.sampling.xtc_probability": 0.5, "general.sampling.sequence": "ekpmt"}  # fmt: skip
+           "general.sampling.xtc_probability": 0.5, "general.sampling.sequence": "tekpm"}  # fmt: skip
     _, unapplied = gguf_generation_config(odd)
     assert [line.split()[0] for line in unapplied] == [
         "general.sampling.mirostat", "general.sampling.xtc_probability",
         "general.sampling.sequence", "general.sampling.penalty_last_n",
     ]  # fmt: skip
-    # their neutral values need no word: nothing is left unapplied
+    # their neutral values need no word, nor llama.cpp's default order: nothing is unapplied
     neutral = {"general.sampling.mirostat": 0, "general.sampling.xtc_probability": 0.0,
-               "general.sampling.penalty_last_n": 64}  # fmt: skip
+               "general.sampling.penalty_last_n": 64, "general.sampling.sequence": "edkypmxt"}  # fmt: skip
     assert gguf_generation_config(neutral) == ({}, [])
 
 

@@ -247,6 +247,20 @@ _SAMPLING_NAMES = {"temp": "temperature", "top_k": "top_k", "top_p": "top_p", "m
 SAMPLING_ORIGIN = "GGUF general.sampling metadata"
 
 
+# llama.cpp's default sampler order, as /completion runs it (penalties, top-k, top-p, min-p, the
+# temperature last), in its letters without those of samplers this engine has not (held neutral)
+_LLAMACPP_CHAIN = "ekpmt"
+
+
+def _runs_as(sequence: Any) -> Any:
+    """A `sequence` of llama.cpp's sampler letters without those held neutral here."""
+    return (
+        sequence.translate(str.maketrans("", "", "dysxa"))
+        if isinstance(sequence, str)
+        else sequence
+    )
+
+
 def gguf_generation_config(meta: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """A GGUF's sampling defaults as generation_config.json would give them, and a line for
     each of its other sampling keys this engine cannot apply (llama.cpp's own samplers, its
@@ -264,7 +278,7 @@ def gguf_generation_config(meta: dict[str, Any]) -> tuple[dict[str, Any], list[s
         unapplied.append(f"mirostat {given['mirostat']} (this engine has no mirostat sampling)")
     if given.get("xtc_probability", 0) != 0:
         unapplied.append(f"xtc_probability {given['xtc_probability']} (no XTC sampling)")
-    if "sequence" in given:
+    if "sequence" in given and _runs_as(given["sequence"]) != _LLAMACPP_CHAIN:
         unapplied.append(f"sequence {given['sequence']!r} (the sampler order: /completion runs "
                          "llama.cpp's default chain, /v1 vLLM's, unless a request's `samplers` "
                          "says otherwise)")  # fmt: skip
