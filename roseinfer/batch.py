@@ -13,8 +13,9 @@ Each body goes through the server's own app (`create_app`, in process, no socket
 read, checked, run and answered exactly as `roseinfer serve` would: a refused request is its
 4xx in `response` (its body the error), and the others run on. A line that makes no request
 (not UTF-8 or not JSON as the server reads JSON, no `custom_id`, one seen before, another
-method or URL, `stream: true`) gets `error` (`{"code", "message"}`) and no `response`, as
-OpenAI's error lines. Up to `--max-concurrency` requests are in flight at once, so the engine
+method or URL, `stream: true`, a response's `background: true`) gets `error` (`{"code",
+"message"}`) and no `response`, as OpenAI's error lines (vLLM's put a refused request's error
+there too, its `response.body` null; here, as OpenAI's, it is the 4xx's body). Up to `--max-concurrency` requests are in flight at once, so the engine
 batches them as it batches a server's clients; a slow request holds back only the writing of
 the lines after it (up to `READ_AHEAD_LINES` x the concurrency of them, `READ_AHEAD_BYTES` of
 their output), not their running.
@@ -37,7 +38,8 @@ if TYPE_CHECKING:  # imported where used: `roseinfer --help` needs neither
     import httpx
     from fastapi import FastAPI
 
-URLS = ("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/responses")
+URLS = ("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/responses",
+        "/score", "/v1/score", "/rerank", "/v1/rerank")  # fmt: skip
 # Lines started but not yet written (behind a slower one): at most this many times the
 # concurrency, and their finished output lines at most this many bytes, before reading waits.
 READ_AHEAD_LINES = 64
@@ -101,6 +103,10 @@ def read_request(raw: bytes, number: int, seen: set[str]) -> tuple[str, str, dic
     if body.get("stream") is True:
         return line_error(custom_id, "invalid_request",
                           f"line {number}: stream is not supported in a batch")  # fmt: skip
+    if url == "/v1/responses" and body.get("background") is True:  # its answer: "queued"
+        return line_error(custom_id, "invalid_request",
+                          f"line {number}: background is not supported in a batch (a line's "
+                          "answer is the finished response)")  # fmt: skip
     return custom_id, url, body
 
 

@@ -100,6 +100,25 @@ def test_each_line_answered_in_order_as_the_server_answers_it(tiny_server, max_c
     assert "'priority'" in outputs[12]["error"]["message"]
 
 
+def test_vllms_score_and_rerank_lines_run_and_a_background_response_is_refused(tiny_server):
+    """A background response's answer is "queued", without its output: a line whose result
+    would be lost is refused; vLLM's /score and /rerank run as the server answers them."""
+    app, url = tiny_server
+    score = {"text_1": "The sea", "text_2": ["is blue", "is loud"]}
+    rerank = {"query": "The sea", "documents": ["is blue", "is loud"]}
+    lines = [line("background", "/v1/responses", {**RESPONSE, "background": True}),
+             line("score", "/v1/score", score), line("rerank", "/rerank", rerank)]  # fmt: skip
+    outputs, counts = run(app, lines)
+    assert counts == {"invalid": 1, "ok": 2}
+    assert outputs[0]["response"] is None and "background" in outputs[0]["error"]["message"]
+    for o, path, body in ((outputs[1], "/v1/score", score), (outputs[2], "/rerank", rerank)):
+        direct = httpx.post(url + path, json=body, timeout=60).json()
+        got = o["response"]["body"]
+        key = "data" if path.endswith("score") else "results"
+        assert [x.get("score", x.get("relevance_score")) for x in got[key]] == pytest.approx(
+            [x.get("score", x.get("relevance_score")) for x in direct[key]], abs=1e-5)  # fmt: skip
+
+
 def test_a_line_the_server_would_refuse_to_read_is_that_lines_error(tiny_server):
     """Read as the server reads a body: a key given twice, NaN, a lone surrogate, nesting too
     deep or bytes that are not UTF-8 make that line an error naming where; the rest run on."""
