@@ -136,6 +136,10 @@ class SamplingParams:
     character of a line after the first that is indented by fewer spaces or tabs, cut there;
     `stop_at_newline_after_ms` (its `t_max_predict_ms`) ends the text after the first token
     holding a newline that comes this long after the first token. Both end it with "length".
+    `penalty_last_n` (its `repeat_last_n`): the three penalties read the last n tokens of the
+    prompt and the output, as llama.cpp's (-1: all of them; 0: the penalties off); None, vLLM's:
+    the repetition penalty reads the prompt and the output, the frequency and presence
+    penalties the output alone.
     """
 
     n: int = 1
@@ -163,6 +167,7 @@ class SamplingParams:
     infill: bool = False  # llama.cpp's infill filter after the truncation (layers/infill.py)
     min_indent: int = 0  # lines after the first end the text where indented less
     stop_at_newline_after_ms: float | None = None  # past this since the first token: a newline ends
+    penalty_last_n: int | None = None  # llama.cpp's window of the penalties (None: vLLM's)
     max_new_tokens: InitVar[int | None] = None
 
     def __post_init__(self, max_new_tokens: int | None) -> None:
@@ -228,6 +233,10 @@ class SamplingParams:
             value = getattr(self, name)
             if not is_number(value) or not -2.0 <= value <= 2.0:
                 raise ValueError(f"{name} must be in [-2, 2], got {value!r}")
+        window = self.penalty_last_n
+        if window is not None and not (is_int(window) and window >= -1):
+            raise ValueError(f"penalty_last_n must be an integer >= -1 (-1: the whole context), "
+                             f"got {window!r}")  # fmt: skip
         if not is_number(self.repetition_penalty) or self.repetition_penalty <= 0:
             raise ValueError(
                 f"repetition_penalty must be a finite number > 0, got {self.repetition_penalty!r}"
@@ -300,8 +309,9 @@ class SamplingParams:
 
     @property
     def uses_penalties(self) -> bool:
-        """Any of the penalties that read the sequence's tokens is on."""
-        return (
+        """Any of the penalties that read the sequence's tokens is on (a window of 0 tokens
+        turns them off, as llama.cpp's)."""
+        return self.penalty_last_n != 0 and (
             self.presence_penalty != 0.0
             or self.frequency_penalty != 0.0
             or self.repetition_penalty != 1.0
@@ -362,7 +372,8 @@ class SamplingDefaults:
     from its generation_config.json (a GGUF's `general.sampling.*` metadata, read into that
     file's names), which vLLM applies by default (`--generation-config auto`): `temperature`,
     `top_p`, `top_k`, `min_p`, `repetition_penalty`, and `max_new_tokens` as the output limit
-    of a request that sets none. Checked as SamplingParams checks them. `given`: the fields
+    of a request that sets none; a GGUF's `penalty_last_n` too (llama.cpp's window of the
+    penalties). Checked as SamplingParams checks them. `given`: the fields
     the model's file sets (llama.cpp's endpoints take its own defaults for the others);
     `origin`: where they were read, as messages name it."""
 
@@ -372,11 +383,12 @@ class SamplingDefaults:
     min_p: float = 0.0
     repetition_penalty: float = 1.0
     max_tokens: int | None = None  # None: the front door's own default
+    penalty_last_n: int | None = None  # a GGUF's window of the penalties (llama.cpp's)
     given: frozenset[str] = frozenset()
     origin: str = "generation_config.json"
 
     SAMPLING: ClassVar[tuple[str, ...]] = (
-        "temperature", "top_p", "top_k", "min_p", "repetition_penalty"
+        "temperature", "top_p", "top_k", "min_p", "repetition_penalty", "penalty_last_n"
     )  # fmt: skip
 
     def __post_init__(self) -> None:
@@ -391,7 +403,7 @@ class SamplingDefaults:
         given: dict[str, Any] = {k: config[k] for k in cls.SAMPLING if config.get(k) is not None}
         if config.get("max_new_tokens") is not None:
             given["max_tokens"] = config["max_new_tokens"]
-        for name in ("top_k", "max_tokens"):  # 50.0 as JSON writers may give it: 50
+        for name in ("top_k", "max_tokens", "penalty_last_n"):  # 50.0 as JSON may give it: 50
             if isinstance(given.get(name), float) and given[name].is_integer():
                 given[name] = int(given[name])
         if given.get("top_k") == -1:  # off, as 0
@@ -432,5 +444,6 @@ class SamplingDefaults:
             top_k=self.top_k,
             min_p=self.min_p,
             repetition_penalty=self.repetition_penalty,
+            penalty_last_n=self.penalty_last_n,
             max_tokens=SamplingParams.max_tokens if self.max_tokens is None else self.max_tokens,
         )

@@ -30,20 +30,20 @@ def test_the_metadata_in_generation_configs_names():
                       "repetition_penalty": 1.1}  # fmt: skip
     assert unapplied == []
     assert gguf_generation_config({"general.name": "x"}) == ({}, [])
-    # llama.cpp's penalty window 0 turns its penalties off: so is the model's default here
-    config, unapplied = gguf_generation_config({**meta, "general.sampling.penalty_last_n": 0})
-    assert "repetition_penalty" not in config and unapplied == []
+    # llama.cpp's window of the penalties, as SamplingParams' penalty_last_n
+    config, _ = gguf_generation_config({**meta, "general.sampling.penalty_last_n": 0})
+    assert config["penalty_last_n"] == 0
     # what this engine cannot do is named, not dropped
-    odd = {**meta, "general.sampling.penalty_last_n": 64, "general.sampling.mirostat": 2,
-           "general.sampling.xtc_probability": 0.5, "general.sampling.sequence": "tekpm"}  # fmt: skip
+    odd = {**meta, "general.sampling.mirostat": 2, "general.sampling.xtc_probability": 0.5,
+           "general.sampling.sequence": "tekpm"}  # fmt: skip
     _, unapplied = gguf_generation_config(odd)
     assert [line.split()[0] for line in unapplied] == [
         "general.sampling.mirostat", "general.sampling.xtc_probability",
-        "general.sampling.sequence", "general.sampling.penalty_last_n",
+        "general.sampling.sequence",
     ]  # fmt: skip
     # their neutral values need no word, nor llama.cpp's default order: nothing is unapplied
     neutral = {"general.sampling.mirostat": 0, "general.sampling.xtc_probability": 0.0,
-               "general.sampling.penalty_last_n": 64, "general.sampling.sequence": "edkypmxt"}  # fmt: skip
+               "general.sampling.sequence": "edkypmxt"}  # fmt: skip
     assert gguf_generation_config(neutral) == ({}, [])
 
 
@@ -51,6 +51,8 @@ def sampling_keys(w: gguf.GGUFWriter) -> None:
     add_byte_tokenizer(w)
     w.add_sampling_temp(0.7)
     w.add_sampling_top_k(3)
+    w.add_sampling_penalty_repeat(1.5)
+    w.add_sampling_penalty_last_n(8)
     w.add_sampling_mirostat(2)
 
 
@@ -64,7 +66,8 @@ def tiny_gguf(tmp_path_factory) -> str:
 def test_an_engine_takes_the_files_defaults(tiny_gguf, caplog):
     with caplog.at_level(logging.WARNING, logger="roseinfer.loader"):
         llm = LLM(tiny_gguf, dtype="float32", num_kv_blocks=32)
-    assert llm.default_params == SamplingParams(temperature=0.7, top_k=3)
+    assert llm.default_params == SamplingParams(temperature=0.7, top_k=3, repetition_penalty=1.5,
+                                                penalty_last_n=8)  # fmt: skip
     assert "general.sampling.mirostat 2 (this engine has no mirostat sampling) is not " \
            "applied" in caplog.text  # fmt: skip
     none = LLM(loaded=llm.loaded, generation_config="none", num_kv_blocks=32)
@@ -86,21 +89,27 @@ def test_a_value_no_request_could_send_names_the_metadata(tmp_path):
 
 
 def test_served_completion_takes_the_files_values_then_llamacpps(tiny_gguf):
-    """/completion: the file's temperature and top-k, llama.cpp's top-p and min-p; /v1: the
-    file's, and OpenAI's for the rest."""
+    """/completion: the file's temperature, top-k, penalty and its window, llama.cpp's top-p
+    and min-p; /v1: the file's, and OpenAI's for the rest."""
     with serve_in_process(tiny_gguf) as (_, url), httpx.Client(base_url=url, timeout=60) as c:
         params = c.get("/props").json()["default_generation_settings"]["params"]
-        assert {k: params[k] for k in ("temperature", "top_k", "top_p", "min_p")} == {
-            "temperature": 0.7, "top_k": 3, "top_p": 0.95, "min_p": 0.05}  # fmt: skip
+        names = ("temperature", "top_k", "top_p", "min_p", "repeat_penalty", "repeat_last_n")
+        assert {k: params[k] for k in names} == {"temperature": 0.7, "top_k": 3, "top_p": 0.95,
+                                                 "min_p": 0.05, "repeat_penalty": 1.5,
+                                                 "repeat_last_n": 8}  # fmt: skip
         body = {"prompt": PROMPT, "n_predict": 12, "ignore_eos": True, "n": 4, "seed": 3}
         left_out = c.post("/completion", json=body).json()
         written = c.post("/completion", json={**body, "temperature": 0.7, "top_k": 3,
-                                              "top_p": 0.95, "min_p": 0.05}).json()  # fmt: skip
+                                              "top_p": 0.95, "min_p": 0.05, "repeat_penalty": 1.5,
+                                              "repeat_last_n": 8}).json()  # fmt: skip
         assert [r["content"] for r in left_out] == [r["content"] for r in written]
         settings = left_out[0]["generation_settings"]
         assert (settings["temperature"], settings["top_k"], settings["top_p"]) == (0.7, 3, 0.95)
         v1 = {"prompt": PROMPT, "max_tokens": 12, "ignore_eos": True, "n": 4, "seed": 3}
         v1_left_out = c.post("/v1/completions", json=v1).json()["choices"]
-        v1_written = c.post("/v1/completions", json={**v1, "temperature": 0.7, "top_k": 3,
-                                                     "top_p": 1, "min_p": 0}).json()["choices"]  # fmt: skip
-        assert [x["text"] for x in v1_left_out] == [x["text"] for x in v1_written]
+        own = {"temperature": 0.7, "top_k": 3, "top_p": 1, "min_p": 0, "repetition_penalty": 1.5}
+        v1_written = c.post("/v1/completions", json={**v1, **own, "repeat_last_n": 8}).json()
+        assert [x["text"] for x in v1_left_out] == [x["text"] for x in v1_written["choices"]]
+        # (the file's window acts: the whole context is another request)
+        whole = c.post("/v1/completions", json={**v1, **own, "repeat_last_n": -1}).json()
+        assert [x["text"] for x in v1_left_out] != [x["text"] for x in whole["choices"]]

@@ -108,6 +108,49 @@ def test_token_counts_are_incremental_and_rebuilt_on_mismatch():
     assert counts[5, 9].item() == 2 and counts.sum() == 2 and seen.sum() == 1
 
 
+def llamacpp_penalties(logits: torch.Tensor, h: Hist, window: int, rep: float, freq: float,
+                       pres: float) -> torch.Tensor:  # fmt: skip
+    """llama.cpp's `llama_sampler_penalties_apply`, over the last `window` tokens of the prompt
+    and output (-1: all), written from its source."""
+    out = logits.clone()
+    last = h.token_ids if window < 0 else h.token_ids[max(0, len(h.token_ids) - window) :]
+    for t in set(last):
+        c = last.count(t)
+        out[t] = out[t] * rep if out[t] <= 0 else out[t] / rep
+        out[t] -= c * freq + (c > 0) * pres
+    return out
+
+
+@pytest.mark.parametrize("window", [-1, 1, 3, 8, 64])
+def test_a_window_of_the_penalties_follows_the_sequence_as_llamacpps(window):
+    """Counts of the last n tokens of the prompt and output, kept step by step (tokens leaving
+    the window taken off), equal a recount at every step; the penalised logits equal
+    llama.cpp's formula over that window; a rewritten sequence is rebuilt."""
+    from roseinfer.layers.sampler import TokenCounts
+
+    gen = torch.Generator().manual_seed(window + 2)
+    tc = TokenCounts(torch.device("cpu"))
+    hs = [Hist(i, torch.randint(0, 12, (5 + 3 * i,), generator=gen).tolist(), 5 + 3 * i)
+          for i in range(3)]  # fmt: skip
+    plain = Hist(9, [1, 2, 1], 2)  # vLLM's penalties beside them, in the same batch
+    for step in range(20):
+        logits = torch.randn(4, V, generator=gen) * 3
+        seen = tc.gather([*hs, plain], range(4), V, [window] * 3 + [None])
+        got = apply_penalties(logits.clone(), seen, torch.full((4,), 1.3),
+                              torch.full((4,), 0.5), torch.full((4,), 0.25))  # fmt: skip
+        for i, h in enumerate(hs):
+            want = llamacpp_penalties(logits[i], h, window, 1.3, 0.5, 0.25)
+            torch.testing.assert_close(got[i], want, msg=f"step {step} row {i}")
+        ids = torch.tensor([plain.token_ids])
+        want = RepetitionPenaltyLogitsProcessor(1.3)(ids, logits[3:4].clone())
+        torch.testing.assert_close(got[3], openai_penalties(want[0], plain, 0.5, 0.25))
+        for h in hs:  # a token of a small vocabulary: repeats enter and leave the window
+            h.token_ids.append(int(torch.randint(0, 12, (1,), generator=gen)))
+        plain.token_ids.append(step % 5)
+        if step == 10:
+            hs[0].token_ids[:] = hs[0].token_ids[:4]  # rewritten shorter: rebuilt
+
+
 def dense(seen, rows: int) -> tuple[torch.Tensor, torch.Tensor]:
     """SeenTokens as dense [rows, V] (counts, seen)."""
     counts = torch.zeros(rows, V, dtype=torch.int32)
@@ -332,12 +375,32 @@ def test_server_honours_the_fields(http, tiny_server):
         ({"repetition_penalty": -1}, "repetition_penalty"),
         ({"repetition_penalty": 1.1, "repeat_penalty": 1.2}, "repeat_penalty"),
         ({"min_p": -0.1}, "min_p"),
-        ({"repeat_last_n": 64, "repeat_penalty": 1.1}, "repeat_last_n"),
+        ({"repeat_last_n": -2, "repeat_penalty": 1.1}, "repeat_last_n"),
+        ({"repeat_last_n": 1.5}, "repeat_last_n"),
+        ({"repeat_last_n": True}, "repeat_last_n"),
     ]:
         r = http.post("/v1/completions", json={**BODY, **fields})
         assert (r.status_code, r.json()["error"]["param"]) == (400, param), (fields, r.text)
-    r = http.post("/v1/completions", json={**BODY, "repeat_last_n": -1, "repeat_penalty": 1.1})
-    assert r.status_code == 200, r.text
+
+
+def test_llamacpps_penalties_read_the_last_n_tokens_of_the_prompt_and_output(http):
+    """A token the prompt holds four times, biased to be the greedy one: vLLM's frequency
+    penalty counts the output only and leaves it first; llama.cpp's (its `repeat_last_n`, and
+    /completion's default window of 64) counts the prompt too and takes it off; a window of 0
+    turns the penalties off."""
+    body = {"prompt": [7, 7, 7, 7], "max_tokens": 1, "temperature": 0, "logit_bias": {"7": 6},
+            "frequency_penalty": 2}  # fmt: skip
+
+    def first(path: str = "/v1/completions", **fields) -> str:
+        r = http.post(path, json={**body, **fields})
+        assert r.status_code == 200, r.text
+        answer = r.json()
+        return answer["content"] if path == "/completion" else answer["choices"][0]["text"]
+
+    assert first() == first(frequency_penalty=0) == first(repeat_last_n=0)
+    penalised = first(repeat_last_n=-1)
+    assert penalised == first(repeat_last_n=4) == first("/completion") != first()
+    assert first("/completion", repeat_last_n=0) == first()
 
 
 def test_a_steps_python_work_does_not_grow_with_a_rows_id_lists(monkeypatch):

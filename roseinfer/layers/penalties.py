@@ -1,8 +1,9 @@
 """The penalties' state and formula: per-sequence token counts kept on the sampler's device.
 
 `TokenCounts` keeps one dense row per sequence that uses a penalty, updated incrementally from
-the sequence's own token ids, and the tokens each has seen; `apply_penalties` is vLLM's
-formula, applied to those tokens of a batch.
+the sequence's own token ids (vLLM's: the output counted; llama.cpp's: a window of the prompt
+and output), and the tokens each has seen; `apply_penalties` is vLLM's formula, applied to those
+tokens of a batch.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import torch
 @dataclass(frozen=True, slots=True)
 class SeenTokens:
     """The (batch row, token) pairs the penalties touch: each token a row's sequence has in its
-    prompt or output, with its count among the generated tokens. [N] each."""
+    prompt or output (llama.cpp's: in its window), with its count among the generated tokens
+    (llama.cpp's: in the window). [N] each."""
 
     rows: torch.Tensor  # int64 batch rows
     cols: torch.Tensor  # int64 token ids
@@ -34,7 +36,8 @@ def apply_penalties(
     """vLLM's penalties, in place. Repetition (CTRL, transformers'
     RepetitionPenaltyLogitsProcessor): a token seen in the prompt or the output has its logit
     divided by p if positive, multiplied by p if not. Then OpenAI's: logit - frequency * count
-    - presence * [count > 0], over the generated tokens only.
+    - presence * [count > 0], over the generated tokens only (llama.cpp's formula too, the
+    counts then of its window: `TokenCounts`).
 
     Only the tokens a row has seen change, so only they are touched (a dense formula costs
     several passes over [B, V] a step)."""
@@ -68,21 +71,29 @@ class History(Protocol):
 class _Slot:
     seq: History
     row: int  # of `TokenCounts.counts`
-    counted: int = -1  # generated tokens counted so far (-1: rebuild)
-    seen: list[int] = field(default_factory=list)  # prompt and output tokens, each once
-    seen_set: set[int] = field(default_factory=set)
+    window: int | None  # SamplingParams.penalty_last_n
+    lo: int = 0  # the row counts token_ids[lo:hi]
+    hi: int = -1  # (-1: rebuild)
+    seen: list[int] = field(default_factory=list)  # the tokens the penalties touch, each once
+    seen_set: set[int] = field(default_factory=set)  # (vLLM's: prompt and output)
+    in_window: dict[int, int] = field(default_factory=dict)  # (llama.cpp's: counts > 0)
 
 
 class TokenCounts:
     """Per-sequence token counts for the penalties, kept on the sampler's device and updated
-    incrementally: one dense row per sequence that uses penalties (`counts` [S, V] int32 of its
-    generated tokens), never one per batch row of plain requests; and, on the host, the list of
-    tokens each has seen (prompt or output), which is all the penalties touch.
+    incrementally: one dense row per sequence that uses penalties (`counts` [S, V] int32), never
+    one per batch row of plain requests; and, on the host, the tokens each row's penalties touch.
 
-    A row is derived from the sequence's own token ids: it records how many generated tokens it
-    has counted, adds the new ones each step (one batched `index_put_` for the batch) and is
-    rebuilt from scratch when that number does not match (a sequence preempted and recomputed,
-    or anything else that rewrote its tokens). Rows of finished sequences are reused."""
+    vLLM's penalties (`window` None) count a sequence's generated tokens and touch its prompt's
+    too (the repetition penalty reads both); llama.cpp's (`window` n, its `repeat_last_n`) count
+    and touch the last n tokens of the prompt and output (-1: all of them), a token leaving the
+    window taken off its count as the sequence grows.
+
+    A row is derived from the sequence's own token ids: it records which of them it counts
+    (`lo:hi`), adds the new ones each step and takes off those that left the window (one
+    batched `index_put_` for the batch), and is rebuilt from scratch where the ids no longer
+    run on from what it counted (a sequence preempted and recomputed, or anything else that
+    rewrote its tokens). Rows of finished sequences are reused."""
 
     def __init__(self, device: torch.device) -> None:
         self.device = device
@@ -105,42 +116,66 @@ class TokenCounts:
         return counts
 
     @torch.inference_mode()  # its rows are inference tensors, whoever calls first
-    def gather(self, seqs: Seq[History], batch_rows: Seq[int], vocab: int) -> SeenTokens:
-        """The seen tokens of `seqs` (at `batch_rows` of the batch), brought up to date."""
+    def gather(
+        self, seqs: Seq[History], batch_rows: Seq[int], vocab: int,
+        windows: Seq[int | None] | None = None,
+    ) -> SeenTokens:  # fmt: skip
+        """The seen tokens of `seqs` (at `batch_rows` of the batch), brought up to date;
+        `windows`: each one's `penalty_last_n` (None: all vLLM's)."""
         for sid in [k for k, slot in self.slots.items() if slot.seq.is_finished]:
             del self.slots[sid]
-        for s in seqs:  # another sequence under a known id: its row is stale
-            if s.seq_id in self.slots and self.slots[s.seq_id].seq is not s:
+        windows = [None] * len(seqs) if windows is None else windows
+        for s, window in zip(seqs, windows, strict=True):  # a row counted otherwise is stale
+            slot = self.slots.get(s.seq_id)
+            if slot is not None and (slot.seq is not s or slot.window != window):
                 del self.slots[s.seq_id]
         new = [s for s in seqs if s.seq_id not in self.slots]
         counts = self._reserve(len(self.slots) + len(new), vocab)
-        new = [s for s in seqs if s.seq_id not in self.slots]  # all of them if it reset
         used = {slot.row for slot in self.slots.values()}
         free = (r for r in range(counts.shape[0]) if r not in used)
-        for s in new:
-            self.slots[s.seq_id] = _Slot(s, next(free))
+        for s, window in zip(seqs, windows, strict=True):  # all of them if it reset
+            if s.seq_id not in self.slots:
+                self.slots[s.seq_id] = _Slot(s, next(free), window)
         rebuild: list[int] = []
         add_rows: list[int] = []
         add_ids: list[int] = []
+        add_values: list[int] = []
         rows: list[int] = []
         slot_rows: list[int] = []
         cols: list[int] = []
         for s, batch_row in zip(seqs, batch_rows, strict=True):
             slot = self.slots[s.seq_id]
-            out = s.token_ids[s.num_prompt_tokens :]
-            if not 0 <= slot.counted <= len(out):
+            ids, end = s.token_ids, len(s.token_ids)
+            if slot.window is None:
+                start = s.num_prompt_tokens
+            else:
+                start = 0 if slot.window < 0 else max(0, end - slot.window)
+            if not (0 <= slot.lo <= start and slot.lo <= slot.hi <= end):
                 rebuild.append(slot.row)
-                slot.seen_set = set(s.token_ids[: s.num_prompt_tokens])
+                slot.lo = slot.hi = start
+                slot.in_window.clear()
+                slot.seen_set = set(ids[:start]) if slot.window is None else set()
                 slot.seen = list(slot.seen_set)
-                slot.counted = 0
-            new_ids = out[slot.counted :]
-            add_rows += [slot.row] * len(new_ids)
-            add_ids += new_ids
-            for t in new_ids:
-                if t not in slot.seen_set:
-                    slot.seen_set.add(t)
-                    slot.seen.append(t)
-            slot.counted = len(out)
+            # counted lo:hi, to count start:end (lo <= start, hi <= end)
+            gone, came = ids[slot.lo : min(start, slot.hi)], ids[max(start, slot.hi) : end]
+            add_rows += [slot.row] * (len(came) + len(gone))
+            add_ids += came + gone
+            add_values += [1] * len(came) + [-1] * len(gone)
+            if slot.window is None:
+                for t in came:
+                    if t not in slot.seen_set:
+                        slot.seen_set.add(t)
+                        slot.seen.append(t)
+            else:
+                tally = slot.in_window
+                for t in came:
+                    tally[t] = tally.get(t, 0) + 1
+                for t in gone:
+                    tally[t] -= 1
+                    if not tally[t]:
+                        del tally[t]
+                slot.seen = list(tally)
+            slot.lo, slot.hi = start, end
             rows += [batch_row] * len(slot.seen)
             slot_rows += [slot.row] * len(slot.seen)
             cols += slot.seen
@@ -150,7 +185,7 @@ class TokenCounts:
         if add_ids:
             counts.index_put_(
                 (torch.tensor(add_rows, device=dev), torch.tensor(add_ids, device=dev)),
-                torch.ones(len(add_ids), dtype=torch.int32, device=dev),
+                torch.tensor(add_values, dtype=torch.int32, device=dev),
                 accumulate=True,
             )
         col_index = torch.tensor(cols, dtype=torch.long, device=dev)

@@ -220,7 +220,8 @@ class Sampler:
             if histories is None:
                 raise ValueError("penalties need each row's sequence (histories)")
             pen = [i for i, p in enumerate(params) if p.uses_penalties]
-            seen = self.token_counts.gather([histories[i] for i in pen], pen, logits.shape[-1])
+            seen = self.token_counts.gather([histories[i] for i in pen], pen, logits.shape[-1],
+                                            [params[i].penalty_last_n for i in pen])  # fmt: skip
 
             def column(name: str) -> torch.Tensor:
                 return torch.tensor([getattr(p, name) for p in params], device=dev)

@@ -243,7 +243,7 @@ def read_gguf_metadata(path: str) -> dict[str, Any]:
 # llama.cpp's sampling metadata (`general.sampling.*`, which its converter writes from a model's
 # generation_config.json) under that file's names, as the engine reads it
 _SAMPLING_NAMES = {"temp": "temperature", "top_k": "top_k", "top_p": "top_p", "min_p": "min_p",
-                   "penalty_repeat": "repetition_penalty"}  # fmt: skip
+                   "penalty_repeat": "repetition_penalty", "penalty_last_n": "penalty_last_n"}  # fmt: skip
 SAMPLING_ORIGIN = "GGUF general.sampling metadata"
 
 
@@ -264,15 +264,12 @@ def _runs_as(sequence: Any) -> Any:
 def gguf_generation_config(meta: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """A GGUF's sampling defaults as generation_config.json would give them, and a line for
     each of its other sampling keys this engine cannot apply (llama.cpp's own samplers, its
-    sampler order, a penalty window): a start-up warning, not a silent drop."""
+    sampler order): a start-up warning, not a silent drop."""
     key = "general.sampling."
     given = {k.removeprefix(key): v for k, v in meta.items() if k.startswith(key)}
     # (llama.cpp reads them as floats: 0.6, not float32's 0.6000000238418579)
     config = {_SAMPLING_NAMES[k]: float(str(np.float32(v))) if isinstance(v, float) else v
               for k, v in given.items() if k in _SAMPLING_NAMES}  # fmt: skip
-    window = given.get("penalty_last_n", -1)
-    if window == 0:  # llama.cpp's "no penalties"
-        config.pop("repetition_penalty", None)
     unapplied = []
     if given.get("mirostat", 0) != 0:
         unapplied.append(f"mirostat {given['mirostat']} (this engine has no mirostat sampling)")
@@ -282,9 +279,6 @@ def gguf_generation_config(meta: dict[str, Any]) -> tuple[dict[str, Any], list[s
         unapplied.append(f"sequence {given['sequence']!r} (the sampler order: /completion runs "
                          "llama.cpp's default chain, /v1 vLLM's, unless a request's `samplers` "
                          "says otherwise)")  # fmt: skip
-    if config.get("repetition_penalty", 1) != 1 and window != -1:
-        unapplied.append(f"penalty_last_n {window} (the repetition penalty reads the whole "
-                         "context)")  # fmt: skip
     return config, [f"{key}{line}" for line in unapplied]
 
 

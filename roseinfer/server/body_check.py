@@ -21,15 +21,13 @@ class FieldError(ValueError):
         return APIError(400, str(self), param=self.param, code=self.code)
 
 
-def check_body(data: Any, endpoint: str, left_out: dict[str, Any] | None = None) -> dict:
+def check_body(data: Any, endpoint: str) -> dict:
     """The body with only its honoured, non-null fields (nested ones too), for pydantic; or a
     FieldError naming the first field that is unknown, of the wrong type (no-ops), or set to
-    something we do not do (refused). `left_out`: what the server gives a field the request
-    leaves out where that is not OpenAI's default (the model's generation_config.json): a
-    check that reads another field (`repeat_last_n` the penalty) sees it as if sent."""
+    something we do not do (refused)."""
     if not isinstance(data, dict):
         raise FieldError(None, "the request body must be a JSON object", "invalid_value")
-    view = {**(left_out or {}), **{k: v for k, v in data.items() if v is not None}}
+    view = {k: v for k, v in data.items() if v is not None}
     out = check_object(data, endpoint, "", "", view=view)
     if endpoint in (CHAT, EMBEDDINGS):  # (vLLM's chat form of embeddings: chat's messages)
         if isinstance(out.get("messages"), list):

@@ -32,15 +32,13 @@ class ServingContext:
         self.max_total_tokens = core.max_total_tokens  # a prompt and its output, at most
         self.max_model_len = core.max_model_len
         self.builder = ParamsBuilder(self.max_total_tokens, core.max_model_len, self.defaults)
-        # what the field table's checks read beside the request (repeat_last_n: the penalty)
-        self._left_out = {"repetition_penalty": self.defaults.repetition_penalty}
         self._fim: FimTokens | str | None = None  # (str: why there are none)
 
     async def checked_body(self, request: Request, endpoint: str) -> dict:
         """The body's honoured fields (the field table: unknown or refused -> 400)."""
         data = await read_request_json(request)
         try:
-            return check_body(data, endpoint, self._left_out)
+            return check_body(data, endpoint)
         except FieldError as e:
             raise e.api_error() from None
 

@@ -80,16 +80,6 @@ def best_of(v: Any, body: dict) -> bool:
     return is_int(v, body) and v == n
 
 
-def repeat_last_n(v: Any, body: dict) -> bool:
-    """llama.cpp's window of the penalties: here they read the whole context (-1). `body`
-    holds the model's own repetition_penalty where the request leaves it out (`check_body`)."""
-    repetition = next((body[k] for k in ("repeat_penalty", "repetition_penalty")
-                       if body.get(k) is not None), 1)  # fmt: skip
-    off = repetition == 1 and all(body.get(k) in (None, 0)
-                                  for k in ("presence_penalty", "frequency_penalty"))  # fmt: skip
-    return is_int(v, body) and (v == -1 or off)
-
-
 def tool_choice_none(v: Any, _: dict) -> bool:
     return v in ("none", "auto")  # "auto" with no tools is "none"
 

@@ -39,7 +39,6 @@ from roseinfer.server.field_checks import (
     metadata,
     negative,
     never,
-    repeat_last_n,
     shared_with,
     str_list,
     tool_choice_none,
@@ -122,13 +121,21 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("min_tokens", _V1, "end-of-sequence, stop token ids and stop strings cannot end the "
        "output within this many tokens (a grammar that is complete still ends it)", _VL),
     _h("presence_penalty", _V1, "in [-2, 2]: minus this from the logit of every token already "
-       "generated"),
+       "generated (with `repeat_last_n`, and on /completion and /infill: every token among the "
+       "last `repeat_last_n` of the prompt and output, as llama.cpp's)"),
     _h("frequency_penalty", _V1, "in [-2, 2]: minus this times the token's count among the "
-       "generated tokens"),
+       "generated tokens (with `repeat_last_n`, and on /completion and /infill: among the last "
+       "`repeat_last_n` of the prompt and output, as llama.cpp's)"),
     _h("repetition_penalty", _V1, "> 0 (1: off): logits of tokens in the prompt or the output "
        "divided by it if positive, multiplied if not (CTRL's, transformers')", _VL),
-    _h("repeat_penalty", _V1, "llama.cpp's name for `repetition_penalty` (over the whole "
-       "context: `repeat_last_n` -1)", _LC),
+    _h("repeat_penalty", _V1, "llama.cpp's name for `repetition_penalty` (with `repeat_last_n`, "
+       "and on /completion and /infill: over the last `repeat_last_n` tokens of the prompt and "
+       "output, as llama.cpp's)", _LC),
+    _h("repeat_last_n", _V1, "llama.cpp's window of the penalties: the repetition, frequency "
+       "and presence penalties read the last n tokens of the prompt and output, as llama.cpp's "
+       "(-1: all of them; 0: the penalties off); an integer >= -1; /completion's and /infill's "
+       "default 64 (llama.cpp's); left out on /v1, vLLM's penalties (the repetition penalty over "
+       "the prompt and output, the others over the output)", _LC),
     _h("min_p", _V1, "in [0, 1]: drop tokens less likely than min_p times the likeliest", _VL),
     _h("logit_bias", _V1, "{token id: bias in [-100, 100]} added to the logits (before the "
        "penalties, as vLLM)"),
@@ -299,8 +306,6 @@ FIELDS: tuple[FieldSpec, ...] = (
        "only, not beside `echo` or `truncate_prompt_tokens`"),
     _ref("best_of", _V1, best_of, "equal to `n`", "best of more candidates than returned"),
     _ref("use_beam_search", _V1, equals(False), "false", "beam search", _VL),
-    _ref("repeat_last_n", _V1, repeat_last_n, "-1 (the whole context), or any integer when "
-         "no penalty is set", "penalties over only the last n tokens", _LC),
     _ref("typical_p", _V1, equals(1), "1", "locally typical sampling", _LC),
     _ref("tfs_z", _V1, equals(1), "1", "tail-free sampling", _LC),
     _ref("top_n_sigma", _V1, at_most_zero, "<= 0", "top-n-sigma sampling", _LC),

@@ -56,10 +56,14 @@ logger = logging.getLogger(__name__)
 
 # llama.cpp's defaults (`common_params_sampling`) of the fields a /completion or /infill body
 # leaves out (or sends as null), where the model's file gives none (in llama.cpp a GGUF's
-# `general.sampling.*` wins over them too); its other samplers' defaults are neutral here as
-# there, and /v1's defaults stay vLLM's (the model's, or OpenAI's)
-LLAMACPP_SAMPLING = SamplingDefaults(temperature=0.8, top_k=40, top_p=0.95, min_p=0.05)
-_LLAMACPP_FIELDS = ("temperature", "top_k", "top_p", "min_p")
+# `general.sampling.*` wins over them too): 0.8, 40, 0.95, 0.05 and the penalties' window of 64
+# tokens; its other samplers' defaults are neutral here as there, and /v1's defaults stay
+# vLLM's (the model's, or OpenAI's)
+LLAMACPP_SAMPLING = SamplingDefaults(temperature=0.8, top_k=40, top_p=0.95, min_p=0.05,
+                                     penalty_last_n=64)  # fmt: skip
+# SamplingDefaults' names of them -> the request's
+_LLAMACPP_FIELDS = {"temperature": "temperature", "top_k": "top_k", "top_p": "top_p",
+                    "min_p": "min_p", "penalty_last_n": "repeat_last_n"}  # fmt: skip
 
 
 def llamacpp_defaults(model: SamplingDefaults) -> SamplingDefaults:
@@ -201,9 +205,9 @@ def completion_request(
     request.setdefault(
         "samplers", list(sampler_chain.LLAMACPP_DEFAULT_SAMPLERS)
     )  # (temperature last)
-    for name in _LLAMACPP_FIELDS:
-        if request.get(name) is None:
-            request[name] = getattr(defaults, name)
+    for name, field in _LLAMACPP_FIELDS.items():
+        if request.get(field) is None:
+            request[field] = getattr(defaults, name)
     # n_predict 0 (any of its names, none other): the prompt alone, run to one token
     limits = [k for k in ("n_predict", "max_tokens", "max_completion_tokens") if k in request]
     prompt_only = bool(limits) and all(type(request[k]) is int and request[k] == 0 for k in limits)

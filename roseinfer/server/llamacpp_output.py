@@ -43,7 +43,8 @@ class NativeOptions:
 
 def generation_settings(params: SamplingParams, stream: bool) -> dict[str, Any]:
     """What the request ran with, under llama.cpp's names: its own samplers at their neutral
-    values (this server refuses them otherwise), the penalties over the whole context."""
+    values (this server refuses them otherwise); without a window of the penalties (vLLM's),
+    `repeat_last_n` -1."""
     bias = sorted((params.logit_bias or {}).items())
     return {
         "seed": -1 if params.seed is None else params.seed,
@@ -57,7 +58,7 @@ def generation_settings(params: SamplingParams, stream: bool) -> dict[str, Any]:
         "xtc_probability": 0.0,
         "xtc_threshold": 0.1,
         "typical_p": 1.0,
-        "repeat_last_n": -1,
+        "repeat_last_n": -1 if params.penalty_last_n is None else params.penalty_last_n,
         "repeat_penalty": params.repetition_penalty,
         "presence_penalty": params.presence_penalty,
         "frequency_penalty": params.frequency_penalty,

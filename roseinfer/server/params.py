@@ -123,6 +123,7 @@ class ParamsBuilder:
             body.presence_penalty or 0.0,
             body.frequency_penalty or 0.0,
         )
+        window = d.penalty_last_n if body.repeat_last_n is None else body.repeat_last_n
         # llama.cpp's milliseconds are an integer: a fraction is cut (0.5: no limit)
         time_limit = body.t_max_predict_ms
         if time_limit is not None:
@@ -154,6 +155,7 @@ class ParamsBuilder:
                 infill=chain.infill,
                 min_indent=body.n_indent,
                 stop_at_newline_after_ms=time_limit if time_limit and time_limit > 0 else None,
+                penalty_last_n=window,
                 # JSON's string keys: SamplingParams reads digit strings as token ids.
                 logit_bias=cast("dict[int, float] | None", body.logit_bias),
                 logprobs=opts.logprobs,
@@ -275,6 +277,7 @@ def client_names(body: P.SamplingRequest, chat: bool, so_param: str | None) -> d
         else "repetition_penalty",
         "min_indent": "n_indent",
         "stop_at_newline_after_ms": "t_max_predict_ms",
+        "penalty_last_n": "repeat_last_n",
     }  # fmt: skip
     if chat:
         names["logprobs"] = "top_logprobs"

@@ -68,6 +68,7 @@ class SamplingRequest(RequestBase):
     frequency_penalty: float | None = None
     repetition_penalty: float | None = None
     repeat_penalty: float | None = None  # llama.cpp's repetition_penalty
+    repeat_last_n: int | None = None  # llama.cpp's window of the penalties (penalty_last_n)
     min_p: float | None = None
     logit_bias: dict[str, float] | None = None  # JSON keys: token ids as strings
     prompt_logprobs: int | None = None
