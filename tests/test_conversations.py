@@ -5,6 +5,8 @@ created, read, updated and deleted, their items listed, added, read and deleted,
 
 from __future__ import annotations
 
+import json
+
 import time
 
 import httpx
@@ -160,14 +162,25 @@ def test_the_store_is_bounded_in_count_and_bytes_and_reads_what_a_prompt_can_hol
     read = [item["content"][0]["text"] for item in big.items(conv.id)]
     # (three of 300 fit in 1,000, and one more: the prompt then says it is too long)
     assert read == ["Be brief.", "6" * 300, "7" * 300, "8" * 300, "9" * 300]
-    # a result whose call is left out is left out too (it would answer nothing)
+    # the item past what fits a call's result: read from the message before its call (a
+    # result without its call answers nothing, and leaving it out would have let the rest fit,
+    # the older items silently dropped: the prompt must say it is too long)
     calls = ConversationStore(capacity=5, max_bytes=1 << 20, read_chars=1_000)
     conv = calls.create({}, input_items([
+        {"role": "user", "content": "z" * 50},
         {"role": "user", "content": "a" * 900},
         {"type": "function_call", "call_id": "c1", "name": "add", "arguments": "{}"},
         {"type": "function_call_output", "call_id": "c1", "output": "5" * 600},
         {"role": "user", "content": "b" * 500}]))  # fmt: skip
-    assert [item["type"] for item in calls.items(conv.id)] == ["message"]
+    read = calls.items(conv.id)
+    assert [item["type"] for item in read] == ["message", "function_call",
+                                               "function_call_output", "message"]  # fmt: skip
+    assert sum(len(json.dumps(item)) for item in read) > 1_000
+    # a result whose call the conversation never held is left out (it would answer nothing)
+    orphan = calls.create({}, input_items([
+        {"type": "function_call_output", "call_id": "c9", "output": "5"},
+        {"role": "user", "content": "hi"}]))  # fmt: skip
+    assert [item["type"] for item in calls.items(orphan.id)] == ["message"]
 
 
 def test_a_background_response_adds_its_turn_when_it_ends(http):

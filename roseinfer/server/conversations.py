@@ -53,6 +53,7 @@ class StoredItem:
     json: str  # the item, as added
     chars: int  # of its text (what the prompt reads of it)
     lead: bool  # a system or developer message (a conversation's head: always read)
+    type: str  # the item's: message, function_call, function_call_output
 
     @property
     def size(self) -> int:
@@ -117,10 +118,13 @@ class ConversationStore:
             chars += stored[start].chars
         if start > head:  # (one item past it all the same: the prompt then says it is too long)
             start -= 1
-        while start < len(stored) and json.loads(stored[start].json)["type"] == (
-            "function_call_output"
-        ):  # (a result whose call is left out answers nothing)
-            start += 1
+            # from the message before, not from a call's result: a result without its call
+            # answers nothing (and dropping it could make the rest fit, older items silently
+            # left out)
+            while start > head and stored[start].type in ("function_call", "function_call_output"):
+                start -= 1
+        while start < len(stored) and stored[start].type == "function_call_output":
+            start += 1  # (a result whose call is not in the conversation answers nothing)
         return [json.loads(item.json) for item in stored[:head] + stored[start:]]
 
     def check_room(self, conversation_id: str, items: list[dict]) -> None:
@@ -145,7 +149,8 @@ class ConversationStore:
                 item = {**item, "id": f"{item['id'].split('_')[0][:8]}_{uuid.uuid4().hex}"}
             taken.add(item["id"])
             lead = item["type"] == "message" and item.get("role") in ("system", "developer")
-            stored.append(StoredItem(item["id"], dumps(item), _text_chars(item), lead))
+            stored.append(StoredItem(item["id"], dumps(item), _text_chars(item), lead,
+                                     item["type"]))  # fmt: skip
         size = sum(item.size for item in stored)
         if conversation.size + size > self.max_bytes:
             raise _too_large(conversation_id, "items")
