@@ -86,6 +86,27 @@ def test_a_response_continues_a_conversation_and_adds_its_turn(http, sdk):
     assert counted == chat_text(http, [*messages, {"role": "user", "content": "More?"}])[1]
 
 
+def test_a_response_on_a_conversation_holds_its_items_for_a_later_previous_response_id(http):
+    """OpenAI's: a conversation's items are "prepended to input_items for this response
+    request": they are listed there, and a response continuing it by previous_response_id sees
+    them (it saw only the turn's own input before)."""
+    history = [{"role": "user", "content": "The secret word is PINEAPPLE."},
+               {"role": "assistant", "content": "Noted."}]  # fmt: skip
+    conv = ok(http.post("/v1/conversations", json={"items": history}))
+    first = ok(http.post("/v1/responses", json={"conversation": conv["id"], "input": "ok",
+                                                **GREEDY}))  # fmt: skip
+    listed = ok(http.get(f"/v1/responses/{first['id']}/input_items", params={"order": "asc"}))
+    assert [item["content"][0]["text"] for item in listed["data"]] == [
+        "The secret word is PINEAPPLE.", "Noted.", "ok"]  # fmt: skip
+    then = ok(http.post("/v1/responses", json={"previous_response_id": first["id"],
+                                               "input": "What is the secret word?", **GREEDY}))  # fmt: skip
+    messages = [*history, {"role": "user", "content": "ok"},
+                {"role": "assistant", "content": response_text(first)},
+                {"role": "user", "content": "What is the secret word?"}]  # fmt: skip
+    expected, prompt_tokens = chat_text(http, messages)
+    assert then["usage"]["input_tokens"] == prompt_tokens and response_text(then) == expected
+
+
 def test_a_failed_response_adds_nothing(http, served):
     conv = ok(http.post("/v1/conversations", json={}))
     client = served[0].state.client

@@ -200,15 +200,16 @@ class StoredResponses:
              items: list[dict] | None = None) -> bool:  # fmt: skip
         """Store a finished Response whose request asked for it (`content`: its JSON, where
         it was written already; `events`: a background stream's, to replay; `items`: its
-        input items, where they were listed already); False where it was to be kept and is
-        not."""
+        input items, where they were listed already; the conversation's items it read listed
+        before them, as OpenAI's); False where it was to be kept and is not."""
         if not run.echo.store:
             return True
+        own = input_items(run.input) if items is None else items
         try:
             content = dumps(response) if content is None else content
             kept = self.store.put(response["id"], content.encode(), run.turn(response),
-                                  run.previous, input_items(run.input) if items is None
-                                  else items, events, events_bytes)  # fmt: skip
+                                  run.previous, [*run.conversation_items, *own], events,
+                                  events_bytes)  # fmt: skip
         except Exception:  # a bug: the answer goes out all the same
             logger.exception("could not store response %s", response["id"])
             return False

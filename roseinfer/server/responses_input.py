@@ -84,9 +84,12 @@ class ResponsesRequest:
     chat: dict[str, Any]  # the chat completions body (for protocol.ChatCompletionRequest)
     echo: ResponseEcho
     sources: tuple[Source, ...] = ()  # per chat message
-    input_messages: tuple[dict, ...] = ()  # this turn's own: `input`'s messages
+    # this turn's: the conversation's items it read (OpenAI's "prepended to input_items"),
+    # then `input`'s messages
+    input_messages: tuple[dict, ...] = ()
     previous: Link | None = None  # the stored response it continues, as it was
     input: str | list = ""  # `input` as sent (checked): what GET .../input_items lists
+    conversation_items: tuple[dict, ...] = ()  # read from its conversation, listed before it
 
     def turn(self, response: dict) -> list[dict]:
         """This turn of the conversation as chat messages: its input, then `response`'s
@@ -196,6 +199,7 @@ def responses_request(
         messages += history
         sources += [Source(_HISTORY, None) for _ in history]
     conv = conversation_id(chat.pop("conversation", None), previous)
+    turn_start, conv_items = len(messages), []
     if conv is not None:
         if conversation_items is None:
             raise FieldError("conversation", "conversation needs stored conversations, and this "
@@ -206,7 +210,6 @@ def responses_request(
             raise FieldError("conversation", str(e), "conversation_not_found") from None
         for i, item in enumerate(conv_items):  # (checked when they were added)
             _add_item(messages, sources, item, f"conversation.items.{i}")
-    own_start = len(messages)
     if "input" not in chat:
         raise FieldError("input", "'input' is required", "invalid_value")
     items = chat.pop("input")
@@ -284,8 +287,8 @@ def responses_request(
         background=bool(background),
         conversation=conv,
     )
-    return ResponsesRequest(chat, echo, tuple(sources), tuple(messages[own_start:]), link,
-                            items)  # fmt: skip
+    return ResponsesRequest(chat, echo, tuple(sources), tuple(messages[turn_start:]), link,
+                            items, tuple(conv_items))  # fmt: skip
 
 
 def conversation_id(value: Any, previous: str | None) -> str | None:
