@@ -6,7 +6,6 @@ created, read, updated and deleted, their items listed, added, read and deleted,
 from __future__ import annotations
 
 import json
-
 import time
 
 import httpx

@@ -41,7 +41,7 @@ BASE = {
     F.RERANK: {"query": "The quick brown fox", "documents": ["jumps", "over"]},
 }  # fmt: skip
 CANDIDATES = [0, 1, -1, False, True, "", "none", [], {}, ["text"], {"type": "text"}, 6, 0.5, "x",
-              ["x"], {"k": "v"}, "auto", "medium", "left", "completed", "disabled"]  # fmt: skip
+              ["x"], {"k": "v"}, "auto", "medium", "left", "completed", "disabled", "24h"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -258,9 +258,23 @@ def test_chats_fields_act_the_same(http, fields):
 
 def test_echoed_fields_and_request_id(http):
     meta = {"run": "42"}
+    records = {"user": "u1", "prompt_cache_key": "k1", "safety_identifier": "s1",
+               "prompt_cache_retention": "24h"}  # fmt: skip
+    before = int(time.time())
     response = create(http, {"input": "Hi", "max_output_tokens": 2, "metadata": meta,
-                             "user": "u1", "request_id": "abc", "store": True})  # fmt: skip
-    assert response["metadata"] == meta and response["user"] == "u1"
+                             "request_id": "abc", "store": True, **records,
+                             "ignore_eos": True, "text": {"verbosity": "medium"}})  # fmt: skip
+    assert response["metadata"] == meta and {k: response[k] for k in records} == records
+    assert response["status"] == "incomplete" and response["completed_at"] is None
+    assert response["text"] == {"format": {"type": "text"}, "verbosity": "medium"}
+    done = create(
+        http, {"input": "Hi", "max_output_tokens": 16, "structured_outputs": {"choice": ["yes"]}}
+    )  # (a grammar that ends)
+    assert done["status"] == "completed" and before <= done["completed_at"] <= time.time()
+    assert done["prompt_cache_key"] is None and done["safety_identifier"] is None
+    assert refused(http, {"input": "Hi", "prompt_cache_retention": "forever"})["param"] == (
+        "prompt_cache_retention"
+    )
     # X-Request-Id names the response too; a gateway's retry with the same one is served (under
     # an id of ours), where a body's request_id reused is the client's mistake (a 400)
     header = {"X-Request-Id": "trace-1"}
@@ -354,7 +368,8 @@ def test_every_honoured_field_reaches_the_chat_request():
     assert set(responses_body_model().model_fields) == F.honoured(F.RESPONSES)  # /docs' body
     assert own == {"input", "instructions", "max_output_tokens", "metadata", "text", "tools",
                    "tool_choice", "include", "top_logprobs", "store", "previous_response_id", "user",
-                   "truncation", "background", "conversation"}  # fmt: skip
+                   "truncation", "background", "conversation", "prompt_cache_key",
+                   "prompt_cache_retention", "safety_identifier"}  # fmt: skip
 
 
 def test_a_failure_mid_stream_is_response_failed(http, served):

@@ -242,8 +242,9 @@ FIELDS: tuple[FieldSpec, ...] = (
        "read fails)", _RI),
     # -- no-ops
     _noop("user", _V1, is_str, "an end-user id for the caller's own records"),
-    _noop("prompt_cache_retention", _C, is_str, "how long OpenAI keeps a cached prefix; prefix "
-          "caching here is automatic and exact, cached or not the text is the same"),
+    _noop("prompt_cache_retention", _C, equals("in_memory", "24h"), "how long OpenAI keeps a "
+          "cached prefix (`in_memory` or `24h`); prefix caching here is automatic and exact, "
+          "cached or not the text is the same"),
     _noop("metadata", _C, metadata, "stored-completion tags (up to 16 strings of up to 512 "
           "characters, keys up to 64); nothing is stored"),
     _noop("store", _C, is_bool, "nothing is stored; the output is the same"),

@@ -102,6 +102,9 @@ def responses_body_model() -> type[BaseModel]:
         "background": (bool | None, None),
         "conversation": (str | dict[str, str] | None, None),
         "user": (str | None, None),
+        "prompt_cache_key": (str | None, None),
+        "prompt_cache_retention": (str | None, None),
+        "safety_identifier": (str | None, None),
         "truncation": (str | None, None),
         "previous_response_id": (str | None, None),
     }

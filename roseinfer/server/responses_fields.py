@@ -35,6 +35,12 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
        "room for `max_output_tokens` (left out: the model's `max_new_tokens`, at most half "
        "the context, else a quarter of it), as OpenAI's; the newest user message stays"),
     _h("user", _R, "an end-user id for the caller's own records, echoed in the response"),
+    _h("prompt_cache_key", _R, "a string echoed in the response (prefix caching here is "
+       "automatic and exact: no key changes what is cached or the text)"),
+    _h("prompt_cache_retention", _R, "`in_memory` or `24h`, echoed in the response (how long "
+       "OpenAI keeps a cached prefix; cached or not, the text is the same)"),
+    _h("safety_identifier", _R, "an end-user id for the caller's own records, echoed in the "
+       "response"),
     _h("text", _R, "see `text.format`"),
     _h("text.format", _R, "`{\"type\": \"text\"}` (default), `{\"type\": \"json_object\"}` or "
        "`{\"type\": \"json_schema\", \"name\", \"schema\", \"strict\", \"description\"}`: the "
@@ -44,8 +50,9 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
     _h("text.format.schema", _R, "the JSON schema the output text is held to"),
     _h("text.format.strict", _R, "true: the schema must be one OpenAI's strict mode takes "
        "(a 400 naming what it lacks); the output is held to the schema either way"),
-    _h("text.format.description", _R, "what the format is for (shown to nobody: the schema "
-       "holds the output)"),
+    _h("text.format.description", _R, "what the format is for, echoed in the response's "
+       "`text.format`; not shown to the model, as vLLM's and chat's `response_format` "
+       "description (OpenAI's model reads it; here the schema alone holds the output)"),
     _h("tools", _R, "function tools (`type: \"function\"`, `name`, `description`, "
        "`parameters`, `strict`; other tool types are refused), as chat's `tools`: calls come "
        "back as `function_call` output items"),
@@ -128,8 +135,7 @@ SHARED_WITH_RESPONSES = frozenset({
     "ignore_eos", "min_tokens", "presence_penalty", "frequency_penalty", "repetition_penalty",
     "logit_bias", "structured_outputs", "stream", "stream_options", "stream_interval",
     "stream_options.include_obfuscation", "request_id", "chat_template_kwargs",
-    "parallel_tool_calls", "service_tier", "prompt_cache_key",
-    "prompt_cache_retention", "safety_identifier", "cache_salt", "include_stop_str_in_output",
+    "parallel_tool_calls", "service_tier", "cache_salt", "include_stop_str_in_output",
     "skip_special_tokens", "priority", "mm_processor_kwargs", "media_io_kwargs",
     "kv_transfer_params", "vllm_xargs",
 })  # fmt: skip

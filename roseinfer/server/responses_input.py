@@ -44,6 +44,11 @@ _MESSAGE_NAMES = (
 )  # fmt: skip
 
 
+# the request's fields for the caller's own records, echoed in the Response as sent
+_RECORDS = ("user", "prompt_cache_key", "prompt_cache_retention", "safety_identifier")
+CACHE_RETENTIONS = ("in_memory", "24h")  # OpenAI's
+
+
 @dataclass(frozen=True)
 class ResponseEcho:
     """The request's settings a Response object repeats (OpenAI's fields, as sent or their
@@ -61,6 +66,10 @@ class ResponseEcho:
     top_logprobs: int = 0
     logprobs: bool = False  # include holds message.output_text.logprobs
     user: str | None = None
+    # the caller's own records (no-ops: prefix caching is automatic and exact), echoed
+    prompt_cache_key: str | None = None
+    prompt_cache_retention: str | None = None
+    safety_identifier: str | None = None
     store: bool = False  # the response is kept (GET /v1/responses/{id}, previous_response_id)
     truncation: str = "disabled"  # "auto": the oldest messages dropped to fit the context
     previous_response_id: str | None = None
@@ -229,9 +238,13 @@ def responses_request(
     if truncation not in ("disabled", "auto"):
         raise FieldError("truncation", f"truncation must be 'disabled' or 'auto', got "
                          f"{truncation!r}", "invalid_value")  # fmt: skip
-    user = chat.pop("user", None)
-    if user is not None and not isinstance(user, str):
-        raise FieldError("user", "user must be a string", "invalid_value")
+    records = {name: chat.pop(name, None) for name in _RECORDS}
+    for name, value in records.items():
+        if value is not None and not isinstance(value, str):
+            raise FieldError(name, f"{name} must be a string", "invalid_value")
+    if records["prompt_cache_retention"] not in (None, *CACHE_RETENTIONS):
+        raise FieldError("prompt_cache_retention", "prompt_cache_retention must be one of "
+                         f"{', '.join(CACHE_RETENTIONS)}", "invalid_value")  # fmt: skip
     meta = chat.pop("metadata", {})
     if not metadata(meta, body):
         raise FieldError("metadata", "metadata must hold up to 16 strings of up to 512 "
@@ -280,7 +293,7 @@ def responses_request(
         text_format=text_format,
         top_logprobs=top,
         logprobs=logprobs,
-        user=user,
+        **records,
         truncation=truncation,
         store=conversation is not None and store is not False,  # OpenAI's default: stored
         previous_response_id=previous,

@@ -20,6 +20,7 @@ asked for), `response.output_text.done`, `response.content_part.done`,
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -64,12 +65,18 @@ class ResponseHead:
             "temperature": self.defaults.temperature if echo.temperature is None
             else echo.temperature,
             "top_p": self.defaults.top_p if echo.top_p is None else echo.top_p,
-            "text": {"format": echo.text_format}, "tool_choice": echo.tool_choice,
+            "text": {"format": echo.text_format, "verbosity": "medium"},
+            "tool_choice": echo.tool_choice,
             "tools": list(echo.tools), "top_logprobs": echo.top_logprobs,
             "truncation": echo.truncation, "usage": usage, "user": echo.user,
             "metadata": echo.metadata, "background": echo.background, "max_tool_calls": None,
             "conversation": {"id": echo.conversation} if echo.conversation else None,
             "service_tier": "default",  # one tier here
+            "prompt_cache_key": echo.prompt_cache_key,
+            "prompt_cache_retention": echo.prompt_cache_retention,
+            "safety_identifier": echo.safety_identifier,
+            # (the Response of a completed run is written once, as it completes)
+            "completed_at": int(time.time()) if status == "completed" else None,
         }  # fmt: skip
 
 
