@@ -272,9 +272,11 @@ def test_echoed_fields_and_request_id(http):
     )  # (a grammar that ends)
     assert done["status"] == "completed" and before <= done["completed_at"] <= time.time()
     assert done["prompt_cache_key"] is None and done["safety_identifier"] is None
-    assert refused(http, {"input": "Hi", "prompt_cache_retention": "forever"})["param"] == (
-        "prompt_cache_retention"
-    )
+    bad = refused(http, {"input": "Hi", "prompt_cache_retention": "forever"})
+    assert bad["param"] == "prompt_cache_retention"
+    # reasoning that asks for nothing (each key null) is as if left out
+    nothing = {"reasoning": {"effort": None, "summary": None}}
+    assert create(http, {"input": "Hi", "max_output_tokens": 1, **nothing})["reasoning"] is None
     # X-Request-Id names the response too; a gateway's retry with the same one is served (under
     # an id of ours), where a body's request_id reused is the client's mistake (a 400)
     header = {"X-Request-Id": "trace-1"}

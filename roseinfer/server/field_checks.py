@@ -67,6 +67,11 @@ def never(_: Any, __: dict) -> bool:
     return False  # only null (the field left out) asks for nothing
 
 
+def nulls_only(v: Any, _: dict) -> bool:
+    """An object that asks for nothing: `{}`, or each of its keys null (left out)."""
+    return isinstance(v, dict) and all(x is None for x in v.values())
+
+
 def at_most_zero(v: Any, _: dict) -> bool:
     return is_number(v) and v <= 0
 

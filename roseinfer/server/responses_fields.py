@@ -10,6 +10,7 @@ from roseinfer.server.field_checks import (
     equals,
     is_str,
     never,
+    nulls_only,
 )
 from roseinfer.server.field_checks import honoured_field as _h
 from roseinfer.server.field_checks import noop_field as _noop
@@ -115,7 +116,8 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
           "back with it: the model sees the text"),
     # -- refused
     _ref("prompt", _R, never, "null", "stored prompt templates"),
-    _ref("reasoning", _R, equals({}), "{}", "reasoning models' effort and summaries"),
+    _ref("reasoning", _R, nulls_only, "{} (or each key null)", "reasoning models' effort and "
+         "summaries"),
     _ref("max_tool_calls", _R, never, "null", "a cap on built-in tool calls"),
     _ref("context_management", _R, never, "null", "compaction of the conversation"),
     _ref("text.verbosity", _R, equals("medium"), "\"medium\" (OpenAI's default)",
