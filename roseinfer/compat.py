@@ -301,7 +301,9 @@ class SchedulerManager:
 
     `config`: the fields it sets away from their defaults change the engine's (as
     `engine.new_core(**fields)`: a load-time one that differs from the loaded model's is a
-    ValueError); the fields at their defaults keep the engine's settings."""
+    ValueError); the fields at their defaults keep the engine's settings (a dataclass cannot
+    tell a default given from one left out): `config_overrides` (`EngineConfig`'s names, as
+    `OnlineScheduler` takes them) set any field, its default value too."""
 
     def __init__(
         self,
@@ -312,9 +314,11 @@ class SchedulerManager:
         metrics: EngineObserver | None = None,
         start_thread: bool = True,
         stream_interval: int = 1,
+        **config_overrides: Any,
     ) -> None:
         # `config`'s fields at their defaults are not read as given: they keep the engine's.
         overrides = {} if config is None else config.given_fields()
+        overrides.update(config_overrides)
         seed_names(overrides, max_batch_size=max_batch_size)
         self.engine = engine
         self.client = EngineClient(

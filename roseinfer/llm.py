@@ -31,7 +31,9 @@ from roseinfer.sampling_params import SamplingParams, StructuredOutputs
 from roseinfer.structured.tools import ToolUse
 from roseinfer.tokenizer import Tokenizer
 
-Prompt = str | Seq[int]
+# a text, its token ids, or vLLM's prompt dicts ({"prompt": text} or {"prompt_token_ids": ids})
+Prompt = str | Seq[int] | dict[str, Any]
+_PROMPT_KEYS = ("prompt", "prompt_token_ids")
 
 
 def encode_prompt(tokenizer: Tokenizer, prompt: str, name: str = "prompt") -> list[int]:
@@ -43,6 +45,13 @@ def encode_prompt(tokenizer: Tokenizer, prompt: str, name: str = "prompt") -> li
     if not ids:
         raise InvalidRequestError(f"{name} encodes to no tokens")
     return ids
+
+
+def _prompt_text(prompt: Prompt) -> str | None:
+    """A prompt's text as given (vLLM's `RequestOutput.prompt`), None for token ids."""
+    if isinstance(prompt, dict):
+        prompt = prompt.get("prompt", ())
+    return prompt if isinstance(prompt, str) else None
 
 
 def _per_prompt(
@@ -94,8 +103,38 @@ class LLM:
         on the first such call, so callers that always give params never read the file."""
         return self.engine.sampling_defaults.params()
 
+    def get_tokenizer(self) -> Any:
+        """The Hugging Face tokenizer (vLLM's `LLM.get_tokenizer`; `tokenizer` is this
+        engine's wrapper of it)."""
+        return self.tokenizer.hf
+
+    def get_default_sampling_params(self) -> SamplingParams:
+        """vLLM's name of `default_params`."""
+        return self.default_params
+
     def encode(self, prompt: Prompt) -> list[int]:
-        return encode_prompt(self.tokenizer, prompt) if isinstance(prompt, str) else list(prompt)
+        """One prompt's token ids: a text, token ids, or vLLM's `{"prompt": text}` or
+        `{"prompt_token_ids": ids}` (another key is a ValueError naming it). Not vLLM's
+        `LLM.encode`, which pools: that is `embed` here."""
+        value: Any = prompt
+        if isinstance(prompt, dict):
+            unknown = sorted(set(prompt) - set(_PROMPT_KEYS))
+            given = [k for k in _PROMPT_KEYS if k in prompt]
+            if unknown or len(given) != 1:
+                raise InvalidRequestError(
+                    f"a prompt dict holds one of {' or '.join(_PROMPT_KEYS)}, got "
+                    f"{sorted(prompt)} (multi-modal data and other keys are not supported)",
+                    unknown[0] if unknown else "prompt",
+                )
+            value = prompt[given[0]]
+        if isinstance(value, str):
+            return encode_prompt(self.tokenizer, value)
+        if (isinstance(value, bytes | bytearray | dict) or not hasattr(value, "__iter__")
+                or not all(isinstance(t, int) and not isinstance(t, bool) for t in value)):  # fmt: skip
+            raise TypeError("a prompt is a string or token ids (integers), not "
+                            f"{type(value).__name__} of other items (LLM.embed pools, as "
+                            "vLLM's LLM.encode)")  # fmt: skip
+        return list(value)
 
     def encode_chat(self, messages: Seq[dict]) -> list[int]:
         """The conversation's prompt ids, checked and rendered as `chat` renders them (an
@@ -108,9 +147,13 @@ class LLM:
         sampling_params: SamplingParams | Seq[SamplingParams] | None = None,
         use_tqdm: bool = True,
     ) -> list[RequestOutput]:
-        """Outputs in the order of `prompts` (strings, or lists of token ids)."""
+        """Outputs in the order of `prompts` (strings, token ids, or vLLM's prompt dicts);
+        each output's `prompt` is its text prompt (None for token ids)."""
         check_bools(use_tqdm=use_tqdm)
-        return self._run(self._encode_all(prompts), sampling_params, use_tqdm)
+        batch = self._batch(prompts)
+        outputs = self._run([self.encode(p) for p in batch], sampling_params, use_tqdm)
+        return [dataclasses.replace(out, prompt=_prompt_text(p))
+                for out, p in zip(outputs, batch, strict=True)]  # fmt: skip
 
     def embed(
         self,
@@ -171,14 +214,17 @@ class LLM:
                 self.processor.abort(rid)
 
     def _encode_all(self, prompts: Prompt | Seq[Prompt]) -> list[list[int]]:
-        """One prompt (a string or token ids) or a list of them, as token-id lists."""
+        """One prompt or a list of them (`_batch`), as token-id lists."""
+        return [self.encode(p) for p in self._batch(prompts)]
+
+    @staticmethod
+    def _batch(prompts: Prompt | Seq[Prompt]) -> list[Prompt]:
+        """One prompt (a string, token ids or a prompt dict) or a list of them, as a list."""
         if isinstance(prompts, bytes | bytearray):  # its items are ints: it would read as ids
             raise TypeError("prompts must be a string, token ids or a list of them, not bytes")
-        if isinstance(prompts, str) or (prompts and isinstance(prompts[0], int)):
-            batch = [cast(Prompt, prompts)]
-        else:
-            batch = list(cast(Seq[Prompt], prompts))
-        return [self.encode(p) for p in batch]
+        if isinstance(prompts, str | dict) or (prompts and isinstance(prompts[0], int)):
+            return [cast(Prompt, prompts)]
+        return list(cast(Seq[Prompt], prompts))
 
     def chat(
         self,
@@ -274,15 +320,17 @@ class LLM:
         prompt_ids: list[list[int]],
         sampling_params: SamplingParams | Seq[SamplingParams] | None,
     ) -> list[SamplingParams]:
-        """Each prompt's params: those given, or the default with the model's `max_new_tokens`
-        cut to the room the prompt leaves (as the server's chat does)."""
+        """Each prompt's params: those given, or the default with its output limit (the
+        model's `max_new_tokens`, else SamplingParams' 64) cut to the room the prompt leaves
+        (as the server's chat does): a limit nobody asked for refuses no prompt that fits."""
         if sampling_params is not None:
             return _per_prompt(sampling_params, len(prompt_ids))
         defaults = self.engine.sampling_defaults
+        limit = self.default_params.max_tokens
         out = []
         for ids in prompt_ids:
             room = self.engine.max_total_tokens - len(ids)
-            if defaults.max_tokens is not None and 1 <= room < defaults.max_tokens:
+            if 1 <= room < limit:
                 out.append(dataclasses.replace(defaults, max_tokens=room).params())
             else:
                 out.append(self.default_params)

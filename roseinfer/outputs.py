@@ -102,6 +102,12 @@ class RequestOutput:
     # With SamplingParams.prompt_logprobs: one per prompt token, None for the first (it has no
     # context); set from the first output on.
     prompt_logprobs: list[PositionLogprobs | None] | None = None
+    prompt: str | None = None  # a text prompt as given (vLLM's; None for token ids)
+
+    @property
+    def num_cached_tokens(self) -> int:
+        """Prompt tokens the prefix cache served (vLLM's name; `metrics` holds it too)."""
+        return self.metrics.num_cached_tokens
 
     @property
     def text(self) -> str:

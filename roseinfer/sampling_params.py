@@ -210,6 +210,9 @@ class SamplingParams:
             raise ValueError(
                 f"seed must be an integer in [{SEED_MIN}, {SEED_MAX}], got {self.seed!r}"
             )
+        for name in ("stop", "stop_token_ids", "bad_words"):  # None: vLLM's default, none
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, ())
         stop = (self.stop,) if isinstance(self.stop, str) else tuple(self.stop)
         if not all(isinstance(s, str) for s in stop):
             raise ValueError("stop must be a string or a list of strings")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
+import warnings
 from collections.abc import Iterator
 from collections.abc import Sequence as Seq
 from typing import TYPE_CHECKING, Any
@@ -43,10 +44,20 @@ def seed_params(
     stop_on_eos: bool = True,
     do_sample: bool = False,
     seed: int | None = None,
+    *,
+    warn_unused: bool = True,
 ) -> SamplingParams:
     """The seeds' sampling arguments (in their order) as `SamplingParams`: greedy unless
-    `do_sample`."""
+    `do_sample` (transformers' rule), and then a UserWarning naming the sampling arguments
+    given that act only with it, as transformers warns (`warn_unused`: the server's /generate
+    documents the rule in its field table instead)."""
     check_bools(stop_on_eos=stop_on_eos, do_sample=do_sample)
+    unused = {"temperature": temperature != 1.0, "top_k": top_k != 0, "top_p": top_p != 1.0,
+              "seed": seed is not None}  # fmt: skip
+    if warn_unused and not do_sample and any(unused.values()):
+        names = ", ".join(name for name, given in unused.items() if given)
+        warnings.warn(f"do_sample is False: {names} act only with do_sample=True (greedy "
+                      "decoding here, as transformers' generate)", UserWarning, stacklevel=3)  # fmt: skip
     params = SamplingParams(
         max_new_tokens=max_new_tokens,
         temperature=temperature,  # checked even when greedy, as the seeds did

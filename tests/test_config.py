@@ -123,6 +123,14 @@ def test_scheduler_manager_config_keeps_what_it_does_not_set(model_dir):
         assert core.max_model_len == core.config.max_model_len == 16  # not the model's 256
     finally:
         manager.shutdown(0)
+    # a field set to its default value is set by keyword (in a config it reads as left out)
+    seeded = InferenceEngine(EngineConfig(model=model_dir, seed=5, enable_prefix_cache=False))
+    manager = SchedulerManager(seeded, EngineConfig(seed=0), seed=0, enable_prefix_cache=True,
+                               start_thread=False)  # fmt: skip
+    try:
+        assert (manager.core.config.seed, manager.core.config.enable_prefix_cache) == (0, True)
+    finally:
+        manager.shutdown(0)
 
 
 def test_load_fields_are_the_ones_that_shape_the_model():

@@ -118,7 +118,8 @@ def test_a_failed_generation_is_one_line_from_the_command_line(capsys):
 
 def test_the_seeds_readers_refuse_what_they_cannot_give_back(llm):
     """A session (one sequence, token ids) and the schedulers (one text per request) refuse
-    params they would have dropped: n, logprobs, and for a session stop strings. The
+    params they would have dropped: n, logprobs, and for a session stop strings and the other
+    rules on the text (min_indent, stop_at_newline_after_ms). The
     schedulers' texts are cut at a stop string, as LLM's."""
     from roseinfer.compat import InferenceEngine, OnlineScheduler
 
@@ -126,7 +127,9 @@ def test_the_seeds_readers_refuse_what_they_cannot_give_back(llm):
     ids = llm.encode(PROMPTS[0])
     for field, params in [("n", SamplingParams(max_tokens=3, temperature=0, n=2)), ("stop", greedy(3, stop=["x"])),
                           ("logprobs", greedy(3, logprobs=1)),
-                          ("prompt_logprobs", greedy(3, prompt_logprobs=1))]:  # fmt: skip
+                          ("prompt_logprobs", greedy(3, prompt_logprobs=1)),
+                          ("min_indent", greedy(3, min_indent=4)),  # (rules on the text's lines)
+                          ("stop_at_newline_after_ms", greedy(3, stop_at_newline_after_ms=1.0))]:  # fmt: skip
         with pytest.raises(ValueError, match=field) as e:
             engine.generate_ids(ids, params)
         assert e.value.param == field

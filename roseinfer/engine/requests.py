@@ -27,7 +27,9 @@ class InvalidRequestError(ValueError):
 def refuse_unread(params: SamplingParams, reader: str, fields: Seq[str]) -> None:
     """InvalidRequestError naming the first of `fields` ("n", "stop", "logprobs",
     "prompt_logprobs") that asks for what `reader` (a front door that gives back one choice's
-    text or token ids) cannot give back: dropped, it would be a field accepted and ignored."""
+    text or token ids) cannot give back: dropped, it would be a field accepted and ignored.
+    "stop" stands for every rule on the text (stop strings, `min_indent`,
+    `stop_at_newline_after_ms`): a reader of token ids applies none."""
     for name in fields:
         if name == "n" and params.n != 1:
             raise InvalidRequestError(
@@ -40,6 +42,13 @@ def refuse_unread(params: SamplingParams, reader: str, fields: Seq[str]) -> None
                 f"{reader} gives back token ids, not text: stop strings would not be matched "
                 "(stop_token_ids act; LLM and the schedulers stop on text)",
                 name,
+            )
+        if name == "stop" and (params.min_indent or params.stop_at_newline_after_ms is not None):
+            field = "min_indent" if params.min_indent else "stop_at_newline_after_ms"
+            raise InvalidRequestError(
+                f"{reader} gives back token ids, not text: {field} (a rule on the text's "
+                "lines) would not act (LLM and the schedulers apply it)",
+                field,
             )
         if name in ("logprobs", "prompt_logprobs") and getattr(params, name) is not None:
             raise InvalidRequestError(

@@ -289,7 +289,7 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
         try:
             params = dataclasses.replace(
                 seed_params(body.max_new_tokens, body.temperature, body.top_k, body.top_p,
-                            body.stop_on_eos, body.do_sample, body.seed),
+                            body.stop_on_eos, body.do_sample, body.seed, warn_unused=False),
                 stop=(body.stop,) if isinstance(body.stop, str) else tuple(body.stop or ()),
             )  # fmt: skip
         except ValueError as e:
