@@ -1,0 +1,36 @@
+"""LLM.generate with vLLM's prompt forms: TextPrompt / TokensPrompt dicts; LLM.encode name clash."""
+from roseinfer import LLM, SamplingParams
+llm = LLM("smollm2", dtype="float32")
+sp = SamplingParams(temperature=0, max_tokens=4)
+ids = llm.tokenizer.encode("The capital of France is")
+def tryit(label, fn):
+    try:
+        r = fn()
+        print("OK   ", label, "->", [(o.prompt_token_ids, o.text) for o in r] if isinstance(r, list) and r and hasattr(r[0], "prompt_token_ids") else r)
+    except Exception as e:
+        print("RAISE", label, "->", type(e).__name__, e)
+tryit("str", lambda: llm.generate("The capital of France is", sp, use_tqdm=False))
+tryit("list[int]", lambda: llm.generate(ids, sp, use_tqdm=False))
+tryit("{'prompt': ...}", lambda: llm.generate({"prompt": "The capital of France is"}, sp, use_tqdm=False))
+tryit("[{'prompt': ...}]", lambda: llm.generate([{"prompt": "The capital of France is"}], sp, use_tqdm=False))
+tryit("{'prompt_token_ids': ids}", lambda: llm.generate({"prompt_token_ids": ids}, sp, use_tqdm=False))
+tryit("[{'prompt_token_ids': ids}]", lambda: llm.generate([{"prompt_token_ids": ids}], sp, use_tqdm=False))
+tryit("[{'prompt_token_ids': ids}] x2", lambda: llm.generate([{"prompt_token_ids": ids}, {"prompt_token_ids": ids}], sp, use_tqdm=False))
+tryit("tuple of str", lambda: llm.generate(("a b", "c d"), sp, use_tqdm=False))
+tryit("empty list", lambda: llm.generate([], sp, use_tqdm=False))
+tryit("generate(prompts, sp, lora_request=None)", lambda: llm.generate("hi", sp, use_tqdm=False, lora_request=None))
+tryit("generate(prompts, sp, priority=[0])", lambda: llm.generate("hi", sp, use_tqdm=False, priority=[0]))
+tryit("generate(prompts=..., sampling_params=...)", lambda: llm.generate(prompts="hi", sampling_params=sp, use_tqdm=False))
+tryit("generate(prompt_token_ids=ids)", lambda: llm.generate(prompt_token_ids=ids, sampling_params=sp))
+tryit("generate(list-of-str, [sp]) len mismatch", lambda: llm.generate(["a", "b"], [sp], use_tqdm=False))
+tryit("generate(use_tqdm=callable)", lambda: llm.generate("hi", sp, use_tqdm=lambda *a, **k: None))
+# vLLM's LLM.encode(prompts, pooling_params) is the pooling API; roseinfer's encode is tokenization
+tryit("llm.encode('hello')", lambda: llm.encode("hello"))
+tryit("llm.encode(['hello', 'world'])", lambda: llm.encode(["hello", "world"]))
+tryit("llm.encode(['hello'], pooling_params=None)", lambda: llm.encode(["hello"], pooling_params=None))
+tryit("llm.get_tokenizer()", lambda: llm.get_tokenizer())
+tryit("llm.get_default_sampling_params()", lambda: llm.get_default_sampling_params())
+tryit("llm.default_params", lambda: llm.default_params)
+tryit("llm.score", lambda: llm.score)
+tryit("llm.classify", lambda: llm.classify)
+tryit("llm.llm_engine", lambda: llm.llm_engine)
