@@ -52,12 +52,6 @@ def seed_params(
     given that act only with it, as transformers warns (`warn_unused`: the server's /generate
     documents the rule in its field table instead)."""
     check_bools(stop_on_eos=stop_on_eos, do_sample=do_sample)
-    unused = {"temperature": temperature != 1.0, "top_k": top_k != 0, "top_p": top_p != 1.0,
-              "seed": seed is not None}  # fmt: skip
-    if warn_unused and not do_sample and any(unused.values()):
-        names = ", ".join(name for name, given in unused.items() if given)
-        warnings.warn(f"do_sample is False: {names} act only with do_sample=True (greedy "
-                      "decoding here, as transformers' generate)", UserWarning, stacklevel=3)  # fmt: skip
     params = SamplingParams(
         max_new_tokens=max_new_tokens,
         temperature=temperature,  # checked even when greedy, as the seeds did
@@ -66,6 +60,14 @@ def seed_params(
         ignore_eos=not stop_on_eos,
         seed=seed,
     )
+    # (a temperature of 0 asks for the greedy decoding it gets)
+    unused = {"temperature": params.temperature != 1.0 and not params.greedy,
+              "top_k": params.top_k != 0, "top_p": params.top_p != 1.0,
+              "seed": params.seed is not None}  # fmt: skip
+    if warn_unused and not do_sample and any(unused.values()):
+        names = ", ".join(name for name, given in unused.items() if given)
+        warnings.warn(f"do_sample is False: {names} act only with do_sample=True (greedy "
+                      "decoding here, as transformers' generate)", UserWarning, stacklevel=3)  # fmt: skip
     return params if do_sample else dataclasses.replace(params, temperature=0.0)
 
 
