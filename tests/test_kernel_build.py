@@ -191,3 +191,15 @@ def _wait_for(condition: Callable[[], bool], timeout_s: float) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+def test_the_sources_include_atens_headers_not_torchs_whole_api() -> None:
+    """`<torch/extension.h>` (autograd, nn, pybind11) took ~20 s to parse in each of the
+    kernels' files, most of a build's time (BENCHMARKS.md, session 58): they take ATen's
+    (`aten.h`), and only bindings.cpp torch's pybind11 header."""
+    spec = build.NATIVE_KERNELS
+    for name in spec.sources + spec.headers:
+        text = Path(spec.src_dir, name).read_text()
+        includes = [line for line in text.splitlines() if line.startswith("#include <torch/")]
+        wanted = ["#include <torch/csrc/utils/pybind.h>"] if name == "bindings.cpp" else []
+        assert includes == wanted, name
