@@ -73,3 +73,14 @@ def test_the_seeds_sampling_arguments_without_do_sample_are_said_to_do_nothing(l
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         engine.generate(PROMPT, max_new_tokens=4, temperature=1.5, seed=3, do_sample=True)
+
+
+def test_stop_reason_is_a_stop_id_but_not_an_end_of_sequence(llm):
+    """vLLM's: a request's stop token id names why it ended, unless it is an end-of-sequence
+    token too, which ends it first (stop_reason None)."""
+    eos = llm.tokenizer.eos_token_id
+    for token, reason in ((eos, None), (7, 7)):
+        params = SamplingParams(max_tokens=4, temperature=0, logit_bias={token: 100},
+                                stop_token_ids=[token])  # fmt: skip
+        out = llm.generate(PROMPT, params, use_tqdm=False)[0].outputs[0]
+        assert (out.finish_reason, out.stop_reason) == ("stop", reason)

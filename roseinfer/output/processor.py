@@ -93,10 +93,11 @@ class ChoiceState:
         self.line_end = None
         if params.min_indent or params.stop_at_newline_after_ms is not None:
             self.line_end = LineEnd(params.min_indent, params.stop_at_newline_after_ms)
-        self.request_stop_ids = params.stop_token_id_set
-        self.stop_ids = self.request_stop_ids | (
-            frozenset() if params.ignore_eos else stop_token_ids
-        )
+        eos_ids = frozenset() if params.ignore_eos else stop_token_ids
+        # a request's stop id names why it ended (`stop_reason`) unless it is an end of sequence
+        # too, which ends it first (vLLM's: stop_reason None)
+        self.request_stop_ids = params.stop_token_id_set - eos_ids
+        self.stop_ids = params.stop_token_id_set | eos_ids
         self.pieces: list[str] = []
         self.token_ids: list[int] = []
         self.finish_reason: FinishReason | None = None
