@@ -15,10 +15,11 @@ read, checked, run and answered exactly as `roseinfer serve` would: a refused re
 (not UTF-8 or not JSON as the server reads JSON, no `custom_id`, one seen before, another
 method or URL, `stream: true`, a response's `background: true`) gets `error` (`{"code",
 "message"}`) and no `response`, as OpenAI's error lines (vLLM's put a refused request's error
-there too, its `response.body` null; here, as OpenAI's, it is the 4xx's body). Up to `--max-concurrency` requests are in flight at once, so the engine
-batches them as it batches a server's clients; a slow request holds back only the writing of
-the lines after it (up to `READ_AHEAD_LINES` x the concurrency of them, `READ_AHEAD_BYTES` of
-their output), not their running.
+there too, its `response.body` null; here, as OpenAI's, it is the 4xx's body). Up to
+`--max-concurrency` requests are in flight at once, so the engine batches them as it batches a
+server's clients; a slow request holds back only the writing of the lines after it (up to
+`READ_AHEAD_LINES` x the concurrency of them, `READ_AHEAD_BYTES` of their output), not their
+running.
 """
 
 from __future__ import annotations
