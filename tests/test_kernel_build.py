@@ -194,7 +194,7 @@ def _wait_for(condition: Callable[[], bool], timeout_s: float) -> bool:
 
 
 def test_the_sources_include_atens_headers_not_torchs_whole_api() -> None:
-    """`<torch/extension.h>` (autograd, nn, pybind11) took ~20 s to parse in each of the
+    """`<torch/extension.h>` (autograd, nn, pybind11) took ~17 s to parse in each of the
     kernels' files, most of a build's time (BENCHMARKS.md, session 58): they take ATen's
     (`aten.h`), and only bindings.cpp torch's pybind11 header."""
     spec = build.NATIVE_KERNELS

@@ -1,7 +1,7 @@
 // What the kernels use of PyTorch: ATen's tensor (with its operators), its thread pool and the
 // few ops they call.
-// Not <torch/extension.h>: its autograd, nn and pybind11 headers took ~20 s to parse in every
-// file (~3 s for these), most of a build's time; bindings.cpp alone includes pybind11's side.
+// Not <torch/extension.h>: its autograd, nn and pybind11 headers took ~17 s to parse in every
+// file (~4 s for these), most of a build's time; bindings.cpp alone includes pybind11's side.
 #pragma once
 
 #include <ATen/Parallel.h>
