@@ -13,7 +13,14 @@ from collections.abc import Iterator
 from collections.abc import Sequence as Seq
 from typing import Any, cast
 
-from roseinfer.chat import ChatMessage, NamedToolChoice, ToolDefinition, chat_prompt_ids, read_tools
+from roseinfer.chat import (
+    ChatMessage,
+    NamedToolChoice,
+    ToolDefinition,
+    chat_prompt_ids,
+    chat_prompt_text,
+    read_tools,
+)
 from roseinfer.config import EngineConfig, check_bools, is_int
 from roseinfer.engine.llm_engine import LLMEngine
 from roseinfer.engine.requests import InvalidRequestError, refuse_unread
@@ -258,10 +265,10 @@ class LLM:
             else tool_choice
         )
         shown, use = read_tools(definitions, choice, parallel_tool_calls)
-        ids = []
+        texts = []
         for i, conv in enumerate(conversations):
             try:
-                ids.append(chat_prompt_ids(
+                texts.append(chat_prompt_text(
                     self.tokenizer,
                     [ChatMessage.model_validate(m) for m in conv],  # type: ignore[union-attr]
                     shown,
@@ -273,10 +280,15 @@ class LLM:
                 if conversations is messages:  # a list of them: say which one
                     raise ValueError(f"conversation {i}: {e}") from e
                 raise
+        # the template writes the special tokens, so none are added (as `chat_prompt_ids`)
+        ids = [self.tokenizer.encode(text, False) for text in texts]
         params = self._params_for(ids, sampling_params)
         if use is not None:
             params = [_with_tools(p, use) for p in params]
-        return self._run(ids, params, use_tqdm, use)
+        outputs = self._run(ids, params, use_tqdm, use)
+        # each output's `prompt` is its rendered conversation, as vLLM's
+        return [dataclasses.replace(out, prompt=text)
+                for out, text in zip(outputs, texts, strict=True)]  # fmt: skip
 
     def stream(self, prompt_token_ids: Seq[int], params: SamplingParams) -> Iterator[str]:
         """The text of one request, piece by piece as it is generated. One choice, and text
@@ -320,20 +332,31 @@ class LLM:
         prompt_ids: list[list[int]],
         sampling_params: SamplingParams | Seq[SamplingParams] | None,
     ) -> list[SamplingParams]:
-        """Each prompt's params: those given, or the default with its output limit (the
-        model's `max_new_tokens`, else SamplingParams' 64) cut to the room the prompt leaves
-        (as the server's chat does): a limit nobody asked for refuses no prompt that fits."""
-        if sampling_params is not None:
-            return _per_prompt(sampling_params, len(prompt_ids))
-        defaults = self.engine.sampling_defaults
-        limit = self.default_params.max_tokens
+        """Each prompt's params (those given, else the default: the model's `max_new_tokens`,
+        else SamplingParams' 64) with `max_tokens` cut to the room the prompt leaves in the
+        context: an output that reaches the context ends with "length", as in vLLM's offline
+        engine (the server refuses such a request instead, as OpenAI's). A prompt that leaves
+        no room is refused by `validate`."""
+        if sampling_params is None:
+            defaults = self.engine.sampling_defaults
+            limit = self.default_params.max_tokens
+            out = []
+            for ids in prompt_ids:
+                room = self.engine.max_total_tokens - len(ids)
+                if 1 <= room < limit:  # from the defaults: the model's other fields kept
+                    out.append(dataclasses.replace(defaults, max_tokens=room).params())
+                else:
+                    out.append(self.default_params)
+            return out
         out = []
-        for ids in prompt_ids:
+        given = _per_prompt(sampling_params, len(prompt_ids))
+        for ids, params in zip(prompt_ids, given, strict=True):
             room = self.engine.max_total_tokens - len(ids)
-            if 1 <= room < limit:
-                out.append(dataclasses.replace(defaults, max_tokens=room).params())
-            else:
-                out.append(self.default_params)
+            if 1 <= room < params.max_tokens:
+                # max_new_tokens (the seeds' alias, which replace would copy) left out
+                params = dataclasses.replace(params, max_tokens=room, max_new_tokens=None,
+                                             min_tokens=min(params.min_tokens, room))  # fmt: skip
+            out.append(params)
         return out
 
     def _run(

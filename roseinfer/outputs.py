@@ -78,8 +78,9 @@ class CompletionOutput:
     tool_calls: list[ToolCall] | None = None
     error: str | None = None  # why it finished with "error"
 
-    @property
     def finished(self) -> bool:
+        """Whether this choice has ended (a method, as vLLM's; `RequestOutput.finished` is
+        the request's flag)."""
         return self.finish_reason is not None
 
 

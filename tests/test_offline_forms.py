@@ -52,15 +52,39 @@ def test_vllms_names_on_outputs_and_llm(llm):
     assert SamplingParams(stop=None, stop_token_ids=None, bad_words=None) == SamplingParams()
 
 
-def test_the_default_output_limit_refuses_no_prompt_that_fits(llm):
+def test_the_output_is_cut_at_the_context_as_vllms_offline_engine(llm):
     """Without params the limit (SamplingParams' 64: the tiny model's file sets none) is cut to
-    what the context leaves, as the server's chat does; given params are taken as they are."""
+    what the context leaves, as the server's chat does; a given `max_tokens` past the context
+    is cut there too, the output ending with "length" (vLLM V1's offline engine), and one long
+    prompt no longer refuses the whole batch. A prompt that leaves no room is still refused."""
     ids = llm.encode(PROMPT)
     long = ids * (40 // len(ids))  # 48 - len(long) tokens of room: fewer than 64
+    room = 48 - len(long)
     (out,) = llm.generate([long], use_tqdm=False)
     assert len(out.prompt_token_ids) + len(out.token_ids) <= 48
-    with pytest.raises(ValueError, match="max_tokens"):
-        llm.generate([long], SamplingParams(max_tokens=64), use_tqdm=False)
+    params = SamplingParams(max_tokens=64, min_tokens=60, temperature=0, ignore_eos=True)
+    short, capped = llm.generate([ids, long], params, use_tqdm=False)
+    assert len(short.token_ids) == 64 - (64 + len(ids) - 48) and short.finish_reason == "length"
+    assert len(capped.token_ids) == room and capped.finish_reason == "length"
+    # the same tokens as a request that asked for the room: the cut changes only the limit
+    exact = SamplingParams(max_tokens=room, temperature=0, ignore_eos=True)
+    assert llm.generate([long], exact, use_tqdm=False)[0].token_ids == capped.token_ids
+    with pytest.raises(ValueError, match="context"):
+        llm.generate([ids * 20], params, use_tqdm=False)
+
+
+def test_a_choice_says_it_finished_by_a_method_as_vllms(llm):
+    """vLLM's `CompletionOutput.finished()` is a method (its `RequestOutput.finished` a flag)."""
+    out = llm.generate(PROMPT, GREEDY, use_tqdm=False)[0]
+    assert out.finished is True and out.outputs[0].finished() is True
+
+
+def test_chat_outputs_hold_the_rendered_prompt_as_vllms(llm):
+    messages = [{"role": "user", "content": "Say hi"}]
+    (out,) = llm.chat(messages, GREEDY, use_tqdm=False)
+    assert out.prompt is not None and "Say hi" in out.prompt
+    assert llm.tokenizer.encode(out.prompt, False) == out.prompt_token_ids
+    assert out.prompt_token_ids == llm.encode_chat(messages)
 
 
 def test_the_seeds_sampling_arguments_without_do_sample_are_said_to_do_nothing(llm):
