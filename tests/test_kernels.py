@@ -1317,7 +1317,8 @@ def test_logprob_passes_match_the_torch_versions(kernels, dtype, rows, vocab):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("rows,vocab,m", [(32, 49152, 257), (3, 49152, 5001), (4, 300, 257),
-                                          (2, 7, 7), (5, 1000, 1), (3, 33, 16)])  # fmt: skip
+                                          (2, 7, 7), (5, 1000, 1), (3, 33, 16),
+                                          (3, 49152, 49152), (2, 70000, 70000)])  # fmt: skip
 def test_top_candidates_rows_are_the_stable_sorts_first(kernels, dtype, rows, vocab, m):
     """Each row's m likeliest logits and ids, as a stable descending sort puts them: equal
     logits (-0 and +0 among them) in token order, -inf rows, rows whose logits rise with the
@@ -1359,10 +1360,12 @@ def test_top_candidates_rows_are_the_stable_sorts_first(kernels, dtype, rows, vo
         kernels.top_candidates_rows(logits, vocab + 1)
 
 
-@pytest.mark.parametrize("rows,m", [(32, 257), (3, 1), (5, 4097)])
-def test_sample_candidates_rows_is_the_torch_draw(kernels, rows, m):
+@pytest.mark.parametrize("rows,m,vocab", [(32, 257, 49152), (3, 1, 49152), (5, 4097, 49152),
+                                          (3, 49152, 49152), (2, 3000, 3000)])  # fmt: skip
+def test_sample_candidates_rows_is_the_torch_draw(kernels, rows, m, vocab):
     """The draw among candidates, token for token `layers.draw.sample_candidates`: weights with
-    zeros (never drawn), floored ones, u at 0 and just under 1, many u's a row."""
+    zeros (never drawn), floored ones, u at 0 and just under 1, many u's a row; candidates
+    that are the whole vocabulary (placed by id, not sorted) too."""
     from roseinfer.layers.draw import sample_candidates
 
     gen = torch.Generator().manual_seed(m)
@@ -1370,7 +1373,7 @@ def test_sample_candidates_rows_is_the_torch_draw(kernels, rows, m):
     weights[:, 0] = 1.0  # (the likeliest's weight)
     weights[0, 1::2] = 0.0
     weights[-1, 1:] = 1.6e-38  # floored: the first weighs all but nothing
-    ids = torch.stack([torch.randperm(49152, generator=gen)[:m] for _ in range(rows)])
+    ids = torch.stack([torch.randperm(vocab, generator=gen)[:m] for _ in range(rows)])
     for trial in range(50):
         u = torch.rand(rows, generator=gen, dtype=torch.float64)
         if trial == 0:

@@ -171,6 +171,29 @@ inline float keep_likeliest(uint64_t* keys, int64_t len, int64_t m) {
   return key_value(keys[m - 1]);
 }
 
+// `keys`' first n largest first, as std::sort with std::greater would order them: a byte at a
+// time from the lowest (a stable counting pass each, the bytes every key shares skipped). For the
+// whole vocabulary (a row whose top-p set reached past the last tier) ~10x faster than the sort.
+void sort_keys_descending(uint64_t* keys, int64_t n, std::vector<uint64_t>& spare) {
+  uint64_t all = ~uint64_t{0}, any = 0;
+  for (int64_t i = 0; i < n; ++i) all &= keys[i], any |= keys[i];
+  spare.resize(n);
+  uint64_t* from = keys;
+  uint64_t* to = spare.data();
+  for (int shift = 0; shift < 64; shift += 8) {
+    if ((((all ^ any) >> shift) & 0xFF) == 0) continue;  // the same byte in every key
+    int64_t start[257] = {};
+    for (int64_t i = 0; i < n; ++i) ++start[256 - ((from[i] >> shift) & 0xFF)];  // descending
+    for (int d = 1; d < 257; ++d) start[d] += start[d - 1];
+    for (int64_t i = 0; i < n; ++i) to[start[255 - ((from[i] >> shift) & 0xFF)]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != keys) std::copy(from, from + n, keys);
+}
+
+// Past this many candidates the byte-wise sort beats std::sort (the tiers' 256 and 1,024 below).
+constexpr int64_t kRadixFrom = 2048;
+
 // One pass over a row: each logit above `bar` appended to `keys`, 16 (8) at a time by
 // compressing stores (the obvious heap of the m best mispredicts at every insertion: ~3x slower
 // on rows the branch predictor has not seen). Whenever `keys` fills up the m best stay and the
@@ -286,7 +309,12 @@ void top_candidates_row(const T* row, int64_t n, int64_t m, std::vector<uint64_t
     return;
   }
   keep_likeliest(keys.data(), len, m);
-  std::sort(keys.begin(), keys.begin() + m, std::greater<uint64_t>());
+  if (m >= kRadixFrom) {
+    std::vector<uint64_t> spare;
+    sort_keys_descending(keys.data(), m, spare);
+  } else {
+    std::sort(keys.begin(), keys.begin() + m, std::greater<uint64_t>());
+  }
   for (int64_t j = 0; j < m; ++j) {
     ids[j] = key_id(keys[j]);
     values[j] = to_float(row[ids[j]]);  // (the logit itself: a -0 stays -0)
@@ -387,10 +415,27 @@ at::Tensor sample_candidates_rows(at::Tensor weights, at::Tensor ids, at::Tensor
   parallel_for(0, rows, 1, [&](int64_t b, int64_t e) {
     std::vector<std::pair<int64_t, float>> by_id(m);
     std::vector<double> cdf(m);
+    std::vector<uint8_t> seen;
     for (int64_t r = b; r < e; ++r) {
-      for (int64_t j = 0; j < m; ++j) by_id[j] = {ip[r * m + j], wp[r * m + j]};
-      std::sort(by_id.begin(), by_id.end(),
-                [](const auto& x, const auto& y) { return x.first < y.first; });
+      // ids that are 0..m-1 (the whole vocabulary) are placed, not sorted: the same order
+      const int64_t* row_ids = ip + r * m;
+      bool placed = m >= kRadixFrom;
+      if (placed) {
+        seen.assign(m, 0);
+        for (int64_t j = 0; j < m && placed; ++j) {
+          const int64_t id = row_ids[j];
+          placed = id >= 0 && id < m && !seen[id];
+          if (placed) {
+            seen[id] = 1;
+            by_id[id] = {id, wp[r * m + j]};
+          }
+        }
+      }
+      if (!placed) {
+        for (int64_t j = 0; j < m; ++j) by_id[j] = {row_ids[j], wp[r * m + j]};
+        std::sort(by_id.begin(), by_id.end(),
+                  [](const auto& x, const auto& y) { return x.first < y.first; });
+      }
       double total = 0.0;
       for (int64_t j = 0; j < m; ++j) cdf[j] = total += static_cast<double>(by_id[j].second);
       const double target = up[r] * cdf[m - 1];
