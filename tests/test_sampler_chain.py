@@ -122,6 +122,11 @@ def test_a_sampler_left_out_runs_at_its_neutral_value():
     assert chain.infill and not chain.temperature_last
     everything = Chain(0.5, 40, 0.9, 0.05, 1.3, 0.4, 0.2).of(list(LLAMACPP_DEFAULT_SAMPLERS))
     assert everything == Chain(0.5, 40, 0.9, 0.05, 1.3, 0.4, 0.2, temperature_last=True)
+    # the infill sampler without top_k before it: the 400 names samplers and the top_k sent
+    # (it had said "top_k ... got 0", the neutral value, not what the client sent)
+    with pytest.raises(APIError) as e:
+        Chain(0.5, 50, 0.9, 0.05, 1.3, 0.4, 0.2).of(["infill"])
+    assert e.value.param == "samplers" and "top_k is 50" in str(e.value), str(e.value)
 
 
 # ---- the distribution the sampler draws from ---------------------------------------------------

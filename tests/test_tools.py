@@ -147,6 +147,59 @@ def test_auto_with_a_model_that_writes_no_call_gives_content(http):
     assert streamed(http, body) == (out["message"]["content"], [], out["finish_reason"])
 
 
+@pytest.mark.parametrize("calls", [True, False], ids=["call", "text"])
+def test_an_auto_answer_opens_its_stream_as_it_turns_out(calls):
+    """Under tool_choice "auto" a call answer streams `content: null` first (as OpenAI's, and as
+    the answer not streamed has content null: the SDK's stream helper had read "") and a text
+    answer `""`: the opening waits for the answer's first chunk (a random model calls under
+    "auto" by no chance, so the choice's events are played to `sse_stream` here)."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from roseinfer.output.tool_calls import ToolCallDelta
+    from roseinfer.server.serving import ResponseOptions, sse_stream
+
+    call = ToolCallDelta(0, "call_1", "add", '{"a": 1, "b": 2}')
+    script = [("", []), ("", [call] if calls else []), ("" if calls else "Hi", [])]
+
+    class Group:
+        tool_use = ToolUse((Tool("add", None, ADD),), "auto")
+        choices = [(0, None)]
+        num_output_tokens = len(script)
+
+        def state_of(self, index):
+            return None
+
+        async def __aenter__(self):
+            return self
+
+        async def __aexit__(self, *exc):
+            return None
+
+        async def events(self):
+            for i, (text, new_calls) in enumerate(script):
+                finish = ("tool_calls" if calls else "stop") if i == len(script) - 1 else None
+                yield 0, SimpleNamespace(new_logprobs=[], new_tool_calls=new_calls,
+                                         finished=finish is not None, finish_reason=finish,
+                                         token_ids=[]), text  # fmt: skip
+
+    async def chunks():
+        stream = sse_stream(Group(), "r", 0, "m", ResponseOptions(chat=True), 3, False)  # type: ignore[arg-type]
+        return [line async for line in stream]
+
+    deltas = [json.loads(c[6:])["choices"][0]["delta"] for c in asyncio.run(chunks())
+              if c.startswith("data: {")]  # fmt: skip
+    assert deltas[0] == {"role": "assistant", "content": None if calls else ""}
+    assert sum("role" in d for d in deltas) == 1
+    assert ("tool_calls" in deltas[1]) == calls and (deltas[1].get("content") == "Hi") != calls
+
+
+def test_a_chat_message_has_a_null_refusal_as_openais(http):
+    body = {"messages": MESSAGES, "max_tokens": 2}
+    (out,) = http.post("/v1/chat/completions", json=body).json()["choices"]
+    assert out["message"]["refusal"] is None and "refusal" in out["message"]
+
+
 def test_openai_client_tools_and_its_stream_helper(tools_server):
     from openai import OpenAI, pydantic_function_tool
     from pydantic import BaseModel

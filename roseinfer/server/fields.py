@@ -84,9 +84,9 @@ FIELDS: tuple[FieldSpec, ...] = (
        "prompts x `n` at most 2,048 choices per request (a 400 naming `prompt`)"),
     _h("messages", _C, "the conversation, rendered with the model's chat template"),
     _h("max_tokens", _V1, "most tokens to generate, >= 1 (completions: 16 by default, and 0 "
-       "with `echo`; chat: what the context leaves; either: at most the model's "
-       "`max_new_tokens`, see `temperature`, and a default at most what the context leaves, "
-       "as vLLM's)"),
+       "with `echo`; chat: what the context leaves; either way the default is at most the "
+       "model's `max_new_tokens`, see `temperature`, and at most what the context leaves, as "
+       "vLLM's; a value given is taken as it is, past the model's `max_new_tokens` too)"),
     _h("max_completion_tokens", _V1, "OpenAI's newer name for `max_tokens` (if both are given "
        "they must agree)"),
     _h("n_predict", _V1, "llama.cpp's name for `max_tokens` (-1: what the context leaves; on "
@@ -114,7 +114,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("stop", _V1, "a string or a list of up to 64 strings, of 16,384 characters in all; the "
        "text ends before the first match (an empty string, which would match anywhere, is "
        "ignored), a tool call's text too: a call cut by one keeps what came before it, and the "
-       "finish reason is `stop`"),
+       "finish reason is `stop`; the logprobs keep the tokens of the match, as vLLM's (the "
+       "text drops it)"),
     _h("stop_token_ids", _V1, "token ids that end a choice (ids of the vocabulary)", _VL),
     _h("ignore_eos", _V1, "keep generating past end-of-sequence tokens (a grammar that is "
        "complete still ends the output)", _VL),
@@ -135,7 +136,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "and presence penalties read the last n tokens of the prompt and output, as llama.cpp's "
        "(-1: all of them; 0: the penalties off); an integer >= -1; /completion's and /infill's "
        "default 64 (llama.cpp's); left out on /v1, vLLM's penalties (the repetition penalty over "
-       "the prompt and output, the others over the output)", _LC),
+       "the prompt and output, the others over the output); with no penalty set it changes "
+       "nothing", _LC),
     _h("min_p", _V1, "in [0, 1]: drop tokens less likely than min_p times the likeliest", _VL),
     _h("logit_bias", _V1, "{token id: bias in [-100, 100]} added to the logits (before the "
        "penalties, as vLLM)"),
@@ -185,8 +187,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "otherwise, as OpenAI and vLLM)"),
     _h("stream_options.include_usage", _V1, "a last chunk with the usage"),
     _h("stream_interval", _V1, "tokens per streamed chunk after the first, >= 1, for this "
-       "request (default: the server's `--stream-interval`); without `stream` it changes "
-       "nothing", _VL),
+       "request (default: the server's `--stream-interval`; a smaller value wins over it, where "
+       "vLLM raises it to the server's); without `stream` it changes nothing", _VL),
     _h("request_id", _V1, "the response's `id` is `chatcmpl-`/`cmpl-`/`resp_` + this (not empty); "
        "without it, + the `X-Request-Id` header where sent (vLLM's), which the response sends "
        "back", _VL),
@@ -383,6 +385,9 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("audio", _C, never, "null", "audio output"),
     _ref("prediction", _C, never, "null", "predicted outputs"),
     _ref("web_search_options", _C, never, "null", "web search"),
+    _ref("moderation", _C, never, "null", "moderation of the input and output"),
+    _ref("prompt_cache_options", _C, never, "null", "explicit cache breakpoints and their "
+         "lifetime, and cache diagnostics (prefix caching here is automatic and exact)"),
     _ref("reasoning_effort", _V1, equals("none"), '"none"', "reasoning models' effort"),
     _ref("verbosity", _C, equals("medium"), '"medium" (OpenAI\'s default)', "reasoning "
          "models' verbosity"),
@@ -395,7 +400,7 @@ FIELDS: tuple[FieldSpec, ...] = (
        "`top_logprobs`) of the distribution the token was drawn from, after every sampler "
        "(greedy: the token alone), not the model's; tokens of probability 0 left out; on "
        "/completion and /infill as llama.cpp's `prob` and `top_probs`, on /v1 in OpenAI's "
-       "shape (`logprob`)", _LC),
+       "shape (`logprob`); without logprobs asked for it changes nothing", _LC),
     _ref("return_progress", _V1, equals(False), "false", "prompt progress events", _LC),
     _ref("response_fields", _V1, equals([]), "[]", "a response reshaped", _LC),
     _ref("kv_transfer_params", _V1, never, "null", "disaggregated serving", _VL),

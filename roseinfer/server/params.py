@@ -16,7 +16,12 @@ from typing import cast
 
 from roseinfer.engine.requests import InvalidRequestError
 from roseinfer.engine.scheduler import no_room_message
-from roseinfer.sampling_params import SamplingDefaults, SamplingParams, StructuredOutputs
+from roseinfer.sampling_params import (
+    INFILL_TOP_K_MAX,
+    SamplingDefaults,
+    SamplingParams,
+    StructuredOutputs,
+)
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import APIError
 from roseinfer.server.sampler_chain import sampler_chain
@@ -204,6 +209,11 @@ class Chain:
             samplers, self.temperature, frozenset(n for n, a in active.items() if a)
         )
         runs = chain.names
+        if chain.infill and "top_k" not in runs:  # (SamplingParams would say top_k 0)
+            raise APIError(400, "samplers lists infill without top_k: llama.cpp's infill sampler "
+                                "needs a top_k sampler before it (its top_k in [1, "
+                                f"{INFILL_TOP_K_MAX}]; top_k is {self.top_k} here)",
+                           param="samplers")  # fmt: skip
         return Chain(
             self.temperature if "temperature" in runs else 1.0,
             self.top_k if "top_k" in runs else 0,

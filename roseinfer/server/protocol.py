@@ -183,8 +183,9 @@ def chat_choice(
     logprobs: dict | None = None,
     tool_calls: list[dict] | None = None,
 ) -> dict:
-    """With tool calls, `content` is null unless the model also wrote text."""
-    message: dict[str, Any] = {"role": "assistant", "content": text}
+    """With tool calls, `content` is null unless the model also wrote text; `refusal` is
+    always null (OpenAI's and vLLM's message have it: this engine writes no refusals)."""
+    message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None}
     if tool_calls:
         message["content"] = text or None
         message["tool_calls"] = tool_calls

@@ -120,6 +120,9 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
          "summaries"),
     _ref("max_tool_calls", _R, never, "null", "a cap on built-in tool calls"),
     _ref("context_management", _R, never, "null", "compaction of the conversation"),
+    _ref("moderation", _R, never, "null", "moderation of the input and output"),
+    _ref("prompt_cache_options", _R, never, "null", "explicit cache breakpoints and their "
+         "lifetime, and cache diagnostics (prefix caching here is automatic and exact)"),
     _ref("text.verbosity", _R, equals("medium"), "\"medium\" (OpenAI's default)",
          "reasoning models' answer length"),
     _ref("input[].content[].annotations", _R, equals([]), "[]", "citations in the history"),

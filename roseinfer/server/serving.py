@@ -336,7 +336,8 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
     """SSE chunks of a streamed (chat) completion, then `data: [DONE]`.
 
     Chat streams open each choice with a `{"role": "assistant", "content": ""}` delta (null
-    content where the answer must call); completions with
+    content where the answer calls, sent with its first chunk where it may call or write);
+    completions with
     `echo` open each with the prompt's text (and its logprobs). A chunk goes out when a choice
     has new text, new logprobs, tool-call deltas or finishes (its last chunk carries the
     finish_reason); with `include_usage` a last chunk has no choices and the usage. An error
@@ -358,16 +359,23 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
         offsets[index] = end_offset(lp) if lp["tokens"] else offsets.get(index, 0)
         return lp
 
-    # an answer that must call opens with content null, as OpenAI's (a text answer with "")
+    # A call answer opens with content null, as OpenAI's (a text answer with ""). Where the
+    # answer may call or write (tools under "auto"), a choice's opening waits for its first
+    # chunk, which says which it is (as the answer not streamed has null or text).
     use = group.tool_use
-    opening = None if use is not None and use.must_call else ""
+    undecided: set[int] = set()
+
+    def opening(index: int, content: str | None) -> str:
+        return chunk(P.chat_chunk_choice(index, {"role": "assistant", "content": content}, None))
+
     async with group:
         try:
             if chat:
                 for index, _ in group.choices:
-                    yield chunk(
-                        P.chat_chunk_choice(index, {"role": "assistant", "content": opening}, None)
-                    )
+                    if use is not None and not use.must_call:
+                        undecided.add(index)
+                    else:
+                        yield opening(index, None if use is not None else "")
             prompts_sent: set[int] = set()
             async for index, c, text in group.events():
                 state = group.state_of(index)
@@ -392,6 +400,9 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                     continue
                 new_ids = c.token_ids[len(c.token_ids) - len(new) :] if new else []
                 if chat:
+                    if index in undecided:
+                        undecided.discard(index)
+                        yield opening(index, None if calls and not text else "")
                     logprobs = None
                     if opts.logprobs is not None:
                         logprobs = chat_logprobs(new_ids, new, opts.logprobs, state.tokenizer)
