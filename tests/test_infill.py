@@ -139,7 +139,7 @@ def test_suffix_on_v1_completions_is_the_same_fill(http, tok):
         ("/infill", {"input_prefix": "a", "input_suffix": "b", "samplers": ["top_k", "nope"]},
          "samplers"),
         ("/infill", {"input_prefix": "a", "input_suffix": "b", "samplers": ["top_p", "infill"]},
-         "top_k"),  # (no top-k before the infill sampler: every token a candidate)
+         "samplers"),  # (no top-k before the infill sampler: every token a candidate)
         ("/infill", {"input_prefix": "a", "input_suffix": "b", "samplers": ["top_k", "infill"],
                      "top_k": 40, "ignore_eos": True}, "ignore_eos"),
         ("/infill", {"input_prefix": "a", "input_suffix": "b", "samplers": ["top_k", "infill"],
