@@ -308,7 +308,7 @@ void top_candidates_row(const T* row, int64_t n, int64_t m, std::vector<uint64_t
     }
     return;
   }
-  keep_likeliest(keys.data(), len, m);
+  if (len > m) keep_likeliest(keys.data(), len, m);  // (m = n: every key is kept)
   if (m >= kRadixFrom) {
     std::vector<uint64_t> spare;
     sort_keys_descending(keys.data(), m, spare);

@@ -82,12 +82,15 @@ class Truncation:
     ids: torch.Tensor  # [B, m] int64: their tokens
     truncated: torch.Tensor  # [B] bool: the row has a k or a p
     inside: torch.Tensor  # [B] bool
+    # [B] float: how many candidates a row not inside needs at least (a top-p row's, from the
+    # mass its p still lacks and the likeliest logit past the m, which no token after weighs
+    # more than); m + 1 where nothing tells more
+    reach: torch.Tensor
 
     def select(self, rows: torch.Tensor) -> Truncation:
         """These rows' (rows [R] int64)."""
-        return Truncation(
-            self.values[rows], self.ids[rows], self.truncated[rows], self.inside[rows]
-        )
+        return Truncation(self.values[rows], self.ids[rows], self.truncated[rows],
+                          self.inside[rows], self.reach[rows])  # fmt: skip
 
 
 def truncate(
@@ -131,26 +134,34 @@ def truncate(
         kth = torch.where(limited.unsqueeze(1), kth, float("-inf"))
         values = values.masked_fill(values < kth, float("-inf"))
         whole_k = ~limited | (kth.squeeze(1) > following)
+    reach = torch.full_like(following, float(m + 1))
     if top_p is not None:
         # the row's distribution after top-k: over its top-k set where it has a k (a running
         # total in float64: zeros past the set change nothing), else over all its logits
         peak = values[:, :1].masked_fill(values[:, :1].isinf(), 0.0)
-        weights = (values - peak).exp_().double().cumsum(dim=-1)[:, -1]
-        total = (weights.log_() + peak.squeeze(1)).float()
         unlimited = cutting & ~limited
+        if bool((cutting & limited).any()):
+            weights = (values - peak).exp_().double().cumsum(dim=-1)[:, -1]
+            total = (weights.log_() + peak.squeeze(1)).float()
+        else:  # (no row's p reads its top-k set: the others' total is unread, kept finite)
+            total = peak.squeeze(1).clone()
         if bool(unlimited.any()):
             rows = unlimited.nonzero().squeeze(1)
             every = len(rows) == len(logits)
             total[rows] = ops.logsumexp(logits if every else logits[rows])
         probs = (values - total.unsqueeze(1)).exp()  # [B, m]
         before = probs.cumsum(dim=-1) - probs  # the mass of the likelier candidates
+        if m < vocab:  # (a row without a k: each token past the m weighs at most the next's)
+            lacking = top_p - (before[:, -1] + probs[:, -1])
+            past = m + lacking / (following - total).exp()
+            reach = torch.where(unlimited, torch.maximum(reach, past), reach)
         cut = (before >= top_p.unsqueeze(1)) & cutting.unsqueeze(1)
         cut[:, 0] = False  # the likeliest always stays (a p under float32's least is 0 here)
         values = values.masked_fill(cut, float("-inf"))
     least = values.masked_fill(values.isneginf(), float("inf")).amin(dim=-1)
     bounded = limited | values[:, -1].isneginf()
     inside = truncated & (following.isneginf() | ((least > following) & bounded & whole_k))
-    return Truncation(values, ids, truncated, inside)
+    return Truncation(values, ids, truncated, inside, reach)
 
 
 def truncate_in_tiers(
@@ -160,17 +171,22 @@ def truncate_in_tiers(
     ops: CandidateOps = CandidateOps(),
 ) -> list[tuple[list[int], Truncation]]:
     """`truncate` over the rows among `CANDIDATE_TIERS[0]` candidates, then over the rows whose
-    set reached past them among the next tier's, and so on, the last the vocabulary (where a
-    row with a k past a quarter of it goes at once, so that it does not widen the others'):
-    [(rows of the batch, their Truncation)]; each truncated row inside one of them."""
+    set reached past them among the first later tier that can hold it (`Truncation.reach`),
+    and so on, the last the vocabulary (where a row with a k past a quarter of it goes at once,
+    so that it does not widen the others'): [(rows of the batch, their Truncation)]; each
+    truncated row inside one of them. (A row keeps the same set whatever the tier: skipping
+    one saves its pass, nothing else.)"""
     vocab = logits.shape[-1]
     wide: list[int] = []
     if top_k is not None:
         wide = [r for r, k in enumerate(top_k.tolist()) if vocab // 4 < k < vocab]
-    rows = [r for r in range(len(logits)) if r not in wide]
+    pending = [(r, 0.0) for r in range(len(logits)) if r not in wide]  # (row, its reach)
     tiers = []
     for candidates in (*CANDIDATE_TIERS, vocab):
-        if candidates == vocab:
+        last = candidates == vocab
+        rows = sorted(r for r, reach in pending if last or reach <= candidates)
+        pending = [(r, reach) for r, reach in pending if not (last or reach <= candidates)]
+        if last:
             rows = sorted(rows + wide)
         if not rows:
             continue
@@ -183,7 +199,8 @@ def truncate_in_tiers(
         truncation = truncate(x, k, p, ops, candidates)
         tiers.append((rows, truncation))
         past = (truncation.truncated & ~truncation.inside).tolist()
-        rows = [r for j, r in enumerate(rows) if past[j]]
+        reach = truncation.reach.tolist()
+        pending += [(r, reach[j]) for j, r in enumerate(rows) if past[j]]
     return tiers
 
 
