@@ -173,7 +173,8 @@ inline float keep_likeliest(uint64_t* keys, int64_t len, int64_t m) {
 
 // `keys`' first n largest first, as std::sort with std::greater would order them: a byte at a
 // time from the lowest (a stable counting pass each, the bytes every key shares skipped). For the
-// whole vocabulary (a row whose top-p set reached past the last tier) ~10x faster than the sort.
+// whole vocabulary (a row whose top-p set reached past the last tier): O(n) passes instead of the
+// sort's O(n log n) comparisons (BENCHMARKS.md, session 59).
 void sort_keys_descending(uint64_t* keys, int64_t n, std::vector<uint64_t>& spare) {
   uint64_t all = ~uint64_t{0}, any = 0;
   for (int64_t i = 0; i < n; ++i) all &= keys[i], any |= keys[i];
