@@ -113,8 +113,9 @@ class SamplingParams:
     `temperature` 0 (or below `GREEDY_TEMPERATURE`) is greedy. `n` choices per prompt; with a
     `seed`, choice i draws from `seed + i` (-1: no seed, as in vLLM and llama.cpp).
     `max_new_tokens` (the seeds' name) is accepted for `max_tokens` (given beside a
-    `max_tokens` other than its default, the two must agree: so `dataclasses.replace` takes
-    `max_tokens`, which the copy already carries). An empty `stop` string, which would match
+    `max_tokens` other than its default, the two must agree; `dataclasses.replace` copies it
+    as the old `max_tokens`, so a copy with another `max_tokens` passes `max_new_tokens=None`
+    too). An empty `stop` string, which would match
     anywhere, is dropped, as is a repeated one (at most MAX_STOP_STRINGS remain, of
     MAX_STOP_CHARS characters in all). Every value is checked here,
     so the Python API and the server refuse the same requests with the same messages (token
@@ -176,7 +177,9 @@ class SamplingParams:
             if self.max_tokens not in (default, max_new_tokens):  # one would silently win
                 raise ValueError(
                     f"max_new_tokens={max_new_tokens!r} and max_tokens={self.max_tokens!r} "
-                    "differ: give one (max_new_tokens is the seeds' name for max_tokens)"
+                    "differ: give one (max_new_tokens is the seeds' name for max_tokens; "
+                    "dataclasses.replace copies it: pass max_new_tokens=None with a new "
+                    "max_tokens)"
                 )
             object.__setattr__(self, "max_tokens", max_new_tokens)
         given = {

@@ -271,6 +271,11 @@ def test_the_python_front_doors_refuse_values_they_would_misread(llm):
     with pytest.raises(ValueError, match="max_new_tokens=5 and max_tokens=10 differ"):
         SamplingParams(max_tokens=10, max_new_tokens=5)
     assert SamplingParams(max_tokens=5, max_new_tokens=5).max_tokens == 5
+    # dataclasses.replace copies the alias as the old value: the message says how to copy
+    with pytest.raises(ValueError, match="pass max_new_tokens=None with a new max_tokens"):
+        replace(SamplingParams(max_tokens=10), max_tokens=5)
+    copy = replace(SamplingParams(max_tokens=10), max_tokens=5, max_new_tokens=None)
+    assert copy.max_tokens == copy.max_new_tokens == 5  # type: ignore[attr-defined]
     session = engine.new_session(SamplingParams(temperature=0, max_tokens=4))
     with pytest.raises(ValueError, match=r"one prompt, \[T\] or \[1, T\], got \[2, 3\]"):
         session.prefill(torch.tensor([[5, 6, 7], [8, 9, 10]]))
