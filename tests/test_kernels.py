@@ -1380,6 +1380,14 @@ def test_sample_candidates_rows_is_the_torch_draw(kernels, rows, m, vocab):
             u[0], u[-1] = 0.0, 1.0 - 2.0**-53
         got = kernels.sample_candidates_rows(weights, ids, u)
         assert torch.equal(got, sample_candidates(weights, ids, u)), trial
+    if m == vocab and rows >= 3:  # ids not quite the vocabulary: placed part way, then sorted
+        odd = ids.clone()
+        odd[0, -1] = odd[0, 0]  # a duplicate, last
+        odd[1, -1] = vocab  # past the vocabulary, last
+        odd[2, m // 2] = -1  # negative, half way
+        u = torch.rand(rows, generator=gen, dtype=torch.float64)
+        got = kernels.sample_candidates_rows(weights, odd, u)
+        assert torch.equal(got, sample_candidates(weights, odd, u))
     with pytest.raises(RuntimeError, match="float64"):
         kernels.sample_candidates_rows(weights, ids, u.float())
 

@@ -31,6 +31,7 @@ from roseinfer.layers.truncation import (
     draw_among,
     expand,
     min_p_filter,
+    truncate,
     truncate_in_tiers,
     unnormalised_probs,
 )
@@ -267,6 +268,38 @@ def test_top_k_top_p_among_candidates_equals_the_full_sort(vocab, ops):
     assert rounded <= 8  # (of 126 rows: 0-5 here, bf16 rows whose set reaches past 4,096)
 
 
+@pytest.mark.parametrize("ops", ["torch", "kernels"])
+def test_a_rows_set_is_the_same_whatever_tier_it_lands_in(ops):
+    """The tiers route each row to the first that can hold its set (`Truncation.reach`), so
+    rows skip tiers: bit for bit the sets all rows get from the whole vocabulary's tier alone
+    (what the old route, every tier in turn, gave too), for flat, peaked and mixed rows, top-k,
+    top-p, both, p within float32's rounding of a tier's mass, NaN and -inf rows."""
+    passes = candidate_ops(ops)
+    gen = torch.Generator().manual_seed(11)
+    vocab = 49152
+    for trial in range(6):
+        scale = torch.tensor([0.02, 0.3, 1.0, 3.0, 6.0, 0.1, 2.0, 0.5]).unsqueeze(1)
+        logits = torch.randn(8, vocab, generator=gen) * scale
+        for row, width in ((5, 700), (6, 3000)):  # sets past 256 and past 1,024 candidates
+            logits[row, torch.randperm(vocab, generator=gen)[:width]] += 14.0
+        top_p = torch.rand(8, generator=gen) * 0.5 + 0.5
+        top_p[7] = 0.99999994  # (the float32 just under 1)
+        top_k = torch.tensor([0, 0, 50, 0, 9000, 0, 0, 0])
+        if trial % 2:
+            logits[3, 10] = float("nan")
+            logits[4] = float("-inf")
+            logits[4, 3] = 1.0
+        if trial >= 2:  # p at the float32 mass of a tier's candidates
+            m = (256, 1024)[trial % 2]
+            probs = logits[1].double().softmax(-1).sort(descending=True).values
+            top_p[1] = float(probs[:m].float().cumsum(0)[-1])
+        k = top_k if trial % 3 else None
+        got = apply_top_k_top_p(logits.clone(), k, top_p, passes)
+        whole = expand(logits, [(list(range(8)), truncate(logits, k, top_p, passes, vocab))])
+        assert torch.equal(got.isfinite(), whole.isfinite()), trial
+        assert torch.equal(got[got.isfinite()], whole[whole.isfinite()]), trial
+
+
 def at_a_rounded_cut(got: torch.Tensor, want: torch.Tensor, logits: torch.Tensor, k: int,
                      p: float) -> bool:  # fmt: skip
     """Whether two top-p cuts of one row (its `logits`, top-k k) differ only by tokens at the
@@ -342,7 +375,7 @@ def test_a_draw_among_candidates_is_the_draw_over_the_vocabulary(ops, vocab):
     tiers = truncate_in_tiers(logits, top_k, top_p, passes)
     if vocab == 49152:  # rows 6 and 7 inside the second and third tiers, 5 past them: each
         # goes straight to the first tier that can hold its set (the mass its p lacks over the
-        # 256th logit's weight), not through the tiers before it
+        # 257th logit's weight), not through the tiers before it
         assert [rows for rows, _ in tiers] == [list(range(8)), [6], [7], [5]]
         assert [t.inside.tolist() for _, t in tiers] == [[True] * 5 + [False] * 3,
                                                          [True], [True], [True]]  # fmt: skip

@@ -172,9 +172,10 @@ inline float keep_likeliest(uint64_t* keys, int64_t len, int64_t m) {
 }
 
 // `keys`' first n largest first, as std::sort with std::greater would order them: a byte at a
-// time from the lowest (a stable counting pass each, the bytes every key shares skipped). For the
-// whole vocabulary (a row whose top-p set reached past the last tier): O(n) passes instead of the
-// sort's O(n log n) comparisons (BENCHMARKS.md, session 59).
+// time from the lowest (a stable counting pass each, the bytes every key shares skipped): O(n)
+// passes instead of the sort's O(n log n) comparisons, which the 4,096 candidates' tier and the
+// whole vocabulary's (a row whose top-p set reached past it) feel (BENCHMARKS.md, session 59).
+// `spare`: n keys' room, the caller's (one a thread: a row's 393 KB would be an mmap each).
 void sort_keys_descending(uint64_t* keys, int64_t n, std::vector<uint64_t>& spare) {
   uint64_t all = ~uint64_t{0}, any = 0;
   for (int64_t i = 0; i < n; ++i) all &= keys[i], any |= keys[i];
@@ -194,6 +195,9 @@ void sort_keys_descending(uint64_t* keys, int64_t n, std::vector<uint64_t>& spar
 
 // Past this many candidates the byte-wise sort beats std::sort (the tiers' 256 and 1,024 below).
 constexpr int64_t kRadixFrom = 2048;
+// From this many candidates the draw checks whether they are the whole vocabulary (0..m-1, placed
+// by id instead of sorted): only the last tier's are, and the check costs a pass.
+constexpr int64_t kPlaceFrom = 2048;
 
 // One pass over a row: each logit above `bar` appended to `keys`, 16 (8) at a time by
 // compressing stores (the obvious heap of the m best mispredicts at every insertion: ~3x slower
@@ -269,7 +273,7 @@ int64_t gather_above(const T* row, int64_t n, int64_t m, float bar, bool first_m
 // from its first m logits.
 template <typename T>
 void top_candidates_row(const T* row, int64_t n, int64_t m, std::vector<uint64_t>& keys,
-                        float* values, int64_t* ids) {
+                        std::vector<uint64_t>& spare, float* values, int64_t* ids) {
   // (no more than the row: a buffer of the row's size was an mmap and its page faults per call)
   const int64_t cap = std::min<int64_t>(std::max<int64_t>(8 * m, m + 16), n + 16);
   keys.resize(cap + 16);
@@ -311,7 +315,6 @@ void top_candidates_row(const T* row, int64_t n, int64_t m, std::vector<uint64_t
   }
   if (len > m) keep_likeliest(keys.data(), len, m);  // (m = n: every key is kept)
   if (m >= kRadixFrom) {
-    std::vector<uint64_t> spare;
     sort_keys_descending(keys.data(), m, spare);
   } else {
     std::sort(keys.begin(), keys.begin() + m, std::greater<uint64_t>());
@@ -386,9 +389,9 @@ std::tuple<at::Tensor, at::Tensor> top_candidates_rows(at::Tensor logits, int64_
     using T = decltype(tag);
     const T* lp = logits.data_ptr<T>();
     parallel_for(0, rows, 1, [&](int64_t b, int64_t e) {
-      std::vector<uint64_t> keys;
+      std::vector<uint64_t> keys, spare;
       for (int64_t r = b; r < e; ++r)
-        top_candidates_row(lp + r * stride, n, m, keys, vp + r * m, ip + r * m);
+        top_candidates_row(lp + r * stride, n, m, keys, spare, vp + r * m, ip + r * m);
     });
   });
   return {values, ids};
@@ -420,7 +423,7 @@ at::Tensor sample_candidates_rows(at::Tensor weights, at::Tensor ids, at::Tensor
     for (int64_t r = b; r < e; ++r) {
       // ids that are 0..m-1 (the whole vocabulary) are placed, not sorted: the same order
       const int64_t* row_ids = ip + r * m;
-      bool placed = m >= kRadixFrom;
+      bool placed = m >= kPlaceFrom;
       if (placed) {
         seen.assign(m, 0);
         for (int64_t j = 0; j < m && placed; ++j) {

@@ -82,9 +82,10 @@ class Truncation:
     ids: torch.Tensor  # [B, m] int64: their tokens
     truncated: torch.Tensor  # [B] bool: the row has a k or a p
     inside: torch.Tensor  # [B] bool
-    # [B] float: how many candidates a row not inside needs at least (a top-p row's, from the
-    # mass its p still lacks and the likeliest logit past the m, which no token after weighs
-    # more than); m + 1 where nothing tells more
+    # [B] float: how many candidates a row not inside needs, at least up to float32's rounding
+    # of its mass (a top-p row's, from the mass its p still lacks and the likeliest logit past
+    # the m, which no token after weighs more than); m + 1 where nothing tells more; NaN (a
+    # row with a NaN or an infinite logit): the vocabulary at once
     reach: torch.Tensor
 
     def select(self, rows: torch.Tensor) -> Truncation:
@@ -152,7 +153,9 @@ def truncate(
         probs = (values - total.unsqueeze(1)).exp()  # [B, m]
         before = probs.cumsum(dim=-1) - probs  # the mass of the likelier candidates
         if m < vocab:  # (a row without a k: each token past the m weighs at most the next's)
-            lacking = top_p - (before[:, -1] + probs[:, -1])
+            # (less the rounding of the m's float32 mass, which the cut reads as it is: a
+            # bound too high would send the row past a tier that holds it, at a larger pass)
+            lacking = top_p - (before[:, -1] + probs[:, -1]) - m * torch.finfo(torch.float32).eps
             past = m + lacking / (following - total).exp()
             reach = torch.where(unlimited, torch.maximum(reach, past), reach)
         cut = (before >= top_p.unsqueeze(1)) & cutting.unsqueeze(1)
