@@ -338,16 +338,7 @@ class LLM:
         engine (the server refuses such a request instead, as OpenAI's). A prompt that leaves
         no room is refused by `validate`."""
         if sampling_params is None:
-            defaults = self.engine.sampling_defaults
-            limit = self.default_params.max_tokens
-            out = []
-            for ids in prompt_ids:
-                room = self.engine.max_total_tokens - len(ids)
-                if 1 <= room < limit:  # from the defaults: the model's other fields kept
-                    out.append(dataclasses.replace(defaults, max_tokens=room).params())
-                else:
-                    out.append(self.default_params)
-            return out
+            sampling_params = self.default_params
         out = []
         given = _per_prompt(sampling_params, len(prompt_ids))
         for ids, params in zip(prompt_ids, given, strict=True):
