@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # roseinfer.loader imports this module
+    from roseinfer.loader.gguf import GGUFFile
 
 __all__ = ["Tokenizer", "TokenizerError", "format_messages_as_prompt"]
 
@@ -147,12 +150,13 @@ class Tokenizer:
         return cls(hf, extra_eos_ids)
 
     @classmethod
-    def from_gguf(cls, path: str) -> Tokenizer:
-        """Build the tokenizer described by a GGUF file's metadata (no tensor is read)."""
+    def from_gguf(cls, source: str | os.PathLike[str] | GGUFFile) -> Tokenizer:
+        """Build the tokenizer described by a GGUF file's metadata (no tensor is read): a path,
+        or the header `roseinfer.loader.gguf.open_gguf` parsed."""
         # Imported here, not at the top: roseinfer.loader imports this module.
         from roseinfer.loader.gguf_tokenizer import hf_tokenizer_from_gguf
 
-        return cls(hf_tokenizer_from_gguf(path))
+        return cls(hf_tokenizer_from_gguf(source))
 
     # ---- text <-> ids ------------------------------------------------------------------------
     def encode(

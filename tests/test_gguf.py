@@ -15,10 +15,13 @@ from gguf import GGMLQuantizationType as Q
 from gguf_files import TINY, finish, new_writer, tiny_hf_weights, write_tiny
 
 from roseinfer.backends import BackendOptions, TorchBackend
-from roseinfer.loader import smollm2_path
+from roseinfer.config import EngineConfig
+from roseinfer.loader import gguf as gguf_module
+from roseinfer.loader import read_source, smollm2_path
 from roseinfer.loader.gguf import GGUFError, read_gguf, read_gguf_metadata
 from roseinfer.loader.gguf_quants import dequantize
 from roseinfer.models import ModelConfig, build_model
+from roseinfer.tokenizer import Tokenizer
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _TORCH = TorchBackend(BackendOptions(torch.device("cpu")))
@@ -225,3 +228,19 @@ def test_rope_scaling_metadata(tmp_path) -> None:
     finish(w)
     with pytest.raises(GGUFError, match="rope"):
         read_gguf(path)
+
+
+def test_loader_parses_the_header_once(monkeypatch, smollm2) -> None:
+    """The weights, the sampling defaults and the tokenizer read one parse of the header (each
+    parse ~70 ms for SmolLM2's 98k-token vocabulary), and read what a path gives each."""
+    path = os.path.join(_smollm2_dir(), SMOLLM2_FILE)
+    parses = []
+    parse = gguf_module._parse
+    monkeypatch.setattr(gguf_module, "_parse", lambda p: parses.append(p) or parse(p))
+    source = read_source(EngineConfig(model=path))
+    assert parses == [path]
+    cfg, weights, _ = smollm2
+    assert source.hf_config == cfg and sorted(source.weights) == sorted(weights)
+    assert all(torch.equal(source.weights[name], w) for name, w in weights.items())
+    text = "The capital of France is <|im_end|> Paris."
+    assert source.tokenizer.encode(text) == Tokenizer.from_gguf(path).encode(text)

@@ -3,6 +3,8 @@
 `read_gguf(path)` returns what `ModelConfig.from_hf` and `model.load_weights` take: a
 `config.json`-style dict and float32 tensors under Hugging Face names, with llama.cpp's rope
 permutation of llama's q/k undone, so the result matches `transformers`' own GGUF loader.
+`open_gguf(path)` parses the header once for the loader's three readers (weights, sampling
+defaults, tokenizer), each of which also takes a path.
 
 The header is parsed here rather than with `gguf.GGUFReader`: the reader builds a numpy view
 per tokenizer string and spends ~2 s on SmolLM2's 98k vocabulary and merge strings, more than
@@ -111,8 +113,23 @@ class _Cursor:
         return self.scalar(_SCALAR_FORMATS[vtype])
 
 
-def _parse(path: str) -> tuple[dict[str, Any], list[_Tensor], mmap.mmap, int]:
-    """(metadata, tensor infos, file map, data section offset)."""
+@dataclass(frozen=True)
+class GGUFFile:
+    """A GGUF file's parsed header over a read-only map of the file (no tensor read yet)."""
+
+    path: str
+    metadata: dict[str, Any]  # every key/value, the tokenizer's included
+    tensors: list[_Tensor]
+    buf: mmap.mmap
+    data_start: int  # the data section's offset in the file
+
+
+def open_gguf(source: str | os.PathLike[str] | GGUFFile) -> GGUFFile:
+    """The parsed header of the GGUF file at `source` (one already parsed is returned as is)."""
+    return source if isinstance(source, GGUFFile) else _parse(os.fspath(source))
+
+
+def _parse(path: str) -> GGUFFile:
     try:
         with open(path, "rb") as f:
             buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
@@ -140,7 +157,7 @@ def _parse(path: str) -> tuple[dict[str, Any], list[_Tensor], mmap.mmap, int]:
     except EOFError:
         raise GGUFError(f"{path} is truncated (GGUF header ends early)") from None
     align = int(meta.get("general.alignment", 32))
-    return meta, tensors, buf, (cur.pos + align - 1) // align * align
+    return GGUFFile(path, meta, tensors, buf, (cur.pos + align - 1) // align * align)
 
 
 def _unpermute(w: np.ndarray, n_head: int) -> np.ndarray:
@@ -235,9 +252,9 @@ def _config(meta: dict[str, Any], tensors: dict[str, _Tensor], arch: str) -> dic
     return cfg
 
 
-def read_gguf_metadata(path: str) -> dict[str, Any]:
+def read_gguf_metadata(source: str | os.PathLike[str] | GGUFFile) -> dict[str, Any]:
     """All GGUF key/values (tokenizer included), ~20x faster than `gguf.GGUFReader` on big vocabularies."""
-    return _parse(os.fspath(path))[0]
+    return open_gguf(source).metadata
 
 
 # llama.cpp's sampling metadata (`general.sampling.*`, which its converter writes from a model's
@@ -282,11 +299,14 @@ def gguf_generation_config(meta: dict[str, Any]) -> tuple[dict[str, Any], list[s
     return config, [f"{key}{line}" for line in unapplied]
 
 
-def read_gguf(path: str) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
+def read_gguf(
+    source: str | os.PathLike[str] | GGUFFile,
+) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
     """Return (an HF-style config.json dict, HF-named float32 weights) for a llama, qwen2 or
     qwen3 GGUF file."""
-    path = os.fspath(path)
-    meta, infos, buf, data_start = _parse(path)
+    gguf_file = open_gguf(source)
+    path, meta, infos = gguf_file.path, gguf_file.metadata, gguf_file.tensors
+    buf, data_start = gguf_file.buf, gguf_file.data_start
     arch = meta.get("general.architecture")
     if arch not in _ARCHITECTURES:
         raise GGUFError(

@@ -14,17 +14,20 @@ tokenizer agree against it (see `_BYTE_LEVEL_PRE`).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from roseinfer.loader.gguf import GGUFError, read_gguf_metadata
+from roseinfer.loader.gguf import GGUFError, GGUFFile, read_gguf_metadata
 from roseinfer.tokenizer import TokenizerError, bytes_to_unicode
 
 __all__ = ["hf_tokenizer_from_gguf", "read_gguf_tokenizer_metadata"]
 
 
-def hf_tokenizer_from_gguf(path: str) -> Any:
-    """The `PreTrainedTokenizerFast` described by a GGUF file's metadata."""
-    meta = read_gguf_tokenizer_metadata(path)
+def hf_tokenizer_from_gguf(source: str | os.PathLike[str] | GGUFFile) -> Any:
+    """The `PreTrainedTokenizerFast` described by a GGUF file's metadata (a path, or a header
+    `open_gguf` parsed)."""
+    meta = read_gguf_tokenizer_metadata(source)
+    path = source.path if isinstance(source, GGUFFile) else os.fspath(source)
     kind = meta.get("tokenizer.ggml.model")
     if kind is None:
         raise TokenizerError(f"{path} has no tokenizer metadata (tokenizer.ggml.model)")
@@ -39,10 +42,10 @@ def hf_tokenizer_from_gguf(path: str) -> Any:
     return _wrap_gguf_backend(backend, meta, default_add_bos=kind == "llama")
 
 
-def read_gguf_tokenizer_metadata(path: str) -> dict[str, Any]:
+def read_gguf_tokenizer_metadata(source: str | os.PathLike[str] | GGUFFile) -> dict[str, Any]:
     """The metadata of a GGUF file (the `tokenizer.*` keys among it); no tensor is read."""
     try:
-        return read_gguf_metadata(path)
+        return read_gguf_metadata(source)
     except GGUFError as e:
         raise TokenizerError(str(e)) from None
 
