@@ -208,6 +208,11 @@ def template_messages(
         answerable.append(calls)
         if m.role == "assistant":
             calls = [c.id for c in m.tool_calls or ()]
+            if len(set(calls)) < len(calls):  # a result could not say which call it answers
+                j = next(j for j, c in enumerate(calls) if c in calls[:j])
+                raise ChatError(f"messages.{i}.tool_calls.{j}.id", f"messages[{i}].tool_calls[{j}]"
+                                f".id {calls[j]!r} is the id of an earlier call of the same "
+                                "message (each call's id is its own)", "invalid_value")  # fmt: skip
             functions = {c.id: c.function.name for c in m.tool_calls or ()}
             unanswered = {c: (i, j) for j, c in enumerate(calls)}
             answered = {}
@@ -250,18 +255,21 @@ def template_messages(
                     "invalid_value",
                 )
         out.append(message)
+    if messages and messages[-1].role == "tool" and unanswered:  # results for some calls only
+        _refuse_unanswered(unanswered)
     return out if native_tools else _hermes_results(out, answerable)
 
 
 def _refuse_unanswered(unanswered: dict[str, tuple[int, int]]) -> None:
     """OpenAI's rule: an assistant message's calls are each answered by a tool message after
-    it, before any other message (a model shown a call without its result would answer as if
-    it had one). A conversation may end with calls (to count its tokens, to continue it)."""
+    it, before any other message or the conversation's end (a model shown a call without its
+    result would answer as if it had one). A conversation may end with the calls themselves
+    (to count its tokens, to continue it)."""
     call_id, (i, j) = next(iter(unanswered.items()))
     ids = ", ".join(repr(c) for c in unanswered)
     raise ChatError(f"messages.{i}.tool_calls.{j}.id", f"messages[{i}] calls tools that no tool "
-                    f"message answers before the next message: {ids} (each call needs its "
-                    "result, as OpenAI requires)", "invalid_value")  # fmt: skip
+                    f"message answers before the next message or the end: {ids} (each call "
+                    "needs its result, as OpenAI requires)", "invalid_value")  # fmt: skip
 
 
 def with_system_prompt(messages: list[dict[str, Any]], prompt: str) -> list[dict[str, Any]]:

@@ -344,6 +344,10 @@ def test_echoed_fields_and_request_id(http):
     ({"input": [CALL, {**CALL, "call_id": "call_2"},
                 {"type": "function_call_output", "call_id": "call_1", "output": "5"},
                 {"role": "user", "content": "And?"}]}, "input.1.call_id"),
+    ({"input": [CALL, {**CALL, "call_id": "call_2"},  # ends on results, one call unanswered
+                {"type": "function_call_output", "call_id": "call_1", "output": "5"}]},
+     "input.1.call_id"),
+    ({"input": [CALL, {**CALL, "arguments": '{"a": 2}'}]}, "input.1.call_id"),  # one id twice
     ({"stream_options": {"include_usage": True}, "stream": True}, "stream_options.include_usage"),
 ])  # fmt: skip
 def test_what_cannot_act_is_a_400_naming_the_field_sent(http, body, param):

@@ -508,6 +508,23 @@ def test_every_call_in_the_history_needs_its_result(http):
     assert (r.status_code, error["param"]) == (400, "messages.4.tool_call_id"), r.text
     assert "Duplicate value for 'tool_call_id'" in error["message"]
     assert "messages[2] and messages[4]" in error["message"]
+    # Ending on results counts as the next message: one left unanswered is refused too
+    # (session 60's audit: a 200 whose prompt showed a call without its result).
+    for path, extra in (("/v1/chat/completions", {"max_tokens": 2}), ("/tokenize", {})):
+        r = http.post(path, json={"messages": HISTORY[:3], **extra})  # Rome's result only
+        error = r.json()["error"]
+        assert (r.status_code, error["param"]) == (400, "messages.1.tool_calls.0.id"), r.text
+        assert "'c1'" in error["message"] and "'c2'" not in error["message"]
+
+
+def test_the_calls_of_one_message_have_ids_of_their_own(http):
+    """Two calls of one message under one id: no result could say which it answers."""
+    history = json.loads(json.dumps(HISTORY))
+    history[1]["tool_calls"][1]["id"] = "c1"
+    r = http.post("/v1/chat/completions", json={"messages": history[:3], "max_tokens": 2})
+    error = r.json()["error"]
+    assert (r.status_code, error["param"]) == (400, "messages.1.tool_calls.1.id"), r.text
+    assert "'c1'" in error["message"]
 
 
 def test_history_arguments_must_be_json_objects(http):
