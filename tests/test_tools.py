@@ -147,16 +147,20 @@ def test_auto_with_a_model_that_writes_no_call_gives_content(http):
     assert streamed(http, body) == (out["message"]["content"], [], out["finish_reason"])
 
 
+@pytest.mark.parametrize("logprobs", [None, 1], ids=["", "logprobs"])
 @pytest.mark.parametrize("calls", [True, False], ids=["call", "text"])
-def test_an_auto_answer_opens_its_stream_as_it_turns_out(calls):
+def test_an_auto_answer_opens_its_stream_as_it_turns_out(calls, logprobs):
     """Under tool_choice "auto" a call answer streams `content: null` first (as OpenAI's, and as
     the answer not streamed has content null: the SDK's stream helper had read "") and a text
-    answer `""`: the opening waits for the answer's first chunk (a random model calls under
-    "auto" by no chance, so the choice's events are played to `sse_stream` here)."""
+    answer `""`: the opening waits for the answer's first chunk of text or calls (a random
+    model calls under "auto" by no chance, so the choice's events are played to `sse_stream`
+    here). With logprobs, the chunks of logprobs alone before it (the held-back `<` of a
+    call) follow the opening (session 60's audit: they had opened the stream with "")."""
     import asyncio
     from types import SimpleNamespace
 
     from roseinfer.output.tool_calls import ToolCallDelta
+    from roseinfer.outputs import Logprob
     from roseinfer.server.serving import ResponseOptions, sse_stream
 
     call = ToolCallDelta(0, "call_1", "add", '{"a": 1, "b": 2}')
@@ -168,7 +172,8 @@ def test_an_auto_answer_opens_its_stream_as_it_turns_out(calls):
         num_output_tokens = len(script)
 
         def state_of(self, index):
-            return None
+            tokenizer = SimpleNamespace(token_text=str, token_bytes=lambda t: str(t).encode())
+            return SimpleNamespace(tokenizer=tokenizer)
 
         async def __aenter__(self):
             return self
@@ -179,19 +184,25 @@ def test_an_auto_answer_opens_its_stream_as_it_turns_out(calls):
         async def events(self):
             for i, (text, new_calls) in enumerate(script):
                 finish = ("tool_calls" if calls else "stop") if i == len(script) - 1 else None
-                yield 0, SimpleNamespace(new_logprobs=[], new_tool_calls=new_calls,
-                                         finished=finish is not None, finish_reason=finish,
-                                         token_ids=[]), text  # fmt: skip
+                yield 0, SimpleNamespace(new_logprobs=[{i: Logprob(-0.5, 1, str(i))}],
+                                         new_tool_calls=new_calls, finished=finish is not None,
+                                         finish_reason=finish, token_ids=[i]), text  # fmt: skip
 
     async def chunks():
-        stream = sse_stream(Group(), "r", 0, "m", ResponseOptions(chat=True), 3, False)  # type: ignore[arg-type]
+        options = ResponseOptions(chat=True, logprobs=logprobs)
+        stream = sse_stream(Group(), "r", 0, "m", options, 3, False)  # type: ignore[arg-type]
         return [line async for line in stream]
 
-    deltas = [json.loads(c[6:])["choices"][0]["delta"] for c in asyncio.run(chunks())
-              if c.startswith("data: {")]  # fmt: skip
+    choices = [json.loads(c[6:])["choices"][0] for c in asyncio.run(chunks())
+               if c.startswith("data: {")]  # fmt: skip
+    deltas = [c["delta"] for c in choices]
     assert deltas[0] == {"role": "assistant", "content": None if calls else ""}
     assert sum("role" in d for d in deltas) == 1
-    assert ("tool_calls" in deltas[1]) == calls and (deltas[1].get("content") == "Hi") != calls
+    answer = next(d for d in deltas[1:] if d)  # after the chunks of logprobs alone, if any
+    assert ("tool_calls" in answer) == calls and (answer.get("content") == "Hi") != calls
+    if logprobs:  # every token's logprob, in order, those held back first
+        tokens = [c["logprobs"]["content"][0]["token"] for c in choices[1:]]
+        assert tokens == ["0", "1", "2"]
 
 
 def test_a_chat_message_has_a_null_refusal_as_openais(http):

@@ -336,8 +336,8 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
     """SSE chunks of a streamed (chat) completion, then `data: [DONE]`.
 
     Chat streams open each choice with a `{"role": "assistant", "content": ""}` delta (null
-    content where the answer calls, sent with its first chunk where it may call or write);
-    completions with
+    content where the answer calls, sent with its first chunk of text or calls where it may
+    call or write); completions with
     `echo` open each with the prompt's text (and its logprobs). A chunk goes out when a choice
     has new text, new logprobs, tool-call deltas or finishes (its last chunk carries the
     finish_reason); with `include_usage` a last chunk has no choices and the usage. An error
@@ -361,9 +361,11 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
 
     # A call answer opens with content null, as OpenAI's (a text answer with ""). Where the
     # answer may call or write (tools under "auto"), a choice's opening waits for its first
-    # chunk, which says which it is (as the answer not streamed has null or text).
+    # chunk of text or calls, which says which it is (as the answer not streamed has null or
+    # text); chunks of logprobs alone before it wait with it.
     use = group.tool_use
     undecided: set[int] = set()
+    held: dict[int, list[str]] = {}  # their chunks of logprobs alone, sent after the opening
 
     def opening(index: int, content: str | None) -> str:
         return chunk(P.chat_chunk_choice(index, {"role": "assistant", "content": content}, None))
@@ -400,16 +402,22 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                     continue
                 new_ids = c.token_ids[len(c.token_ids) - len(new) :] if new else []
                 if chat:
-                    if index in undecided:
-                        undecided.discard(index)
-                        yield opening(index, None if calls and not text else "")
                     logprobs = None
                     if opts.logprobs is not None:
                         logprobs = chat_logprobs(new_ids, new, opts.logprobs, state.tokenizer)
                     delta: dict = {"content": text} if text else {}
                     if calls:
                         delta["tool_calls"] = calls
-                    yield chunk(P.chat_chunk_choice(index, delta, c.finish_reason, logprobs))
+                    piece = chunk(P.chat_chunk_choice(index, delta, c.finish_reason, logprobs))
+                    if index in undecided:
+                        if not (text or calls or c.finished):  # logprobs alone say neither
+                            held.setdefault(index, []).append(piece)
+                            continue
+                        undecided.discard(index)
+                        yield opening(index, None if calls and not text else "")
+                        for earlier in held.pop(index, ()):
+                            yield earlier
+                    yield piece
                 else:
                     finish = "length" if opts.echo_only else c.finish_reason
                     choice = P.completion_choice(index, text, finish,
