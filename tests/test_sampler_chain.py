@@ -318,6 +318,32 @@ def at_a_rounded_cut(got: torch.Tensor, want: torch.Tensor, logits: torch.Tensor
 
 
 @pytest.mark.parametrize("ops", ["torch", "kernels"])
+@pytest.mark.parametrize("vocab", [300, 49152])
+def test_equal_logits_at_a_top_p_cut_keep_the_lower_ids_as_greedy_does(vocab, ops):
+    """A run of equal logits cut by top-p keeps its lower ids, the ones greedy's argmax takes,
+    so that a top-p near 0 keeps greedy's token. (transformers' TopPLogitsWarper and vLLM sort
+    with torch's unstable sort, which leaves a run's members in no set order: session 60's
+    audit saw it keep the higher ids on one row, and here it keeps lower and higher alike.)"""
+    passes = candidate_ops(ops)
+    gen = torch.Generator().manual_seed(vocab)
+    logits = (torch.randn(4, vocab // 4 + 1, generator=gen) * 3).repeat_interleave(4, dim=1)
+    logits = logits[:, :vocab].contiguous()  # runs of four equal logits
+    cut_inside_a_run = 0
+    for p in (1e-6, 0.05, 0.3, 0.5, 0.9):
+        got = apply_top_k_top_p(logits.clone(), None, torch.full((4,), p), passes)
+        for r in range(4):
+            kept = got[r].isfinite().nonzero().squeeze(1)
+            least = logits[r, kept].min()
+            run = (logits[r] == least).nonzero().squeeze(1)  # the run at the cut
+            kept_of_run = kept[logits[r, kept] == least]
+            assert torch.equal(kept_of_run, run[: len(kept_of_run)]), (p, r)  # its first ones
+            cut_inside_a_run += len(kept_of_run) < len(run)
+            if p == 1e-6:
+                assert kept.tolist() == [int(logits[r].argmax())]
+    assert cut_inside_a_run >= 4  # (the case itself)
+
+
+@pytest.mark.parametrize("ops", ["torch", "kernels"])
 def test_a_top_k_tied_past_the_candidates_normalises_top_p_over_the_whole_set(ops):
     """top-k 200 with 300 logits tied at the 200th (past 256 candidates) and top-p 0.5: the
     top-p mass is read over all 399 tokens of the top-k set, as the sort reads it (over the
