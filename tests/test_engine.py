@@ -517,6 +517,20 @@ BAD_REQUESTS = [
 ]
 
 
+def test_a_kv_cache_smaller_than_the_context_is_said_at_start(llama, caplog):
+    """vLLM refuses to start; here a warning says a sequence is held to the cache (session 60's
+    oracle audit: `config.max_model_len` said 256 and a generation stopped at 64 unexplained)."""
+    engine, _ = llama
+    with caplog.at_level("WARNING", logger="roseinfer.engine.llm_engine"):
+        core = engine.new_core(num_kv_blocks=4)
+    assert core.max_total_tokens == 4 * core.config.block_size < core.max_model_len
+    assert f"holds {core.max_total_tokens} tokens, fewer than max_model_len" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="roseinfer.engine.llm_engine"):
+        engine.new_core(num_kv_blocks=64)
+    assert "fewer than max_model_len" not in caplog.text
+
+
 def test_bad_input_is_refused_at_add_request_and_disturbs_nothing(llama):
     engine, reference = llama
     sched = OnlineScheduler(engine, max_model_len=64)

@@ -98,6 +98,9 @@ class LLMEngine:
         self.grammars = GrammarCompiler(self.tokenizer, mc.vocab_size)
         self.bad_words = BadWords(self.tokenizer)
         self.runner = ModelRunner(loaded, config, num_blocks)
+        if self.max_total_tokens < self.max_model_len:  # (vLLM refuses to start)
+            logger.warning("the KV cache holds %d tokens, fewer than max_model_len %d: a sequence "
+                           "is held to them", self.max_total_tokens, self.max_model_len)  # fmt: skip
         self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_cache)
         self.scheduler = Scheduler(
             self.block_manager,
