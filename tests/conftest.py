@@ -135,12 +135,15 @@ TINY_CONFIGS = {
 
 
 def make_tiny_model(kind: str, path: str, seed: int = 0,
-                    special_tokens: list[str] = SPECIAL_TOKENS) -> str:  # fmt: skip
-    """Save a random-weight HF model of `kind` (and a tokenizer with `special_tokens`) to
-    `path`; returns `path`."""
+                    special_tokens: list[str] = SPECIAL_TOKENS,
+                    added_tokens: tuple[str, ...] = ()) -> str:  # fmt: skip
+    """Save a random-weight HF model of `kind` (and a tokenizer with `special_tokens`, and
+    `added_tokens` as plain added tokens, written in the text as Qwen3's `<think>`) to `path`;
+    returns `path`."""
     import transformers
 
     tokenizer = build_tokenizer(special_tokens=special_tokens)
+    tokenizer.add_tokens(list(added_tokens))
     cfg = dict(TINY_CONFIGS[kind])
     arch = cfg.pop("architectures")[0]
     model_type = cfg.pop("model_type")

@@ -35,6 +35,9 @@ def test_flags_map_onto_the_server_config(tmp_path, monkeypatch):
     assert cfg.api_keys == ("a", "b", "file-key-1", "file-key-2")
     assert cfg.allowed_origins == ("https://example.com", "*")
     assert config() == ServerConfig()  # nothing given: one name (the model's), open, no CORS
+    assert config("--reasoning-parser", "qwen3").reasoning_parser == "qwen3"
+    with pytest.raises(SystemExit):  # (argparse's choices: a usage error naming them)
+        config("--reasoning-parser", "r1")
     with pytest.raises(OSError, match="--api-key-file .*missing"):
         config("--api-key-file", str(tmp_path / "missing"))
     (tmp_path / "empty").write_text("# nothing\n")

@@ -8,7 +8,9 @@ for all of them:
 - finish reasons. The text of the token that stopped a choice (EOS, a stop token id) is not
   part of its text, as in vLLM and OpenAI; its id is in `token_ids`;
 - logprobs: the engine's `TokenLogprobs` named by their tokens' text (`PositionLogprobs`);
-- tool calls (`ToolCallParser`), read from the text after the stop strings: their blocks
+- a reasoning model's thinking (`ReasoningParser`, the server's `--reasoning-parser`), read
+  apart from the text after the stop strings: `reasoning`, and the rest the answer;
+- tool calls (`ToolCallParser`), read from the answer's text: their blocks
   leave the content and become `tool_calls`; a choice that called tools and stopped finishes
   with "tool_calls" ("stop" where the request named the function, as OpenAI's);
 - stop strings with the hold-back streaming needs (`StopStringChecker`): text that could still
@@ -34,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from roseinfer.output.detokenizer import IncrementalDetokenizer
 from roseinfer.output.line_end import LineEnd
+from roseinfer.output.reasoning import ReasoningParser, ReasoningParserName
 from roseinfer.output.stop import StopStringChecker
 from roseinfer.output.tool_calls import ParseMode, ToolCallDelta, ToolCallParser
 from roseinfer.outputs import (
@@ -81,8 +84,10 @@ class ChoiceState:
         tokenizer: Tokenizer,
         stop_token_ids: frozenset[int],
         tool_use: ToolUse | None = None,
+        reasoning: ReasoningParserName | None = None,
     ) -> None:
-        """`tool_use`: the request's tools, whose calls are read from the text (None: none)."""
+        """`tool_use`: the request's tools, whose calls are read from the text (None: none);
+        `reasoning`: the format its thinking is read apart in (None: none)."""
         self.index = index
         self.max_tokens = params.max_tokens
         self.min_tokens = params.min_tokens
@@ -124,10 +129,20 @@ class ChoiceState:
             self.tools = ToolCallParser(tool_use.names, mode)
             self.calls_finish = "stop" if tool_use.choice == "named" else "tool_calls"
         self.new_tool_calls: list[ToolCallDelta] = []  # the last feed's
+        self.thinking = None if reasoning is None else ReasoningParser(reasoning)
+        self.reasoning_pieces: list[str] = []
+        self.new_reasoning = ""  # the last feed's
 
     @property
     def tool_calls(self) -> list[ToolCall]:
         return [] if self.tools is None else self.tools.calls
+
+    @property
+    def reasoning(self) -> str | None:
+        """The thinking read apart so far (None: no parser, or none read as reasoning)."""
+        if self.thinking is None or not self.thinking.thought:
+            return None
+        return "".join(self.reasoning_pieces)
 
     @property
     def finished(self) -> bool:
@@ -194,6 +209,10 @@ class ChoiceState:
                 finish_reason = "length"
             pieces.append(tail)
         text = "".join(pieces)
+        if self.thinking is not None:
+            self.new_reasoning, text = self.thinking.feed(text, finish_reason is not None)
+            if self.new_reasoning:
+                self.reasoning_pieces.append(self.new_reasoning)
         if self.tools is not None:
             text, self.new_tool_calls = self.tools.feed(text, finish_reason is not None)
             if finish_reason == "stop" and self.tools.calls and not self.tools.cut_short:
@@ -268,9 +287,11 @@ class RequestState:
         tokenizer: Tokenizer,
         stop_token_ids: Iterable[int] = (),
         tool_use: ToolUse | None = None,
+        reasoning: ReasoningParserName | None = None,
     ) -> None:
         """`stop_token_ids`: the model's EOS / end-of-turn ids (`Tokenizer.stop_token_ids`);
-        `tool_use`: the request's tools, whose calls are read from the text (None: none)."""
+        `tool_use`: the request's tools, whose calls are read from the text (None: none);
+        `reasoning`: the format its thinking is read apart in (None: none)."""
         self.request_id = request_id
         self.prompt_token_ids = list(prompt_token_ids)
         self.params = params
@@ -281,7 +302,7 @@ class RequestState:
         self.prompt_logprobs: list[PositionLogprobs | None] | None = None
         stop_ids = frozenset(stop_token_ids)
         self.choices = [
-            ChoiceState(i, self.prompt_token_ids, params, tokenizer, stop_ids, tool_use)
+            ChoiceState(i, self.prompt_token_ids, params, tokenizer, stop_ids, tool_use, reasoning)
             for i in range(params.n)
         ]
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from roseinfer.commands import CommandParser, add_log_level_arg
 from roseinfer.config import EngineConfig, add_engine_args
+from roseinfer.output.reasoning import REASONING_PARSERS
 
 if TYPE_CHECKING:
     import uvicorn
@@ -86,6 +87,14 @@ def add_server_args(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         default=1,
         help="streamed tokens per chunk after a request's first (default 1: every token); larger "
         "values cost the server and its clients less CPU per token, as vLLM's and SGLang's flag",
+    )
+    g.add_argument(
+        "--reasoning-parser",
+        choices=REASONING_PARSERS,
+        default=None,
+        help="read a reasoning model's thinking (<think>...</think>) apart from its chat answers, "
+        "into `reasoning` and `reasoning_content`, as vLLM's flag (deepseek_r1: everything "
+        "before </think>; qwen3: a block the answer opens with); default: none",
     )
     g.add_argument(
         "--request-timeout",
@@ -329,6 +338,7 @@ def server_config_from_args(args: argparse.Namespace) -> ServerConfig:
         responses_store_mib=args.responses_store_mib,
         conversations_store_size=args.conversations_store_size,
         conversations_store_mib=args.conversations_store_mib, request_timeout=args.request_timeout,
+        reasoning_parser=args.reasoning_parser,
     )  # fmt: skip
 
 

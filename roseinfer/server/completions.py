@@ -20,6 +20,7 @@ from roseinfer.compat import seed_params
 from roseinfer.fim import FimTokens, NoFimTokens, infill_prompt
 from roseinfer.llm import encode_prompt
 from roseinfer.output.processor import ChoiceState
+from roseinfer.output.reasoning import ReasoningParserName
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
@@ -34,22 +35,20 @@ from roseinfer.server.params import (
     response_options,
     sampling_error,
 )
+from roseinfer.server.request_io import ClientDisconnected, given_request_id, until_disconnected
 from roseinfer.server.responses_api import StoredResponses
 from roseinfer.server.responses_input import ResponsesRequest, conversation_id, responses_request
 from roseinfer.server.responses_output import ResponseHead, response_events, response_object
 from roseinfer.server.responses_truncation import fit_conversation
 from roseinfer.server.serving import (
     SSE_HEADERS,
-    ClientDisconnected,
     GenerationGroup,
     RequestFailed,
     ResponseOptions,
     dumps,
-    given_request_id,
     response_body,
     sse_stream,
     text_stream,
-    until_disconnected,
 )
 from roseinfer.server.structured import (
     Constraint,
@@ -104,6 +103,32 @@ async def sampling_requests(
     return SamplingRequests(requests, opts, constraint)
 
 
+def reasoning_of(
+    server_parser: ReasoningParserName | None, body: P.ChatCompletionRequest, constraint: Constraint
+) -> ReasoningParserName | None:
+    """The format a chat answer's thinking is read apart in (None: none, the thinking stays in
+    `content`): the server's `--reasoning-parser`, unless the request says `reasoning_format:
+    "none"` or a grammar shapes the answer from its first token (it leaves no room to think:
+    deepseek_r1 would read the whole answer as unfinished thinking). Asking for what no parser
+    gives is a 400."""
+    fmt = body.reasoning_format
+    if fmt not in (None, "none", "auto", "deepseek"):
+        raise APIError(400, f'reasoning_format must be "none", "auto" or "deepseek", got {fmt!r}',
+                       param="reasoning_format")  # fmt: skip
+    if server_parser is None:
+        if fmt not in (None, "none"):
+            raise APIError(400, f"reasoning_format {fmt!r}: this server reads no reasoning apart "
+                           '(start it with --reasoning-parser), only "none"',
+                           param="reasoning_format")  # fmt: skip
+        if not body.include_reasoning:
+            raise APIError(400, "include_reasoning: false: this server reads no reasoning apart "
+                           "(start it with --reasoning-parser)", param="include_reasoning")  # fmt: skip
+        return None
+    if fmt == "none" or not constraint.free_start:
+        return None
+    return server_parser
+
+
 def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredResponses) -> None:
     """Add the four endpoints to `api` (the app's API-key-protected router); `stored`: the
     responses /v1/responses keeps for later reads."""
@@ -136,8 +161,13 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
         if body.stream_interval is not None and body.stream_interval < 1:
             raise APIError(400, f"stream_interval must be >= 1, got {body.stream_interval}",
                            param="stream_interval")  # fmt: skip
+        reasoning = None  # (a Response keeps its thinking in its text)
+        if isinstance(body, P.ChatCompletionRequest) and responses is None:
+            reasoning = reasoning_of(ctx.cfg.reasoning_parser, body, constraint)
+            show = reasoning is not None and body.include_reasoning
+            opts = dataclasses.replace(opts, show_reasoning=show)
         group = GenerationGroup(client, internal_id, requests, constraint.tools,
-                                body.stream_interval)  # fmt: skip
+                                body.stream_interval, reasoning)  # fmt: skip
         if responses is not None:
             # a taken id that came in X-Request-Id (gateways keep it across retries) gives way
             # to ours; the body's request_id is the client's own choice: a 400

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from roseinfer.commands import LOG_LEVELS
 from roseinfer.config import is_int, is_number
+from roseinfer.output.reasoning import REASONING_PARSERS, ReasoningParserName
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,8 @@ class ServerConfig:
     conversations_store_mib: int = 256  # and at most this much of their items' JSON
     # seconds for a request's head, then its body, and a stalled read; 0: no limit
     request_timeout: float = 30.0
+    # a reasoning model's thinking read apart from chat answers (`reasoning`); None: none
+    reasoning_parser: ReasoningParserName | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, str) or not self.host:
@@ -78,6 +81,9 @@ class ServerConfig:
             raise ValueError(
                 f"--request-timeout must be a number of seconds >= 0, got {self.request_timeout!r}"
             )
+        if self.reasoning_parser is not None and self.reasoning_parser not in REASONING_PARSERS:
+            raise ValueError(f"--reasoning-parser must be one of {', '.join(REASONING_PARSERS)}, "
+                             f"got {self.reasoning_parser!r}")  # fmt: skip
         for flag, mib in (("--responses-store-mib", self.responses_store_mib),
                           ("--conversations-store-mib", self.conversations_store_mib)):  # fmt: skip
             if not is_int(mib) or mib < 1:

@@ -36,12 +36,8 @@ from roseinfer.server.context import ServingContext
 from roseinfer.server.embeddings_fields import EMBEDDINGS
 from roseinfer.server.errors import APIError, failed_request_error, validated
 from roseinfer.server.params import truncate_prompt
-from roseinfer.server.serving import (
-    ClientDisconnected,
-    dumps,
-    given_request_id,
-    until_disconnected,
-)
+from roseinfer.server.request_io import ClientDisconnected, given_request_id, until_disconnected
+from roseinfer.server.serving import dumps
 from roseinfer.tokenizer import Tokenizer
 
 # OpenAI's limit on one request's inputs; each is a request of its own in the engine.

@@ -371,8 +371,9 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("chat_parser", _V1, never, "null", "a parser of the output", _LC),
     _ref("thinking_forced_open", _V1, equals(False), "false", "an output that opens in a "
          "reasoning block", _LC),
-    _ref("include_reasoning", _C, equals(True), "true", "the reasoning left out of the answer "
-         "(no reasoning is parsed out here: the content is everything the model wrote)", _VL),
+    _h("include_reasoning", _C, "false: the reasoning read apart (`--reasoning-parser`) left "
+       "out of the answer; without a parser only true (the default) is taken, a 400 otherwise",
+       _VL),
     _ref("prompt_embeds", _CO, never, "null", "prompts as embeddings", _VL),
     _ref("chat_template", _C, never, "null", "a request's own chat template", _VL),
     _ref("documents", _C, equals([]), "[]", "documents for RAG templates", _VL),
@@ -391,7 +392,11 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("reasoning_effort", _V1, equals("none"), '"none"', "reasoning models' effort"),
     _ref("verbosity", _C, equals("medium"), '"medium" (OpenAI\'s default)', "reasoning "
          "models' verbosity"),
-    _ref("reasoning_format", _V1, equals("none"), '"none"', "reasoning extraction", _LC),
+    _h("reasoning_format", _C, '"none": this answer\'s thinking left in `content`; "auto" or '
+       '"deepseek" (or left out): read apart as the server\'s `--reasoning-parser` reads it '
+       "(without one, a 400 unless \"none\")", _LC),
+    _ref("reasoning_format", _CO, equals("none"), '"none"', "reasoning extraction (completions "
+         "have no chat answer to read it from)", _LC),
     _ref("return_tokens_as_token_ids", _V1, equals(False), "false", "logprob tokens as ids", _VL),
     _ref("return_token_ids", _V1, equals(False), "false", "token ids in the response", _VL),
     _ref("return_tokens", _V1, equals(False), "false", "token ids in the response", _LC),

@@ -120,6 +120,8 @@ class ChatCompletionRequest(SamplingRequest):
     tools: list[ToolDefinition] | None = None
     tool_choice: str | NamedToolChoice | None = None  # default: "auto" with tools
     parallel_tool_calls: bool = True
+    include_reasoning: bool = True  # vLLM's: the reasoning read apart is in the answer
+    reasoning_format: str | None = None  # llama.cpp's: "none" reads none apart
 
 
 class GenerateRequest(RequestBase):

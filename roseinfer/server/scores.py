@@ -34,8 +34,8 @@ from roseinfer.server.context import ServingContext
 from roseinfer.server.embeddings import MAX_INPUTS, pooled
 from roseinfer.server.errors import APIError
 from roseinfer.server.params import truncate_prompt
+from roseinfer.server.request_io import given_request_id
 from roseinfer.server.scores_fields import RERANK, SCORE
-from roseinfer.server.serving import given_request_id
 
 Texts = str | list[str]
 # vLLM's names of the two sides, first with second

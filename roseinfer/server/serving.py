@@ -11,14 +11,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
-
-from starlette.requests import Request
+from typing import Any
 
 from roseinfer.engine.client import EngineClient
 from roseinfer.output.processor import ChoiceState, RequestState
+from roseinfer.output.reasoning import ReasoningParserName
 from roseinfer.outputs import PositionLogprobs, RequestFailed
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.server import protocol as P
@@ -31,14 +30,9 @@ from roseinfer.server.logprobs import (
 )
 from roseinfer.structured.tools import ToolUse
 
-T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}  # no proxy buffering
-
-
-class ClientDisconnected(Exception):
-    """The client went away before the response was ready."""
 
 
 class GenerationGroup:
@@ -49,11 +43,14 @@ class GenerationGroup:
     def __init__(self, client: EngineClient, request_id: str,
                  requests: list[tuple[list[int], SamplingParams]],
                  tool_use: ToolUse | None = None,
-                 stream_interval: int | None = None) -> None:  # fmt: skip
+                 stream_interval: int | None = None,
+                 reasoning: ReasoningParserName | None = None) -> None:  # fmt: skip
         """`tool_use`: the request's tools, whose calls the output processor reads from the
-        text; `stream_interval`: its tokens per event after the first (None: the client's)."""
+        text; `stream_interval`: its tokens per event after the first (None: the client's);
+        `reasoning`: the format its thinking is read apart in (None: none)."""
         self.client = client
         self.tool_use = tool_use
+        self.reasoning = reasoning
         self.stream_interval = stream_interval
         engine = client.engine
         self.states = [
@@ -64,6 +61,7 @@ class GenerationGroup:
                 engine.tokenizer,
                 engine.stop_token_ids,
                 tool_use,
+                reasoning,
             )  # fmt: skip
             for p, (ids, params) in enumerate(requests)
         ]
@@ -139,6 +137,9 @@ class ResponseOptions:
     # The request's constraint field (its name as given: `response_format`, `guided_regex`,
     # ...): a grammar that fails only while it runs is a 400 naming it.
     constraint_param: str | None = None
+    # chat: the reasoning read apart (`GenerationGroup.reasoning`) is written in the answer
+    # (`reasoning` and `reasoning_content`); False: left out, or none read apart
+    show_reasoning: bool = False
 
 
 def response_body(group: GenerationGroup, choices: list[tuple[int, ChoiceState]],
@@ -266,8 +267,13 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: R
             logprobs = chat_logprobs(choice.token_ids, choice.logprobs, opts.logprobs, tokenizer)
         calls = [P.tool_call(c.id, c.name, c.arguments) for c in choice.tool_calls]
         use = group.tool_use  # an answer that must call has no content, called or cut short
-        content = None if use is not None and use.must_call else choice.text
-        return P.chat_choice(index, content, choice.finish_reason, logprobs, calls)
+        content: str | None = None if use is not None and use.must_call else choice.text
+        if group.reasoning is not None and not content:  # thought, and answered nothing (vLLM)
+            content = None
+        out = P.chat_choice(index, content, choice.finish_reason, logprobs, calls)
+        if opts.show_reasoning:
+            out["message"]["reasoning"] = out["message"]["reasoning_content"] = choice.reasoning
+        return out
     text, ids, finish = choice.text, choice.token_ids, choice.finish_reason
     positions: list[PositionLogprobs | None] = list(choice.logprobs or [])
     if opts.echo_only:
@@ -293,37 +299,6 @@ def echoed_prompt(state: RequestState) -> tuple[str, list[PositionLogprobs | Non
     ids = state.prompt_token_ids
     text = state.tokenizer.decode(ids, skip_special_tokens=False)
     return text, list(state.prompt_logprobs or [None] * len(ids))
-
-
-def given_request_id(request: Request, body_request_id: str | None) -> str | None:
-    """What names a response, where the client names it: the body's `request_id`, else the
-    `X-Request-Id` header (vLLM's), read as UTF-8 (Starlette decodes headers as latin-1)."""
-    header = request.headers.get("x-request-id", "").encode("latin-1")
-    return body_request_id or header.decode("utf-8", "replace") or None
-
-
-async def until_disconnected(request: Request, work: Awaitable[T]) -> T:
-    """Await `work`, or raise ClientDisconnected (cancelling it) if the client goes away first."""
-    task = asyncio.ensure_future(work)
-    watcher = asyncio.ensure_future(_wait_disconnect(request))
-    try:
-        done, _ = await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
-        if task in done:
-            return task.result()
-        raise ClientDisconnected()
-    finally:
-        for t in (task, watcher):
-            if not t.done():
-                t.cancel()
-
-
-async def _wait_disconnect(request: Request) -> None:
-    # The body has been read, so the next ASGI message is the disconnect (uvicorn sends it when
-    # the connection closes).
-    while True:
-        message = await request.receive()
-        if message["type"] == "http.disconnect":
-            return
 
 
 def sse_data(obj: dict | str) -> str:
@@ -360,9 +335,10 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
         return lp
 
     # A call answer opens with content null, as OpenAI's (a text answer with ""). Where the
-    # answer may call or write (tools under "auto"), a choice's opening waits for its first
-    # chunk of text or calls, which says which it is (as the answer not streamed has null or
-    # text); chunks of logprobs alone before it wait with it.
+    # answer may call or write (tools under "auto"), or think first (a reasoning parser), a
+    # choice's opening waits for its first chunk of text, calls or reasoning, which says which
+    # it is (as the answer not streamed has null or text); chunks of logprobs alone before it
+    # wait with it.
     use = group.tool_use
     undecided: set[int] = set()
     held: dict[int, list[str]] = {}  # their chunks of logprobs alone, sent after the opening
@@ -374,7 +350,7 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
         try:
             if chat:
                 for index, _ in group.choices:
-                    if use is not None and not use.must_call:
+                    if (use is not None and not use.must_call) or group.reasoning is not None:
                         undecided.add(index)
                     else:
                         yield opening(index, None if use is not None else "")
@@ -398,23 +374,29 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                     text, new = "", []
                 calls = [P.tool_call_delta(d.index, d.id, d.name, d.arguments)
                          for d in c.new_tool_calls]  # fmt: skip
-                if not (text or new or calls or c.finished):
+                thought = c.new_reasoning if opts.show_reasoning else ""
+                if not (text or thought or new or calls or c.finished):
                     continue
                 new_ids = c.token_ids[len(c.token_ids) - len(new) :] if new else []
                 if chat:
                     logprobs = None
                     if opts.logprobs is not None:
                         logprobs = chat_logprobs(new_ids, new, opts.logprobs, state.tokenizer)
-                    delta: dict = {"content": text} if text else {}
+                    delta: dict = (
+                        {"reasoning": thought, "reasoning_content": thought} if thought else {}
+                    )
+                    if text:
+                        delta["content"] = text
                     if calls:
                         delta["tool_calls"] = calls
                     piece = chunk(P.chat_chunk_choice(index, delta, c.finish_reason, logprobs))
                     if index in undecided:
-                        if not (text or calls or c.finished):  # logprobs alone say neither
+                        if not (text or thought or calls or c.finished):  # logprobs say neither
                             held.setdefault(index, []).append(piece)
                             continue
                         undecided.discard(index)
-                        yield opening(index, None if calls and not text else "")
+                        # (thinking first: null, which text after it replaces, as a call keeps)
+                        yield opening(index, None if (calls or thought) and not text else "")
                         for earlier in held.pop(index, ()):
                             yield earlier
                     yield piece

@@ -1,0 +1,84 @@
+"""A reasoning model's thinking read apart from its answer as the text streams (the server's
+`--reasoning-parser`, vLLM's flag and parser names).
+
+Both formats write the thinking between `<think>` and `</think>`:
+
+- `deepseek_r1`: everything before `</think>` is reasoning (DeepSeek-R1's template opens the
+  block in the prompt, so the output may hold only its end; a leading `<think>` is dropped);
+  an output with no `</think>` is all reasoning (cut while thinking), as vLLM reads it.
+- `qwen3`: only a block the output opens at its start (after blank space) is reasoning; an
+  output that opens none is all answer (Qwen3 with `enable_thinking: false`, or a model that
+  does not think), one cut inside its block all reasoning.
+
+Text that could still become a tag is held back until it cannot; the blank space around the
+block is not part of the answer (the text after `</think>` starts at its first other
+character). Streamed or not, the two parts are the same.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+ReasoningParserName = Literal["deepseek_r1", "qwen3"]
+REASONING_PARSERS: tuple[ReasoningParserName, ...] = ("deepseek_r1", "qwen3")
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+
+
+def _held_tag_prefix(text: str, tag: str) -> int:
+    """How many of `text`'s last characters begin `tag` (they may yet complete it)."""
+    for n in range(min(len(text), len(tag) - 1), 0, -1):
+        if tag.startswith(text[-n:]):
+            return n
+    return 0
+
+
+class ReasoningParser:
+    """`feed(text, final)` -> (reasoning, answer) of the text a choice just made final."""
+
+    def __init__(self, name: ReasoningParserName) -> None:
+        if name not in REASONING_PARSERS:
+            raise ValueError(f"unknown reasoning parser {name!r} ({', '.join(REASONING_PARSERS)})")
+        self.name = name
+        # "start": nothing but blank space seen; "thinking": inside the block; "after": past
+        # `</think>`, blank space not yet passed; "answer": the rest is answer
+        self.phase = "start"
+        self.held = ""  # text not yet given out: a possible tag, or blank space
+        self.thought = False  # some text was read as reasoning: the reasoning is not None
+
+    def feed(self, text: str, final: bool) -> tuple[str, str]:
+        text = self.held + text
+        self.held = ""
+        reasoning = answer = ""
+        while text:
+            if self.phase == "start":
+                stripped = text.lstrip()
+                if stripped.startswith(THINK_OPEN):
+                    self.phase, self.thought = "thinking", True
+                    text = stripped[len(THINK_OPEN) :]
+                elif THINK_OPEN.startswith(stripped) and not final:
+                    self.held = text  # blank space, or the tag's first characters
+                    return reasoning, answer
+                elif self.name == "deepseek_r1":
+                    self.phase, self.thought = "thinking", True  # opened by the prompt
+                else:
+                    self.phase = "answer"
+            elif self.phase == "thinking":
+                end = text.find(THINK_CLOSE)
+                if end >= 0:
+                    reasoning += text[:end]
+                    text = text[end + len(THINK_CLOSE) :]
+                    self.phase = "after"
+                    continue
+                keep = 0 if final else _held_tag_prefix(text, THINK_CLOSE)
+                reasoning += text[: len(text) - keep]
+                self.held = text[len(text) - keep :]
+                return reasoning, answer
+            elif self.phase == "after":
+                stripped = text.lstrip()
+                if not stripped:
+                    return reasoning, answer  # blank space before the answer: dropped
+                self.phase, text = "answer", stripped
+            else:
+                answer += text
+                text = ""
+        return reasoning, answer

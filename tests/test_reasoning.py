@@ -1,0 +1,155 @@
+"""A reasoning model's thinking read apart from its chat answers (`--reasoning-parser`): the
+parser alone, then served, streamed and not, against the parser's reading of the whole text the
+same seed writes with `reasoning_format: "none"`."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import httpx
+import pytest
+from conftest import make_tiny_model, serve_in_process
+
+from roseinfer.output.reasoning import REASONING_PARSERS, ReasoningParser
+from roseinfer.server.config import ServerConfig
+
+
+def parse(name: str, text: str, cuts: list[int]) -> tuple[str | None, str]:
+    """(reasoning, answer) of `text` fed to the parser in pieces ending at `cuts`."""
+    parser, reasoning, answer, start = ReasoningParser(name), "", "", 0  # type: ignore[arg-type]
+    for end in [*cuts, len(text)]:
+        r, a = parser.feed(text[start:end], end == len(text))
+        reasoning, answer, start = reasoning + r, answer + a, end
+    return (reasoning if parser.thought else None), answer
+
+
+@pytest.mark.parametrize(
+    "text,deepseek_r1,qwen3",
+    [
+        ("<think>abc</think>\n\nThe answer", ("abc", "The answer"), ("abc", "The answer")),
+        ("abc</think>ans", ("abc", "ans"), (None, "abc</think>ans")),  # opened by the prompt
+        ("  <think>x</think>y", ("x", "y"), ("x", "y")),
+        ("no tags", ("no tags", ""), (None, "no tags")),  # deepseek_r1: cut while thinking
+        ("<think>cut off", ("cut off", ""), ("cut off", "")),
+        ("<thi", ("<thi", ""), (None, "<thi")),  # a tag's start that never became one
+        ("<think></think>", ("", ""), ("", "")),
+        ("a<think>b</think>c", ("a<think>b", "c"), (None, "a<think>b</think>c")),
+        ("", (None, ""), (None, "")),
+    ],
+)
+def test_the_two_formats_and_any_pieces_read_alike(text, deepseek_r1, qwen3):
+    rng = random.Random(text)
+    for name, want in (("deepseek_r1", deepseek_r1), ("qwen3", qwen3)):
+        assert parse(name, text, []) == want, name
+        for _ in range(40):  # streamed in pieces: the same two parts
+            cuts = sorted(rng.sample(range(len(text) + 1), min(len(text), rng.randint(1, 5))))
+            assert parse(name, text, cuts) == want, (name, cuts)
+
+
+def test_an_unknown_parser_is_refused():
+    with pytest.raises(ValueError, match="deepseek_r1, qwen3"):
+        ReasoningParser("r1")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="--reasoning-parser"):
+        ServerConfig(reasoning_parser="r1")  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def thinking_model(tmp_path_factory) -> str:
+    """A tiny random llama whose vocabulary writes `<think>` and `</think>` as one token each,
+    in the text (added, not special: as Qwen3's and DeepSeek-R1's)."""
+    path = str(tmp_path_factory.mktemp("thinking"))
+    return make_tiny_model("llama", path, added_tokens=("<think>", "</think>"))
+
+
+@pytest.fixture(scope="module", params=REASONING_PARSERS)
+def served(request, thinking_model):
+    config = ServerConfig(reasoning_parser=request.param)
+    with serve_in_process(thinking_model, server_config=config) as (_, url):
+        with httpx.Client(base_url=url, timeout=60) as http:
+            yield request.param, http
+
+
+def words(http: httpx.Client) -> list[int]:
+    """Token ids of `<think>`, `</think>` and two plain tokens: answers drawn among them hold
+    the tags anywhere, often."""
+    ids = []
+    for text in ("<think>", "</think>", "a", " b"):
+        out = http.post("/tokenize", json={"prompt": text, "add_special_tokens": False}).json()
+        assert len(out["tokens"]) == 1, (text, out)
+        ids += out["tokens"]
+    return ids
+
+
+def chat(http: httpx.Client, seed: int, **extra) -> httpx.Response:
+    body = {"messages": [{"role": "user", "content": "Think, then answer."}], "seed": seed,
+            "temperature": 1.0, "max_tokens": 10, "allowed_token_ids": words(http), **extra}  # fmt: skip
+    return http.post("/v1/chat/completions", json=body)
+
+
+def streamed(http: httpx.Client, seed: int, **extra) -> tuple[dict, list[dict]]:
+    """The stream's deltas joined (content, reasoning, reasoning_content) and the deltas."""
+    r = chat(http, seed, stream=True, **extra)
+    assert r.status_code == 200, r.text
+    deltas = [json.loads(line[6:])["choices"][0]["delta"] for line in r.text.splitlines()
+              if line.startswith("data: {")]  # fmt: skip
+    joined: dict = {}
+    for d in deltas:
+        for key in ("content", "reasoning", "reasoning_content"):
+            if d.get(key) is not None:
+                joined[key] = joined.get(key, "") + d[key]
+    return joined, deltas
+
+
+def test_answers_read_as_the_parser_reads_their_whole_text(served):
+    """Seeded answers drawn among the tags and two words: the thinking and the answer, streamed
+    and not, are the parser's reading of the text the same seed writes unparsed."""
+    name, http = served
+    thought = 0
+    for seed in range(24):
+        whole = chat(http, seed, reasoning_format="none").json()["choices"][0]["message"]
+        assert "reasoning" not in whole and "reasoning_content" not in whole
+        reasoning, answer = parse(name, whole["content"], [])
+        message = chat(http, seed).json()["choices"][0]["message"]
+        assert (message["reasoning"], message["content"]) == (reasoning, answer or None), seed
+        assert message["reasoning_content"] == message["reasoning"]
+        joined, deltas = streamed(http, seed)
+        assert joined.get("reasoning") == (reasoning or None), seed
+        assert joined.get("reasoning_content") == joined.get("reasoning")
+        assert joined.get("content", "") == answer, seed
+        # opened with null where it thinks first (text after it replaces it), "" otherwise
+        assert deltas[0]["role"] == "assistant"
+        assert deltas[0]["content"] == ("" if answer and not reasoning else None), seed
+        hidden = chat(http, seed, include_reasoning=False).json()["choices"][0]["message"]
+        assert "reasoning" not in hidden and hidden["content"] == message["content"]
+        joined, _ = streamed(http, seed, include_reasoning=False)
+        assert "reasoning" not in joined and joined.get("content", "") == answer
+        thought += bool(reasoning) and bool(answer)
+    assert thought >= 2  # (the case itself: answers that think, then answer)
+
+
+def test_an_answer_a_grammar_shapes_from_its_start_is_not_read_apart(served):
+    """A grammar leaves no room to think first: deepseek_r1 would read the whole JSON as
+    unfinished thinking. The answer is the content, as without a parser."""
+    _, http = served
+    body = {"messages": [{"role": "user", "content": "JSON"}], "max_tokens": 12,
+            "temperature": 0, "response_format": {"type": "json_object"}}  # fmt: skip
+    message = http.post("/v1/chat/completions", json=body).json()["choices"][0]["message"]
+    assert "reasoning" not in message and message["content"].startswith("{")
+
+
+def test_without_a_parser_asking_for_one_is_a_400(tiny_server):
+    _, url = tiny_server
+    with httpx.Client(base_url=url, timeout=60) as http:
+        body = {"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 2}
+        for extra, param in (({"include_reasoning": False}, "include_reasoning"),
+                             ({"reasoning_format": "deepseek"}, "reasoning_format"),
+                             ({"reasoning_format": "auto"}, "reasoning_format"),
+                             ({"reasoning_format": "deepseek-legacy"}, "reasoning_format")):  # fmt: skip
+            r = http.post("/v1/chat/completions", json={**body, **extra})
+            assert (r.status_code, r.json()["error"]["param"]) == (400, param), r.text
+        for extra in ({"reasoning_format": "none"}, {"include_reasoning": True}):
+            r = http.post("/v1/chat/completions", json={**body, **extra})
+            assert r.status_code == 200 and "reasoning" not in r.json()["choices"][0]["message"]
+        r = http.post("/v1/completions", json={"prompt": "Hi", "reasoning_format": "deepseek"})
+        assert (r.status_code, r.json()["error"]["param"]) == (400, "reasoning_format"), r.text
