@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from roseinfer.chat_template import reads_variable, template_variables
+from roseinfer.chat_template import reads_variable, template_source, template_variables
 from roseinfer.structured.strict import strict_schema_error
 from roseinfer.structured.tools import (
     Tool,
@@ -78,6 +78,23 @@ class ChatMessage(Shape):
     name: str | None = None
     tool_calls: list[ToolCallMessage] | None = None  # assistant messages
     tool_call_id: str | None = None  # tool messages: the call this is the result of
+    # assistant messages: their thinking, as a reasoning parser read it apart (vLLM's newer
+    # name, DeepSeek's and llama.cpp's): the template's `reasoning_content`
+    reasoning: str | None = None
+    reasoning_content: str | None = None
+
+    def thinking(self, i: int) -> str | None:
+        """The message's thinking, from either name (ChatError where they differ, or where a
+        message other than the assistant's has one)."""
+        given = [(k, v) for k, v in (("reasoning", self.reasoning),
+                                     ("reasoning_content", self.reasoning_content)) if v is not None]  # fmt: skip
+        if given and self.role != "assistant":
+            raise ChatError(f"messages.{i}.{given[0][0]}", "only assistant messages have "
+                            "reasoning", "invalid_value")  # fmt: skip
+        if len(given) == 2 and given[0][1] != given[1][1]:
+            raise ChatError(f"messages.{i}.reasoning_content", "reasoning and reasoning_content "
+                            "are two names of one field: they differ", "invalid_value")  # fmt: skip
+        return given[0][1] if given else None
 
 
 class FunctionDefinition(Shape):
@@ -200,6 +217,8 @@ def template_messages(
         }
         if m.name:  # "" names nobody: the same as no name
             message["name"] = m.name
+        if (thinking := m.thinking(i)) is not None:
+            message["reasoning_content"] = thinking
         _check_tool_fields(m, i)
         if m.role != "tool":
             if unanswered:
@@ -378,6 +397,13 @@ def chat_prompt_text(
 
     text = apply(as_given)
     _check_names_shown(messages, text, lambda msgs: apply(template_messages(msgs, native)))
+    thinking = [i for i, m in enumerate(messages) if m.thinking(i) is not None]
+    if thinking and "reasoning_content" not in template_source(tokenizer):
+        i = thinking[0]
+        field = "reasoning" if messages[i].reasoning is not None else "reasoning_content"
+        raise ChatError(f"messages.{i}.{field}", "this model's chat template shows no reasoning "
+                        "(it reads no `reasoning_content`), so the model would never see it: "
+                        "leave it out", "invalid_value")  # fmt: skip
     return text
 
 

@@ -27,11 +27,17 @@ def _renders_same(tokenizer: Tokenizer, messages: list[dict], kwargs: dict) -> b
         return False  # the template used it (and refused the value): the render will say so
 
 
-def template_variables(tokenizer: Tokenizer) -> frozenset[str] | None:
-    """The variables the chat template reads; empty without a template, None if unparsable."""
+def template_source(tokenizer: Tokenizer) -> str:
+    """The chat template's text ("" without one)."""
     source = getattr(tokenizer.hf, "chat_template", None)
     if isinstance(source, dict):
         source = source.get("default")
+    return source or ""
+
+
+def template_variables(tokenizer: Tokenizer) -> frozenset[str] | None:
+    """The variables the chat template reads; empty without a template, None if unparsable."""
+    source = template_source(tokenizer)
     if not source:
         return frozenset()
     return _variables_of(source)

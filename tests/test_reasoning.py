@@ -153,3 +153,59 @@ def test_without_a_parser_asking_for_one_is_a_400(tiny_server):
             assert r.status_code == 200 and "reasoning" not in r.json()["choices"][0]["message"]
         r = http.post("/v1/completions", json={"prompt": "Hi", "reasoning_format": "deepseek"})
         assert (r.status_code, r.json()["error"]["param"]) == (400, "reasoning_format"), r.text
+
+
+# Qwen3's way with earlier thinking, cut down: shown for the assistant turns after the last
+# user message (a tool loop's), left out before it.
+THINKING_TEMPLATE = (
+    "{% set ns = namespace(last=0) %}{% for m in messages %}{% if m.role == 'user' %}"
+    "{% set ns.last = loop.index0 %}{% endif %}{% endfor %}"
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n"
+    "{% if m.role == 'assistant' and m.reasoning_content and loop.index0 > ns.last %}"
+    "<think>\n{{ m.reasoning_content }}\n</think>\n\n{% endif %}{{ m.content or '' }}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def test_earlier_thinking_goes_to_the_template_under_either_name(tiny_model_dir):
+    from transformers import AutoTokenizer
+
+    from roseinfer.chat import ChatError, ChatMessage, chat_prompt_text
+    from roseinfer.tokenizer import Tokenizer
+
+    hf = AutoTokenizer.from_pretrained(tiny_model_dir("llama"))
+    hf.chat_template = THINKING_TEMPLATE
+    tokenizer = Tokenizer(hf)
+
+    def render(*messages: dict) -> str:
+        return chat_prompt_text(tokenizer, [ChatMessage(**m) for m in messages])
+
+    ask = {"role": "user", "content": "Hi"}
+    for name in ("reasoning", "reasoning_content"):
+        after_user = render(ask, {"role": "assistant", "content": "Hello", name: "greet back"})
+        assert "<think>\ngreet back\n</think>\n\nHello" in after_user
+        before_user = render(ask, {"role": "assistant", "content": "Hello", name: "greet back"},
+                             {"role": "user", "content": "Bye"})  # fmt: skip
+        assert "greet back" not in before_user  # (the template's choice, as Qwen3's)
+    both = {"role": "assistant", "content": "Hello", "reasoning": "a", "reasoning_content": "a"}
+    assert "<think>\na\n</think>" in render(ask, both)
+    with pytest.raises(ChatError) as e:
+        render(ask, {**both, "reasoning_content": "b"})
+    assert e.value.param == "messages.1.reasoning_content"
+    with pytest.raises(ChatError) as e:
+        render({**ask, "reasoning": "x"})
+    assert e.value.param == "messages.0.reasoning"
+
+
+def test_earlier_thinking_a_template_never_shows_is_a_400(tiny_server):
+    """The tiny model's template (as SmolLM2's) reads no `reasoning_content`: the model would
+    never see it."""
+    _, url = tiny_server
+    messages = [{"role": "user", "content": "Hi"},
+                {"role": "assistant", "content": "Hello", "reasoning": "greet"},
+                {"role": "user", "content": "Bye"}]  # fmt: skip
+    with httpx.Client(base_url=url, timeout=60) as http:
+        r = http.post("/v1/chat/completions", json={"messages": messages, "max_tokens": 2})
+        error = r.json()["error"]
+        assert (r.status_code, error["param"]) == (400, "messages.1.reasoning"), r.text
+        assert "shows no reasoning" in error["message"]

@@ -419,7 +419,12 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("messages[].function_call", _C, never, "null", "function calls in the history"),
     _ref("messages[].refusal", _C, never, "null", "an assistant's refusal in the history"),
     _ref("messages[].audio", _C, never, "null", "audio in the history"),
-    _ref("messages[].reasoning_content", _C, never, "null", "reasoning in the history", _VL),
+    _h("messages[].reasoning", _C, "an assistant's earlier thinking (as `--reasoning-parser` "
+       "read it apart), given to the chat template as `reasoning_content`, which thinking "
+       "models' templates show or leave out as the model was trained (Qwen3's shows the turns "
+       "after the last user message); refused where the template reads none (SmolLM2's)", _VL),
+    _h("messages[].reasoning_content", _C, "`reasoning`'s other name (DeepSeek's, llama.cpp's "
+       "and vLLM's older); both given, they must agree", _VL),
     # the openai SDK's own message, sent back as `model_dump()` gives it
     _ref("messages[].annotations", _C, equals([]), "[]", "citations in the history"),
     _noop("messages[].tool_calls[].index", _C, is_int, "a streamed call's place in its message "
