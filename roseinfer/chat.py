@@ -182,10 +182,11 @@ _RESERVED = frozenset({
 
 
 def template_messages(
-    messages: list[ChatMessage], native_tools: bool = True
+    messages: list[ChatMessage], native_tools: bool = True, shows_thinking: bool = True
 ) -> list[dict[str, Any]]:
-    """The messages as templates take them: {role, content[, name, tool_calls, tool_call_id]},
-    string content; without `native_tools`, calls and results written in the Hermes format."""
+    """The messages as templates take them: {role, content[, name, tool_calls, tool_call_id,
+    reasoning_content]}, string content; without `native_tools`, calls and results written in
+    the Hermes format; without `shows_thinking`, earlier thinking checked and left out."""
     out: list[dict[str, Any]] = []
     calls: list[str] = []  # ids of the calls of the last assistant message
     functions: dict[str, str] = {}  # their functions' names, by id
@@ -217,7 +218,7 @@ def template_messages(
         }
         if m.name:  # "" names nobody: the same as no name
             message["name"] = m.name
-        if (thinking := m.thinking(i)) is not None:
+        if (thinking := m.thinking(i)) is not None and shows_thinking:
             message["reasoning_content"] = thinking
         _check_tool_fields(m, i)
         if m.role != "tool":
@@ -382,7 +383,9 @@ def chat_prompt_text(
     native = "tools" in (template_variables(tokenizer) or ())
     if template_kwargs is not None and not isinstance(template_kwargs, dict):
         raise ChatError("chat_template_kwargs", "chat_template_kwargs must be an object of names")
-    as_given = template_messages(messages, native)
+    # earlier thinking, where the template reads none, could change nothing: checked, left out
+    shows_thinking = "reasoning_content" in template_source(tokenizer)
+    as_given = template_messages(messages, native, shows_thinking)
     kwargs = _template_kwargs(tokenizer, as_given, template_kwargs or {})
     if tools and native:
         kwargs["tools"] = [t.as_json() for t in tools]
@@ -396,14 +399,8 @@ def chat_prompt_text(
         )
 
     text = apply(as_given)
-    _check_names_shown(messages, text, lambda msgs: apply(template_messages(msgs, native)))
-    thinking = [i for i, m in enumerate(messages) if m.thinking(i) is not None]
-    if thinking and "reasoning_content" not in template_source(tokenizer):
-        i = thinking[0]
-        field = "reasoning" if messages[i].reasoning is not None else "reasoning_content"
-        raise ChatError(f"messages.{i}.{field}", "this model's chat template shows no reasoning "
-                        "(it reads no `reasoning_content`), so the model would never see it: "
-                        "leave it out", "invalid_value")  # fmt: skip
+    _check_names_shown(messages, text,
+                       lambda msgs: apply(template_messages(msgs, native, shows_thinking)))  # fmt: skip
     return text
 
 

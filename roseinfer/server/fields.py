@@ -422,7 +422,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("messages[].reasoning", _C, "an assistant's earlier thinking (as `--reasoning-parser` "
        "read it apart), given to the chat template as `reasoning_content`, which thinking "
        "models' templates show or leave out as the model was trained (Qwen3's shows the turns "
-       "after the last user message); refused where the template reads none (SmolLM2's)", _VL),
+       "after the last user message); a no-op where the template reads none (SmolLM2's, "
+       "DeepSeek-R1's, which drop earlier thinking)", _VL),
     _h("messages[].reasoning_content", _C, "`reasoning`'s other name (DeepSeek's, llama.cpp's "
        "and vLLM's older); both given, they must agree", _VL),
     # the openai SDK's own message, sent back as `model_dump()` gives it
