@@ -213,3 +213,78 @@ def test_earlier_thinking_a_template_never_shows_changes_nothing(tiny_server):
         thought[1]["reasoning_content"] = "other"
         r = http.post("/v1/chat/completions", json={"messages": thought, "max_tokens": 2})
         assert (r.status_code, r.json()["error"]["param"]) == (400, "messages.1.reasoning_content")
+
+
+def sse_events(text: str) -> list[dict]:
+    return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: {")]
+
+
+def test_a_responses_answer_gives_its_thinking_as_a_reasoning_item(served):
+    """/v1/responses: the thinking as a `reasoning` item (its `reasoning_text`) before the
+    message, streamed as its own item's events; its tokens in `reasoning_tokens`. Drawn as
+    the chat test's answers (a logit_bias in place of allowed_token_ids)."""
+    name, http = served
+    bias = {str(t): 100 for t in words(http)}
+    thought = 0
+    for seed in range(24):
+        body = {"input": "Think, then answer.", "seed": seed, "temperature": 1.0,
+                "max_output_tokens": 10, "logit_bias": bias}  # fmt: skip
+        whole = http.post("/v1/chat/completions", json={
+            "messages": [{"role": "user", "content": "Think, then answer."}], "seed": seed,
+            "temperature": 1.0, "max_tokens": 10, "logit_bias": bias, "reasoning_format": "none",
+        }).json()["choices"][0]["message"]["content"]  # fmt: skip
+        reasoning, answer = parse(name, whole, [])
+        r = http.post("/v1/responses", json=body).json()
+        kinds = [item["type"] for item in r["output"]]
+        assert kinds == ["reasoning"] * bool(reasoning) + ["message"] * bool(
+            answer or not reasoning
+        )
+        if reasoning:
+            item = r["output"][0]
+            assert item["content"] == [{"type": "reasoning_text", "text": reasoning}]
+            assert (
+                item["summary"] == []
+                and r["usage"]["output_tokens_details"]["reasoning_tokens"] > 0
+            )
+        if answer or not reasoning:
+            assert r["output"][-1]["content"][0]["text"] == answer
+        events = sse_events(http.post("/v1/responses", json={**body, "stream": True}).text)
+        deltas = "".join(e["delta"] for e in events if e["type"] == "response.reasoning_text.delta")
+        assert deltas == (reasoning or "")
+        text = "".join(e["delta"] for e in events if e["type"] == "response.output_text.delta")
+        assert text == answer
+        final = events[-1]["response"]
+        assert [item["type"] for item in final["output"]] == kinds
+        assert [item.get("content") for item in final["output"]] == [
+            item.get("content") for item in r["output"]
+        ]
+        thought += bool(reasoning) and bool(answer)
+    assert thought >= 2
+
+
+def test_reasoning_items_sent_back_go_with_their_answer(served):
+    """An answer's items sent back as input (as the Agents SDK sends a conversation), or read
+    from a stored response (`previous_response_id`): the thinking joins the answer after it,
+    which the tiny template (as DeepSeek-R1's) does not show: the same prompt as without it."""
+    _, http = served
+    turn = [{"role": "user", "content": "Hi"}]
+    reasoning = {"type": "reasoning", "id": "rs_1", "summary": [],
+                 "content": [{"type": "reasoning_text", "text": "greet back"}]}  # fmt: skip
+    answer = {"type": "message", "role": "assistant",
+              "content": [{"type": "output_text", "text": "Hello"}]}  # fmt: skip
+    call = {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}
+    result = {"type": "function_call_output", "call_id": "c1", "output": "ok"}
+    again = [{"role": "user", "content": "Bye"}]
+
+    def count(items: list[dict]) -> int:
+        r = http.post("/v1/responses/input_tokens", json={"input": items})
+        assert r.status_code == 200, r.text
+        return r.json()["input_tokens"]
+
+    assert count([*turn, reasoning, answer, *again]) == count([*turn, answer, *again])
+    assert count([*turn, reasoning, call, result]) == count([*turn, call, result])
+    assert count([*turn, reasoning, *again]) == count([*turn, *again])  # (cut while thinking)
+    first = http.post("/v1/responses", json={"input": "Hi", "max_output_tokens": 6}).json()
+    r = http.post("/v1/responses", json={"input": "Bye", "previous_response_id": first["id"],
+                                         "max_output_tokens": 2})  # fmt: skip
+    assert r.status_code == 200, r.text

@@ -296,7 +296,8 @@ def test_echoed_fields_and_request_id(http):
     ({"include": ["reasoning.encrypted_content"]}, "include.0"),
     ({"tools": [{"type": "web_search"}]}, "tools.0.type"),
     ({"tool_choice": {"type": "allowed_tools", "mode": "auto"}}, "tool_choice.mode"),
-    ({"input": [{"type": "reasoning", "summary": []}]}, "input.0.summary"),
+    ({"input": [{"type": "reasoning", "summary": [], "encrypted_content": "gAAA"}]},
+     "input.0.encrypted_content"),  # (OpenAI's thinking: only OpenAI reads it)
     ({"input": [{"type": "item_reference", "id": "x"}]}, "input.0.type"),
     ({"input": [{"role": "user", "content": [{"type": "input_image", "image_url": "x"}]}]},
      "input.0.content.0.image_url"),

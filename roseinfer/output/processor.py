@@ -132,6 +132,8 @@ class ChoiceState:
         self.thinking = None if reasoning is None else ReasoningParser(reasoning)
         self.reasoning_pieces: list[str] = []
         self.new_reasoning = ""  # the last feed's
+        # tokens of the feeds that thought (within one feed: the one that ends the thinking)
+        self.reasoning_tokens = 0
 
     @property
     def tool_calls(self) -> list[ToolCall]:
@@ -210,9 +212,12 @@ class ChoiceState:
             pieces.append(tail)
         text = "".join(pieces)
         if self.thinking is not None:
+            was_thinking = self.thinking.phase == "thinking"
             self.new_reasoning, text = self.thinking.feed(text, finish_reason is not None)
             if self.new_reasoning:
                 self.reasoning_pieces.append(self.new_reasoning)
+            if was_thinking or self.thinking.phase == "thinking":
+                self.reasoning_tokens += len(token_ids)
         if self.tools is not None:
             text, self.new_tool_calls = self.tools.feed(text, finish_reason is not None)
             if finish_reason == "stop" and self.tools.calls and not self.tools.cut_short:

@@ -161,11 +161,13 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
         if body.stream_interval is not None and body.stream_interval < 1:
             raise APIError(400, f"stream_interval must be >= 1, got {body.stream_interval}",
                            param="stream_interval")  # fmt: skip
-        reasoning = None  # (a Response keeps its thinking in its text)
-        if isinstance(body, P.ChatCompletionRequest) and responses is None:
+        reasoning = None
+        if isinstance(body, P.ChatCompletionRequest):
             reasoning = reasoning_of(ctx.cfg.reasoning_parser, body, constraint)
             show = reasoning is not None and body.include_reasoning
             opts = dataclasses.replace(opts, show_reasoning=show)
+            if responses is not None and responses.echo.logprobs:
+                reasoning = None  # (output_text's logprobs are every token's: it keeps them all)
         group = GenerationGroup(client, internal_id, requests, constraint.tools,
                                 body.stream_interval, reasoning)  # fmt: skip
         if responses is not None:

@@ -94,15 +94,18 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
        "here (reasoning, built-in tools, images) and are refused"),
     _h("top_logprobs", _R, "0 to 20 likeliest tokens at each position (above 0 it needs "
        "`include: [\"message.output_text.logprobs\"]`)"),
-    _h("input[].type", _R, "`message` (the default where `role` is given), `function_call` or "
-       "`function_call_output`; other items (reasoning, item references, built-in tool "
-       "calls) are refused"),
+    _h("input[].type", _R, "`message` (the default where `role` is given), `function_call`, "
+       "`function_call_output` or `reasoning` (an earlier answer's thinking: its `content`'s "
+       "`reasoning_text` parts go to the chat template with the answer after it, as chat's "
+       "`messages[].reasoning`); other items (item references, built-in tool calls) are "
+       "refused"),
     _h("input[].role", _R, "a message's role: `user`, `assistant`, `system` or `developer` "
        "(as `system`)"),
     _h("input[].content", _R, "a message's text, or a list of `input_text` parts (an "
        "assistant's: `output_text` parts), joined with newlines"),
     _h("input[].content[].type", _R, "`input_text`, or `output_text` in an assistant "
-       "message; images, files, audio and refusals are refused"),
+       "message, `reasoning_text` in a reasoning item; images, files, audio and refusals are "
+       "refused"),
     _h("input[].content[].text", _R, "the part's text"),
     _h("input[].call_id", _R, "a `function_call`'s id, which its `function_call_output` names"),
     _h("input[].name", _R, "a `function_call`'s function"),
@@ -114,6 +117,8 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
           "output item's status: the model sees its text, not its status"),
     _noop("input[].content[].logprobs", _R, anything, "an earlier answer's logprobs, sent "
           "back with it: the model sees the text"),
+    _noop("input[].summary", _R, anything, "a reasoning item's summary: the model is shown the "
+          "thinking itself (`content`), not a summary of it"),
     # -- refused
     _ref("prompt", _R, never, "null", "stored prompt templates"),
     _ref("reasoning", _R, nulls_only, "{} (or each key null)", "reasoning models' effort and "
@@ -126,6 +131,8 @@ RESPONSES_FIELDS: tuple[FieldSpec, ...] = (
     _ref("text.verbosity", _R, equals("medium"), "\"medium\" (OpenAI's default)",
          "reasoning models' answer length"),
     _ref("input[].content[].annotations", _R, equals([]), "[]", "citations in the history"),
+    _ref("input[].encrypted_content", _R, never, "null", "OpenAI's encrypted thinking, which "
+         "only OpenAI can read"),
     _ref("input[].phase", _R, never, "null", "commentary / final-answer labels of earlier "
          "assistant messages, which the chat template cannot show"),
     _ref("enable_response_messages", _R, equals(False), "false", "the prompt's and the "

@@ -12,6 +12,7 @@ them into the fields this request sent (`messages.3` -> `input.2`, `response_for
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ _ITEM_KEYS = {  # the keys each input item type takes (beside `type`)
     "message": {"role", "content"},
     "function_call": {"call_id", "name", "arguments"},
     "function_call_output": {"call_id", "output"},
+    "reasoning": {"content", "summary"},
 }
 _ROLES = ("user", "assistant", "system", "developer")
 _HISTORY = "previous_response_id"  # where the stored turns' messages come from
@@ -86,6 +88,8 @@ class Source:
     path: str
     text: str | None = "content"
     calls: list[str] = field(default_factory=list)
+    # a reasoning item's message, until the answer or a call after it joins it
+    thinking_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,7 @@ class ResponsesRequest:
         for i, item in enumerate(response["output"]):
             if item["type"] != "function_call" or item["status"] == "completed":
                 _add_item(answer, sources, item, f"output.{i}")
+        _drop_bare_thinking(answer, sources)
         return [*self.input_messages, *answer]
 
     def renamed(self, error: APIError) -> APIError:
@@ -231,6 +236,7 @@ def responses_request(
     else:
         raise FieldError("input", "input must be a string or a non-empty list of items",
                          "invalid_value")  # fmt: skip
+    _drop_bare_thinking(messages, sources)
     chat["messages"] = messages
     if "max_output_tokens" in chat:
         chat["max_completion_tokens"] = chat.pop("max_output_tokens")
@@ -331,21 +337,30 @@ def _add_item(messages: list[dict], sources: list[Source], item: Any, where: str
     kind = item.pop("type", "message" if "role" in item else None)
     if not isinstance(kind, str) or kind not in _ITEM_KEYS:
         raise FieldError(f"{where}.type", f"input item type {kind!r} is not supported; only "
-                         "message, function_call and function_call_output")  # fmt: skip
+                         "message, function_call, function_call_output and reasoning")  # fmt: skip
     for key in item:
         if key not in _ITEM_KEYS[kind]:
             raise FieldError(f"{where}.{key}", f"'{where}.{key}' is not a field of a {kind} item",
                              "unknown_field")  # fmt: skip
+    if kind == "reasoning":  # the thinking before the answer it joins (chat's reasoning)
+        content = item.get("content")
+        text = None if content is None else _parts_text(content, f"{where}.content",
+                                                       "reasoning_text")  # fmt: skip
+        messages.append({"role": "assistant", "content": "", "reasoning_content": text})
+        sources.append(Source(where, None, thinking_only=True))
+        return
+    last = messages[-1] if messages else None
+    thought = bool(sources) and sources[-1].thinking_only
     if kind == "function_call":
         call = {"id": item.get("call_id"), "type": "function",
                 "function": {"name": item.get("name"), "arguments": item.get("arguments")}}  # fmt: skip
-        last = messages[-1] if messages else None
         # (a stored turn's answer stays as it was: a call in `input` opens a message of its own)
         if last is None or last["role"] != "assistant" or sources[-1].path == _HISTORY:
             messages.append({"role": "assistant", "content": None})
             sources.append(Source(where))
         messages[-1].setdefault("tool_calls", []).append(call)
         sources[-1].calls.append(where)
+        sources[-1] = dataclasses.replace(sources[-1], thinking_only=False)
         return
     if kind == "function_call_output":
         output = item.get("output")
@@ -362,8 +377,21 @@ def _add_item(messages: list[dict], sources: list[Source], item: Any, where: str
     if isinstance(content, list):
         part_type = "output_text" if role == "assistant" else "input_text"
         content = _parts_text(content, f"{where}.content", part_type)
+    if role == "assistant" and thought:  # the answer of the thinking just before it
+        assert last is not None
+        last["content"] = content
+        sources[-1] = Source(where)
+        return
     messages.append({"role": role, "content": content})
     sources.append(Source(where))
+
+
+def _drop_bare_thinking(messages: list[dict], sources: list[Source]) -> None:
+    """Reasoning items no answer or call joined (an answer cut while thinking): left out, as a
+    template shows earlier thinking only with its answer (an empty turn would be shown)."""
+    keep = [k for k, source in enumerate(sources) if not source.thinking_only]
+    messages[:] = [messages[k] for k in keep]
+    sources[:] = [sources[k] for k in keep]
 
 
 def _parts_text(parts: list, where: str, part_type: str) -> str:

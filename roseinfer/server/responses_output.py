@@ -1,7 +1,9 @@
 """A finished or streaming chat generation as OpenAI's Response object and its stream events.
 
-A response's output is a `message` item with one `output_text` part (the answer's text, where
-it wrote any or called nothing), then one `function_call` item per call, in order. Cut by
+A response's output is a `reasoning` item with one `reasoning_text` part (the thinking, where
+the server's `--reasoning-parser` read any apart), a `message` item with one `output_text` part
+(the answer's text, where it wrote any, or neither thought nor called), then one
+`function_call` item per call, in order. Cut by
 `max_output_tokens` it is `incomplete` (`incomplete_details.reason: "max_output_tokens"`), its
 message too; a request the engine fails is a `response.failed` event once the stream has begun
 (its status, 200, is sent), else an error body as on the other endpoints.
@@ -9,7 +11,9 @@ message too; a request the engine fails is a `response.failed` event once the st
 Stream events, each `event: <type>` + `data: <json>` with a rising `sequence_number`:
 `response.created`, `response.in_progress` (a background response's: `response.created` and
 `response.queued` with status `queued`, then `response.in_progress` with its first tokens: the
-engine has computed its prompt); per message `response.output_item.added`,
+engine has computed its prompt); per reasoning item `response.output_item.added`,
+`response.content_part.added`, `response.reasoning_text.delta`, `response.reasoning_text.done`,
+`response.content_part.done`, `response.output_item.done`; per message `response.output_item.added`,
 `response.content_part.added`, `response.output_text.delta` (with its tokens' logprobs where
 asked for), `response.output_text.done`, `response.content_part.done`,
 `response.output_item.done`; per call `response.output_item.added`,
@@ -88,7 +92,9 @@ def response_usage(group: GenerationGroup, prompt_tokens: int) -> dict:
         # cache_write_tokens: OpenAI's explicit (billed) cache writes; here caching is automatic
         "input_tokens_details": {"cached_tokens": cached, "cache_write_tokens": 0},
         "output_tokens": output,
-        "output_tokens_details": {"reasoning_tokens": 0},
+        "output_tokens_details": {
+            "reasoning_tokens": sum(c.reasoning_tokens for _, c in group.choices)
+        },
         "total_tokens": prompt_tokens + output,
     }
 
@@ -120,16 +126,30 @@ def _message(item_id: str, status: str, content: list[dict]) -> dict:
             "content": content}  # fmt: skip
 
 
+def _reasoning_part(text: str) -> dict:
+    return {"type": "reasoning_text", "text": text}
+
+
+def _reasoning(item_id: str, status: str, text: str) -> dict:
+    """A reasoning item as OpenAI's open-weight models' (and vLLM's): the thinking as its
+    content, no summary."""
+    return {"type": "reasoning", "id": item_id, "summary": [],
+            "content": [_reasoning_part(text)], "encrypted_content": None, "status": status}  # fmt: skip
+
+
 def _call(item_id: str, call_id: str, name: str, arguments: str, status: str) -> dict:
     return {"type": "function_call", "id": item_id, "call_id": call_id, "name": name,
             "arguments": arguments, "status": status}  # fmt: skip
 
 
 def output_items(head: ResponseHead, group: GenerationGroup, choice: ChoiceState) -> list[dict]:
-    """A finished answer's output items: its message (if it wrote text or called nothing),
-    then its calls; the last one cut short where the answer was (as a stream closes them)."""
+    """A finished answer's output items: its thinking (where some was read apart), its message
+    (if it wrote text, or neither thought nor called), then its calls; the last one cut short
+    where the answer was (as a stream closes them)."""
     items = []
-    if choice.text or not choice.tool_calls:
+    if choice.reasoning:
+        items.append(_reasoning(_item_id("rs"), "completed", choice.reasoning))
+    if choice.text or not (choice.tool_calls or items):
         lp = _logprobs(head, group, choice.token_ids, list(choice.logprobs or []))
         items.append(_message(_item_id("msg"), "completed", [_text_part(choice.text, lp)]))
     for call in choice.tool_calls:
@@ -194,11 +214,14 @@ async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tok
         w.open_item = None
         index = len(w.items) - 1
         item["status"] = status
-        if item["type"] == "message":
+        if item["type"] in ("message", "reasoning"):
             part = item["content"][0]
             ref = {"item_id": item["id"], "output_index": index, "content_index": 0}
-            out.append(w.event("response.output_text.done", **ref, text=part["text"],
-                               logprobs=part["logprobs"]))  # fmt: skip
+            if item["type"] == "message":
+                out.append(w.event("response.output_text.done", **ref, text=part["text"],
+                                   logprobs=part["logprobs"]))  # fmt: skip
+            else:
+                out.append(w.event("response.reasoning_text.done", **ref, text=part["text"]))
             out.append(w.event("response.content_part.done", **ref, part=part))
         else:
             out.append(w.event("response.function_call_arguments.done", item_id=item["id"],
@@ -211,13 +234,24 @@ async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tok
         w.items.append(item)
         w.open_item = item
         index = len(w.items) - 1
-        added = {**item, "content": []} if item["type"] == "message" else dict(item)
+        parted = item["type"] in ("message", "reasoning")
+        added = {**item, "content": []} if parted else dict(item)
         out = [w.event("response.output_item.added", output_index=index, item=added)]
-        if item["type"] == "message":
+        if parted:
+            part = _text_part("", []) if item["type"] == "message" else _reasoning_part("")
             out.append(w.event("response.content_part.added", item_id=item["id"],
-                               output_index=index, content_index=0,
-                               part=_text_part("", [])))  # fmt: skip
+                               output_index=index, content_index=0, part=part))  # fmt: skip
         return out
+
+    def reasoning_delta(text: str) -> list[str]:
+        """The thinking's item opened (it comes first: nothing else is open), its text added."""
+        lines = [] if w.open_item is not None else open_item(_reasoning(_item_id("rs"),
+                                                                         "in_progress", ""))  # fmt: skip
+        item = w.open_item
+        assert item is not None and item["type"] == "reasoning"
+        item["content"][0]["text"] += text
+        return lines + [w.event("response.reasoning_text.delta", item_id=item["id"],
+                                output_index=len(w.items) - 1, content_index=0, delta=text)]  # fmt: skip
 
     def open_message() -> list[str]:
         """The message item, opened unless it is the one open (a call closes it)."""
@@ -244,6 +278,9 @@ async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tok
             async for _, choice, text in group.events():
                 for line in started():
                     yield line
+                if choice.new_reasoning:
+                    for line in reasoning_delta(choice.new_reasoning):
+                        yield line
                 new = choice.new_logprobs if want_logprobs else []
                 if new:
                     new_ids = choice.token_ids[len(choice.token_ids) - len(new) :]
