@@ -288,3 +288,42 @@ def test_reasoning_items_sent_back_go_with_their_answer(served):
     r = http.post("/v1/responses", json={"input": "Bye", "previous_response_id": first["id"],
                                          "max_output_tokens": 2})  # fmt: skip
     assert r.status_code == 200, r.text
+
+
+def test_the_openai_sdk_reads_the_thinking(served):
+    """The `openai` package over chat and Responses, streamed and not: the thinking parses
+    into its types (`reasoning` as a message's extra field, `ResponseReasoningItem`)."""
+    import openai
+
+    name, http = served
+    client = openai.OpenAI(base_url=f"{str(http.base_url).rstrip('/')}/v1", api_key="none")
+    bias = {str(t): 100 for t in words(http)}
+    model = http.get("/v1/models").json()["data"][0]["id"]
+    for seed in range(24):  # the first answer that thinks, then answers
+        chat_reply = client.chat.completions.create(
+            model=model, messages=[{"role": "user", "content": "Think."}], seed=seed,
+            temperature=1.0, max_tokens=10, logit_bias=bias,
+        )  # fmt: skip
+        message = chat_reply.choices[0].message
+        if getattr(message, "reasoning", None) and message.content:
+            break
+    else:
+        pytest.fail("no answer thought, then answered")
+    assert message.model_extra is not None
+    extra = {"seed": seed, "logit_bias": bias}  # (vLLM's fields: the SDK's Responses has none)
+    assert message.model_extra["reasoning_content"] == message.model_extra["reasoning"]
+    response = client.responses.create(
+        model=model, input="Think.", temperature=1.0, max_output_tokens=10, extra_body=extra
+    )
+    item = response.output[0]
+    assert item.type == "reasoning" and item.content is not None
+    assert item.content[0].text == message.model_extra["reasoning"]
+    assert response.output_text == message.content
+    with client.responses.stream(
+        model=model, input="Think.", temperature=1.0, max_output_tokens=10, extra_body=extra
+    ) as stream:
+        events = list(stream)  # (cut by max_output_tokens: it ends `response.incomplete`)
+    kinds = [event.type for event in events]
+    final = events[-1].response  # type: ignore[union-attr]
+    assert "response.reasoning_text.delta" in kinds and final.output_text == message.content
+    assert final.output[0].type == "reasoning"
