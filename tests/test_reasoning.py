@@ -288,6 +288,25 @@ def test_reasoning_items_sent_back_go_with_their_answer(served):
     r = http.post("/v1/responses", json={"input": "Bye", "previous_response_id": first["id"],
                                          "max_output_tokens": 2})  # fmt: skip
     assert r.status_code == 200, r.text
+    # stored (the default), streamed, in the background, and as a conversation's items (the
+    # review's 500s: the stored input items knew messages and calls only)
+    items = [*turn, reasoning, answer, *again]
+    r = http.post("/v1/responses", json={"input": items, "max_output_tokens": 2})
+    assert r.status_code == 200, r.text
+    listed = http.get(f"/v1/responses/{r.json()['id']}/input_items?order=asc").json()["data"]
+    assert listed[1] == {**reasoning, "encrypted_content": None, "status": "completed"}
+    events = sse_events(http.post("/v1/responses", json={"input": items, "max_output_tokens": 2,
+                                                         "stream": True}).text)  # fmt: skip
+    assert events[-1]["type"] in ("response.completed", "response.incomplete")
+    r = http.post("/v1/responses", json={"input": items, "max_output_tokens": 2,
+                                         "background": True})  # fmt: skip
+    assert r.status_code == 200, r.text
+    r = http.post("/v1/conversations", json={"items": items[:3]})
+    assert r.status_code == 200, r.text
+    conversation = r.json()["id"]
+    r = http.post("/v1/responses", json={"input": "Bye", "conversation": conversation,
+                                         "max_output_tokens": 2})  # fmt: skip
+    assert r.status_code == 200, r.text
 
 
 def test_the_openai_sdk_reads_the_thinking(served):

@@ -53,7 +53,7 @@ class StoredItem:
     json: str  # the item, as added
     chars: int  # of its text (what the prompt reads of it)
     lead: bool  # a system or developer message (a conversation's head: always read)
-    type: str  # the item's: message, function_call, function_call_output
+    type: str  # the item's: message, function_call, function_call_output, reasoning
 
     @property
     def size(self) -> int:

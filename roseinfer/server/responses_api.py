@@ -390,6 +390,11 @@ def input_items(given: str | list) -> list[dict]:
             item["content"] = [{"type": p["type"], "text": p["text"],
                                 **({"annotations": []} if part == "output_text" else {})}
                                for p in content]  # fmt: skip
+        elif kind == "reasoning":
+            item["summary"] = raw.get("summary") or []
+            item["content"] = [{"type": p["type"], "text": p["text"]}
+                               for p in raw.get("content") or ()]  # fmt: skip
+            item["encrypted_content"] = None
         else:
             keys = (
                 ("call_id", "name", "arguments")
@@ -397,7 +402,7 @@ def input_items(given: str | list) -> list[dict]:
                 else ("call_id", "output")
             )
             item.update({key: raw[key] for key in keys})
-        prefix = {"message": "msg", "function_call": "fc"}.get(kind, "fco")
+        prefix = {"message": "msg", "function_call": "fc", "reasoning": "rs"}.get(kind, "fco")
         item["id"] = raw.get("id") or f"{prefix}_{uuid.uuid4().hex}"
         item["status"] = raw.get("status") or "completed"
         items.append(item)
