@@ -168,6 +168,7 @@ def test_an_auto_answer_opens_its_stream_as_it_turns_out(calls, logprobs):
 
     class Group:
         tool_use = ToolUse((Tool("add", None, ADD),), "auto")
+        reasoning = None  # (no reasoning parser)
         choices = [(0, None)]
         num_output_tokens = len(script)
 
@@ -186,7 +187,8 @@ def test_an_auto_answer_opens_its_stream_as_it_turns_out(calls, logprobs):
                 finish = ("tool_calls" if calls else "stop") if i == len(script) - 1 else None
                 yield 0, SimpleNamespace(new_logprobs=[{i: Logprob(-0.5, 1, str(i))}],
                                          new_tool_calls=new_calls, finished=finish is not None,
-                                         finish_reason=finish, token_ids=[i]), text  # fmt: skip
+                                         finish_reason=finish, token_ids=[i], reasoning=None,
+                                         new_reasoning=""), text  # fmt: skip
 
     async def chunks():
         options = ResponseOptions(chat=True, logprobs=logprobs)

@@ -129,7 +129,10 @@ class ChoiceState:
             self.tools = ToolCallParser(tool_use.names, mode)
             self.calls_finish = "stop" if tool_use.choice == "named" else "tool_calls"
         self.new_tool_calls: list[ToolCallDelta] = []  # the last feed's
-        self.thinking = None if reasoning is None else ReasoningParser(reasoning)
+        self.thinking = None
+        if reasoning is not None:  # (the prompt's end: a block it opened or closed)
+            end = tokenizer.decode(list(prompt_token_ids[-8:]), skip_special_tokens=False)
+            self.thinking = ReasoningParser(reasoning, end)
         self.reasoning_pieces: list[str] = []
         self.new_reasoning = ""  # the last feed's
         # tokens of the feeds that thought (within one feed: the one that ends the thinking)

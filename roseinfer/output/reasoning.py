@@ -1,7 +1,10 @@
 """A reasoning model's thinking read apart from its answer as the text streams (the server's
 `--reasoning-parser`, vLLM's flag and parser names).
 
-Both formats write the thinking between `<think>` and `</think>`:
+Both formats write the thinking between `<think>` and `</think>`. Where the prompt itself ends
+in one (after blank space), the answer starts there, as llama.cpp reads it: after `<think>`
+(the templates of QwQ, Qwen3's thinking-only models, DeepSeek-R1's), in the thinking; after
+`</think>` (Qwen3's with `enable_thinking: false`: an empty block), in the answer. Else:
 
 - `deepseek_r1`: everything before `</think>` is reasoning (DeepSeek-R1's template opens the
   block in the prompt, so the output may hold only its end; a leading `<think>` is dropped);
@@ -35,7 +38,9 @@ def _held_tag_prefix(text: str, tag: str) -> int:
 class ReasoningParser:
     """`feed(text, final)` -> (reasoning, answer) of the text a choice just made final."""
 
-    def __init__(self, name: ReasoningParserName) -> None:
+    def __init__(self, name: ReasoningParserName, prompt_end: str = "") -> None:
+        """`prompt_end`: the prompt's last characters (where a block it opens or closes
+        shows)."""
         if name not in REASONING_PARSERS:
             raise ValueError(f"unknown reasoning parser {name!r} ({', '.join(REASONING_PARSERS)})")
         self.name = name
@@ -44,6 +49,11 @@ class ReasoningParser:
         self.phase = "start"
         self.held = ""  # text not yet given out: a possible tag, or blank space
         self.thought = False  # some text was read as reasoning: the reasoning is not None
+        tail = prompt_end.rstrip()
+        if tail.endswith(THINK_OPEN):
+            self.phase, self.thought = "thinking", True
+        elif tail.endswith(THINK_CLOSE):
+            self.phase = "after"
 
     def feed(self, text: str, final: bool) -> tuple[str, str]:
         text = self.held + text

@@ -147,7 +147,7 @@ def output_items(head: ResponseHead, group: GenerationGroup, choice: ChoiceState
     (if it wrote text, or neither thought nor called), then its calls; the last one cut short
     where the answer was (as a stream closes them)."""
     items = []
-    if choice.reasoning:
+    if choice.reasoning and not choice.reasoning.isspace():  # (a blank block: none, as llama.cpp)
         items.append(_reasoning(_item_id("rs"), "completed", choice.reasoning))
     if choice.text or not (choice.tool_calls or items):
         lp = _logprobs(head, group, choice.token_ids, list(choice.logprobs or []))
@@ -243,10 +243,19 @@ async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tok
                                output_index=index, content_index=0, part=part))  # fmt: skip
         return out
 
+    blank = ""  # the thinking's blank space before its item opens (a blank block opens none)
+
     def reasoning_delta(text: str) -> list[str]:
-        """The thinking's item opened (it comes first: nothing else is open), its text added."""
-        lines = [] if w.open_item is not None else open_item(_reasoning(_item_id("rs"),
-                                                                         "in_progress", ""))  # fmt: skip
+        """The thinking's item opened (it comes first: nothing else is open) once its text is
+        more than blank space, its text added."""
+        nonlocal blank
+        lines = []
+        if w.open_item is None:
+            if (blank + text).isspace():
+                blank += text
+                return []
+            text, blank = blank + text, ""
+            lines = open_item(_reasoning(_item_id("rs"), "in_progress", ""))
         item = w.open_item
         assert item is not None and item["type"] == "reasoning"
         item["content"][0]["text"] += text

@@ -268,7 +268,7 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: R
         calls = [P.tool_call(c.id, c.name, c.arguments) for c in choice.tool_calls]
         use = group.tool_use  # an answer that must call has no content, called or cut short
         content: str | None = None if use is not None and use.must_call else choice.text
-        if group.reasoning is not None and not content:  # thought, and answered nothing (vLLM)
+        if choice.reasoning is not None and not content:  # thought, answered nothing (vLLM)
             content = None
         out = P.chat_choice(index, content, choice.finish_reason, logprobs, calls)
         if opts.show_reasoning:
@@ -396,7 +396,8 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                             continue
                         undecided.discard(index)
                         # (thinking first: null, which text after it replaces, as a call keeps)
-                        yield opening(index, None if (calls or thought) and not text else "")
+                        thought_any = c.reasoning is not None  # (an empty thinking too)
+                        yield opening(index, None if (calls or thought_any) and not text else "")
                         for earlier in held.pop(index, ()):
                             yield earlier
                     yield piece
