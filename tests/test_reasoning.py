@@ -122,12 +122,22 @@ def test_answers_read_as_the_parser_reads_their_whole_text(served):
     name, http = served
     thought = 0
     for seed in range(24):
-        whole = chat(http, seed, reasoning_format="none").json()["choices"][0]["message"]
+        unparsed = chat(http, seed, reasoning_format="none").json()
+        whole = unparsed["choices"][0]["message"]
         assert "reasoning" not in whole and "reasoning_content" not in whole
+        assert "completion_tokens_details" not in unparsed["usage"]
         reasoning, answer = parse(name, whole["content"], [])
-        message = chat(http, seed).json()["choices"][0]["message"]
+        reply = chat(http, seed).json()
+        message = reply["choices"][0]["message"]
         assert (message["reasoning"], message["content"]) == (reasoning, answer or None), seed
         assert message["reasoning_content"] == message["reasoning"]
+        thinking_tokens = reply["usage"]["completion_tokens_details"]["reasoning_tokens"]
+        assert thinking_tokens > 0 if reasoning else reasoning == "" or thinking_tokens == 0
+        assert thinking_tokens <= reply["usage"]["completion_tokens"]
+        usage = [json.loads(line[6:])["usage"] for line in chat(
+            http, seed, stream=True, stream_options={"include_usage": True}
+        ).text.splitlines() if line.startswith("data: {") and '"usage":{' in line]  # fmt: skip
+        assert usage == [reply["usage"]]
         joined, deltas = streamed(http, seed)
         assert joined.get("reasoning") == (reasoning or None), seed
         assert joined.get("reasoning_content") == joined.get("reasoning")

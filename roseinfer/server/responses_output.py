@@ -92,9 +92,7 @@ def response_usage(group: GenerationGroup, prompt_tokens: int) -> dict:
         # cache_write_tokens: OpenAI's explicit (billed) cache writes; here caching is automatic
         "input_tokens_details": {"cached_tokens": cached, "cache_write_tokens": 0},
         "output_tokens": output,
-        "output_tokens_details": {
-            "reasoning_tokens": sum(c.reasoning_tokens for _, c in group.choices)
-        },
+        "output_tokens_details": {"reasoning_tokens": group.reasoning_tokens},
         "total_tokens": prompt_tokens + output,
     }
 

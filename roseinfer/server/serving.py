@@ -122,6 +122,19 @@ class GenerationGroup:
     def num_output_tokens(self) -> int:
         return sum(s.num_output_tokens for s in self.states)
 
+    @property
+    def reasoning_tokens(self) -> int:
+        """Output tokens of the engine's events that thought (with a reasoning parser)."""
+        return sum(c.reasoning_tokens for s in self.states for c in s.choices)
+
+    def usage(self, prompt_tokens: int, completion_tokens: int) -> dict:
+        """A chat or completions response's usage; with a reasoning parser, OpenAI's
+        `completion_tokens_details.reasoning_tokens` too."""
+        use: dict = P.usage(prompt_tokens, completion_tokens)
+        if self.reasoning is not None:
+            use["completion_tokens_details"] = {"reasoning_tokens": self.reasoning_tokens}
+        return use
+
 
 @dataclass(frozen=True)
 class ResponseOptions:
@@ -151,7 +164,7 @@ def response_body(group: GenerationGroup, choices: list[tuple[int, ChoiceState]]
     (`dumps_in_pieces`: the JSON encoder holds the GIL for a whole call)."""
     prompts = _PromptParts(opts)
     out = [dumps_in_pieces(choice_json(group, index, c, opts, prompts)) for index, c in choices]
-    use = P.usage(prompt_tokens, 0 if opts.echo_only else group.num_output_tokens)
+    use = group.usage(prompt_tokens, 0 if opts.echo_only else group.num_output_tokens)
     build = P.chat_response if opts.chat else P.completion_response
     response = build(rid, created, model, [], use)
     if opts.chat and opts.prompt_logprobs is not None:
@@ -408,7 +421,7 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                     yield chunk(choice)
             if include_usage:
                 final = P.chunk(rid, obj, created, model, [], False)
-                final["usage"] = P.usage(prompt_tokens,
+                final["usage"] = group.usage(prompt_tokens,
                                          0 if opts.echo_only else group.num_output_tokens)  # fmt: skip
                 yield sse_data(final)
         except RequestFailed as e:
