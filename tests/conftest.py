@@ -136,15 +136,18 @@ TINY_CONFIGS = {
 
 def make_tiny_model(kind: str, path: str, seed: int = 0,
                     special_tokens: list[str] = SPECIAL_TOKENS,
-                    added_tokens: tuple[str, ...] = ()) -> str:  # fmt: skip
+                    added_tokens: tuple[str, ...] = (),
+                    context: int | None = None) -> str:  # fmt: skip
     """Save a random-weight HF model of `kind` (and a tokenizer with `special_tokens`, and
-    `added_tokens` as plain added tokens, written in the text as Qwen3's `<think>`) to `path`;
-    returns `path`."""
+    `added_tokens` as plain added tokens, written in the text as Qwen3's `<think>`; `context`:
+    its max_position_embeddings, where not the kind's) to `path`; returns `path`."""
     import transformers
 
     tokenizer = build_tokenizer(special_tokens=special_tokens)
     tokenizer.add_tokens(list(added_tokens))
     cfg = dict(TINY_CONFIGS[kind])
+    if context is not None:
+        cfg["max_position_embeddings"] = context
     arch = cfg.pop("architectures")[0]
     model_type = cfg.pop("model_type")
     config = transformers.AutoConfig.for_model(

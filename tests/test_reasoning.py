@@ -74,7 +74,8 @@ def thinking_model(tmp_path_factory) -> str:
     """A tiny random llama whose vocabulary writes `<think>` and `</think>` as one token each,
     in the text (added, not special: as Qwen3's and DeepSeek-R1's)."""
     path = str(tmp_path_factory.mktemp("thinking"))
-    return make_tiny_model("llama", path, added_tokens=("<think>", "</think>"))
+    # (a context for the tools' system prompt)
+    return make_tiny_model("llama", path, added_tokens=("<think>", "</think>"), context=1024)
 
 
 @pytest.fixture(scope="module", params=REASONING_PARSERS)
@@ -391,3 +392,41 @@ def test_an_answer_continued_inside_its_thinking_is_read_as_thinking(served):
         # (an empty thinking has no delta)
         assert (joined.get("reasoning", ""), joined.get("content", "")) == (reasoning, answer)
         assert deltas[0]["content"] == ("" if answer and not reasoning else None), seed
+
+
+def test_text_tokens_a_vocabulary_adds_are_text_to_a_grammar(thinking_model):
+    """llguidance takes every added token for a special one, which no grammar's text matches:
+    under tools' "auto" grammar (free text until `<tool_call>`) a Qwen3 could not open its
+    thinking (`<think>` is an added token that is text). The grammar compiler hands it the
+    text ones as text; special ones stay out of any grammar's text."""
+    from roseinfer.sampling_params import StructuredOutputs
+    from roseinfer.structured.grammar import GrammarCompiler, fill_bitmask
+    from roseinfer.structured.tools import Tool, ToolUse
+    from roseinfer.tokenizer import Tokenizer
+
+    tokenizer = Tokenizer.from_pretrained(thinking_model)
+    compiler = GrammarCompiler(tokenizer, len(tokenizer.hf))
+    use = ToolUse((Tool("add", None, {"type": "object"}),), "auto")
+    matcher = compiler.matcher(StructuredOutputs(grammar=use.grammar()))
+    mask = fill_bitmask([matcher], len(tokenizer.hf))
+
+    def allowed(text: str) -> bool:
+        (token,) = tokenizer.encode(text, False)
+        return bool((int(mask[0, token // 32]) >> (token % 32)) & 1)
+
+    assert allowed("<think>") and allowed("</think>") and not allowed("<|im_start|>")
+
+
+def test_a_thinking_answer_under_auto_tools_thinks(served):
+    """Served: tools under "auto" beside the parser, answers drawn among the tags and two
+    words: some think (the tags were masked before), read apart as without tools."""
+    name, http = served
+    tools = [{"type": "function", "function": {"name": "add", "parameters": {"type": "object"}}}]
+    thought = 0
+    for seed in range(24):
+        message = chat(http, seed, tools=tools).json()["choices"][0]["message"]
+        whole = chat(http, seed, tools=tools, reasoning_format="none").json()
+        reasoning, answer = parse(name, whole["choices"][0]["message"]["content"], [])
+        assert (message["reasoning"], message["content"]) == (reasoning, answer or None), seed
+        thought += bool(reasoning)
+    assert thought >= 1  # (none could, masked)

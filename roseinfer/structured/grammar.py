@@ -127,12 +127,12 @@ class GrammarCompiler:
     def ll_tokenizer(self) -> Any:
         with self._lock:
             if self._ll_tokenizer is None:
-                import llguidance.hf
+                import llguidance
 
                 # Every end-of-sequence / end-of-turn id ends a grammar that is complete (the
                 # HF tokenizer names one: SmolLM2's <|endoftext|> would otherwise be masked).
-                self._ll_tokenizer = llguidance.hf.from_tokenizer(
-                    self.tokenizer.hf,
+                self._ll_tokenizer = llguidance.LLTokenizer(
+                    _llguidance_tokenizer_json(self.tokenizer.hf),
                     n_vocab=self.vocab_size,
                     eos_token=sorted(self.tokenizer.stop_token_ids) or None,
                 )
@@ -169,6 +169,35 @@ class GrammarCompiler:
         run it out of llguidance's limits, later copies fail at their first token, each ending
         its request with llguidance's reason (`grammar_failure`) as the first did."""
         return self.check(spec).deep_copy()
+
+
+def _llguidance_tokenizer_json(hf: Any) -> str:
+    """The tokenizer as llguidance reads it (`llguidance.hf.from_tokenizer`'s JSON), with the
+    added tokens that are text (not special: Qwen's `<think>`, `<tool_call>`) moved into a BPE
+    vocabulary: llguidance takes every added token for a special one, which no grammar's text
+    matches, so under tools' "auto" grammar a Qwen3 could not open its thinking, nor Qwen2.5
+    write `<tool_call>` as the one token it was trained to. (Only printable ASCII without
+    spaces, which both byte-level and SentencePiece vocabularies spell as is.)"""
+    import copy
+
+    if not hasattr(hf, "backend_tokenizer"):
+        raise ValueError("Only fast tokenizers are supported")  # (llguidance's words)
+    backend = copy.copy(hf.backend_tokenizer)
+    backend.no_padding()
+    backend.no_truncation()
+    data = json.loads(backend.to_str())
+    vocab = data.get("model", {}).get("vocab")
+    if data.get("model", {}).get("type") != "BPE" or not isinstance(vocab, dict):
+        return backend.to_str()
+    kept = []
+    for token in data.get("added_tokens", []):
+        text = token["content"]
+        if token["special"] or not (text.isascii() and text.isprintable()) or " " in text:
+            kept.append(token)
+        elif vocab.setdefault(text, token["id"]) != token["id"]:
+            kept.append(token)  # (its text is another token's already)
+    data["added_tokens"] = kept
+    return json.dumps(data)
 
 
 def _compile(ll_tokenizer: Any, text: str) -> Any:
