@@ -40,9 +40,17 @@ class StructuredOutputs:
     choice: tuple[str, ...] | None = None
     grammar: str | None = None
     json_object: bool = False
+    # The constraint starts after a reasoning model's thinking, text it leaves free up to the
+    # first `</think>` (a server's --reasoning-parser sets it): "required" (the output is in
+    # such a block, or opens one), "optional" (it may open one with `<think>`); None: from the
+    # first token.
+    thinking_first: str | None = None
 
     def __post_init__(self) -> None:
         check_bools(json_object=self.json_object)
+        if self.thinking_first not in (None, "required", "optional"):
+            raise ValueError("structured_outputs thinking_first must be 'required', 'optional' "
+                             f"or None, got {self.thinking_first!r}")  # fmt: skip
         given = [
             name
             for name in ("json", "regex", "choice", "grammar")
@@ -81,14 +89,15 @@ class StructuredOutputs:
     def key(self) -> tuple[str, str]:
         """The constraint as given, for caching its compiled grammar (a schema as canonical
         JSON): worked out once per object, which a request's n choices share."""
+        after = "" if self.thinking_first is None else f" after thinking ({self.thinking_first})"
         if isinstance(self.json, dict):
-            return "json", json.dumps(self.json, sort_keys=True)
+            return "json" + after, json.dumps(self.json, sort_keys=True)
         for name in ("json", "regex", "grammar"):
             if (value := getattr(self, name)) is not None:
-                return name, value
+                return name + after, value
         if self.choice is not None:
-            return "choice", json.dumps(self.choice)
-        return "json_object", ""
+            return "choice" + after, json.dumps(self.choice)
+        return "json_object" + after, ""
 
 
 # Stop strings a request may give: the output processor looks for each at every token, on the

@@ -154,14 +154,62 @@ def test_answers_read_as_the_parser_reads_their_whole_text(served):
     assert thought >= 2  # (the case itself: answers that think, then answer)
 
 
-def test_an_answer_a_grammar_shapes_from_its_start_is_not_read_apart(served):
-    """A grammar leaves no room to think first: deepseek_r1 would read the whole JSON as
-    unfinished thinking. The answer is the content, as without a parser."""
-    _, http = served
-    body = {"messages": [{"role": "user", "content": "JSON"}], "max_tokens": 12,
-            "temperature": 0, "response_format": {"type": "json_object"}}  # fmt: skip
-    message = http.post("/v1/chat/completions", json=body).json()["choices"][0]["message"]
-    assert "reasoning" not in message and message["content"].startswith("{")
+def test_a_grammar_waits_for_the_thinking_to_end(served):
+    """A grammar that shapes the answer from its start (here a JSON object) starts after the
+    thinking (free text up to `</think>`: required for deepseek_r1, which reads the output as
+    thinking up to it; optional, opened by `<think>`, for qwen3), as vLLM starts it after the
+    reasoning ends: the thinking is read apart and the content is the grammar's (the tags
+    biased up, so that the tiny model writes them)."""
+    name, http = served
+    think, close = words(http)[:2]
+    finished = thought = 0
+    for seed in range(8):
+        body = {"messages": [{"role": "user", "content": "JSON"}], "max_tokens": 40,
+                "seed": seed, "temperature": 1.0, "logit_bias": {str(think): 6, str(close): 6},
+                "response_format": {"type": "json_object"}}  # fmt: skip
+        choice = http.post("/v1/chat/completions", json=body).json()["choices"][0]
+        message = choice["message"]
+        if name == "deepseek_r1":
+            assert message["reasoning"] is not None
+        thought += message["reasoning"] is not None
+        if choice["finish_reason"] == "stop":
+            finished += 1
+            assert isinstance(json.loads(message["content"]), dict), message
+        extra = {k: v for k, v in body.items() if k != "seed"}
+        joined, _ = streamed(http, seed, allowed_token_ids=None, **extra)
+        assert joined.get("reasoning") == (message["reasoning"] or None)
+        assert joined.get("content", "") == (message["content"] or "")
+    assert finished >= 2 and thought >= 2, (finished, thought)
+
+
+def test_a_grammar_after_thinking_accepts_what_it_should(thinking_model):
+    """The composed grammar (`StructuredOutputs.thinking_first`) over each constraint form."""
+    from roseinfer.sampling_params import StructuredOutputs
+    from roseinfer.structured.grammar import GrammarCompiler
+    from roseinfer.tokenizer import Tokenizer
+
+    tokenizer = Tokenizer.from_pretrained(thinking_model)
+    compiler = GrammarCompiler(tokenizer, len(tokenizer.hf))
+    forms = [
+        ({"json": {"type": "object", "properties": {"a": {"type": "integer"}}}}, '{"a":1}', "42"),
+        ({"regex": "[0-9]+"}, "42", "x"),
+        ({"choice": ("yes", "no")}, "no", "maybe"),
+        ({"grammar": 'start: "x" | "y"'}, "x", "z"),
+        ({"json_object": True}, "{}", "[]"),
+    ]
+    for form, good, bad in forms:
+        for mode in ("required", "optional"):
+            spec = StructuredOutputs(**form, thinking_first=mode)  # type: ignore[arg-type]
+
+            def accepts(text: str) -> bool:
+                m = compiler.matcher(spec)  # noqa: B023
+                ok = m.consume_tokens(tokenizer.encode(text, False))
+                return bool(ok) and not m.is_error() and m.is_accepting()
+
+            assert accepts(f"<think>q</think>\n\n{good}"), (form, mode)
+            assert not accepts(f"<think>q</think>{bad}"), (form, mode)
+            assert accepts(f"q a</think>{good}") == (mode == "required"), (form, mode)
+            assert accepts(good) == (mode == "optional"), (form, mode)
 
 
 def test_without_a_parser_asking_for_one_is_a_400(tiny_server):

@@ -216,10 +216,16 @@ class ChoiceState:
         text = "".join(pieces)
         if self.thinking is not None:
             was_thinking = self.thinking.phase == "thinking"
+            had_thought = self.thinking.thought
             self.new_reasoning, text = self.thinking.feed(text, finish_reason is not None)
             if self.new_reasoning:
                 self.reasoning_pieces.append(self.new_reasoning)
-            if was_thinking or self.thinking.phase == "thinking":
+            if (
+                was_thinking
+                or self.thinking.phase == "thinking"
+                or not had_thought
+                and (self.thinking.thought)
+            ):  # (the feed that opened and closed a block too)
                 self.reasoning_tokens += len(token_ids)
         if self.tools is not None:
             text, self.new_tool_calls = self.tools.feed(text, finish_reason is not None)

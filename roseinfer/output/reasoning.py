@@ -27,6 +27,25 @@ REASONING_PARSERS: tuple[ReasoningParserName, ...] = ("deepseek_r1", "qwen3")
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
 
+def prompt_block(prompt_end: str) -> str | None:
+    """ "open" where the prompt's last characters (`prompt_end`) open a thinking block,
+    "closed" where they close one, else None."""
+    tail = prompt_end.rstrip()
+    if tail.endswith(THINK_OPEN):
+        return "open"
+    return "closed" if tail.endswith(THINK_CLOSE) else None
+
+
+def thinking_first(name: ReasoningParserName, prompt_end: str) -> str | None:
+    """How a grammar leaves room for the thinking the parser reads (`StructuredOutputs.
+    thinking_first`): none where the prompt closed the block, required where it opened one or
+    where `deepseek_r1` reads the output as thinking up to `</think>`, optional for `qwen3`."""
+    block = prompt_block(prompt_end)
+    if block == "closed":
+        return None
+    return "required" if block == "open" or name == "deepseek_r1" else "optional"
+
+
 def _held_tag_prefix(text: str, tag: str) -> int:
     """How many of `text`'s last characters begin `tag` (they may yet complete it)."""
     for n in range(min(len(text), len(tag) - 1), 0, -1):
@@ -49,10 +68,10 @@ class ReasoningParser:
         self.phase = "start"
         self.held = ""  # text not yet given out: a possible tag, or blank space
         self.thought = False  # some text was read as reasoning: the reasoning is not None
-        tail = prompt_end.rstrip()
-        if tail.endswith(THINK_OPEN):
+        block = prompt_block(prompt_end)
+        if block == "open":
             self.phase, self.thought = "thinking", True
-        elif tail.endswith(THINK_CLOSE):
+        elif block == "closed":
             self.phase = "after"
 
     def feed(self, text: str, final: bool) -> tuple[str, str]:

@@ -20,7 +20,7 @@ from roseinfer.compat import seed_params
 from roseinfer.fim import FimTokens, NoFimTokens, infill_prompt
 from roseinfer.llm import encode_prompt
 from roseinfer.output.processor import ChoiceState
-from roseinfer.output.reasoning import ReasoningParserName
+from roseinfer.output.reasoning import ReasoningParserName, thinking_first
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
@@ -73,6 +73,7 @@ class SamplingRequests:
     requests: list[tuple[list[int], SamplingParams]]
     opts: ResponseOptions  # how the response writes them
     constraint: Constraint  # its structured output (a tools' grammar too)
+    reasoning: ReasoningParserName | None = None  # how its thinking is read apart (chat)
 
 
 async def sampling_requests(
@@ -81,14 +82,27 @@ async def sampling_requests(
     prompts: list[list[int]],
     default_max: int | None,
     tools: ToolUse | None = None,
+    read_thinking: bool = True,
 ) -> SamplingRequests:
     """The engine requests of a completions or chat body over its tokenized `prompts`, checked
     as the engine will (a 400 naming the request's own field, a 503 past the queue's limit);
     `default_max`: the output limit where the body gives none (None: what the context
-    leaves)."""
+    leaves); `read_thinking`: False where a chat answer's thinking stays in its text (a
+    Response with logprobs). With a reasoning parser, a grammar that shapes the answer from
+    its start waits for the thinking to end (`StructuredOutputs.thinking_first`)."""
     opts = response_options(body)
     prompts = [ctx.builder.truncate(body, ids) for ids in prompts]
     constraint = structured_outputs(body, tools)
+    reasoning = None
+    if isinstance(body, P.ChatCompletionRequest):
+        reasoning = reasoning_of(ctx.cfg.reasoning_parser, body) if read_thinking else None
+        show = reasoning is not None and body.include_reasoning
+        opts = dataclasses.replace(opts, show_reasoning=show)
+    if reasoning is not None and constraint.spec is not None and not constraint.free_start:
+        end = ctx.tokenizer.decode(prompts[0][-8:], skip_special_tokens=False)
+        if (first := thinking_first(reasoning, end)) is not None:
+            after = dataclasses.replace(constraint.spec, thinking_first=first)
+            constraint = dataclasses.replace(constraint, spec=after)
     spec = constraint.spec
     if spec is not None:
         await compile_constraint(constraint, ctx.client.engine.grammars.check)
@@ -100,17 +114,15 @@ async def sampling_requests(
     if requests and requests[0][1].bad_words:  # tokenized here, not on the engine loop
         await asyncio.to_thread(ctx.client.engine.bad_words.token_ids, requests[0][1].bad_words)
     ctx.submit_checks(requests, names)
-    return SamplingRequests(requests, opts, constraint)
+    return SamplingRequests(requests, opts, constraint, reasoning)
 
 
 def reasoning_of(
-    server_parser: ReasoningParserName | None, body: P.ChatCompletionRequest, constraint: Constraint
+    server_parser: ReasoningParserName | None, body: P.ChatCompletionRequest
 ) -> ReasoningParserName | None:
     """The format a chat answer's thinking is read apart in (None: none, the thinking stays in
     `content`): the server's `--reasoning-parser`, unless the request says `reasoning_format:
-    "none"` or a grammar shapes the answer from its first token (it leaves no room to think:
-    deepseek_r1 would read the whole answer as unfinished thinking). Asking for what no parser
-    gives is a 400."""
+    "none"`. Asking for what no parser gives is a 400."""
     fmt = body.reasoning_format
     if fmt not in (None, "none", "auto", "deepseek"):
         raise APIError(400, f'reasoning_format must be "none", "auto" or "deepseek", got {fmt!r}',
@@ -124,9 +136,7 @@ def reasoning_of(
             raise APIError(400, "include_reasoning: false: this server reads no reasoning apart "
                            "(start it with --reasoning-parser)", param="include_reasoning")  # fmt: skip
         return None
-    if fmt == "none" or not constraint.free_start:
-        return None
-    return server_parser
+    return None if fmt == "none" else server_parser
 
 
 def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredResponses) -> None:
@@ -147,7 +157,9 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
         chat = isinstance(body, P.ChatCompletionRequest)
         # OpenAI's: what the context leaves (chat), 16 (completions); the model's own below
         default_max = defaults.max_tokens if chat else min(16, defaults.max_tokens or 16)
-        prepared = await sampling_requests(ctx, body, prompts, default_max, tools)
+        # (a Response's output_text logprobs are every token's: it keeps its thinking in it)
+        read_thinking = responses is None or not responses.echo.logprobs
+        prepared = await sampling_requests(ctx, body, prompts, default_max, tools, read_thinking)
         opts, requests, constraint = prepared.opts, prepared.requests, prepared.constraint
         prompts = [ids for ids, _ in requests]
         prefix = "resp" if responses else "chatcmpl" if chat else "cmpl"
@@ -161,15 +173,8 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
         if body.stream_interval is not None and body.stream_interval < 1:
             raise APIError(400, f"stream_interval must be >= 1, got {body.stream_interval}",
                            param="stream_interval")  # fmt: skip
-        reasoning = None
-        if isinstance(body, P.ChatCompletionRequest):
-            reasoning = reasoning_of(ctx.cfg.reasoning_parser, body, constraint)
-            show = reasoning is not None and body.include_reasoning
-            opts = dataclasses.replace(opts, show_reasoning=show)
-            if responses is not None and responses.echo.logprobs:
-                reasoning = None  # (output_text's logprobs are every token's: it keeps them all)
         group = GenerationGroup(client, internal_id, requests, constraint.tools,
-                                body.stream_interval, reasoning)  # fmt: skip
+                                body.stream_interval, prepared.reasoning)  # fmt: skip
         if responses is not None:
             # a taken id that came in X-Request-Id (gateways keep it across retries) gives way
             # to ours; the body's request_id is the client's own choice: a 400

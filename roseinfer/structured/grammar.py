@@ -53,7 +53,30 @@ def grammar_failure(matcher: Any) -> str | None:
 
 
 def grammar_text(spec: StructuredOutputs) -> str:
-    """The llguidance grammar of a request's constraint (JSON is compact: no free whitespace)."""
+    """The llguidance grammar of a request's constraint (JSON is compact: no free whitespace),
+    after a thinking block where `spec.thinking_first` says so."""
+    text = _constraint_text(spec)
+    return text if spec.thinking_first is None else _after_thinking(text, spec.thinking_first)
+
+
+def _after_thinking(text: str, mode: str) -> str:
+    """`text`'s grammar after free text up to the first `</think>` (and blank space): required,
+    or, `optional`, only where the output opens with `<think>`. One llguidance grammar that
+    names the constraint's as its second (a lazy rule ends the thinking at its first close)."""
+    top = json.loads(text) if text.lstrip().startswith("{") else {
+        "grammars": [{"name": "answer", "lark_grammar": text}]
+    }  # fmt: skip
+    first = top["grammars"][0]
+    name = first.setdefault("name", "answer") or "answer"
+    first["name"] = name
+    block = "thinking" if mode == "required" else '("<think>" thinking)?'
+    lark = (f"%llguidance {{}}\nstart: {block} BLANK @{name}\n"
+            'thinking[lazy]: TEXT "</think>"\nTEXT: /(.|\\n)*/\nBLANK: /[ \\t\\r\\n]*/\n')  # fmt: skip
+    return json.dumps({**top, "grammars": [{"name": "after_thinking", "lark_grammar": lark},
+                                           *top["grammars"]]})  # fmt: skip
+
+
+def _constraint_text(spec: StructuredOutputs) -> str:
     import llguidance
 
     from roseinfer.structured.gbnf import gbnf_to_lark, is_lark_syntax
