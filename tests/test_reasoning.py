@@ -12,6 +12,7 @@ import pytest
 from conftest import make_tiny_model, serve_in_process
 
 from roseinfer.output.reasoning import REASONING_PARSERS, ReasoningParser
+from roseinfer.sampling_params import StructuredOutputs
 from roseinfer.server.config import ServerConfig
 
 
@@ -184,8 +185,7 @@ def test_a_grammar_waits_for_the_thinking_to_end(served):
 
 def test_a_grammar_after_thinking_accepts_what_it_should(thinking_model):
     """The composed grammar (`StructuredOutputs.thinking_first`) over each constraint form."""
-    from roseinfer.sampling_params import StructuredOutputs
-    from roseinfer.structured.grammar import GrammarCompiler
+    from roseinfer.structured.grammar import GrammarCompiler, GrammarError
     from roseinfer.tokenizer import Tokenizer
 
     tokenizer = Tokenizer.from_pretrained(thinking_model)
@@ -206,10 +206,41 @@ def test_a_grammar_after_thinking_accepts_what_it_should(thinking_model):
                 ok = m.consume_tokens(tokenizer.encode(text, False))
                 return bool(ok) and not m.is_error() and m.is_accepting()
 
-            assert accepts(f"<think>q</think>\n\n{good}"), (form, mode)
+            assert accepts(f"<think>q</think>{good}"), (form, mode)
             assert not accepts(f"<think>q</think>{bad}"), (form, mode)
             assert accepts(f"q a</think>{good}") == (mode == "required"), (form, mode)
             assert accepts(good) == (mode == "optional"), (form, mode)
+    # blank space after `</think>` is the constraint's (the review: a blank rule had taken it
+    # all, and an answer that opens with blank space could not be written)
+    spaced = StructuredOutputs(choice=(" yes", "\nno"), thinking_first="required")
+    for answer in (" yes", "\nno"):
+        m = compiler.matcher(spaced)
+        assert m.consume_tokens(tokenizer.encode(f"q</think>{answer}", False)) and m.is_accepting()
+    # a constraint no text meets is a 400 still (the free thinking before it hid that)
+    with pytest.raises(GrammarError):
+        compiler.check(StructuredOutputs(regex="[^\\s\\S]", thinking_first="required"))
+
+
+def test_a_stop_token_stays_special_to_a_grammar(tiny_model_dir):
+    """A stop token a vocabulary adds as text (a fine-tune's `add_tokens(["<|im_end|>"])`) stays
+    special to llguidance: as text it could end a constrained answer halfway (the review)."""
+    from transformers import AutoTokenizer
+
+    from roseinfer.structured.grammar import GrammarCompiler, fill_bitmask
+    from roseinfer.tokenizer import Tokenizer
+
+    hf = AutoTokenizer.from_pretrained(tiny_model_dir("llama"))
+    hf.add_tokens(["<|stop|>"])
+    hf.eos_token = "<|stop|>"
+    tokenizer = Tokenizer(hf)
+    stop = hf.convert_tokens_to_ids("<|stop|>")
+    assert stop in tokenizer.stop_token_ids
+    compiler = GrammarCompiler(tokenizer, len(hf))
+    matcher = compiler.matcher(StructuredOutputs(json={"type": "object", "properties": {
+        "a": {"type": "string"}}, "required": ["a"]}))  # fmt: skip
+    assert matcher.consume_tokens(tokenizer.encode('{"a":"x', False))  # (compact JSON)
+    mask = fill_bitmask([matcher], len(hf))
+    assert not (int(mask[0, stop // 32]) >> (stop % 32)) & 1  # (inside the string: not text)
 
 
 def test_without_a_parser_asking_for_one_is_a_400(tiny_server):

@@ -98,7 +98,8 @@ async def sampling_requests(
         reasoning = reasoning_of(ctx.cfg.reasoning_parser, body) if read_thinking else None
         show = reasoning is not None and body.include_reasoning
         opts = dataclasses.replace(opts, show_reasoning=show)
-    if reasoning is not None and constraint.spec is not None and not constraint.free_start:
+    # (the tools' "auto" grammar too: a `<tool_call>` written while thinking opens no call)
+    if reasoning is not None and constraint.spec is not None:
         end = ctx.tokenizer.decode(prompts[0][-8:], skip_special_tokens=False)
         if (first := thinking_first(reasoning, end)) is not None:
             after = dataclasses.replace(constraint.spec, thinking_first=first)

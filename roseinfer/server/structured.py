@@ -44,15 +44,6 @@ class Constraint:
     # beside a call that must come, which leaves no text answer for it to shape (as vLLM)
     unused: tuple[tuple[str, StructuredOutputs], ...] = ()
 
-    @property
-    def free_start(self) -> bool:
-        """Whether the answer may begin as the model likes: no constraint, or tools under
-        "auto" without a response_format (a grammar that waits for `<tool_call>`)."""
-        tools = self.tools
-        return self.spec is None or (
-            tools is not None and not tools.must_call and tools.answer_schema is None
-        )
-
 
 def structured_outputs(body: P.SamplingRequest, tools: ToolUse | None = None) -> Constraint:
     """The request's one constraint (a 400 naming the second where it gives two)."""

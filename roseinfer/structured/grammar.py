@@ -9,10 +9,11 @@ and the engine loop only copies the compiled matcher.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import torch
@@ -60,9 +61,11 @@ def grammar_text(spec: StructuredOutputs) -> str:
 
 
 def _after_thinking(text: str, mode: str) -> str:
-    """`text`'s grammar after free text up to the first `</think>` (and blank space): required,
-    or, `optional`, only where the output opens with `<think>`. One llguidance grammar that
-    names the constraint's as its second (a lazy rule ends the thinking at its first close)."""
+    """`text`'s grammar after free text up to the first `</think>`: required, or, `optional`,
+    only where the output opens with `<think>`. One llguidance grammar that names the
+    constraint's as its second (a lazy rule ends the thinking at its first close; the blank
+    space a model writes after `</think>` is the constraint's to allow, as an answer may open
+    with blank space of its own)."""
     top = json.loads(text) if text.lstrip().startswith("{") else {
         "grammars": [{"name": "answer", "lark_grammar": text}]
     }  # fmt: skip
@@ -70,8 +73,8 @@ def _after_thinking(text: str, mode: str) -> str:
     name = first.setdefault("name", "answer") or "answer"
     first["name"] = name
     block = "thinking" if mode == "required" else '("<think>" thinking)?'
-    lark = (f"%llguidance {{}}\nstart: {block} BLANK @{name}\n"
-            'thinking[lazy]: TEXT "</think>"\nTEXT: /(.|\\n)*/\nBLANK: /[ \\t\\r\\n]*/\n')  # fmt: skip
+    lark = (f"%llguidance {{}}\nstart: {block} @{name}\n"
+            'thinking[lazy]: TEXT "</think>"\nTEXT: /(.|\\n)*/\n')  # fmt: skip
     return json.dumps({**top, "grammars": [{"name": "after_thinking", "lark_grammar": lark},
                                            *top["grammars"]]})  # fmt: skip
 
@@ -155,7 +158,7 @@ class GrammarCompiler:
                 # Every end-of-sequence / end-of-turn id ends a grammar that is complete (the
                 # HF tokenizer names one: SmolLM2's <|endoftext|> would otherwise be masked).
                 self._ll_tokenizer = llguidance.LLTokenizer(
-                    _llguidance_tokenizer_json(self.tokenizer.hf),
+                    _llguidance_tokenizer_json(self.tokenizer.hf, self.tokenizer.stop_token_ids),
                     n_vocab=self.vocab_size,
                     eos_token=sorted(self.tokenizer.stop_token_ids) or None,
                 )
@@ -171,6 +174,9 @@ class GrammarCompiler:
             if template is not None:
                 self._templates.move_to_end(key)
                 return template
+        if spec.thinking_first is not None:  # the constraint alone first: its own errors, and
+            # a language with no text (which the free thinking before it would hide)
+            self.check(dataclasses.replace(spec, thinking_first=None))
         text = grammar_text(spec)
         template = _compile(self.ll_tokenizer, text)
         if template.is_error():
@@ -194,13 +200,15 @@ class GrammarCompiler:
         return self.check(spec).deep_copy()
 
 
-def _llguidance_tokenizer_json(hf: Any) -> str:
+def _llguidance_tokenizer_json(hf: Any, stop_ids: Collection[int]) -> str:
     """The tokenizer as llguidance reads it (`llguidance.hf.from_tokenizer`'s JSON), with the
     added tokens that are text (not special: Qwen's `<think>`, `<tool_call>`) moved into a BPE
     vocabulary: llguidance takes every added token for a special one, which no grammar's text
     matches, so under tools' "auto" grammar a Qwen3 could not open its thinking, nor Qwen2.5
     write `<tool_call>` as the one token it was trained to. (Only printable ASCII without
-    spaces, which both byte-level and SentencePiece vocabularies spell as is.)"""
+    spaces, which both byte-level and SentencePiece vocabularies spell as is; never a stop
+    token, which as text could end a constrained answer halfway. A grammar that names such a
+    token as a special one, `<think>`, writes it as text, `"<think>"`, or by id, `<[id]>`.)"""
     import copy
 
     if not hasattr(hf, "backend_tokenizer"):
@@ -215,7 +223,8 @@ def _llguidance_tokenizer_json(hf: Any) -> str:
     kept = []
     for token in data.get("added_tokens", []):
         text = token["content"]
-        if token["special"] or not (text.isascii() and text.isprintable()) or " " in text:
+        if (token["special"] or token["id"] in stop_ids or not (text.isascii() and text.isprintable())
+                or " " in text):  # fmt: skip
             kept.append(token)
         elif vocab.setdefault(text, token["id"]) != token["id"]:
             kept.append(token)  # (its text is another token's already)
