@@ -216,6 +216,13 @@ def test_a_grammar_after_thinking_accepts_what_it_should(thinking_model):
     for answer in (" yes", "\nno"):
         m = compiler.matcher(spaced)
         assert m.consume_tokens(tokenizer.encode(f"q</think>{answer}", False)) and m.is_accepting()
+    # the tools' "auto" grammar after thinking: a `<tool_call>` while thinking opens no call
+    from roseinfer.structured.tools import Tool, ToolUse
+
+    auto = ToolUse((Tool("add", None, {"type": "object"}),), "auto").grammar()
+    m = compiler.matcher(StructuredOutputs(grammar=auto, thinking_first="required"))
+    text = "I could write <tool_call> here.</think>Hello"
+    assert m.consume_tokens(tokenizer.encode(text, False)) and m.is_accepting()
     # a constraint no text meets is a 400 still (the free thinking before it hid that)
     with pytest.raises(GrammarError):
         compiler.check(StructuredOutputs(regex="[^\\s\\S]", thinking_first="required"))
