@@ -220,12 +220,8 @@ class ChoiceState:
             self.new_reasoning, text = self.thinking.feed(text, finish_reason is not None)
             if self.new_reasoning:
                 self.reasoning_pieces.append(self.new_reasoning)
-            if (
-                was_thinking
-                or self.thinking.phase == "thinking"
-                or not had_thought
-                and (self.thinking.thought)
-            ):  # (the feed that opened and closed a block too)
+            opened = self.thinking.thought and not had_thought  # (and maybe closed: one feed)
+            if was_thinking or opened or self.thinking.phase == "thinking":
                 self.reasoning_tokens += len(token_ids)
         if self.tools is not None:
             text, self.new_tool_calls = self.tools.feed(text, finish_reason is not None)

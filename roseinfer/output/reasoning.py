@@ -28,8 +28,8 @@ THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
 
 def prompt_block(prompt_end: str) -> str | None:
-    """ "open" where the prompt's last characters (`prompt_end`) open a thinking block,
-    "closed" where they close one, else None."""
+    """Where the prompt's last characters (`prompt_end`) leave a thinking block: "open" (they
+    open one), "closed" (they close one), or None."""
     tail = prompt_end.rstrip()
     if tail.endswith(THINK_OPEN):
         return "open"
