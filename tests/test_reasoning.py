@@ -516,3 +516,46 @@ def test_a_thinking_answer_under_auto_tools_thinks(served):
         assert (message["reasoning"], message["content"]) == (reasoning, answer or None), seed
         thought += bool(reasoning)
     assert thought >= 1  # (none could, masked)
+
+
+# Qwen3's generation prompt, cut down: `enable_thinking: false` closes an empty block in the
+# prompt (the model then answers at once).
+QWEN3_PROMPT = (
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% if enable_thinking is defined and "
+    "enable_thinking is false %}<think>\n\n</think>\n\n{% endif %}{% endif %}"
+)
+
+
+def test_a_prompt_that_closed_the_block_is_answered_as_written(thinking_model, tmp_path):
+    """Served with Qwen3's template: with `enable_thinking: false` the prompt closes the block,
+    so even tags the answer writes are its content, read from the prompt's own tokens (both
+    parsers); left on, qwen3 reads a block the answer opens with."""
+    import shutil
+
+    from transformers import AutoTokenizer
+
+    path = tmp_path / "qwen3_template"
+    shutil.copytree(thinking_model, path)
+    hf = AutoTokenizer.from_pretrained(path)
+    hf.chat_template = QWEN3_PROMPT
+    hf.save_pretrained(path)
+    for name in REASONING_PARSERS:
+        config = ServerConfig(reasoning_parser=name)
+        with serve_in_process(str(path), server_config=config) as (_, url):
+            with httpx.Client(base_url=url, timeout=60) as http:
+                off = {"chat_template_kwargs": {"enable_thinking": False}}
+                for seed in range(6):
+                    whole = chat(http, seed, reasoning_format="none", **off).json()
+                    text = whole["choices"][0]["message"]["content"]
+                    message = chat(http, seed, **off).json()["choices"][0]["message"]
+                    assert (message["reasoning"], message["content"]) == (
+                        None,
+                        text.lstrip(),
+                    )
+                    on = chat(http, seed).json()["choices"][0]["message"]
+                    unparsed = chat(http, seed, reasoning_format="none").json()
+                    reasoning, answer = parse(
+                        name, unparsed["choices"][0]["message"]["content"], []
+                    )
+                    assert (on["reasoning"], on["content"]) == (reasoning, answer or None)
