@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from roseinfer.output.detokenizer import IncrementalDetokenizer
 from roseinfer.output.line_end import LineEnd
-from roseinfer.output.reasoning import ReasoningParser, ReasoningParserName
+from roseinfer.output.reasoning import ReasoningParser, ReasoningParserName, prompt_end
 from roseinfer.output.stop import StopStringChecker
 from roseinfer.output.tool_calls import ParseMode, ToolCallDelta, ToolCallParser
 from roseinfer.outputs import (
@@ -131,8 +131,7 @@ class ChoiceState:
         self.new_tool_calls: list[ToolCallDelta] = []  # the last feed's
         self.thinking = None
         if reasoning is not None:  # (the prompt's end: a block it opened or closed)
-            end = tokenizer.decode(list(prompt_token_ids[-8:]), skip_special_tokens=False)
-            self.thinking = ReasoningParser(reasoning, end)
+            self.thinking = ReasoningParser(reasoning, prompt_end(tokenizer, prompt_token_ids))
         self.reasoning_pieces: list[str] = []
         self.new_reasoning = ""  # the last feed's
         # tokens of the feeds that thought (within one feed: the one that ends the thinking)

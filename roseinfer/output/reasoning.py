@@ -20,11 +20,24 @@ character). Streamed or not, the two parts are the same.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
+
+from roseinfer.tokenizer import Tokenizer
 
 ReasoningParserName = Literal["deepseek_r1", "qwen3"]
 REASONING_PARSERS: tuple[ReasoningParserName, ...] = ("deepseek_r1", "qwen3")
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+
+
+# The prompt's last tokens read for a block it opens or closes: `</think>\n\n` spelled a
+# byte-level piece at a time (no single-token tags) is 4.
+PROMPT_END_TOKENS = 8
+
+
+def prompt_end(tokenizer: Tokenizer, prompt_token_ids: Sequence[int]) -> str:
+    """The text of the prompt's last tokens, special ones included (`prompt_block` reads it)."""
+    return tokenizer.decode(list(prompt_token_ids[-PROMPT_END_TOKENS:]), skip_special_tokens=False)
 
 
 def prompt_block(prompt_end: str) -> str | None:

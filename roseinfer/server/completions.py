@@ -20,7 +20,7 @@ from roseinfer.compat import seed_params
 from roseinfer.fim import FimTokens, NoFimTokens, infill_prompt
 from roseinfer.llm import encode_prompt
 from roseinfer.output.processor import ChoiceState
-from roseinfer.output.reasoning import ReasoningParserName, thinking_first
+from roseinfer.output.reasoning import ReasoningParserName, prompt_end, thinking_first
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
@@ -100,8 +100,7 @@ async def sampling_requests(
         opts = dataclasses.replace(opts, show_reasoning=show)
     # (the tools' "auto" grammar too: a `<tool_call>` written while thinking opens no call)
     if reasoning is not None and constraint.spec is not None:
-        end = ctx.tokenizer.decode(prompts[0][-8:], skip_special_tokens=False)
-        if (first := thinking_first(reasoning, end)) is not None:
+        if (first := thinking_first(reasoning, prompt_end(ctx.tokenizer, prompts[0]))) is not None:
             after = dataclasses.replace(constraint.spec, thinking_first=first)
             constraint = dataclasses.replace(constraint, spec=after)
     spec = constraint.spec
