@@ -3,6 +3,7 @@
 
 #include "decode_stack.h"
 #include "ops.h"
+#include "vec.h"
 
 // The entries the decoder stack calls take `out=`: a contiguous tensor of the output's shape and
 // dtype to write into (and return) instead of a new one.
@@ -46,6 +47,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("vector_lanes", &roseinfer::vector_lanes,
         "fp32 lanes of small_batch_linear's and int8_linear's vector code: 16 (AVX-512), 8 "
         "(AVX2), 0 (scalar loops)");
+  m.def("prefetch_once_pays", &roseinfer::prefetch_once_pays,
+        "whether the linears ask for weights they read once as such (prefetchnta): on AMD CPUs, "
+        "or as $ROSEINFER_PREFETCH_ONCE (nta, l2) says");
   m.def("amx_linear_available", &roseinfer::amx_linear_available,
         "whether amx_linear runs here (built with AMX, and the OS grants the tile state)");
   m.def("amx_pack_weight", &roseinfer::amx_pack_weight,

@@ -132,6 +132,13 @@ def _cpu_flag_names() -> list[str]:
 ISA = os.environ.get(ISA_ENV) or "native"
 KERNELS = kernel_sources(ISA)
 
+# How the linears ask for weights they read once, read by the kernels themselves (`vec.h`'s
+# `prefetch_once_pays`): unset, by the CPU's maker. A value they do not know stops the import,
+# naming it, rather than leaving that choice in place unnoticed.
+PREFETCH_ENV = "ROSEINFER_PREFETCH_ONCE"
+if os.environ.get(PREFETCH_ENV, "") not in ("", "nta", "l2"):
+    raise ValueError(f"{PREFETCH_ENV}={os.environ[PREFETCH_ENV]!r}: expected nta or l2")
+
 
 def cpu_flags() -> frozenset[str]:
     """This CPU's feature flags as the process's kernel build sees them: an ISA build hides

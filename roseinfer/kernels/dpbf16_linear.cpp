@@ -130,9 +130,10 @@ void run_task(const c10::BFloat16* x, const uint32_t* w, const c10::BFloat16* bi
   const int64_t ahead = M <= 2 ? 4096 : 8192;
   const auto* xp = reinterpret_cast<const uint32_t*>(x);
   const int64_t tiles = (M + kRows - 1) / kRows;
-  // T lines a pair; read once where one row tile takes every row (up to 8): one-row steps in a
-  // row 4-5 % faster, 8 rows 3-4 % (BENCHMARKS.md, session 44).
-  const Fetch own{reinterpret_cast<const char*>(wt) + ahead, uint64_t{T} << 32, T, tiles == 1};
+  // T lines a pair; read once where one row tile takes every row (up to 8), on a CPU where that
+  // pays: one-row steps in a row 4-5 % faster, 8 rows 3-4 % (BENCHMARKS.md, session 44).
+  const Fetch own{reinterpret_cast<const char*>(wt) + ahead, uint64_t{T} << 32, T,
+                  tiles == 1 && prefetch_once_pays()};
   // Each later tile's share of the next task's lines, spread over its pairs.
   const int64_t share = tiles >= 3 && next != nullptr ? (next_bytes / 64 + tiles - 2) / (tiles - 1) : 0;
   const auto next_share = [&](int64_t i) {  // tile i's (i >= 1)

@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 
 namespace roseinfer {
@@ -168,10 +170,33 @@ inline void prefetch_l1(const void* p) {
 // Asks for the line at p as one read once (prefetchnta): for weights a call streams once, which
 // into L2 pushed the step's code, activations and K/V out of it at every layer. On Zen 5 a one-row step's
 // serial gaps between its loops took 214 -> 141 us and its threads' waits 209 -> 90 us
-// (BENCHMARKS.md, session 44).
+// (BENCHMARKS.md, session 44). Only where `prefetch_once_pays()`.
 inline void prefetch_once(const void* p) {
   asm volatile("prefetchnta %0" : : "m"(*static_cast<const char*>(p)));
 }
+#endif
+
+// Whether the linears ask for weights they read once with `prefetch_once` (else `prefetch_l2`),
+// decided once per process: on AMD CPUs, not on Intel's. On an Intel Xeon (family 6 model 207,
+// no AMX) prefetchnta's lines skip L2 and do not stay in L3, which there can hold the int8
+// weights: the 121 one-row linears took 9.4 -> 2.7 ms (int8, VNNI) and 13.1 -> 10.4 ms (bf16)
+// with prefetcht1 (BENCHMARKS.md, session 61). $ROSEINFER_PREFETCH_ONCE=nta or l2 overrides it,
+// for A/B runs.
+inline bool prefetch_once_pays() {
+  static const bool pays = [] {
+    const char* choice = std::getenv("ROSEINFER_PREFETCH_ONCE");
+    if (choice != nullptr && std::strcmp(choice, "nta") == 0) return true;  // build.py checks it
+    if (choice != nullptr && std::strcmp(choice, "l2") == 0) return false;
+#if defined(__x86_64__) || defined(_M_X64)
+    return __builtin_cpu_is("amd") != 0;
+#else
+    return false;
+#endif
+  }();
+  return pays;
+}
+
+#if defined(__AVX512F__) || defined(__AVX2__)
 #endif
 
 #if defined(__AVX512VNNI__)

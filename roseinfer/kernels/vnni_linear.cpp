@@ -133,7 +133,8 @@ void run_rows(const Operands<Out>& a, int64_t n) {
   const int64_t nb = a.K / kBlock;
   const uint8_t* w = a.w + (n / 16) * 16 * a.K;  // the task's tiles: the tasks before it hold n / 16
   __m512 acc[kGroupRows * T];
-  const bool once = a.M <= kGroupRows;  // one group of rows reads each weight block
+  // One group of rows reads each weight block, on a CPU where asking for that pays.
+  const bool once = a.M <= kGroupRows && prefetch_once_pays();
   for (int64_t g0 = 0; g0 < a.M; g0 += kGroupRows) {
     const int64_t rows = std::min(kGroupRows, a.M - g0);
     for (int64_t i = 0; i < rows * T; ++i) acc[i] = _mm512_setzero_ps();
