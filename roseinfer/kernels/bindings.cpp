@@ -50,6 +50,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("prefetch_once_pays", &roseinfer::prefetch_once_pays,
         "whether the linears ask for weights they read once as such (prefetchnta): on AMD CPUs, "
         "or as $ROSEINFER_PREFETCH_ONCE (nta, l2) says");
+  m.def("bf16_pairs_by_fma", &roseinfer::bf16_pairs_by_fma,
+        "whether dpbf16_linear takes its products by fp32 FMAs on widened weights, not by "
+        "vdpbf16ps: on Intel CPUs, or as $ROSEINFER_BF16_PAIRS (dpbf16, fma) says");
   m.def("amx_linear_available", &roseinfer::amx_linear_available,
         "whether amx_linear runs here (built with AMX, and the OS grants the tile state)");
   m.def("amx_pack_weight", &roseinfer::amx_pack_weight,

@@ -132,12 +132,17 @@ def _cpu_flag_names() -> list[str]:
 ISA = os.environ.get(ISA_ENV) or "native"
 KERNELS = kernel_sources(ISA)
 
-# How the linears ask for weights they read once, read by the kernels themselves (`vec.h`'s
-# `prefetch_once_pays`): unset, by the CPU's maker. A value they do not know stops the import,
-# naming it, rather than leaving that choice in place unnoticed.
-PREFETCH_ENV = "ROSEINFER_PREFETCH_ONCE"
-if os.environ.get(PREFETCH_ENV, "") not in ("", "nta", "l2"):
-    raise ValueError(f"{PREFETCH_ENV}={os.environ[PREFETCH_ENV]!r}: expected nta or l2")
+# Choices the kernels make by the CPU's maker, read by the kernels themselves (`vec.h`'s
+# `prefetch_once_pays` and `bf16_pairs_by_fma`), which these variables override for A/B runs. A
+# value they do not know stops the import, naming it, rather than leaving the maker's choice in
+# place unnoticed.
+MAKER_CHOICES = {
+    "ROSEINFER_PREFETCH_ONCE": ("nta", "l2"),
+    "ROSEINFER_BF16_PAIRS": ("dpbf16", "fma"),
+}
+for _name, _values in MAKER_CHOICES.items():
+    if os.environ.get(_name, "") not in ("", *_values):
+        raise ValueError(f"{_name}={os.environ[_name]!r}: expected {' or '.join(_values)}")
 
 
 def cpu_flags() -> frozenset[str]:

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "ops.h"
 #include "parallel.h"
@@ -66,9 +67,69 @@ inline void row_tile(const uint32_t* x, int64_t x_stride, const uint32_t* w, int
     for (int t = 0; t < T; ++t) acc[r * T + t] = sum[r][t];
 }
 
+// acc += a * b (vfmadd231ps), acc updated in its register: as `dpbusd_into`, an asm statement,
+// since with 8 x 3 sums GCC 12 kept a third of them on the stack and copied the rest between
+// registers at every pair.
+inline void fma_into(__m512& acc, __m512 a, __m512 b) {
+  asm("vfmadd231ps %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b));
+}
+
+// The same sums by fp32 FMAs, for CPUs whose vdpbf16ps runs at half their FMAs' products
+// (`bf16_pairs_by_fma`): each 64-byte load widened to inputs 2p and 2p + 1 of 16 outputs (a shift
+// and a mask), against the tile's rows of x as fp32 [K][R] (`xt`, `widen_row_tiles`), broadcast
+// from memory. The products are exact in fp32 and summed one by one, where
+// vdpbf16ps sums a pair first: the results differ in the last bits, not in accuracy.
+template <int R, int T>
+inline void row_tile_fma(const float* xt, const uint32_t* w, int64_t pairs,
+                         const Fetch& fetch, __m512* acc) {
+  __m512 sum[R][T];
+  for (int r = 0; r < R; ++r)
+    for (int t = 0; t < T; ++t) sum[r][t] = _mm512_setzero_ps();
+  const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+  for (int64_t p = 0; p < pairs; ++p) {
+    const char* line = fetch.base + ((static_cast<uint64_t>(p) * fetch.rate) >> 32) * 64;
+    if (fetch.once)
+      for (int i = 0; i < fetch.per_pair; ++i) prefetch_once(line + 64 * i);
+    else
+      for (int i = 0; i < fetch.per_pair; ++i) prefetch_l2(line + 64 * i);
+    // Each weight load twice (the second from L1), so that the sums, 3 widened weights and a
+    // broadcast stay in registers.
+    const uint32_t* wp = w + p * T * 16;
+    const float* x0 = xt + 2 * p * R;
+    const float* x1 = x0 + R;
+    __m512 wi[T];
+    for (int t = 0; t < T; ++t)
+      wi[t] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_loadu_si512(wp + t * 16), 16));
+    for (int r = 0; r < R; ++r) {
+      const __m512 xv = _mm512_set1_ps(x0[r]);
+      for (int t = 0; t < T; ++t) fma_into(sum[r][t], xv, wi[t]);
+    }
+    for (int t = 0; t < T; ++t)
+      wi[t] = _mm512_castsi512_ps(_mm512_and_si512(_mm512_loadu_si512(wp + t * 16), high));
+    for (int r = 0; r < R; ++r) {
+      const __m512 xv = _mm512_set1_ps(x1[r]);
+      for (int t = 0; t < T; ++t) fma_into(sum[r][t], xv, wi[t]);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int t = 0; t < T; ++t) acc[r * T + t] = sum[r][t];
+}
+
+// R rows of x against a task's T tiles: by vdpbf16ps on x's bf16 pairs `x` (rows `x_stride`
+// pairs apart), or by FMAs on the row tile's x as fp32 (`xt` where not null, `widen_row_tiles`).
 template <int T>
-inline void rows(int R, const uint32_t* x, int64_t x_stride, const uint32_t* w, int64_t pairs,
-                 const Fetch& fetch, __m512* acc) {
+inline void rows(int R, const uint32_t* x, int64_t x_stride, const float* xt,
+                 const uint32_t* w, int64_t pairs, const Fetch& fetch, __m512* acc) {
+  if (xt != nullptr) {
+    switch (R) {
+#define ROSEINFER_ROWS(n) \
+  case n: row_tile_fma<n, T>(xt, w, pairs, fetch, acc); return;
+      ROSEINFER_ROWS(1) ROSEINFER_ROWS(2) ROSEINFER_ROWS(3) ROSEINFER_ROWS(4)
+      ROSEINFER_ROWS(5) ROSEINFER_ROWS(6) ROSEINFER_ROWS(7) ROSEINFER_ROWS(8)
+#undef ROSEINFER_ROWS
+      default: TORCH_CHECK(false, "dpbf16_linear: a row tile of ", R, " rows");
+    }
+  }
   switch (R) {
 #define ROSEINFER_ROWS(n) \
   case n: row_tile<n, T>(x, x_stride, w, pairs, fetch, acc); break;
@@ -83,6 +144,32 @@ inline void rows(int R, const uint32_t* x, int64_t x_stride, const uint32_t* w, 
 inline int64_t part_size(int64_t total, int64_t n, int64_t i) {
   return total / n + (i < total % n ? 1 : 0);
 }
+
+// How many row tiles `run_task` cuts M rows of x into (near-equal sizes, `part_size`).
+inline int64_t row_tile_count(int64_t M) { return (M + kRows - 1) / kRows; }
+
+// x [M, K] widened to fp32 in the row tiles `run_task` takes (`tiles` of near-equal size):
+// tile i's R rows from row m on as [K][R] at xt + m * K, so that a row tile's broadcasts at pair
+// p are 2R consecutive floats.
+inline void widen_row_tiles(const c10::BFloat16* x, float* xt, int64_t M, int64_t K,
+                            int64_t tiles) {
+  for (int64_t i = 0, m = 0; i < tiles; ++i) {
+    const int64_t R = part_size(M, tiles, i);
+    float* block = xt + m * K;
+    for (int64_t r = 0; r < R; ++r) {
+      const c10::BFloat16* row = x + (m + r) * K;
+      int64_t k = 0;
+      for (; k + 16 <= K; k += 16) {
+        alignas(64) float v[16];
+        _mm512_store_ps(v, load16(row + k));
+        for (int j = 0; j < 16; ++j) block[(k + j) * R + r] = v[j];
+      }
+      for (; k < K; ++k) block[k * R + r] = static_cast<float>(row[k]);
+    }
+    m += R;
+  }
+}
+
 
 // Where a call's outputs go: y [M, N] with tiles in order; or, for a gated projection's weights
 // (`dpbf16_pack_gated`: tasks of gate tile j and up tile j, N = 2I), y [M, 2I] in order, or
@@ -120,16 +207,16 @@ struct Output {
 // with the weights in DRAM; at 2 tiles the second would ask for as much as the first reads, and
 // measured 1 % slower: BENCHMARKS.md, session 39).
 template <int T>
-void run_task(const c10::BFloat16* x, const uint32_t* w, const c10::BFloat16* bias,
-              const Output& y, int64_t M, int64_t K, int64_t n, const uint32_t* next,
-              int64_t next_bytes) {
+void run_task(const c10::BFloat16* x, const float* xt, const uint32_t* w,
+              const c10::BFloat16* bias, const Output& y, int64_t M, int64_t K, int64_t n,
+              const uint32_t* next, int64_t next_bytes) {
   const int64_t pairs = K / 2;
   const uint32_t* wt = w + (n / 16) * pairs * 16;  // the task's tiles: the tasks before it hold n / 16
   // 4 KB ahead at 1-2 rows, 8 KB from 3: each was the faster of the two over this layout, by 3-23 %
   // at 1-2 rows and by 2-11 % at 4-64 (BENCHMARKS.md, session 27).
   const int64_t ahead = M <= 2 ? 4096 : 8192;
   const auto* xp = reinterpret_cast<const uint32_t*>(x);
-  const int64_t tiles = (M + kRows - 1) / kRows;
+  const int64_t tiles = row_tile_count(M);
   // T lines a pair; read once where one row tile takes every row (up to 8), on a CPU where that
   // pays: one-row steps in a row 4-5 % faster, 8 rows 3-4 % (BENCHMARKS.md, session 44).
   const Fetch own{reinterpret_cast<const char*>(wt) + ahead, uint64_t{T} << 32, T,
@@ -144,7 +231,8 @@ void run_task(const c10::BFloat16* x, const uint32_t* w, const c10::BFloat16* bi
   __m512 acc[kRows * T];
   for (int64_t i = 0, m = 0; i < tiles; ++i) {
     const int R = static_cast<int>(part_size(M, tiles, i));
-    rows<T>(R, xp + m * pairs, pairs, wt, pairs, i == 0 ? own : next_share(i), acc);
+    rows<T>(R, xp + m * pairs, pairs, xt == nullptr ? nullptr : xt + m * K, wt, pairs,
+            i == 0 ? own : next_share(i), acc);
     for (int r = 0; r < R; ++r) {
       if (bias != nullptr)
         for (int t = 0; t < T; ++t)
@@ -193,6 +281,15 @@ at::Tensor run_linear(const char* name, const at::Tensor& x, const at::Tensor& p
   const auto* wp = reinterpret_cast<const uint32_t*>(packed.data_ptr<c10::BFloat16>());
   const c10::BFloat16* bp = bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr;
   const Output output{y.data_ptr<c10::BFloat16>(), N, gated, silu_mul};
+  // x as fp32 for the FMAs, where they take the products, in the row tiles `run_task` takes:
+  // in this thread's scratch (a one-row decode step makes ~120 such calls).
+  thread_local std::vector<float> x_fp32;
+  const float* xt = nullptr;
+  if (bf16_pairs_by_fma()) {
+    x_fp32.resize(static_cast<size_t>(M * K));
+    widen_row_tiles(xp, x_fp32.data(), M, K, row_tile_count(M));
+    xt = x_fp32.data();
+  }
   // Tasks of kTiles tiles, or a gated projection's pairs.
   const int64_t tiles = N / 16, task_tiles = gated ? 2 : kTiles;
   const int64_t tasks = (tiles + task_tiles - 1) / task_tiles;
@@ -205,9 +302,9 @@ at::Tensor run_linear(const char* name, const at::Tensor& x, const at::Tensor& p
       const uint32_t* next = last ? nullptr : wp + (n + task_tiles * 16) / 16 * (K / 2) * 16;
       const int64_t next_bytes = last ? 0 : task_tile_count(t + 1) * 16 * (K / 2) * 4;
       switch (task_tile_count(t)) {
-        case 1: run_task<1>(xp, wp, bp, output, M, K, n, next, next_bytes); break;
-        case 2: run_task<2>(xp, wp, bp, output, M, K, n, next, next_bytes); break;
-        default: run_task<kTiles>(xp, wp, bp, output, M, K, n, next, next_bytes); break;
+        case 1: run_task<1>(xp, xt, wp, bp, output, M, K, n, next, next_bytes); break;
+        case 2: run_task<2>(xp, xt, wp, bp, output, M, K, n, next, next_bytes); break;
+        default: run_task<kTiles>(xp, xt, wp, bp, output, M, K, n, next, next_bytes); break;
       }
     }
   });

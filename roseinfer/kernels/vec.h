@@ -196,6 +196,24 @@ inline bool prefetch_once_pays() {
   return pays;
 }
 
+// Whether bf16 linears take their products by fp32 FMAs on widened weights rather than by
+// vdpbf16ps (`dpbf16_linear`): on Intel's CPUs, where vdpbf16ps runs one per two cycles (85
+// GFLOP/s a core against 175 for fp32 FMAs on a Xeon of family 6 model 207), not on AMD's (Zen 4:
+// 235 against 116). $ROSEINFER_BF16_PAIRS=dpbf16 or fma overrides it, for A/B runs.
+inline bool bf16_pairs_by_fma() {
+  static const bool fma = [] {
+    const char* choice = std::getenv("ROSEINFER_BF16_PAIRS");
+    if (choice != nullptr && std::strcmp(choice, "fma") == 0) return true;  // build.py checks it
+    if (choice != nullptr && std::strcmp(choice, "dpbf16") == 0) return false;
+#if defined(__x86_64__) || defined(_M_X64)
+    return __builtin_cpu_is("amd") == 0;
+#else
+    return false;
+#endif
+  }();
+  return fma;
+}
+
 #if defined(__AVX512F__) || defined(__AVX2__)
 #endif
 
