@@ -4,7 +4,8 @@
   it keeps L2 for the step's code and activations; with prefetcht1 on Intel's, where
   prefetchnta's lines skip L2 and leave L3. The sums are the same, bit for bit.
 - `bf16_pairs_by_fma`: `dpbf16_linear` multiplies by fp32 FMAs on widened weights on Intel CPUs,
-  whose vdpbf16ps runs at half their FMAs' products; by vdpbf16ps on AMD's.
+  whose vdpbf16ps runs at half their FMAs' products, and the prefill attention takes its fp32
+  tile there; by vdpbf16ps (the pairs tile) on AMD's.
 
 `$ROSEINFER_PREFETCH_ONCE` (nta, l2) and `$ROSEINFER_BF16_PAIRS` (dpbf16, fma) override them;
 the other maker's path runs here under them, so that both are tested on either host."""
@@ -44,8 +45,13 @@ torch.save(out, sys.argv[1])
 print(k.prefetch_once_pays(), k.bf16_pairs_by_fma())
 """
 
-# The tests of dpbf16_linear and of the layers and decoder stack built on it.
-DPBF16_TESTS = ("tests/test_dpbf16_linear.py", "tests/test_gated_linear.py")
+# The tests of dpbf16_linear, the layers built on it, and the prefill attention's choice of tile.
+DPBF16_TESTS = (
+    "tests/test_dpbf16_linear.py",
+    "tests/test_gated_linear.py",
+    "tests/test_kernels.py::test_prefill_tiles_where_they_apply",
+    "tests/test_kernels.py::test_bf16_prefill_rounds_its_weights_to_bf16_where_the_cpu_has_avx512_bf16",  # noqa: E501
+)
 
 
 @pytest.fixture(scope="module")

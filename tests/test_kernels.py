@@ -1615,7 +1615,8 @@ def test_bf16_prefill_rounds_its_weights_to_bf16_where_the_cpu_has_avx512_bf16(k
     """The fp32 tile computes bf16 inputs exactly as their fp32 values (widened, then one
     rounding at the end); the bf16-pairs tile and the AMX tile round the softmax weights to
     bf16 too, so their outputs differ from that in some places. `dpbf16_linear_available`
-    shares their build condition (AVX512-BF16)."""
+    shares their build condition (AVX512-BF16); without AMX, CPUs whose vdpbf16ps is slower
+    than their FMAs (`bf16_pairs_by_fma`) take the fp32 tile."""
     torch.manual_seed(0)
     blocks, kv_heads, block_size, dim = 16, 2, 16, 64
     caches = [torch.randn(blocks, kv_heads, block_size, dim).bfloat16() for _ in range(2)]
@@ -1625,7 +1626,10 @@ def test_bf16_prefill_rounds_its_weights_to_bf16_where_the_cpu_has_avx512_bf16(k
     got = kernels.paged_prefill_attention(q, *caches, *args)
     widened = kernels.paged_prefill_attention(q.float(), *(c.float() for c in caches), *args)
     torch.testing.assert_close(got.float(), widened, atol=1e-2, rtol=1e-2)
-    assert torch.equal(got, widened.bfloat16()) != kernels.dpbf16_linear_available()
+    rounds = kernels.amx_linear_available() or (
+        kernels.dpbf16_linear_available() and not kernels.bf16_pairs_by_fma()
+    )
+    assert torch.equal(got, widened.bfloat16()) != rounds
 
 
 @pytest.mark.parametrize("tile", ["amx_emulated", "amx"])
@@ -1689,16 +1693,18 @@ def test_amx_prefill_tile_on_random_shapes(kernels):
 
 
 def test_prefill_tiles_where_they_apply(kernels):
-    """The "auto" tile is AMX's tile where the CPU has AMX, else AVX512-BF16's pairs, else fp32; a
-    tile asked for by name runs or says why not."""
+    """The "auto" tile is AMX's tile where the CPU has AMX, else AVX512-BF16's pairs where the
+    CPU's vdpbf16ps is not slower than its FMAs (`bf16_pairs_by_fma`), else fp32; a tile asked
+    for by name runs or says why not."""
     torch.manual_seed(0)
     amx, pairs = kernels.amx_linear_available(), kernels.dpbf16_linear_available()
+    auto_pairs = pairs and not kernels.bf16_pairs_by_fma()
     for head_dim, block_size in [(64, 16), (40, 16), (64, 8), (64, 48)]:
         q, caches, _, tables, qsl = prefill_case(torch.bfloat16, "model", block_size, head_dim,
                                                  4, 2, [40], [90])  # fmt: skip
         args = (*caches, tables, qsl, torch.tensor([90]), head_dim**-0.5)
         fits_amx = head_dim % 32 == 0 and block_size % 16 == 0
-        expected = "amx" if amx and fits_amx else "pairs" if pairs else "fp32"
+        expected = "amx" if amx and fits_amx else "pairs" if auto_pairs else "fp32"
         assert kernels.paged_prefill_tile(q, caches[0]) == expected
         assert kernels.paged_prefill_tile(q.float(), caches[0].float()) == "fp32"
         got = kernels.paged_prefill_attention(q, *args)

@@ -143,7 +143,9 @@ template <typename T, typename C>
   write_outputs(w, RP, out, q_row0, count, kvh, L);
 }
 
-// Which tile a call's tasks take ("auto": the fastest this CPU, dtype and shape allow).
+// Which tile a call's tasks take ("auto": the fastest this CPU, dtype and shape allow; not the
+// pairs on CPUs whose vdpbf16ps runs at half their FMAs' products, `bf16_pairs_by_fma`: there
+// the fp32 tile was 14-35 % faster, BENCHMARKS.md, session 61).
 enum class Tile { kFp32, kPairs, kAmx, kAmxEmulated };
 
 Tile choose_tile(const std::string& name, bool bf16_queries, bool fp32_cache, int64_t D,
@@ -151,7 +153,7 @@ Tile choose_tile(const std::string& name, bool bf16_queries, bool fp32_cache, in
   const bool pairs = kPairsTile && bf16_queries && !fp32_cache && D % 2 == 0;
   const bool amx_shape = kAmxTileBuilt && pairs && D % 32 == 0 && BS % 16 == 0;
   const bool amx = amx_shape && amx::kBuilt && amx::request();
-  if (name == "auto") return amx ? Tile::kAmx : pairs ? Tile::kPairs : Tile::kFp32;
+  if (name == "auto") return amx ? Tile::kAmx : pairs && !bf16_pairs_by_fma() ? Tile::kPairs : Tile::kFp32;
   if (name == "fp32") return Tile::kFp32;
   TORCH_CHECK(name == "pairs" || name == "amx" || name == "amx_emulated",
               "tile must be 'auto', 'fp32', 'pairs', 'amx' or 'amx_emulated', not '", name, "'");
