@@ -50,7 +50,7 @@ DPBF16_TESTS = (
     "tests/test_dpbf16_linear.py",
     "tests/test_gated_linear.py",
     "tests/test_kernels.py::test_prefill_tiles_where_they_apply",
-    "tests/test_kernels.py::test_bf16_prefill_rounds_its_weights_to_bf16_where_the_cpu_has_avx512_bf16",  # noqa: E501
+    "tests/test_kernels.py::test_bf16_prefill_rounds_its_weights_to_bf16_where_the_cpu_has_avx512_bf16",
 )
 
 
