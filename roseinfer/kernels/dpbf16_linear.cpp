@@ -38,6 +38,15 @@ struct Fetch {
   uint64_t rate = 0;  // lines per pair, times 2^32
   int per_pair = 0;
   bool once = false;
+
+  // Asks for pair p's lines.
+  void ask(int64_t p) const {
+    const char* line = base + ((static_cast<uint64_t>(p) * rate) >> 32) * 64;
+    if (once)
+      for (int i = 0; i < per_pair; ++i) prefetch_once(line + 64 * i);
+    else
+      for (int i = 0; i < per_pair; ++i) prefetch_l2(line + 64 * i);
+  }
 };
 
 // acc[r][t] = sum over `pairs` pairs p of x[r] . w[t] for R rows of x (rows `x_stride` pairs
@@ -50,11 +59,7 @@ inline void row_tile(const uint32_t* x, int64_t x_stride, const uint32_t* w, int
   for (int r = 0; r < R; ++r)
     for (int t = 0; t < T; ++t) sum[r][t] = _mm512_setzero_ps();
   for (int64_t p = 0; p < pairs; ++p) {
-    const char* line = fetch.base + ((static_cast<uint64_t>(p) * fetch.rate) >> 32) * 64;
-    if (fetch.once)
-      for (int i = 0; i < fetch.per_pair; ++i) prefetch_once(line + 64 * i);
-    else
-      for (int i = 0; i < fetch.per_pair; ++i) prefetch_l2(line + 64 * i);
+    fetch.ask(p);
     __m512bh wv[T];
     for (int t = 0; t < T; ++t)
       wv[t] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(w + (p * T + t) * 16));
@@ -87,11 +92,7 @@ inline void row_tile_fma(const float* xt, const uint32_t* w, int64_t pairs,
     for (int t = 0; t < T; ++t) sum[r][t] = _mm512_setzero_ps();
   const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
   for (int64_t p = 0; p < pairs; ++p) {
-    const char* line = fetch.base + ((static_cast<uint64_t>(p) * fetch.rate) >> 32) * 64;
-    if (fetch.once)
-      for (int i = 0; i < fetch.per_pair; ++i) prefetch_once(line + 64 * i);
-    else
-      for (int i = 0; i < fetch.per_pair; ++i) prefetch_l2(line + 64 * i);
+    fetch.ask(p);
     // Each weight load twice (the second from L1), so that the sums, 3 widened weights and a
     // broadcast stay in registers.
     const uint32_t* wp = w + p * T * 16;

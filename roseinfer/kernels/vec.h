@@ -176,41 +176,40 @@ inline void prefetch_once(const void* p) {
 }
 #endif
 
-// Whether the linears ask for weights they read once with `prefetch_once` (else `prefetch_l2`),
-// decided once per process: on AMD CPUs, not on Intel's. On an Intel Xeon (family 6 model 207,
-// no AMX) prefetchnta's lines skip L2 and do not stay in L3, which there can hold the int8
-// weights: the 121 one-row linears took 9.4 -> 2.7 ms (int8, VNNI) and 13.1 -> 10.4 ms (bf16)
-// with prefetcht1 (BENCHMARKS.md, session 61). $ROSEINFER_PREFETCH_ONCE=nta or l2 overrides it,
-// for A/B runs.
-inline bool prefetch_once_pays() {
-  static const bool pays = [] {
-    const char* choice = std::getenv("ROSEINFER_PREFETCH_ONCE");
-    if (choice != nullptr && std::strcmp(choice, "nta") == 0) return true;  // build.py checks it
-    if (choice != nullptr && std::strcmp(choice, "l2") == 0) return false;
+// A choice the kernels make by the CPU's maker, once per process: `by_maker`, unless $`env` is
+// `yes` (true) or `no` (false), for A/B runs (`build.py` refuses other values at import).
+inline bool maker_choice(const char* env, const char* yes, const char* no, bool by_maker) {
+  const char* choice = std::getenv(env);
+  if (choice != nullptr && std::strcmp(choice, yes) == 0) return true;
+  if (choice != nullptr && std::strcmp(choice, no) == 0) return false;
+  return by_maker;
+}
+
+inline bool cpu_is_amd() {
 #if defined(__x86_64__) || defined(_M_X64)
-    return __builtin_cpu_is("amd") != 0;
+  return __builtin_cpu_is("amd") != 0;
 #else
-    return false;
+  return false;
 #endif
-  }();
+}
+
+// Whether the linears ask for weights they read once with `prefetch_once` (else `prefetch_l2`):
+// on AMD CPUs, not on Intel's. On an Intel Xeon (family 6 model 207, no AMX) prefetchnta's lines
+// skip L2 and do not stay in L3, which there can hold much of the weights: with prefetcht1 the
+// one-row linears took 0.76-0.88x the unpacked kernels' time instead of 1.48-2.09x, one stream
+// 1.04-1.17x the weight-read floor instead of 1.46-2.27x (BENCHMARKS.md, session 61).
+// $ROSEINFER_PREFETCH_ONCE=nta or l2 overrides it.
+inline bool prefetch_once_pays() {
+  static const bool pays = maker_choice("ROSEINFER_PREFETCH_ONCE", "nta", "l2", cpu_is_amd());
   return pays;
 }
 
 // Whether bf16 linears take their products by fp32 FMAs on widened weights rather than by
 // vdpbf16ps (`dpbf16_linear`): on Intel's CPUs, where vdpbf16ps runs one per two cycles (85
 // GFLOP/s a core against 175 for fp32 FMAs on a Xeon of family 6 model 207), not on AMD's (Zen 4:
-// 235 against 116). $ROSEINFER_BF16_PAIRS=dpbf16 or fma overrides it, for A/B runs.
+// 235 against 116). $ROSEINFER_BF16_PAIRS=dpbf16 or fma overrides it.
 inline bool bf16_pairs_by_fma() {
-  static const bool fma = [] {
-    const char* choice = std::getenv("ROSEINFER_BF16_PAIRS");
-    if (choice != nullptr && std::strcmp(choice, "fma") == 0) return true;  // build.py checks it
-    if (choice != nullptr && std::strcmp(choice, "dpbf16") == 0) return false;
-#if defined(__x86_64__) || defined(_M_X64)
-    return __builtin_cpu_is("amd") == 0;
-#else
-    return false;
-#endif
-  }();
+  static const bool fma = maker_choice("ROSEINFER_BF16_PAIRS", "fma", "dpbf16", !cpu_is_amd());
   return fma;
 }
 
