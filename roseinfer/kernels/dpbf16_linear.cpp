@@ -1,6 +1,8 @@
-// bf16 linear layers on AVX512-BF16 CPUs without AMX (AMD Zen 4 and 5, Intel Cooper Lake):
-// y = x @ w.T + bias for bf16 x and w, fp32 sums by vdpbf16ps, which multiplies 32 bf16 pairs
-// per instruction: twice the products of an fp32 FMA. oneDNN's bf16 matmul uses the same
+// bf16 linear layers on AVX512-BF16 CPUs without AMX (AMD Zen 4 and 5, Intel Cooper Lake, Intel
+// Xeons whose AMX a hypervisor hides): y = x @ w.T + bias for bf16 x and w, fp32 sums by
+// vdpbf16ps, which multiplies 32 bf16 pairs per instruction: on AMD twice the products of an
+// fp32 FMA; on Intel half, so there the same packed pairs are widened for FMAs
+// (`bf16_pairs_by_fma`, `row_tile_fma`). oneDNN's bf16 matmul uses the same
 // instruction but spends tens of microseconds setting up each call (121 calls per step) and
 // reaches a third less of the multiplies' peak at decode sizes (8-64 rows); this streams
 // weights prepacked once, each read from memory once per call.
@@ -171,7 +173,6 @@ inline void widen_row_tiles(const c10::BFloat16* x, float* xt, int64_t M, int64_
   }
 }
 
-
 // Where a call's outputs go: y [M, N] with tiles in order; or, for a gated projection's weights
 // (`dpbf16_pack_gated`: tasks of gate tile j and up tile j, N = 2I), y [M, 2I] in order, or
 // SiLU(gate) * up [M, I] with silu_mul.
@@ -283,7 +284,8 @@ at::Tensor run_linear(const char* name, const at::Tensor& x, const at::Tensor& p
   const c10::BFloat16* bp = bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr;
   const Output output{y.data_ptr<c10::BFloat16>(), N, gated, silu_mul};
   // x as fp32 for the FMAs, where they take the products, in the row tiles `run_task` takes:
-  // in this thread's scratch (a one-row decode step makes ~120 such calls).
+  // in this thread's scratch, kept at its largest call's size (a one-row decode step makes ~120
+  // such calls; a 2,048-token prefill chunk's widest x is 12.6 MB).
   thread_local std::vector<float> x_fp32;
   const float* xt = nullptr;
   if (bf16_pairs_by_fma()) {
