@@ -153,7 +153,8 @@ Tile choose_tile(const std::string& name, bool bf16_queries, bool fp32_cache, in
   const bool pairs = kPairsTile && bf16_queries && !fp32_cache && D % 2 == 0;
   const bool amx_shape = kAmxTileBuilt && pairs && D % 32 == 0 && BS % 16 == 0;
   const bool amx = amx_shape && amx::kBuilt && amx::request();
-  if (name == "auto") return amx ? Tile::kAmx : pairs && !bf16_pairs_by_fma() ? Tile::kPairs : Tile::kFp32;
+  if (name == "auto")
+    return amx ? Tile::kAmx : pairs && !bf16_pairs_by_fma() ? Tile::kPairs : Tile::kFp32;
   if (name == "fp32") return Tile::kFp32;
   TORCH_CHECK(name == "pairs" || name == "amx" || name == "amx_emulated",
               "tile must be 'auto', 'fp32', 'pairs', 'amx' or 'amx_emulated', not '", name, "'");

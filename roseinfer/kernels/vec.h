@@ -213,9 +213,6 @@ inline bool bf16_pairs_by_fma() {
   return fma;
 }
 
-#if defined(__AVX512F__) || defined(__AVX2__)
-#endif
-
 #if defined(__AVX512VNNI__)
 // acc += the sums of 4 products of u8's unsigned and s8's signed bytes (vpdpbusd), acc updated in
 // its register. An asm statement, not _mm512_dpbusd_epi32: in a loop carrying a dozen such sums
