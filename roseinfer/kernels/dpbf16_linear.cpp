@@ -83,11 +83,11 @@ inline void fma_into(__m512& acc, __m512 a, __m512 b) {
 
 // The same sums by fp32 FMAs, for CPUs whose vdpbf16ps runs at half their FMAs' products
 // (`bf16_pairs_by_fma`): each 64-byte load widened to inputs 2p and 2p + 1 of 16 outputs (a shift
-// and a mask), against the tile's rows of x as fp32 [K][R] (`xt`, `widen_row_tiles`), broadcast
-// from memory. The products are exact in fp32 and summed one by one, where
+// and a mask), against x's rows as fp32 (`xt`, rows `x_stride` floats apart: `widen_rows`),
+// broadcast from memory. The products are exact in fp32 and summed one by one, where
 // vdpbf16ps sums a pair first: the results differ in the last bits, not in accuracy.
 template <int R, int T>
-inline void row_tile_fma(const float* xt, const uint32_t* w, int64_t pairs,
+inline void row_tile_fma(const float* xt, int64_t x_stride, const uint32_t* w, int64_t pairs,
                          const Fetch& fetch, __m512* acc) {
   __m512 sum[R][T];
   for (int r = 0; r < R; ++r)
@@ -98,19 +98,18 @@ inline void row_tile_fma(const float* xt, const uint32_t* w, int64_t pairs,
     // Each weight load twice (the second from L1), so that the sums, 3 widened weights and a
     // broadcast stay in registers.
     const uint32_t* wp = w + p * T * 16;
-    const float* x0 = xt + 2 * p * R;
-    const float* x1 = x0 + R;
+    const float* x0 = xt + 2 * p;
     __m512 wi[T];
     for (int t = 0; t < T; ++t)
       wi[t] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_loadu_si512(wp + t * 16), 16));
     for (int r = 0; r < R; ++r) {
-      const __m512 xv = _mm512_set1_ps(x0[r]);
+      const __m512 xv = _mm512_set1_ps(x0[r * x_stride]);
       for (int t = 0; t < T; ++t) fma_into(sum[r][t], xv, wi[t]);
     }
     for (int t = 0; t < T; ++t)
       wi[t] = _mm512_castsi512_ps(_mm512_and_si512(_mm512_loadu_si512(wp + t * 16), high));
     for (int r = 0; r < R; ++r) {
-      const __m512 xv = _mm512_set1_ps(x1[r]);
+      const __m512 xv = _mm512_set1_ps(x0[r * x_stride + 1]);
       for (int t = 0; t < T; ++t) fma_into(sum[r][t], xv, wi[t]);
     }
   }
@@ -119,14 +118,15 @@ inline void row_tile_fma(const float* xt, const uint32_t* w, int64_t pairs,
 }
 
 // R rows of x against a task's T tiles: by vdpbf16ps on x's bf16 pairs `x` (rows `x_stride`
-// pairs apart), or by FMAs on the row tile's x as fp32 (`xt` where not null, `widen_row_tiles`).
+// pairs apart), or by FMAs on the same rows as fp32 (`xt` where not null, rows 2 x_stride floats
+// apart: `widen_rows`).
 template <int T>
 inline void rows(int R, const uint32_t* x, int64_t x_stride, const float* xt,
                  const uint32_t* w, int64_t pairs, const Fetch& fetch, __m512* acc) {
   if (xt != nullptr) {
     switch (R) {
 #define ROSEINFER_ROWS(n) \
-  case n: row_tile_fma<n, T>(xt, w, pairs, fetch, acc); return;
+  case n: row_tile_fma<n, T>(xt, 2 * x_stride, w, pairs, fetch, acc); return;
       ROSEINFER_ROWS(1) ROSEINFER_ROWS(2) ROSEINFER_ROWS(3) ROSEINFER_ROWS(4)
       ROSEINFER_ROWS(5) ROSEINFER_ROWS(6) ROSEINFER_ROWS(7) ROSEINFER_ROWS(8)
 #undef ROSEINFER_ROWS
@@ -151,26 +151,16 @@ inline int64_t part_size(int64_t total, int64_t n, int64_t i) {
 // How many row tiles `run_task` cuts M rows of x into (near-equal sizes, `part_size`).
 inline int64_t row_tile_count(int64_t M) { return (M + kRows - 1) / kRows; }
 
-// x [M, K] widened to fp32 in the row tiles `run_task` takes (`tiles` of near-equal size):
-// tile i's R rows from row m on as [K][R] at xt + m * K, so that a row tile's broadcasts at pair
-// p are 2R consecutive floats.
-inline void widen_row_tiles(const c10::BFloat16* x, float* xt, int64_t M, int64_t K,
-                            int64_t tiles) {
-  for (int64_t i = 0, m = 0; i < tiles; ++i) {
-    const int64_t R = part_size(M, tiles, i);
-    float* block = xt + m * K;
-    for (int64_t r = 0; r < R; ++r) {
-      const c10::BFloat16* row = x + (m + r) * K;
-      int64_t k = 0;
-      for (; k + 16 <= K; k += 16) {
-        alignas(64) float v[16];
-        _mm512_store_ps(v, load16(row + k));
-        for (int j = 0; j < 16; ++j) block[(k + j) * R + r] = v[j];
-      }
-      for (; k < K; ++k) block[k * R + r] = static_cast<float>(row[k]);
-    }
-    m += R;
-  }
+// The n values of x widened to fp32 at xt, shared among the threads from 32K values (a decode
+// step's few rows stay on this thread).
+inline void widen_rows(const c10::BFloat16* x, float* xt, int64_t n) {
+  constexpr int64_t kGrain = 32 * 1024;
+  parallel_for(0, (n + 15) / 16, kGrain / 16, [&](int64_t b, int64_t e) {
+    const int64_t end = std::min(n, e * 16);
+    int64_t i = b * 16;
+    for (; i + 16 <= end; i += 16) _mm512_storeu_ps(xt + i, load16(x + i));
+    for (; i < end; ++i) xt[i] = static_cast<float>(x[i]);
+  });
 }
 
 // Where a call's outputs go: y [M, N] with tiles in order; or, for a gated projection's weights
@@ -283,14 +273,16 @@ at::Tensor run_linear(const char* name, const at::Tensor& x, const at::Tensor& p
   const auto* wp = reinterpret_cast<const uint32_t*>(packed.data_ptr<c10::BFloat16>());
   const c10::BFloat16* bp = bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr;
   const Output output{y.data_ptr<c10::BFloat16>(), N, gated, silu_mul};
-  // x as fp32 for the FMAs, where they take the products, in the row tiles `run_task` takes:
-  // in this thread's scratch, kept at its largest call's size (a one-row decode step makes ~120
-  // such calls; a 2,048-token prefill chunk's widest x is 12.6 MB).
+  // x as fp32 for the FMAs, where they take the products: in this thread's scratch, kept at its
+  // largest call's size (a one-row decode step makes ~120 such calls; a 2,048-token prefill
+  // chunk's widest x is 12.6 MB). Row-major: widening it is a vector loop over x, where the
+  // [K][R] copy per row tile of session 61 was a scalar transpose (the step's down projections
+  // 9-15 % slower with it: BENCHMARKS.md, session 62).
   thread_local std::vector<float> x_fp32;
   const float* xt = nullptr;
   if (bf16_pairs_by_fma()) {
     x_fp32.resize(static_cast<size_t>(M * K));
-    widen_row_tiles(xp, x_fp32.data(), M, K, row_tile_count(M));
+    widen_rows(xp, x_fp32.data(), M * K);
     xt = x_fp32.data();
   }
   // Tasks of kTiles tiles, or a gated projection's pairs.
