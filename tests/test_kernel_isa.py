@@ -48,7 +48,11 @@ def test_an_isa_build_takes_extensions_away_from_native() -> None:
         if not set(wanted.needs) <= build.cpu_flags():
             continue
         spec = build.kernel_sources(isa)
-        assert spec.cflags == native.cflags + wanted.off
+        # The same flags at -O1 (these builds are the suite's, and compile ~25 % faster).
+        assert (
+            spec.cflags
+            == tuple("-O1" if flag == "-O3" else flag for flag in native.cflags) + wanted.off
+        )
         assert spec.name == f"{native.name}_{isa}" and spec.sources == native.sources
         assert build.build_key(spec) != build.build_key(native)
 
