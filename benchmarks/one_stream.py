@@ -16,7 +16,15 @@ median of the per-round ratios (with their quartiles) for
   the caches (BENCHMARKS.md, sessions 41 and 44). `served_one_stream.py` times the same served.
 
     .venv/bin/python benchmarks/one_stream.py [--rounds 150] [--steps 4] [--context 70]
-        [--model smollm2]
+        [--window 64] [--model smollm2]
+
+Each mode's sequence holds between `--context` and `--context` + `--window` tokens: it starts
+over (a new one, prefilled, two steps untimed) before a round would take it past that. The floor
+counts the weights only, and a step also reads its sequence's KV cache, which grows by a token a
+step: run on one sequence, the 150 rounds' contexts went from 80 to 680 tokens, and at 600 the
+first step took bf16 +0.6 ms, int8 +1.0-1.4 ms, int8 with the int8 cache +0.7-1.1 ms more than at
+70 (1.04 / 1.12-1.16 / 1.07-1.09x the floor against 1.12 / 1.32-1.37 / 1.21x; BENCHMARKS.md,
+session 62).
 
 (`--model` takes any model of SmolLM2-135M's shapes, such as session 33's random-weight
 `docs/bench/session33/smol_shaped.py`: the floor counts SmolLM2's bytes.)
@@ -43,13 +51,14 @@ import torch
 from decoding import decoding_core
 
 from roseinfer.bench.machine import region_handoff_us
-from roseinfer.engine import InferenceEngine
+from roseinfer.engine import InferenceEngine, LLMEngine
 
 H, INTER, KV, L, V = 576, 1536, 192, 30, 49152  # SmolLM2-135M: hidden, MLP, kv width, layers, vocab
 WEIGHTS = L * ((H + 2 * KV) * H + H * H + 2 * INTER * H + H * INTER) + V * H  # + the LM head
 WEIGHT_BYTES = {"bf16": 2 * WEIGHTS, "int8": WEIGHTS}
 # Handoffs at or above this many µs: the two CPUs on two core complexes (AMD host; see above).
 FAR_HANDOFF_US = 0.45
+FIRST_STEPS = 2  # untimed steps of a new sequence (the first decode steps after its prefill)
 MODES = {
     "bf16": ({"dtype": "bfloat16"}, "auto", "bf16"),
     "int8": ({"quantization": "int8"}, "auto", "int8"),
@@ -62,31 +71,53 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=150)
     parser.add_argument("--steps", type=int, default=4, help="steps of a mode in a row per round")
     parser.add_argument("--context", type=int, default=70)
+    parser.add_argument(
+        "--window", type=int, default=64, help="tokens a sequence decodes before it starts over"
+    )
     parser.add_argument("--model", default="smollm2", help="a model of SmolLM2-135M's shapes")
     args = parser.parse_args()
     if args.steps < 1 or args.rounds < 2:
         parser.error("--steps must be >= 1 and --rounds >= 2")
-    cores = {
-        mode: decoding_core(
-            InferenceEngine(model=args.model, **options),
+    if args.window < FIRST_STEPS + args.steps:
+        parser.error(f"--window must be >= {FIRST_STEPS} + --steps")
+    engines = {
+        mode: InferenceEngine(model=args.model, **options)
+        for mode, (options, _, _) in MODES.items()
+    }
+
+    def new_sequence(mode: str) -> LLMEngine:
+        """A new sequence of `--context` tokens for `mode`, prefilled, its first steps taken."""
+        core = decoding_core(
+            engines[mode],
             1,
             context=args.context,
-            kv_cache_dtype=kv,
-            max_new_tokens=args.rounds * args.steps + 60,
+            kv_cache_dtype=MODES[mode][1],
+            max_new_tokens=args.window + 1,
         )
-        for mode, (options, kv, _) in MODES.items()
-    }
+        for _ in range(FIRST_STEPS):
+            core.step()
+        return core
+
+    cores = {mode: new_sequence(mode) for mode in MODES}
     a = torch.ones(128 * 1024 * 1024)
-    for _ in range(10):
+    warm = 10  # steps, once: the code and the caches' allocations
+    for _ in range(warm):
         for core in cores.values():
             core.step()
+    decoded = dict.fromkeys(MODES, FIRST_STEPS + warm)
     rounds = []
     for _ in range(args.rounds):
+        for mode in MODES:  # the context held in [context, context + window]
+            if decoded[mode] + args.steps > args.window:
+                del cores[mode]  # its KV cache freed before the next is made
+                cores[mode] = new_sequence(mode)
+                decoded[mode] = FIRST_STEPS
+            decoded[mode] += args.steps
         handoff = region_handoff_us()  # the engines above loaded the kernels
         start = time.perf_counter()
         a.sum()
         bandwidth = a.numel() * 4 / (time.perf_counter() - start)
-        times = {}
+        times: dict[str, list[float]] = {}
         for mode, core in cores.items():
             times[mode] = []
             for _ in range(args.steps):
