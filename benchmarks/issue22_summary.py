@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
                 how = " in a row" if m["in_a_row"] else ""
                 add(f"one stream{how}, {m['mode']}, of the weight-read floor", float(m["ratio"]))
             elif line.startswith("read bandwidth"):
-                print(f"one stream's rounds: {line}")
+                print(f"one stream's {line}")
     one_served = out / "one_stream_served.txt"
     if one_served.exists():
         for line in one_served.read_text().splitlines():

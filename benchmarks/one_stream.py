@@ -1,12 +1,13 @@
 """One stream's decode step against the weight-read floor measured in the same moment: each
-round times a `sum` of 512 MB, then `--steps` steps in a row of each mode (bf16, int8, int8 with
-the int8 cache), so that the host's swings in memory speed (28-72 GB/s over a session) move both
-sides of each ratio. The floor: SmolLM2's decode weights (120 linears and the LM head: 269 MB in
-bf16, 134 MB in int8) at that round's `sum` bandwidth. Prints, per mode, the median step and the
-median of the per-round ratios (with their quartiles) for
+round, for each mode in turn (bf16, int8, int8 with the int8 cache), times a `sum` of 512 MB,
+then `--steps` steps in a row of that mode, so that the host's swings in memory speed (28-72 GB/s
+over a session) move both sides of each ratio. The floor: SmolLM2's decode weights (120 linears
+and the LM head: 269 MB in bf16, 134 MB in int8) at the bandwidth of the `sum` just before.
+Prints, per mode, the median step and the median of the per-round ratios (with their quartiles)
+for
 
-- the first step of each mode's turn (issue 22's one-stream goal): the other modes' weights and
-  the `sum` have just gone through the caches, so every weight comes from memory; so do the
+- the first step of each mode's turn (issue 22's one-stream goal): the `sum` has just gone
+  through the caches, so every weight comes from memory; so do the
   step's code, its small tensors and the page tables, which costs 0.3-0.6 ms a step on the AMD
   host (a 512 MB read before a step: +0.45-0.65 ms; the weights' lines flushed: nothing;
   BENCHMARKS.md, session 44);
@@ -114,11 +115,12 @@ def main() -> None:
                 decoded[mode] = FIRST_STEPS
             decoded[mode] += args.steps
         handoff = region_handoff_us()  # the engines above loaded the kernels
-        start = time.perf_counter()
-        a.sum()
-        bandwidth = a.numel() * 4 / (time.perf_counter() - start)
+        bandwidth: dict[str, float] = {}
         times: dict[str, list[float]] = {}
         for mode, core in cores.items():
+            start = time.perf_counter()
+            a.sum()
+            bandwidth[mode] = a.numel() * 4 / (time.perf_counter() - start)
             times[mode] = []
             for _ in range(args.steps):
                 start = time.perf_counter()
@@ -146,16 +148,16 @@ def main() -> None:
 @dataclass(frozen=True)
 class Round:
     handoff_us: float | None  # `region_handoff_us()` before the round's `sum` (None: no region)
-    bandwidth: float  # the `sum`'s bytes per second
+    bandwidth: dict[str, float]  # per mode, the bytes per second of the `sum` before its turn
     times: dict[str, list[float]]  # per mode, its steps' seconds in turn order
 
 
 def report(rounds: list[Round], steps: int, indent: str = "") -> None:
     """Per mode, the first step of each round and the median of the steps after it: the median
     step and the median (quartiles) of each round's ratio to its floor."""
-    bandwidths = [r.bandwidth / 1e9 for r in rounds]
+    bandwidths = [b / 1e9 for r in rounds for b in r.bandwidth.values()]
     q = statistics.quantiles(bandwidths, n=4)
-    print(f"{indent}read bandwidth per round: median {statistics.median(bandwidths):.1f} GB/s "
+    print(f"{indent}read bandwidth per `sum`: median {statistics.median(bandwidths):.1f} GB/s "
           f"(quartiles {q[0]:.1f}-{q[2]:.1f})")  # fmt: skip
     after = "the step" if steps == 2 else f"the {steps - 1} steps"
     for kind, label in enumerate(("", f" ({after} after the first, in a row)")):
@@ -166,7 +168,7 @@ def report(rounds: list[Round], steps: int, indent: str = "") -> None:
             for r in rounds:
                 t = r.times[mode][0] if kind == 0 else statistics.median(r.times[mode][1:])
                 ms.append(t * 1e3)
-                ratios.append(t * r.bandwidth / WEIGHT_BYTES[MODES[mode][2]])
+                ratios.append(t * r.bandwidth[mode] / WEIGHT_BYTES[MODES[mode][2]])
             q = statistics.quantiles(ratios, n=4)
             print(f"{indent}{mode}{label}: step {statistics.median(ms):.2f} ms, "
                   f"{statistics.median(ratios):.2f}x that round's floor "

@@ -693,7 +693,7 @@ def test_issue22_summary_reads_each_round_and_judges_each_goal(tmp_path, capsys,
         "in 7.91 s: 581.4 output tok/s\n"
     )
     (tmp_path / "one_stream.txt").write_text(
-        "read bandwidth per round: median 44.9 GB/s (quartiles 43.5-46.1)\n"
+        "read bandwidth per `sum`: median 44.9 GB/s (quartiles 43.5-46.1)\n"
         "int8: step 3.65 ms, 1.32x that round's floor (quartiles 1.18-1.28)\n"
         "int8 (the 3 steps after the first, in a row): step 3.30 ms, 1.10x that round's floor "
         "(quartiles 1.05-1.15)\n"
