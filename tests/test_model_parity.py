@@ -239,10 +239,17 @@ SMOL_TEXTS = [
 ]
 
 
+@pytest.fixture(scope="module")
+def smollm2_hf32():
+    """transformers' fp32 SmolLM2, loaded once for the module's tests (a load dequantises the
+    GGUF: ~13 s of the suite's time each on 2 cores), which only read it."""
+    return hf_smollm2(torch.float32)
+
+
 @pytest.fixture(scope="module", params=list(PATHS))
-def smollm2_pair(request):
+def smollm2_pair(request, smollm2_hf32):
     skip_without_the_device(request.param)
-    hf = hf_smollm2(torch.float32)
+    hf = smollm2_hf32
     ours = InferenceEngine(
         EngineConfig(
             model="smollm2",
@@ -287,12 +294,12 @@ def test_smollm2_gguf_greedy_32_tokens_match_transformers(smollm2_pair):
 BF16_TIE_TOL = 0.25  # two bf16 units in the last place at logits of ~30
 
 
-def test_smollm2_bf16_stays_within_tolerance_of_transformers():
+def test_smollm2_bf16_stays_within_tolerance_of_transformers(smollm2_hf32):
     """bf16 rounds differently in every matmul, so logits agree to a tolerance, not bits. Greedy
     tokens must match transformers (fp32, the reference) except where its top two logits are
     closer than bf16 can tell apart; past such a tie, every token must be fp32 transformers'
     argmax given our own prefix, to the same tolerance."""
-    hf16, hf32 = hf_smollm2(torch.bfloat16), hf_smollm2(torch.float32)
+    hf16, hf32 = hf_smollm2(torch.bfloat16), smollm2_hf32
     engine = InferenceEngine(EngineConfig(model="smollm2", dtype="bfloat16", num_kv_blocks=64))
     ids = engine.encode_prompt(SMOL_TEXTS[1]) + engine.encode_prompt(SMOL_TEXTS[0])
     want = hf_logits(hf16, ids)
