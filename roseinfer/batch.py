@@ -265,22 +265,9 @@ def _check_paths(input_file: str, output_file: str) -> None:
 
 
 def cmd_run_batch(args: argparse.Namespace) -> int:
-    from roseinfer.config import EngineConfig
-    from roseinfer.engine.client import EngineClient
-    from roseinfer.engine.llm_engine import LLMEngine
-    from roseinfer.loader import load_model
-    from roseinfer.progress import progress
-    from roseinfer.server.app import create_app
-    from roseinfer.server.config import ServerConfig
-
-    engine_config = EngineConfig.from_args(args)
-    concurrency = args.max_concurrency
-    if concurrency is None:
-        concurrency = 2 * engine_config.max_num_seqs  # (vLLM's default)
-    if concurrency < 1:
-        raise ValueError(f"--max-concurrency must be >= 1, got {concurrency}")
-    config = ServerConfig(served_model_names=tuple(args.served_model_name or ()),
-                          max_request_bytes=args.max_request_bytes)  # fmt: skip
+    # What needs no model is refused before the imports below, which take seconds (torch's).
+    if args.max_concurrency is not None and args.max_concurrency < 1:
+        raise ValueError(f"--max-concurrency must be >= 1, got {args.max_concurrency}")
     _check_paths(args.input_file, args.output_file)
     from_stdin = args.input_file == "-"
     source = sys.stdin.buffer if from_stdin else open(args.input_file, "rb")  # noqa: SIM115
@@ -289,6 +276,18 @@ def cmd_run_batch(args: argparse.Namespace) -> int:
     written = [0]  # lines written so far (told on Ctrl-C)
     failure: list[BaseException] = []
     try:
+        from roseinfer.config import EngineConfig
+        from roseinfer.engine.client import EngineClient
+        from roseinfer.engine.llm_engine import LLMEngine
+        from roseinfer.loader import load_model
+        from roseinfer.progress import progress
+        from roseinfer.server.app import create_app
+        from roseinfer.server.config import ServerConfig
+
+        engine_config = EngineConfig.from_args(args)
+        concurrency = args.max_concurrency or 2 * engine_config.max_num_seqs  # unset: vLLM's
+        config = ServerConfig(served_model_names=tuple(args.served_model_name or ()),
+                              max_request_bytes=args.max_request_bytes)  # fmt: skip
         total = 0
         if source.seekable():  # (a pipe is read once: no count, no bar's total)
             total = sum(1 for line in source if line.strip())
