@@ -147,7 +147,7 @@ def main() -> None:
 
 @dataclass(frozen=True)
 class Round:
-    handoff_us: float | None  # `region_handoff_us()` before the round's `sum` (None: no region)
+    handoff_us: float | None  # `region_handoff_us()` before the first `sum`; None: no region
     bandwidth: dict[str, float]  # per mode, the bytes per second of the `sum` before its turn
     times: dict[str, list[float]]  # per mode, its steps' seconds in turn order
 
