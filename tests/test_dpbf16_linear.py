@@ -39,6 +39,7 @@ def exact(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None) -> torch.Ten
         (17, 64, 64),  # 6 + 6 + 5 rows; tasks of 3 + 1 tiles
         (32, 1536, 576),
         (70, 96, 112),  # a prefill chunk: 9 row tiles
+        (37, 1000, 48),  # x widened in the threads' shares (from 32K values), 8 values past 16s
     ],
 )
 @pytest.mark.parametrize("bias", [True, False])
