@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from collections.abc import Sequence as Seq
 from typing import Any, get_args
 
-from roseinfer.config import EngineConfig, check_bools
+from roseinfer.checks import check_bools
+from roseinfer.config import EngineConfig
 from roseinfer.engine.client import EngineClient, EngineObserver
 from roseinfer.engine.llm_engine import EngineStats, LLMEngine
 from roseinfer.engine.requests import InvalidRequestError, context_length, refuse_unread

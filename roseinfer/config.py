@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from roseinfer.checks import SEED_MAX, SEED_MIN, check_bools, is_int, is_number
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 QUANTIZATIONS = ("none", "int8")
@@ -34,25 +35,6 @@ LOAD_FIELDS = (
     "quantization",
     "enforce_eager",
 )
-
-
-# What torch.Generator.manual_seed takes: a seed is used modulo 2**64 (choice i of n: seed + i).
-SEED_MIN, SEED_MAX = -(1 << 63), (1 << 64) - 1
-
-
-def is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def check_bools(**flags: object) -> None:
-    """ValueError naming the first of `flags` that is not True or False ("no" is truthy)."""
-    for name, value in flags.items():
-        if not isinstance(value, bool):
-            raise ValueError(f"{name} must be a boolean, got {value!r}")
-
-
-def is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 @dataclass(frozen=True)

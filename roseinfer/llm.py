@@ -21,7 +21,8 @@ from roseinfer.chat import (
     chat_prompt_text,
     read_tools,
 )
-from roseinfer.config import EngineConfig, check_bools, is_int
+from roseinfer.checks import check_bools, is_int
+from roseinfer.config import EngineConfig
 from roseinfer.engine.llm_engine import LLMEngine
 from roseinfer.engine.requests import InvalidRequestError, refuse_unread
 from roseinfer.loader import LoadedModel, load_model

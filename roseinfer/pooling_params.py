@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from roseinfer.config import check_bools
+from roseinfer.checks import check_bools
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import json
 from dataclasses import InitVar, dataclass, field
 from typing import Any, ClassVar
 
-from roseinfer.config import SEED_MAX, SEED_MIN, check_bools, is_int, is_number
+from roseinfer.checks import SEED_MAX, SEED_MIN, check_bools, is_int, is_number
 from roseinfer.structured.depth import schema_shape_error
 
 # Temperatures below this sample as greedy: dividing logits by 1e-40 overflows to inf/NaN, and

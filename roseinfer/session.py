@@ -8,17 +8,17 @@ import operator
 import warnings
 from collections.abc import Iterator
 from collections.abc import Sequence as Seq
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import torch
 
-from roseinfer.config import check_bools
+from roseinfer.checks import check_bools
+from roseinfer.engine.llm_engine import LLMEngine
 from roseinfer.engine.requests import check_prompt_ids, refuse_unread
 from roseinfer.engine.sequence import Sequence
+from roseinfer.models.config import ModelConfig
 from roseinfer.sampling_params import SamplingParams
-
-if TYPE_CHECKING:
-    from roseinfer.compat import InferenceEngine
+from roseinfer.tokenizer import Tokenizer
 
 # The seeds' names of `EngineConfig` fields.
 SEED_NAMES = {"max_batch_size": "max_num_seqs", "use_prefix_cache": "enable_prefix_cache"}
@@ -71,12 +71,22 @@ def seed_params(
     return params if do_sample else dataclasses.replace(params, temperature=0.0)
 
 
+class SessionEngine(Protocol):
+    """What a session needs of its engine (`roseinfer.compat.InferenceEngine` gives it)."""
+
+    tokenizer: Tokenizer
+    model_config: ModelConfig
+
+    @property
+    def core(self) -> LLMEngine: ...
+
+
 class InferenceSession:
     """One sequence: `prefill`, then `step_once` until `finished` (the seeds' API). It runs on
     its engine's `LLMEngine` (blocks from its pool, its runner, its sampler and stop rule),
     outside the scheduler."""
 
-    def __init__(self, engine: InferenceEngine) -> None:
+    def __init__(self, engine: SessionEngine) -> None:
         self.engine = engine
         self.params = SamplingParams(temperature=0.0)
         self.input_ids: list[int] = []

@@ -4,13 +4,13 @@ A backend is chosen once per engine (`roseinfer.backends.select_backend`), from 
 flags resolved here into `BackendOptions`. Models get it at construction and hand it to their
 layers, which call its ops (`LayerOps`); the loader lets it swap the model's linears
 (`prepare_model`); the runner asks it for the paged attention, the sampler's argmax and
-logprobs' passes and, for the steps it takes, a fused decoder stack. Nothing outside a backend
-asks which one it is, so a CUDA backend slots in by implementing `Backend`.
+logprobs' passes and, for the steps it takes, a fused decoder stack; the interfaces of those
+two that the layers call (`PagedAttention`, `StackStep`) are the layers' own. Nothing outside a
+backend asks which one it is, so a CUDA backend slots in by implementing `Backend`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -18,22 +18,14 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 import torch
 from torch import nn
 
+from roseinfer.layers.attention import ForwardContext, PagedAttention, StackStep
 from roseinfer.layers.kv_cache import KVCacheDtype
 
 if TYPE_CHECKING:
     from roseinfer.config import EngineConfig
-    from roseinfer.layers.attention import AttentionMetadata, ForwardContext
-    from roseinfer.layers.kv_cache import KVCache, LayerCache
+    from roseinfer.layers.kv_cache import KVCache
 
-StepT = TypeVar("StepT")
 StepT_contra = TypeVar("StepT_contra", contravariant=True)
-
-# The decoder stack's run of one step: (input_ids [N], positions [N], the rotary tables cos and
-# sin [max_positions, D/2] in the model's dtype) -> the final norm's output [N, hidden]; the
-# step's K/V written into the cache. The stack looks up the tokens' embeddings and the
-# positions' rows itself: two fewer PyTorch ops a step, each of which costs tens of µs when the
-# weights' stream has just evicted it (BENCHMARKS.md, session 28).
-StackStep = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
 
 
 class Quantization(Enum):
@@ -99,29 +91,6 @@ class LayerOps(Protocol):
     def gate_up_silu_mul(self, gate_up: nn.Module, x: torch.Tensor) -> torch.Tensor:
         """`silu_mul(gate_up(x))` for a gated projection this backend made (`make_linear`): x
         [N, hidden] -> [N, I]; a backend may compute it in the projection's epilogue."""
-        ...
-
-
-class PagedAttention(Protocol[StepT]):
-    """Attention over the paged KV cache (`roseinfer/layers/attention.py`)."""
-
-    def prepare(self, meta: AttentionMetadata) -> StepT:
-        """The step's index tensors, built once and shared by every layer."""
-        ...
-
-    def forward(
-        self,
-        q: torch.Tensor,  # [N, H, D]
-        k: torch.Tensor,  # [N, KVH, D], written into the cache
-        v: torch.Tensor,  # [N, KVH, D]
-        cache: LayerCache,
-        step: StepT,
-        scale: float,
-        rows: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """[N, H, D], every row's K/V written; with `rows` (int64, ascending; of each sequence,
-        none or a run of its last new tokens: `ModelRunner`'s read rows) those rows' outputs
-        alone, [len(rows), H, D]."""
         ...
 
 

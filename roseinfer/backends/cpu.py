@@ -16,13 +16,7 @@ from typing import TYPE_CHECKING
 import torch
 from torch import nn
 
-from roseinfer.backends.base import (
-    AttentionChoice,
-    BackendOptions,
-    CausalLM,
-    Quantization,
-    StackStep,
-)
+from roseinfer.backends.base import AttentionChoice, BackendOptions, CausalLM, Quantization
 from roseinfer.backends.cpu_attention import KernelPagedAttention, KernelStep
 from roseinfer.backends.cpu_linear import (
     KernelDenseLinear,
@@ -32,7 +26,7 @@ from roseinfer.backends.cpu_linear import (
     dense_kernel_rows,
 )
 from roseinfer.layers.activation import silu_and_mul
-from roseinfer.layers.attention import ReferenceAttention
+from roseinfer.layers.attention import ReferenceAttention, StackStep
 from roseinfer.layers.draw import sample_candidates
 from roseinfer.layers.huge_pages import HugePageArena
 from roseinfer.layers.linear import can_pack, replace_linears

@@ -11,18 +11,23 @@ its sequence's cached keys. Index tensors shared by every layer are built once p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 import torch
 import torch.nn.functional as F
 
 from roseinfer.layers.kv_cache import KVCache, LayerCache
 
-if TYPE_CHECKING:  # the backends import the layers
-    from roseinfer.backends.base import PagedAttention, StackStep
-
 StepT = TypeVar("StepT")
+
+# The decoder stack's run of one step: (input_ids [N], positions [N], the rotary tables cos and
+# sin [max_positions, D/2] in the model's dtype) -> the final norm's output [N, hidden]; the
+# step's K/V written into the cache. The stack looks up the tokens' embeddings and the
+# positions' rows itself: two fewer PyTorch ops a step, each of which costs tens of µs when the
+# weights' stream has just evicted it (BENCHMARKS.md, session 28).
+StackStep = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
 
 
 @dataclass(frozen=True)
@@ -190,6 +195,29 @@ def cache_positions(slots: torch.Tensor, block_size: int) -> tuple[torch.Tensor,
     return slots // block_size, slots % block_size
 
 
+class PagedAttention(Protocol[StepT]):
+    """Attention over the paged KV cache: what a backend gives the layers (`Backend.attention`)."""
+
+    def prepare(self, meta: AttentionMetadata) -> StepT:
+        """The step's index tensors, built once and shared by every layer."""
+        ...
+
+    def forward(
+        self,
+        q: torch.Tensor,  # [N, H, D]
+        k: torch.Tensor,  # [N, KVH, D], written into the cache
+        v: torch.Tensor,  # [N, KVH, D]
+        cache: LayerCache,
+        step: StepT,
+        scale: float,
+        rows: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """[N, H, D], every row's K/V written; with `rows` (int64, ascending; of each sequence,
+        none or a run of its last new tokens: `ModelRunner`'s read rows) those rows' outputs
+        alone, [len(rows), H, D]."""
+        ...
+
+
 @dataclass
 class ForwardContext(Generic[StepT]):
     """What every attention layer needs in one forward: the step's attention metadata, the
@@ -199,7 +227,7 @@ class ForwardContext(Generic[StepT]):
     attention: PagedAttention[StepT]
     kv_cache: KVCache
     # The whole layer stack as one call for this step (the backend's, where it has one and the
-    # step fits): (x [N, hidden], cos [N, D/2], sin [N, D/2]) -> the final norm's [N, hidden].
+    # step fits).
     decoder_stack: StackStep | None = None
 
     def attend(

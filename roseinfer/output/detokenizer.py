@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from roseinfer.config import check_bools
+from roseinfer.checks import check_bools
 from roseinfer.tokenizer import Tokenizer
 
 __all__ = ["IncrementalDetokenizer"]

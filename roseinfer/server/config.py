@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from roseinfer.checks import is_int, is_number
 from roseinfer.commands import LOG_LEVELS
-from roseinfer.config import is_int, is_number
 from roseinfer.output.reasoning import REASONING_PARSERS, ReasoningParserName
 
 

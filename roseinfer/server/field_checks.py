@@ -5,17 +5,14 @@ whole body or message) and says whether it is accepted."""
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from roseinfer.checks import is_number
+
 Check = Callable[[Any, dict], bool]  # (value, the whole body or message) -> accepted
-
-
-def is_number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def of_type(*types: type) -> Check:

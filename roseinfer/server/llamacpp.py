@@ -28,7 +28,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import Field
 
 from roseinfer import __version__
-from roseinfer.config import is_number
+from roseinfer.checks import is_number
 from roseinfer.fim import NoFimTokens, infill_prompt
 from roseinfer.outputs import RequestFailed
 from roseinfer.pooling_params import PoolingParams
