@@ -129,8 +129,9 @@ class ConnectionPool:
         # A kept-alive connection may have been closed by the server while idle: if it fails
         # before any byte of the response, retry once on a new connection.
         for reused in (True, False):
-            conn = self._idle.pop() if reused and self._idle else None
-            if conn is None:
+            if reused and self._idle:
+                conn = self._idle.pop()
+            else:
                 reused, conn = False, await self._connect()
             try:
                 conn.writer.write(message)

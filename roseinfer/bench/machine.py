@@ -77,6 +77,7 @@ class OtherLoad:
         return self
 
     def __exit__(self, *exc) -> None:
+        assert self._start is not None  # set by __enter__
         busy0, own0, pids0, t0 = self._start
         busy1, own1, pids1, t1 = (
             _machine_busy_seconds(),

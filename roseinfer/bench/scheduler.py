@@ -200,7 +200,7 @@ def benchmark_mode(
                 r = run_naive(engine, work)
             r["other_cpu_cores"] = load.cores
             return r
-        if mode == "online":
+        if online is not None:
             if not args.keep_prefix_cache_across_runs:
                 online.core.block_manager.reset_prefix_cache()
             scheduler = online

@@ -116,7 +116,7 @@ class PresetAction(argparse.Action):
         if getattr(namespace, self.dest) not in (None, values):
             parser.error(f"--preset given twice ({getattr(namespace, self.dest)}, {values})")
         setattr(namespace, self.dest, values)
-        given = getattr(namespace, GIVEN, frozenset())
+        given: frozenset[str] = getattr(namespace, GIVEN, frozenset())
         for name, value in PRESETS[str(values)].items():
             if name not in given:
                 setattr(namespace, name, value)
@@ -235,7 +235,7 @@ def check_flags(args: argparse.Namespace) -> None:
     if args.dataset != "jsonl" and args.dataset_path is not None:
         raise ValueError("--dataset-path is read with --dataset jsonl only")
     if args.dataset == "jsonl":
-        given = getattr(args, GIVEN, frozenset())
+        given: frozenset[str] = getattr(args, GIVEN, frozenset())
         unused = [f"--{name.replace('_', '-')}" for name in
                   ("random_input_len", "random_prefix_len") if name in given]  # fmt: skip
         if args.random_range_ratio != 0.0:

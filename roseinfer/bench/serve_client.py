@@ -17,20 +17,7 @@ from urllib.parse import urlsplit
 
 from roseinfer.bench.http import ConnectionPool
 from roseinfer.bench.serve_prompts import PromptSpec
-from roseinfer.bench.serve_report import compute_metrics
-
-
-@dataclass
-class RequestResult:
-    success: bool = False
-    prompt_len: int = 0
-    output_tokens: int = 0
-    ttft: float = 0.0  # s
-    latency: float = 0.0  # s
-    itl: list[float] = field(default_factory=list)  # s
-    text: str = ""
-    error: str = ""
-    usage: bool = False  # output_tokens came from the server's usage
+from roseinfer.bench.serve_report import RequestResult, compute_metrics
 
 
 @dataclass

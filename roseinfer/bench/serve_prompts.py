@@ -68,10 +68,8 @@ def random_prompts(
     in_lo, in_hi = length_range(input_len, range_ratio)
     out_lo, out_hi = length_range(output_len, range_ratio)
     rng = random.Random(seed)
-    pool = None
-    if tok is not None:
-        special = tok.special_token_ids
-        pool = [i for i in range(tok.vocab_size) if i not in special]
+    special = set() if tok is None else tok.special_token_ids
+    pool = [] if tok is None else [i for i in range(tok.vocab_size) if i not in special]
 
     def text_of(length: int) -> tuple[str, int]:
         if tok is not None:

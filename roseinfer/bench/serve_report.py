@@ -4,12 +4,25 @@ printed result block and sweep table, and the sweep plot."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import Any
 
 from roseinfer.bench.metrics import describe
 
-if TYPE_CHECKING:  # the client imports this module, so only the type checker imports it back
-    from roseinfer.bench.serve_client import RequestResult
+
+@dataclass
+class RequestResult:
+    """One request as the load client saw it (`serve_client.send_request`)."""
+
+    success: bool = False
+    prompt_len: int = 0
+    output_tokens: int = 0
+    ttft: float = 0.0  # s
+    latency: float = 0.0  # s
+    itl: list[float] = field(default_factory=list)  # s
+    text: str = ""
+    error: str = ""
+    usage: bool = False  # output_tokens came from the server's usage
 
 
 def compute_metrics(
@@ -23,7 +36,7 @@ def compute_metrics(
     tpots = [(r.latency - r.ttft) / (r.output_tokens - 1) for r in ok if r.output_tokens > 1]
     itls = [x for r in ok for x in r.itl]
     e2els = [r.latency for r in ok]
-    m = {
+    m: dict[str, Any] = {
         "max_concurrency": concurrency,
         "request_rate": "inf" if math.isinf(request_rate) else request_rate,
         "num_prompts": len(results),

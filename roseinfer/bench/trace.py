@@ -35,7 +35,7 @@ STAT_FIELDS = (
 def _stats_dict(stats: Any) -> dict:
     if stats is None:
         return {}
-    if dataclasses.is_dataclass(stats):
+    if dataclasses.is_dataclass(stats) and not isinstance(stats, type):
         return dataclasses.asdict(stats)
     return {k: getattr(stats, k) for k in STAT_FIELDS if hasattr(stats, k)}
 

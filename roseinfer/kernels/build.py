@@ -296,10 +296,11 @@ class _SubprocessDyingWithUs:
 
     @staticmethod
     def run(cmd: Any, *, check: bool = False, **kwargs: Any) -> subprocess.CompletedProcess:
-        parent = os.getpid()
+        parent, libc = os.getpid(), _libc
+        assert libc is not None  # `_ninja_dies_with_us` installs this class on Linux only
 
         def die_with_parent() -> None:  # in the forked child before exec: keep it to syscalls
-            _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
             if os.getppid() != parent:  # the parent died before prctl took effect
                 os.kill(os.getpid(), signal.SIGTERM)
 
@@ -320,8 +321,8 @@ def _ninja_dies_with_us(cpp_extension: ModuleType) -> Iterator[None]:
     if _libc is None or getattr(cpp_extension, "subprocess", None) is not subprocess:
         yield  # not Linux, or a torch that runs ninja another way: build without the guard
         return
-    cpp_extension.subprocess = _SubprocessDyingWithUs()
+    setattr(cpp_extension, "subprocess", _SubprocessDyingWithUs())  # noqa: B010 (a module's)
     try:
         yield
     finally:
-        cpp_extension.subprocess = subprocess
+        setattr(cpp_extension, "subprocess", subprocess)  # noqa: B010

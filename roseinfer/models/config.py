@@ -53,14 +53,17 @@ class ModelConfig:
                 "qwen2": "Qwen2ForCausalLM",
                 "qwen3": "Qwen3ForCausalLM",
             }
-            arch = by_type.get(model_type)
+            arch = by_type.get(model_type) if isinstance(model_type, str) else None
         if arch is None:
             raise UnsupportedModelError(
                 f"unsupported architecture {archs or cfg.get('model_type')!r}; "
                 f"roseinfer supports {', '.join(ARCHITECTURES)}"
             )
         family = ARCHITECTURES[arch]
-        common = dict(bos_token_id=cfg.get("bos_token_id"), eos_token_id=cfg.get("eos_token_id"))
+        common: dict[str, Any] = {
+            "bos_token_id": cfg.get("bos_token_id"),
+            "eos_token_id": cfg.get("eos_token_id"),
+        }
         if family == "gpt2":
             hidden = cfg["n_embd"]
             heads = cfg["n_head"]

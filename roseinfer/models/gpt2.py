@@ -82,7 +82,9 @@ class GPT2LMHeadModel(nn.Module):
         self.tie_weights()
 
     def tie_weights(self) -> None:
-        self.lm_head.weight = self.transformer["wte"].weight
+        wte = self.transformer["wte"]
+        assert isinstance(wte, nn.Embedding)
+        self.lm_head.weight = wte.weight
 
     def forward(
         self,
@@ -94,7 +96,9 @@ class GPT2LMHeadModel(nn.Module):
         # input_ids, positions: [N] -> hidden [N, hidden], or the `output_rows`' (CausalLM)
         t = self.transformer
         x = t["wte"](input_ids) + t["wpe"](positions)  # [N, hidden]
-        *blocks, last = t["h"]
+        h = t["h"]
+        assert isinstance(h, nn.ModuleList)
+        *blocks, last = h
         for block in blocks:
             x = block(x, ctx)
         x = last(x, ctx, output_rows)

@@ -51,7 +51,7 @@ class LlamaAttention(nn.Module):
         q = q.view(-1, self.num_heads, self.head_dim)  # [N, H, D]
         k = k.view(-1, self.num_kv_heads, self.head_dim)  # [N, KVH, D]
         v = v.view(-1, self.num_kv_heads, self.head_dim)
-        if self.q_norm is not None:
+        if self.q_norm is not None and self.k_norm is not None:
             q, k = self.q_norm(q), self.k_norm(k)
         q, k = self.ops.rotary(q, k, rope.cos, rope.sin)
         out = ctx.attend(self.layer_idx, q, k, v, self.scale, rows)  # [N or len(rows), H, D]
@@ -110,6 +110,10 @@ class LlamaModel(nn.Module):
         )
         self.norm = RMSNorm(cfg.hidden_size, cfg.norm_eps, backend)
 
+    def decoder_layers(self) -> list[LlamaDecoderLayer]:
+        """`layers` as their own class (a ModuleList's items are typed as any Module)."""
+        return [layer for layer in self.layers if isinstance(layer, LlamaDecoderLayer)]
+
 
 class LlamaForCausalLM(nn.Module):
     def __init__(self, cfg: ModelConfig, backend: Backend) -> None:
@@ -157,7 +161,8 @@ class LlamaForCausalLM(nn.Module):
     def decoder_stack_spec(self) -> DecoderStackSpec:
         """The layers' weights and linears, in the order a fused decoder stack runs them."""
         layers = []
-        for layer in self.model.layers:
+        decoder_layers = self.model.decoder_layers()
+        for layer in decoder_layers:
             attn, mlp = layer.self_attn, layer.mlp
             layers.append(
                 StackLayer(
@@ -180,7 +185,7 @@ class LlamaForCausalLM(nn.Module):
             num_heads=cfg.num_heads,
             num_kv_heads=cfg.num_kv_heads,
             head_dim=cfg.head_dim,
-            scale=self.model.layers[0].self_attn.scale,
+            scale=decoder_layers[0].self_attn.scale,
         )
 
     def load_weights(self, weights: dict[str, torch.Tensor]) -> None:
@@ -189,12 +194,14 @@ class LlamaForCausalLM(nn.Module):
         for i in range(self.config.num_layers):
             attn, mlp = f"model.layers.{i}.self_attn.", f"model.layers.{i}.mlp."
             for suffix in ("weight", "bias"):
-                parts = [weights.pop(f"{attn}{p}_proj.{suffix}", None) for p in "qkv"]
-                if all(p is not None for p in parts):
-                    weights[f"{attn}qkv_proj.{suffix}"] = torch.cat(parts, dim=0)
-            parts = [weights.pop(f"{mlp}{p}_proj.weight", None) for p in ("gate", "up")]
-            if all(p is not None for p in parts):
-                weights[f"{mlp}gate_up_proj.weight"] = torch.cat(parts, dim=0)
+                qkv = [weights.pop(f"{attn}{p}_proj.{suffix}", None) for p in "qkv"]
+                found = [t for t in qkv if t is not None]
+                if len(found) == len(qkv):
+                    weights[f"{attn}qkv_proj.{suffix}"] = torch.cat(found, dim=0)
+            gate_up = [weights.pop(f"{mlp}{p}_proj.weight", None) for p in ("gate", "up")]
+            found = [t for t in gate_up if t is not None]
+            if len(found) == len(gate_up):
+                weights[f"{mlp}gate_up_proj.weight"] = torch.cat(found, dim=0)
         if self.config.tie_word_embeddings:
             weights.pop("lm_head.weight", None)
         load_state(self, weights)
