@@ -4,9 +4,9 @@ A backend is chosen once per engine (`roseinfer.backends.select_backend`), from 
 flags resolved here into `BackendOptions`. Models get it at construction and hand it to their
 layers, which call its ops (`LayerOps`); the loader lets it swap the model's linears
 (`prepare_model`); the runner asks it for the paged attention, the sampler's argmax and
-logprobs' passes and, for the steps it takes, a fused decoder stack; the interfaces of those
-two that the layers call (`PagedAttention`, `StackStep`) are the layers' own. Nothing outside a
-backend asks which one it is, so a CUDA backend slots in by implementing `Backend`.
+logprobs' passes and, for the steps it takes, a fused decoder stack. The interfaces the layers
+call (`LayerOps`, `PagedAttention`, `StackStep`) are the layers' own. Nothing outside a backend
+asks which one it is, so a CUDA backend slots in by implementing `Backend`.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from torch import nn
 
 from roseinfer.layers.attention import ForwardContext, PagedAttention, StackStep
 from roseinfer.layers.kv_cache import KVCacheDtype
+from roseinfer.layers.ops import LayerOps
 
 if TYPE_CHECKING:
     from roseinfer.config import EngineConfig
@@ -64,36 +65,6 @@ class BackendOptions:
         )
 
 
-class LayerOps(Protocol):
-    """The fused-op layers' math (`roseinfer/layers/`): norms, rotary, the MLP activation."""
-
-    def rms_norm(self, x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
-        """x [N, dim] or [N, heads, dim] -> RMSNorm(x), same shape."""
-        ...
-
-    def add_rms_norm(
-        self, x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, eps: float
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """x, residual [N, dim] -> (RMSNorm(residual + x), residual + x); may update
-        `residual` in place."""
-        ...
-
-    def rotary(
-        self, q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """q [N, H, D], k [N, KVH, D] rotated by cos/sin [N, D/2] (may be in place)."""
-        ...
-
-    def silu_mul(self, x: torch.Tensor) -> torch.Tensor:
-        """x [N, 2I] = [gate | up] -> silu(gate) * up [N, I]."""
-        ...
-
-    def gate_up_silu_mul(self, gate_up: nn.Module, x: torch.Tensor) -> torch.Tensor:
-        """`silu_mul(gate_up(x))` for a gated projection this backend made (`make_linear`): x
-        [N, hidden] -> [N, I]; a backend may compute it in the projection's epilogue."""
-        ...
-
-
 class DecoderStack(Protocol[StepT_contra]):
     """A model's whole decoder stack fused into one call, for the steps it can run."""
 
@@ -132,7 +103,7 @@ class DecoderStackSpec:
 
 
 class CausalLM(Protocol):
-    """What the runner and the backends need of a model (`roseinfer/models/`)."""
+    """What the runner and the backends need of a model (the model classes)."""
 
     def __call__(
         self,

@@ -4,13 +4,10 @@ norm on the `cpu` backend, `rms_norm` / `add_rms_norm` below on the `torch` one.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import torch
 from torch import nn
 
-if TYPE_CHECKING:  # the backends import the layers
-    from roseinfer.backends.base import LayerOps
+from roseinfer.layers.ops import LayerOps
 
 
 def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
