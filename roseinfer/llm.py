@@ -35,7 +35,8 @@ from roseinfer.outputs import (
 )
 from roseinfer.pooling_params import PoolingParams
 from roseinfer.progress import progress
-from roseinfer.sampling_params import SamplingParams, StructuredOutputs
+from roseinfer.sampling_params import SamplingParams
+from roseinfer.structured.params import StructuredOutputs
 from roseinfer.structured.tools import ToolUse
 from roseinfer.tokenizer import Tokenizer
 

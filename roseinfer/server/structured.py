@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from roseinfer.chat import ChatError, read_tools
-from roseinfer.sampling_params import StructuredOutputs
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import APIError
 from roseinfer.structured.grammar import GrammarError
+from roseinfer.structured.params import StructuredOutputs
 from roseinfer.structured.strict import strict_schema_error
 from roseinfer.structured.tools import Tool, ToolUse
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import torch
 
-from roseinfer.sampling_params import StructuredOutputs
+from roseinfer.structured.params import StructuredOutputs
 from roseinfer.structured.tools import COMPACT
 from roseinfer.tokenizer import Tokenizer
 
