@@ -8,6 +8,8 @@ construction computes the norms, rotary and activation, and swaps the linears af
 
 from __future__ import annotations
 
+from typing import cast
+
 import torch
 from torch import nn
 
@@ -112,7 +114,7 @@ class LlamaModel(nn.Module):
 
     def decoder_layers(self) -> list[LlamaDecoderLayer]:
         """`layers` as their own class (a ModuleList's items are typed as any Module)."""
-        return [layer for layer in self.layers if isinstance(layer, LlamaDecoderLayer)]
+        return cast(list[LlamaDecoderLayer], list(self.layers))
 
 
 class LlamaForCausalLM(nn.Module):
