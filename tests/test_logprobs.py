@@ -7,6 +7,7 @@ streamed and not)."""
 
 from __future__ import annotations
 
+import codecs
 import json
 
 import httpx
@@ -255,6 +256,24 @@ def greedy_ids(oracle, ids: list[int], n: int) -> list[int]:
     return out[len(ids) :]
 
 
+def legacy_name(tokenizer, token: int) -> str:
+    """OpenAI's legacy name of a token: its text, or `bytes:\\xNN` for part of a character."""
+    raw = tokenizer.token_bytes(token)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "bytes:" + "".join(f"\\x{b:02x}" for b in raw)
+
+
+def char_offsets(tokenizer, tokens: list[int], start: bytes = b"") -> list[int]:
+    """Where each token starts in the text: the characters the bytes before it complete."""
+    return [
+        len(codecs.utf_8_decode(start + b"".join(map(tokenizer.token_bytes, tokens[:j])),
+                                "replace", False)[0])
+        for j in range(len(tokens))
+    ]  # fmt: skip
+
+
 def sse(http: httpx.Client, path: str, body: dict) -> list[dict]:
     with http.stream("POST", path, json={**body, "stream": True}) as r:
         assert r.status_code == 200
@@ -272,13 +291,14 @@ def test_completions_logprobs_and_echo(http, server_oracle):
     ids = tokenizer.encode(PROMPT)
     out_ids = greedy_ids(oracle, ids, 6)
     rows = oracle(ids + out_ids)
-    assert lp["tokens"] == [tokenizer.token_text(t) for t in out_ids]
+    assert lp["tokens"] == [legacy_name(tokenizer, t) for t in out_ids]
     assert len(lp["token_logprobs"]) == len(lp["top_logprobs"]) == 6
-    assert lp["text_offset"] == [sum(map(len, lp["tokens"][:j])) for j in range(6)]
+    assert lp["text_offset"] == char_offsets(tokenizer, out_ids)
+    assert all(o <= len(choice["text"]) for o in lp["text_offset"])
     for j, (token, value) in enumerate(zip(out_ids, lp["token_logprobs"], strict=True)):
         assert abs(value - float(rows[len(ids) - 1 + j, token])) < ATOL
-        # the top 3 and the token, keyed by text (tokens of the same text share a key)
-        top = {tokenizer.token_text(t): float(rows[len(ids) - 1 + j, t]) for t in
+        # the top 3 and the token, keyed by name (tokens of the same text share a key)
+        top = {legacy_name(tokenizer, t): float(rows[len(ids) - 1 + j, t]) for t in
                rows[len(ids) - 1 + j].topk(3).indices.tolist()}  # fmt: skip
         assert lp["tokens"][j] in lp["top_logprobs"][j] and len(lp["top_logprobs"][j]) <= 4
         assert set(top) <= set(lp["top_logprobs"][j])
@@ -312,6 +332,51 @@ def test_completions_logprobs_and_echo(http, server_oracle):
         assert values[0] is None and elp["token_logprobs"][0] is None
         pairs = zip(values[1:], elp["token_logprobs"][1:], strict=True)
         assert all(abs(a - b) < ATOL for a, b in pairs)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_completions_logprobs_name_byte_tokens_and_offset_by_characters(http, server_oracle,
+                                                                         stream):  # fmt: skip
+    """A character written as several byte tokens (the tiny tokenizer spells every non-ASCII
+    byte apart): each token is named by its bytes (one U+FFFD text would name them all), and
+    each starts where its character does; a stream's chunks end inside characters."""
+    tokenizer, _ = server_oracle
+    text = "🎉é🎉"
+    ids = tokenizer.encode(text, add_special_tokens=False)
+    assert len(ids) == len(text.encode())  # a token a byte
+    body = {"prompt": "Hi", "max_tokens": 12, "temperature": 0, "logprobs": 2,
+            "structured_outputs": {"choice": [text]}}  # fmt: skip
+    if stream:
+        choices = [c["choices"][0] for c in sse(http, "/v1/completions", body) if c["choices"]]
+        got_text = "".join(c["text"] for c in choices)
+        lp = {key: [v for c in choices if c["logprobs"] for v in c["logprobs"][key]]
+              for key in ("tokens", "text_offset", "top_logprobs")}  # fmt: skip
+    else:
+        choice = http.post("/v1/completions", json=body).json()["choices"][0]
+        got_text, lp = choice["text"], choice["logprobs"]
+    assert got_text == text
+    assert lp["tokens"] == [legacy_name(tokenizer, t) for t in ids]
+    assert lp["tokens"][:4] == ["bytes:\\xf0", "bytes:\\x9f", "bytes:\\x8e", "bytes:\\x89"]
+    assert lp["text_offset"] == [0, 0, 0, 0, 1, 1, 2, 2, 2, 2]
+    for name, top in zip(lp["tokens"], lp["top_logprobs"], strict=True):
+        assert name in top and len(top) in (2, 3)  # distinct tokens, distinct keys
+
+    # echo of a prompt that ends inside a character: the prompt's text and the output's are
+    # decoded apart (the cut character U+FFFD), the output's offsets after the prompt's text
+    prompt, last = ids[:-1], ids[-1]
+    body = {"prompt": prompt, "echo": True, "max_tokens": 2, "temperature": 0, "logprobs": 1,
+            "logit_bias": {str(last): 100}, "stream": stream}  # fmt: skip
+    if stream:
+        choices = [c["choices"][0] for c in sse(http, "/v1/completions", body) if c["choices"]]
+        got_text = "".join(c["text"] for c in choices)
+        offsets = [o for c in choices if c["logprobs"] for o in c["logprobs"]["text_offset"]]
+    else:
+        choice = http.post("/v1/completions", json=body).json()["choices"][0]
+        got_text, offsets = choice["text"], choice["logprobs"]["text_offset"]
+    echoed = tokenizer.decode(prompt, skip_special_tokens=False)
+    assert got_text == echoed + tokenizer.decode([last, last])
+    assert offsets == char_offsets(tokenizer, prompt) + [len(echoed), len(echoed) + 1]
+    assert all(o < len(got_text) for o in offsets)
 
 
 def test_prompt_logprobs_in_responses(http, server_oracle):

@@ -265,6 +265,11 @@ def test_without_a_parser_asking_for_one_is_a_400(tiny_server):
             assert r.status_code == 200 and "reasoning" not in r.json()["choices"][0]["message"]
         r = http.post("/v1/completions", json={"prompt": "Hi", "reasoning_format": "deepseek"})
         assert (r.status_code, r.json()["error"]["param"]) == (400, "reasoning_format"), r.text
+        body = {"input": "Hi", "max_output_tokens": 2}
+        r = http.post("/v1/responses", json={**body, "include_reasoning": False})
+        assert (r.status_code, r.json()["error"]["param"]) == (400, "include_reasoning"), r.text
+        r = http.post("/v1/responses", json={**body, "include_reasoning": True})
+        assert r.status_code == 200 and r.json()["output"][0]["type"] == "message", r.text
 
 
 # Qwen3's way with earlier thinking, cut down: shown for the assistant turns after the last
@@ -358,6 +363,18 @@ def test_a_responses_answer_gives_its_thinking_as_a_reasoning_item(served):
             assert item["content"] == [{"type": "reasoning_text", "text": reasoning}]
             assert item["summary"] == []
             assert r["usage"]["output_tokens_details"]["reasoning_tokens"] > 0
+            # include_reasoning: false (vLLM's): the same answer without its thinking's item,
+            # whose tokens are still counted
+            hidden = http.post("/v1/responses", json={**body, "include_reasoning": False}).json()
+            assert (
+                hidden["output"][0]["type"] == "message" and len(hidden["output"]) == len(kinds) - 1
+            )
+            assert hidden["output"][0]["content"] == r["output"][-1]["content"]
+            assert hidden["usage"] == r["usage"]
+            events = sse_events(http.post("/v1/responses", json={
+                **body, "include_reasoning": False, "stream": True}).text)  # fmt: skip
+            assert not [e for e in events if "reasoning" in e["type"]]
+            assert events[-1]["response"]["output"][0]["content"] == r["output"][-1]["content"]
         if answer or not shown:
             assert r["output"][-1]["content"][0]["text"] == answer
         events = sse_events(http.post("/v1/responses", json={**body, "stream": True}).text)

@@ -509,6 +509,15 @@ def test_bad_request_gets_openai_error(http, path, body, status, param):
         assert param in err["message"], err
 
 
+@pytest.mark.parametrize("logprobs", [None, False])
+def test_top_logprobs_0_without_logprobs_asks_for_nothing(http, logprobs):
+    """vLLM's default, which its clients send: a 200 without logprobs, not a 400."""
+    body = {"messages": CHAT, "max_tokens": 2, "top_logprobs": 0, "logprobs": logprobs}
+    r = http.post(CC, json=body)
+    assert r.status_code == 200, r.text
+    assert r.json()["choices"][0]["logprobs"] is None
+
+
 def test_prompt_beyond_context_names_both_numbers(client, tokenizer):
     with pytest.raises(openai.BadRequestError) as e:
         client.completions.create(model=MODEL, prompt=PROMPT, max_tokens=9000)

@@ -348,8 +348,12 @@ def test_echo_keeps_special_tokens_as_sent(http, prompt, stream):
         sent = http.post("/detokenize", json={"tokens": prompt}).json()["prompt"]
         assert sent.startswith("<|im_start|>") and sent.endswith("<|endoftext|>")
     assert text.startswith(sent)
-    assert "".join(tokens) == text
-    assert all(text[o:].startswith(t) for o, t in zip(offsets, tokens, strict=True))
+    # a token of part of a character is named by its bytes (`bytes:\\x9f`, OpenAI's legacy form)
+    raw = [bytes.fromhex(t[6:].replace("\\x", "")) if t.startswith("bytes:") else t.encode()
+           for t in tokens]  # fmt: skip
+    assert b"".join(raw).decode("utf-8", "replace") == text
+    assert all(text[o:].startswith(t) for o, t in zip(offsets, tokens, strict=True)
+               if not t.startswith("bytes:"))  # fmt: skip
 
 
 def test_a_compressed_body_is_a_415_naming_its_encoding(http):

@@ -180,7 +180,9 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
             # to ours; the body's request_id is the client's own choice: a 400
             response_id = stored.claim(responses, rid,
                                        internal_id if body.request_id is None else None)  # fmt: skip
-            head = ResponseHead(response_id, created, model_name, responses, defaults)
+            head = ResponseHead(
+                response_id, created, model_name, responses, defaults, opts.show_reasoning
+            )
             if responses.echo.background:
                 return stored.start_background(head, group, prompt_tokens, opts.constraint_param,
                                                bool(body.stream))  # fmt: skip

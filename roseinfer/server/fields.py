@@ -92,8 +92,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("n_predict", _V1, "llama.cpp's name for `max_tokens` (-1: what the context leaves; on "
        "/completion 0: the prompt alone, computed into the prefix cache, nothing answered, a "
        "400 where the server keeps no cache)", _LC),
-    _h("temperature", _V1, "default 1; 0 (or below 1e-5) is greedy; any value >= 0 (as vLLM; "
-       "OpenAI refuses above 2); this and `top_p`, `top_k`, `min_p`, `repetition_penalty` and "
+    _h("temperature", _V1, "default 1; 0 (or below 1e-5) is greedy; any value >= 0 (as "
+       "llama.cpp; OpenAI and vLLM 0.32 refuse above 2); this and `top_p`, `top_k`, `min_p`, `repetition_penalty` and "
        "the output limit, left out, are the model's own where its generation_config.json (or a "
        "GGUF's `general.sampling.*`) sets them (vLLM's default; `--generation-config none`: "
        "OpenAI's); on /completion and /infill this, `top_k`, `top_p` and `min_p` left out or "
@@ -142,14 +142,17 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("logit_bias", _V1, "{token id: bias in [-100, 100]} added to the logits (before the "
        "penalties, as vLLM)"),
     _h("logprobs", _CO, "N in [0, 20]: each token's logprob and the N likeliest, in the legacy "
-       "shape (`tokens`, `token_logprobs`, `top_logprobs`, `text_offset`); of the model's "
+       "shape (`tokens`, `token_logprobs`, `top_logprobs`, `text_offset`: a token that holds "
+       "part of a character named by its bytes, `bytes:\\xf0`, as OpenAI's, and starting "
+       "where its character starts in the text); of the model's "
        "distribution before penalties, bias, temperature and any grammar's mask (so the "
        "likeliest may be tokens a grammar forbids; with `post_sampling_probs`, of the "
        "distribution drawn from, the echoed prompt's still the model's)"),
     _h("logprobs", _C, "true: each token's logprob in `choices[].logprobs.content` (before "
        "penalties, bias, temperature and any grammar's mask; with `post_sampling_probs`, of "
        "the distribution drawn from)"),
-    _h("top_logprobs", _C, "0 to 20 likeliest tokens at each position (needs `logprobs: true`)"),
+    _h("top_logprobs", _C, "0 to 20 likeliest tokens at each position (above 0 needs `logprobs: "
+       "true`; 0 without it asks for nothing, a no-op, as vLLM)"),
     _h("echo", _CO, "the prompt before the completion in `text`; with `logprobs`, the prompt's "
        "tokens first in it too (the first with null logprobs); with `max_tokens: 0`, the prompt "
        "alone (OpenAI's scoring form, as vLLM: finish reason `length`, no completion tokens; the "
@@ -176,10 +179,14 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("structured_outputs", _V1, "one of `json` (a schema), `regex`, `choice` (strings), "
        "`grammar` (Lark or GBNF), `json_object`: the output is constrained to it (two are a "
        "400; none, only options: no constraint, as vLLM)", _VL),
-    _h("guided_json", _V1, "vLLM's older name for `structured_outputs.json`", _VL),
-    _h("guided_regex", _V1, "vLLM's older name for `structured_outputs.regex`", _VL),
-    _h("guided_choice", _V1, "vLLM's older name for `structured_outputs.choice`", _VL),
-    _h("guided_grammar", _V1, "vLLM's older name for `structured_outputs.grammar`", _VL),
+    _h("guided_json", _V1, "vLLM's older name for `structured_outputs.json` (vLLM 0.32 "
+       "ignores it, with a warning in its log)", _VL),
+    _h("guided_regex", _V1, "vLLM's older name for `structured_outputs.regex` (vLLM 0.32 "
+       "ignores it, with a warning in its log)", _VL),
+    _h("guided_choice", _V1, "vLLM's older name for `structured_outputs.choice` (vLLM 0.32 "
+       "ignores it, with a warning in its log)", _VL),
+    _h("guided_grammar", _V1, "vLLM's older name for `structured_outputs.grammar` (vLLM 0.32 "
+       "ignores it, with a warning in its log)", _VL),
     _h("json_schema", _V1, "llama.cpp's: a JSON schema the output follows", _LC),
     _h("grammar", _V1, 'llama.cpp\'s: a GBNF grammar the output follows ("": none)', _LC),
     _h("stream", _V1, "server-sent events, one chunk per token (or `--stream-interval` tokens)"),
@@ -281,6 +288,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _noop("session_id", _V1, is_str, "a conversation's id for routing; one engine here", _VL),
     _noop("return_token_offsets", _V1, is_bool, "only read by vLLM's render endpoints", _VL),
     _noop("return_mm_kwargs", _V1, is_bool, "only read by vLLM's render endpoints", _VL),
+    _noop("mm_payload", _V1, equals("tensors", "none"), "what vLLM's render endpoints return for "
+          "multimodal items (`return_mm_kwargs`' successor)", _VL),
     _noop("routed_experts_prompt_start", _V1, is_int, "where returned expert routing starts; "
           "none is returned (no mixture-of-experts data here)", _VL),
     _noop("spaces_between_special_tokens", _V1, is_bool,
@@ -372,7 +381,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("thinking_forced_open", _V1, equals(False), "false", "an output that opens in a "
          "reasoning block", _LC),
     _h("include_reasoning", _C, "false: the reasoning read apart (`--reasoning-parser`) left "
-       "out of the answer; without a parser only true (the default) is taken, a 400 otherwise",
+       "out of the answer (/v1/responses: no `reasoning` item; its tokens still in the usage's "
+       "`reasoning_tokens`); without a parser only true (the default) is taken, a 400 otherwise",
        _VL),
     _ref("prompt_embeds", _CO, never, "null", "prompts as embeddings", _VL),
     _ref("chat_template", _C, never, "null", "a request's own chat template", _VL),

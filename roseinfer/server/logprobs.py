@@ -3,9 +3,12 @@
 - /v1/completions (legacy): `{"tokens", "token_logprobs", "top_logprobs", "text_offset"}`,
   one entry per token; `top_logprobs` maps token text to logprob for the top N plus the token
   itself (OpenAI: up to N + 1 entries). With `echo` the prompt's tokens come first, the first
-  one with null logprobs (it has no context). `text_offset` is where each token's text starts
-  in the choice's `text`, counted as the sum of the preceding tokens' texts (vLLM's rule: a
-  special token, which the text skips, still counts its own text there, as it is in `tokens`).
+  one with null logprobs (it has no context). A token holding part of a character (an emoji
+  as three byte tokens) is named by its bytes, `"bytes:\\xf0\\x9f"`, as OpenAI's legacy API
+  names it (its text alone would be U+FFFD, the same for every such token). `text_offset` is
+  where each token's text starts in the choice's `text`: the characters the tokens before it
+  complete (a character's byte tokens all start where it does), a special token, which the
+  text skips, counting its own text there, as it is in `tokens` (vLLM's rule).
 - /v1/chat/completions: `{"content": [{"token", "logprob", "bytes", "top_logprobs"}],
   "refusal": null}`, `top_logprobs` the N likeliest (the token itself is in them only if it is
   one of the N).
@@ -15,10 +18,27 @@
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from roseinfer.outputs import PositionLogprobs
 from roseinfer.tokenizer import Tokenizer
+
+
+@dataclass(frozen=True)
+class TextPosition:
+    """Where the next token's text starts in a completion's `text`: the characters before it,
+    and the bytes of a character not yet complete (a stream's chunk may end inside one)."""
+
+    chars: int = 0
+    pending: bytes = b""
+
+
+@dataclass(frozen=True)
+class CompletionLogprobs:
+    json: dict  # the legacy shape
+    end: TextPosition  # where a next chunk's tokens start
 
 
 def completion_logprobs(
@@ -26,36 +46,46 @@ def completion_logprobs(
     positions: Sequence[PositionLogprobs | None],
     num_top: int,
     tokenizer: Tokenizer,
-    offset: int = 0,
-) -> dict:
+    start: TextPosition = TextPosition(),
+) -> CompletionLogprobs:
     """The legacy shape for `token_ids` (their `positions`, aligned), text offsets from
-    `offset`."""
+    `start`."""
     tokens: list[str] = []
     values: list[float | None] = []
     tops: list[dict[str, float] | None] = []
     offsets: list[int] = []
+    chars = start.chars
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")  # as the text decodes its bytes
+    decoder.setstate((start.pending, 0))
     for token_id, position in zip(token_ids, positions, strict=True):
-        text = tokenizer.token_text(token_id)
-        tokens.append(text)
-        offsets.append(offset)
-        offset += len(text)
+        name = token_name(tokenizer, token_id)
+        tokens.append(name)
+        offsets.append(chars)
+        chars += len(decoder.decode(tokenizer.token_bytes(token_id)))
         if position is None:
             values.append(None)
             tops.append(None)
             continue
         values.append(position[token_id].logprob)
-        top = {p.decoded_token: p.logprob for p in _top(position, num_top)}
-        top.setdefault(text, position[token_id].logprob)
+        top = {token_name(tokenizer, t): p.logprob for t, p in _top_items(position, num_top)}
+        top.setdefault(name, position[token_id].logprob)
         tops.append(top)
-    return {"tokens": tokens, "token_logprobs": values, "top_logprobs": tops,
-            "text_offset": offsets}  # fmt: skip
+    lp = {"tokens": tokens, "token_logprobs": values, "top_logprobs": tops,
+          "text_offset": offsets}  # fmt: skip
+    return CompletionLogprobs(lp, TextPosition(chars, decoder.getstate()[0]))
 
 
-def end_offset(logprobs: dict) -> int:
-    """The text offset after the tokens of a `completion_logprobs` result (the next chunk's)."""
-    if not logprobs["tokens"]:
-        return 0
-    return logprobs["text_offset"][-1] + len(logprobs["tokens"][-1])
+def token_name(tokenizer: Tokenizer, token_id: int) -> str:
+    """A token's text, or `bytes:\\xNN...` where it holds part of a character (OpenAI's
+    legacy name for such a token)."""
+    text = tokenizer.token_text(token_id)
+    if "\ufffd" not in text:
+        return text
+    raw = tokenizer.token_bytes(token_id)
+    try:
+        return raw.decode("utf-8")  # U+FFFD itself, or a whole character
+    except UnicodeDecodeError:
+        return "bytes:" + "".join(f"\\x{b:02x}" for b in raw)
 
 
 def chat_logprobs(
@@ -103,7 +133,3 @@ def _top_items(position: PositionLogprobs, n: int) -> list:
     """(token id, Logprob) of the position's n likeliest, likeliest first."""
     ranked = sorted(position.items(), key=lambda item: item[1].rank)
     return [item for item in ranked if item[1].rank <= n][:n]
-
-
-def _top(position: PositionLogprobs, n: int) -> list:
-    return [p for _, p in _top_items(position, n)]

@@ -233,7 +233,7 @@ def response_options(body: P.SamplingRequest) -> ResponseOptions:
                        param="prompt_logprobs")  # fmt: skip
     prompt_logprobs = body.prompt_logprobs
     if isinstance(body, P.ChatCompletionRequest):
-        if body.top_logprobs is not None and not body.logprobs:
+        if body.top_logprobs and not body.logprobs:  # 0 asks for nothing (vLLM's default)
             raise APIError(400, "top_logprobs needs logprobs: true", param="top_logprobs")
         top = (body.top_logprobs or 0) if body.logprobs else None
         return ResponseOptions(chat=True, logprobs=top, prompt_logprobs=prompt_logprobs)

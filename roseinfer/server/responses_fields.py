@@ -146,10 +146,10 @@ SHARED_WITH_RESPONSES = frozenset({
     "model", "temperature", "top_p", "top_k", "min_p", "seed", "stop", "stop_token_ids",
     "ignore_eos", "min_tokens", "presence_penalty", "frequency_penalty", "repetition_penalty",
     "logit_bias", "structured_outputs", "stream", "stream_options", "stream_interval",
-    "stream_options.include_obfuscation", "request_id", "chat_template_kwargs",
+    "stream_options.include_obfuscation", "request_id", "chat_template_kwargs", "include_reasoning",
     "parallel_tool_calls", "service_tier", "cache_salt", "include_stop_str_in_output",
     "skip_special_tokens", "priority", "mm_processor_kwargs", "media_io_kwargs",
-    "kv_transfer_params", "vllm_xargs",
+    "kv_transfer_params", "vllm_xargs", "mm_payload",
 })  # fmt: skip
 
 

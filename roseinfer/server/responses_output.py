@@ -53,6 +53,9 @@ class ResponseHead:
     model: str
     request: ResponsesRequest
     defaults: SamplingDefaults  # the server's values of what the request left out
+    # The thinking read apart is an output item (`include_reasoning`, vLLM's; false: left out,
+    # still counted in the usage's reasoning tokens)
+    show_reasoning: bool = True
 
     def response(self, status: str, output: list[dict], usage: dict | None = None,
                  error: dict | None = None) -> dict:  # fmt: skip
@@ -145,7 +148,8 @@ def output_items(head: ResponseHead, group: GenerationGroup, choice: ChoiceState
     (if it wrote text, or neither thought nor called), then its calls; the last one cut short
     where the answer was (as a stream closes them)."""
     items = []
-    if choice.reasoning and not choice.reasoning.isspace():  # (a blank block: none, as llama.cpp)
+    if head.show_reasoning and choice.reasoning and not choice.reasoning.isspace():
+        # (a blank block: none, as llama.cpp)
         items.append(_reasoning(_item_id("rs"), "completed", choice.reasoning))
     if choice.text or not (choice.tool_calls or items):
         lp = _logprobs(head, group, choice.token_ids, list(choice.logprobs or []))
@@ -285,7 +289,7 @@ async def response_events(head: ResponseHead, group: GenerationGroup, prompt_tok
             async for _, choice, text in group.events():
                 for line in started():
                     yield line
-                if choice.new_reasoning:
+                if choice.new_reasoning and head.show_reasoning:
                     for line in reasoning_delta(choice.new_reasoning):
                         yield line
                 new = choice.new_logprobs if want_logprobs else []

@@ -23,9 +23,9 @@ from roseinfer.sampling_params import SamplingParams
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import failed_request_error, internal_error
 from roseinfer.server.logprobs import (
+    TextPosition,
     chat_logprobs,
     completion_logprobs,
-    end_offset,
     prompt_logprobs_json,
 )
 from roseinfer.structured.tools import ToolUse
@@ -233,7 +233,7 @@ class _PromptParts:
             if self.opts.logprobs is not None:
                 logprobs = completion_logprobs(
                     state.prompt_token_ids, positions, self.opts.logprobs, state.tokenizer
-                )
+                ).json
             self._echo[state.request_id] = text, logprobs
         return self._echo[state.request_id]
 
@@ -294,8 +294,10 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: R
     prompt_text, prompt_lp = prompts.echo(state) if opts.echo else ("", None)
     out = P.completion_choice(index, prompt_text + text, finish)
     if opts.logprobs is not None:
-        start = end_offset(prompt_lp) if prompt_lp is not None else 0
-        lp = completion_logprobs(ids, positions, opts.logprobs, tokenizer, start)
+        # The prompt's text and the output's are decoded apart: the output starts after the
+        # prompt's last character, even one its bytes left incomplete (then U+FFFD).
+        start = TextPosition(len(prompt_text))
+        lp = completion_logprobs(ids, positions, opts.logprobs, tokenizer, start).json
         if prompt_lp is not None:  # the prompt's tokens first
             heads = prompts.echo_logprobs_json(state)
             lp = {key: joined_list(heads[key], dumps_in_pieces(lp[key])) for key in lp}
@@ -333,7 +335,7 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
     """
     chat = opts.chat
     obj = "chat.completion.chunk" if chat else "text_completion"
-    offsets: dict[int, int] = {}  # completions: each choice's next text_offset
+    offsets: dict[int, TextPosition] = {}  # completions: where each choice's next token starts
     prompts = _PromptParts(opts)
 
     def chunk(choice: dict) -> str:
@@ -343,9 +345,10 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
         if opts.logprobs is None:
             return None
         tokenizer = group.state_of(index).tokenizer
-        lp = completion_logprobs(ids, positions, opts.logprobs, tokenizer, offsets.get(index, 0))
-        offsets[index] = end_offset(lp) if lp["tokens"] else offsets.get(index, 0)
-        return lp
+        start = offsets.get(index, TextPosition())
+        lp = completion_logprobs(ids, positions, opts.logprobs, tokenizer, start)
+        offsets[index] = lp.end
+        return lp.json
 
     # A call answer opens with content null, as OpenAI's (a text answer with ""). Where the
     # answer may call or write (tools under "auto"), or think first (a reasoning parser), a
@@ -375,9 +378,7 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                     # made and written once for the prompt's n choices, off the loop (its
                     # logprobs are prompt x top N entries)
                     choice_text = await asyncio.to_thread(prompts.echo_choice_json, state, index)
-                    _, lp = prompts.echo(state)
-                    if lp is not None:
-                        offsets[index] = end_offset(lp)
+                    offsets[index] = TextPosition(len(prompts.echo(state)[0]))
                     envelope = P.chunk(rid, obj, created, model, [], include_usage)
                     yield sse_data(with_json_list(envelope, "choices", [choice_text]))
                 new = c.new_logprobs if opts.logprobs is not None else []
