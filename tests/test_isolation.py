@@ -456,17 +456,19 @@ def test_the_server_converts_a_gbnf_grammar_once_off_its_loops(tiny_server, monk
 
 def dumps_written(monkeypatch) -> list[int]:
     """The length of each text the server's `dumps` writes from now on, in order."""
+    import roseinfer.server.json_text as json_text
     import roseinfer.server.serving as serving
 
     sizes: list[int] = []
-    dumps = serving.dumps
+    dumps = json_text.dumps
 
     def counted(obj):
         text = dumps(obj)
         sizes.append(len(text))
         return text
 
-    monkeypatch.setattr(serving, "dumps", counted)
+    for module in (json_text, serving):
+        monkeypatch.setattr(module, "dumps", counted)
     return sizes
 
 
@@ -476,7 +478,7 @@ def test_a_big_response_is_written_in_pieces_the_same_as_at_once(monkeypatch):
     ~66 ms at every hand-off, up to 1.0-1.3 s in all)."""
     import math
 
-    import roseinfer.server.serving as serving
+    import roseinfer.server.json_text as json_text
 
     top = [{f"tok{j}\u00e9": -j / 3 for j in range(3)} for _ in range(1000)]
     choice = {"index": 0, "text": "x\n\"y\"", "finish_reason": None,
@@ -485,12 +487,12 @@ def test_a_big_response_is_written_in_pieces_the_same_as_at_once(monkeypatch):
                            "text_offset": list(range(1000))},
               "prompt_logprobs": [None, *top[:600]], "nested": [[1, [2, {"a": []}]]] * 300,
               "small": [1, 2], "ints": {1: "one"}}  # fmt: skip
-    dumps = serving.dumps
+    dumps = json_text.dumps
     sizes = dumps_written(monkeypatch)
-    assert serving.dumps_in_pieces(choice) == dumps(choice)
+    assert json_text.dumps_in_pieces(choice) == dumps(choice)
     assert max(sizes) < len(dumps(choice)) / 5 and len(sizes) > 10
     with pytest.raises(ValueError):  # NaN refused as dumps refuses it
-        serving.dumps_in_pieces({"a": [math.nan] * 1000})
+        json_text.dumps_in_pieces({"a": [math.nan] * 1000})
 
 
 def test_a_response_is_written_off_the_event_loop_with_its_prompt_once(tiny_server, monkeypatch):
@@ -500,6 +502,7 @@ def test_a_response_is_written_off_the_event_loop_with_its_prompt_once(tiny_serv
     logprobs, prompt_logprobs) is made once for its n choices."""
     import httpx
 
+    import roseinfer.server.json_text as json_text
     import roseinfer.server.serving as serving
 
     calls: dict[str, list[str]] = {"completion": [], "prompt": [], "chat": []}
@@ -531,7 +534,7 @@ def test_a_response_is_written_off_the_event_loop_with_its_prompt_once(tiny_serv
     # choice's tokens' are made on the loop as they come: a few entries each)
     calls["completion"].clear()
     written: list[str] = []  # JSON written with the prompt's text in it
-    dumps = serving.dumps
+    dumps = json_text.dumps
 
     def watched_dumps(obj):
         text = dumps(obj)
@@ -539,7 +542,8 @@ def test_a_response_is_written_off_the_event_loop_with_its_prompt_once(tiny_serv
             written.append(text)
         return text
 
-    monkeypatch.setattr(serving, "dumps", watched_dumps)
+    for module in (json_text, serving):
+        monkeypatch.setattr(module, "dumps", watched_dumps)
     stream = {**body, "stream": True}
     del stream["prompt_logprobs"]  # (not with stream, as vLLM)
     r = httpx.post(url + "/v1/completions", json=stream, timeout=60)

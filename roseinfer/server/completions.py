@@ -28,6 +28,7 @@ from roseinfer.server.body_check import FieldError
 from roseinfer.server.chat_prompt import num_prompts, prompt_lists, request_prompt_ids
 from roseinfer.server.context import ServingContext
 from roseinfer.server.errors import APIError, failed_request_error, internal_error, validated
+from roseinfer.server.json_text import dumps
 from roseinfer.server.params import (
     check_choices,
     client_names,
@@ -45,7 +46,6 @@ from roseinfer.server.serving import (
     GenerationGroup,
     RequestFailed,
     ResponseOptions,
-    dumps,
     response_body,
     sse_stream,
     text_stream,

@@ -28,11 +28,11 @@ from roseinfer.server import protocol as P
 from roseinfer.server.body_check import FieldError, check_body
 from roseinfer.server.errors import APIError, validated
 from roseinfer.server.field_checks import metadata
+from roseinfer.server.json_text import dumps
 from roseinfer.server.jsonbody import read_request_json
 from roseinfer.server.responses_api import input_items, no_body, page, query_params
 from roseinfer.server.responses_fields import RESPONSES
 from roseinfer.server.responses_input import responses_request
-from roseinfer.server.serving import dumps
 
 logger = logging.getLogger(__name__)
 

@@ -35,9 +35,9 @@ from roseinfer.server.chat_prompt import num_prompts, prompt_lists, request_prom
 from roseinfer.server.context import ServingContext
 from roseinfer.server.embeddings_fields import EMBEDDINGS
 from roseinfer.server.errors import APIError, failed_request_error, validated
+from roseinfer.server.json_text import dumps
 from roseinfer.server.params import truncate_prompt
 from roseinfer.server.request_io import ClientDisconnected, given_request_id, until_disconnected
-from roseinfer.server.serving import dumps
 from roseinfer.tokenizer import Tokenizer
 
 # OpenAI's limit on one request's inputs; each is a request of its own in the engine.

@@ -18,6 +18,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
 from roseinfer.server.errors import APIError
+from roseinfer.server.json_text import dumps
 from roseinfer.server.responses_background import BackgroundRun, EventBudget, EventsNotKept
 from roseinfer.server.responses_input import ResponsesRequest
 from roseinfer.server.responses_output import ResponseHead
@@ -28,7 +29,7 @@ from roseinfer.server.responses_store import (
     ResponseStore,
     StoredResponse,
 )
-from roseinfer.server.serving import SSE_HEADERS, GenerationGroup, dumps
+from roseinfer.server.serving import SSE_HEADERS, GenerationGroup
 
 
 class ConversationItems(Protocol):
