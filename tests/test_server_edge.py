@@ -578,3 +578,80 @@ def test_max_waiting_requests_counts_what_a_request_adds(tiny_model_dir, monkeyp
         assert status("/v1/embeddings", {"input": ["x", "y", "z"]}) == 200
         waiting[0] = 2
         assert status("/v1/completions", one) == 503
+
+
+# ---- vLLM's return_token_ids and continuous_usage_stats ------------------------------------
+
+
+def streamed(http: httpx.Client, path: str, body: dict) -> list[dict]:
+    with http.stream("POST", path, json={**body, "stream": True}) as r:
+        assert r.status_code == 200, r.read()
+        events = [line[6:] for line in r.iter_lines() if line.startswith("data: ")]
+    assert events[-1] == "[DONE]"
+    return [json.loads(e) for e in events[:-1]]
+
+
+def test_return_token_ids_in_chat_alone_and_streamed(http):
+    body = {"messages": CHAT, "max_tokens": 8, "temperature": 0, "ignore_eos": True, "n": 2,
+            "return_token_ids": True}  # fmt: skip
+    r = post(http, CC, body).json()
+    prompt = http.post("/tokenize", json={"messages": CHAT}).json()["tokens"]
+    assert r["prompt_token_ids"] == prompt
+    for choice in r["choices"]:
+        ids = choice["token_ids"]
+        assert len(ids) == 8 and r["usage"]["completion_tokens"] == 16
+        text = http.post("/detokenize", json={"tokens": ids}).json()["prompt"]
+        assert text == choice["message"]["content"]
+    chunks = streamed(http, CC, body)
+    for index in (0, 1):
+        mine = [c for c in chunks if c["choices"] and c["choices"][0]["index"] == index]
+        assert mine[0]["prompt_token_ids"] == prompt  # the opening chunk's
+        assert all("prompt_token_ids" not in c for c in mine[1:])
+        joined = [t for c in mine for t in c["choices"][0]["token_ids"]]
+        assert joined == r["choices"][index]["token_ids"]
+    assert "prompt_token_ids" not in post(http, CC, {**body, "return_token_ids": False}).json()
+
+
+@pytest.mark.parametrize("echo", [False, True])
+def test_return_token_ids_in_completions_alone_and_streamed(http, echo):
+    body = {"prompt": [PROMPT, "Hello"], "max_tokens": 6, "temperature": 0, "ignore_eos": True,
+            "echo": echo, "return_token_ids": True}  # fmt: skip
+    r = post(http, C, body).json()
+    for choice, text in zip(r["choices"], body["prompt"], strict=True):
+        prompt = http.post("/tokenize", json={"prompt": text}).json()["tokens"]
+        assert choice["prompt_token_ids"] == prompt and len(choice["token_ids"]) == 6
+        out = http.post("/detokenize", json={"tokens": choice["token_ids"]}).json()["prompt"]
+        assert choice["text"] == (text if echo else "") + out
+    chunks = streamed(http, C, body)
+    for choice in r["choices"]:
+        mine = [c["choices"][0] for c in chunks if c["choices"][0]["index"] == choice["index"]]
+        assert mine[0]["prompt_token_ids"] == choice["prompt_token_ids"]
+        assert all("prompt_token_ids" not in c for c in mine[1:])
+        assert [t for c in mine for t in c["token_ids"]] == choice["token_ids"]
+    # echo with max_tokens 0, the prompt alone: no output ids
+    r = post(http, C, {**body, "echo": True, "max_tokens": 0}).json()
+    assert all(c["token_ids"] == [] for c in r["choices"])
+
+
+def test_continuous_usage_stats_counts_each_choices_tokens_so_far(http):
+    body = {"messages": CHAT, "max_tokens": 5, "temperature": 0, "ignore_eos": True, "n": 2,
+            "stream_options": {"include_usage": True, "continuous_usage_stats": True}}  # fmt: skip
+    chunks = streamed(http, CC, body)
+    prompt = http.post("/tokenize", json={"messages": CHAT}).json()["count"]
+    *choice_chunks, last = chunks
+    assert last["choices"] == [] and last["usage"]["completion_tokens"] == 10
+    for index in (0, 1):
+        mine = [c for c in choice_chunks if c["choices"][0]["index"] == index]
+        counts = [c["usage"]["completion_tokens"] for c in mine]
+        assert counts[0] == 0 and counts == sorted(counts) and counts[-1] == 5
+        assert all(c["usage"]["prompt_tokens"] == prompt for c in mine)
+        assert all(
+            c["usage"]["total_tokens"] == prompt + n for c, n in zip(mine, counts, strict=True)
+        )
+    body = {"prompt": PROMPT, "max_tokens": 3, "echo": True,
+            "stream_options": {"include_usage": True, "continuous_usage_stats": True}}  # fmt: skip
+    counts = [c["usage"]["completion_tokens"] for c in streamed(http, C, body)]
+    assert counts[0] == 0 and counts[-2] == counts[-1] == 3  # the echo chunk; the usage chunk
+    r = post(http, CC, {"messages": CHAT, "stream": True,
+                        "stream_options": {"continuous_usage_stats": True}})  # fmt: skip
+    assert error_of(r)["param"] == "stream_options.continuous_usage_stats"

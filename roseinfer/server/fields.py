@@ -193,6 +193,15 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("stream_options", _V1, "see `stream_options.*`; only with `stream: true` (a 400 "
        "otherwise, as OpenAI and vLLM)"),
     _h("stream_options.include_usage", _V1, "a last chunk with the usage"),
+    _h("stream_options.continuous_usage_stats", _V1, "true: every chunk's `usage` is its "
+       "choice's so far (its prompt's tokens and the tokens it has written), as vLLM's; needs "
+       "`include_usage: true` (a 400 otherwise: vLLM gives none then)", _VL),
+    _h("return_token_ids", _V1, "true: the token ids beside the text, as vLLM's: chat's "
+       "`prompt_token_ids` in the response (streamed: in each choice's opening chunk) and "
+       "`token_ids` in each choice; completions' `prompt_token_ids` and `token_ids` in each "
+       "choice (streamed: the prompt's in a choice's first chunk); a stream's chunks carry the "
+       "ids that came since the choice's last chunk (a token whose text waits for the rest of "
+       "its character goes out with it), the stop token's in the last", _VL),
     _h("stream_interval", _V1, "tokens per streamed chunk after the first, >= 1, for this "
        "request (default: the server's `--stream-interval`; a smaller value wins over it, where "
        "vLLM raises it to the server's); without `stream` it changes nothing", _VL),
@@ -408,7 +417,6 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("reasoning_format", _CO, equals("none"), '"none"', "reasoning extraction (completions "
          "have no chat answer to read it from)", _LC),
     _ref("return_tokens_as_token_ids", _V1, equals(False), "false", "logprob tokens as ids", _VL),
-    _ref("return_token_ids", _V1, equals(False), "false", "token ids in the response", _VL),
     _ref("return_tokens", _V1, equals(False), "false", "token ids in the response", _LC),
     _ref("timings_per_token", _V1, equals(False), "false", "timings in the response", _LC),
     _h("post_sampling_probs", _V1, "the logprobs asked for (`n_probs`, `logprobs`, "
@@ -423,8 +431,6 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("return_prompt_text", _V1, equals(False), "false", "the rendered prompt in the "
          "response", _VL),
     _ref("vllm_xargs", _V1, equals({}), "{}", "vLLM plug-in arguments", _VL),
-    _ref("stream_options.continuous_usage_stats", _V1, equals(False), "false", "usage in every "
-         "chunk", _VL),
     # -- refused unless neutral: chat message fields
     _ref("messages[].function_call", _C, never, "null", "function calls in the history"),
     _ref("messages[].refusal", _C, never, "null", "an assistant's refusal in the history"),

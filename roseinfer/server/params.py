@@ -232,15 +232,29 @@ def response_options(body: P.SamplingRequest) -> ResponseOptions:
         raise APIError(400, "prompt_logprobs are not available with stream=true (as vLLM)",
                        param="prompt_logprobs")  # fmt: skip
     prompt_logprobs = body.prompt_logprobs
+    so = body.stream_options
+    continuous = so is not None and so.continuous_usage_stats
+    if continuous and not body.include_usage:  # (vLLM gives none then, saying nothing)
+        raise APIError(400, "stream_options.continuous_usage_stats needs "
+                       "stream_options.include_usage: true",
+                       param="stream_options.continuous_usage_stats")  # fmt: skip
     if isinstance(body, P.ChatCompletionRequest):
         if body.top_logprobs and not body.logprobs:  # 0 asks for nothing (vLLM's default)
             raise APIError(400, "top_logprobs needs logprobs: true", param="top_logprobs")
         top = (body.top_logprobs or 0) if body.logprobs else None
-        return ResponseOptions(chat=True, logprobs=top, prompt_logprobs=prompt_logprobs)
+        return ResponseOptions(
+            chat=True,
+            logprobs=top,
+            prompt_logprobs=prompt_logprobs,
+            token_ids=body.return_token_ids,
+            continuous_usage=continuous,
+        )
     assert isinstance(body, P.CompletionRequest)
     echo_only = body.echo and max_tokens_field(body)[1] == 0
     return ResponseOptions(chat=False, logprobs=body.logprobs, echo=body.echo,
-                           echo_only=echo_only, prompt_logprobs=prompt_logprobs)  # fmt: skip
+                           echo_only=echo_only, prompt_logprobs=prompt_logprobs,
+                           token_ids=body.return_token_ids,
+                           continuous_usage=continuous)  # fmt: skip
 
 
 def max_tokens_field(body: P.SamplingRequest) -> tuple[str | None, int | None]:

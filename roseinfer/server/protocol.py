@@ -25,6 +25,7 @@ class RequestBase(BaseModel):
 
 class StreamOptions(RequestBase):
     include_usage: bool = False
+    continuous_usage_stats: bool = False  # vLLM's: the usage so far in every chunk
 
 
 class JsonSchemaFormat(RequestBase):
@@ -91,6 +92,7 @@ class SamplingRequest(RequestBase):
     n_indent: int = 0  # llama.cpp's: SamplingParams.min_indent
     t_max_predict_ms: float | None = None  # llama.cpp's: <= 0 none
     post_sampling_probs: bool = False  # llama.cpp's: SamplingParams.logprobs_processed
+    return_token_ids: bool = False  # vLLM's: the prompt's and the output's token ids
 
     @property
     def include_usage(self) -> bool:

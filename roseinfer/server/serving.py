@@ -158,6 +158,11 @@ class ResponseOptions:
     # chat: the reasoning read apart (`GenerationGroup.reasoning`) is written in the answer
     # (`reasoning` and `reasoning_content`); False: left out, or none read apart
     show_reasoning: bool = False
+    # vLLM's `return_token_ids`: the prompt's ids (chat: the response's `prompt_token_ids`,
+    # completions: each choice's) and each choice's output ids (`token_ids`), a stream's in
+    # its chunks as they come (the prompt's in a choice's first)
+    token_ids: bool = False
+    continuous_usage: bool = False  # a stream's chunks carry each choice's usage so far
 
 
 def response_body(group: GenerationGroup, choices: list[tuple[int, ChoiceState]],
@@ -174,6 +179,8 @@ def response_body(group: GenerationGroup, choices: list[tuple[int, ChoiceState]]
     response = build(rid, created, model, [], use)
     if opts.chat and opts.prompt_logprobs is not None:
         response["prompt_logprobs"] = prompts.prompt_logprobs(group.states[0])
+    if opts.chat and opts.token_ids:
+        response["prompt_token_ids"] = list(group.states[0].prompt_token_ids)
     return with_json_list(response, "choices", out).encode("utf-8")
 
 
@@ -201,16 +208,17 @@ class _PromptParts:
             self._echo[state.request_id] = text, logprobs
         return self._echo[state.request_id]
 
-    def echo_choice_json(self, state: RequestState, index: int) -> str:
-        """A streamed choice's first chunk's choice, as JSON: the prompt's text and logprobs
-        are written once for the n choices (n x a long prompt's logprobs had been written on
-        the event loop, seconds with n = 128)."""
+    def echo_choice_json(self, state: RequestState, index: int, fields: str = "") -> str:
+        """A streamed choice's first chunk's choice, as JSON, `fields` (JSON members and a
+        comma) after its index: the prompt's text and logprobs are written once for the n
+        choices (n x a long prompt's logprobs had been written on the event loop, seconds
+        with n = 128)."""
         if state.request_id not in self._echo_json:
             text, logprobs = self.echo(state)
             whole = dumps(P.completion_choice(0, text, None, logprobs))
             assert whole.startswith('{"index":0,')
             self._echo_json[state.request_id] = whole[len('{"index":0,') :]
-        return f'{{"index":{index},' + self._echo_json[state.request_id]
+        return f'{{"index":{index},{fields}' + self._echo_json[state.request_id]
 
     def echo_logprobs_json(self, state: RequestState) -> dict[str, str]:
         """`echo`'s logprobs of the prompt's tokens, each key's list as JSON."""
@@ -250,6 +258,8 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: R
         out = P.chat_choice(index, content, choice.finish_reason, logprobs, calls)
         if opts.show_reasoning:
             out["message"]["reasoning"] = out["message"]["reasoning_content"] = choice.reasoning
+        if opts.token_ids:
+            out["token_ids"] = list(choice.token_ids)
         return out
     text, ids, finish = choice.text, choice.token_ids, choice.finish_reason
     positions: list[PositionLogprobs | None] = list(choice.logprobs or [])
@@ -268,6 +278,8 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: R
         out["logprobs"] = lp
     if opts.prompt_logprobs is not None:
         out["prompt_logprobs"] = prompts.prompt_logprobs(state)
+    if opts.token_ids:
+        out["prompt_token_ids"], out["token_ids"] = list(state.prompt_token_ids), list(ids)
     return out
 
 
@@ -302,8 +314,25 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
     offsets: dict[int, TextPosition] = {}  # completions: where each choice's next token starts
     prompts = _PromptParts(opts)
 
-    def chunk(choice: dict) -> str:
-        return sse_data(P.chunk(rid, obj, created, model, [choice], include_usage))
+    sent_ids: dict[int, int] = {}  # return_token_ids: each choice's output ids sent
+
+    def chunk(choice: dict, c: ChoiceState | None = None) -> str:
+        """A chunk of `choice`, `c` the choice as it stands where it carries output."""
+        out = P.chunk(rid, obj, created, model, [choice], include_usage)
+        index = choice["index"]
+        if opts.token_ids:
+            prompt = list(group.state_of(index).prompt_token_ids)
+            if chat and "role" in choice["delta"]:  # a chat choice's opening
+                out["prompt_token_ids"] = prompt
+            elif not chat and index not in sent_ids:
+                choice["prompt_token_ids"] = prompt
+            ids = [] if c is None or opts.echo_only else c.token_ids
+            choice["token_ids"] = ids[sent_ids.get(index, 0) :]
+            sent_ids[index] = max(len(ids), sent_ids.get(index, 0))
+        if opts.continuous_usage:
+            done = 0 if c is None or opts.echo_only else len(c.token_ids)
+            out["usage"] = P.usage(len(group.state_of(index).prompt_token_ids), done)
+        return sse_data(out)
 
     def completion_lp(index: int, ids: list[int], positions: list) -> dict | None:
         if opts.logprobs is None:
@@ -341,9 +370,17 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                     prompts_sent.add(index)
                     # made and written once for the prompt's n choices, off the loop (its
                     # logprobs are prompt x top N entries)
-                    choice_text = await asyncio.to_thread(prompts.echo_choice_json, state, index)
+                    fields = ""
+                    if opts.token_ids:  # the prompt's ids in the choice's first chunk
+                        sent_ids[index] = 0
+                        prompt_ids = dumps(list(state.prompt_token_ids))
+                        fields = f'"prompt_token_ids":{prompt_ids},"token_ids":[],'
+                    choice_text = await asyncio.to_thread(prompts.echo_choice_json, state, index,
+                                                          fields)  # fmt: skip
                     offsets[index] = TextPosition(len(prompts.echo(state)[0]))
                     envelope = P.chunk(rid, obj, created, model, [], include_usage)
+                    if opts.continuous_usage:
+                        envelope["usage"] = P.usage(len(state.prompt_token_ids), 0)
                     yield sse_data(with_json_list(envelope, "choices", [choice_text]))
                 new = c.new_logprobs if opts.logprobs is not None else []
                 if opts.echo_only:  # the prompt alone: its one generated token left out
@@ -367,7 +404,7 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                         delta["content"] = text
                     if calls:
                         delta["tool_calls"] = calls
-                    piece = chunk(P.chat_chunk_choice(index, delta, c.finish_reason, logprobs))
+                    piece = chunk(P.chat_chunk_choice(index, delta, c.finish_reason, logprobs), c)
                     if index in undecided:
                         if not (text or thought or calls or c.finished):  # logprobs say neither
                             held.setdefault(index, []).append(piece)
@@ -383,7 +420,7 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                     finish = "length" if opts.echo_only else c.finish_reason
                     choice = P.completion_choice(index, text, finish,
                                                  completion_lp(index, new_ids, new))  # fmt: skip
-                    yield chunk(choice)
+                    yield chunk(choice, c)
             if include_usage:
                 final = P.chunk(rid, obj, created, model, [], False)
                 final["usage"] = group.usage(prompt_tokens,
