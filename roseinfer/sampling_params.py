@@ -90,6 +90,7 @@ class SamplingParams:
     stop: tuple[str, ...] = ()
     stop_token_ids: tuple[int, ...] = ()
     ignore_eos: bool = False
+    include_stop_str_in_output: bool = False  # the stop string that ended the text stays in it
     presence_penalty: float = 0.0
     frequency_penalty: float = 0.0
     repetition_penalty: float = 1.0
@@ -171,7 +172,8 @@ class SamplingParams:
         if not all(is_int(t) and t >= 0 for t in ids):
             raise ValueError("stop_token_ids must be non-negative integers")
         object.__setattr__(self, "stop_token_ids", tuple(dict.fromkeys(ids)))  # once each
-        check_bools(ignore_eos=self.ignore_eos)
+        check_bools(ignore_eos=self.ignore_eos,
+                    include_stop_str_in_output=self.include_stop_str_in_output)  # fmt: skip
         for name in ("presence_penalty", "frequency_penalty"):
             value = getattr(self, name)
             if not is_number(value) or not -2.0 <= value <= 2.0:

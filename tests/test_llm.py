@@ -93,6 +93,11 @@ def test_stop_token_ids_and_stop_strings(llm):
     assert out.text == ref_text[: ref_text.find(stop)]
     assert out.finish_reason == "stop"
     assert out.token_ids == ref[: len(out.token_ids)] and len(out.token_ids) < 16
+    # include_stop_str_in_output (vLLM's): the same end, the stop string kept
+    [kept] = llm.generate([ids], greedy(16, stop=(stop,), include_stop_str_in_output=True),
+                          use_tqdm=False)  # fmt: skip
+    assert kept.text == out.text + stop and kept.token_ids == out.token_ids
+    assert kept.finish_reason == "stop" and kept.outputs[0].stop_reason == stop
     assert_idle(llm)
 
 

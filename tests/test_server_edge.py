@@ -655,3 +655,28 @@ def test_continuous_usage_stats_counts_each_choices_tokens_so_far(http):
     r = post(http, CC, {"messages": CHAT, "stream": True,
                         "stream_options": {"continuous_usage_stats": True}})  # fmt: skip
     assert error_of(r)["param"] == "stream_options.continuous_usage_stats"
+
+
+@pytest.mark.parametrize("path", [C, CC])
+def test_include_stop_str_in_output_keeps_the_stop_string(http, path):
+    """vLLM's include_stop_str_in_output: the text ends with the stop string that ended it,
+    alone and streamed (a stream holds nothing back then)."""
+    body: dict = {"max_tokens": 12, "temperature": 0, "ignore_eos": True}
+    body |= {"prompt": PROMPT} if path == C else {"messages": CHAT}
+
+    def text_of(r: dict) -> str:
+        choice = r["choices"][0]
+        return choice["text"] if path == C else choice["message"]["content"]
+
+    ref = text_of(post(http, path, body).json())
+    stop = ref[len(ref) // 2 : len(ref) // 2 + 2]
+    assert stop.strip() and ref.find(stop) > 0
+    cut = post(http, path, {**body, "stop": [stop]}).json()
+    kept = post(http, path, {**body, "stop": [stop], "include_stop_str_in_output": True}).json()
+    assert text_of(cut) == ref[: ref.find(stop)] and text_of(kept) == text_of(cut) + stop
+    assert kept["choices"][0]["finish_reason"] == "stop"
+    chunks = streamed(http, path, {**body, "stop": [stop], "include_stop_str_in_output": True})
+    key = "text" if path == C else "content"
+    pieces = [c["choices"][0].get(key) if path == C else c["choices"][0]["delta"].get(key)
+              for c in chunks]  # fmt: skip
+    assert "".join(p for p in pieces if p) == text_of(kept)

@@ -80,16 +80,19 @@ def test_random_splits_equal_whole_text_truncation(seed):
     assert matched == bool(hits)
 
 
-def first_stop(text: str, stops: list[str], bounds: list[tuple[int, int, bool]]) -> str:
+def first_stop(text: str, stops: list[str], bounds: list[tuple[int, int, bool]],
+               include: bool = False) -> str:  # fmt: skip
     """The reference: in the first piece where stop strings end (and may: `can_match`), the one
-    that starts first (the longest on a tie) cuts the text; none: the whole text."""
+    that starts first (the longest on a tie) cuts the text, before it (`include`: after it);
+    none: the whole text."""
     for start, end, can_match in bounds:
         if not can_match:
             continue
         found = [(at, -len(s)) for s in set(stops) if s for at in range(len(text))
                  if text.startswith(s, at) and start < at + len(s) <= end]  # fmt: skip
         if found:
-            return text[: min(found)[0]]
+            at, minus_len = min(found)
+            return text[: at - minus_len if include else at]
     return text
 
 
@@ -103,23 +106,25 @@ def longest_partial(text: str, stops: list[str]) -> int:
     stops=st.lists(st.text(alphabet="ab#", min_size=1, max_size=6), min_size=1, max_size=4),
     cuts=st.lists(st.integers(0, 40), max_size=8),
     min_pieces=st.integers(0, 4),
+    include=st.booleans(),
 )
-def test_stop_strings_against_a_reference(text, stops, cuts, min_pieces):
+def test_stop_strings_against_a_reference(text, stops, cuts, min_pieces, include):
     """Pieces in any split; the first `min_pieces` before min_tokens (no stop string may end in
     them, vLLM's rule). The text held back after each piece is exactly the longest suffix that
-    could still become a stop string: nothing is held longer than needed."""
+    could still become a stop string: nothing is held longer than needed; with `include`
+    (the stop string kept, vLLM's include_stop_str_in_output) nothing at all."""
     marks = sorted({0, len(text), *(c for c in cuts if c <= len(text))})
     bounds = [(a, b, k >= min_pieces) for k, (a, b) in enumerate(itertools.pairwise(marks))]
-    checker, out = StopStringChecker(stops), []
+    checker, out = StopStringChecker(stops, include), []
     for start, end, can_match in bounds:
         emitted, matched = checker.feed(text[start:end], can_match)
         out.append(emitted)
         if matched:
             break
-        assert len(checker.held) == longest_partial(text[:end], stops)
+        assert len(checker.held) == (0 if include else longest_partial(text[:end], stops))
     else:
         out.append(checker.flush())
-    assert "".join(out) == first_stop(text, stops, bounds)
+    assert "".join(out) == first_stop(text, stops, bounds, include)
 
 
 def test_a_stop_string_that_ended_before_min_tokens_never_matches():

@@ -15,8 +15,8 @@ for all of them:
   with "tool_calls" ("stop" where the request named the function, as OpenAI's);
 - stop strings with the hold-back streaming needs (`StopStringChecker`): text that could still
   become a stop string is held until the next piece decides; a matched stop string and what
-  follows it never reach the client. A match finishes the choice with reason "stop" and
-  `stopped_by_string`;
+  follows it never reach the client (`include_stop_str_in_output`: the stop string does, and
+  nothing is held). A match finishes the choice with reason "stop" and `stopped_by_string`;
 - llama.cpp's ends of a code completion (`LineEnd`: `min_indent`, the newline time limit),
   on the released text: reason "length".
 
@@ -94,7 +94,11 @@ class ChoiceState:
         self.tokenizer = tokenizer
         self.detok = IncrementalDetokenizer(tokenizer)
         self.detok.start_prompt(prompt_token_ids)
-        self.stop = StopStringChecker(params.stop) if params.stop else None
+        self.stop = (
+            StopStringChecker(params.stop, params.include_stop_str_in_output)
+            if params.stop
+            else None
+        )
         self.line_end = None
         if params.min_indent or params.stop_at_newline_after_ms is not None:
             self.line_end = LineEnd(params.min_indent, params.stop_at_newline_after_ms)

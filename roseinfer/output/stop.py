@@ -3,7 +3,9 @@
 A stop string can arrive split over several detokenized pieces ("<|" then "end|>"), so text
 that ends with a prefix of some stop string is held back until the next piece decides it. Once
 a stop string appears, the text before it is released and everything from it on is dropped:
-the stop string itself never reaches the output, not even partially while streaming.
+the stop string itself never reaches the output, not even partially while streaming. Asked to
+keep it (vLLM's `include_stop_str_in_output`), the text goes out as it comes (nothing needs
+holding back) up to the end of the stop string.
 
     checker = StopStringChecker(["\\n\\n", "END"])
     for piece in pieces:
@@ -34,8 +36,10 @@ class StopStringChecker:
     the held text for every possible prefix had cost a 30,000-character stop string cubic time
     in the output, on the event loop)."""
 
-    def __init__(self, stop: str | Iterable[str] = ()) -> None:
+    def __init__(self, stop: str | Iterable[str] = (), include: bool = False) -> None:
+        """`include`: the stop string that matched ends the text, in it."""
         stops = (stop,) if isinstance(stop, str) else tuple(stop)
+        self.include = include
         self.stop: tuple[str, ...] = tuple(
             dict.fromkeys(s for s in stops if s)
         )  # dedup, keep order
@@ -61,21 +65,22 @@ class StopStringChecker:
         if not self.stop:
             return text, False
         buf = self._held + text
-        first: tuple[int, str] | None = None  # (where in buf, stop string) of the earliest
+        # (where in buf it starts, where it ends, stop string) of the earliest
+        first: tuple[int, int, str] | None = None
         for i, stop in enumerate(self.stop):
             end = self._advance(i, text)
             if end is None:
                 continue
             at = len(self._held) + end - len(stop)
             if can_match and (
-                first is None or at < first[0] or (at == first[0] and len(stop) > len(first[1]))
+                first is None or at < first[0] or (at == first[0] and len(stop) > len(first[2]))
             ):
-                first = (at, stop)
+                first = (at, len(self._held) + end, stop)
         if first is not None:
-            self.matched = first[1]
+            self.matched = first[2]
             self._held = ""
-            return buf[: first[0]], True
-        keep = max(self._matched_len)
+            return buf[: first[1] if self.include else first[0]], True
+        keep = 0 if self.include else max(self._matched_len)
         self._held = buf[len(buf) - keep :] if keep else ""
         return buf[: len(buf) - keep], False
 

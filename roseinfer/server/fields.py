@@ -193,6 +193,9 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("stream_options", _V1, "see `stream_options.*`; only with `stream: true` (a 400 "
        "otherwise, as OpenAI and vLLM)"),
     _h("stream_options.include_usage", _V1, "a last chunk with the usage"),
+    _h("include_stop_str_in_output", _V1, "true: the stop string that ended the text stays at "
+       "its end (a stream sends the text as it comes, holding nothing back); a stop token's "
+       "text is never in it, as vLLM's", _VL),
     _h("stream_options.continuous_usage_stats", _V1, "true: every chunk's `usage` is its "
        "choice's so far (its prompt's tokens and the tokens it has written), as vLLM's; needs "
        "`include_usage: true` (a 400 otherwise: vLLM gives none then)", _VL),
@@ -343,8 +346,6 @@ FIELDS: tuple[FieldSpec, ...] = (
        "all of them) is a 400 where it would change the output; /completion's and /infill's "
        "default: llama.cpp's (the temperature last)", _LC),
     _ref("logits_processors", _V1, equals([]), "[]", "custom logits processors", _VL),
-    _ref("include_stop_str_in_output", _V1, equals(False), "false", "the stop string in the "
-         "text", _VL),
     _ref("skip_special_tokens", _V1, equals(True), "true", "special tokens in the text", _VL),
     _ref("add_special_tokens", _CO, equals(True), "true", "a prompt without BOS/special "
          "tokens", _VL),

@@ -64,6 +64,7 @@ class SamplingRequest(RequestBase):
     stop: str | list[str] | None = None
     stop_token_ids: list[int] | None = None
     ignore_eos: bool = False
+    include_stop_str_in_output: bool = False  # vLLM's
     min_tokens: int = 0
     presence_penalty: float | None = None
     frequency_penalty: float | None = None
