@@ -91,6 +91,7 @@ class SamplingParams:
     stop_token_ids: tuple[int, ...] = ()
     ignore_eos: bool = False
     include_stop_str_in_output: bool = False  # the stop string that ended the text stays in it
+    skip_special_tokens: bool = True  # False: special tokens' text in the output's text
     presence_penalty: float = 0.0
     frequency_penalty: float = 0.0
     repetition_penalty: float = 1.0
@@ -173,7 +174,8 @@ class SamplingParams:
             raise ValueError("stop_token_ids must be non-negative integers")
         object.__setattr__(self, "stop_token_ids", tuple(dict.fromkeys(ids)))  # once each
         check_bools(ignore_eos=self.ignore_eos,
-                    include_stop_str_in_output=self.include_stop_str_in_output)  # fmt: skip
+                    include_stop_str_in_output=self.include_stop_str_in_output,
+                    skip_special_tokens=self.skip_special_tokens)  # fmt: skip
         for name in ("presence_penalty", "frequency_penalty"):
             value = getattr(self, name)
             if not is_number(value) or not -2.0 <= value <= 2.0:

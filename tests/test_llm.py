@@ -101,6 +101,21 @@ def test_stop_token_ids_and_stop_strings(llm):
     assert_idle(llm)
 
 
+def test_skip_special_tokens_false_keeps_their_text(llm):
+    [special] = llm.tokenizer.encode("<|im_start|>", add_special_tokens=False)
+    bias = {special: 100.0}
+    [hidden, shown] = [
+        llm.generate(["Hi"], greedy(2, logit_bias=bias, skip_special_tokens=skip), use_tqdm=False)[
+            0
+        ]
+        for skip in (True, False)
+    ]
+    assert hidden.token_ids == shown.token_ids == [special, special]
+    assert (hidden.text, shown.text) == ("", "<|im_start|><|im_start|>")
+    with pytest.raises(ValueError, match="skip_special_tokens"):
+        SamplingParams(skip_special_tokens="no")
+
+
 def test_prefix_cache_metrics_and_reset(llm):
     ids = list(range(10, 50))  # 40 tokens
     first = llm.generate([ids], greedy(3), use_tqdm=False)[0]

@@ -680,3 +680,21 @@ def test_include_stop_str_in_output_keeps_the_stop_string(http, path):
     pieces = [c["choices"][0].get(key) if path == C else c["choices"][0]["delta"].get(key)
               for c in chunks]  # fmt: skip
     assert "".join(p for p in pieces if p) == text_of(kept)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_skip_special_tokens_false_writes_their_text(http, stream):
+    """vLLM's skip_special_tokens: false: a special token the output holds is in its text."""
+    [special] = http.post("/tokenize", json={"prompt": "<|im_start|>"}).json()["tokens"]
+    body = {"prompt": PROMPT, "max_tokens": 3, "temperature": 0, "ignore_eos": True,
+            "logit_bias": {str(special): 100}}  # fmt: skip
+    texts = {}
+    for skip in (True, False):
+        if stream:
+            chunks = streamed(http, C, {**body, "skip_special_tokens": skip})
+            texts[skip] = "".join(c["choices"][0]["text"] for c in chunks)
+        else:
+            texts[skip] = post(http, C, {**body, "skip_special_tokens": skip}).json()["choices"][0][
+                "text"
+            ]
+    assert texts == {True: "", False: "<|im_start|>" * 3}

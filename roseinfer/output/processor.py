@@ -92,7 +92,7 @@ class ChoiceState:
         self.max_tokens = params.max_tokens
         self.min_tokens = params.min_tokens
         self.tokenizer = tokenizer
-        self.detok = IncrementalDetokenizer(tokenizer)
+        self.detok = IncrementalDetokenizer(tokenizer, params.skip_special_tokens)
         self.detok.start_prompt(prompt_token_ids)
         self.stop = (
             StopStringChecker(params.stop, params.include_stop_str_in_output)

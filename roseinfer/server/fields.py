@@ -193,6 +193,9 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("stream_options", _V1, "see `stream_options.*`; only with `stream: true` (a 400 "
        "otherwise, as OpenAI and vLLM)"),
     _h("stream_options.include_usage", _V1, "a last chunk with the usage"),
+    _h("skip_special_tokens", _V1, "false: special tokens' text in the output's text (a "
+       "stop token's, which ends it, never), as vLLM's; the text of tool calls and reasoning "
+       "is read from that text", _VL),
     _h("include_stop_str_in_output", _V1, "true: the stop string that ended the text stays at "
        "its end (a stream sends the text as it comes, holding nothing back); a stop token's "
        "text is never in it, as vLLM's", _VL),
@@ -304,8 +307,9 @@ FIELDS: tuple[FieldSpec, ...] = (
           "multimodal items (`return_mm_kwargs`' successor)", _VL),
     _noop("routed_experts_prompt_start", _V1, is_int, "where returned expert routing starts; "
           "none is returned (no mixture-of-experts data here)", _VL),
-    _noop("spaces_between_special_tokens", _V1, is_bool,
-          _ONLY_WITH.format("skip_special_tokens: false"), _VL),
+    _noop("spaces_between_special_tokens", _V1, is_bool, "no value changes the text: only a "
+          "slow (Python) tokenizer's decode reads it, and every tokenizer here is a fast one "
+          "(vLLM's fast path leaves it out too)", _VL),
     _noop("length_penalty", _V1, is_num, _ONLY_WITH.format("use_beam_search"), _VL),
     _noop("guided_decoding_backend", _V1, is_str, "one grammar engine here (llguidance); any name "
           "gives the same constraint", _VL),
@@ -346,7 +350,6 @@ FIELDS: tuple[FieldSpec, ...] = (
        "all of them) is a 400 where it would change the output; /completion's and /infill's "
        "default: llama.cpp's (the temperature last)", _LC),
     _ref("logits_processors", _V1, equals([]), "[]", "custom logits processors", _VL),
-    _ref("skip_special_tokens", _V1, equals(True), "true", "special tokens in the text", _VL),
     _ref("add_special_tokens", _CO, equals(True), "true", "a prompt without BOS/special "
          "tokens", _VL),
     _ref("add_special_tokens", _C, equals(False), "false", "special tokens added to the "

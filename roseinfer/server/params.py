@@ -151,6 +151,7 @@ class ParamsBuilder:
                 stop_token_ids=tuple(body.stop_token_ids or ()),
                 ignore_eos=body.ignore_eos,
                 include_stop_str_in_output=body.include_stop_str_in_output,
+                skip_special_tokens=body.skip_special_tokens,
                 min_tokens=body.min_tokens,
                 presence_penalty=chain.presence_penalty,
                 frequency_penalty=chain.frequency_penalty,

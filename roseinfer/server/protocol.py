@@ -65,6 +65,7 @@ class SamplingRequest(RequestBase):
     stop_token_ids: list[int] | None = None
     ignore_eos: bool = False
     include_stop_str_in_output: bool = False  # vLLM's
+    skip_special_tokens: bool = True  # vLLM's
     min_tokens: int = 0
     presence_penalty: float | None = None
     frequency_penalty: float | None = None
