@@ -45,12 +45,15 @@ Prompt = str | Seq[int] | dict[str, Any]
 _PROMPT_KEYS = ("prompt", "prompt_token_ids")
 
 
-def encode_prompt(tokenizer: Tokenizer, prompt: str, name: str = "prompt") -> list[int]:
-    """A text prompt's token ids; empty text (or text that encodes to nothing) is refused,
+def encode_prompt(
+    tokenizer: Tokenizer, prompt: str, name: str = "prompt", add_special_tokens: bool = True
+) -> list[int]:
+    """A text prompt's token ids (the tokenizer's special tokens, a BOS, added unless
+    `add_special_tokens` is false); empty text (or text that encodes to nothing) is refused,
     the message calling it `name`."""
     if not isinstance(prompt, str) or not prompt:
         raise InvalidRequestError(f"{name} must be a non-empty string")
-    ids = tokenizer.encode(prompt)
+    ids = tokenizer.encode(prompt, add_special_tokens)
     if not ids:
         raise InvalidRequestError(f"{name} encodes to no tokens")
     return ids

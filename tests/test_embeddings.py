@@ -295,8 +295,8 @@ def test_no_ops_and_neutral_values_change_nothing(served):
         if spec.kind is not F.Kind.HONOURED and spec.accepts_doc != "null":
             candidates = (True, 0, "float32", "do_not_pad", {}, "someone")
             body[spec.name] = next(v for v in candidates if spec.accepts(v, body))
-    assert set(body) == {"input", "user", "cache_salt", "add_special_tokens", "embed_dtype",
-                         "priority", "mm_processor_kwargs", "media_io_kwargs", "padding"}  # fmt: skip
+    assert set(body) == {"input", "user", "cache_salt", "embed_dtype", "priority",
+                         "mm_processor_kwargs", "media_io_kwargs", "padding"}  # fmt: skip
     # the chat form's fields at their neutral values beside input, and its own default
     body |= {"add_generation_prompt": False, "continue_final_message": False,
              "chat_template_kwargs": {}, "chat_template": None}  # fmt: skip
@@ -315,7 +315,6 @@ def test_no_ops_and_neutral_values_change_nothing(served):
     ({"input": ["x"] * (MAX_INPUTS + 1)}, "input", "at most 2048"),
     ({"input": "x", "encoding_format": "bits"}, "encoding_format", "float"),
     ({"input": "x", "truncate_prompt_tokens": 0}, "truncate_prompt_tokens", ">= 1"),
-    ({"input": "x", "add_special_tokens": False}, "add_special_tokens", "not supported"),
     ({"input": "x", "normalize": "yes"}, "normalize", "bool"),
     ({"input": "x", "endianness": "middle"}, "endianness", "native"),
     ({"input": "x", "request_id": ""}, "request_id", "at least 1"),
@@ -324,8 +323,6 @@ def test_no_ops_and_neutral_values_change_nothing(served):
     ({"input": "x", "messages": [{"role": "user", "content": "x"}]}, "messages", "not both"),
     ({}, "input", "required"),
     ({"messages": [{"role": "user", "content": "x", "mood": 1}]}, "messages.0.mood", "not a field"),
-    ({"messages": [{"role": "user", "content": "x"}], "add_special_tokens": True},
-     "add_special_tokens", "not supported"),
     ({"messages": [{"role": "user", "content": "x"}], "chat_template": "{{ x }}"},
      "chat_template", "not supported"),
 ])  # fmt: skip

@@ -71,6 +71,43 @@ def test_tokenize_a_prompt_honours_add_special_tokens(tiny_locked_server, locked
     assert without["tokens"] == plain and without["count"] == len(plain)
 
 
+def test_add_special_tokens_acts_on_completions_chat_and_tokenize(tiny_locked_server, locked):
+    """vLLM's add_special_tokens: a completions prompt's BOS left out with false (its
+    default true), the chat prompt's added with true (its default false), /tokenize's chat
+    form as chat's; seen in the prompt's token ids and usage."""
+    bos = tokenizer_of(tiny_locked_server).hf.convert_tokens_to_ids(BOS)
+    text = "The quick brown fox"
+    body = {"max_tokens": 1, "return_token_ids": True}
+    ids = {}
+    for add in (True, False):
+        r = locked.post("/v1/completions", json={**body, "prompt": text, "add_special_tokens": add})
+        assert r.status_code == 200, r.text
+        choice = r.json()["choices"][0]
+        ids[add] = choice["prompt_token_ids"]
+        assert r.json()["usage"]["prompt_tokens"] == len(ids[add])
+    assert ids[True] == [bos, *ids[False]] and ids[False][0] != bos
+    for add in (False, True):
+        r = locked.post("/v1/chat/completions", json={**body, "messages": CHAT,
+                                                      "add_special_tokens": add})  # fmt: skip
+        assert r.status_code == 200, r.text
+        ids[add] = r.json()["prompt_token_ids"]
+        tokenized = locked.post("/tokenize", json={"messages": CHAT, "add_special_tokens": add})
+        assert tokenized.json()["tokens"] == ids[add]
+    assert ids[True] == [bos, *ids[False]]
+    # /v1/embeddings: a text input's BOS (its default) or not, as the same ids given as ids
+    plain = locked.post("/tokenize", json={"prompt": text, "add_special_tokens": False})
+    plain_ids = plain.json()["tokens"]
+    for add, given in ((None, [bos, *plain_ids]), (False, plain_ids)):
+        asked = {"input": text} | ({} if add is None else {"add_special_tokens": add})
+        got = locked.post("/v1/embeddings", json=asked).json()["data"][0]["embedding"]
+        want = locked.post("/v1/embeddings", json={"input": given}).json()["data"][0]["embedding"]
+        assert got == want
+    messages = {"messages": CHAT}
+    kinds = [locked.post("/v1/embeddings", json=messages | extra).json()["usage"]["prompt_tokens"]
+             for extra in ({}, {"add_special_tokens": True})]  # fmt: skip
+    assert kinds[1] == kinds[0] + 1
+
+
 def test_tokenize_returns_token_strings(tiny_server, http):
     hf = tokenizer_of(tiny_server).hf
     out = http.post("/tokenize", json={"prompt": "Hello world", "return_token_strs": True}).json()
@@ -124,7 +161,6 @@ def test_tokenize_accepts_what_asks_for_nothing(http):
         ({"messages": CHAT, "max_tokens": 4}, "max_tokens", "unknown_field"),
         ({"messages": CHAT, "prompt": "x"}, "prompt", "unknown_field"),
         ({"prompt": "x", "add_generation_prompt": True}, "add_generation_prompt", "unknown_field"),
-        ({"messages": CHAT, "add_special_tokens": True}, "add_special_tokens", "unsupported_field"),
         ({"messages": CHAT, "chat_template": "{{ 1 }}"}, "chat_template", "unsupported_field"),
         ({"messages": CHAT, "tools": [{"type": "function"}]}, "tools.0.function", "invalid_value"),
         ({"messages": CHAT, "tools": [TOOL], "tool_choice": "none"}, "tool_choice",

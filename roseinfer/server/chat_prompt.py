@@ -21,10 +21,13 @@ def request_prompt_ids(
     add_generation_prompt: bool,
     continue_final_message: bool,
     template_kwargs: dict[str, Any] | None,
+    add_special_tokens: bool = False,
 ) -> list[int]:
+    """The rendered prompt's ids; the template wrote its special tokens, so the tokenizer's
+    own (a BOS) come on top only with `add_special_tokens` (vLLM's chat field)."""
     text = request_prompt_text(tokenizer, messages, tools, add_generation_prompt,
                                continue_final_message, template_kwargs)  # fmt: skip
-    return tokenizer.encode(text, False)  # (the template wrote the special tokens)
+    return tokenizer.encode(text, add_special_tokens)
 
 
 def request_prompt_text(
@@ -51,9 +54,12 @@ def num_prompts(prompt: str | list) -> int:
     return len(prompt)
 
 
-def prompt_lists(tokenizer: Tokenizer, prompt: str | list, param: str) -> list[list[int]]:
+def prompt_lists(
+    tokenizer: Tokenizer, prompt: str | list, param: str, add_special_tokens: bool = True
+) -> list[list[int]]:
     """Token ids of each prompt: a string, a list of strings, a token-id list or a list of
-    those; `param`: the field that holds them (`prompt`, `input`)."""
+    those; `param`: the field that holds them (`prompt`, `input`); a string's with the
+    tokenizer's special tokens (a BOS) unless `add_special_tokens` is false."""
     if isinstance(prompt, str):
         prompt = [prompt]
     if not prompt:
@@ -63,7 +69,8 @@ def prompt_lists(tokenizer: Tokenizer, prompt: str | list, param: str) -> list[l
     out = []
     for i, p in enumerate(prompt):
         try:
-            out.append(encode_prompt(tokenizer, p, param) if isinstance(p, str) else list(p))
+            out.append(encode_prompt(tokenizer, p, param, add_special_tokens)
+                       if isinstance(p, str) else list(p))  # fmt: skip
         except ValueError as e:
             raise APIError(
                 400, f"{param}[{i}]: {e}" if len(prompt) > 1 else str(e), param=param

@@ -226,7 +226,8 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
             return await run_openai(request, body, prompts)
         # Tokenized on a worker thread (the tokenizer lets go of the GIL): a 4 MB prompt took
         # 1.6 s, which on the event loop held every other request's answer.
-        prompts = await asyncio.to_thread(prompt_lists, tokenizer, body.prompt, "prompt")
+        prompts = await asyncio.to_thread(prompt_lists, tokenizer, body.prompt, "prompt",
+                                          body.add_special_tokens)  # fmt: skip
         return await run_openai(request, body, prompts)
 
     @api.post("/v1/chat/completions")
@@ -236,7 +237,7 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
         tools, use = tool_use(body)
         ids = await asyncio.to_thread(request_prompt_ids, tokenizer, body.messages, tools,
                                       body.add_generation_prompt, body.continue_final_message,
-                                      body.chat_template_kwargs)  # fmt: skip
+                                      body.chat_template_kwargs, body.add_special_tokens)  # fmt: skip
         return await run_openai(request, body, [ids], use)
 
     async def responses_prompt(

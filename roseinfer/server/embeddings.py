@@ -50,6 +50,7 @@ class EmbeddingRequest(P.RequestBase):
     add_generation_prompt: bool = False  # (vLLM's default for embeddings; chat's is true)
     continue_final_message: bool = False
     chat_template_kwargs: dict[str, Any] | None = None
+    add_special_tokens: bool | None = None  # vLLM's; None: its form's default
     model: str | None = None
     encoding_format: Literal["float", "base64"] = "float"
     dimensions: int | None = None
@@ -181,7 +182,8 @@ async def _prompts(tokenizer: Tokenizer, body: EmbeddingRequest) -> list[list[in
             raise APIError(400, "give input or messages, not both", param="messages")
         return [await asyncio.to_thread(request_prompt_ids, tokenizer, body.messages, (),
                                         body.add_generation_prompt, body.continue_final_message,
-                                        body.chat_template_kwargs)]  # fmt: skip
+                                        body.chat_template_kwargs,
+                                        bool(body.add_special_tokens))]  # fmt: skip
     if body.input is None:
         raise APIError(400, "input is required (or vLLM's messages)", param="input")
     # (their neutral values ask for nothing: accepted beside input)
@@ -194,4 +196,5 @@ async def _prompts(tokenizer: Tokenizer, body: EmbeddingRequest) -> list[list[in
     if num_prompts(body.input) > MAX_INPUTS:
         raise APIError(400, f"input holds {num_prompts(body.input)} inputs: at most "
                             f"{MAX_INPUTS} in one request", param="input")  # fmt: skip
-    return await asyncio.to_thread(prompt_lists, tokenizer, body.input, "input")
+    add = body.add_special_tokens is not False  # (the input form's default: true)
+    return await asyncio.to_thread(prompt_lists, tokenizer, body.input, "input", add)

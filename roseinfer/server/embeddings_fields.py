@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from roseinfer.server.field_checks import FieldSpec, equals, is_str, never
 from roseinfer.server.field_checks import honoured_field as _h
 from roseinfer.server.field_checks import noop_field as _noop
@@ -13,12 +11,6 @@ from roseinfer.server.field_checks import refused_field as _ref
 EMBEDDINGS = "embeddings"
 _E = (EMBEDDINGS,)
 _VL = "vLLM"
-
-
-def form_default(v: Any, body: dict) -> bool:
-    """vLLM's add_special_tokens default: true for `input` (text as it is), false for
-    `messages` (the chat template writes its own)."""
-    return isinstance(v, bool) and v is (body.get("messages") is None)
 
 
 EMBEDDINGS_FIELDS: tuple[FieldSpec, ...] = (
@@ -56,9 +48,9 @@ EMBEDDINGS_FIELDS: tuple[FieldSpec, ...] = (
     _noop("user", _E, is_str, "an end-user id for the caller's own records"),
     _noop("cache_salt", _E, is_str, "isolates prefix-cache entries; cached or not, the vector "
           "is the same", _VL),
-    _ref("add_special_tokens", _E, form_default, "its form's default: true with `input`, "
-         "false with `messages` (whose template writes them)", "special tokens (BOS) added, "
-         "or not, otherwise than vLLM's default", _VL),
+    _h("add_special_tokens", _E, "the tokenizer's special tokens (a BOS) before a text "
+       "input, or the rendered `messages`; default, as vLLM's: true with `input`, false with "
+       "`messages` (whose template writes its own)", _VL),
     _ref("chat_template", _E, never, "null", "a request's own chat template", _VL),
     _ref("media_io_kwargs", _E, equals({}), "{}", "multimodal inputs' loading", _VL),
     _ref("padding", _E, equals("do_not_pad"), "`do_not_pad`", "inputs padded to a length "

@@ -193,6 +193,12 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("stream_options", _V1, "see `stream_options.*`; only with `stream: true` (a 400 "
        "otherwise, as OpenAI and vLLM)"),
     _h("stream_options.include_usage", _V1, "a last chunk with the usage"),
+    _h("add_special_tokens", _CO, "false: a text prompt without the tokenizer's special "
+       "tokens (its BOS, where it adds one: for a prompt that holds its own), as vLLM's; "
+       "default true", _VL),
+    _h("add_special_tokens", _C, "true: the tokenizer's special tokens (a BOS) before the "
+       "rendered prompt too, which the template already wrote its own into, as vLLM's; "
+       "default false", _VL),
     _h("skip_special_tokens", _V1, "false: special tokens' text in the output's text (a "
        "stop token's, which ends it, never), as vLLM's; the text of tool calls and reasoning "
        "is read from that text", _VL),
@@ -350,10 +356,6 @@ FIELDS: tuple[FieldSpec, ...] = (
        "all of them) is a 400 where it would change the output; /completion's and /infill's "
        "default: llama.cpp's (the temperature last)", _LC),
     _ref("logits_processors", _V1, equals([]), "[]", "custom logits processors", _VL),
-    _ref("add_special_tokens", _CO, equals(True), "true", "a prompt without BOS/special "
-         "tokens", _VL),
-    _ref("add_special_tokens", _C, equals(False), "false", "special tokens added to the "
-         "rendered chat prompt", _VL),
     _h("t_max_predict_ms", _V1, "past this many ms after the first token, a token holding a "
        "newline is the last (finish \"length\"); whole ms (a fraction is cut, as llama.cpp "
        "reads it); <= 0: no limit", _LC),

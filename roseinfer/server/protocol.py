@@ -112,6 +112,7 @@ class CompletionRequest(SamplingRequest):
     logprobs: int | None = None  # the top N per token (0: the sampled token's only)
     echo: bool = False
     suffix: str | None = None  # text after the completion: a fill in the middle (fim.py)
+    add_special_tokens: bool = True  # vLLM's: the tokenizer's BOS before a text prompt
 
 
 class ChatCompletionRequest(SamplingRequest):
@@ -126,6 +127,7 @@ class ChatCompletionRequest(SamplingRequest):
     parallel_tool_calls: bool = True
     include_reasoning: bool = True  # vLLM's: the reasoning read apart is in the answer
     reasoning_format: str | None = None  # llama.cpp's: "none" reads none apart
+    add_special_tokens: bool = False  # vLLM's: the tokenizer's BOS before the rendered prompt
 
 
 class GenerateRequest(RequestBase):

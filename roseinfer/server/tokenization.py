@@ -59,6 +59,7 @@ class ApplyTemplateRequest(P.RequestBase):
 
 class TokenizeChatRequest(ApplyTemplateRequest):
     return_token_strs: bool = False
+    add_special_tokens: bool = False  # (the chat table's field: the chat endpoint's default)
 
 
 class LlamaTokenizeRequest(P.RequestBase):
@@ -78,12 +79,13 @@ class DetokenizeRequest(P.RequestBase):
 
 # Fields of vLLM's TokenizeChatRequest that /v1/chat/completions refuses unless neutral: the
 # chat table decides them here too (they never reach pydantic, being refused or no-ops).
-_CHAT_TABLE_ONLY = ("add_special_tokens", "chat_template", "documents", "mm_processor_kwargs")
+_CHAT_TABLE_ONLY = ("chat_template", "documents", "mm_processor_kwargs")
 # The fields of the chat form that come from the chat table (the rest are /tokenize's own).
 _FROM_CHAT_TABLE = frozenset(
-    {"messages", "add_generation_prompt", "continue_final_message", "chat_template_kwargs", "tools"}
+    {"messages", "add_generation_prompt", "continue_final_message", "chat_template_kwargs", "tools",
+     "add_special_tokens"}
     | set(_CHAT_TABLE_ONLY)
-)
+)  # fmt: skip
 
 ModelT = TypeVar("ModelT", bound=P.RequestBase)
 
@@ -131,8 +133,9 @@ def _chat_text(tokenizer: Tokenizer, body: ApplyTemplateRequest) -> str:
                                body.continue_final_message, body.chat_template_kwargs)  # fmt: skip
 
 
-def _chat_ids(tokenizer: Tokenizer, body: ApplyTemplateRequest) -> list[int]:
-    return tokenizer.encode(_chat_text(tokenizer, body), False)  # (the template wrote BOS)
+def _chat_ids(tokenizer: Tokenizer, body: TokenizeChatRequest) -> list[int]:
+    # (the template wrote its BOS; the tokenizer's only with add_special_tokens, as chat's)
+    return tokenizer.encode(_chat_text(tokenizer, body), body.add_special_tokens)
 
 
 def _llama_tokens(tokenizer: Tokenizer, body: LlamaTokenizeRequest) -> list[Any]:
