@@ -698,3 +698,31 @@ def test_skip_special_tokens_false_writes_their_text(http, stream):
                 "text"
             ]
     assert texts == {True: "", False: "<|im_start|>" * 3}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_return_tokens_as_token_ids_names_logprobs_tokens_by_id(http, stream):
+    """vLLM's return_tokens_as_token_ids: `token_id:N` for each token of the logprobs."""
+    common = {"max_tokens": 4, "temperature": 0, "ignore_eos": True, "return_token_ids": True,
+              "return_tokens_as_token_ids": True}  # fmt: skip
+    for path, body in ((C, {"prompt": PROMPT, "logprobs": 2}),
+                       (CC, {"messages": CHAT, "logprobs": True, "top_logprobs": 2})):  # fmt: skip
+        if stream:
+            choices = [c["choices"][0] for c in streamed(http, path, {**common, **body})
+                       if c["choices"]]  # fmt: skip
+        else:
+            choices = [post(http, path, {**common, **body}).json()["choices"][0]]
+        ids = [t for c in choices for t in c["token_ids"]]
+        if path == C:
+            lp = [c["logprobs"] for c in choices if c["logprobs"]]
+            names = [t for one in lp for t in one["tokens"]]
+            keys = {k for one in lp for top in one["top_logprobs"] for k in top}
+        else:
+            content = [e for c in choices if c["logprobs"] for e in c["logprobs"]["content"]]
+            names = [e["token"] for e in content]
+            keys = {t["token"] for e in content for t in e["top_logprobs"]}
+            named = {**common, **body, "return_tokens_as_token_ids": False, "stream": False}
+            by_text = post(http, path, named).json()["choices"][0]["logprobs"]["content"]
+            assert [e["bytes"] for e in content] == [e["bytes"] for e in by_text]  # its own
+        assert names == [f"token_id:{t}" for t in ids] and len(ids) == 4
+        assert keys and all(k.startswith("token_id:") and k[9:].isdigit() for k in keys)

@@ -199,6 +199,9 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("add_special_tokens", _C, "true: the tokenizer's special tokens (a BOS) before the "
        "rendered prompt too, which the template already wrote its own into, as vLLM's; "
        "default false", _VL),
+    _h("return_tokens_as_token_ids", _V1, "true: logprobs name each token `token_id:N`, as "
+       "vLLM's (completions' `tokens` and `top_logprobs` keys, chat's `token`s; chat's `bytes` "
+       "stay the token's own)", _VL),
     _h("skip_special_tokens", _V1, "false: special tokens' text in the output's text (a "
        "stop token's, which ends it, never), as vLLM's; the text of tool calls and reasoning "
        "is read from that text", _VL),
@@ -422,7 +425,6 @@ FIELDS: tuple[FieldSpec, ...] = (
        "(without one, a 400 unless \"none\")", _LC),
     _ref("reasoning_format", _CO, equals("none"), '"none"', "reasoning extraction (completions "
          "have no chat answer to read it from)", _LC),
-    _ref("return_tokens_as_token_ids", _V1, equals(False), "false", "logprob tokens as ids", _VL),
     _ref("return_tokens", _V1, equals(False), "false", "token ids in the response", _LC),
     _ref("timings_per_token", _V1, equals(False), "false", "timings in the response", _LC),
     _h("post_sampling_probs", _V1, "the logprobs asked for (`n_probs`, `logprobs`, "

@@ -14,6 +14,9 @@
   one of the N).
 - vLLM's `prompt_logprobs`: per prompt token null or `{token id: {"logprob", "rank",
   "decoded_token"}}`.
+
+With vLLM's `return_tokens_as_token_ids` (`as_ids`) the completions' and chat's tokens are named
+`token_id:N` instead (chat's `bytes` stay the token's own).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ def completion_logprobs(
     num_top: int,
     tokenizer: Tokenizer,
     start: TextPosition = TextPosition(),
+    as_ids: bool = False,
 ) -> CompletionLogprobs:
     """The legacy shape for `token_ids` (their `positions`, aligned), text offsets from
     `start`."""
@@ -58,7 +62,7 @@ def completion_logprobs(
     decoder = codecs.getincrementaldecoder("utf-8")("replace")  # as the text decodes its bytes
     decoder.setstate((start.pending, 0))
     for token_id, position in zip(token_ids, positions, strict=True):
-        name = token_name(tokenizer, token_id)
+        name = token_name(tokenizer, token_id, as_ids)
         tokens.append(name)
         offsets.append(chars)
         chars += len(decoder.decode(tokenizer.token_bytes(token_id)))
@@ -67,7 +71,8 @@ def completion_logprobs(
             tops.append(None)
             continue
         values.append(position[token_id].logprob)
-        top = {token_name(tokenizer, t): p.logprob for t, p in _top_items(position, num_top)}
+        top = {token_name(tokenizer, t, as_ids): p.logprob
+               for t, p in _top_items(position, num_top)}  # fmt: skip
         top.setdefault(name, position[token_id].logprob)
         tops.append(top)
     lp = {"tokens": tokens, "token_logprobs": values, "top_logprobs": tops,
@@ -75,9 +80,11 @@ def completion_logprobs(
     return CompletionLogprobs(lp, TextPosition(chars, decoder.getstate()[0]))
 
 
-def token_name(tokenizer: Tokenizer, token_id: int) -> str:
+def token_name(tokenizer: Tokenizer, token_id: int, as_id: bool = False) -> str:
     """A token's text, or `bytes:\\xNN...` where it holds part of a character (OpenAI's
-    legacy name for such a token)."""
+    legacy name for such a token); `as_id`: `token_id:N`."""
+    if as_id:
+        return f"token_id:{token_id}"
     text = tokenizer.token_text(token_id)
     if "\ufffd" not in text:
         return text
@@ -93,15 +100,19 @@ def chat_logprobs(
     positions: Sequence[PositionLogprobs],
     num_top: int,
     tokenizer: Tokenizer,
+    as_ids: bool = False,
 ) -> dict:
+    def name(t: int) -> str:
+        return f"token_id:{t}" if as_ids else tokenizer.token_text(t)
+
     content = []
     for token_id, position in zip(token_ids, positions, strict=True):
         content.append({
-            "token": tokenizer.token_text(token_id),
+            "token": name(token_id),
             "logprob": position[token_id].logprob,
             "bytes": list(tokenizer.token_bytes(token_id)),
             "top_logprobs": [
-                {"token": p.decoded_token, "logprob": p.logprob,
+                {"token": name(t) if as_ids else p.decoded_token, "logprob": p.logprob,
                  "bytes": list(tokenizer.token_bytes(t))}
                 for t, p in _top_items(position, num_top)
             ],

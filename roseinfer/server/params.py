@@ -25,7 +25,6 @@ from roseinfer.sampling_params import (
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import APIError
 from roseinfer.server.sampler_chain import sampler_chain
-from roseinfer.server.serving import ResponseOptions
 
 # The seeds' max_new_tokens is an init-only alias of max_tokens: not among the dataclass fields.
 SAMPLING_FIELDS = frozenset(f.name for f in dataclasses.fields(SamplingParams)) | {"max_new_tokens"}
@@ -228,6 +227,31 @@ class Chain:
         )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class ResponseOptions:
+    """How an OpenAI response writes its choices, resolved from the request body once."""
+
+    chat: bool
+    logprobs: int | None = None  # top N per output token (None: no logprobs)
+    echo: bool = False  # completions: the prompt before the text (and its logprobs)
+    # completions: `echo` with max_tokens 0, the prompt alone (OpenAI's old scoring form, as
+    # vLLM): the one token generated to run the request is left out, finish reason "length"
+    echo_only: bool = False
+    prompt_logprobs: int | None = None  # vLLM's prompt_logprobs in the response: top N
+    # The request's constraint field (its name as given: `response_format`, `guided_regex`,
+    # ...): a grammar that fails only while it runs is a 400 naming it.
+    constraint_param: str | None = None
+    # chat: the reasoning read apart (`GenerationGroup.reasoning`) is written in the answer
+    # (`reasoning` and `reasoning_content`); False: left out, or none read apart
+    show_reasoning: bool = False
+    # vLLM's `return_token_ids`: the prompt's ids (chat: the response's `prompt_token_ids`,
+    # completions: each choice's) and each choice's output ids (`token_ids`), a stream's in
+    # its chunks as they come (the prompt's in a choice's first)
+    token_ids: bool = False
+    continuous_usage: bool = False  # a stream's chunks carry each choice's usage so far
+    tokens_as_ids: bool = False  # vLLM's return_tokens_as_token_ids: logprobs' `token_id:N`
+
+
 def response_options(body: P.SamplingRequest) -> ResponseOptions:
     """How the response writes its choices (logprobs, echo), and what the stream cannot give."""
     if body.stream and body.prompt_logprobs is not None:
@@ -250,13 +274,14 @@ def response_options(body: P.SamplingRequest) -> ResponseOptions:
             prompt_logprobs=prompt_logprobs,
             token_ids=body.return_token_ids,
             continuous_usage=continuous,
+            tokens_as_ids=body.return_tokens_as_token_ids,
         )
     assert isinstance(body, P.CompletionRequest)
     echo_only = body.echo and max_tokens_field(body)[1] == 0
     return ResponseOptions(chat=False, logprobs=body.logprobs, echo=body.echo,
                            echo_only=echo_only, prompt_logprobs=prompt_logprobs,
-                           token_ids=body.return_token_ids,
-                           continuous_usage=continuous)  # fmt: skip
+                           token_ids=body.return_token_ids, continuous_usage=continuous,
+                           tokens_as_ids=body.return_tokens_as_token_ids)  # fmt: skip
 
 
 def max_tokens_field(body: P.SamplingRequest) -> tuple[str | None, int | None]:

@@ -95,6 +95,7 @@ class SamplingRequest(RequestBase):
     t_max_predict_ms: float | None = None  # llama.cpp's: <= 0 none
     post_sampling_probs: bool = False  # llama.cpp's: SamplingParams.logprobs_processed
     return_token_ids: bool = False  # vLLM's: the prompt's and the output's token ids
+    return_tokens_as_token_ids: bool = False  # vLLM's: logprobs name tokens `token_id:N`
 
     @property
     def include_usage(self) -> bool:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 
 from roseinfer.engine.client import EngineClient
 from roseinfer.output.processor import ChoiceState, RequestState
@@ -33,6 +32,7 @@ from roseinfer.server.logprobs import (
     completion_logprobs,
     prompt_logprobs_json,
 )
+from roseinfer.server.params import ResponseOptions
 from roseinfer.structured.tools import ToolUse
 
 logger = logging.getLogger(__name__)
@@ -141,30 +141,6 @@ class GenerationGroup:
         return use
 
 
-@dataclass(frozen=True)
-class ResponseOptions:
-    """How an OpenAI response writes its choices, resolved from the request body once."""
-
-    chat: bool
-    logprobs: int | None = None  # top N per output token (None: no logprobs)
-    echo: bool = False  # completions: the prompt before the text (and its logprobs)
-    # completions: `echo` with max_tokens 0, the prompt alone (OpenAI's old scoring form, as
-    # vLLM): the one token generated to run the request is left out, finish reason "length"
-    echo_only: bool = False
-    prompt_logprobs: int | None = None  # vLLM's prompt_logprobs in the response: top N
-    # The request's constraint field (its name as given: `response_format`, `guided_regex`,
-    # ...): a grammar that fails only while it runs is a 400 naming it.
-    constraint_param: str | None = None
-    # chat: the reasoning read apart (`GenerationGroup.reasoning`) is written in the answer
-    # (`reasoning` and `reasoning_content`); False: left out, or none read apart
-    show_reasoning: bool = False
-    # vLLM's `return_token_ids`: the prompt's ids (chat: the response's `prompt_token_ids`,
-    # completions: each choice's) and each choice's output ids (`token_ids`), a stream's in
-    # its chunks as they come (the prompt's in a choice's first)
-    token_ids: bool = False
-    continuous_usage: bool = False  # a stream's chunks carry each choice's usage so far
-
-
 def response_body(group: GenerationGroup, choices: list[tuple[int, ChoiceState]],
                   opts: ResponseOptions, rid: str, created: int, model: str,
                   prompt_tokens: int) -> bytes:  # fmt: skip
@@ -203,7 +179,11 @@ class _PromptParts:
             logprobs = None
             if self.opts.logprobs is not None:
                 logprobs = completion_logprobs(
-                    state.prompt_token_ids, positions, self.opts.logprobs, state.tokenizer
+                    state.prompt_token_ids,
+                    positions,
+                    self.opts.logprobs,
+                    state.tokenizer,
+                    as_ids=self.opts.tokens_as_ids,
                 ).json
             self._echo[state.request_id] = text, logprobs
         return self._echo[state.request_id]
@@ -249,7 +229,8 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: R
     if opts.chat:
         logprobs = None
         if opts.logprobs is not None and choice.logprobs is not None:
-            logprobs = chat_logprobs(choice.token_ids, choice.logprobs, opts.logprobs, tokenizer)
+            logprobs = chat_logprobs(choice.token_ids, choice.logprobs, opts.logprobs, tokenizer,
+                                     opts.tokens_as_ids)  # fmt: skip
         calls = [P.tool_call(c.id, c.name, c.arguments) for c in choice.tool_calls]
         use = group.tool_use  # an answer that must call has no content, called or cut short
         content: str | None = None if use is not None and use.must_call else choice.text
@@ -271,7 +252,8 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: R
         # The prompt's text and the output's are decoded apart: the output starts after the
         # prompt's last character, even one its bytes left incomplete (then U+FFFD).
         start = TextPosition(len(prompt_text))
-        lp = completion_logprobs(ids, positions, opts.logprobs, tokenizer, start).json
+        lp = completion_logprobs(ids, positions, opts.logprobs, tokenizer, start,
+                                 opts.tokens_as_ids).json  # fmt: skip
         if prompt_lp is not None:  # the prompt's tokens first
             heads = prompts.echo_logprobs_json(state)
             lp = {key: joined_list(heads[key], dumps_in_pieces(lp[key])) for key in lp}
@@ -339,7 +321,8 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
             return None
         tokenizer = group.state_of(index).tokenizer
         start = offsets.get(index, TextPosition())
-        lp = completion_logprobs(ids, positions, opts.logprobs, tokenizer, start)
+        lp = completion_logprobs(ids, positions, opts.logprobs, tokenizer, start,
+                                 opts.tokens_as_ids)  # fmt: skip
         offsets[index] = lp.end
         return lp.json
 
@@ -396,7 +379,8 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                 if chat:
                     logprobs = None
                     if opts.logprobs is not None:
-                        logprobs = chat_logprobs(new_ids, new, opts.logprobs, state.tokenizer)
+                        logprobs = chat_logprobs(new_ids, new, opts.logprobs, state.tokenizer,
+                                                 opts.tokens_as_ids)  # fmt: skip
                     delta: dict = (
                         {"reasoning": thought, "reasoning_content": thought} if thought else {}
                     )
