@@ -370,9 +370,11 @@ def chat_prompt_text(
     add_generation_prompt: bool = True,
     continue_final_message: bool = False,
     template_kwargs: dict[str, Any] | None = None,
+    documents: list[dict[str, str]] | None = None,
 ) -> str:
     """The conversation's prompt; ChatError (naming the field) for a field that cannot act,
-    TokenizerError when the template refuses the messages."""
+    TokenizerError when the template refuses the messages; `documents` (vLLM's, for
+    retrieval-augmented templates) go to a template that reads them."""
     if continue_final_message and add_generation_prompt:
         raise ChatError(
             "continue_final_message",
@@ -387,6 +389,11 @@ def chat_prompt_text(
     shows_thinking = "reasoning_content" in template_source(tokenizer)
     as_given = template_messages(messages, native, shows_thinking)
     kwargs = _template_kwargs(tokenizer, as_given, template_kwargs or {})
+    if documents:  # (each a dict of strings: the request's model checked them)
+        if not reads_variable(tokenizer, as_given, "documents", documents):
+            raise ChatError("documents", "this model's chat template does not read documents "
+                            "(a retrieval-augmented template's variable)")  # fmt: skip
+        kwargs["documents"] = documents
     if tools and native:
         kwargs["tools"] = [t.as_json() for t in tools]
     system = tool_prompt(tools) if tools and not native else None

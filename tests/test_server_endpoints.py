@@ -391,3 +391,50 @@ def test_a_posts_query_parameter_is_a_400_naming_it_but_azures_api_version(tiny_
         r = httpx.request(method, url + path, params={"api-version": "2024-10-21"}, json={},
                           timeout=30)  # fmt: skip
         assert r.status_code in (200, 404), r.text  # (not a 400 naming api-version)
+
+
+def test_documents_go_to_a_template_that_reads_them(tiny_model_dir, http, tmp_path):
+    """vLLM's `documents` (retrieval-augmented templates): rendered where the template reads
+    them, a 400 naming the field where it does not (the tiny template, as SmolLM2's), [] none."""
+    from transformers import AutoTokenizer
+
+    from roseinfer.chat import ChatError, ChatMessage, chat_prompt_text
+    from roseinfer.tokenizer import Tokenizer
+
+    hf = AutoTokenizer.from_pretrained(tiny_model_dir("llama"))
+    hf.chat_template = (
+        "{% for d in documents or [] %}[{{ d.title }}: {{ d.text }}]{% endfor %}"
+        "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}"
+    )
+    docs = [{"title": "Paris", "text": "the capital of France"}]
+    ask = [ChatMessage(role="user", content="What is Paris?")]
+    text = chat_prompt_text(Tokenizer(hf), ask, documents=docs)
+    assert text.startswith("[Paris: the capital of France]user: What is Paris?")
+    assert chat_prompt_text(Tokenizer(hf), ask, documents=[]) == "user: What is Paris?\n"
+    plain_hf = AutoTokenizer.from_pretrained(tiny_model_dir("llama"))
+    with pytest.raises(ChatError) as e:
+        chat_prompt_text(Tokenizer(plain_hf), ask, documents=docs)
+    assert e.value.param == "documents"
+    # the server: its template reads no documents
+    body = {"messages": CHAT, "max_tokens": 1}
+    r = http.post("/v1/chat/completions", json={**body, "documents": docs})
+    assert r.status_code == 400 and r.json()["error"]["param"] == "documents", r.text
+    r = http.post("/tokenize", json={"messages": CHAT, "documents": docs})
+    assert r.status_code == 400 and r.json()["error"]["param"] == "documents", r.text
+    assert http.post("/v1/chat/completions", json={**body, "documents": []}).status_code == 200
+    r = http.post("/v1/chat/completions", json={**body, "documents": [{"title": 1}]})
+    assert r.status_code == 400 and r.json()["error"]["param"].startswith("documents"), r.text
+    # a served model whose template reads them: in the prompt chat and /tokenize run
+    import shutil
+
+    from conftest import serve_in_process
+
+    shutil.copytree(tiny_model_dir("llama"), tmp_path / "rag")
+    hf.save_pretrained(tmp_path / "rag")
+    with serve_in_process(str(tmp_path / "rag")) as (_, url), httpx.Client(base_url=url) as rag:
+        shown = rag.post("/tokenize", json={"messages": CHAT, "documents": docs}).json()
+        text = rag.post("/detokenize", json={"tokens": shown["tokens"]}).json()["prompt"]
+        assert text.startswith("[Paris: the capital of France]")
+        used = [rag.post("/v1/chat/completions", json=body | extra).json()["usage"]
+                for extra in ({}, {"documents": docs})]  # fmt: skip
+        assert used[1]["prompt_tokens"] == shown["count"] > used[0]["prompt_tokens"]

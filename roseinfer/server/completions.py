@@ -237,7 +237,8 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
         tools, use = tool_use(body)
         ids = await asyncio.to_thread(request_prompt_ids, tokenizer, body.messages, tools,
                                       body.add_generation_prompt, body.continue_final_message,
-                                      body.chat_template_kwargs, body.add_special_tokens)  # fmt: skip
+                                      body.chat_template_kwargs, body.add_special_tokens,
+                                      body.documents)  # fmt: skip
         return await run_openai(request, body, [ids], use)
 
     async def responses_prompt(

@@ -202,6 +202,10 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("return_tokens_as_token_ids", _V1, "true: logprobs name each token `token_id:N`, as "
        "vLLM's (completions' `tokens` and `top_logprobs` keys, chat's `token`s; chat's `bytes` "
        "stay the token's own)", _VL),
+    _h("documents", _C, "[{string: string}] (such as `title` and `text`), given to a chat "
+       "template that reads `documents` (retrieval-augmented ones: Command-R's, Granite's), "
+       "as vLLM and transformers give them; where the template reads none (SmolLM2's) a 400, "
+       "[] none", _VL),
     _h("skip_special_tokens", _V1, "false: special tokens' text in the output's text (a "
        "stop token's, which ends it, never), as vLLM's; the text of tool calls and reasoning "
        "is read from that text", _VL),
@@ -404,7 +408,6 @@ FIELDS: tuple[FieldSpec, ...] = (
        _VL),
     _ref("prompt_embeds", _CO, never, "null", "prompts as embeddings", _VL),
     _ref("chat_template", _C, never, "null", "a request's own chat template", _VL),
-    _ref("documents", _C, equals([]), "[]", "documents for RAG templates", _VL),
     _ref("mm_processor_kwargs", _V1, equals({}), "{}", "multimodal processing", _VL),
     _ref("media_io_kwargs", _C, equals({}), "{}", "multimodal inputs' loading", _VL),
     _ref("image_data", _V1, equals([]), "[]", "images", _LC),

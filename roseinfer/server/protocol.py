@@ -129,6 +129,7 @@ class ChatCompletionRequest(SamplingRequest):
     include_reasoning: bool = True  # vLLM's: the reasoning read apart is in the answer
     reasoning_format: str | None = None  # llama.cpp's: "none" reads none apart
     add_special_tokens: bool = False  # vLLM's: the tokenizer's BOS before the rendered prompt
+    documents: list[dict[str, str]] | None = None  # vLLM's: for retrieval-augmented templates
 
 
 class GenerateRequest(RequestBase):

@@ -60,6 +60,7 @@ class ApplyTemplateRequest(P.RequestBase):
 class TokenizeChatRequest(ApplyTemplateRequest):
     return_token_strs: bool = False
     add_special_tokens: bool = False  # (the chat table's field: the chat endpoint's default)
+    documents: list[dict[str, str]] | None = None  # (the chat table's field)
 
 
 class LlamaTokenizeRequest(P.RequestBase):
@@ -79,11 +80,11 @@ class DetokenizeRequest(P.RequestBase):
 
 # Fields of vLLM's TokenizeChatRequest that /v1/chat/completions refuses unless neutral: the
 # chat table decides them here too (they never reach pydantic, being refused or no-ops).
-_CHAT_TABLE_ONLY = ("chat_template", "documents", "mm_processor_kwargs")
+_CHAT_TABLE_ONLY = ("chat_template", "mm_processor_kwargs")
 # The fields of the chat form that come from the chat table (the rest are /tokenize's own).
 _FROM_CHAT_TABLE = frozenset(
     {"messages", "add_generation_prompt", "continue_final_message", "chat_template_kwargs", "tools",
-     "add_special_tokens"}
+     "add_special_tokens", "documents"}
     | set(_CHAT_TABLE_ONLY)
 )  # fmt: skip
 
@@ -123,19 +124,24 @@ def _chat_form(data: dict[str, Any], model: type[ChatFormT], path: str) -> ChatF
     return _validate(model, {**own, **shared}, path)
 
 
-def _chat_text(tokenizer: Tokenizer, body: ApplyTemplateRequest) -> str:
+def _chat_text(
+    tokenizer: Tokenizer,
+    body: ApplyTemplateRequest,
+    documents: list[dict[str, str]] | None = None,
+) -> str:
     """The prompt /v1/chat/completions renders for the chat form (its ids: the text's)."""
     try:  # the tools are shown as the chat endpoint shows them; how calls are made is not asked
         tools, _ = read_tools(body.tools, "none")
     except ChatError as e:
         raise APIError(400, str(e), param=e.param) from None
     return request_prompt_text(tokenizer, body.messages, tools, body.add_generation_prompt,
-                               body.continue_final_message, body.chat_template_kwargs)  # fmt: skip
+                               body.continue_final_message, body.chat_template_kwargs,
+                               documents)  # fmt: skip
 
 
 def _chat_ids(tokenizer: Tokenizer, body: TokenizeChatRequest) -> list[int]:
     # (the template wrote its BOS; the tokenizer's only with add_special_tokens, as chat's)
-    return tokenizer.encode(_chat_text(tokenizer, body), body.add_special_tokens)
+    return tokenizer.encode(_chat_text(tokenizer, body, body.documents), body.add_special_tokens)
 
 
 def _llama_tokens(tokenizer: Tokenizer, body: LlamaTokenizeRequest) -> list[Any]:
