@@ -98,6 +98,11 @@ def test_stop_token_ids_and_stop_strings(llm):
                           use_tqdm=False)  # fmt: skip
     assert kept.text == out.text + stop and kept.token_ids == out.token_ids
     assert kept.finish_reason == "stop" and kept.outputs[0].stop_reason == stop
+    # ... and the text of a stop token that ended it (vLLM's)
+    params = greedy(16, stop_token_ids=(ref[k],), include_stop_str_in_output=True)
+    [kept] = llm.generate([ids], params, use_tqdm=False)
+    cut = ref.index(ref[k]) + 1
+    assert kept.token_ids == ref[:cut] and kept.text == llm.tokenizer.decode(ref[:cut])
     assert_idle(llm)
 
 

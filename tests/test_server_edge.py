@@ -680,6 +680,19 @@ def test_include_stop_str_in_output_keeps_the_stop_string(http, path):
     pieces = [c["choices"][0].get(key) if path == C else c["choices"][0]["delta"].get(key)
               for c in chunks]  # fmt: skip
     assert "".join(p for p in pieces if p) == text_of(kept)
+    # a stop token's text too (vLLM's), alone and streamed
+    ids = post(http, path, {**body, "return_token_ids": True}).json()["choices"][0]["token_ids"]
+    stop_id = ids[3]
+    cut = ids.index(stop_id) + 1
+    want = http.post("/detokenize", json={"tokens": ids[:cut]}).json()["prompt"]
+    asked = {**body, "stop_token_ids": [stop_id], "include_stop_str_in_output": True}
+    assert text_of(post(http, path, asked).json()) == want
+    pieces = [c["choices"][0].get(key) if path == C else c["choices"][0]["delta"].get(key)
+              for c in streamed(http, path, asked)]  # fmt: skip
+    assert "".join(p for p in pieces if p) == want
+    asked["include_stop_str_in_output"] = False
+    less = http.post("/detokenize", json={"tokens": ids[: cut - 1]}).json()["prompt"]
+    assert text_of(post(http, path, asked).json()) == less
 
 
 @pytest.mark.parametrize("stream", [False, True])

@@ -6,7 +6,8 @@ for all of them:
 
 - incremental detokenization (`IncrementalDetokenizer`, O(1) per token);
 - finish reasons. The text of the token that stopped a choice (EOS, a stop token id) is not
-  part of its text, as in vLLM and OpenAI; its id is in `token_ids`;
+  part of its text, as in vLLM and OpenAI (unless `include_stop_str_in_output`, as in vLLM);
+  its id is in `token_ids`;
 - logprobs: the engine's `TokenLogprobs` named by their tokens' text (`PositionLogprobs`);
 - a reasoning model's thinking (`ReasoningParser`, the server's `--reasoning-parser`), read
   apart from the text after the stop strings: `reasoning`, and the rest the answer;
@@ -94,6 +95,8 @@ class ChoiceState:
         self.tokenizer = tokenizer
         self.detok = IncrementalDetokenizer(tokenizer, params.skip_special_tokens)
         self.detok.start_prompt(prompt_token_ids)
+        # vLLM's include_stop_str_in_output: the stop string, or the stop token's text, kept
+        self.keeps_stop = params.include_stop_str_in_output
         self.stop = (
             StopStringChecker(params.stop, params.include_stop_str_in_output)
             if params.stop
@@ -185,7 +188,8 @@ class ChoiceState:
             if i == last and finish_reason == "stop" and token in self.stop_ids:
                 if token in self.request_stop_ids:
                     self.stop_reason = token
-                break  # the stop token's text is not output
+                if not self.keeps_stop:
+                    break  # the stop token's text is not output
             piece = self.detok.on_token(token)
             if self.stop is not None:
                 # vLLM's rule: no stop string ends within the first min_tokens tokens

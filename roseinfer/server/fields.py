@@ -201,7 +201,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "default false", _VL),
     _h("return_tokens_as_token_ids", _V1, "true: logprobs name each token `token_id:N`, as "
        "vLLM's (completions' `tokens` and `top_logprobs` keys, chat's `token`s; chat's `bytes` "
-       "stay the token's own)", _VL),
+       "stay the token's own, and completions' `text_offset` counts the text's characters, "
+       "where vLLM's counts the names)", _VL),
     _h("documents", _C, "[{string: string}] (such as `title` and `text`), given to a chat "
        "template that reads `documents` (retrieval-augmented ones: Command-R's, Granite's), "
        "as vLLM and transformers give them; where the template reads none (SmolLM2's) a 400, "
@@ -210,8 +211,9 @@ FIELDS: tuple[FieldSpec, ...] = (
        "stop token's, which ends it, never), as vLLM's; the text of tool calls and reasoning "
        "is read from that text", _VL),
     _h("include_stop_str_in_output", _V1, "true: the stop string that ended the text stays at "
-       "its end (a stream sends the text as it comes, holding nothing back); a stop token's "
-       "text is never in it, as vLLM's", _VL),
+       "its end (a stream sends the text as it comes, holding nothing back), and so does the "
+       "text of a stop token that ended it (a `stop_token_ids` id's; an end of sequence's, a "
+       "special token, with `skip_special_tokens: false`), as vLLM's", _VL),
     _h("stream_options.continuous_usage_stats", _V1, "true: every chunk's `usage` is its "
        "choice's so far (its prompt's tokens and the tokens it has written), as vLLM's; needs "
        "`include_usage: true` (a 400 otherwise: vLLM gives none then)", _VL),
@@ -220,7 +222,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "`token_ids` in each choice; completions' `prompt_token_ids` and `token_ids` in each "
        "choice (streamed: the prompt's in a choice's first chunk); a stream's chunks carry the "
        "ids that came since the choice's last chunk (a token whose text waits for the rest of "
-       "its character goes out with it), the stop token's in the last", _VL),
+       "its character goes out with it), the stop token's in the last; with `echo` the "
+       "prompt's text stays in `text` (vLLM's leaves it out then)", _VL),
     _h("stream_interval", _V1, "tokens per streamed chunk after the first, >= 1, for this "
        "request (default: the server's `--stream-interval`; a smaller value wins over it, where "
        "vLLM raises it to the server's); without `stream` it changes nothing", _VL),
