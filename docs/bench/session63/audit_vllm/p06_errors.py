@@ -1,0 +1,52 @@
+"""Error status codes and error JSON shapes, both servers."""
+import json
+from common import both, MODEL, get
+
+C = {"model": MODEL, "prompt": "Hi", "max_tokens": 4, "temperature": 0}
+M = {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 4, "temperature": 0}
+both("/v1/chat/completions", None, raw=b'{"model": "x", "messages": [', label="bad JSON (chat)")
+both("/v1/completions", None, raw=b'not json at all', label="bad JSON (completions)")
+both("/v1/chat/completions", None, raw=b'[1,2]', label="JSON not an object")
+both("/v1/chat/completions", {**M, "model": "gpt-4o"}, label="unknown model (chat)")
+both("/v1/completions", {**C, "model": "gpt-4o"}, label="unknown model (completions)")
+both("/v1/chat/completions", {k: v for k, v in M.items() if k != "model"}, label="model omitted")
+both("/v1/chat/completions", {**M, "temperature": "x"}, label="temperature 'x'")
+both("/v1/chat/completions", {**M, "temperature": "0.5"}, label="temperature '0.5' (numeric string)")
+both("/v1/chat/completions", {**M, "max_tokens": -1}, label="max_tokens -1")
+both("/v1/chat/completions", {**M, "max_tokens": 0}, label="max_tokens 0 (chat)")
+both("/v1/chat/completions", {**M, "max_tokens": 2.0}, label="max_tokens 2.0 (float)")
+both("/v1/chat/completions", {**M, "n": 0}, label="n 0")
+both("/v1/chat/completions", {**M, "top_p": 2}, label="top_p 2")
+both("/v1/chat/completions", {**M, "top_p": 0}, label="top_p 0")
+both("/v1/chat/completions", {**M, "temperature": 3}, label="temperature 3")
+both("/v1/chat/completions", {**M, "temperature": -1}, label="temperature -1")
+both("/v1/chat/completions", {**M, "presence_penalty": 3}, label="presence_penalty 3")
+both("/v1/chat/completions", {**M, "logit_bias": {"7042": 200}}, label="logit_bias 200")
+both("/v1/chat/completions", {**M, "logit_bias": {"99999999": 1}}, label="logit_bias out-of-vocab id")
+both("/v1/chat/completions", {**M, "top_logprobs": 25, "logprobs": True}, label="top_logprobs 25")
+both("/v1/completions", {**C, "logprobs": 25}, label="logprobs 25 (completions)")
+both("/v1/chat/completions", {**M, "stop": ["a"] * 5}, label="stop 5 strings (OpenAI max 4)")
+both("/v1/chat/completions", {**M, "stream_options": {"include_usage": True}}, label="stream_options without stream")
+long = "hello " * 5000
+both("/v1/completions", {**C, "prompt": long}, label="prompt longer than max_model_len (completions)", n=500)
+both("/v1/chat/completions", {**M, "messages": [{"role": "user", "content": long}]}, label="prompt longer than max_model_len (chat)", n=500)
+both("/v1/completions", {**C, "prompt": "hello " * 4090, "max_tokens": 100}, label="prompt + max_tokens > max_model_len", n=500)
+both("/v1/chat/completions", {**M, "frobnicate": 1}, label="unknown extra field (chat)")
+both("/v1/completions", {**C, "frobnicate": 1}, label="unknown extra field (completions)")
+both("/v1/chat/completions", {**M, "messages": []}, label="empty messages")
+both("/v1/chat/completions", {**M, "messages": [{"role": "wizard", "content": "hi"}]}, label="bad role")
+both("/v1/chat/completions", {**M, "messages": [{"content": "hi"}]}, label="message without role")
+both("/v1/completions", {**C, "prompt": ""}, label="empty prompt")
+both("/v1/completions", {**C, "prompt": []}, label="empty prompt list")
+both("/v1/completions", {**C, "prompt": [99999999]}, label="out-of-vocab token id")
+both("/v1/chat/completions", {k: v for k, v in M.items() if k != "messages"}, label="messages missing")
+both("/v1/completions", {k: v for k, v in C.items() if k != "prompt"}, label="prompt missing")
+both("/v1/chat/completions", {**M, "seed": "abc"}, label="seed 'abc'")
+both("/v1/chat/completions", {**M, "stream": "yes"}, label="stream 'yes'")
+both("/v1/chat/completions", M, headers={"Content-Type": "text/plain"}, label="Content-Type text/plain")
+for s in ("vllm", "rose"):
+    import httpx
+    r = httpx.get(f"http://127.0.0.1:{18501 if s == 'vllm' else 18502}/v1/nope")
+    print(f"  [{s}] GET /v1/nope {r.status_code} {r.text[:200]}")
+    r = httpx.get(f"http://127.0.0.1:{18501 if s == 'vllm' else 18502}/v1/chat/completions")
+    print(f"  [{s}] GET /v1/chat/completions {r.status_code} {r.text[:200]}")
