@@ -26,7 +26,7 @@ from typing import Any
 import torch
 
 from roseinfer.loader import smollm2_path
-from roseinfer.tokenizer import Tokenizer
+from roseinfer.loader.gguf_tokenizer import tokenizer_from_gguf
 
 VOCAB = 49152
 WORDS = (VOCAB + 31) // 32
@@ -251,7 +251,7 @@ def main() -> None:
     have = {d.metadata["Name"].lower(): d.version for d in importlib.metadata.distributions()}
     print(f"# loadavg {os.getloadavg()}, torch {torch.__version__}, threads {args.threads}, "
           + ", ".join(f"{k} {have.get(k, 'absent')}" for k in pkgs))  # fmt: skip
-    hf = Tokenizer.from_gguf(smollm2_path()).hf
+    hf = tokenizer_from_gguf(smollm2_path()).hf
     pieces = hf.convert_ids_to_tokens(list(range(VOCAB)))
     shut = [set(s) <= set('"}],:') and (s[:1] == '"' or len(s) == 1) for s in pieces]
     boost = torch.tensor(shut, dtype=torch.float32)

@@ -62,15 +62,15 @@ def grammar_cases(vocab: int) -> tuple[dict[str, SamplingParams], Any]:
     """Params under SCHEMA and under tool_choice "auto", and a compiler for SmolLM2's tokenizer
     (its vocabulary: `vocab`)."""
     from roseinfer.loader import smollm2_path
+    from roseinfer.loader.gguf_tokenizer import tokenizer_from_gguf
     from roseinfer.sampling_params import StructuredOutputs
     from roseinfer.structured.grammar import GrammarCompiler
     from roseinfer.structured.tools import Tool, ToolUse
-    from roseinfer.tokenizer import Tokenizer
 
     tools = ToolUse((Tool("get_weather", None, SCHEMA),), "auto")
     specs = {"json schema": StructuredOutputs(json=SCHEMA),
              "tools auto": StructuredOutputs(grammar=tools.grammar())}  # fmt: skip
-    compiler = GrammarCompiler(Tokenizer.from_gguf(smollm2_path()), vocab)
+    compiler = GrammarCompiler(tokenizer_from_gguf(smollm2_path()), vocab)
     for spec in specs.values():
         compiler.check(spec)  # the tokenizer's view and the grammar: not timed
     params = {

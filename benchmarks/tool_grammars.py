@@ -18,10 +18,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from test_tools import ADD, WEATHER  # noqa: E402
 
 from roseinfer.loader import smollm2_path  # noqa: E402
+from roseinfer.loader.gguf_tokenizer import tokenizer_from_gguf  # noqa: E402
 from roseinfer.sampling_params import StructuredOutputs  # noqa: E402
 from roseinfer.structured.grammar import GrammarCompiler  # noqa: E402
 from roseinfer.structured.tools import Tool, ToolUse  # noqa: E402
-from roseinfer.tokenizer import Tokenizer  # noqa: E402
 
 TOOLS = (Tool("get_weather", "Weather in a city", WEATHER), Tool("add", None, ADD))
 CASES = {
@@ -37,7 +37,7 @@ def main() -> None:
     p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
     p.add_argument("--repeats", type=int, default=20)
     args = p.parse_args()
-    tokenizer = Tokenizer.from_gguf(smollm2_path())
+    tokenizer = tokenizer_from_gguf(smollm2_path())
     first = GrammarCompiler(tokenizer, 49152)
     ll_tokenizer = first.ll_tokenizer  # built once (≈ 0.35 s), shared below
     for name, use in CASES.items():

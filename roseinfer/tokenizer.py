@@ -1,8 +1,9 @@
 """The tokenizer the engine uses everywhere: a thin wrapper over a Hugging Face fast tokenizer.
 
 Two ways in: `Tokenizer.from_pretrained(dir)` for a checkpoint directory (tokenizer.json,
-vocab.json + merges.txt or tokenizer.model), and `Tokenizer.from_gguf(path)`, which rebuilds the
-tokenizer from a GGUF file's `tokenizer.ggml.*` metadata (`roseinfer/loader/gguf_tokenizer.py`).
+vocab.json + merges.txt or tokenizer.model), and the loader's `tokenizer_from_gguf(path)`, which
+rebuilds the tokenizer from a GGUF file's `tokenizer.ggml.*` metadata
+(`roseinfer/loader/gguf_tokenizer.py`: the loader knows GGUF, this module does not).
 Both end up as a `transformers.PreTrainedTokenizerFast`, so encoding, decoding and chat templates
 behave exactly as they do in transformers.
 """
@@ -11,10 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # roseinfer.loader imports this module
-    from roseinfer.loader.gguf import GGUFFile
+from typing import Any
 
 __all__ = ["Tokenizer", "TokenizerError", "format_messages_as_prompt"]
 
@@ -148,15 +146,6 @@ class Tokenizer:
             where = path if os.path.isdir(path) else f"{path} (no such directory or cached model)"
             raise TokenizerError(f"could not load a tokenizer from {where}: {e}") from e
         return cls(hf, extra_eos_ids)
-
-    @classmethod
-    def from_gguf(cls, source: str | os.PathLike[str] | GGUFFile) -> Tokenizer:
-        """Build the tokenizer described by a GGUF file's metadata (no tensor is read): a path,
-        or the header `roseinfer.loader.gguf.open_gguf` parsed."""
-        # Imported here, not at the top: roseinfer.loader imports this module.
-        from roseinfer.loader.gguf_tokenizer import hf_tokenizer_from_gguf
-
-        return cls(hf_tokenizer_from_gguf(source))
 
     # ---- text <-> ids ------------------------------------------------------------------------
     def encode(

@@ -10,6 +10,7 @@ from conftest import build_tokenizer
 
 from roseinfer.detokenizer import IncrementalDetokenizer
 from roseinfer.loader import smollm2_path
+from roseinfer.loader.gguf_tokenizer import tokenizer_from_gguf
 from roseinfer.tokenizer import Tokenizer
 
 TEXTS = [
@@ -40,7 +41,7 @@ def stream(detok: IncrementalDetokenizer, ids: list[int]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def smollm() -> Tokenizer:
-    return Tokenizer.from_gguf(smollm2_path())
+    return tokenizer_from_gguf(smollm2_path())
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +106,7 @@ def sp_gguf(sp_model, tmp_path_factory) -> Tokenizer:
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
     writer.close()
-    return Tokenizer.from_gguf(path)
+    return tokenizer_from_gguf(path)
 
 
 @pytest.fixture(scope="module")

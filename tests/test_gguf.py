@@ -20,8 +20,8 @@ from roseinfer.loader import gguf as gguf_module
 from roseinfer.loader import read_source, smollm2_path
 from roseinfer.loader.gguf import GGUFError, read_gguf, read_gguf_metadata
 from roseinfer.loader.gguf_quants import dequantize
+from roseinfer.loader.gguf_tokenizer import tokenizer_from_gguf
 from roseinfer.models import ModelConfig, build_model
-from roseinfer.tokenizer import Tokenizer
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _TORCH = TorchBackend(BackendOptions(torch.device("cpu")))
@@ -243,4 +243,4 @@ def test_loader_parses_the_header_once(monkeypatch, smollm2) -> None:
     assert source.hf_config == cfg and sorted(source.weights) == sorted(weights)
     assert all(torch.equal(source.weights[name], w) for name, w in weights.items())
     text = "The capital of France is <|im_end|> Paris."
-    assert source.tokenizer.encode(text) == Tokenizer.from_gguf(path).encode(text)
+    assert source.tokenizer.encode(text) == tokenizer_from_gguf(path).encode(text)

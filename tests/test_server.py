@@ -124,9 +124,9 @@ def http(server):
 @pytest.fixture(scope="module")
 def tokenizer():
     from roseinfer.loader import smollm2_path
-    from roseinfer.tokenizer import Tokenizer
+    from roseinfer.loader.gguf_tokenizer import tokenizer_from_gguf
 
-    return Tokenizer.from_gguf(smollm2_path())
+    return tokenizer_from_gguf(smollm2_path())
 
 
 def metrics(url: str) -> dict[str, float]:

@@ -9,6 +9,7 @@ import pytest
 from conftest import build_tokenizer
 
 from roseinfer.loader import smollm2_path
+from roseinfer.loader.gguf_tokenizer import tokenizer_from_gguf
 from roseinfer.tokenizer import Tokenizer, TokenizerError, format_messages_as_prompt
 
 PARITY_TEXTS = [
@@ -45,7 +46,7 @@ def smollm_gguf() -> tuple[str, str]:
 @pytest.fixture(scope="module")
 def smollm() -> Tokenizer:
     directory, name = smollm_gguf()
-    return Tokenizer.from_gguf(os.path.join(directory, name))
+    return tokenizer_from_gguf(os.path.join(directory, name))
 
 
 @pytest.fixture(scope="module")
@@ -62,9 +63,9 @@ def reference():
 
 def test_from_gguf_is_fast() -> None:
     directory, name = smollm_gguf()
-    Tokenizer.from_gguf(os.path.join(directory, name))  # imports and page cache warm
+    tokenizer_from_gguf(os.path.join(directory, name))  # imports and page cache warm
     start = time.perf_counter()
-    Tokenizer.from_gguf(os.path.join(directory, name))
+    tokenizer_from_gguf(os.path.join(directory, name))
     # transformers needs ~5-7 s for the same file; ours is ~0.4 s.
     assert time.perf_counter() - start < 2.0
 
@@ -161,20 +162,20 @@ def test_from_gguf_rejects_unsupported_model(tmp_path) -> None:
         tmp_path / "bert.gguf", **{"tokenizer.ggml.model": "bert", "tokenizer.ggml.tokens": ["a"]}
     )
     with pytest.raises(TokenizerError, match="'bert'"):
-        Tokenizer.from_gguf(path)
+        tokenizer_from_gguf(path)
 
 
 def test_from_gguf_errors(tmp_path) -> None:
     with pytest.raises(TokenizerError, match="no tokenizer metadata"):
-        Tokenizer.from_gguf(_write_gguf(tmp_path / "none.gguf"))
+        tokenizer_from_gguf(_write_gguf(tmp_path / "none.gguf"))
     (tmp_path / "not.gguf").write_bytes(b"definitely not a gguf file")
     with pytest.raises(TokenizerError, match="not a GGUF"):
-        Tokenizer.from_gguf(str(tmp_path / "not.gguf"))
+        tokenizer_from_gguf(str(tmp_path / "not.gguf"))
     with pytest.raises(TokenizerError):
-        Tokenizer.from_gguf(str(tmp_path / "missing.gguf"))
+        tokenizer_from_gguf(str(tmp_path / "missing.gguf"))
     (tmp_path / "empty.gguf").write_bytes(b"")
     with pytest.raises(TokenizerError):
-        Tokenizer.from_gguf(str(tmp_path / "empty.gguf"))
+        tokenizer_from_gguf(str(tmp_path / "empty.gguf"))
 
 
 # ---- SentencePiece ("llama") GGUF vs sentencepiece ----------------------------------------------
@@ -250,7 +251,7 @@ SP_TEXTS = [
 @pytest.mark.parametrize("text", SP_TEXTS)
 def test_sentencepiece_gguf_matches_sentencepiece(sentencepiece_gguf, text: str) -> None:
     path, sp = sentencepiece_gguf
-    tok = Tokenizer.from_gguf(path)
+    tok = tokenizer_from_gguf(path)
     ids = tok.encode(text)
     assert ids == [sp.bos_id(), *sp.encode(text)]  # add_bos_token defaults to on for llama
     assert tok.encode(text, add_special_tokens=False) == sp.encode(text)
@@ -259,7 +260,7 @@ def test_sentencepiece_gguf_matches_sentencepiece(sentencepiece_gguf, text: str)
 
 def test_sentencepiece_gguf_specials(sentencepiece_gguf) -> None:
     path, sp = sentencepiece_gguf
-    tok = Tokenizer.from_gguf(path)
+    tok = tokenizer_from_gguf(path)
     assert (tok.bos_token_id, tok.eos_token_id) == (sp.bos_id(), sp.eos_id())
     assert sp.eos_id() in tok.stop_token_ids
     assert tok.is_special(sp.bos_id()) and tok.is_special(sp.eos_id())

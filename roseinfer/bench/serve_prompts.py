@@ -27,14 +27,15 @@ def load_tokenizer(spec: str | None):
     """A roseinfer Tokenizer: 'smollm2' (default), a .gguf file or a HF model directory; None for 'none'."""
     if spec is None or spec.lower() == "none":
         return None
+    from roseinfer.loader.gguf_tokenizer import tokenizer_from_gguf
     from roseinfer.tokenizer import Tokenizer
 
     if spec == "smollm2":
         from roseinfer.loader import smollm2_path
 
-        return Tokenizer.from_gguf(smollm2_path())
+        return tokenizer_from_gguf(smollm2_path())
     if spec.endswith(".gguf"):
-        return Tokenizer.from_gguf(spec)
+        return tokenizer_from_gguf(spec)
     return Tokenizer.from_pretrained(spec)
 
 

@@ -21,6 +21,7 @@ from torch import nn
 from roseinfer.backends import Backend, select_backend
 from roseinfer.config import LOAD_FIELDS, EngineConfig
 from roseinfer.kernels.build import cpu_flags, kernels_are_built
+from roseinfer.loader.gguf_tokenizer import tokenizer_from_gguf
 from roseinfer.loader.hf import (
     generation_eos_ids,
     iter_safetensors,
@@ -178,7 +179,7 @@ def read_source(cfg: EngineConfig) -> ModelSource:
         generation, unapplied = gguf_generation_config(gguf_file.metadata)
         for line in unapplied:
             logger.warning("%s: %s is not applied", path, line)
-        return ModelSource(hf_config, weights, Tokenizer.from_gguf(gguf_file),
+        return ModelSource(hf_config, weights, tokenizer_from_gguf(gguf_file),
                            name.removesuffix(".gguf"), generation, SAMPLING_ORIGIN)  # fmt: skip
     raise ModelSourceError(f"{path} is neither a model directory nor a .gguf file")
 

@@ -1,7 +1,7 @@
 """Rebuild a tokenizer from a GGUF file's `tokenizer.ggml.*` metadata (no tensor is read).
 
 `hf_tokenizer_from_gguf(path)` returns a `transformers.PreTrainedTokenizerFast`;
-`roseinfer.tokenizer.Tokenizer.from_gguf(path)` wraps it. Two tokenizer models are supported:
+`tokenizer_from_gguf(path)` the engine's `roseinfer.tokenizer.Tokenizer` over it. Two tokenizer models are supported:
 GPT-2 style byte-level BPE (`gpt2`, from tokens + merges, split as llama.cpp's `tokenizer.ggml.pre`
 says) and SentencePiece BPE (`llama`, from tokens + merges or scores, with byte fallback).
 
@@ -18,9 +18,15 @@ import os
 from typing import Any
 
 from roseinfer.loader.gguf import GGUFError, GGUFFile, read_gguf_metadata
-from roseinfer.tokenizer import TokenizerError, bytes_to_unicode
+from roseinfer.tokenizer import Tokenizer, TokenizerError, bytes_to_unicode
 
-__all__ = ["hf_tokenizer_from_gguf", "read_gguf_tokenizer_metadata"]
+__all__ = ["hf_tokenizer_from_gguf", "read_gguf_tokenizer_metadata", "tokenizer_from_gguf"]
+
+
+def tokenizer_from_gguf(source: str | os.PathLike[str] | GGUFFile) -> Tokenizer:
+    """The tokenizer described by a GGUF file's metadata (no tensor is read): a path, or the
+    header `roseinfer.loader.gguf.open_gguf` parsed."""
+    return Tokenizer(hf_tokenizer_from_gguf(source))
 
 
 def hf_tokenizer_from_gguf(source: str | os.PathLike[str] | GGUFFile) -> Any:
