@@ -9,12 +9,12 @@ import json
 
 from roseinfer.bench.throughput import DEFAULTS, make_workload
 from roseinfer.loader import smollm2_path
-from roseinfer.tokenizer import Tokenizer
+from roseinfer.loader.gguf_tokenizer import tokenizer_from_gguf
 
 
 def main() -> None:
     args = argparse.Namespace(seed=0, **DEFAULTS)
-    tok = Tokenizer.from_gguf(smollm2_path())
+    tok = tokenizer_from_gguf(smollm2_path())
     requests = make_workload(args, tok.vocab_size, tok.special_token_ids)
     print(
         json.dumps([{"prompt": r.prompt_token_ids, "output_len": r.output_len} for r in requests])
