@@ -208,8 +208,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "as vLLM and transformers give them; where the template reads none (SmolLM2's) a 400, "
        "[] none", _VL),
     _h("skip_special_tokens", _V1, "false: special tokens' text in the output's text (a "
-       "stop token's, which ends it, only with `include_stop_str_in_output`), as vLLM's; the text of tool calls and reasoning "
-       "is read from that text", _VL),
+       "stop token's, which ends it, only with `include_stop_str_in_output`), as vLLM's; the "
+       "text of tool calls and reasoning is read from that text", _VL),
     _h("include_stop_str_in_output", _V1, "true: the stop string that ended the text stays at "
        "its end (a stream sends the text as it comes, holding nothing back), and so does the "
        "text of a stop token that ended it (a `stop_token_ids` id's; an end of sequence's, a "
