@@ -303,11 +303,10 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
         out = P.chunk(rid, obj, created, model, [choice], include_usage)
         index = choice["index"]
         if opts.token_ids:
-            prompt = list(group.state_of(index).prompt_token_ids)
-            if chat and "role" in choice["delta"]:  # a chat choice's opening
-                out["prompt_token_ids"] = prompt
-            elif not chat and index not in sent_ids:
-                choice["prompt_token_ids"] = prompt
+            first = "role" in choice["delta"] if chat else index not in sent_ids
+            if first:  # a chat choice's opening (the response's), a completion's first chunk
+                prompt = list(group.state_of(index).prompt_token_ids)
+                (out if chat else choice)["prompt_token_ids"] = prompt
             ids = [] if c is None or opts.echo_only else c.token_ids
             choice["token_ids"] = ids[sent_ids.get(index, 0) :]
             sent_ids[index] = max(len(ids), sent_ids.get(index, 0))
