@@ -83,6 +83,12 @@ class ChatMessage(Shape):
     reasoning: str | None = None
     reasoning_content: str | None = None
 
+    def text(self) -> str:
+        """The content as text: its parts joined by newlines ("" where there is none)."""
+        if isinstance(self.content, list):
+            return "\n".join(p.text for p in self.content)
+        return self.content or ""
+
     def thinking(self, i: int) -> str | None:
         """The message's thinking, from either name (ChatError where they differ, or where a
         message other than the assistant's has one)."""
@@ -208,10 +214,7 @@ def template_messages(
                 "leave it out)",
                 "invalid_value",
             )
-        if isinstance(m.content, list):
-            content = "\n".join(p.text for p in m.content)
-        else:
-            content = m.content or ""
+        content = m.text()
         message: dict[str, Any] = {
             "role": "system" if m.role == "developer" else m.role,
             "content": content,

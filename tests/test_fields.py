@@ -374,6 +374,29 @@ def test_truncate_prompt_tokens_keeps_the_last_tokens(http, tiny_server):
     assert (r.status_code, r.json()["error"]["param"]) == (400, "truncate_prompt_tokens")
 
 
+def test_truncation_side_right_keeps_the_first_tokens(http, tiny_server):
+    """vLLM's `truncation_side`: "right" keeps the prompt's first k tokens, on completions and
+    chat alike; "left" is the default; without `truncate_prompt_tokens` nothing is cut."""
+    tokenizer = tiny_server[0].state.client.engine.tokenizer
+    ids = tokenizer.encode(BASE[F.COMPLETIONS]["prompt"])
+    cut = {"truncate_prompt_tokens": 2, "truncation_side": "right"}
+    r = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], **cut, "return_token_ids": True})
+    assert r.json()["choices"][0]["prompt_token_ids"] == ids[:2], r.text
+    same = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "prompt": ids[:2]})
+    assert text_of(F.COMPLETIONS, r) == text_of(F.COMPLETIONS, same)
+    left = {"truncate_prompt_tokens": 2, "truncation_side": "left", "return_token_ids": True}
+    r = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], **left})
+    assert r.json()["choices"][0]["prompt_token_ids"] == ids[-2:], r.text
+    r = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "truncation_side": "right"})
+    assert r.json()["usage"]["prompt_tokens"] == len(ids)
+    chat_ids = tokenizer.encode_chat(BASE[F.CHAT]["messages"])
+    body = {**BASE[F.CHAT], "truncate_prompt_tokens": 3, "truncation_side": "right",
+            "return_token_ids": True}  # fmt: skip
+    assert post(http, F.CHAT, body).json()["prompt_token_ids"] == chat_ids[:3]
+    r = post(http, F.CHAT, {**BASE[F.CHAT], "truncation_side": "middle"})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "truncation_side"), r.text
+
+
 def test_request_id_names_the_response(http):
     async def main():
         async with httpx.AsyncClient(base_url=str(http.base_url), timeout=60) as c:
@@ -410,6 +433,37 @@ def test_chat_template_fields(http, tiny_server):
     ]:  # fmt: skip
         r = post(http, F.CHAT, {**BASE[F.CHAT], **fields})
         assert (r.status_code, r.json()["error"]["param"]) == (400, param), r.text
+
+
+def test_chat_echo_prepends_the_last_message_of_the_answers_role(http):
+    """vLLM's chat `echo`: a continued assistant message comes back whole (the message's text,
+    then what the model wrote), in every choice, streamed or not; a user's last message is
+    echoed only where no new turn opens (`add_generation_prompt: false`)."""
+    msgs = [*CHAT, {"role": "assistant", "content": [{"type": "text", "text": "The"},
+                                                     {"type": "text", "text": "quick"}]}]  # fmt: skip
+    cont = {**BASE[F.CHAT], "messages": msgs, "add_generation_prompt": False,
+            "continue_final_message": True, "n": 2}  # fmt: skip
+    plain = text_of(F.CHAT, post(http, F.CHAT, cont))
+    echoed = text_of(F.CHAT, post(http, F.CHAT, {**cont, "echo": True}))
+    assert plain[0] and echoed == ["The\nquick" + t for t in plain]
+    with http.stream("POST", PATHS[F.CHAT], json={**cont, "echo": True, "stream": True}) as r:
+        events = [json.loads(line[6:]) for line in r.iter_lines()
+                  if line.startswith("data: {")]  # fmt: skip
+    streamed = ["", ""]
+    for event in events:
+        for choice in event["choices"]:
+            streamed[choice["index"]] += choice["delta"].get("content") or ""
+    opening = events[0]["choices"][0]["delta"]
+    assert opening == {"role": "assistant", "content": "The\nquick"}
+    assert streamed == echoed
+    # a user's last message: a new assistant turn opens, nothing of it is echoed ...
+    new_turn = text_of(F.CHAT, post(http, F.CHAT, BASE[F.CHAT]))
+    assert text_of(F.CHAT, post(http, F.CHAT, {**BASE[F.CHAT], "echo": True})) == new_turn
+    # ... unless the prompt opens none
+    open_user = {**BASE[F.CHAT], "add_generation_prompt": False}
+    plain = text_of(F.CHAT, post(http, F.CHAT, open_user))
+    echoed = text_of(F.CHAT, post(http, F.CHAT, {**open_user, "echo": True}))
+    assert echoed == [CHAT[0]["content"] + plain[0]]
 
 
 def test_template_fields_act_where_the_template_reads_them():

@@ -483,7 +483,7 @@ BAD_REQUESTS = [
     (CC, {"messages": CHAT, "guided_regex": "(x"}, 400, "guided_regex"),
     (CC, {"messages": CHAT, "guided_regex": "x", "guided_choice": ["x"]}, 400, "guided_choice"),
     (CC, {"messages": CHAT, "presence_penalty": 2.5}, 400, "presence_penalty"),
-    (CC, {"messages": CHAT, "echo": True}, 400, "echo"),
+    (CC, {"messages": CHAT, "echo": "yes"}, 400, "echo"),
     (C, {"prompt": "hi", "best_of": 3}, 400, "best_of"),
     (C, {"prompt": "hi", "suffix": "x"}, 400, "suffix"),
     (C, {"prompt": "hi", "logit_bias": {"1": 500}}, 400, "logit_bias"),

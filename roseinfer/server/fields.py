@@ -157,6 +157,12 @@ FIELDS: tuple[FieldSpec, ...] = (
        "tokens first in it too (the first with null logprobs); with `max_tokens: 0`, the prompt "
        "alone (OpenAI's scoring form, as vLLM: finish reason `length`, no completion tokens; the "
        "request runs one token, so the prompt must leave room for it)"),
+    _h("echo", _C, "true: the last message's text (its parts joined by newlines) before the "
+       "answer's content, where it is an assistant's or `add_generation_prompt` is false (as "
+       "vLLM's, whose answer then takes that message's role; here it stays `assistant`): with "
+       "`continue_final_message`, the whole message; streamed, in each choice's opening chunk; "
+       "no logprobs for it (vLLM's also returns the prompt's logprobs then: ask "
+       "`prompt_logprobs`)", _VL),
     _h("prompt_logprobs", _V1, "N in [0, 20]: each prompt token's logprob and the N likeliest "
        "(completions: per choice; chat: in the response); not with `stream` (as vLLM)", _VL),
     _h("bad_words", _V1, "up to 1,024 strings of up to 100 characters, never generated: each "
@@ -231,7 +237,10 @@ FIELDS: tuple[FieldSpec, ...] = (
        "without it, + the `X-Request-Id` header where sent (vLLM's), which the response sends "
        "back", _VL),
     _h("truncate_prompt_tokens", _V1, "keep only the prompt's last k tokens (-1: the context "
-       "length)", _VL),
+       "length), or its first with `truncation_side: \"right\"`", _VL),
+    _h("truncation_side", _V1, "`left` (default: the prompt's first tokens are dropped) or "
+       "`right` (its last ones are); without `truncate_prompt_tokens` a no-op (nothing is cut)",
+       _VL),
     _h("add_generation_prompt", _C, "end the prompt with the assistant's turn opening "
        "(default true)", _VL),
     _h("continue_final_message", _C, "continue the last message instead of opening a new turn "
@@ -343,7 +352,6 @@ FIELDS: tuple[FieldSpec, ...] = (
     _noop("xtc_threshold", _V1, is_num, _ONLY_WITH.format("xtc_probability"), _LC),
     # -- refused unless neutral: sampling
     _ref("n_probs", _V1, equals(0), "0", "token probabilities", _LC),
-    _ref("echo", _C, equals(False), "false", "the last message prepended to the answer", _VL),
     _h("suffix", _CO, "the text after the completion: the prompt and it are filled in between "
        "(fill-in-the-middle, built as llama.cpp's /infill builds it; the answer is the middle "
        "alone) where the model has FIM tokens, else a 400; `\"\"` asks for nothing; text prompts "
@@ -376,8 +384,6 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("reasoning_budget_tokens", _V1, negative, "< 0", "a budget of reasoning tokens", _LC),
     _ref("thinking_token_budget", _V1, equals(-1), "-1", "a budget of reasoning tokens", _VL),
     _ref("watermarking", _V1, equals(False), "false", "watermarked sampling", _VL),
-    _ref("truncation_side", _V1, equals("left"), '"left" (what `truncate_prompt_tokens` does: '
-         "the last tokens kept)", "the prompt's first tokens kept", _VL),
     _ref("logprob_token_ids", _V1, never, "null", "logprobs of chosen token ids", _VL),
     _ref("repetition_detection", _V1, never, "null", "an end on repeated n-grams", _VL),
     # -- refused unless neutral: structured output, tools, other inputs and outputs

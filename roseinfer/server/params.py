@@ -176,7 +176,8 @@ class ParamsBuilder:
             raise sampling_error(e, names) from None
 
     def truncate(self, body: P.SamplingRequest, ids: list[int]) -> list[int]:
-        return truncate_prompt(ids, body.truncate_prompt_tokens, self.max_model_len)
+        side = body.truncation_side or "left"
+        return truncate_prompt(ids, body.truncate_prompt_tokens, self.max_model_len, side)
 
 
 @dataclass(frozen=True)
@@ -250,6 +251,8 @@ class ResponseOptions:
     token_ids: bool = False
     continuous_usage: bool = False  # a stream's chunks carry each choice's usage so far
     tokens_as_ids: bool = False  # vLLM's return_tokens_as_token_ids: logprobs' `token_id:N`
+    # chat: vLLM's `echo`, the last message's text before each choice's content ("": none)
+    echoed_message: str = ""
 
 
 def response_options(body: P.SamplingRequest) -> ResponseOptions:
@@ -275,6 +278,7 @@ def response_options(body: P.SamplingRequest) -> ResponseOptions:
             token_ids=body.return_token_ids,
             continuous_usage=continuous,
             tokens_as_ids=body.return_tokens_as_token_ids,
+            echoed_message=echoed_message(body),
         )
     assert isinstance(body, P.CompletionRequest)
     echo_only = body.echo and max_tokens_field(body)[1] == 0
@@ -282,6 +286,16 @@ def response_options(body: P.SamplingRequest) -> ResponseOptions:
                            echo_only=echo_only, prompt_logprobs=prompt_logprobs,
                            token_ids=body.return_token_ids, continuous_usage=continuous,
                            tokens_as_ids=body.return_tokens_as_token_ids)  # fmt: skip
+
+
+def echoed_message(body: P.ChatCompletionRequest) -> str:
+    """vLLM's chat `echo`: the last message's text, where it is the answer's own role's (an
+    assistant's, or any with `add_generation_prompt: false`, where vLLM's answer takes the last
+    message's role); so `continue_final_message` answers with the whole message."""
+    last = body.messages[-1]
+    if not body.echo or (body.add_generation_prompt and last.role != "assistant"):
+        return ""
+    return last.text()
 
 
 def max_tokens_field(body: P.SamplingRequest) -> tuple[str | None, int | None]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -90,6 +90,7 @@ class SamplingRequest(RequestBase):
     stream_interval: int | None = None  # vLLM's: tokens per chunk after the first
     request_id: str | None = Field(default=None, min_length=1)  # "" would name nothing
     truncate_prompt_tokens: int | None = None
+    truncation_side: Literal["left", "right"] | None = None  # vLLM's: None is "left"
     samplers: list[str] | str | None = None  # llama.cpp's chain (sampler_chain.py)
     n_indent: int = 0  # llama.cpp's: SamplingParams.min_indent
     t_max_predict_ms: float | None = None  # llama.cpp's: <= 0 none
@@ -130,6 +131,7 @@ class ChatCompletionRequest(SamplingRequest):
     reasoning_format: str | None = None  # llama.cpp's: "none" reads none apart
     add_special_tokens: bool = False  # vLLM's: the tokenizer's BOS before the rendered prompt
     documents: list[dict[str, str]] | None = None  # vLLM's: for retrieval-augmented templates
+    echo: bool = False  # vLLM's: the last message's text before the answer's
 
 
 class GenerateRequest(RequestBase):

@@ -236,6 +236,8 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: R
         content: str | None = None if use is not None and use.must_call else choice.text
         if choice.reasoning is not None and not content:  # thought, answered nothing (vLLM)
             content = None
+        if opts.echoed_message:
+            content = opts.echoed_message + (content or "")
         out = P.chat_choice(index, content, choice.finish_reason, logprobs, calls)
         if opts.show_reasoning:
             out["message"]["reasoning"] = out["message"]["reasoning_content"] = choice.reasoning
@@ -285,7 +287,7 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
 
     Chat streams open each choice with a `{"role": "assistant", "content": ""}` delta (null
     content where the answer calls, sent with its first chunk of text or calls where it may
-    call or write); completions with
+    call or write; with `echo`, the content is the last message's text); completions with
     `echo` open each with the prompt's text (and its logprobs). A chunk goes out when a choice
     has new text, new logprobs, tool-call deltas or finishes (its last chunk carries the
     finish_reason); with `include_usage` a last chunk has no choices and the usage. An error
@@ -341,7 +343,9 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
         try:
             if chat:
                 for index, _ in group.choices:
-                    if (use is not None and not use.must_call) or group.reasoning is not None:
+                    if opts.echoed_message:  # the answer has content: it opens with that
+                        yield opening(index, opts.echoed_message)
+                    elif (use is not None and not use.must_call) or group.reasoning is not None:
                         undecided.add(index)
                     else:
                         yield opening(index, None if use is not None else "")
