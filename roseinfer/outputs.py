@@ -46,6 +46,9 @@ class TokenLogprobs:
     logprob: float
     rank: int  # 1: the likeliest token
     top: tuple[tuple[int, float], ...] = ()  # (token id, logprob) of the top N, likeliest first
+    # where `top` holds the request's listed tokens (`logprob_token_ids`, in its order): their
+    # ranks (empty: `top` is the top N, ranked 1 to N)
+    top_ranks: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

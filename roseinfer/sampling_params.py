@@ -18,6 +18,8 @@ from roseinfer.structured.params import StructuredOutputs
 GREEDY_TEMPERATURE = 1e-5
 # Most top logprobs a position may ask for (OpenAI's top_logprobs limit; vLLM's default).
 MAX_LOGPROBS = 20
+# Most tokens `logprob_token_ids` may list (vLLM's limit).
+MAX_LOGPROB_TOKEN_IDS = 128
 MAX_LOGIT_BIAS = 100.0  # a logit_bias value is in [-MAX_LOGIT_BIAS, MAX_LOGIT_BIAS] (OpenAI's)
 # Largest top_k: the sampler holds it in a tensor (a Python int past int64 cannot even be
 # stored), and any k at or above the vocabulary size already keeps every token; vLLM's int32.
@@ -64,6 +66,9 @@ class SamplingParams:
     `bad_words`: strings the output never contains, as tokenized at the start of text or after
     a space (vLLM's rule). `allowed_token_ids`: the only tokens that may be generated.
 
+    `logprob_token_ids` (vLLM's): the tokens each position's logprobs list, in this order, in
+    place of its likeliest (each with its logprob and rank; `logprobs` must be their count).
+
     `logprobs_processed`: `logprobs` of the distribution the token was drawn from (after
     masks, bias, penalties, temperature, truncation; greedy: the token alone, at 0), llama.cpp's
     `post_sampling_probs`; tokens of probability 0 are not among the top N.
@@ -108,6 +113,7 @@ class SamplingParams:
     min_indent: int = 0  # lines after the first end the text where indented less
     stop_at_newline_after_ms: float | None = None  # past this since the first token: a newline ends
     penalty_last_n: int | None = None  # llama.cpp's window of the penalties (None: vLLM's)
+    logprob_token_ids: tuple[int, ...] | None = None  # vLLM's: listed instead of the top N
     max_new_tokens: InitVar[int | None] = None
 
     def __post_init__(self, max_new_tokens: int | None) -> None:
@@ -191,7 +197,11 @@ class SamplingParams:
         if not is_number(self.min_p) or not 0.0 <= self.min_p <= 1.0:
             raise ValueError(f"min_p must be in [0, 1], got {self.min_p!r}")
         object.__setattr__(self, "logit_bias", _logit_bias(self.logit_bias))
+        if self.logprob_token_ids is not None:
+            self._check_logprob_token_ids()
         for name in ("logprobs", "prompt_logprobs"):
+            if name == "logprobs" and self.logprob_token_ids is not None:
+                continue  # the list's count, checked with it (past MAX_LOGPROBS too)
             value = getattr(self, name)
             if value is not None and (not is_int(value) or not 0 <= value <= MAX_LOGPROBS):
                 raise ValueError(f"{name} must be an integer in [0, {MAX_LOGPROBS}], got {value!r}")
@@ -244,6 +254,21 @@ class SamplingParams:
             self.structured_outputs, StructuredOutputs
         ):
             raise ValueError("structured_outputs must be a StructuredOutputs")
+
+    def _check_logprob_token_ids(self) -> None:
+        ids = tuple(self.logprob_token_ids or ())
+        if not 0 < len(ids) <= MAX_LOGPROB_TOKEN_IDS or not all(is_int(t) and t >= 0 for t in ids):
+            raise ValueError(f"logprob_token_ids must be a list of 1 to {MAX_LOGPROB_TOKEN_IDS} "
+                             "token ids (integers >= 0)")  # fmt: skip
+        if len(set(ids)) < len(ids):
+            raise ValueError("logprob_token_ids lists a token twice")
+        if self.logprobs != len(ids):  # (vLLM's rule: the count is the list's)
+            raise ValueError(f"logprob_token_ids lists {len(ids)} tokens: logprobs must be "
+                             f"{len(ids)}, got {self.logprobs!r}")  # fmt: skip
+        if self.logprobs_processed:  # (a token the samplers left out would have no logprob)
+            raise ValueError("logprob_token_ids cannot be set beside logprobs_processed: they "
+                             "are the model's logprobs")  # fmt: skip
+        object.__setattr__(self, "logprob_token_ids", ids)
 
     @functools.cached_property
     def stop_token_id_set(self) -> frozenset[int]:

@@ -194,6 +194,45 @@ def test_bad_words_and_allowed_token_ids_by_effect(llm):
         llm.generate(PROMPT, greedy(allowed_token_ids=(10**6,)), use_tqdm=False)
 
 
+def test_listed_tokens_logprobs_match_transformers_alone_and_batched(llm, oracle):
+    """vLLM's `logprob_token_ids`: each position holds its token, then the listed ones in the
+    order given (not the likeliest), each with transformers' logprob and its true rank; in a
+    batch beside rows with a top N, plain rows and a sampled one."""
+    listed = (9, 3, 250, 0)
+    params = greedy(6, logprobs=len(listed), logprob_token_ids=listed)
+    (alone,) = llm.generate(PROMPT, params, use_tqdm=False)
+    sampled = SamplingParams(max_tokens=6, temperature=0.8, seed=1, ignore_eos=True, logprobs=2,
+                             logprob_token_ids=(5, 9), top_k=5)  # fmt: skip
+    outs = llm.generate([PROMPT, "Hello, world!", "def add(a, b):", PROMPT],
+                        [params, greedy(6, logprobs=3), sampled, greedy(6)], use_tqdm=False)  # fmt: skip
+    assert outs[0].token_ids == alone.token_ids == outs[3].token_ids
+    check_against_oracle(outs[1], oracle, 3, None)
+    for out, ids in ((alone, listed), (outs[0], listed), (outs[2], (5, 9))):
+        rows = oracle(out.prompt_token_ids + out.token_ids)
+        p = len(out.prompt_token_ids)
+        for j, (token, pos) in enumerate(zip(out.token_ids, out.outputs[0].logprobs, strict=True)):
+            row = rows[p - 1 + j]
+            assert list(pos) == [token, *(t for t in ids if t != token)]
+            for t in pos:
+                assert abs(pos[t].logprob - float(row[t])) < ATOL
+                assert pos[t].rank == int((row > row[t]).sum()) + 1
+    assert outs[3].outputs[0].logprobs is None
+
+
+def test_listed_tokens_validation():
+    for kw, message in [({"logprob_token_ids": (1, 2)}, "logprobs must be 2"),
+                        ({"logprobs": 3, "logprob_token_ids": (1, 2)}, "logprobs must be 2"),
+                        ({"logprobs": 2, "logprob_token_ids": (1, 1)}, "twice"),
+                        ({"logprobs": 0, "logprob_token_ids": ()}, "1 to 128"),
+                        ({"logprobs": 1, "logprob_token_ids": (-1,)}, "1 to 128"),
+                        ({"logprobs": 1, "logprob_token_ids": (1,), "logprobs_processed": True},
+                         "logprobs_processed")]:  # fmt: skip
+        with pytest.raises(ValueError, match=f"^logprob_token_ids.*{message}"):
+            SamplingParams(**kw)
+    ids = tuple(range(128))  # past MAX_LOGPROBS: the list's count
+    assert SamplingParams(logprobs=128, logprob_token_ids=ids).logprob_token_ids == ids
+
+
 def test_validation_names_the_field():
     for kw, name in [({"logprobs": 21}, "logprobs"), ({"prompt_logprobs": -1}, "prompt_logprobs"),
                      ({"logprobs": True}, "logprobs"), ({"bad_words": [""]}, "bad_words"),
@@ -440,6 +479,64 @@ def test_chat_logprobs_with_the_openai_client(tiny_server, server_oracle):
     zero = client.chat.completions.create(model=resp.model, messages=messages, max_tokens=2,
                                           logprobs=True)  # fmt: skip
     assert all(c.top_logprobs == [] for c in zero.choices[0].logprobs.content)
+
+
+def test_server_listed_tokens_logprobs(tiny_server, http, server_oracle):
+    """vLLM's `logprob_token_ids` on chat (the openai client, streamed and not) and
+    completions: each position's top list is its token, then the listed ones in order, with
+    transformers' logprobs; the request's own checks are 400s naming the field."""
+    tokenizer, oracle = server_oracle
+    listed = [250, 9, 3]
+    client = OpenAI(base_url=tiny_server[1] + "/v1", api_key="x", max_retries=0)
+    model = tiny_server[0].state.client.engine.model_name
+    kw = dict(model=model, messages=CHAT["messages"], max_tokens=5, temperature=0, logprobs=True,
+              top_logprobs=2, extra_body={"ignore_eos": True, "logprob_token_ids": listed})  # fmt: skip
+    resp = client.chat.completions.create(**kw)
+    ids = tokenizer.encode_chat(CHAT["messages"])
+    out = greedy_ids(oracle, ids, 5)
+    rows = oracle(ids + out)
+    content = resp.choices[0].logprobs.content
+    for j, c in enumerate(content):
+        row = rows[len(ids) - 1 + j]
+        want = [out[j], *(t for t in listed if t != out[j])]
+        assert [t.token for t in c.top_logprobs] == [tokenizer.token_text(t) for t in want]
+        for t, entry in zip(want, c.top_logprobs, strict=True):
+            assert abs(entry.logprob - float(row[t])) < ATOL
+    streamed = [e for chunk in client.chat.completions.create(**kw, stream=True)
+                for ch in chunk.choices if ch.logprobs for e in ch.logprobs.content or []]  # fmt: skip
+    assert [[t.logprob for t in e.top_logprobs] for e in streamed] == [
+        [t.logprob for t in c.top_logprobs] for c in content
+    ]
+    r = http.post("/v1/completions", json={**BODY, "max_tokens": 3, "logprobs": 1,
+                                            "logprob_token_ids": listed})  # fmt: skip
+    assert r.status_code == 200, r.text
+    lp = r.json()["choices"][0]["logprobs"]
+    p_ids = tokenizer.encode(PROMPT)
+    out = greedy_ids(oracle, p_ids, 3)
+    rows = oracle(p_ids + out)
+    for j, top in enumerate(lp["top_logprobs"]):
+        want = [out[j], *(t for t in listed if t != out[j])]
+        assert list(top) == [legacy_name(tokenizer, t) for t in want]
+        for t in want:
+            assert abs(top[legacy_name(tokenizer, t)] - float(rows[len(p_ids) - 1 + j, t])) < ATOL
+    vocab = tiny_server[0].state.client.engine.model_config.vocab_size
+    for path, body in [
+        ("/v1/chat/completions", {**CHAT, "logprob_token_ids": [1]}),  # no logprobs: true
+        ("/v1/chat/completions", {**CHAT, "logprobs": True, "logprob_token_ids": [vocab]}),
+        ("/v1/chat/completions", {**CHAT, "logprobs": True, "logprob_token_ids": [1, 1]}),
+        ("/v1/chat/completions", {**CHAT, "logprobs": True, "top_logprobs": 99,
+                                  "logprob_token_ids": [1]}),
+        ("/v1/completions", {**BODY, "logprob_token_ids": [1]}),  # no logprobs
+        ("/v1/completions", {**BODY, "logprobs": 1, "post_sampling_probs": True,
+                             "logprob_token_ids": [1]}),
+        ("/v1/completions", {**BODY, "logprobs": 1, "echo": True, "max_tokens": 0,
+                             "logprob_token_ids": [1]}),
+    ]:  # fmt: skip
+        r = http.post(path, json=body)
+        param = "top_logprobs" if "top_logprobs" in body else "logprob_token_ids"
+        assert (r.status_code, r.json()["error"]["param"]) == (400, param), (body, r.text)
+    r = http.post("/v1/completions", json={**BODY, "logprob_token_ids": []})  # none listed
+    assert r.status_code == 200 and r.json()["choices"][0]["logprobs"] is None
 
 
 def test_server_bad_words_and_allowed_token_ids(http, server_oracle):

@@ -201,7 +201,7 @@ class LLMEngine:
         constants only, so any thread may call it)."""
         check_prompt_ids(prompt_token_ids, self.model_config.vocab_size)
         vocab = self.model_config.vocab_size
-        for name in ("logit_bias", "allowed_token_ids", "stop_token_ids"):
+        for name in ("logit_bias", "allowed_token_ids", "stop_token_ids", "logprob_token_ids"):
             ids = getattr(params, name)  # dict keys for logit_bias
             if ids and max(ids) >= vocab:  # the sampler would index past the logits
                 raise InvalidRequestError(

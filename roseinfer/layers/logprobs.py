@@ -13,6 +13,7 @@ from collections.abc import Sequence as Seq
 from dataclasses import dataclass
 
 import torch
+import torch.nn.functional as F
 
 from roseinfer.layers.truncation import FLOOR_WEIGHT, logsumexp_rows
 from roseinfer.outputs import TokenLogprobs
@@ -35,12 +36,36 @@ class LogprobOps:
 @dataclass(frozen=True, slots=True)
 class LogprobsTensors:
     """Per row: the chosen token's logprob [R] and rank [R] (1: the likeliest), and the top K
-    (ids [R, K], logprobs [R, K], likeliest first; K the most any row asked for)."""
+    (ids [R, K], logprobs [R, K], likeliest first; K the most any row asked for). Rows that
+    list given tokens instead (`SamplingParams.logprob_token_ids`, `with_listed`) hold those
+    in their first columns, in the order given, and `top_ranks` [R, K] holds every column's
+    rank (None: the top K's, 1 to K)."""
 
     token_logprobs: torch.Tensor
     ranks: torch.Tensor
     top_ids: torch.Tensor
     top_logprobs: torch.Tensor
+    top_ranks: torch.Tensor | None = None
+
+    @property
+    def width(self) -> int:
+        return self.top_ids.shape[1]
+
+    def widened(self, width: int) -> LogprobsTensors:
+        """The same rows with `width` >= K columns (the new ones empty: logprob -inf) and
+        `top_ranks` written out."""
+        extra = width - self.width
+        ranks = self.top_ranks
+        if ranks is None:
+            ranks = torch.arange(1, self.width + 1, device=self.top_ids.device)
+            ranks = ranks.expand(len(self.ranks), -1)
+        return LogprobsTensors(
+            self.token_logprobs,
+            self.ranks,
+            F.pad(self.top_ids, (0, extra)),
+            F.pad(self.top_logprobs, (0, extra), value=float("-inf")),
+            F.pad(ranks, (0, extra)),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,15 +87,43 @@ class RawLogits:
         top_values, top_ids = top_k(rows, k)
         return cls(rows, ops.logsumexp(rows), top_values.float(), top_ids, ops)
 
-    def logprobs(self, token_ids: torch.Tensor) -> LogprobsTensors:
+    def logprobs(
+        self, token_ids: torch.Tensor, listed: Seq[tuple[int, ...] | None] = ()
+    ) -> LogprobsTensors:
         """Each row's chosen token [R] int64: its logprob and rank (1: the likeliest), and the
         top K's logprobs (log_softmax = logit - logsumexp, never materialised over the
-        vocabulary)."""
+        vocabulary); rows with `listed` tokens (one entry a row, or none) those instead."""
         chosen = self.rows.gather(1, token_ids.unsqueeze(1)).squeeze(1).float()  # [R]
         ranks = self.ops.count_greater(self.rows, chosen) + 1
-        return LogprobsTensors(
+        out = LogprobsTensors(
             chosen - self.lse, ranks, self.top_ids, self.top_values - self.lse.unsqueeze(1)
         )
+        return with_listed(out, listed, self.rows, self.lse, self.ops)
+
+
+def with_listed(
+    tensors: LogprobsTensors,
+    listed: Seq[tuple[int, ...] | None],
+    rows: torch.Tensor,  # [R, V] the rows' raw logits
+    lse: torch.Tensor,  # [R] their logsumexp
+    ops: LogprobOps,
+) -> LogprobsTensors:
+    """vLLM's `logprob_token_ids`: each row with listed tokens holds them in its first
+    columns, in order, in place of its top K: their logprobs and ranks (a pass over the row
+    for each: a long list costs as many passes as it has tokens)."""
+    given = [(r, ids) for r, ids in enumerate(listed) if ids]
+    if not given:
+        return tensors
+    out = tensors.widened(max(tensors.width, *(len(ids) for _, ids in given)))
+    assert out.top_ranks is not None
+    for r, ids in given:
+        row = rows[r : r + 1]  # [1, V]
+        logits = row[0, list(ids)].float()  # [M]
+        ranks = [ops.count_greater(row, logits[j : j + 1]) for j in range(len(ids))]
+        out.top_ids[r, : len(ids)] = torch.tensor(ids, device=out.top_ids.device)
+        out.top_logprobs[r, : len(ids)] = logits - lse[r]
+        out.top_ranks[r, : len(ids)] = torch.cat(ranks) + 1
+    return out
 
 
 def top_k(rows: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -134,12 +187,16 @@ def merged(parts: Seq[tuple[Seq[int], LogprobsTensors]]) -> LogprobsTensors:
     positions = [i for rows, _ in parts for i in rows]
     order = sorted(range(len(positions)), key=positions.__getitem__)
     index = torch.tensor(order, device=parts[0][1].ranks.device)
+    width = max(tensors.width for _, tensors in parts)
+    if any(t.width != width or t.top_ranks is not None for _, t in parts):  # (listed tokens)
+        parts = [(rows, t.widened(width)) for rows, t in parts]
 
     def rows(name: str) -> torch.Tensor:
         return torch.cat([getattr(tensors, name) for _, tensors in parts])[index]
 
+    top_ranks = None if parts[0][1].top_ranks is None else rows("top_ranks")
     return LogprobsTensors(rows("token_logprobs"), rows("ranks"), rows("top_ids"),
-                           rows("top_logprobs"))  # fmt: skip
+                           rows("top_logprobs"), top_ranks)  # fmt: skip
 
 
 def to_records(
@@ -151,16 +208,16 @@ def to_records(
     ranks = tensors.ranks.tolist()
     top_ids = tensors.top_ids.tolist()
     top_values = tensors.top_logprobs.tolist()
-    return [
-        TokenLogprobs(
+    top_ranks = None if tensors.top_ranks is None else tensors.top_ranks.tolist()
+    records = []
+    for i in range(len(token_ids)):
+        n = num_top[i]
+        kept = [j for j in range(min(n, len(top_ids[i]))) if top_values[i][j] != float("-inf")]
+        records.append(TokenLogprobs(
             token_ids[i],
             values[i],
             ranks[i],
-            tuple(
-                (t, v)
-                for t, v in zip(top_ids[i][: num_top[i]], top_values[i][: num_top[i]], strict=True)
-                if v != float("-inf")
-            ),  # fmt: skip
-        )
-        for i in range(len(token_ids))
-    ]
+            tuple((top_ids[i][j], top_values[i][j]) for j in kept),
+            () if top_ranks is None else tuple(top_ranks[i][j] for j in kept),
+        ))  # fmt: skip
+    return records

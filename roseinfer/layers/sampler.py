@@ -158,7 +158,9 @@ class Sampler:
         and penalties work on a copy. A row fails alone (`SamplerOutput.no_token_rows`,
         `non_finite_rows`) when its masks leave no token, or its logits are NaN or +inf."""
         logprob_rows = [i for i, p in enumerate(params) if p.logprobs is not None]
-        k = max((params[i].logprobs or 0 for i in logprob_rows), default=0)
+        # (rows that list their tokens need no top K: `with_listed`)
+        k = max((params[i].logprobs or 0 for i in logprob_rows
+                 if params[i].logprob_token_ids is None), default=0)  # fmt: skip
         drawn_rows = [i for i in logprob_rows if params[i].logprobs_processed]
         raw_rows = [i for i in logprob_rows if not params[i].logprobs_processed]
         raw: RawLogits | None = None
@@ -179,7 +181,8 @@ class Sampler:
         parts = []
         if raw is not None:
             chosen = token_ids if len(raw_rows) == len(params) else token_ids[raw_rows]
-            parts.append((raw_rows, raw.logprobs(chosen)))
+            listed = [params[i].logprob_token_ids for i in raw_rows]
+            parts.append((raw_rows, raw.logprobs(chosen, listed)))
         if drawn_rows:
             chosen = token_ids[drawn_rows]
             parts.append((drawn_rows, drawn_logprobs(drawn, chosen, logits.shape[-1], k)))

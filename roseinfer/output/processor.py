@@ -64,11 +64,13 @@ __all__ = ["ChoiceState", "OutputProcessor", "RequestState", "TextDelta", "posit
 
 
 def position_logprobs(tokenizer: Tokenizer, record: TokenLogprobs) -> PositionLogprobs:
-    """vLLM's shape: the position's token first, then the top N that are not it."""
+    """vLLM's shape: the position's token first, then the top N (or the listed tokens) that are
+    not it."""
     out = {
         record.token_id: Logprob(record.logprob, record.rank, tokenizer.token_text(record.token_id))
     }
-    for rank, (token_id, logprob) in enumerate(record.top, 1):
+    ranks = record.top_ranks or range(1, len(record.top) + 1)
+    for rank, (token_id, logprob) in zip(ranks, record.top, strict=True):
         if token_id not in out:
             out[token_id] = Logprob(logprob, rank, tokenizer.token_text(token_id))
     return out

@@ -163,6 +163,12 @@ FIELDS: tuple[FieldSpec, ...] = (
        "`continue_final_message`, the whole message; streamed, in each choice's opening chunk; "
        "no logprobs for it (vLLM's also returns the prompt's logprobs then: ask "
        "`prompt_logprobs`)", _VL),
+    _h("logprob_token_ids", _V1, "up to 128 token ids (each once): each position's "
+       "`top_logprobs` lists the token chosen, then these in the order given (vLLM's), with "
+       "their logprobs of the model's distribution, instead of the likeliest; needs `logprobs` "
+       "(chat: true, and `top_logprobs` is not read; completions: any N, which only sizes an "
+       "echoed prompt's); not beside `post_sampling_probs` or `echo` with `max_tokens: 0`; "
+       "`[]`: none", _VL),
     _h("prompt_logprobs", _V1, "N in [0, 20]: each prompt token's logprob and the N likeliest "
        "(completions: per choice; chat: in the response); not with `stream` (as vLLM)", _VL),
     _h("bad_words", _V1, "up to 1,024 strings of up to 100 characters, never generated: each "
@@ -384,7 +390,6 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("reasoning_budget_tokens", _V1, negative, "< 0", "a budget of reasoning tokens", _LC),
     _ref("thinking_token_budget", _V1, equals(-1), "-1", "a budget of reasoning tokens", _VL),
     _ref("watermarking", _V1, equals(False), "false", "watermarked sampling", _VL),
-    _ref("logprob_token_ids", _V1, never, "null", "logprobs of chosen token ids", _VL),
     _ref("repetition_detection", _V1, never, "null", "an end on repeated n-grams", _VL),
     # -- refused unless neutral: structured output, tools, other inputs and outputs
     _ref("tools", _CO, equals([]), "[]", "tool calling (it is a chat feature)"),

@@ -51,9 +51,10 @@ def completion_logprobs(
     tokenizer: Tokenizer,
     start: TextPosition = TextPosition(),
     as_ids: bool = False,
+    listed: bool = False,
 ) -> CompletionLogprobs:
     """The legacy shape for `token_ids` (their `positions`, aligned), text offsets from
-    `start`."""
+    `start`; `listed`: the positions hold the tokens the request listed (`_top_items`)."""
     tokens: list[str] = []
     values: list[float | None] = []
     tops: list[dict[str, float] | None] = []
@@ -72,7 +73,7 @@ def completion_logprobs(
             continue
         values.append(position[token_id].logprob)
         top = {token_name(tokenizer, t, as_ids): p.logprob
-               for t, p in _top_items(position, num_top)}  # fmt: skip
+               for t, p in _top_items(position, num_top, listed)}  # fmt: skip
         top.setdefault(name, position[token_id].logprob)
         tops.append(top)
     lp = {"tokens": tokens, "token_logprobs": values, "top_logprobs": tops,
@@ -101,6 +102,7 @@ def chat_logprobs(
     num_top: int,
     tokenizer: Tokenizer,
     as_ids: bool = False,
+    listed: bool = False,
 ) -> dict:
     def name(t: int) -> str:
         return f"token_id:{t}" if as_ids else tokenizer.token_text(t)
@@ -114,7 +116,7 @@ def chat_logprobs(
             "top_logprobs": [
                 {"token": name(t) if as_ids else p.decoded_token, "logprob": p.logprob,
                  "bytes": list(tokenizer.token_bytes(t))}
-                for t, p in _top_items(position, num_top)
+                for t, p in _top_items(position, num_top, listed)
             ],
         })  # fmt: skip
     return {"content": content, "refusal": None}
@@ -140,7 +142,10 @@ def prompt_logprobs_json(
     ]
 
 
-def _top_items(position: PositionLogprobs, n: int) -> list:
-    """(token id, Logprob) of the position's n likeliest, likeliest first."""
+def _top_items(position: PositionLogprobs, n: int, listed: bool = False) -> list:
+    """(token id, Logprob) of the position's n likeliest, likeliest first; `listed`: every
+    entry in its order, the position's token, then those `logprob_token_ids` listed (vLLM's)."""
+    if listed:
+        return list(position.items())
     ranked = sorted(position.items(), key=lambda item: item[1].rank)
     return [item for item in ranked if item[1].rank <= n][:n]

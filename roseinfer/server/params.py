@@ -18,6 +18,7 @@ from roseinfer.engine.requests import InvalidRequestError
 from roseinfer.engine.scheduler import no_room_message
 from roseinfer.sampling_params import (
     INFILL_TOP_K_MAX,
+    MAX_LOGPROBS,
     SamplingDefaults,
     SamplingParams,
     StructuredOutputs,
@@ -114,6 +115,7 @@ class ParamsBuilder:
         n = num_choices(body)
         if n > MAX_N:
             raise APIError(400, f"{names['n']} must be at most {MAX_N}, got {n}", param=names["n"])
+        listed = tuple(body.logprob_token_ids) if body.logprob_token_ids else None
         prompt_logprobs = body.prompt_logprobs
         if opts.echo and opts.logprobs is not None:  # the echoed prompt's logprobs
             prompt_logprobs = max(opts.logprobs, prompt_logprobs or 0)
@@ -164,7 +166,8 @@ class ParamsBuilder:
                 penalty_last_n=window,
                 # JSON's string keys: SamplingParams reads digit strings as token ids.
                 logit_bias=cast("dict[int, float] | None", body.logit_bias),
-                logprobs=opts.logprobs,
+                logprobs=len(listed) if listed else opts.logprobs,
+                logprob_token_ids=listed,
                 prompt_logprobs=prompt_logprobs,
                 bad_words=tuple(body.bad_words or ()),
                 allowed_token_ids=None
@@ -253,6 +256,8 @@ class ResponseOptions:
     tokens_as_ids: bool = False  # vLLM's return_tokens_as_token_ids: logprobs' `token_id:N`
     # chat: vLLM's `echo`, the last message's text before each choice's content ("": none)
     echoed_message: str = ""
+    # vLLM's logprob_token_ids: each position's logprobs list its token, then those
+    listed_logprobs: bool = False
 
 
 def response_options(body: P.SamplingRequest) -> ResponseOptions:
@@ -271,6 +276,10 @@ def response_options(body: P.SamplingRequest) -> ResponseOptions:
         if body.top_logprobs and not body.logprobs:  # 0 asks for nothing (vLLM's default)
             raise APIError(400, "top_logprobs needs logprobs: true", param="top_logprobs")
         top = (body.top_logprobs or 0) if body.logprobs else None
+        if body.logprob_token_ids and not body.logprobs:
+            raise APIError(400, "logprob_token_ids needs logprobs: true",
+                           param="logprob_token_ids")  # fmt: skip
+        _check_unread_count(body, "top_logprobs", body.top_logprobs)
         return ResponseOptions(
             chat=True,
             logprobs=top,
@@ -279,13 +288,28 @@ def response_options(body: P.SamplingRequest) -> ResponseOptions:
             continuous_usage=continuous,
             tokens_as_ids=body.return_tokens_as_token_ids,
             echoed_message=echoed_message(body),
+            listed_logprobs=bool(body.logprob_token_ids),
         )
     assert isinstance(body, P.CompletionRequest)
     echo_only = body.echo and max_tokens_field(body)[1] == 0
+    _check_unread_count(body, "logprobs", body.logprobs)
+    if body.logprob_token_ids and (body.logprobs is None or echo_only):
+        raise APIError(400, "logprob_token_ids needs logprobs (any N: the list is the tokens "
+                       "shown) and tokens to generate (not echo with max_tokens 0)",
+                       param="logprob_token_ids")  # fmt: skip
     return ResponseOptions(chat=False, logprobs=body.logprobs, echo=body.echo,
                            echo_only=echo_only, prompt_logprobs=prompt_logprobs,
                            token_ids=body.return_token_ids, continuous_usage=continuous,
-                           tokens_as_ids=body.return_tokens_as_token_ids)  # fmt: skip
+                           tokens_as_ids=body.return_tokens_as_token_ids,
+                           listed_logprobs=bool(body.logprob_token_ids))  # fmt: skip
+
+
+def _check_unread_count(body: P.SamplingRequest, name: str, value: int | None) -> None:
+    """Beside `logprob_token_ids` the top N goes unread, but a value no request may hold is
+    still a 400 (the engine's check would never see it)."""
+    if body.logprob_token_ids and value is not None and not 0 <= value <= MAX_LOGPROBS:
+        raise APIError(400, f"{name} must be an integer in [0, {MAX_LOGPROBS}], got {value}",
+                       param=name)  # fmt: skip
 
 
 def echoed_message(body: P.ChatCompletionRequest) -> str:

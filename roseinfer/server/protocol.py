@@ -97,6 +97,7 @@ class SamplingRequest(RequestBase):
     post_sampling_probs: bool = False  # llama.cpp's: SamplingParams.logprobs_processed
     return_token_ids: bool = False  # vLLM's: the prompt's and the output's token ids
     return_tokens_as_token_ids: bool = False  # vLLM's: logprobs name tokens `token_id:N`
+    logprob_token_ids: list[int] | None = None  # vLLM's: listed instead of the top N
 
     @property
     def include_usage(self) -> bool:

@@ -230,7 +230,7 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: R
         logprobs = None
         if opts.logprobs is not None and choice.logprobs is not None:
             logprobs = chat_logprobs(choice.token_ids, choice.logprobs, opts.logprobs, tokenizer,
-                                     opts.tokens_as_ids)  # fmt: skip
+                                     opts.tokens_as_ids, opts.listed_logprobs)  # fmt: skip
         calls = [P.tool_call(c.id, c.name, c.arguments) for c in choice.tool_calls]
         use = group.tool_use  # an answer that must call has no content, called or cut short
         content: str | None = None if use is not None and use.must_call else choice.text
@@ -255,7 +255,7 @@ def choice_json(group: GenerationGroup, index: int, choice: ChoiceState, opts: R
         # prompt's last character, even one its bytes left incomplete (then U+FFFD).
         start = TextPosition(len(prompt_text))
         lp = completion_logprobs(ids, positions, opts.logprobs, tokenizer, start,
-                                 opts.tokens_as_ids).json  # fmt: skip
+                                 opts.tokens_as_ids, opts.listed_logprobs).json  # fmt: skip
         if prompt_lp is not None:  # the prompt's tokens first
             heads = prompts.echo_logprobs_json(state)
             lp = {key: joined_list(heads[key], dumps_in_pieces(lp[key])) for key in lp}
@@ -323,7 +323,7 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
         tokenizer = group.state_of(index).tokenizer
         start = offsets.get(index, TextPosition())
         lp = completion_logprobs(ids, positions, opts.logprobs, tokenizer, start,
-                                 opts.tokens_as_ids)  # fmt: skip
+                                 opts.tokens_as_ids, opts.listed_logprobs)  # fmt: skip
         offsets[index] = lp.end
         return lp.json
 
@@ -383,7 +383,7 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                     logprobs = None
                     if opts.logprobs is not None:
                         logprobs = chat_logprobs(new_ids, new, opts.logprobs, state.tokenizer,
-                                                 opts.tokens_as_ids)  # fmt: skip
+                                                 opts.tokens_as_ids, opts.listed_logprobs)  # fmt: skip
                     delta: dict = (
                         {"reasoning": thought, "reasoning_content": thought} if thought else {}
                     )
