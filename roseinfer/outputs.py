@@ -87,6 +87,17 @@ class CompletionOutput:
         return self.finish_reason is not None
 
 
+@dataclass(frozen=True, slots=True)
+class PromptProgress:
+    """How far a request's prompt has been computed (llama.cpp's `prompt_progress`): after
+    each step that computed part of it, until the whole of it is."""
+
+    total: int  # the prompt's tokens
+    cached: int  # of them, served by the prefix cache
+    computed: int  # of them, in the KV cache so far (the cached ones included)
+    time_ms: float  # since the request was submitted
+
+
 @dataclass(frozen=True)
 class RequestMetrics:
     ttft: float  # seconds from submission to the first token

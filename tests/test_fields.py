@@ -435,6 +435,91 @@ def test_chat_template_fields(http, tiny_server):
         assert (r.status_code, r.json()["error"]["param"]) == (400, param), r.text
 
 
+def test_timings_per_token_on_v1_streams(http):
+    """llama.cpp's `timings_per_token` (its web page sends it on every chat request): each
+    streamed chunk of a choice carries the choice's timings so far; a non-streamed answer is
+    the same as without it."""
+    for endpoint in (F.CHAT, F.COMPLETIONS):
+        body = {**BASE[endpoint], "timings_per_token": True, "stream": True,
+                "stream_options": {"include_usage": True}}  # fmt: skip
+        with http.stream("POST", PATHS[endpoint], json=body) as r:
+            assert r.status_code == 200
+            events = [json.loads(line[6:]) for line in r.iter_lines()
+                      if line.startswith("data: {")]  # fmt: skip
+        with_output = [e for e in events if e["choices"] and (
+            e["choices"][0].get("text") or e["choices"][0].get("delta", {}).get("content"))]  # fmt: skip
+        assert with_output and all("timings" in e for e in with_output)
+        counts = [e["timings"]["predicted_n"] for e in with_output]
+        assert counts == sorted(counts) and counts[-1] == BASE[endpoint]["max_tokens"]
+        last = with_output[-1]["timings"]
+        assert last["prompt_n"] + last["cache_n"] == events[-1]["usage"]["prompt_tokens"]
+        assert last["predicted_ms"] >= 0 and last["prompt_ms"] > 0
+        assert "timings" not in events[-1]  # the usage chunk has no choice
+        plain = text_of(endpoint, post(http, endpoint, BASE[endpoint]))
+        body = {**BASE[endpoint], "timings_per_token": True}
+        assert text_of(endpoint, post(http, endpoint, body)) == plain
+
+
+def test_llama_cpps_web_page_request_is_served(http):
+    """The body llama.cpp's web page sends on every chat request with its default settings
+    (its chat service and settings, November 2026): `max_tokens: -1`, its `typ_p` name, the
+    samplers' neutral values and `reasoning_format: "auto"` are taken; the stream carries the
+    prompt's progress and the timings it reads its speed from; a `typ_p` that would change the
+    output is a 400 naming it."""
+    body = {"messages": CHAT, "stream": True, "return_progress": True,
+            "reasoning_format": "auto", "temperature": 0.8, "max_tokens": -1,
+            "dynatemp_range": 0, "dynatemp_exponent": 1, "top_k": 40, "top_p": 0.95,
+            "min_p": 0.05, "xtc_probability": 0, "xtc_threshold": 0.1, "typ_p": 1,
+            "repeat_last_n": 64, "repeat_penalty": 1, "presence_penalty": 0,
+            "frequency_penalty": 0, "dry_multiplier": 0, "dry_base": 1.75,
+            "dry_allowed_length": 2, "dry_penalty_last_n": -1,
+            "samplers": ["top_k", "typ_p", "top_p", "min_p", "temperature"],
+            "timings_per_token": True, "seed": 1}  # fmt: skip
+    with http.stream("POST", PATHS[F.CHAT], json=body) as r:
+        assert r.status_code == 200, r.read()
+        events = [json.loads(line[6:]) for line in r.iter_lines() if line.startswith("data: {")]
+    progress = [e["prompt_progress"] for e in events if "prompt_progress" in e]
+    assert progress and progress[-1]["processed"] == progress[-1]["total"] > 0
+    first_text = next(i for i, e in enumerate(events) if e["choices"] and
+                      e["choices"][0]["delta"].get("content"))  # fmt: skip
+    assert all(i < first_text for i, e in enumerate(events) if "prompt_progress" in e)
+    assert all(e["choices"] == [] for e in events if "prompt_progress" in e)
+    assert events[-1]["choices"][0]["finish_reason"] in ("stop", "length")
+    assert "timings" in events[-1] and events[-1]["timings"]["predicted_n"] >= 1
+    # llama.cpp's earlier page sent the samplers as one string of letters
+    with http.stream("POST", PATHS[F.CHAT], json={**body, "samplers": "kypmt"}) as r:
+        assert r.status_code == 200, r.read()
+    for name, value in (("typ_p", 0.5), ("max_tokens", -2)):
+        r = post(http, F.CHAT, {**BASE[F.CHAT], name: value})
+        assert (r.status_code, r.json()["error"]["param"]) == (400, name), r.text
+    # -1 is no limit: what the context leaves, as a chat request without one
+    unlimited = {k: v for k, v in BASE[F.CHAT].items() if k not in ("max_tokens", "ignore_eos")}
+    r = post(http, F.CHAT, {**unlimited, "max_tokens": -1})
+    assert text_of(F.CHAT, r) == text_of(F.CHAT, post(http, F.CHAT, unlimited))
+
+
+def test_return_progress_on_completions_and_llama_cpps_completion(http):
+    """`return_progress` on /v1/completions (a chunk without choices) and /completion (its
+    partial chunk, as llama.cpp's): the prompt's progress before its first token; a prefix
+    cache hit counted in `cache`; without `stream` the answer is the same as without it."""
+    prompt = "The slow green turtle walks along the quiet sandy beach"
+    for path, body in ((PATHS[F.COMPLETIONS], {**BASE[F.COMPLETIONS], "prompt": prompt}),
+                       (PATHS[F.LLAMACPP_COMPLETION],
+                        {**BASE[F.LLAMACPP_COMPLETION], "prompt": prompt})):  # fmt: skip
+        for _ in range(2):  # the second: its prompt's first blocks from the prefix cache
+            with http.stream("POST", path, json={**body, "stream": True,
+                                                 "return_progress": True}) as r:  # fmt: skip
+                events = [json.loads(line[6:]) for line in r.iter_lines()
+                          if line.startswith("data: {")]  # fmt: skip
+            progress = [e["prompt_progress"] for e in events if "prompt_progress" in e]
+            assert progress and progress[-1]["processed"] == progress[-1]["total"] > 1
+            assert "prompt_progress" in events[0]
+        assert progress[-1]["cache"] > 0
+        plain = post(http, F.COMPLETIONS, BASE[F.COMPLETIONS])
+        same = post(http, F.COMPLETIONS, {**BASE[F.COMPLETIONS], "return_progress": True})
+        assert text_of(F.COMPLETIONS, plain) == text_of(F.COMPLETIONS, same)
+
+
 def test_chat_echo_prepends_the_last_message_of_the_answers_role(http):
     """vLLM's chat `echo`: a continued assistant message comes back whole (the message's text,
     then what the model wrote), in every choice, streamed or not; a user's last message is

@@ -185,6 +185,45 @@ def test_engine_client_generate_gives_what_llm_gives(llm, expected):
         assert len(outs) > 1  # streamed, not one final output
 
 
+def test_engine_client_reports_a_prompts_progress_a_chunk_at_a_time(tiny_model_dir):
+    """`report_progress`: after each step that computed part of a prompt (16-token chunks
+    here), an event says how far, the last one (the whole prompt) before the first token; a
+    prefix-cache hit counts as computed from the start; without it, no such event."""
+    from roseinfer.config import EngineConfig
+    from roseinfer.loader import load_model
+
+    config = EngineConfig(model=tiny_model_dir("llama"), dtype="float32", num_kv_blocks=64,
+                          max_num_batched_tokens=16)  # fmt: skip
+    client = EngineClient(LLMEngine(load_model(config), config))
+    ids = list(range(5, 45))  # 40 tokens
+    params = SamplingParams(max_tokens=2, temperature=0, ignore_eos=True)
+
+    async def run(rid: str, report: bool) -> list:
+        out: asyncio.Queue = asyncio.Queue()
+        client.submit(rid, ids, params, out, report_progress=report)
+        events = []
+        while not (events and events[-1].finished):
+            events.append((await asyncio.wait_for(out.get(), 60))[1])
+        return events
+
+    try:
+        first = asyncio.run(run("a", True))
+        again = asyncio.run(run("b", True))  # its first blocks from the prefix cache
+        plain = asyncio.run(run("c", False))
+    finally:
+        client.shutdown()
+    progress = [e.prompt_progress for e in first if e.prompt_progress is not None]
+    assert [(p.total, p.cached, p.computed) for p in progress] == [(40, 0, 16), (40, 0, 32),
+                                                                   (40, 0, 40)]  # fmt: skip
+    assert [p.time_ms for p in progress] == sorted(p.time_ms for p in progress)
+    assert first[len(progress)].token_ids and all(not e.token_ids for e in first[:3])
+    (hit,) = [e.prompt_progress for e in again if e.prompt_progress is not None]
+    assert hit.cached > 0 and hit.computed == hit.total == 40
+    assert all(e.prompt_progress is None for e in plain)
+    tokens = [[t for e in events for t in e.token_ids] for events in (first, again, plain)]
+    assert tokens[0] == tokens[1] == tokens[2]
+
+
 def test_seeds_wrappers_refuse_arguments_they_would_drop(llm):
     engine = InferenceEngine(llm.config, loaded=llm.loaded)
     ids = llm.encode(PROMPT)

@@ -43,7 +43,7 @@ from roseinfer.engine.events import (
 from roseinfer.engine.llm_engine import EngineStats, LLMEngine, StepOutput
 from roseinfer.engine.sequence import SequenceStatus
 from roseinfer.output.processor import ChoiceState, RequestState
-from roseinfer.outputs import FinishReason, RequestFailed, RequestOutput
+from roseinfer.outputs import FinishReason, PromptProgress, RequestFailed, RequestOutput
 from roseinfer.pooling_params import PoolingParams
 from roseinfer.sampling_params import SamplingParams
 
@@ -80,6 +80,7 @@ class EngineClient:
         self._num_pending = 0  # submitted, not yet handed to the engine
         self._num_added = 0  # engine thread only: handed over, not yet subtracted from pending
         self._live: dict[str, SubmittedRequest] = {}  # engine thread only
+        self._in_prefill: dict[str, SubmittedRequest] = {}  # theirs that report progress
         self._deliveries: dict[asyncio.AbstractEventLoop, list] = {}  # engine thread only
         self._stopping = False
         self._running_here = False
@@ -113,14 +114,16 @@ class EngineClient:
         params: SamplingParams,
         out: asyncio.Queue,
         stream_interval: int | None = None,
+        report_progress: bool = False,
     ) -> None:
         """Queue a request from an event loop; `(request_id, EngineEvent)` items arrive on `out`.
         `stream_interval`: this request's tokens per event after its first (None: the
-        client's)."""
+        client's); `report_progress`: an event (`EngineEvent.prompt_progress`) after each step
+        that computed part of its prompt."""
         if stream_interval is not None:
             check_stream_interval(stream_interval)
         sink = (asyncio.get_running_loop(), out)
-        self._submit(request_id, prompt_ids, params, sink, stream_interval)
+        self._submit(request_id, prompt_ids, params, sink, stream_interval, report_progress)
 
     def submit_sync(
         self, request_id: str, prompt_ids: Seq[int], params: SamplingParams, out: queue.Queue
@@ -186,6 +189,9 @@ class EngineClient:
         """Feed an event to its request's output state: (the choice, its new text), or None
         for a choice already done (the abort after a stop string). A stop string that matched
         aborts the choice in the engine; an error event raises RequestFailed."""
+        if event.prompt_progress is not None:  # (no tokens in it)
+            state.prompt_progress = event.prompt_progress
+            return state.choices[event.index], ""
         if event.prompt_logprobs is not None:
             state.set_prompt_logprobs(event.prompt_logprobs)
         if event.index == 0:
@@ -223,9 +229,10 @@ class EngineClient:
             self._thread.join(timeout)
 
     def _submit(self, request_id: str, prompt_ids: Seq[int], params: SamplingParams, sink: Sink,
-                stream_interval: int | None = None) -> None:  # fmt: skip
+                stream_interval: int | None = None, report_progress: bool = False) -> None:  # fmt: skip
         self._queue(SubmittedRequest(request_id, list(prompt_ids), params, sink,
-                                     stream_interval=stream_interval))  # fmt: skip
+                                     stream_interval=stream_interval,
+                                     report_progress=report_progress))  # fmt: skip
 
     def _queue(self, request: SubmittedRequest) -> None:
         with self._lock:
@@ -246,6 +253,8 @@ class EngineClient:
                 outputs = self._step() if stepped else []
                 # a pass without a step (idle, or only aborts) holds nobody back
                 self._held_back = stepped and self.engine.last_step.num_waiting > 0
+                if self._in_prefill:  # (before the tokens: the last one precedes the first)
+                    self._report_progress()
                 self._publish(outputs)
                 self._update_stats()
             except Exception:  # a bug in the bookkeeping: fail what is running, keep serving
@@ -294,6 +303,8 @@ class EngineClient:
                 self._emit(req, EngineEvent(i, finish_reason="error", error=str(e)))
             return
         self._live[req.request_id] = req
+        if req.report_progress:
+            self._in_prefill[req.request_id] = req
         if self.observer is not None:
             for _ in range(req.params.n):
                 self.observer.on_request_added(len(req.prompt_ids))
@@ -338,6 +349,25 @@ class EngineClient:
                 self._finish(req, i, reason, now, out.error, out.invalid_request)
         if self.observer is not None and outputs:
             self.observer.on_generated_tokens(generated)
+
+    def _report_progress(self) -> None:
+        """A progress event for each request whose prompt a step computed further (choice 0's:
+        the choice that computes the prompt for all of them), until the whole of it is."""
+        now = time.perf_counter()
+        for request_id, req in list(self._in_prefill.items()):
+            seqs = self.engine.sequences(request_id)
+            if not seqs or 0 not in req.open:  # finished, or aborted
+                del self._in_prefill[request_id]
+                continue
+            seq = seqs[0]
+            computed = min(seq.num_computed_tokens, seq.num_prompt_tokens)
+            if computed > req.progress_sent:  # (preempted, it counts again from 0: not sent)
+                req.progress_sent = computed
+                progress = PromptProgress(seq.num_prompt_tokens, seq.num_cached_tokens, computed,
+                                          (now - req.submit_time) * 1e3)  # fmt: skip
+                self._emit(req, EngineEvent(0, prompt_progress=progress))
+            if computed >= seq.num_prompt_tokens:
+                del self._in_prefill[request_id]
 
     def _finish(self, req: SubmittedRequest, i: int, reason: FinishReason, now: float | None = None,
                 error: str | None = None, invalid_request: bool = False) -> None:  # fmt: skip

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from roseinfer.engine.llm_engine import EngineStats
-from roseinfer.outputs import FinishReason, TokenLogprobs
+from roseinfer.outputs import FinishReason, PromptProgress, TokenLogprobs
 from roseinfer.pooling_params import PoolingParams
 from roseinfer.sampling_params import SamplingParams
 
@@ -32,6 +32,8 @@ class EngineEvent:
     invalid_request: bool = False  # the error was the request's own doing (a 400, not a 500)
     num_cached_tokens: int = 0  # prompt tokens the prefix cache served (choice 0's: the prompt's)
     embedding: torch.Tensor | None = None  # an embedding request's result ([hidden] float32)
+    # a progress event (choice 0's, nothing else in it): how far the prompt is computed
+    prompt_progress: PromptProgress | None = None
 
     @property
     def finished(self) -> bool:
@@ -63,6 +65,8 @@ class SubmittedRequest:
     stream_interval: int | None = None  # this request's own (None: the client's)
     pooling: PoolingParams | None = None  # an embedding request (of `params`, n = 1 is read)
     embedding: torch.Tensor | None = None  # its result, for its last event
+    report_progress: bool = False  # progress events while its prompt is computed
+    progress_sent: int = 0  # of the prompt's tokens, the most a progress event reported
 
     def __post_init__(self) -> None:
         n = self.params.n

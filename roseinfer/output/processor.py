@@ -45,6 +45,7 @@ from roseinfer.outputs import (
     FinishReason,
     Logprob,
     PositionLogprobs,
+    PromptProgress,
     RequestMetrics,
     RequestOutput,
     TokenLogprobs,
@@ -316,6 +317,8 @@ class RequestState:
         self.params = params
         self.arrival_time = time.perf_counter()
         self.num_cached_tokens = 0
+        # how far the prompt is computed, where the request asked to be told (`report_progress`)
+        self.prompt_progress: PromptProgress | None = None
         self.tokenizer = tokenizer
         # With params.prompt_logprobs: None for the first prompt token, then one per token.
         self.prompt_logprobs: list[PositionLogprobs | None] | None = None

@@ -128,9 +128,11 @@ def reasoning_of(
         raise APIError(400, f'reasoning_format must be "none", "auto" or "deepseek", got {fmt!r}',
                        param="reasoning_format")  # fmt: skip
     if server_parser is None:
-        if fmt not in (None, "none"):
+        # "auto" reads apart what the model's format has (llama.cpp's, for a template that
+        # thinks): without a parser, nothing; "deepseek" names a format: it cannot act
+        if fmt not in (None, "none", "auto"):
             raise APIError(400, f"reasoning_format {fmt!r}: this server reads no reasoning apart "
-                           '(start it with --reasoning-parser), only "none"',
+                           '(start it with --reasoning-parser), only "none" or "auto"',
                            param="reasoning_format")  # fmt: skip
         if not body.include_reasoning:
             raise APIError(400, "include_reasoning: false: this server reads no reasoning apart "
@@ -174,7 +176,7 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
             raise APIError(400, f"stream_interval must be >= 1, got {body.stream_interval}",
                            param="stream_interval")  # fmt: skip
         group = GenerationGroup(client, internal_id, requests, constraint.tools,
-                                body.stream_interval, prepared.reasoning)  # fmt: skip
+                                body.stream_interval, prepared.reasoning, opts.progress)  # fmt: skip
         if responses is not None:
             # a taken id that came in X-Request-Id (gateways keep it across retries) gives way
             # to ours; the body's request_id is the client's own choice: a 400

@@ -83,7 +83,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("prompt", _CO, "a string, a list of strings, a token-id list or a list of those; "
        "prompts x `n` at most 2,048 choices per request (a 400 naming `prompt`)"),
     _h("messages", _C, "the conversation, rendered with the model's chat template"),
-    _h("max_tokens", _V1, "most tokens to generate, >= 1 (completions: 16 by default, and 0 "
+    _h("max_tokens", _V1, "most tokens to generate, >= 1, or -1 as llama.cpp reads it (its "
+       "web page sends it): what the context leaves (completions: 16 by default, and 0 "
        "with `echo`; chat: what the context leaves; either way the default is at most the "
        "model's `max_new_tokens`, see `temperature`, and at most what the context leaves, as "
        "vLLM's; a value given is taken as it is, past the model's `max_new_tokens` too)"),
@@ -365,6 +366,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("best_of", _V1, best_of, "equal to `n`", "best of more candidates than returned"),
     _ref("use_beam_search", _V1, equals(False), "false", "beam search", _VL),
     _ref("typical_p", _V1, equals(1), "1", "locally typical sampling", _LC),
+    _ref("typ_p", _V1, equals(1), "1", "locally typical sampling: llama.cpp's web page's name "
+         "for `typical_p` (llama.cpp itself reads `typical_p` and ignores this one)", _LC),
     _ref("tfs_z", _V1, equals(1), "1", "tail-free sampling", _LC),
     _ref("top_n_sigma", _V1, at_most_zero, "<= 0", "top-n-sigma sampling", _LC),
     _ref("min_keep", _V1, equals(0, 1), "0 or 1", "a floor on kept candidates", _LC),
@@ -438,18 +441,28 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("verbosity", _C, equals("medium"), '"medium" (OpenAI\'s default)', "reasoning "
          "models' verbosity"),
     _h("reasoning_format", _C, '"none": this answer\'s thinking left in `content`; "auto" or '
-       '"deepseek" (or left out): read apart as the server\'s `--reasoning-parser` reads it '
-       "(without one, a 400 unless \"none\")", _LC),
+       '"deepseek" (or left out): read apart as the server\'s `--reasoning-parser` reads it; '
+       'without one, "auto" reads nothing apart (the model\'s format has no thinking to read: '
+       "llama.cpp's web page sends it on every request) and \"deepseek\" is a 400", _LC),
     _ref("reasoning_format", _CO, equals("none"), '"none"', "reasoning extraction (completions "
          "have no chat answer to read it from)", _LC),
     _ref("return_tokens", _V1, equals(False), "false", "token ids in the response", _LC),
-    _ref("timings_per_token", _V1, equals(False), "false", "timings in the response", _LC),
+    _h("return_progress", _V1, "true: a stream carries, after each step that computed part of "
+       "a prompt, a chunk without choices whose `prompt_progress` is `{total, cache, processed, "
+       "time_ms}` (llama.cpp's: `processed` counts the cached tokens too; `time_ms` since the "
+       "request came; the last one, `processed` = `total`, before the first token); a long "
+       "prompt's chunks follow `--max-num-batched-tokens`; llama.cpp's web page sends it on "
+       "every streamed request; without `stream` a no-op, as in llama.cpp", _LC),
+    _h("timings_per_token", _V1, "true: every streamed chunk of a choice carries its `timings` "
+       "so far (llama.cpp's object, as /completion's: `cache_n`, `prompt_n`, `prompt_ms`, "
+       "`predicted_n`, `predicted_ms`, `predicted_per_second`, ...; llama.cpp's web page sends "
+       "it to show the speed); without `stream` a no-op (a streaming option, as in "
+       "llama.cpp, whose answers carry `timings` either way)", _LC),
     _h("post_sampling_probs", _V1, "the logprobs asked for (`n_probs`, `logprobs`, "
        "`top_logprobs`) of the distribution the token was drawn from, after every sampler "
        "(greedy: the token alone), not the model's; tokens of probability 0 left out; on "
        "/completion and /infill as llama.cpp's `prob` and `top_probs`, on /v1 in OpenAI's "
        "shape (`logprob`); without logprobs asked for it changes nothing", _LC),
-    _ref("return_progress", _V1, equals(False), "false", "prompt progress events", _LC),
     _ref("response_fields", _V1, equals([]), "[]", "a response reshaped", _LC),
     _ref("kv_transfer_params", _V1, never, "null", "disaggregated serving", _VL),
     _ref("ec_transfer_params", _V1, never, "null", "disaggregated encoder caches", _VL),

@@ -30,7 +30,7 @@ from pydantic import Field
 from roseinfer import __version__
 from roseinfer.checks import is_number
 from roseinfer.fim import NoFimTokens, infill_prompt
-from roseinfer.outputs import RequestFailed
+from roseinfer.outputs import PromptProgress, RequestFailed
 from roseinfer.pooling_params import PoolingParams
 from roseinfer.sampling_params import MAX_LOGIT_BIAS, MAX_LOGPROBS, SamplingDefaults
 from roseinfer.server import fields as F
@@ -50,7 +50,7 @@ from roseinfer.server.llamacpp_output import (
     result,
 )
 from roseinfer.server.params import MAX_CHOICES, check_choices
-from roseinfer.server.serving import SSE_HEADERS, GenerationGroup, sse_data
+from roseinfer.server.serving import SSE_HEADERS, GenerationGroup, progress_json, sse_data
 from roseinfer.tokenizer import Tokenizer
 
 logger = logging.getLogger(__name__)
@@ -316,7 +316,8 @@ def add_llamacpp_routes(router: APIRouter, ctx: ServingContext) -> None:
         check_choices(body, len(prompts))
         # llama.cpp's n_predict left out: -1, what the context leaves (the model's own limit)
         prepared = await sampling_requests(ctx, body, prompts, ctx.defaults.max_tokens)
-        group = GenerationGroup(ctx.client, P.new_id("cmpl"), prepared.requests)
+        group = GenerationGroup(ctx.client, P.new_id("cmpl"), prepared.requests,
+                                report_progress=prepared.opts.progress)  # fmt: skip
         param = prepared.opts.constraint_param  # what a failure of the request's doing names
         if body.stream:
             return StreamingResponse(_stream(group, model, opts, param),
@@ -419,10 +420,16 @@ async def _stream(
     (`param`: the request's constraint field, which a failure of its own doing names)."""
     sent: dict[int, int] = {}  # tokens of each choice sent so far
     prompt_text = PromptTexts()
+    progress_sent: dict[str, PromptProgress] = {}
     async with group:
         try:
             async for index, choice, text in group.events():
                 state = group.state_of(index)
+                progress = state.prompt_progress  # (with `return_progress`: llama.cpp's form)
+                if progress is not None and progress_sent.get(state.request_id) is not progress:
+                    progress_sent[state.request_id] = progress
+                    partial = chunk(state, choice, index, "", [], [], opts)
+                    yield sse_data({**partial, "prompt_progress": progress_json(progress)})
                 ids = choice.token_ids[sent.get(index, 0) :]
                 sent[index] = len(choice.token_ids)
                 if (text or ids) and not opts.prompt_only:

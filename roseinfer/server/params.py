@@ -258,6 +258,10 @@ class ResponseOptions:
     echoed_message: str = ""
     # vLLM's logprob_token_ids: each position's logprobs list its token, then those
     listed_logprobs: bool = False
+    # llama.cpp's timings_per_token: each streamed chunk of a choice carries its `timings`
+    timings: bool = False
+    # llama.cpp's return_progress: a stream's `prompt_progress` chunks while a prompt computes
+    progress: bool = False
 
 
 def response_options(body: P.SamplingRequest) -> ResponseOptions:
@@ -289,6 +293,8 @@ def response_options(body: P.SamplingRequest) -> ResponseOptions:
             tokens_as_ids=body.return_tokens_as_token_ids,
             echoed_message=echoed_message(body),
             listed_logprobs=bool(body.logprob_token_ids),
+            timings=body.timings_per_token,
+            progress=body.return_progress and body.stream,
         )
     assert isinstance(body, P.CompletionRequest)
     echo_only = body.echo and max_tokens_field(body)[1] == 0
@@ -301,7 +307,9 @@ def response_options(body: P.SamplingRequest) -> ResponseOptions:
                            echo_only=echo_only, prompt_logprobs=prompt_logprobs,
                            token_ids=body.return_token_ids, continuous_usage=continuous,
                            tokens_as_ids=body.return_tokens_as_token_ids,
-                           listed_logprobs=bool(body.logprob_token_ids))  # fmt: skip
+                           listed_logprobs=bool(body.logprob_token_ids),
+                           timings=body.timings_per_token,
+                           progress=body.return_progress and body.stream)  # fmt: skip
 
 
 def _check_unread_count(body: P.SamplingRequest, name: str, value: int | None) -> None:
@@ -323,8 +331,9 @@ def echoed_message(body: P.ChatCompletionRequest) -> str:
 
 
 def max_tokens_field(body: P.SamplingRequest) -> tuple[str | None, int | None]:
-    """(the field that sets the output limit, its value); max_completion_tokens, max_tokens
-    and llama.cpp's n_predict (-1: no limit) are one setting, so given twice they must agree."""
+    """(the field that sets the output limit, its value: None for no limit); max_completion_tokens,
+    max_tokens and llama.cpp's n_predict (-1, and max_tokens -1 as llama.cpp reads it: no limit)
+    are one setting, so given twice they must agree."""
     given = [(name, getattr(body, name)) for name in ("max_completion_tokens", "max_tokens",
              "n_predict") if getattr(body, name) is not None]  # fmt: skip
     if not given:
@@ -334,11 +343,12 @@ def max_tokens_field(body: P.SamplingRequest) -> tuple[str | None, int | None]:
         if other != value:
             raise APIError(400, f"{name} ({other}) and {first} ({value}) set the same limit "
                                 "differently: give one", param=name)  # fmt: skip
-    if first == "n_predict" and value == -1:
+    # llama.cpp reads max_tokens as n_predict (its web page sends -1 on every chat request)
+    if first in ("n_predict", "max_tokens") and value == -1:
         return first, None
-    if first == "n_predict" and value < -1:  # (SamplingParams' message would say only >= 1)
-        raise APIError(400, f"n_predict must be -1 (what the context leaves) or >= 1, got "
-                            f"{value}", param="n_predict")  # fmt: skip
+    if first in ("n_predict", "max_tokens") and value < -1:  # (SamplingParams' says >= 1)
+        raise APIError(400, f"{first} must be -1 (what the context leaves) or >= 1, got "
+                            f"{value}", param=first)  # fmt: skip
     return first, value
 
 

@@ -98,6 +98,8 @@ class SamplingRequest(RequestBase):
     return_token_ids: bool = False  # vLLM's: the prompt's and the output's token ids
     return_tokens_as_token_ids: bool = False  # vLLM's: logprobs name tokens `token_id:N`
     logprob_token_ids: list[int] | None = None  # vLLM's: listed instead of the top N
+    timings_per_token: bool = False  # llama.cpp's: `timings` in every streamed chunk
+    return_progress: bool = False  # llama.cpp's: `prompt_progress` chunks in a stream
 
     @property
     def include_usage(self) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from roseinfer.engine.client import EngineClient
 from roseinfer.output.processor import ChoiceState, RequestState
 from roseinfer.output.reasoning import ReasoningParserName
-from roseinfer.outputs import PositionLogprobs, RequestFailed
+from roseinfer.outputs import PositionLogprobs, PromptProgress, RequestFailed
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import failed_request_error, internal_error
@@ -26,6 +26,7 @@ from roseinfer.server.json_text import (
     joined_list,
     with_json_list,
 )
+from roseinfer.server.llamacpp_output import timings
 from roseinfer.server.logprobs import (
     TextPosition,
     chat_logprobs,
@@ -49,14 +50,17 @@ class GenerationGroup:
                  requests: list[tuple[list[int], SamplingParams]],
                  tool_use: ToolUse | None = None,
                  stream_interval: int | None = None,
-                 reasoning: ReasoningParserName | None = None) -> None:  # fmt: skip
+                 reasoning: ReasoningParserName | None = None,
+                 report_progress: bool = False) -> None:  # fmt: skip
         """`tool_use`: the request's tools, whose calls the output processor reads from the
         text; `stream_interval`: its tokens per event after the first (None: the client's);
-        `reasoning`: the format its thinking is read apart in (None: none)."""
+        `reasoning`: the format its thinking is read apart in (None: none); `report_progress`:
+        each request's `prompt_progress` kept up to date while its prompt is computed."""
         self.client = client
         self.tool_use = tool_use
         self.reasoning = reasoning
         self.stream_interval = stream_interval
+        self.report_progress = report_progress
         engine = client.engine
         self.states = [
             RequestState(
@@ -93,7 +97,7 @@ class GenerationGroup:
     async def __aenter__(self) -> GenerationGroup:
         for state in self.states:
             self.client.submit(state.request_id, state.prompt_token_ids, state.params,
-                               self._queue, self.stream_interval)  # fmt: skip
+                               self._queue, self.stream_interval, self.report_progress)  # fmt: skip
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -315,6 +319,8 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
         if opts.continuous_usage:
             done = 0 if c is None or opts.echo_only else len(c.token_ids)
             out["usage"] = P.usage(len(group.state_of(index).prompt_token_ids), done)
+        if opts.timings and c is not None:  # (llama.cpp's webui reads its speed from these)
+            out["timings"] = timings(group.state_of(index), c, len(c.token_ids))
         return sse_data(out)
 
     def completion_lp(index: int, ids: list[int], positions: list) -> dict | None:
@@ -350,8 +356,13 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
                     else:
                         yield opening(index, None if use is not None else "")
             prompts_sent: set[int] = set()
+            progress_sent: dict[str, PromptProgress] = {}
             async for index, c, text in group.events():
                 state = group.state_of(index)
+                progress = state.prompt_progress
+                if progress is not None and progress_sent.get(state.request_id) is not progress:
+                    progress_sent[state.request_id] = progress  # (a prompt's, not a choice's)
+                    yield progress_chunk(rid, obj, created, model, progress, include_usage)
                 if opts.echo and index not in prompts_sent:
                     prompts_sent.add(index)
                     # made and written once for the prompt's n choices, off the loop (its
@@ -419,6 +430,22 @@ async def sse_stream(group: GenerationGroup, rid: str, created: int, model: str,
             logger.exception("error while streaming %s", rid)
             yield sse_data(internal_error(e).body())
         yield sse_data("[DONE]")
+
+
+def progress_chunk(rid: str, obj: str, created: int, model: str, progress: PromptProgress,
+                   include_usage: bool) -> str:  # fmt: skip
+    """llama.cpp's `return_progress` event: a chunk without choices whose `prompt_progress`
+    says how far a prompt is computed (`processed` counts its cached tokens too, as
+    llama.cpp's)."""
+    out = P.chunk(rid, obj, created, model, [], include_usage)
+    out["prompt_progress"] = progress_json(progress)
+    return sse_data(out)
+
+
+def progress_json(progress: PromptProgress) -> dict:
+    """llama.cpp's `prompt_progress` object."""
+    return {"total": progress.total, "cache": progress.cached, "processed": progress.computed,
+            "time_ms": progress.time_ms}  # fmt: skip
 
 
 class StreamFailed(Exception):
