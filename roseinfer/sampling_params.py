@@ -46,6 +46,28 @@ MAX_BAD_WORD_CHARS = 100
 
 
 @dataclass(frozen=True)
+class ThinkingBudget:
+    """vLLM's `thinking_token_budget`: past `max_tokens` tokens inside a thinking block (opened
+    by `open_ids`, or by the prompt), the block's `close_ids` are forced (layers/thinking.py)."""
+
+    max_tokens: int
+    open_ids: tuple[int, ...]  # the tokens of the tag that opens a block (`<think>`)
+    close_ids: tuple[int, ...]  # and of the one that closes it (`</think>`), forced in turn
+    opened_by_prompt: bool = False  # the prompt ends inside a block: the output starts in it
+
+    def __post_init__(self) -> None:
+        if not is_int(self.max_tokens) or self.max_tokens < 0:
+            raise ValueError(f"thinking_budget's max_tokens must be an integer >= 0, got "
+                             f"{self.max_tokens!r}")  # fmt: skip
+        for name in ("open_ids", "close_ids"):
+            ids = tuple(getattr(self, name))
+            if not ids or not all(is_int(t) and t >= 0 for t in ids):
+                raise ValueError(f"thinking_budget's {name} must be token ids, got {ids!r}")
+            object.__setattr__(self, name, ids)
+        check_bools(opened_by_prompt=self.opened_by_prompt)
+
+
+@dataclass(frozen=True)
 class SamplingParams:
     """How one request is sampled and when it stops (vLLM's names).
 
@@ -68,6 +90,8 @@ class SamplingParams:
 
     `logprob_token_ids` (vLLM's): the tokens each position's logprobs list, in this order, in
     place of its likeliest (each with its logprob and rank; `logprobs` must be their count).
+    `thinking_budget` (vLLM's `thinking_token_budget`): a thinking block that has run for its
+    tokens is closed by force (`ThinkingBudget`).
 
     `logprobs_processed`: `logprobs` of the distribution the token was drawn from (after
     masks, bias, penalties, temperature, truncation; greedy: the token alone, at 0), llama.cpp's
@@ -114,6 +138,7 @@ class SamplingParams:
     stop_at_newline_after_ms: float | None = None  # past this since the first token: a newline ends
     penalty_last_n: int | None = None  # llama.cpp's window of the penalties (None: vLLM's)
     logprob_token_ids: tuple[int, ...] | None = None  # vLLM's: listed instead of the top N
+    thinking_budget: ThinkingBudget | None = None  # vLLM's thinking_token_budget
     max_new_tokens: InitVar[int | None] = None
 
     def __post_init__(self, max_new_tokens: int | None) -> None:
@@ -254,6 +279,10 @@ class SamplingParams:
             self.structured_outputs, StructuredOutputs
         ):
             raise ValueError("structured_outputs must be a StructuredOutputs")
+        if self.thinking_budget is not None and not isinstance(
+            self.thinking_budget, ThinkingBudget
+        ):
+            raise ValueError("thinking_budget must be a ThinkingBudget")
 
     def _check_logprob_token_ids(self) -> None:
         ids = tuple(self.logprob_token_ids or ())

@@ -250,6 +250,71 @@ def test_a_stop_token_stays_special_to_a_grammar(tiny_model_dir):
     assert not (int(mask[0, stop // 32]) >> (stop % 32)) & 1  # (inside the string: not text)
 
 
+def test_a_thinking_counter_forces_the_closing_tag_a_token_at_a_time():
+    """Tags of several tokens: the count starts after the whole opening tag, the closing tag's
+    tokens are forced in turn once the budget is spent, and a block opened again counts
+    anew; a block the prompt opened counts from the output's first token."""
+    from roseinfer.layers.thinking import ThinkingCounter
+    from roseinfer.sampling_params import ThinkingBudget
+
+    counter = ThinkingCounter.of(ThinkingBudget(2, (1, 2), (3, 4, 5)))
+    out: list[int] = []
+    forced = []
+    for token in [9, 1, 2, 7, 8, None, None, None, 9, 1, 2, 3, 4, 5, 1, 2, 6, 6, None]:
+        f = counter.forced([0, *out], 1)  # (one prompt token)
+        forced.append(f)
+        out.append(token if token is not None else f)
+    # (the second block: the model closes it itself as the budget runs out, its last token
+    # the one forced)
+    assert forced == [None, None, None, None, None, 3, 4, 5, None, None, None, None, None, 5,
+                      None, None, None, None, 3]  # fmt: skip
+    prompt_opened = ThinkingCounter.of(ThinkingBudget(0, (1,), (3,), opened_by_prompt=True))
+    assert prompt_opened.forced([0], 1) == 3
+    with pytest.raises(ValueError, match="max_tokens must be an integer >= 0"):
+        ThinkingBudget(-1, (1,), (3,))
+
+
+def test_a_thinking_budget_closes_the_block(served):
+    """vLLM's `thinking_token_budget`: a block the prompt opens (a continued `<think>`) or the
+    answer opens is closed by force after n tokens though the request's allowed tokens leave
+    out `</think>`; the thinking read apart is those n tokens."""
+    name, http = served
+    think, close, a, b = words(http)
+    opened = {"messages": [{"role": "user", "content": "Think."},
+                           {"role": "assistant", "content": "<think>"}],
+              "add_generation_prompt": False, "continue_final_message": True,
+              "max_tokens": 8, "temperature": 1.0, "return_token_ids": True,
+              "allowed_token_ids": [a, b]}  # fmt: skip
+    for budget in (0, 3):
+        for seed in range(3):
+            body = {**opened, "seed": seed, "thinking_token_budget": budget}
+            raw = http.post("/v1/chat/completions", json={**body, "reasoning_format": "none"})
+            ids = raw.json()["choices"][0]["token_ids"]
+            assert len(ids) == 8 and ids[budget] == close and ids.count(close) == 1, ids
+            message = http.post("/v1/chat/completions", json=body).json()["choices"][0]["message"]
+            assert message["reasoning"] == raw.json()["choices"][0]["message"]["content"].split(
+                "</think>")[0]  # fmt: skip
+    # the answer opens its blocks itself, anywhere
+    body = {"messages": [{"role": "user", "content": "Think."}], "max_tokens": 16,
+            "temperature": 1.0, "return_token_ids": True, "allowed_token_ids": [think, a, b],
+            "reasoning_format": "none", "thinking_token_budget": 2}  # fmt: skip
+    blocks = 0
+    for seed in range(6):
+        ids = http.post("/v1/chat/completions", json={**body, "seed": seed}).json()
+        ids = ids["choices"][0]["token_ids"]
+        i = 0
+        while think in ids[i:]:
+            start = ids.index(think, i)
+            end = start + 1 + 2
+            if end < len(ids):
+                assert ids[end] == close and close not in ids[start:end], ids
+                blocks += 1
+            i = end + 1
+    assert blocks > 0
+    r = http.post("/v1/chat/completions", json={**body, "thinking_token_budget": -2})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "thinking_token_budget")
+
+
 def test_without_a_parser_asking_for_one_is_a_400(tiny_server):
     _, url = tiny_server
     with httpx.Client(base_url=url, timeout=60) as http:
@@ -266,6 +331,13 @@ def test_without_a_parser_asking_for_one_is_a_400(tiny_server):
             assert r.status_code == 200 and "reasoning" not in r.json()["choices"][0]["message"]
         r = http.post("/v1/completions", json={"prompt": "Hi", "reasoning_format": "deepseek"})
         assert (r.status_code, r.json()["error"]["param"]) == (400, "reasoning_format"), r.text
+        # a thinking budget needs a parser's tags (vLLM's: its reasoning config)
+        r = http.post("/v1/chat/completions", json={**body, "thinking_token_budget": 4})
+        assert (r.status_code, r.json()["error"]["param"]) == (400, "thinking_token_budget")
+        for extra in ({"thinking_token_budget": -1}, {"thinking_token_budget": None}):
+            assert http.post("/v1/chat/completions", json={**body, **extra}).status_code == 200
+        r = http.post("/v1/completions", json={"prompt": "Hi", "thinking_token_budget": 4})
+        assert (r.status_code, r.json()["error"]["param"]) == (400, "thinking_token_budget")
         body = {"input": "Hi", "max_output_tokens": 2}
         r = http.post("/v1/responses", json={**body, "include_reasoning": False})
         assert (r.status_code, r.json()["error"]["param"]) == (400, "include_reasoning"), r.text

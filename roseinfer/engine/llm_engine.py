@@ -207,6 +207,10 @@ class LLMEngine:
                 raise InvalidRequestError(
                     f"{name} must be token ids in [0, {vocab}), got {max(ids)}", name
                 )
+        if (budget := params.thinking_budget) is not None:
+            if max(budget.open_ids + budget.close_ids) >= vocab:
+                raise InvalidRequestError(f"thinking_budget's tags must be token ids in "
+                                          f"[0, {vocab})", "thinking_budget")  # fmt: skip
         if params.allowed_token_ids:
             # allowed_token_ids that the sampler's other masks empty at the first token (it
             # would fail there): all stop tokens while min_tokens > 0 (masked before min_tokens,

@@ -1,6 +1,7 @@
 """What the sampler keeps of each sequence (`RowState`) and the masks it writes from it:
 -inf, in place, for the tokens a row may not take now (`allowed_token_ids`, `bad_words`,
-`min_tokens`' stop tokens, the grammar's bitmask)."""
+`min_tokens`' stop tokens, the grammar's bitmask; all but one where a thinking budget forces
+the tag that closes its block)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import torch
 
 from roseinfer.layers.bad_words import bad_word_ends, completing_tokens
 from roseinfer.layers.penalties import History
+from roseinfer.layers.thinking import ThinkingCounter
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.structured.grammar import fill_bitmask
 
@@ -31,6 +33,7 @@ class RowState:
     stop_ids: torch.Tensor | None = None  # [S] int64: stop_token_ids (masked before min_tokens)
     # bad words by the length of their head (all but the last token): head -> last tokens [E]
     bad_word_ends: dict[int, dict[tuple[int, ...], torch.Tensor]] = field(default_factory=dict)
+    thinking: ThinkingCounter | None = None  # with a thinking budget: where its block stands
 
     @staticmethod
     def of(params: SamplingParams, bad_words: Seq[tuple[int, ...]], dev: torch.device) -> RowState:
@@ -50,6 +53,7 @@ class RowState:
             torch.tensor(list(bias.values()), dtype=torch.float32, device=dev) if bias else None,
             ids(params.stop_token_ids) if params.stop_token_ids else None,
             bad_word_ends(tuple(bad_words), dev) if bad_words else {},
+            None if params.thinking_budget is None else ThinkingCounter.of(params.thinking_budget),
         )
 
 
@@ -60,6 +64,7 @@ def masks_write(p: SamplingParams, num_outputs: int) -> bool:
         or p.bad_words
         or p.structured_outputs is not None
         or num_outputs < p.min_tokens
+        or p.thinking_budget is not None
     )
 
 
@@ -106,6 +111,17 @@ def mask(
         bitmask = fill_bitmask([histories[i].matcher for i in constrained], logits.shape[1])
         apply_bitmask(logits, bitmask, torch.tensor(constrained, dtype=torch.long))
         allowed += constrained
+    budgeted = [i for i, s in enumerate(states) if s.thinking is not None]
+    if budgeted:  # (last: a forced tag passes over what the masks above allow)
+        if histories is None:
+            raise ValueError("a thinking budget needs each row's sequence (histories)")
+        for i in budgeted:
+            h = histories[i]
+            counter = states[i].thinking
+            assert counter is not None
+            if (token := counter.forced(h.token_ids, h.num_prompt_tokens)) is not None:
+                logits[i] = float("-inf")  # (the tag alone, whatever the masks above left)
+                logits[i, token] = 0.0
     if not allowed:
         return []
     empty = logits[allowed].isneginf().all(dim=-1)

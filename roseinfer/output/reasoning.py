@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from roseinfer.sampling_params import ThinkingBudget
 from roseinfer.tokenizer import Tokenizer
 
 ReasoningParserName = Literal["deepseek_r1", "qwen3"]
@@ -57,6 +58,16 @@ def thinking_first(name: ReasoningParserName, prompt_end: str) -> str | None:
     if block == "closed":
         return None
     return "required" if block == "open" or name == "deepseek_r1" else "optional"
+
+
+def thinking_budget(
+    tokenizer: Tokenizer, max_tokens: int, prompt_token_ids: Sequence[int]
+) -> ThinkingBudget:
+    """vLLM's `thinking_token_budget` for a prompt: both parsers' tags as the tokenizer writes
+    them, and whether the prompt leaves the output inside a block."""
+    opened = prompt_block(prompt_end(tokenizer, prompt_token_ids)) == "open"
+    return ThinkingBudget(max_tokens, tuple(tokenizer.encode(THINK_OPEN, False)),
+                          tuple(tokenizer.encode(THINK_CLOSE, False)), opened)  # fmt: skip
 
 
 def _held_tag_prefix(text: str, tag: str) -> int:

@@ -20,8 +20,13 @@ from roseinfer.compat import seed_params
 from roseinfer.fim import FimTokens, NoFimTokens, infill_prompt
 from roseinfer.llm import encode_prompt
 from roseinfer.output.processor import ChoiceState
-from roseinfer.output.reasoning import ReasoningParserName, prompt_end, thinking_first
-from roseinfer.sampling_params import SamplingParams
+from roseinfer.output.reasoning import (
+    ReasoningParserName,
+    prompt_end,
+    thinking_budget,
+    thinking_first,
+)
+from roseinfer.sampling_params import SamplingParams, ThinkingBudget
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.body_check import FieldError
@@ -103,18 +108,38 @@ async def sampling_requests(
         if (first := thinking_first(reasoning, prompt_end(ctx.tokenizer, prompts[0]))) is not None:
             after = dataclasses.replace(constraint.spec, thinking_first=first)
             constraint = dataclasses.replace(constraint, spec=after)
+    thinking = None
+    if isinstance(body, P.ChatCompletionRequest) and body.thinking_token_budget not in (None, -1):
+        thinking = checked_thinking_budget(ctx, body, prompts[0])
     spec = constraint.spec
     if spec is not None:
         await compile_constraint(constraint, ctx.client.engine.grammars.check)
         opts = dataclasses.replace(opts, constraint_param=constraint.param)
     names = client_names(body, opts.chat, constraint.param)
     requests = [
-        (ids, ctx.builder.params(body, len(ids), default_max, opts, spec, names)) for ids in prompts
+        (ids, ctx.builder.params(body, len(ids), default_max, opts, spec, names, thinking))
+        for ids in prompts
     ]
     if requests and requests[0][1].bad_words:  # tokenized here, not on the engine loop
         await asyncio.to_thread(ctx.client.engine.bad_words.token_ids, requests[0][1].bad_words)
     ctx.submit_checks(requests, names)
     return SamplingRequests(requests, opts, constraint, reasoning)
+
+
+def checked_thinking_budget(
+    ctx: ServingContext, body: P.ChatCompletionRequest, prompt_ids: list[int]
+) -> ThinkingBudget:
+    """vLLM's `thinking_token_budget` (>= 0): it needs the server's `--reasoning-parser`, as
+    vLLM's needs its reasoning config (its tags are the parser's)."""
+    n = body.thinking_token_budget
+    assert n is not None
+    if n < 0:
+        raise APIError(400, f"thinking_token_budget must be >= 0 (or -1: none), got {n}",
+                       param="thinking_token_budget")  # fmt: skip
+    if ctx.cfg.reasoning_parser is None:
+        raise APIError(400, "thinking_token_budget: this server reads no thinking (start it "
+                       "with --reasoning-parser)", param="thinking_token_budget")  # fmt: skip
+    return thinking_budget(ctx.tokenizer, n, prompt_ids)
 
 
 def reasoning_of(

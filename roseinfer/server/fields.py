@@ -391,7 +391,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("priority", _V1, equals(0), "0", "priority scheduling", _VL),
     _ref("adaptive_target", _V1, negative, "< 0", "adaptive-p sampling", _LC),
     _ref("reasoning_budget_tokens", _V1, negative, "< 0", "a budget of reasoning tokens", _LC),
-    _ref("thinking_token_budget", _V1, equals(-1), "-1", "a budget of reasoning tokens", _VL),
+    _ref("thinking_token_budget", _CO, equals(-1), "-1", "a budget of reasoning tokens (a "
+         "chat feature)", _VL),
     _ref("watermarking", _V1, equals(False), "false", "watermarked sampling", _VL),
     _ref("repetition_detection", _V1, never, "null", "an end on repeated n-grams", _VL),
     # -- refused unless neutral: structured output, tools, other inputs and outputs
@@ -447,6 +448,12 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("reasoning_format", _CO, equals("none"), '"none"', "reasoning extraction (completions "
          "have no chat answer to read it from)", _LC),
     _ref("return_tokens", _V1, equals(False), "false", "token ids in the response", _LC),
+    _h("thinking_token_budget", _C, "n >= 0: once the answer's thinking block (`<think>`, opened "
+       "by the output or the prompt) holds n tokens, `</think>` is the only token it may take "
+       "(a token at a time where it is several) and the answer follows; a block opened again "
+       "counts anew; -1 (or null): no budget; needs the server's `--reasoning-parser`, as "
+       "vLLM's needs its reasoning config (a 400 otherwise); vLLM's tag forced is the parser's "
+       "end too", _VL),
     _h("return_progress", _V1, "true: a stream carries, after each step that computed part of "
        "a prompt, a chunk without choices whose `prompt_progress` is `{total, cache, processed, "
        "time_ms}` (llama.cpp's: `processed` counts the cached tokens too; `time_ms` since the "

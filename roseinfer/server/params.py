@@ -22,6 +22,7 @@ from roseinfer.sampling_params import (
     SamplingDefaults,
     SamplingParams,
     StructuredOutputs,
+    ThinkingBudget,
 )
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import APIError
@@ -77,8 +78,10 @@ class ParamsBuilder:
         opts: ResponseOptions,
         spec: StructuredOutputs | None,
         names: dict[str, str],
+        thinking: ThinkingBudget | None = None,
     ) -> SamplingParams:
-        """`names`: the request's own names of SamplingParams' fields (`client_names`)."""
+        """`names`: the request's own names of SamplingParams' fields (`client_names`);
+        `thinking`: the request's thinking budget (chat's)."""
         room = self.max_total_tokens - prompt_len  # what the context leaves this prompt
         max_param, max_tokens = max_tokens_field(body)
         if max_param is None:
@@ -168,6 +171,7 @@ class ParamsBuilder:
                 logit_bias=cast("dict[int, float] | None", body.logit_bias),
                 logprobs=len(listed) if listed else opts.logprobs,
                 logprob_token_ids=listed,
+                thinking_budget=thinking,
                 prompt_logprobs=prompt_logprobs,
                 bad_words=tuple(body.bad_words or ()),
                 allowed_token_ids=None

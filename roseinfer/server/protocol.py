@@ -135,6 +135,7 @@ class ChatCompletionRequest(SamplingRequest):
     add_special_tokens: bool = False  # vLLM's: the tokenizer's BOS before the rendered prompt
     documents: list[dict[str, str]] | None = None  # vLLM's: for retrieval-augmented templates
     echo: bool = False  # vLLM's: the last message's text before the answer's
+    thinking_token_budget: int | None = None  # vLLM's: -1 (or null) none
 
 
 class GenerateRequest(RequestBase):
