@@ -161,7 +161,8 @@ def test_an_auto_answer_opens_its_stream_as_it_turns_out(calls, logprobs):
 
     from roseinfer.output.tool_calls import ToolCallDelta
     from roseinfer.outputs import Logprob
-    from roseinfer.server.serving import ResponseOptions, sse_stream
+    from roseinfer.server.params import ResponseOptions
+    from roseinfer.server.serving import sse_stream
 
     call = ToolCallDelta(0, "call_1", "add", '{"a": 1, "b": 2}')
     script = [("", []), ("", [call] if calls else []), ("" if calls else "Hi", [])]

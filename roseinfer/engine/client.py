@@ -43,7 +43,7 @@ from roseinfer.engine.events import (
 from roseinfer.engine.llm_engine import EngineStats, LLMEngine, StepOutput
 from roseinfer.engine.sequence import SequenceStatus
 from roseinfer.output.processor import ChoiceState, RequestState
-from roseinfer.outputs import FinishReason, PromptProgress, RequestFailed, RequestOutput
+from roseinfer.outputs import FinishReason, RequestFailed, RequestOutput
 from roseinfer.pooling_params import PoolingParams
 from roseinfer.sampling_params import SamplingParams
 
@@ -355,18 +355,10 @@ class EngineClient:
         the choice that computes the prompt for all of them), until the whole of it is."""
         now = time.perf_counter()
         for request_id, req in list(self._in_prefill.items()):
-            seqs = self.engine.sequences(request_id)
-            if not seqs or 0 not in req.open:  # finished, or aborted
-                del self._in_prefill[request_id]
-                continue
-            seq = seqs[0]
-            computed = min(seq.num_computed_tokens, seq.num_prompt_tokens)
-            if computed > req.progress_sent:  # (preempted, it counts again from 0: not sent)
-                req.progress_sent = computed
-                progress = PromptProgress(seq.num_prompt_tokens, seq.num_cached_tokens, computed,
-                                          (now - req.submit_time) * 1e3)  # fmt: skip
-                self._emit(req, EngineEvent(0, prompt_progress=progress))
-            if computed >= seq.num_prompt_tokens:
+            seqs = self.engine.sequences(request_id)  # ([] once finished)
+            if seqs and 0 in req.open and (event := req.progress(seqs[0], now)) is not None:
+                self._emit(req, event)
+            if not seqs or 0 not in req.open or req.progress_sent == len(req.prompt_ids):
                 del self._in_prefill[request_id]
 
     def _finish(self, req: SubmittedRequest, i: int, reason: FinishReason, now: float | None = None,

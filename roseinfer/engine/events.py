@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from roseinfer.engine.llm_engine import EngineStats
+from roseinfer.engine.sequence import Sequence
 from roseinfer.outputs import FinishReason, PromptProgress, TokenLogprobs
 from roseinfer.pooling_params import PoolingParams
 from roseinfer.sampling_params import SamplingParams
@@ -75,6 +76,17 @@ class SubmittedRequest:
         self.pending = [[] for _ in range(n)]
         self.pending_logprobs = [[] for _ in range(n)]
         self.open = set(range(n))
+
+    def progress(self, seq: Sequence, now: float) -> EngineEvent | None:
+        """Choice 0's progress event, where its sequence `seq` has computed more of the prompt
+        than the last one said (preempted, it counts again from 0: nothing is said)."""
+        computed = min(seq.num_computed_tokens, seq.num_prompt_tokens)
+        if computed <= self.progress_sent:
+            return None
+        self.progress_sent = computed
+        progress = PromptProgress(seq.num_prompt_tokens, seq.num_cached_tokens, computed,
+                                  (now - self.submit_time) * 1e3)  # fmt: skip
+        return EngineEvent(0, prompt_progress=progress)
 
     def take(
         self,

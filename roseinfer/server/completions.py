@@ -26,6 +26,7 @@ from roseinfer.output.reasoning import (
     thinking_budget,
     thinking_first,
 )
+from roseinfer.outputs import RequestFailed
 from roseinfer.sampling_params import SamplingParams, ThinkingBudget
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
@@ -33,8 +34,10 @@ from roseinfer.server.body_check import FieldError
 from roseinfer.server.chat_prompt import num_prompts, prompt_lists, request_prompt_ids
 from roseinfer.server.context import ServingContext
 from roseinfer.server.errors import APIError, failed_request_error, internal_error, validated
+from roseinfer.server.generation import SSE_HEADERS, GenerationGroup, text_stream
 from roseinfer.server.json_text import dumps
 from roseinfer.server.params import (
+    ResponseOptions,
     check_choices,
     client_names,
     max_tokens_field,
@@ -46,15 +49,7 @@ from roseinfer.server.responses_api import StoredResponses
 from roseinfer.server.responses_input import ResponsesRequest, conversation_id, responses_request
 from roseinfer.server.responses_output import ResponseHead, response_events, response_object
 from roseinfer.server.responses_truncation import fit_conversation
-from roseinfer.server.serving import (
-    SSE_HEADERS,
-    GenerationGroup,
-    RequestFailed,
-    ResponseOptions,
-    response_body,
-    sse_stream,
-    text_stream,
-)
+from roseinfer.server.serving import response_body, sse_stream
 from roseinfer.server.structured import (
     Constraint,
     compile_constraint,

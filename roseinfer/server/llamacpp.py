@@ -41,16 +41,17 @@ from roseinfer.server.completions import run_to_end, sampling_requests
 from roseinfer.server.context import ServingContext
 from roseinfer.server.embeddings import MAX_INPUTS, pooled
 from roseinfer.server.errors import APIError, failed_request_error, internal_error, validated
+from roseinfer.server.generation import SSE_HEADERS, GenerationGroup, sse_data
 from roseinfer.server.json_text import dumps
 from roseinfer.server.llamacpp_output import (
     NativeOptions,
     PromptTexts,
     chunk,
     generation_settings,
+    progress_json,
     result,
 )
 from roseinfer.server.params import MAX_CHOICES, check_choices
-from roseinfer.server.serving import SSE_HEADERS, GenerationGroup, progress_json, sse_data
 from roseinfer.tokenizer import Tokenizer
 
 logger = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from roseinfer.output.processor import ChoiceState, RequestState
-from roseinfer.outputs import PositionLogprobs
+from roseinfer.outputs import PositionLogprobs, PromptProgress
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.server import sampler_chain
 from roseinfer.tokenizer import Tokenizer
@@ -258,3 +258,9 @@ class PromptTexts:
             text = state.tokenizer.decode(state.prompt_token_ids, skip_special_tokens=False)
             self._texts[state.request_id] = text
         return text
+
+
+def progress_json(progress: PromptProgress) -> dict:
+    """llama.cpp's `prompt_progress` object."""
+    return {"total": progress.total, "cache": progress.cached, "processed": progress.computed,
+            "time_ms": progress.time_ms}  # fmt: skip

@@ -18,6 +18,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
 from roseinfer.server.errors import APIError
+from roseinfer.server.generation import SSE_HEADERS, GenerationGroup
 from roseinfer.server.json_text import dumps
 from roseinfer.server.responses_background import BackgroundRun, EventBudget, EventsNotKept
 from roseinfer.server.responses_input import ResponsesRequest
@@ -29,7 +30,6 @@ from roseinfer.server.responses_store import (
     ResponseStore,
     StoredResponse,
 )
-from roseinfer.server.serving import SSE_HEADERS, GenerationGroup
 
 
 class ConversationItems(Protocol):

@@ -23,13 +23,13 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
+from roseinfer.server.generation import GenerationGroup
 from roseinfer.server.responses_output import (
     EventWriter,
     ResponseHead,
     response_events,
     response_usage,
 )
-from roseinfer.server.serving import GenerationGroup
 
 logger = logging.getLogger(__name__)
 

@@ -34,10 +34,10 @@ from roseinfer.output.processor import ChoiceState
 from roseinfer.outputs import PositionLogprobs, RequestFailed
 from roseinfer.sampling_params import SamplingDefaults
 from roseinfer.server.errors import failed_request_error, internal_error
+from roseinfer.server.generation import GenerationGroup
 from roseinfer.server.json_text import dumps
 from roseinfer.server.logprobs import chat_logprobs
 from roseinfer.server.responses_input import ResponsesRequest
-from roseinfer.server.serving import GenerationGroup
 
 logger = logging.getLogger(__name__)
 
