@@ -270,6 +270,14 @@ def test_a_thinking_counter_forces_the_closing_tag_a_token_at_a_time():
                       None, None, None, None, 3]  # fmt: skip
     prompt_opened = ThinkingCounter.of(ThinkingBudget(0, (1,), (3,), opened_by_prompt=True))
     assert prompt_opened.forced([0], 1) == 3
+    # llama.cpp's budget message: its tokens forced before the tag's, in each block anew
+    counter = ThinkingCounter.of(ThinkingBudget(1, (1,), (3,), message_ids=(7, 8)))
+    out, forced = [], []
+    for token in [1, 9, None, None, None, 1, 9, None, None, None]:
+        f = counter.forced([0, *out], 1)
+        forced.append(f)
+        out.append(token if token is not None else f)
+    assert forced == [None, None, 7, 8, 3, None, None, 7, 8, 3]
     with pytest.raises(ValueError, match="max_tokens must be an integer >= 0"):
         ThinkingBudget(-1, (1,), (3,))
 
@@ -313,6 +321,15 @@ def test_a_thinking_budget_closes_the_block(served):
     assert blocks > 0
     r = http.post("/v1/chat/completions", json={**body, "thinking_token_budget": -2})
     assert (r.status_code, r.json()["error"]["param"]) == (400, "thinking_token_budget")
+    # llama.cpp's reasoning_budget_tokens: its message forced before the tag
+    body = {**opened, "seed": 1, "reasoning_format": "none", "reasoning_budget_tokens": 2,
+            "reasoning_budget_message": "a b"}  # fmt: skip
+    ids = http.post("/v1/chat/completions", json=body).json()["choices"][0]["token_ids"]
+    assert ids[2:5] == [a, b, close] and ids.count(close) == 1, ids
+    same = {**body, "thinking_token_budget": 2}
+    assert http.post("/v1/chat/completions", json=same).json()["choices"][0]["token_ids"] == ids
+    r = http.post("/v1/chat/completions", json={**body, "thinking_token_budget": 3})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "reasoning_budget_tokens")
 
 
 def test_without_a_parser_asking_for_one_is_a_400(tiny_server):
@@ -338,6 +355,18 @@ def test_without_a_parser_asking_for_one_is_a_400(tiny_server):
             assert http.post("/v1/chat/completions", json={**body, **extra}).status_code == 200
         r = http.post("/v1/completions", json={"prompt": "Hi", "thinking_token_budget": 4})
         assert (r.status_code, r.json()["error"]["param"]) == (400, "thinking_token_budget")
+        # llama.cpp's own tags need no parser: armed, the budget counts from the first token
+        tokens = http.post("/tokenize", json={"prompt": "]]", "add_special_tokens": False})
+        close = tokens.json()["tokens"]
+        budget = {**body, "max_tokens": 8, "temperature": 0, "return_token_ids": True,
+                  "reasoning_budget_tokens": 2, "reasoning_budget_start_tag": "[[",
+                  "reasoning_budget_end_tag": "]]", "reasoning_budget_arm_immediately": True}  # fmt: skip
+        ids = http.post("/v1/chat/completions", json=budget).json()["choices"][0]["token_ids"]
+        assert ids[2 : 2 + len(close)] == close, (ids, close)
+        for extra, param in (({"reasoning_budget_end_tag": None}, "reasoning_budget_tokens"),
+                             ({"reasoning_budget_end_tag": " "}, "reasoning_budget_end_tag")):  # fmt: skip
+            r = http.post("/v1/chat/completions", json={**budget, **extra})
+            assert (r.status_code, r.json()["error"]["param"]) == (400, param), r.text
         body = {"input": "Hi", "max_output_tokens": 2}
         r = http.post("/v1/responses", json={**body, "include_reasoning": False})
         assert (r.status_code, r.json()["error"]["param"]) == (400, "include_reasoning"), r.text

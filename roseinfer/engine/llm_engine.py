@@ -208,7 +208,7 @@ class LLMEngine:
                     f"{name} must be token ids in [0, {vocab}), got {max(ids)}", name
                 )
         if (budget := params.thinking_budget) is not None:
-            if max(budget.open_ids + budget.close_ids) >= vocab:
+            if max(budget.open_ids + budget.close_ids + budget.message_ids) >= vocab:
                 raise InvalidRequestError(f"thinking_budget's tags must be token ids in "
                                           f"[0, {vocab})", "thinking_budget")  # fmt: skip
         if params.allowed_token_ids:

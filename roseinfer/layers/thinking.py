@@ -1,5 +1,6 @@
-"""vLLM's `thinking_token_budget`: once a thinking block has run for its budget of tokens, the
-tokens that close it are the only ones a row may take, one a step, until it is closed.
+"""vLLM's `thinking_token_budget` and llama.cpp's `reasoning_budget_tokens`: once a thinking
+block has run for its budget of tokens, the tokens of llama.cpp's budget message and then of
+the tag that closes it are the only ones a row may take, one a step, until it is closed.
 
 `ThinkingCounter` follows one sequence's output a token at a time (a step reads only the tokens
 that came since the last), matching the block's opening and closing token sequences
@@ -25,6 +26,7 @@ class ThinkingCounter:
     inside: bool = False
     count: int = 0  # tokens written inside the open block
     matched: int = 0  # of the tag the state waits for (closing inside, opening outside)
+    messaged: int = 0  # of the budget message's tokens, those forced so far in this block
 
     @classmethod
     def of(cls, budget: ThinkingBudget) -> ThinkingCounter:
@@ -38,15 +40,22 @@ class ThinkingCounter:
         self.seen = len(token_ids) - num_prompt_tokens
         if not self.inside or self.count < self.budget.max_tokens:
             return None
+        message = self.budget.message_ids
+        if self.messaged < len(message):
+            return message[self.messaged]
         return self.budget.close_ids[self.matched]
 
     def _read(self, token: int) -> None:
         tag = self.budget.close_ids if self.inside else self.budget.open_ids
         if self.inside:
+            if self.count >= self.budget.max_tokens and self.messaged < len(
+                self.budget.message_ids
+            ):
+                self.messaged += 1  # (a forced token: the only one it could take)
             self.count += 1
         if token == tag[self.matched]:
             self.matched += 1
         else:  # (a tag's first token may start a new match)
             self.matched = 1 if token == tag[0] else 0
         if self.matched == len(tag):  # the tag is whole: the block opens or closes
-            self.inside, self.count, self.matched = not self.inside, 0, 0
+            self.inside, self.count, self.matched, self.messaged = not self.inside, 0, 0, 0

@@ -61,13 +61,20 @@ def thinking_first(name: ReasoningParserName, prompt_end: str) -> str | None:
 
 
 def thinking_budget(
-    tokenizer: Tokenizer, max_tokens: int, prompt_token_ids: Sequence[int]
+    tokenizer: Tokenizer,
+    max_tokens: int,
+    prompt_token_ids: Sequence[int],
+    tags: tuple[str, str] = (THINK_OPEN, THINK_CLOSE),
+    message: str = "",
+    armed: bool = False,
 ) -> ThinkingBudget:
-    """vLLM's `thinking_token_budget` for a prompt: both parsers' tags as the tokenizer writes
-    them, and whether the prompt leaves the output inside a block."""
-    opened = prompt_block(prompt_end(tokenizer, prompt_token_ids)) == "open"
-    return ThinkingBudget(max_tokens, tuple(tokenizer.encode(THINK_OPEN, False)),
-                          tuple(tokenizer.encode(THINK_CLOSE, False)), opened)  # fmt: skip
+    """A thinking budget for a prompt: its `tags` (both parsers' by default) and llama.cpp's
+    `message` as the tokenizer writes them; the output starts inside a block where the prompt
+    ends in the opening tag, or where `armed` (llama.cpp's `reasoning_budget_arm_immediately`)."""
+    opened = armed or prompt_end(tokenizer, prompt_token_ids).rstrip().endswith(tags[0])
+    open_ids, close_ids, message_ids = (tuple(tokenizer.encode(text, False))
+                                        for text in (*tags, message))  # fmt: skip
+    return ThinkingBudget(max_tokens, open_ids, close_ids, opened, message_ids)
 
 
 def _held_tag_prefix(text: str, tag: str) -> int:

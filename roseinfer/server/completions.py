@@ -21,6 +21,8 @@ from roseinfer.fim import FimTokens, NoFimTokens, infill_prompt
 from roseinfer.llm import encode_prompt
 from roseinfer.output.processor import ChoiceState
 from roseinfer.output.reasoning import (
+    THINK_CLOSE,
+    THINK_OPEN,
     ReasoningParserName,
     prompt_end,
     thinking_budget,
@@ -104,7 +106,7 @@ async def sampling_requests(
             after = dataclasses.replace(constraint.spec, thinking_first=first)
             constraint = dataclasses.replace(constraint, spec=after)
     thinking = None
-    if isinstance(body, P.ChatCompletionRequest) and body.thinking_token_budget not in (None, -1):
+    if isinstance(body, P.ChatCompletionRequest):
         thinking = checked_thinking_budget(ctx, body, prompts[0])
     spec = constraint.spec
     if spec is not None:
@@ -123,18 +125,33 @@ async def sampling_requests(
 
 def checked_thinking_budget(
     ctx: ServingContext, body: P.ChatCompletionRequest, prompt_ids: list[int]
-) -> ThinkingBudget:
-    """vLLM's `thinking_token_budget` (>= 0): it needs the server's `--reasoning-parser`, as
-    vLLM's needs its reasoning config (its tags are the parser's)."""
-    n = body.thinking_token_budget
-    assert n is not None
-    if n < 0:
-        raise APIError(400, f"thinking_token_budget must be >= 0 (or -1: none), got {n}",
+) -> ThinkingBudget | None:
+    """vLLM's `thinking_token_budget` (-1: none) or llama.cpp's `reasoning_budget_tokens` (< 0:
+    none), with llama.cpp's message, tags and arming: the tags are the server's
+    `--reasoning-parser`'s (vLLM's needs its reasoning config) unless both are given."""
+    vllm, llama = body.thinking_token_budget, body.reasoning_budget_tokens
+    if vllm is not None and vllm < -1:
+        raise APIError(400, f"thinking_token_budget must be >= 0 (or -1: none), got {vllm}",
                        param="thinking_token_budget")  # fmt: skip
-    if ctx.cfg.reasoning_parser is None:
-        raise APIError(400, "thinking_token_budget: this server reads no thinking (start it "
-                       "with --reasoning-parser)", param="thinking_token_budget")  # fmt: skip
-    return thinking_budget(ctx.tokenizer, n, prompt_ids)
+    given = [(name, n) for name, n in (("thinking_token_budget", vllm),
+             ("reasoning_budget_tokens", llama)) if n is not None and n >= 0]  # fmt: skip
+    if not given:
+        return None
+    if len(given) == 2 and vllm != llama:
+        raise APIError(400, f"thinking_token_budget ({vllm}) and reasoning_budget_tokens "
+                       f"({llama}) are one budget: give one", param="reasoning_budget_tokens")  # fmt: skip
+    name, n = given[0]
+    start, end = body.reasoning_budget_start_tag, body.reasoning_budget_end_tag
+    for tag, value in (("reasoning_budget_start_tag", start), ("reasoning_budget_end_tag", end)):
+        if value is not None and not value.strip():
+            raise APIError(400, f"{tag} must be a tag's text", param=tag)
+    if ctx.cfg.reasoning_parser is None and not (start and end):
+        raise APIError(400, f"{name}: this server reads no thinking (start it with "
+                       "--reasoning-parser, or give reasoning_budget_start_tag and "
+                       "reasoning_budget_end_tag)", param=name)  # fmt: skip
+    tags = (start or THINK_OPEN, end or THINK_CLOSE)
+    return thinking_budget(ctx.tokenizer, n, prompt_ids, tags, body.reasoning_budget_message,
+                           body.reasoning_budget_arm_immediately)  # fmt: skip
 
 
 def reasoning_of(

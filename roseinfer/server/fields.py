@@ -328,7 +328,7 @@ FIELDS: tuple[FieldSpec, ...] = (
                        ("ngram_size_n", is_int), ("ngram_size_m", is_int),
                        ("ngram_m_hits", is_int))),
     _noop("adaptive_decay", _V1, is_num, _ONLY_WITH.format("adaptive_target"), _LC),
-    *(_noop(f"reasoning_budget_{k}", _V1, check, _ONLY_WITH.format("reasoning_budget_tokens"),
+    *(_noop(f"reasoning_budget_{k}", _CO, check, _ONLY_WITH.format("reasoning_budget_tokens"),
             _LC)
       for k, check in (("start_tag", is_str), ("end_tag", is_str), ("message", is_str),
                        ("arm_immediately", is_bool))),
@@ -390,7 +390,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "text at its first other character, cut there (finish \"length\"); 0: none", _LC),
     _ref("priority", _V1, equals(0), "0", "priority scheduling", _VL),
     _ref("adaptive_target", _V1, negative, "< 0", "adaptive-p sampling", _LC),
-    _ref("reasoning_budget_tokens", _V1, negative, "< 0", "a budget of reasoning tokens", _LC),
+    _ref("reasoning_budget_tokens", _CO, negative, "< 0", "a budget of reasoning tokens (a "
+         "chat feature)", _LC),
     _ref("thinking_token_budget", _CO, equals(-1), "-1", "a budget of reasoning tokens (a "
          "chat feature)", _VL),
     _ref("watermarking", _V1, equals(False), "false", "watermarked sampling", _VL),
@@ -454,6 +455,19 @@ FIELDS: tuple[FieldSpec, ...] = (
        "counts anew; -1 (or null): no budget; needs the server's `--reasoning-parser`, as "
        "vLLM's needs its reasoning config (a 400 otherwise); vLLM's tag forced is the parser's "
        "end too", _VL),
+    _h("reasoning_budget_tokens", _C, "n >= 0: as `thinking_token_budget` (both given, they must "
+       "agree), with llama.cpp's message and tags below; the tags are the server's "
+       "`--reasoning-parser`'s unless both are given (without either, a 400); < 0 (or null): no "
+       "budget", _LC),
+    _h("reasoning_budget_message", _C, "text forced after a spent budget, before the closing "
+       "tag (llama.cpp's: e.g. \"Time to answer.\"); without a budget a no-op", _LC),
+    _h("reasoning_budget_start_tag", _C, "the text that opens a thinking block (default "
+       "`<think>`); without a budget a no-op", _LC),
+    _h("reasoning_budget_end_tag", _C, "the text that closes one, forced (default `</think>`); "
+       "without a budget a no-op", _LC),
+    _h("reasoning_budget_arm_immediately", _C, "true: the budget counts from the output's "
+       "first token, as if a block were open (a template that opens thinking without the tag "
+       "the prompt would end in); without a budget a no-op", _LC),
     _h("return_progress", _V1, "true: a stream carries, after each step that computed part of "
        "a prompt, a chunk without choices whose `prompt_progress` is `{total, cache, processed, "
        "time_ms}` (llama.cpp's: `processed` counts the cached tokens too; `time_ms` since the "
