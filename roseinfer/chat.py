@@ -8,9 +8,10 @@ tools (`tool_prompt`), calls as `<tool_call>` blocks of the assistant's content,
 `<tool_response>` blocks of a user turn, in the calls' order.
 
 What acts through the template (`add_generation_prompt`, `continue_final_message`, template
-variables, `messages[].name`) is honoured by handing it to it, and refused (`ChatError`, a 400
-naming the field from the server) where the template would drop it: a name the template never
-renders, or a variable it never reads, would otherwise be accepted and ignored.
+variables, `messages[].name`) is honoured by handing it to it; a variable it never reads is
+refused (`ChatError`, a 400 naming the field from the server), and a speaker's name it never
+renders is written before that message's text (`name: text`), so neither is accepted and
+ignored.
 
 The message and tool shapes are OpenAI's, as pydantic models (strict: the server's 400s name
 the field; `LLM.chat` reads plain dicts through them).
@@ -409,24 +410,34 @@ def chat_prompt_text(
         )
 
     text = apply(as_given)
-    _check_names_shown(messages, text,
-                       lambda msgs: apply(template_messages(msgs, native, shows_thinking)))  # fmt: skip
-    return text
+
+    def render(msgs: list[ChatMessage]) -> str:
+        return apply(template_messages(msgs, native, shows_thinking))
+
+    hidden = _names_not_shown(messages, text, render)
+    if not hidden:
+        return text
+    # the model is to know who speaks (OpenAI's `name`): a name the template drops is written
+    # before its message's text, as SillyTavern's own "message content" mode writes it
+    return render([
+        m.model_copy(update={"content": f"{m.name}: {m.text()}"}) if i in hidden else m
+        for i, m in enumerate(messages)
+    ])  # fmt: skip
 
 
-def _check_names_shown(
+def _names_not_shown(
     messages: list[ChatMessage], text: str, render: Callable[[list[ChatMessage]], str]
-) -> None:
-    """ChatError naming the first message whose name the template does not show (a template
-    may show some roles' names and drop the others'). One render with each name replaced by a
-    marker of digits (which case filters leave alone) finds the shown ones; only a name whose
-    marker is missing (dropped, or changed by the template) costs a render of its own. An
-    assistant's name (the model's own label: multi-agent frameworks stamp each reply) and a
-    tool result's (its call's function, which `tool_call_id` names already) tell the model
-    nothing it lacks: no-ops where not shown."""
+) -> list[int]:
+    """The messages whose name the template does not show (a template may show some roles'
+    names and drop the others'). One render with each name replaced by a marker of digits
+    (which case filters leave alone) finds the shown ones; only a name whose marker is missing
+    (dropped, or changed by the template) costs a render of its own. An assistant's name (the
+    model's own label: multi-agent frameworks stamp each reply) and a tool result's (its
+    call's function, which `tool_call_id` names already) tell the model nothing it lacks:
+    no-ops where not shown."""
     named = [i for i, m in enumerate(messages) if m.name and m.role not in ("assistant", "tool")]
     if not named:
-        return
+        return []
     shown_to_check = set(named)
     nonce = f"{secrets.randbelow(10**9):09d}"
     marked = [
@@ -434,6 +445,7 @@ def _check_names_shown(
         for i, m in enumerate(messages)
     ]
     marked_text = render(marked)
+    hidden = []
     for i in named:
         if f"{nonce}{i:07d}" in marked_text:
             continue
@@ -441,11 +453,8 @@ def _check_names_shown(
             m.model_copy(update={"name": None}) if j == i else m for j, m in enumerate(messages)
         ]
         if render(unnamed) == text:
-            raise ChatError(
-                f"messages.{i}.name",
-                "this model's chat template does not show this message's name, so the model "
-                "would never see it: leave 'name' out",
-            )
+            hidden.append(i)
+    return hidden
 
 
 def _template_kwargs(tokenizer: Tokenizer, messages: list[dict], kwargs: dict) -> dict[str, Any]:

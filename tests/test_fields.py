@@ -19,6 +19,7 @@ from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.embeddings import EmbeddingRequest
 from roseinfer.server.llamacpp import EmbeddingFields, InfillFields, NativeFields
+from roseinfer.server.llamacpp_aliases import ALIASES
 from roseinfer.server.scores import RerankRequest, ScoreRequest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -130,9 +131,12 @@ def test_pydantic_models_hold_exactly_the_honoured_fields():
     }  # fmt: skip
     for (endpoint, scope), model in models.items():
         assert F.honoured(endpoint, scope) == set(model.model_fields), (endpoint, scope)
-    # llama.cpp's /completion: its own fields, and those it reads as /v1/completions
-    native = set(NativeFields.model_fields) | (
-        F.honoured(F.LLAMACPP_COMPLETION) & set(P.CompletionRequest.model_fields)
+    # llama.cpp's /completion: its own fields, those it reads as /v1/completions, and other
+    # servers' names of them (read as their twins)
+    native = (
+        set(NativeFields.model_fields)
+        | set(ALIASES)
+        | (F.honoured(F.LLAMACPP_COMPLETION) & set(P.CompletionRequest.model_fields))
     )
     assert F.honoured(F.LLAMACPP_COMPLETION) == native
     assert F.honoured(F.LLAMACPP_EMBEDDING) == set(EmbeddingFields.model_fields)
@@ -264,16 +268,22 @@ def test_unknown_field_is_a_400_naming_it(http, endpoint, where):
     assert r.json()["error"]["param"] == param and r.json()["error"]["code"] == "unknown_field"
 
 
-def test_non_text_content_part_and_unused_message_name_are_refused(http):
+def test_non_text_content_part_is_refused_and_an_unshown_name_is_written(http, tiny_server):
     image = {"type": "image_url", "image_url": {"url": "http://x/y.png"}}
     body = {**BASE[F.CHAT], "messages": [{"role": "user", "content": [image]}]}
     r = post(http, F.CHAT, body)
     assert (r.status_code, r.json()["error"]["param"]) == (400, "messages.0.content.0.type")
-    # The tiny model's template (like SmolLM2's) never renders a name: the model would not see it.
-    r = post(http, F.CHAT, {**BASE[F.CHAT], "messages": [{**CHAT[0], "name": "bob"}]})
-    assert (r.status_code, r.json()["error"]["param"]) == (400, "messages.0.name")
+    # The tiny model's template (like SmolLM2's) never renders a name: it is written before
+    # the message's text, so the model sees who speaks (SillyTavern's group chats send them)
+    tokenizer = tiny_server[0].state.client.engine.tokenizer
+    named = post(http, F.CHAT, {**BASE[F.CHAT], "messages": [{**CHAT[0], "name": "bob"}],
+                                "return_token_ids": True})  # fmt: skip
+    spoken = [{"role": "user", "content": "bob: " + CHAT[0]["content"]}]
+    assert named.json()["prompt_token_ids"] == tokenizer.encode_chat(spoken)
+    same = post(http, F.CHAT, {**BASE[F.CHAT], "messages": spoken})
+    assert text_of(F.CHAT, named) == text_of(F.CHAT, same)
     r = post(http, F.CHAT, {**BASE[F.CHAT], "messages": [{**CHAT[0], "name": ""}]})
-    assert r.status_code == 200, r.text
+    assert text_of(F.CHAT, r) == text_of(F.CHAT, post(http, F.CHAT, BASE[F.CHAT]))
 
 
 # ---- honoured fields, by their effect ------------------------------------------------------------
@@ -569,12 +579,12 @@ def test_template_fields_act_where_the_template_reads_them():
     assert tok.decode(ids) == "Hello\nuser (bob): Hi\n"
 
 
-def test_a_name_is_refused_where_the_template_drops_that_messages_name():
-    """A template that shows the system message's name only: a name on the user message is a
-    400 naming that message, though another message's name reaches the prompt."""
+def test_a_name_the_template_drops_is_written_into_its_message():
+    """A template that shows the system message's name only: the user message's name is
+    written before its text, the system message's left to the template."""
     from conftest import build_tokenizer
 
-    from roseinfer.chat import ChatError, ChatMessage, chat_prompt_ids
+    from roseinfer.chat import ChatMessage, chat_prompt_ids
     from roseinfer.tokenizer import Tokenizer
 
     hf = build_tokenizer()
@@ -585,9 +595,8 @@ def test_a_name_is_refused_where_the_template_drops_that_messages_name():
     tok = Tokenizer(hf)
     system = ChatMessage(role="system", content="S", name="sys")
     assert tok.decode(chat_prompt_ids(tok, [system])) == "system (sys): S\n"
-    with pytest.raises(ChatError) as e:
-        chat_prompt_ids(tok, [system, ChatMessage(role="user", content="U", name="alice")])
-    assert e.value.param == "messages.1.name"
+    user = ChatMessage(role="user", content="U", name="alice")
+    assert tok.decode(chat_prompt_ids(tok, [system, user])) == "system (sys): S\nuser: alice: U\n"
 
 
 def test_a_message_without_content_is_refused_unless_it_calls_tools(http):

@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from roseinfer.server import fields as F
+from roseinfer.server.llamacpp_aliases import ALIASES
 
 PROMPT = "The quick brown fox"
 GREEDY = {"temperature": 0, "ignore_eos": True}
@@ -359,9 +360,61 @@ def test_no_ops_and_neutral_values_change_nothing(http):
 def test_refused_and_unknown_fields_are_400s_naming_them(http):
     for field, value in (("mirostat", 2), ("typical_p", 0.5), ("post_sampling_probs", 1),
                          ("samplers", ["top_k", "mirostat"]), ("echo", True), ("suffix", "x"),
-                         ("min_tokens", 1), ("lora", [{"id": 0, "scale": 1}])):  # fmt: skip
+                         ("lora", [{"id": 0, "scale": 1}]), ("top_a", 0.1), ("typical", 0.9),
+                         ("banned_strings", ["x"]), ("include_reasoning", False)):  # fmt: skip
         err = completion(http, 400, prompt=PROMPT, **{field: value})["error"]
         assert err["param"] == field, (field, err)
+
+
+# SillyTavern's "llama.cpp" text-completion body with its default settings (its
+# `createTextGenGenerationData`, November 2026: its proxy forwards the whole object, other
+# servers' names beside llama.cpp's; docs/bench/session64/clients/REPORT.md)
+SILLYTAVERN = {
+    "prompt": PROMPT, "max_new_tokens": 6, "max_tokens": 6, "temperature": 0.7, "top_p": 0.5,
+    "typical_p": 1, "typical": 1, "min_p": 0, "repetition_penalty": 1.2, "frequency_penalty": 0,
+    "presence_penalty": 0, "top_k": 40, "skew": 0, "min_tokens": 0, "add_bos_token": True,
+    "smoothing_factor": 0.0, "smoothing_curve": 1.0, "dry_allowed_length": 2,
+    "dry_multiplier": 0.0, "dry_base": 1.75, "dry_sequence_breakers": ["\n", ":", "\"", "*"],
+    "dry_penalty_last_n": 0, "max_tokens_second": 0,
+    "samplers": ["penalties", "dry", "top_n_sigma", "top_k", "typ_p", "top_p", "min_p", "xtc",
+                 "temperature", "adaptive_p"],
+    "stopping_strings": ["\nUser:"], "stop": ["\nUser:"], "truncation_length": 8192,
+    "ban_eos_token": False, "skip_special_tokens": True, "include_reasoning": True, "top_a": 0,
+    "tfs": 1, "mirostat_mode": 0, "mirostat_tau": 5, "mirostat_eta": 0.1,
+    "custom_token_bans": "", "banned_strings": [], "api_type": "llamacpp",
+    "api_server": "http://127.0.0.1:5001", "xtc_threshold": 0.1, "xtc_probability": 0,
+    "nsigma": 0.0, "top_n_sigma": 0.0, "min_keep": 0, "adaptive_target": -0.01,
+    "adaptive_decay": 0.9, "n": 1, "rep_pen": 1.2, "rep_pen_range": 0,
+    "repetition_penalty_range": 0, "guidance_scale": 1, "negative_prompt": "",
+    "repeat_penalty": 1.2, "repeat_last_n": 0, "n_predict": 6, "num_predict": 6, "num_ctx": 8192,
+    "mirostat": 0, "ignore_eos": False, "rep_pen_slope": 1, "logit_bias": [], "grammar": "",
+    "cache_prompt": True, "seed": 3, "sampler_seed": 3,
+}  # fmt: skip
+
+
+def test_sillytaverns_body_is_served_its_other_names_read_as_llama_cpps(http):
+    """Every field of SillyTavern's default body is taken (the other servers' names as their
+    llama.cpp twins, which they must agree with; their own samplers at neutral values); an
+    alias alone acts as its twin; ooba's truncation and token bans act."""
+    full = completion(http, **SILLYTAVERN)
+    twins = {k: v for k, v in SILLYTAVERN.items() if k not in ALIASES}
+    for name in ("skew", "typical", "top_a", "api_type", "api_server", "rep_pen_slope"):
+        twins.pop(name)  # (neutral, refused or no-ops: nothing to read)
+    assert full["content"] == completion(http, **twins)["content"]
+    for alias, value in (("max_new_tokens", 5), ("rep_pen", 1.3), ("sampler_seed", 4)):
+        err = completion(http, 400, **{**SILLYTAVERN, alias: value})["error"]
+        assert err["param"] == alias, err
+    alone = completion(http, prompt=PROMPT, max_new_tokens=3, **GREEDY)
+    assert alone["tokens_predicted"] == 3
+    cut = completion(http, prompt=PROMPT, truncation_length=5, n_predict=3, **GREEDY)
+    assert cut["tokens_evaluated"] == 2
+    plain = completion(http, prompt=PROMPT, n_predict=1, return_tokens=True, **GREEDY)
+    first = plain["tokens"][0]
+    banned = completion(http, prompt=PROMPT, n_predict=1, return_tokens=True,
+                        custom_token_bans=f"{first}, ", **GREEDY)  # fmt: skip
+    assert banned["tokens"][0] != first
+    err = completion(http, 400, prompt=PROMPT, custom_token_bans="1,x")["error"]
+    assert err["param"] == "custom_token_bans"
 
 
 def test_props_slots_and_apply_template(served):

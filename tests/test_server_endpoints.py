@@ -171,8 +171,6 @@ def test_tokenize_accepts_what_asks_for_nothing(http):
         ({"messages": [{"role": "user", "content": "x", "refusal": "no"}]}, "messages.0.refusal",
          "unsupported_field"),
         ({"messages": [{"role": "robot", "content": "x"}]}, "messages.0.role", "invalid_value"),
-        ({"messages": [{"role": "user", "content": "x", "name": "ann"}]}, "messages.0.name",
-         "unsupported_field"),
         ({"messages": CHAT, "chat_template_kwargs": {"nope": 1}}, "chat_template_kwargs.nope",
          "unsupported_field"),
         ({"messages": CHAT, "continue_final_message": True}, "continue_final_message",

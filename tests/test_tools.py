@@ -863,8 +863,8 @@ def test_names_on_assistant_and_tool_messages_are_accepted(http):
     """LangGraph stamps an agent's name on its replies, the OpenAI cookbook a tool result's
     function: an assistant's name is its own label and a tool result's names its call's
     function, so neither is refused where the template does not show it (they had been 400s);
-    a tool result naming another function is; a user's name still is (the model would not
-    know who speaks)."""
+    a tool result naming another function is; a user's is written before its text (the model
+    is to know who speaks)."""
     history = [*HISTORY[:2], {**HISTORY[2], "name": "get_weather"}, HISTORY[3],
                {"role": "assistant", "content": "Rome 25, Paris 18.", "name": "weather_agent"},
                {"role": "user", "content": "Thanks"}]  # fmt: skip
@@ -874,8 +874,8 @@ def test_names_on_assistant_and_tool_messages_are_accepted(http):
     r = http.post("/v1/chat/completions", json={"messages": wrong, "max_tokens": 2})
     assert (r.status_code, r.json()["error"]["param"]) == (400, "messages.2.name"), r.text
     named_user = [*history[:-1], {"role": "user", "content": "Thanks", "name": "ann"}]
-    r = http.post("/v1/chat/completions", json={"messages": named_user, "max_tokens": 2})
-    assert (r.status_code, r.json()["error"]["param"]) == (400, "messages.5.name"), r.text
+    tokens = http.post("/tokenize", json={"messages": named_user}).json()["tokens"]
+    assert "ann: Thanks" in http.post("/detokenize", json={"tokens": tokens}).json()["prompt"]
 
 
 def test_the_sdks_parse_and_stream_helpers_messages_come_back(http):

@@ -258,8 +258,9 @@ FIELDS: tuple[FieldSpec, ...] = (
     _h("messages[].content", _C, "a string or a list of one or more text parts (null: an "
        "assistant message with `tool_calls`)"),
     _h("messages[].name", _C, "passed to the chat template; where the model's template does not "
-       "show it (SmolLM2's does not), refused on system, developer and user messages (the "
-       "model would not know who speaks), a no-op on an assistant's (its own label, as "
+       "show it (SmolLM2's does not), written before the text of a system, developer or user "
+       "message as `name: text` (so the model knows who speaks, as SillyTavern's own \"message "
+       "content\" mode writes group chats), a no-op on an assistant's (its own label, as "
        "multi-agent frameworks stamp it) and on a tool result's, which must name its call's "
        "function"),
     _h("messages[].tool_calls", _C, "an assistant's earlier calls (`id`, `type: \"function\"`, "

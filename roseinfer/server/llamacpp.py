@@ -43,6 +43,7 @@ from roseinfer.server.embeddings import MAX_INPUTS, pooled
 from roseinfer.server.errors import APIError, failed_request_error, internal_error, validated
 from roseinfer.server.generation import SSE_HEADERS, GenerationGroup, sse_data
 from roseinfer.server.json_text import dumps
+from roseinfer.server.llamacpp_aliases import fold_aliases, token_bans, truncated
 from roseinfer.server.llamacpp_output import (
     NativeOptions,
     PromptTexts,
@@ -92,6 +93,10 @@ class NativeFields(P.RequestBase):
     return_tokens: bool = False
     timings_per_token: bool = False
     response_fields: list[str] = Field(default_factory=list)
+    # ooba's (SillyTavern sends them): llamacpp_aliases.py
+    add_bos_token: bool = True
+    custom_token_bans: str = ""
+    truncation_length: int | None = None
 
 
 _READ_HERE = frozenset(NativeFields.model_fields)  # (the rest go to CompletionRequest)
@@ -111,9 +116,12 @@ def prompt_list(prompt: Any, field: str = "prompt") -> list[Any]:
     return prompt
 
 
-def native_prompts(tokenizer: Tokenizer, prompt: Any, field: str = "prompt") -> list[list[int]]:
+def native_prompts(
+    tokenizer: Tokenizer, prompt: Any, field: str = "prompt", add_special: bool = True
+) -> list[list[int]]:
     """The token ids of each prompt: a string, ids, a list mixing both (one prompt: a BOS
-    only before a leading string), or a list of strings and id lists (several)."""
+    only before a leading string, where `add_special`), or a list of strings and id lists
+    (several)."""
     prompts = prompt_list(prompt, field)
     if not prompts:
         raise APIError(400, f"{field} must not be empty", param=field)
@@ -127,7 +135,7 @@ def native_prompts(tokenizer: Tokenizer, prompt: Any, field: str = "prompt") -> 
             raise APIError(400, f"{where}: a prompt is a string, token ids or a list mixing "
                                 "them (llama.cpp's multimodal objects are not supported)",
                            param=field)  # fmt: skip
-        ids = mixed_prompt_ids(tokenizer, parts)
+        ids = mixed_prompt_ids(tokenizer, parts, add_special)
         if not ids:
             raise APIError(400, f"{where} must not be empty", param=field)
         out.append(ids)
@@ -177,7 +185,9 @@ def native_logit_bias(tokenizer: Tokenizer, bias: Any) -> dict[str, float] | Non
 
 def native_fields(data: dict) -> NativeFields:
     """What a checked /completion body asks in its own way, before anything is tokenized:
-    a request of more prompts than one request may hold is refused here."""
+    a request of more prompts than one request may hold is refused here. Other servers' names
+    of its fields are read as llama.cpp's (`fold_aliases`, in `data`)."""
+    fold_aliases(data)
     native = validated(NativeFields, {k: data[k] for k in _READ_HERE if k in data})
     count = len(prompt_list(native.prompt))
     if count > MAX_CHOICES:
@@ -202,8 +212,11 @@ def completion_request(
     if not 0 <= n_probs <= MAX_LOGPROBS:
         raise APIError(400, f"n_probs must be in [0, {MAX_LOGPROBS}], got {n_probs}",
                        param="n_probs" if native.n_probs is not None else "logprobs")  # fmt: skip
-    prompts = native_prompts(tokenizer, native.prompt)
+    prompts = native_prompts(tokenizer, native.prompt, add_special=native.add_bos_token)
     request = {k: v for k, v in data.items() if k not in _READ_HERE}
+    asked = [v for k in ("n_predict", "max_tokens", "max_completion_tokens")
+             if type(v := request.get(k)) is int]  # fmt: skip
+    prompts = truncated(prompts, native.truncation_length, max(asked, default=0))
     request.setdefault(
         "samplers", list(sampler_chain.LLAMACPP_DEFAULT_SAMPLERS)
     )  # (temperature last)
@@ -221,7 +234,12 @@ def completion_request(
         request.update(dict.fromkeys(limits, 1))
     request["prompt"] = prompts
     request["logprobs"] = n_probs or None
-    request["logit_bias"] = native_logit_bias(tokenizer, native.logit_bias)
+    bias = native_logit_bias(tokenizer, native.logit_bias) or {}
+    for token in token_bans(native.custom_token_bans):  # (as `false` in logit_bias)
+        if bias.setdefault(str(token), -MAX_LOGIT_BIAS) != -MAX_LOGIT_BIAS:
+            raise APIError(400, f"custom_token_bans bans token {token}, which logit_bias gives "
+                           "another bias", param="custom_token_bans")  # fmt: skip
+    request["logit_bias"] = bias or None
     body = validated(P.CompletionRequest, request)
     opts = NativeOptions(n_ctx, n_probs, body.post_sampling_probs, native.return_tokens,
                          native.timings_per_token, tuple(native.response_fields),

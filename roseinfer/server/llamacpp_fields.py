@@ -6,7 +6,16 @@ alike (the sampling fields llama.cpp's server takes, and each of its own: `n_pre
 
 from __future__ import annotations
 
-from roseinfer.server.field_checks import FieldSpec, equals, is_int, is_num
+from typing import Any
+
+from roseinfer.server.field_checks import (
+    FieldSpec,
+    at_most_zero,
+    equals,
+    is_int,
+    is_num,
+    is_str,
+)
 from roseinfer.server.field_checks import honoured_field as _h
 from roseinfer.server.field_checks import noop_field as _noop
 from roseinfer.server.field_checks import refused_field as _ref
@@ -16,6 +25,22 @@ LLAMACPP_EMBEDDING = "llamacpp_embedding"
 LLAMACPP_INFILL = "llamacpp_infill"  # /infill: /completion's rows but `prompt`, and its own
 _N, _EM, _IN = (LLAMACPP_COMPLETION,), (LLAMACPP_EMBEDDING,), (LLAMACPP_INFILL,)
 _LC = "llama.cpp"
+_ST = "SillyTavern"  # other servers' names its "llama.cpp" type sends (llamacpp_aliases.py)
+
+
+def _alias(name: str, twin: str, whose: str) -> FieldSpec:
+    return _h(
+        name,
+        _N,
+        f"{whose} name for `{twin}` (SillyTavern sends it beside llama.cpp's; "
+        "both given, they must agree)",
+        _ST,
+    )
+
+
+def _theirs(name: str, neutral: Any, doc: str) -> FieldSpec:
+    return _ref(name, _N, equals(neutral), repr(neutral).lower(), doc, _ST)
+
 
 LLAMACPP_FIELDS: tuple[FieldSpec, ...] = (
     _h("prompt", _N, "a string, a token-id list, a list mixing both (one prompt: its strings "
@@ -46,6 +71,49 @@ LLAMACPP_FIELDS: tuple[FieldSpec, ...] = (
     _noop("slot_id", _N, is_int, "older llama.cpp's name of `id_slot`: no slots here", _LC),
     _ref("penalize_nl", _N, equals(False), "false", "older llama.cpp's penalty on newlines "
          "(its web UI sends it)", _LC),
+    # -- other servers' fields in SillyTavern's body (its "llama.cpp" type forwards them all)
+    _alias("max_new_tokens", "n_predict", "text-generation-webui's and TGI's"),
+    _alias("num_predict", "n_predict", "Ollama's"),
+    _alias("stopping_strings", "stop", "text-generation-webui's"),
+    _alias("repetition_penalty", "repeat_penalty", "text-generation-webui's (here under "
+           "`repeat_last_n`'s window, as llama.cpp's)"),
+    _alias("rep_pen", "repeat_penalty", "KoboldCpp's"),
+    _alias("rep_pen_range", "repeat_last_n", "KoboldCpp's (read as llama.cpp's: 0 turns the "
+           "penalties off)"),
+    _alias("repetition_penalty_range", "repeat_last_n", "text-generation-webui's (read as "
+           "llama.cpp's)"),
+    _alias("ban_eos_token", "ignore_eos", "text-generation-webui's"),
+    _alias("sampler_seed", "seed", "KoboldCpp's"),
+    _alias("num_ctx", "truncation_length", "Ollama's"),
+    _h("truncation_length", _N, "text-generation-webui's: a prompt longer than this less the "
+       "tokens asked for keeps its last tokens (a 400 where nothing is left for it)", _ST),
+    _h("add_bos_token", _N, "text-generation-webui's: false, no BOS before a leading string "
+       "(true: the tokenizer's, the default)", _ST),
+    _h("custom_token_bans", _N, "text-generation-webui's: token ids separated by commas, each "
+       "given `logit_bias` false (-100); \"\" none", _ST),
+    _ref("include_reasoning", _N, equals(True), "true", "a completion's thinking left out "
+         "(its text is never read apart)", _ST),
+    _theirs("typical", 1, "text-generation-webui's name of `typical_p`"),
+    _theirs("tfs", 1, "tail-free sampling (`tfs_z`'s other name)"),
+    _ref("nsigma", _N, at_most_zero, "<= 0", "top-n-sigma sampling (`top_n_sigma`'s other "
+         "name)", _ST),
+    _theirs("mirostat_mode", 0, "mirostat sampling (`mirostat`'s other name)"),
+    _theirs("top_a", 0, "top-a sampling"),
+    _theirs("smoothing_factor", 0, "quadratic sampling"),
+    _noop("smoothing_curve", _N, is_num, "only read by `smoothing_factor`, which is refused "
+          "unless 0", _ST),
+    _theirs("skew", 0, "skew sampling"),
+    _theirs("guidance_scale", 1, "classifier-free guidance"),
+    _noop("negative_prompt", _N, is_str, "only read by `guidance_scale`, which is refused "
+          "unless 1", _ST),
+    _theirs("banned_strings", [], "phrases undone by backtracking (`bad_words` is this "
+            "server's own, on /v1)"),
+    _theirs("max_tokens_second", 0, "a stream paced to n tokens a second"),
+    _theirs("rep_pen_slope", 1, "a repetition penalty sloped over its window"),
+    _noop("api_type", _N, is_str, "SillyTavern's own connection setting, sent with every "
+          "request: never a generation setting", _ST),
+    _noop("api_server", _N, is_str, "SillyTavern's own connection setting (the server's URL), "
+          "sent with every request", _ST),
     # -- llama.cpp's /infill (its other fields are /completion's)
     _h("input_prefix", _IN, "the text before the cursor (required): its last tokens, up to 3/4 "
        "of a 2,048-token batch, after the prefix token; special tokens' text read as text", _LC),
@@ -74,7 +142,7 @@ LLAMACPP_FIELDS: tuple[FieldSpec, ...] = (
 # its own way (`LLAMACPP_FIELDS`).
 _SAMPLING = frozenset({
     "model", "temperature", "top_p", "top_k", "min_p", "seed", "stop", "presence_penalty",
-    "frequency_penalty", "ignore_eos", "n", "stream",
+    "frequency_penalty", "ignore_eos", "n", "stream", "min_tokens", "skip_special_tokens",
 })  # fmt: skip
 _OWN = frozenset(s.name for s in LLAMACPP_FIELDS if LLAMACPP_COMPLETION in s.endpoints)
 
