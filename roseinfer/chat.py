@@ -375,10 +375,12 @@ def chat_prompt_text(
     continue_final_message: bool = False,
     template_kwargs: dict[str, Any] | None = None,
     documents: list[dict[str, str]] | None = None,
+    reasoning_effort: str | None = None,
 ) -> str:
     """The conversation's prompt; ChatError (naming the field) for a field that cannot act,
     TokenizerError when the template refuses the messages; `documents` (vLLM's, for
-    retrieval-augmented templates) go to a template that reads them."""
+    retrieval-augmented templates) go to a template that reads them; `reasoning_effort`
+    (OpenAI's) as vLLM hands it over (`_effort_kwargs`)."""
     if continue_final_message and add_generation_prompt:
         raise ChatError(
             "continue_final_message",
@@ -398,6 +400,8 @@ def chat_prompt_text(
             raise ChatError("documents", "this model's chat template does not read documents "
                             "(a retrieval-augmented template's variable)")  # fmt: skip
         kwargs["documents"] = documents
+    if reasoning_effort is not None:
+        kwargs |= _effort_kwargs(tokenizer, as_given, kwargs, reasoning_effort)
     if tools and native:
         kwargs["tools"] = [t.as_json() for t in tools]
     system = tool_prompt(tools) if tools and not native else None
@@ -455,6 +459,28 @@ def _names_not_shown(
         if render(unnamed) == text:
             hidden.append(i)
     return hidden
+
+
+def _effort_kwargs(
+    tokenizer: Tokenizer, messages: list[dict], kwargs: dict[str, Any], effort: str
+) -> dict[str, Any]:
+    """vLLM's reading of `reasoning_effort`: the template's `reasoning_effort` variable, and
+    `enable_thinking` (off for "none"; the request's `chat_template_kwargs` win), where the
+    template reads them. A template that reads neither has no effort to set: a 400 but for
+    "none", which asks for no reasoning from a model that does none."""
+    out: dict[str, Any] = {}
+    if reads_variable(tokenizer, messages, "reasoning_effort", effort):
+        out["reasoning_effort"] = effort
+    thinking = effort != "none"
+    if "enable_thinking" not in kwargs and reads_variable(
+        tokenizer, messages, "enable_thinking", thinking
+    ):
+        out["enable_thinking"] = thinking
+    if not out and effort != "none":
+        raise ChatError("reasoning_effort", "this model's chat template reads no reasoning "
+                        "effort (neither `reasoning_effort` nor `enable_thinking`): it has none "
+                        'to set; leave it out or send "none"')  # fmt: skip
+    return out
 
 
 def _template_kwargs(tokenizer: Tokenizer, messages: list[dict], kwargs: dict) -> dict[str, Any]:

@@ -579,6 +579,38 @@ def test_template_fields_act_where_the_template_reads_them():
     assert tok.decode(ids) == "Hello\nuser (bob): Hi\n"
 
 
+def test_reasoning_effort_goes_to_the_template_as_vllm_hands_it(http):
+    """OpenAI's `reasoning_effort`: the template's `reasoning_effort` and `enable_thinking`
+    (false for "none"; `chat_template_kwargs` win) where it reads them; a template that reads
+    neither (the tiny model's, SmolLM2's) refuses any effort but "none"."""
+    from conftest import build_tokenizer
+
+    from roseinfer.chat import ChatError, ChatMessage, chat_prompt_text
+    from roseinfer.tokenizer import Tokenizer
+
+    hf = build_tokenizer()
+    hf.chat_template = (
+        "{% if enable_thinking is defined and not enable_thinking %}[no thinking]{% endif %}"
+        "{% if reasoning_effort %}[effort {{ reasoning_effort }}]{% endif %}"
+        "{% for m in messages %}{{ m['content'] }}{% endfor %}"
+    )
+    tok = Tokenizer(hf)
+    hi = [ChatMessage(role="user", content="Hi")]
+    assert chat_prompt_text(tok, hi, reasoning_effort="none") == "[no thinking][effort none]Hi"
+    assert chat_prompt_text(tok, hi, reasoning_effort="high") == "[effort high]Hi"
+    kept = chat_prompt_text(tok, hi, template_kwargs={"enable_thinking": True},
+                            reasoning_effort="none")  # fmt: skip
+    assert kept == "[effort none]Hi"
+    hf.chat_template = "{% for m in messages %}{{ m['content'] }}{% endfor %}"
+    with pytest.raises(ChatError) as e:
+        chat_prompt_text(Tokenizer(hf), hi, reasoning_effort="low")
+    assert e.value.param == "reasoning_effort"
+    r = post(http, F.CHAT, {**BASE[F.CHAT], "reasoning_effort": "medium"})
+    assert (r.status_code, r.json()["error"]["param"]) == (400, "reasoning_effort"), r.text
+    none = post(http, F.CHAT, {**BASE[F.CHAT], "reasoning_effort": "none"})
+    assert text_of(F.CHAT, none) == text_of(F.CHAT, post(http, F.CHAT, BASE[F.CHAT]))
+
+
 def test_a_name_the_template_drops_is_written_into_its_message():
     """A template that shows the system message's name only: the user message's name is
     written before its text, the system message's left to the template."""

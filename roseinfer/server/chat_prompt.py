@@ -23,11 +23,13 @@ def request_prompt_ids(
     template_kwargs: dict[str, Any] | None,
     add_special_tokens: bool = False,
     documents: list[dict[str, str]] | None = None,
+    reasoning_effort: str | None = None,
 ) -> list[int]:
     """The rendered prompt's ids; the template wrote its special tokens, so the tokenizer's
     own (a BOS) come on top only with `add_special_tokens` (vLLM's chat field)."""
     text = request_prompt_text(tokenizer, messages, tools, add_generation_prompt,
-                               continue_final_message, template_kwargs, documents)  # fmt: skip
+                               continue_final_message, template_kwargs, documents,
+                               reasoning_effort)  # fmt: skip
     return tokenizer.encode(text, add_special_tokens)
 
 
@@ -39,10 +41,12 @@ def request_prompt_text(
     continue_final_message: bool,
     template_kwargs: dict[str, Any] | None,
     documents: list[dict[str, str]] | None = None,
+    reasoning_effort: str | None = None,
 ) -> str:
     try:
         return chat_prompt_text(tokenizer, messages, tools, add_generation_prompt,
-                                continue_final_message, template_kwargs, documents)  # fmt: skip
+                                continue_final_message, template_kwargs, documents,
+                                reasoning_effort)  # fmt: skip
     except ChatError as e:
         raise APIError(400, str(e), param=e.param, code=e.code) from None
     except TokenizerError as e:

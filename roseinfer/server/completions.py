@@ -277,7 +277,7 @@ def add_completion_routes(api: APIRouter, ctx: ServingContext, stored: StoredRes
         ids = await asyncio.to_thread(request_prompt_ids, tokenizer, body.messages, tools,
                                       body.add_generation_prompt, body.continue_final_message,
                                       body.chat_template_kwargs, body.add_special_tokens,
-                                      body.documents)  # fmt: skip
+                                      body.documents, body.reasoning_effort)  # fmt: skip
         return await run_openai(request, body, [ids], use)
 
     async def responses_prompt(

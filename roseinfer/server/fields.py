@@ -440,7 +440,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("moderation", _C, never, "null", "moderation of the input and output"),
     _ref("prompt_cache_options", _C, never, "null", "explicit cache breakpoints and their "
          "lifetime, and cache diagnostics (prefix caching here is automatic and exact)"),
-    _ref("reasoning_effort", _V1, equals("none"), '"none"', "reasoning models' effort"),
+    _ref("reasoning_effort", _CO, equals("none"), '"none"', "reasoning models' effort (a chat "
+         "template's variable)"),
     _ref("verbosity", _C, equals("medium"), '"medium" (OpenAI\'s default)', "reasoning "
          "models' verbosity"),
     _h("reasoning_format", _C, '"none": this answer\'s thinking left in `content`; "auto" or '
@@ -450,6 +451,11 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("reasoning_format", _CO, equals("none"), '"none"', "reasoning extraction (completions "
          "have no chat answer to read it from)", _LC),
     _ref("return_tokens", _V1, equals(False), "false", "token ids in the response", _LC),
+    _h("reasoning_effort", _C, "handed to the chat template as vLLM hands it: its "
+       "`reasoning_effort` variable, and `enable_thinking` (false for \"none\"; a "
+       "`chat_template_kwargs` value wins), where the template reads them (Qwen3's reads "
+       "`enable_thinking`); a template that reads neither (SmolLM2's) has no effort to set: a "
+       "400 for any value but \"none\", which asks nothing of it"),
     _h("thinking_token_budget", _C, "n >= 0: once the answer's thinking block (`<think>`, opened "
        "by the output or the prompt) holds n tokens, `</think>` is the only token it may take "
        "(a token at a time where it is several) and the answer follows; a block opened again "

@@ -136,6 +136,7 @@ class ChatCompletionRequest(SamplingRequest):
     documents: list[dict[str, str]] | None = None  # vLLM's: for retrieval-augmented templates
     echo: bool = False  # vLLM's: the last message's text before the answer's
     thinking_token_budget: int | None = None  # vLLM's: -1 (or null) none
+    reasoning_effort: str | None = None  # OpenAI's: to the template, as vLLM gives it
     reasoning_budget_tokens: int | None = None  # llama.cpp's: < 0 (or null) none
     reasoning_budget_message: str = ""  # llama.cpp's: written before a budget's closing tag
     reasoning_budget_start_tag: str | None = None  # llama.cpp's: a block's tags (default:
