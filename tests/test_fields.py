@@ -579,6 +579,15 @@ def test_template_fields_act_where_the_template_reads_them():
     assert tok.decode(ids) == "Hello\nuser (bob): Hi\n"
 
 
+def test_an_empty_model_name_is_the_model_left_out(http):
+    """vLLM takes `model: ""` as no model named (some clients send their unset setting so)."""
+    for endpoint in (F.CHAT, F.COMPLETIONS):
+        r = post(http, endpoint, {**BASE[endpoint], "model": ""})
+        assert text_of(endpoint, r) == text_of(endpoint, post(http, endpoint, BASE[endpoint]))
+    r = post(http, F.CHAT, {**BASE[F.CHAT], "model": "gpt-4"})
+    assert (r.status_code, r.json()["error"]["param"]) == (404, "model")
+
+
 def test_reasoning_effort_goes_to_the_template_as_vllm_hands_it(http):
     """OpenAI's `reasoning_effort`: the template's `reasoning_effort` and `enable_thinking`
     (false for "none"; `chat_template_kwargs` win) where it reads them; a template that reads

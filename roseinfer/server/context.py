@@ -57,7 +57,8 @@ class ServingContext:
         return self._fim
 
     def check_model(self, name: str | None) -> None:
-        if name is not None and name not in self.model_names:
+        """A 404 for a model this server does not serve; "" names none, as left out (vLLM's)."""
+        if name and name not in self.model_names:
             served = ", ".join(f"`{n}`" for n in self.model_names)
             raise APIError(404, f"The model `{name}` does not exist (this server serves "
                                 f"{served}).", param="model", code="model_not_found")  # fmt: skip

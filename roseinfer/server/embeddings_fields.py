@@ -14,7 +14,7 @@ _VL = "vLLM"
 
 
 EMBEDDINGS_FIELDS: tuple[FieldSpec, ...] = (
-    _h("model", _E, "must name the served model (404 otherwise); may be left out"),
+    _h("model", _E, "must name the served model (404 otherwise); may be left out (or `\"\"`)"),
     _h("input", _E, "a string, a list of strings, a token-id list or a list of those (at most "
        "2,048): one embedding each, in order: the model's final hidden state at the input's "
        "last token (vLLM's pooling of decoder-only models); each input at most the context "

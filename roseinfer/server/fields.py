@@ -79,7 +79,8 @@ _ONLY_WITH = "no value changes the output: only used with `{}`, which is refused
 
 FIELDS: tuple[FieldSpec, ...] = (
     # -- honoured: /v1/*
-    _h("model", _V1, "must name the served model (404 otherwise); may be left out"),
+    _h("model", _V1, "must name the served model (404 otherwise); may be left out (or `\"\"`, "
+       "as vLLM takes it)"),
     _h("prompt", _CO, "a string, a list of strings, a token-id list or a list of those; "
        "prompts x `n` at most 2,048 choices per request (a 400 naming `prompt`)"),
     _h("messages", _C, "the conversation, rendered with the model's chat template"),

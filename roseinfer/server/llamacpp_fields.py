@@ -134,7 +134,7 @@ LLAMACPP_FIELDS: tuple[FieldSpec, ...] = (
     _h("input", _EM, "llama.cpp's alias of `content`", _LC),
     _h("embd_normalize", _EM, "-1: none; 0: scaled so the largest magnitude is 32,760 (int16's "
        "range); 1: taxicab; 2 (default): Euclidean (length 1); above 2: that p-norm", _LC),
-    _h("model", _EM, "must name the served model (404 otherwise); may be left out"),
+    _h("model", _EM, "must name the served model (404 otherwise); may be left out (or `\"\"`)"),
 )  # fmt: skip
 
 # /v1/completions' fields llama.cpp's /completion reads alike (`fields.py` adds it to their

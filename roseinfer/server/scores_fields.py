@@ -16,7 +16,7 @@ _SIDE = ("a string or a list of strings (at most 2,048 texts in a request, both 
          "embedded as `/v1/embeddings` embeds an input")  # fmt: skip
 
 SCORES_FIELDS: tuple[FieldSpec, ...] = (
-    _h("model", _BOTH, "must name the served model (404 otherwise); may be left out", _VL),
+    _h("model", _BOTH, "must name the served model (404 otherwise); may be left out (or `\"\"`)", _VL),
     _h("text_1", _S, f"the first texts: {_SIDE}; one, scored against each of `text_2`'s, or as "
        "many as `text_2`'s, scored pair by pair (1:1, 1:N or N:N, as vLLM's)", _VL),
     _h("text_2", _S, "the second texts: one score each, in order (`data[i].score`: the cosine "
