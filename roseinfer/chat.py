@@ -26,7 +26,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from roseinfer.chat_template import reads_variable, template_source, template_variables
+from roseinfer.chat_template import (
+    ChatError,
+    checked_template_kwargs,
+    effort_kwargs,
+    reads_variable,
+    template_source,
+    template_variables,
+)
 from roseinfer.structured.strict import strict_schema_error
 from roseinfer.structured.tools import (
     Tool,
@@ -39,15 +46,6 @@ from roseinfer.structured.tools import (
 from roseinfer.tokenizer import Tokenizer
 
 CHAT_ROLES = ("system", "user", "assistant", "developer", "tool")
-
-
-class ChatError(ValueError):
-    """A message, tool or template variable that cannot act: `param` names it (a 400 from the
-    server)."""
-
-    def __init__(self, param: str | None, message: str, code: str = "unsupported_field") -> None:
-        super().__init__(message)
-        self.param, self.code = param, code
 
 
 class Shape(BaseModel):
@@ -177,15 +175,6 @@ def _tool_choice(
         return "required", None
     raise ChatError("tool_choice", f"tool_choice {choice!r} is not none, auto, required or "
                     '{"type": "function", "function": {"name": ...}}')  # fmt: skip
-
-
-# Arguments of transformers' apply_chat_template, and the request's own fields: not template
-# variables a client may set through chat_template_kwargs.
-_RESERVED = frozenset({
-    "messages", "conversation", "add_generation_prompt", "continue_final_message", "tools",
-    "documents", "chat_template", "tokenize", "padding", "truncation", "max_length",
-    "return_tensors", "return_dict", "return_assistant_tokens_mask", "tokenizer_kwargs",
-})  # fmt: skip
 
 
 def template_messages(
@@ -380,7 +369,7 @@ def chat_prompt_text(
     """The conversation's prompt; ChatError (naming the field) for a field that cannot act,
     TokenizerError when the template refuses the messages; `documents` (vLLM's, for
     retrieval-augmented templates) go to a template that reads them; `reasoning_effort`
-    (OpenAI's) as vLLM hands it over (`_effort_kwargs`)."""
+    (OpenAI's) as vLLM hands it over (`effort_kwargs`)."""
     if continue_final_message and add_generation_prompt:
         raise ChatError(
             "continue_final_message",
@@ -394,14 +383,14 @@ def chat_prompt_text(
     # earlier thinking, where the template reads none, could change nothing: checked, left out
     shows_thinking = "reasoning_content" in template_source(tokenizer)
     as_given = template_messages(messages, native, shows_thinking)
-    kwargs = _template_kwargs(tokenizer, as_given, template_kwargs or {})
+    kwargs = checked_template_kwargs(tokenizer, as_given, template_kwargs or {})
     if documents:  # (each a dict of strings: the request's model checked them)
         if not reads_variable(tokenizer, as_given, "documents", documents):
             raise ChatError("documents", "this model's chat template does not read documents "
                             "(a retrieval-augmented template's variable)")  # fmt: skip
         kwargs["documents"] = documents
     if reasoning_effort is not None:
-        kwargs |= _effort_kwargs(tokenizer, as_given, kwargs, reasoning_effort)
+        kwargs |= effort_kwargs(tokenizer, as_given, kwargs, reasoning_effort)
     if tools and native:
         kwargs["tools"] = [t.as_json() for t in tools]
     system = tool_prompt(tools) if tools and not native else None
@@ -459,37 +448,3 @@ def _names_not_shown(
         if render(unnamed) == text:
             hidden.append(i)
     return hidden
-
-
-def _effort_kwargs(
-    tokenizer: Tokenizer, messages: list[dict], kwargs: dict[str, Any], effort: str
-) -> dict[str, Any]:
-    """vLLM's reading of `reasoning_effort`: the template's `reasoning_effort` variable, and
-    `enable_thinking` (off for "none"; the request's `chat_template_kwargs` win), where the
-    template reads them. A template that reads neither has no effort to set: a 400 but for
-    "none", which asks for no reasoning from a model that does none."""
-    out: dict[str, Any] = {}
-    if reads_variable(tokenizer, messages, "reasoning_effort", effort):
-        out["reasoning_effort"] = effort
-    thinking = effort != "none"
-    if "enable_thinking" not in kwargs and reads_variable(
-        tokenizer, messages, "enable_thinking", thinking
-    ):
-        out["enable_thinking"] = thinking
-    if not out and effort != "none":
-        raise ChatError("reasoning_effort", "this model's chat template reads no reasoning "
-                        "effort (neither `reasoning_effort` nor `enable_thinking`): it has none "
-                        'to set; leave it out or send "none"')  # fmt: skip
-    return out
-
-
-def _template_kwargs(tokenizer: Tokenizer, messages: list[dict], kwargs: dict) -> dict[str, Any]:
-    for key in kwargs:
-        param = f"chat_template_kwargs.{key}"
-        if key in _RESERVED:
-            raise ChatError(param, f"'{key}' cannot be set through chat_template_kwargs")
-        if not reads_variable(tokenizer, messages, key, kwargs[key]):
-            raise ChatError(
-                param, f"this model's chat template does not read a variable named '{key}'"
-            )
-    return kwargs

@@ -19,7 +19,7 @@ from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.embeddings import EmbeddingRequest
 from roseinfer.server.llamacpp import EmbeddingFields, InfillFields, NativeFields
-from roseinfer.server.llamacpp_aliases import ALIASES
+from roseinfer.server.llamacpp_forms import ALIASES
 from roseinfer.server.scores import RerankRequest, ScoreRequest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

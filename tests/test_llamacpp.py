@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from roseinfer.server import fields as F
-from roseinfer.server.llamacpp_aliases import ALIASES
+from roseinfer.server.llamacpp_forms import ALIASES
 
 PROMPT = "The quick brown fox"
 GREEDY = {"temperature": 0, "ignore_eos": True}

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -28,11 +27,10 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import Field
 
 from roseinfer import __version__
-from roseinfer.checks import is_number
 from roseinfer.fim import NoFimTokens, infill_prompt
 from roseinfer.outputs import PromptProgress, RequestFailed
 from roseinfer.pooling_params import PoolingParams
-from roseinfer.sampling_params import MAX_LOGIT_BIAS, MAX_LOGPROBS, SamplingDefaults
+from roseinfer.sampling_params import MAX_LOGPROBS, SamplingDefaults
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server import sampler_chain
@@ -43,7 +41,7 @@ from roseinfer.server.embeddings import MAX_INPUTS, pooled
 from roseinfer.server.errors import APIError, failed_request_error, internal_error, validated
 from roseinfer.server.generation import SSE_HEADERS, GenerationGroup, sse_data
 from roseinfer.server.json_text import dumps
-from roseinfer.server.llamacpp_aliases import fold_aliases, token_bans, truncated
+from roseinfer.server.llamacpp_forms import fold_aliases, native_logit_bias, truncated
 from roseinfer.server.llamacpp_output import (
     NativeOptions,
     PromptTexts,
@@ -78,8 +76,6 @@ def llamacpp_defaults(model: SamplingDefaults) -> SamplingDefaults:
     return dataclasses.replace(model, **theirs)
 
 
-# an object key llama.cpp reads as a token id (strtol: ASCII spaces and digits only)
-_ID_KEY = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
 MAX_NORM = 2**31 - 1  # embd_normalize: llama.cpp reads an int
 
 
@@ -93,7 +89,7 @@ class NativeFields(P.RequestBase):
     return_tokens: bool = False
     timings_per_token: bool = False
     response_fields: list[str] = Field(default_factory=list)
-    # ooba's (SillyTavern sends them): llamacpp_aliases.py
+    # ooba's (SillyTavern sends them): llamacpp_forms.py
     add_bos_token: bool = True
     custom_token_bans: str = ""
     truncation_length: int | None = None
@@ -140,47 +136,6 @@ def native_prompts(
             raise APIError(400, f"{where} must not be empty", param=field)
         out.append(ids)
     return out
-
-
-def native_logit_bias(tokenizer: Tokenizer, bias: Any) -> dict[str, float] | None:
-    """llama.cpp's `logit_bias` forms as /v1's `{token id: bias}`: `[[token, bias], ...]`, a
-    token an id or a string (each of its tokens); or an object, a key that reads as an
-    integer an id, another a string. A bias is a number or `false` (-100, OpenAI's floor:
-    llama.cpp's -inf could leave a row no token); `true` asks for nothing, as llama.cpp's."""
-    if bias is None:
-        return None
-    pairs = list(bias.items()) if isinstance(bias, dict) else bias
-    out: dict[str, float] = {}
-    for i, pair in enumerate(pairs):
-        where = f"logit_bias[{i}]"
-        if not isinstance(pair, list | tuple) or len(pair) != 2:
-            raise APIError(400, f"{where} must be a [token, bias] pair", param="logit_bias")
-        token, value = pair
-        if value is True:
-            continue
-        if value is False:
-            value = -MAX_LOGIT_BIAS
-        if not is_number(value):
-            raise APIError(400, f"{where}: a bias is a number or false, got {value!r}",
-                           param="logit_bias")  # fmt: skip
-        if isinstance(bias, dict) and _ID_KEY.fullmatch(token):
-            ids = [int(token)]
-        elif isinstance(token, str):  # text, special tokens' too (llama.cpp's parse_special off)
-            ids = tokenizer.encode(token, False, split_special_tokens=True)
-            if not ids:
-                raise APIError(400, f"{where}: {token!r} has no tokens", param="logit_bias")
-        elif isinstance(token, int) and not isinstance(token, bool):
-            ids = [token]
-        else:
-            raise APIError(400, f"{where}: a token is an id or a string", param="logit_bias")
-        for tid in ids:
-            if tid < 0:
-                raise APIError(400, f"{where}: {tid} is not a token id", param="logit_bias")
-            if str(tid) in out and out[str(tid)] != value:
-                raise APIError(400, f"{where} gives token {tid} a second bias",
-                               param="logit_bias")  # fmt: skip
-            out[str(tid)] = value
-    return out or None
 
 
 def native_fields(data: dict) -> NativeFields:
@@ -234,12 +189,8 @@ def completion_request(
         request.update(dict.fromkeys(limits, 1))
     request["prompt"] = prompts
     request["logprobs"] = n_probs or None
-    bias = native_logit_bias(tokenizer, native.logit_bias) or {}
-    for token in token_bans(native.custom_token_bans):  # (as `false` in logit_bias)
-        if bias.setdefault(str(token), -MAX_LOGIT_BIAS) != -MAX_LOGIT_BIAS:
-            raise APIError(400, f"custom_token_bans bans token {token}, which logit_bias gives "
-                           "another bias", param="custom_token_bans")  # fmt: skip
-    request["logit_bias"] = bias or None
+    request["logit_bias"] = native_logit_bias(tokenizer, native.logit_bias,
+                                              native.custom_token_bans)  # fmt: skip
     body = validated(P.CompletionRequest, request)
     opts = NativeOptions(n_ctx, n_probs, body.post_sampling_probs, native.return_tokens,
                          native.timings_per_token, tuple(native.response_fields),

@@ -25,7 +25,7 @@ LLAMACPP_EMBEDDING = "llamacpp_embedding"
 LLAMACPP_INFILL = "llamacpp_infill"  # /infill: /completion's rows but `prompt`, and its own
 _N, _EM, _IN = (LLAMACPP_COMPLETION,), (LLAMACPP_EMBEDDING,), (LLAMACPP_INFILL,)
 _LC = "llama.cpp"
-_ST = "SillyTavern"  # other servers' names its "llama.cpp" type sends (llamacpp_aliases.py)
+_ST = "SillyTavern"  # other servers' names its "llama.cpp" type sends (llamacpp_forms.py)
 
 
 def _alias(name: str, twin: str, whose: str) -> FieldSpec:

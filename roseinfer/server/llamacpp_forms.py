@@ -1,4 +1,5 @@
-"""Other servers' names in a /completion body. SillyTavern's "llama.cpp" text-completion type
+"""The forms a /completion body takes that /v1/completions' does not: llama.cpp's `logit_bias`
+(`native_logit_bias`), and other servers' names. SillyTavern's "llama.cpp" text-completion type
 forwards its whole generation object, so beside llama.cpp's own fields come those of
 text-generation-webui (ooba), KoboldCpp, TGI and Ollama, each with the value of its llama.cpp
 twin (llama.cpp itself ignores keys it does not know). Each such name is read as its twin and
@@ -9,9 +10,16 @@ field table, refused unless neutral (llamacpp_fields.py).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from roseinfer.checks import is_number
+from roseinfer.sampling_params import MAX_LOGIT_BIAS
 from roseinfer.server.errors import APIError
+from roseinfer.tokenizer import Tokenizer
+
+# an object key llama.cpp reads as a token id (strtol: ASCII spaces and digits only)
+_ID_KEY = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
 
 # another server's name -> llama.cpp's (or roseinfer's /completion field) it means
 ALIASES = {
@@ -72,3 +80,56 @@ def token_bans(text: str) -> list[int]:
             raise APIError(400, f"custom_token_bans: {ids[-1]} is not a token id",
                            param="custom_token_bans")  # fmt: skip
     return ids
+
+
+def native_logit_bias(
+    tokenizer: Tokenizer, bias: Any, token_bans_text: str = ""
+) -> dict[str, float] | None:
+    """llama.cpp's `logit_bias` forms as /v1's `{token id: bias}`: `[[token, bias], ...]`, a
+    token an id or a string (each of its tokens); or an object, a key that reads as an
+    integer an id, another a string. A bias is a number or `false` (-100, OpenAI's floor:
+    llama.cpp's -inf could leave a row no token); `true` asks for nothing, as llama.cpp's.
+    ooba's `custom_token_bans` (`token_bans_text`) adds each of its tokens as `false`."""
+    out = _bias_pairs(tokenizer, bias)
+    for token in token_bans(token_bans_text):
+        if out.setdefault(str(token), -MAX_LOGIT_BIAS) != -MAX_LOGIT_BIAS:
+            raise APIError(400, f"custom_token_bans bans token {token}, which logit_bias gives "
+                           "another bias", param="custom_token_bans")  # fmt: skip
+    return out or None
+
+
+def _bias_pairs(tokenizer: Tokenizer, bias: Any) -> dict[str, float]:
+    if bias is None:
+        return {}
+    pairs = list(bias.items()) if isinstance(bias, dict) else bias
+    out: dict[str, float] = {}
+    for i, pair in enumerate(pairs):
+        where = f"logit_bias[{i}]"
+        if not isinstance(pair, list | tuple) or len(pair) != 2:
+            raise APIError(400, f"{where} must be a [token, bias] pair", param="logit_bias")
+        token, value = pair
+        if value is True:
+            continue
+        if value is False:
+            value = -MAX_LOGIT_BIAS
+        if not is_number(value):
+            raise APIError(400, f"{where}: a bias is a number or false, got {value!r}",
+                           param="logit_bias")  # fmt: skip
+        if isinstance(bias, dict) and _ID_KEY.fullmatch(token):
+            ids = [int(token)]
+        elif isinstance(token, str):  # text, special tokens' too (llama.cpp's parse_special off)
+            ids = tokenizer.encode(token, False, split_special_tokens=True)
+            if not ids:
+                raise APIError(400, f"{where}: {token!r} has no tokens", param="logit_bias")
+        elif isinstance(token, int) and not isinstance(token, bool):
+            ids = [token]
+        else:
+            raise APIError(400, f"{where}: a token is an id or a string", param="logit_bias")
+        for tid in ids:
+            if tid < 0:
+                raise APIError(400, f"{where}: {tid} is not a token id", param="logit_bias")
+            if str(tid) in out and out[str(tid)] != value:
+                raise APIError(400, f"{where} gives token {tid} a second bias",
+                               param="logit_bias")  # fmt: skip
+            out[str(tid)] = value
+    return out
