@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The served 32-stream short case (issue 22's: 70-token prompts, 128 tokens, 32 at once, 128
-# requests) against the session's BASE tree and HEAD in turn, the order reversed every other
-# round: session 64's changes (progress events, timings, a thinking budget's mask, listed
-# logprobs, ...) must cost the default request nothing. Both trees run the same C++ kernels
-# (their sources are identical), the same venv and the same client (HEAD's).
-#   BASE=/tmp/s64/start OUT=docs/bench/session64/serve_ab_end ROUNDS="1 2 3 4" bash docs/bench/session64/serve_ab_end/serve_ab.sh
+# requests) against a BASE tree (a worktree of an earlier commit) and this one in turn, the order
+# reversed every other round: what a change of the request path costs the default request. Both
+# trees run this checkout's venv and client; their C++ kernels are built from their own sources
+# (the same where the change left them alone). Each round's throughput is printed; the servers'
+# logs and the client's reports go to OUT.
+#   BASE=/tmp/base OUT=docs/bench/sessionNN/serve_ab ROUNDS="1 2 3 4" bash benchmarks/serve_ab.sh
 set -u
 PY=${PY:-.venv/bin/python} PORT=${PORT:-8791} BASE=${BASE:?a worktree of the base commit}
 OUT=${OUT:?a folder for the results}
