@@ -11,6 +11,7 @@ from dataclasses import InitVar, dataclass, field
 from typing import Any, ClassVar
 
 from roseinfer.checks import SEED_MAX, SEED_MIN, check_bools, is_int, is_number
+from roseinfer.reasoning_params import ThinkingBudget
 from roseinfer.structured.params import StructuredOutputs
 
 # Temperatures below this sample as greedy: dividing logits by 1e-40 overflows to inf/NaN, and
@@ -46,30 +47,6 @@ MAX_BAD_WORD_CHARS = 100
 
 
 @dataclass(frozen=True)
-class ThinkingBudget:
-    """vLLM's `thinking_token_budget`, llama.cpp's `reasoning_budget_tokens`: past `max_tokens`
-    tokens inside a thinking block (opened by `open_ids`, or by the prompt), `message_ids` and
-    the block's `close_ids` are forced, a token at a time (layers/thinking.py)."""
-
-    max_tokens: int
-    open_ids: tuple[int, ...]  # the tokens of the tag that opens a block (`<think>`)
-    close_ids: tuple[int, ...]  # and of the one that closes it (`</think>`), forced in turn
-    opened_by_prompt: bool = False  # the prompt ends inside a block: the output starts in it
-    message_ids: tuple[int, ...] = ()  # llama.cpp's budget message, forced before `close_ids`
-
-    def __post_init__(self) -> None:
-        if not is_int(self.max_tokens) or self.max_tokens < 0:
-            raise ValueError(f"thinking_budget's max_tokens must be an integer >= 0, got "
-                             f"{self.max_tokens!r}")  # fmt: skip
-        for name in ("open_ids", "close_ids", "message_ids"):
-            ids = tuple(getattr(self, name))
-            if not (ids or name == "message_ids") or not all(is_int(t) and t >= 0 for t in ids):
-                raise ValueError(f"thinking_budget's {name} must be token ids, got {ids!r}")
-            object.__setattr__(self, name, ids)
-        check_bools(opened_by_prompt=self.opened_by_prompt)
-
-
-@dataclass(frozen=True)
 class SamplingParams:
     """How one request is sampled and when it stops (vLLM's names).
 
@@ -99,8 +76,9 @@ class SamplingParams:
     masks, bias, penalties, temperature, truncation; greedy: the token alone, at 0), llama.cpp's
     `post_sampling_probs`; tokens of probability 0 are not among the top N.
 
-    llama.cpp's: `temperature_last` applies the temperature after top-k, top-p and min-p (its
-    sampler order) instead of before them; `infill` runs its infill sampler after them (before
+    llama.cpp's: `temperature_last` applies the temperature after top-k, top-p, min-p and XTC
+    (its sampler order) instead of before them; `xtc_probability` and `xtc_threshold` its XTC
+    sampler after min-p (layers/xtc.py); `infill` runs its infill sampler after them (before
     a late temperature); `min_indent` (its `n_indent`) ends the text at the first non-blank
     character of a line after the first that is indented by fewer spaces or tabs, cut there;
     `stop_at_newline_after_ms` (its `t_max_predict_ms`) ends the text after the first token
@@ -141,6 +119,8 @@ class SamplingParams:
     penalty_last_n: int | None = None  # llama.cpp's window of the penalties (None: vLLM's)
     logprob_token_ids: tuple[int, ...] | None = None  # vLLM's: listed instead of the top N
     thinking_budget: ThinkingBudget | None = None  # vLLM's thinking_token_budget
+    xtc_probability: float = 0.0  # llama.cpp's XTC: a step's chance to drop the top choices
+    xtc_threshold: float = 0.1  # the probability from which a token is a top choice
     max_new_tokens: InitVar[int | None] = None
 
     def __post_init__(self, max_new_tokens: int | None) -> None:
@@ -223,6 +203,9 @@ class SamplingParams:
             )
         if not is_number(self.min_p) or not 0.0 <= self.min_p <= 1.0:
             raise ValueError(f"min_p must be in [0, 1], got {self.min_p!r}")
+        for name in ("xtc_probability", "xtc_threshold"):
+            if not is_number(value := getattr(self, name)) or not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1], got {value!r}")
         object.__setattr__(self, "logit_bias", _logit_bias(self.logit_bias))
         if self.logprob_token_ids is not None:
             self._check_logprob_token_ids()
@@ -309,6 +292,11 @@ class SamplingParams:
     @property
     def greedy(self) -> bool:
         return self.temperature < GREEDY_TEMPERATURE
+
+    @property
+    def uses_xtc(self) -> bool:
+        """XTC can act: a chance above 0, and a threshold two tokens can both reach."""
+        return self.xtc_probability > 0.0 and self.xtc_threshold <= 0.5
 
     @property
     def uses_penalties(self) -> bool:

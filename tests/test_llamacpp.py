@@ -366,6 +366,31 @@ def test_refused_and_unknown_fields_are_400s_naming_them(http):
         assert err["param"] == field, (field, err)
 
 
+def test_xtc_acts_and_is_reported(http):
+    """llama.cpp's XTC at probability 1: of three biased top choices only the least likely is
+    left, whatever the seed (so never the argmax); `generation_settings` says it ran."""
+    base = {"prompt": PROMPT, "n_predict": 1, "return_tokens": True, "temperature": 1.0,
+            "logit_bias": [[10, 40], [11, 39.5], [12, 39]]}  # fmt: skip
+    greedy = completion(http, **{**base, "temperature": 0})["tokens"][0]
+    xtc = {"xtc_probability": 1, "xtc_threshold": 0.05}
+    picks = {completion(http, **base, **xtc, seed=seed)["tokens"][0] for seed in range(6)}
+    assert len(picks) == 1 and picks <= {10, 11, 12} and greedy not in picks, (picks, greedy)
+    settings = completion(http, **base, **xtc, seed=0)["generation_settings"]
+    assert (settings["xtc_probability"], settings["xtc_threshold"]) == (1, 0.05)
+    assert "xtc" in settings["samplers"]
+    # /v1 too (vLLM's order: the temperature, 1 here, first); above 0.5 XTC is off
+    v1 = {"prompt": PROMPT, "max_tokens": 1, "temperature": 1.0, "seed": 0,
+          "return_token_ids": True, "logit_bias": {"10": 40, "11": 39.5, "12": 39}}  # fmt: skip
+
+    def first_token(**extra) -> int:
+        r = http.post("/v1/completions", json={**v1, **extra})
+        assert r.status_code == 200, r.text
+        return r.json()["choices"][0]["token_ids"][0]
+
+    assert {first_token(**xtc)} == picks
+    assert first_token(xtc_probability=1, xtc_threshold=0.6) == first_token()
+
+
 # SillyTavern's "llama.cpp" text-completion body with its default settings (its
 # `createTextGenGenerationData`, November 2026: its proxy forwards the whole object, other
 # servers' names beside llama.cpp's; docs/bench/session64/clients/REPORT.md)

@@ -255,7 +255,7 @@ def test_a_thinking_counter_forces_the_closing_tag_a_token_at_a_time():
     tokens are forced in turn once the budget is spent, and a block opened again counts
     anew; a block the prompt opened counts from the output's first token."""
     from roseinfer.layers.thinking import ThinkingCounter
-    from roseinfer.sampling_params import ThinkingBudget
+    from roseinfer.reasoning_params import ThinkingBudget
 
     counter = ThinkingCounter.of(ThinkingBudget(2, (1, 2), (3, 4, 5)))
     out: list[int] = []

@@ -198,6 +198,72 @@ def test_temperature_last_is_transformers_warpers_in_llama_cpps_order(monkeypatc
     assert not torch.equal(got[0] > 0, got[1] > 0)  # the two orders keep different sets here
 
 
+def xtc_reference(p: torch.Tensor, threshold: float) -> torch.Tensor:
+    """llama.cpp's XTC on one normalised row, by its own steps: the tokens sorted likeliest
+    first, those at least `threshold` likely all dropped but the last of them, where two or
+    more are (equal ones: the later id goes last here)."""
+    order = sorted(range(len(p)), key=lambda t: (-float(p[t]), -t))
+    above = [t for t in order if float(p[t]) >= threshold]
+    out = p.clone()
+    if len(above) >= 2:
+        out[above[:-1]] = 0.0
+    return out / out.sum()
+
+
+@pytest.mark.parametrize("temperature", [0.5, 1.0, 1.6])
+def test_xtc_drops_the_top_choices_but_the_least_as_llama_cpp(monkeypatch, temperature):
+    """XTC (probability 1) on the distribution min-p left: before a late temperature
+    (llama.cpp's chain), after a first one (vLLM's order); off above a threshold of 0.5, or at
+    probability 0; a greedy row with the temperature last takes the least of the top choices."""
+    gen = torch.Generator().manual_seed(3)
+    logits = torch.randn(1, V, generator=gen) * 0.5
+    logits[0, [5, 9, 17]] += torch.tensor([6.0, 5.8, 5.3])  # three top choices
+    xtc = dict(xtc_probability=1.0, xtc_threshold=0.1, min_p=0.02)
+    last = SamplingParams(temperature=temperature, temperature_last=True, **xtc)
+    first = SamplingParams(temperature=temperature, **xtc)
+    off = [replace(first, xtc_threshold=0.6), replace(first, xtc_probability=0.0)]
+    got = drawn_from(monkeypatch, logits.repeat(4, 1), [last, first, *off])
+    min_p = MinPLogitsWarper(0.02)
+    untempered = chained(logits.clone(), min_p)[0]
+    dropped = xtc_reference(untempered, 0.1)
+    want_last = (dropped.log() / temperature).softmax(dim=-1)  # (log 0 = -inf: still cut)
+    tempered = chained(logits.clone(), TemperatureLogitsWarper(temperature), min_p)[0]
+    want = [want_last, xtc_reference(tempered, 0.1), tempered, tempered]
+    for row, expected in zip(got, want, strict=True):
+        torch.testing.assert_close(row, expected, atol=1e-6, rtol=1e-5)
+    least = min((5, 9, 17), key=lambda t: float(untempered[t]))
+    assert [t for t in (5, 9, 17) if got[0, t] > 0] == [least]  # (the two likeliest went)
+    greedy = SamplingParams(temperature=0.0, temperature_last=True, **xtc)
+    sampler = Sampler("cpu", 0, (0,))
+    out = sampler(logits.clone(), [greedy], [sampler.new_row_state(greedy)], [0])
+    assert out.token_ids.tolist() == [least]
+    plain = SamplingParams(temperature=0.0, **xtc)  # (the temperature first: the argmax alone)
+    out = sampler(logits.clone(), [plain], [sampler.new_row_state(plain)], [0])
+    assert out.token_ids.tolist() == [int(logits.argmax())]
+
+
+@pytest.mark.parametrize(
+    ("samplers", "temperature", "says"),
+    [
+        (["min_p", "xtc", "temperature"], 0.8, None),
+        (["temperature", "min_p", "xtc"], 0.8, None),
+        (["xtc", "min_p"], 0.8, "xtc before min_p"),
+        (["top_k", "min_p", "temperature", "xtc"], 0.8, "between min_p and xtc"),
+        (["top_k", "temperature", "xtc"], 0.0, None),  # (greedy first: one token, no XTC)
+        (["top_k", "xtc", "temperature"], 0.0, None),
+    ],
+)  # fmt: skip
+def test_xtcs_place_in_the_chain(samplers, temperature, says):
+    active = ACTIVE | {"xtc"}
+    if says is None:
+        chain = sampler_chain(samplers, temperature, active)
+        assert chain.temperature_last is (samplers[-1] == "temperature")
+        return
+    with pytest.raises(APIError) as e:
+        sampler_chain(samplers, temperature, active)
+    assert e.value.param == "samplers" and says in str(e.value), str(e.value)
+
+
 def sorted_top_k_top_p(
     logits: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None
 ) -> torch.Tensor:

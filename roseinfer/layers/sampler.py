@@ -11,8 +11,9 @@ argmax here, after penalties and bias. Sampled rows then divide by their tempera
 their top-k, then top-p, then min-p set (vLLM V0's and transformers' warper order; vLLM V1
 applies min-p before top-k/top-p, which differs only when min-p and top-k/top-p are combined).
 Rows with `temperature_last` (llama.cpp's order) keep that set of their untempered
-distribution and take the temperature after it; rows with `infill` pass llama.cpp's infill
-filter (roseinfer/layers/infill.py) after the truncation, before a late temperature.
+distribution and take the temperature after it; rows with XTC (roseinfer/layers/xtc.py), then
+rows with `infill` (llama.cpp's infill filter, roseinfer/layers/infill.py), pass those after
+the truncation, before a late temperature.
 A sampled row with a top-k or a top-p draws among its likeliest tokens alone: its 256 (most
 rows), else its 1,024, its 4,096 or its whole vocabulary, whichever first holds its set
 (`truncate_in_tiers`, roseinfer/layers/truncation.py; the draws in roseinfer/layers/draw.py);
@@ -54,6 +55,7 @@ from roseinfer.layers.truncation import (
     truncate_in_tiers,
     unnormalised_probs,
 )
+from roseinfer.layers.xtc import xtc_filter
 from roseinfer.sampling_params import SamplingParams
 from roseinfer.structured.grammar import apply_bitmask
 
@@ -237,8 +239,9 @@ class Sampler:
                 column("presence_penalty"),
             )
         # greedy rows take the argmax now, but where the temperature comes after the infill
-        # filter, which may leave out the likeliest token (`temper_late`)
-        greedy = [p.greedy and not (p.infill and p.temperature_last) for p in params]
+        # filter or XTC, which may leave out the likeliest token (`temper_late`)
+        greedy = [p.greedy and not ((p.infill or p.uses_xtc) and p.temperature_last)
+                  for p in params]  # fmt: skip
         greedy_ids = None
         peaks = [0.0] * len(params)  # each row's largest logit as drawn: NaN or inf, not finite
         if any(greedy):
@@ -255,8 +258,9 @@ class Sampler:
             fp32 = fp32 / scale if fp32 is given else fp32.div_(scale)
         logits = fp32
         # a sampled row with a k or a p draws among its likeliest tokens (the tier it lies
-        # inside); one the infill filter reads, over the vocabulary
-        eligible = [not g and not p.infill for g, p in zip(greedy, params, strict=True)]
+        # inside); one the infill filter or XTC reads, over the vocabulary
+        eligible = [not g and not (p.infill or p.uses_xtc)
+                    for g, p in zip(greedy, params, strict=True)]  # fmt: skip
         tiers: list[tuple[list[int], Truncation]] = []
         if any(p.top_k > 0 or p.top_p < 1.0 for p in params):
             top_k, top_p = self._top_k_top_p(params, logits.shape[-1], dev)
@@ -331,7 +335,7 @@ class Sampler:
     ) -> tuple[torch.Tensor, list[float]]:
         """The weights [R, V] `rows` draw from over the whole vocabulary (unnormalised; each
         row's likeliest 1), and each row's largest logit: rows with neither k nor p, and those
-        the infill filter reads. `given`: the caller's logits, never written."""
+        the infill filter or XTC reads. `given`: the caller's logits, never written."""
         dev = logits.device
         x = logits
         if len(rows) < len(params):
@@ -341,22 +345,33 @@ class Sampler:
             x = expand(x, tiers, rows)
         # the temperature after the truncation (llama.cpp's order): now, min-p's cut read on
         # the tempered weights (w >= m is w ** (1/T) >= m ** (1/T)), but where the infill filter
-        # reads the untempered ones (`temper_late`, after it)
+        # or XTC reads the untempered ones (`temper_late`, after them)
         if any(scale != 1.0 for scale in late.scale):
             x = x * late.scales(dev)
         peak = x.amax(dim=-1, keepdim=True)  # [R, 1]
         masked = [p.top_k > 0 or p.top_p < 1.0 or bool(p.allowed_token_ids)
                   or p.structured_outputs is not None for p in params]  # fmt: skip
-        after = sorted(late.after_infill)
+        after = sorted(late.after_filters)
         after_logits = x[after] if after else None  # (a copy, as the truncation left them)
         probs = unnormalised_probs(x, x is not given, peak, masked)
         if any(m > 0.0 for m in late.min_p):
             probs = min_p_filter(probs, late.min_p)
+        if any(p.uses_xtc for p in params):  # (its own draw: the row's generator, if seeded)
+            draws = [self._uniform(s) if p.uses_xtc else 1.0 for p, s in zip(params, states,
+                                                                              strict=True)]  # fmt: skip
+            probs = xtc_filter(probs, [p.xtc_probability if p.uses_xtc else 0.0 for p in params],
+                               [p.xtc_threshold for p in params], draws)  # fmt: skip
         if any(p.infill for p in params):
             probs = self._infill(probs, params, states)
         if after_logits is not None:
             probs = temper_late(probs, after_logits, after, [params[j].temperature for j in after])
         return probs, peak.view(-1).tolist()
+
+    def _uniform(self, state: RowState) -> float:
+        """A draw in [0, 1) from the row's own generator (seeded), else the sampler's."""
+        generator = state.generator if state.generator is not None else self.generator
+        return float(torch.rand(1, generator=generator, dtype=torch.float64,
+                                device=self.device))  # fmt: skip
 
     def _infill(
         self, probs: torch.Tensor, params: Seq[SamplingParams], states: Seq[RowState]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence as Seq
 from dataclasses import dataclass
 
-from roseinfer.sampling_params import ThinkingBudget
+from roseinfer.reasoning_params import ThinkingBudget
 
 
 @dataclass(eq=False, slots=True)

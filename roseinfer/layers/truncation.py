@@ -336,18 +336,18 @@ class Late:
     """The temperature after the truncation (`temperature_last`, llama.cpp's order) for a
     batch: `scale` [B] multiplies each row's truncated logits (1/T; 1 for the others), `min_p`
     [B] each row's min-p read on those tempered weights (w >= m is w ** (1/T) >= m ** (1/T));
-    `after_infill`: the rows that take it after the infill filter instead (`temper_late`:
-    the filter reads the untempered weights)."""
+    `after_filters`: the rows that take it after the infill filter or XTC instead
+    (`temper_late`: those read the untempered weights)."""
 
     scale: list[float]
     min_p: list[float]
-    after_infill: frozenset[int]
+    after_filters: frozenset[int]
 
     @staticmethod
     def of(params: Seq[SamplingParams], greedy: Seq[bool]) -> Late:
         late = [i for i, (g, p) in enumerate(zip(greedy, params, strict=True))
                 if not g and p.temperature_last and p.temperature != 1.0]  # fmt: skip
-        now = {i for i in late if not params[i].infill}
+        now = {i for i in late if not (params[i].infill or params[i].uses_xtc)}
         scale = [1.0 / p.temperature if i in now else 1.0 for i, p in enumerate(params)]
         min_p = [p.min_p ** scale[i] for i, p in enumerate(params)]
         return Late(scale, min_p, frozenset(late) - now)
@@ -356,7 +356,7 @@ class Late:
         """These rows' (in their order)."""
         if len(rows) == len(self.scale):  # (rows are in order: every row)
             return self
-        after = frozenset(j for j, i in enumerate(rows) if i in self.after_infill)
+        after = frozenset(j for j, i in enumerate(rows) if i in self.after_filters)
         return Late([self.scale[i] for i in rows], [self.min_p[i] for i in rows], after)
 
     def scales(self, device: torch.device) -> torch.Tensor:

@@ -291,7 +291,10 @@ def gguf_generation_config(meta: dict[str, Any]) -> tuple[dict[str, Any], list[s
     if given.get("mirostat", 0) != 0:
         unapplied.append(f"mirostat {given['mirostat']} (this engine has no mirostat sampling)")
     if given.get("xtc_probability", 0) != 0:
-        unapplied.append(f"xtc_probability {given['xtc_probability']} (no XTC sampling)")
+        unapplied.append(
+            f"xtc_probability {given['xtc_probability']} (not a default here: "
+            "a request's own xtc_probability runs XTC)"
+        )
     if "sequence" in given and _runs_as(given["sequence"]) != _LLAMACPP_CHAIN:
         unapplied.append(f"sequence {given['sequence']!r} (the sampler order: /completion runs "
                          "llama.cpp's default chain, /v1 vLLM's, unless a request's `samplers` "

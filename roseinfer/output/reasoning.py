@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from roseinfer.sampling_params import ThinkingBudget
+from roseinfer.reasoning_params import ThinkingBudget
 from roseinfer.tokenizer import Tokenizer
 
 ReasoningParserName = Literal["deepseek_r1", "qwen3"]

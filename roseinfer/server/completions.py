@@ -29,7 +29,8 @@ from roseinfer.output.reasoning import (
     thinking_first,
 )
 from roseinfer.outputs import RequestFailed
-from roseinfer.sampling_params import SamplingParams, ThinkingBudget
+from roseinfer.reasoning_params import ThinkingBudget
+from roseinfer.sampling_params import SamplingParams
 from roseinfer.server import fields as F
 from roseinfer.server import protocol as P
 from roseinfer.server.body_check import FieldError

@@ -358,7 +358,6 @@ FIELDS: tuple[FieldSpec, ...] = (
     _noop("dry_allowed_length", _V1, is_int, _ONLY_WITH.format("dry_multiplier"), _LC),
     _noop("dry_penalty_last_n", _V1, is_int, _ONLY_WITH.format("dry_multiplier"), _LC),
     _noop("dry_sequence_breakers", _V1, str_list, _ONLY_WITH.format("dry_multiplier"), _LC),
-    _noop("xtc_threshold", _V1, is_num, _ONLY_WITH.format("xtc_probability"), _LC),
     # -- refused unless neutral: sampling
     _ref("n_probs", _V1, equals(0), "0", "token probabilities", _LC),
     _h("suffix", _CO, "the text after the completion: the prompt and it are filled in between "
@@ -376,7 +375,13 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("mirostat", _V1, equals(0), "0", "mirostat sampling", _LC),
     _ref("dynatemp_range", _V1, equals(0), "0", "dynamic temperature", _LC),
     _ref("dry_multiplier", _V1, equals(0), "0", "DRY repetition penalty", _LC),
-    _ref("xtc_probability", _V1, equals(0), "0", "XTC sampling", _LC),
+    _h("xtc_probability", _V1, "llama.cpp's XTC, in [0, 1]: each step's chance that, where two "
+       "or more tokens are at least `xtc_threshold` likely, all of them go but the least likely "
+       "(of the distribution top-k, top-p and min-p left, before a late temperature, as "
+       "llama.cpp's chain; a greedy request's XTC runs where the temperature is last, so the "
+       "pick may not be the argmax); the draw is the request's own with a `seed`; 0: off", _LC),
+    _h("xtc_threshold", _V1, "in [0, 1], default 0.1: the probability from which a token is a "
+       "top choice; above 0.5 XTC is off (no two tokens reach it), as llama.cpp's", _LC),
     _h("samplers", _V1, "llama.cpp's chain: the samplers that run, in order (names, any "
        "case, or a string of its letters); one left out does not run (its parameter neutral, "
        "the temperature 1); `infill` is its infill sampler (after a top_k of at most 1,000); "

@@ -42,8 +42,8 @@ class NativeOptions:
 
 
 def generation_settings(params: SamplingParams, stream: bool) -> dict[str, Any]:
-    """What the request ran with, under llama.cpp's names: its own samplers at their neutral
-    values (this server refuses them otherwise); without a window of the penalties (vLLM's),
+    """What the request ran with, under llama.cpp's names: its own samplers this server has
+    not at their neutral values (it refuses them otherwise); without a window of the penalties (vLLM's),
     `repeat_last_n` -1."""
     bias = sorted((params.logit_bias or {}).items())
     return {
@@ -55,8 +55,8 @@ def generation_settings(params: SamplingParams, stream: bool) -> dict[str, Any]:
         "top_p": params.top_p,
         "min_p": params.min_p,
         "top_n_sigma": -1.0,
-        "xtc_probability": 0.0,
-        "xtc_threshold": 0.1,
+        "xtc_probability": params.xtc_probability,
+        "xtc_threshold": params.xtc_threshold,
         "typical_p": 1.0,
         "repeat_last_n": -1 if params.penalty_last_n is None else params.penalty_last_n,
         "repeat_penalty": params.repetition_penalty,
@@ -74,7 +74,7 @@ def generation_settings(params: SamplingParams, stream: bool) -> dict[str, Any]:
         "n_probs": params.logprobs or 0,
         "min_keep": 0,
         "post_sampling_probs": params.logprobs_processed,
-        "samplers": sampler_chain.ran(params.temperature_last, params.infill),
+        "samplers": sampler_chain.ran(params.temperature_last, params.infill, params.uses_xtc),
     }
 
 

@@ -16,13 +16,13 @@ from typing import cast
 
 from roseinfer.engine.requests import InvalidRequestError
 from roseinfer.engine.scheduler import no_room_message
+from roseinfer.reasoning_params import ThinkingBudget
 from roseinfer.sampling_params import (
     INFILL_TOP_K_MAX,
     MAX_LOGPROBS,
     SamplingDefaults,
     SamplingParams,
     StructuredOutputs,
-    ThinkingBudget,
 )
 from roseinfer.server import protocol as P
 from roseinfer.server.errors import APIError
@@ -131,6 +131,8 @@ class ParamsBuilder:
             d.repetition_penalty if repetition is None else repetition,
             body.presence_penalty or 0.0,
             body.frequency_penalty or 0.0,
+            body.xtc_probability,
+            body.xtc_threshold,
         )
         window = d.penalty_last_n if body.repeat_last_n is None else body.repeat_last_n
         # llama.cpp's milliseconds are an integer: a fraction is cut (0.5: no limit)
@@ -164,6 +166,8 @@ class ParamsBuilder:
                 logprobs_processed=body.post_sampling_probs,
                 temperature_last=chain.temperature_last,
                 infill=chain.infill,
+                xtc_probability=chain.xtc_probability,
+                xtc_threshold=chain.xtc_threshold,
                 min_indent=body.n_indent,
                 stop_at_newline_after_ms=time_limit if time_limit and time_limit > 0 else None,
                 penalty_last_n=window,
@@ -199,6 +203,8 @@ class Chain:
     repetition_penalty: float
     presence_penalty: float
     frequency_penalty: float
+    xtc_probability: float = 0.0
+    xtc_threshold: float = 0.1
     temperature_last: bool = False
     infill: bool = False
 
@@ -207,13 +213,16 @@ class Chain:
         SamplingParams(temperature=self.temperature, top_k=self.top_k, top_p=self.top_p,
                        min_p=self.min_p, repetition_penalty=self.repetition_penalty,
                        presence_penalty=self.presence_penalty,
-                       frequency_penalty=self.frequency_penalty)  # fmt: skip
+                       frequency_penalty=self.frequency_penalty,
+                       xtc_probability=self.xtc_probability,
+                       xtc_threshold=self.xtc_threshold)  # fmt: skip
 
     def of(self, samplers: list[str] | str) -> Chain:
         active = {"top_k": self.top_k > 0, "top_p": self.top_p < 1.0, "min_p": self.min_p > 0.0,
                   "penalties": (self.repetition_penalty, self.presence_penalty,
                                 self.frequency_penalty) != (1.0, 0.0, 0.0),
-                  "shift": (self.presence_penalty, self.frequency_penalty) != (0.0, 0.0)}  # fmt: skip
+                  "shift": (self.presence_penalty, self.frequency_penalty) != (0.0, 0.0),
+                  "xtc": self.xtc_probability > 0.0 and self.xtc_threshold <= 0.5}  # fmt: skip
         chain = sampler_chain(
             samplers, self.temperature, frozenset(n for n, a in active.items() if a)
         )
@@ -230,6 +239,8 @@ class Chain:
             self.min_p if "min_p" in runs else 0.0,
             *((self.repetition_penalty, self.presence_penalty, self.frequency_penalty)
               if "penalties" in runs else (1.0, 0.0, 0.0)),
+            self.xtc_probability if "xtc" in runs else 0.0,
+            self.xtc_threshold,
             temperature_last=chain.temperature_last,
             infill=chain.infill,
         )  # fmt: skip

@@ -100,6 +100,8 @@ class SamplingRequest(RequestBase):
     logprob_token_ids: list[int] | None = None  # vLLM's: listed instead of the top N
     timings_per_token: bool = False  # llama.cpp's: `timings` in every streamed chunk
     return_progress: bool = False  # llama.cpp's: `prompt_progress` chunks in a stream
+    xtc_probability: float = 0.0  # llama.cpp's XTC sampler
+    xtc_threshold: float = 0.1
 
     @property
     def include_usage(self) -> bool:

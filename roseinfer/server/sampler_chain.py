@@ -3,13 +3,13 @@
 
 A sampler left out of the list does not run: its parameter is set to its neutral value (the
 temperature to 1, as llama.cpp's chain then never divides). The engine runs the penalties, then
-top-k, top-p, min-p and the infill filter in that order, with the temperature before all of
-them (vLLM's order) or after them (`temperature_last`, llama.cpp's default); a list whose order
-that cannot run is a 400 naming the two samplers, where their order changes the output (a
+top-k, top-p, min-p, XTC and the infill filter in that order, with the temperature before all
+of them (vLLM's order) or after them (`temperature_last`, llama.cpp's default); a list whose
+order that cannot run is a 400 naming the two samplers, where their order changes the output (a
 sampler at its neutral value has no place in the order; top-k and min-p, and top-k and the
 temperature, give the same set either way round; so do the repetition penalty, a factor, and
 a temperature above 0). llama.cpp's samplers this engine does not have (`dry`, `typ_p`,
-`top_n_sigma`, `xtc`, `adaptive_p`) may be listed, and listed again: the field table holds
+`top_n_sigma`, `adaptive_p`) may be listed, and listed again: the field table holds
 their parameters at their neutral values, where they change nothing; another listed twice is
 a 400 (this engine runs each once). A name llama.cpp does not know is a 400 here (llama.cpp
 skips it with a warning). A sampler's value is checked whether it is listed or not.
@@ -39,9 +39,9 @@ _CHARS = {"d": "dry", "k": "top_k", "y": "typ_p", "p": "top_p", "s": "top_n_sigm
           "t": "temperature", "x": "xtc", "i": "infill", "e": "penalties", "a": "adaptive_p"}  # fmt: skip
 # llama.cpp's samplers this engine has not (their parameters held neutral: listed, and listed
 # again, they change nothing)
-_INERT = frozenset({"dry", "typ_p", "top_n_sigma", "xtc", "adaptive_p"})
+_INERT = frozenset({"dry", "typ_p", "top_n_sigma", "adaptive_p"})
 # the engine's order of the samplers whose place matters (the temperature's is its own)
-_ORDER = ("penalties", "top_k", "top_p", "min_p", "infill")
+_ORDER = ("penalties", "top_k", "top_p", "min_p", "xtc", "infill")
 _COMMUTE = {frozenset({"top_k", "min_p"})}  # the same set in either order
 
 
@@ -57,10 +57,10 @@ class SamplerChain:
         return "infill" in self.names
 
 
-def ran(temperature_last: bool, infill: bool) -> list[str]:
+def ran(temperature_last: bool, infill: bool, xtc: bool = False) -> list[str]:
     """The chain the engine ran for a request, under llama.cpp's names (a sampler the request
     left out ran at its neutral value)."""
-    inner = ["top_k", "top_p", "min_p"] + (["infill"] if infill else [])
+    inner = ["top_k", "top_p", "min_p"] + (["xtc"] if xtc else []) + (["infill"] if infill else [])
     if temperature_last:
         return ["penalties", *inner, "temperature"]
     return ["penalties", "temperature", *inner]
@@ -95,7 +95,7 @@ def sampler_chain(
     active: frozenset[str],
 ) -> SamplerChain:
     """The chain a `samplers` value asks for; `temperature`, and `active`: which of the
-    penalties, top_k, top_p and min_p the request sets to other than their neutral values
+    penalties, top_k, top_p, min_p and xtc the request sets to other than their neutral values
     (only their order is checked), and "shift" where the penalties include presence or
     frequency (subtracted: the repetition penalty, a factor, commutes with the temperature)."""
     names = parse_names(samplers)
@@ -116,14 +116,16 @@ def sampler_chain(
     if shifts and "penalties" in order and names.index("penalties") > at:
         raise APIError(400, "samplers: temperature before penalties is an order this engine "
                             "cannot run (it applies the penalties first)", param="samplers")  # fmt: skip
-    # where the temperature stands among the samplers it does not commute with
-    after_it = ("infill",) if temperature < GREEDY_TEMPERATURE else ("top_p", "min_p", "infill")
+    # where the temperature stands among the samplers it does not commute with (greedy: those
+    # that may take away the likeliest token)
+    greedy = ("xtc", "infill")
+    after_it = greedy if temperature < GREEDY_TEMPERATURE else ("top_p", "min_p", *greedy)
     around = [n for n in live if n in after_it]
     before = [n for n in around if names.index(n) < at]
     if before and len(before) < len(around):
         later = next(n for n in around if names.index(n) > at)
         raise APIError(400, f"samplers: temperature between {before[-1]} and {later} is an "
                             "order this engine cannot run (it applies the temperature before "
-                            "top-k, top-p, min-p and infill, or after all of them)",
+                            "top-k, top-p, min-p, xtc and infill, or after all of them)",
                        param="samplers")  # fmt: skip
     return SamplerChain(names, temperature_last=bool(before) or at == len(names) - 1)
