@@ -118,7 +118,8 @@ def test_the_cpu_backend_picks_it_for_bf16_layers_that_fit(kernels):
     backend = CpuBackend(BackendOptions(torch.device("cpu")), kernels)
     amx = kernels.amx_linear_available()
     made = backend.make_linear(nn.Linear(64, 48).bfloat16(), backend.options.quantization)
-    # Where AMX runs bf16 layers, amx_linear stays (faster); elsewhere dpbf16_linear.
+    # Where AMX runs bf16 layers, amx_linear stays (faster from 3 rows, dpbf16_linear on a copy
+    # below); elsewhere dpbf16_linear.
     assert isinstance(made, KernelPackedLinear if amx else KernelDpbf16Linear)
     odd = backend.make_linear(nn.Linear(64, 40).bfloat16(), backend.options.quantization)
     assert not isinstance(odd, KernelDpbf16Linear)  # 40 outputs: not whole tiles of 16

@@ -22,6 +22,7 @@ from roseinfer.backends.cpu_attention import KernelPagedAttention, KernelPrefill
 from roseinfer.backends.cpu_linear import (
     AMX_ROWS,
     AVX2_KERNEL_ROWS,
+    DPBF16_ROWS_ON_AMX,
     SMALL_BATCH_ROWS,
     VNNI_ROWS_ON_AMX,
     KernelDenseLinear,
@@ -949,27 +950,16 @@ def test_int8_linear_layer_packs_for_vnni(kernels, dtype):
     torch.testing.assert_close(odd(x), kernels.int8_linear(x, odd.qweight, odd.scale, odd.bias))
 
 
-class _Spy:
-    """The kernels module with its decode linears counted (rows of each call)."""
+class _NoAmx:
+    """The kernels module as a CPU without AMX offers it."""
 
-    def __init__(self, kernels: object, amx: bool) -> None:
-        self.kernels, self.amx, self.calls = kernels, amx, []
+    def __init__(self, kernels: object) -> None:
+        self.kernels = kernels
 
     def amx_linear_available(self) -> bool:
-        return self.amx
+        return False
 
-    def amx_pack_weight(self, w: torch.Tensor) -> torch.Tensor:
-        return self.kernels.amx_pack_weight(w)
-
-    def amx_linear(self, x, tiles, bias=None):
-        self.calls.append(("amx", x.shape[0]))
-        return self.kernels.amx_linear(x, tiles, bias)
-
-    def small_batch_linear(self, x, weight, bias=None):
-        self.calls.append(("streamed", x.shape[0]))
-        return self.kernels.small_batch_linear(x, weight, bias)
-
-    def __getattr__(self, name: str) -> object:  # the rest, uncounted
+    def __getattr__(self, name: str) -> object:
         return getattr(self.kernels, name)
 
 
@@ -980,17 +970,52 @@ def test_packed_linear_sends_kernel_rows_to_a_kernel_and_the_rest_to_onednn(kern
         pytest.skip("no AMX on this CPU")
     torch.manual_seed(0)
     lin = nn.Linear(576, 960, bias=False).bfloat16()
-    spy = _Spy(kernels, amx)
-    packed = KernelPackedLinear(lin, spy)
+    packed = KernelPackedLinear(lin, kernels if amx else _NoAmx(kernels))
     limit = AMX_ROWS if amx else SMALL_BATCH_ROWS
-    for shape in ([1, 576], [limit, 576], [2, 2, 576], [limit + 1, 576]):
-        x = torch.randn(shape).bfloat16()
+    few = DPBF16_ROWS_ON_AMX if amx and packed.few_rows_weight is not None else 0
+    row_counts = sorted({1, few, few + 1, limit, limit + 1} - {0})
+    xs = {rows: torch.randn(rows, 576).bfloat16() for rows in row_counts}
+    for rows, x in xs.items():
         got = packed(x)
-        assert got.shape == (*shape[:-1], 960)
         torch.testing.assert_close(got, F.linear(x, lin.weight), atol=2e-2, rtol=1.6e-2)
+        decode, max_rows = packed.decode_linear()  # the decoder stack's: the same kernels
+        assert max_rows == limit
+        if rows <= limit:
+            assert torch.equal(decode(x), got), rows
+    x = torch.randn(2, 2, 576).bfloat16()
+    torch.testing.assert_close(packed(x), F.linear(x, lin.weight), atol=2e-2, rtol=1.6e-2)
     assert packed(torch.zeros(0, 576).bfloat16()).shape == (0, 960)  # no rows: oneDNN
-    kind = "amx" if amx else "streamed"
-    assert spy.calls == [(kind, 1), (kind, limit), (kind, 4)]  # limit + 1 rows: oneDNN
+    # Which copy of the weights each row count reads: zero one copy at a time, in the order
+    # the layer hands rows on (few rows, then the kernel's, then oneDNN's), and watch which
+    # outputs go to zero.
+    copies = [(few, packed.few_rows_weight)] if few else []
+    copies.append((limit, packed.tile_weight if amx else packed.weight))
+    for upto, weight in copies:
+        weight.zero_()
+        for rows, x in xs.items():
+            assert (packed(x).count_nonzero() == 0) == (rows <= upto), (upto, rows)
+
+
+@pytest.mark.skipif(not can_pack(torch.bfloat16, torch.device("cpu")), reason="no oneDNN")
+def test_packed_linear_gated_runs_silu_mul_in_the_few_rows_epilogue(kernels):
+    if not kernels.amx_linear_available():
+        pytest.skip("no AMX on this CPU: bf16 layers are KernelDpbf16Linear")
+    torch.manual_seed(0)
+    lin = nn.Linear(576, 2 * 96, bias=False).bfloat16()  # [gate; up], I = 96
+    layer = KernelPackedLinear(lin, kernels, gated=True)
+    assert layer.few_rows_weight is not None and DPBF16_ROWS_ON_AMX > 0
+    for rows in (1, DPBF16_ROWS_ON_AMX, DPBF16_ROWS_ON_AMX + 1, AMX_ROWS + 1):
+        x = torch.randn(rows, 576).bfloat16()
+        y = F.linear(x.float(), lin.weight.float())
+        want = F.silu(y[:, :96]) * y[:, 96:]
+        got = layer.silu_mul(x)
+        torch.testing.assert_close(got.float(), want, atol=3e-2, rtol=2e-2)
+        torch.testing.assert_close(layer(x).float(), y, atol=3e-2, rtol=2e-2)  # in order
+        if rows <= DPBF16_ROWS_ON_AMX:  # from the epilogue of the gated copy
+            assert torch.equal(
+                got, kernels.dpbf16_gated_linear(x, layer.few_rows_weight, None, True)
+            )
+    assert layer.silu_mul(torch.randn(2, 3, 576).bfloat16()).shape == (2, 3, 96)
 
 
 def test_dense_kernel_rows_by_vector_width():

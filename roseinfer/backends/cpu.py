@@ -105,7 +105,7 @@ class CpuBackend:
 
     def gate_up_silu_mul(self, gate_up: nn.Module, x: torch.Tensor) -> torch.Tensor:
         # The kernel layers run SiLU·mul in a gated projection's epilogue (`gated_layout`).
-        if isinstance(gate_up, KernelDpbf16Linear | KernelInt8Linear):
+        if isinstance(gate_up, KernelDpbf16Linear | KernelInt8Linear | KernelPackedLinear):
             return gate_up.silu_mul(x)
         return self.silu_mul(gate_up(x))
 
@@ -166,7 +166,7 @@ class CpuBackend:
         if KernelDpbf16Linear.fits(linear, self.kernels):
             return KernelDpbf16Linear(linear, self.kernels, self.weights, gated)
         if can_pack(linear.weight.dtype, linear.weight.device):
-            return KernelPackedLinear(linear, self.kernels, self.weights)
+            return KernelPackedLinear(linear, self.kernels, self.weights, gated)
         rows = dense_kernel_rows(self.kernels.vector_lanes())
         if rows == 0:
             return linear  # F.linear (the decoder stack runs it as "dense")

@@ -5,7 +5,8 @@ Which kernel a layer runs is decided once, when the backend builds it, from what
 - bf16 on CPUs with AVX512-BF16 and no AMX (`KernelDpbf16Linear`): `dpbf16_linear` (weights
   packed in pairs of inputs for vdpbf16ps) at every row count, the only copy of the weights.
 - other bf16 (`KernelPackedLinear`): up to `kernel_rows` rows, `amx_linear` on CPUs with AMX
-  (weights in tiles; up to `AMX_ROWS`, prefill chunks included) or `small_batch_linear` (up to
+  (weights in tiles; up to `AMX_ROWS`, prefill chunks included; its first `DPBF16_ROWS_ON_AMX`
+  rows to `dpbf16_linear` on a third copy) or `small_batch_linear` (up to
   `SMALL_BATCH_ROWS`); more rows, oneDNN's packed matmul. Both stream the weights faster than
   oneDNN and skip its set-up per call; the price is a second copy of the weights.
 - int8 (`KernelInt8Linear`): `amx_int8_linear` for bf16 models on CPUs with AMX and
@@ -56,6 +57,10 @@ AVX2_KERNEL_ROWS = 128
 # memory's floor) beats `amx_int8_linear` (its tiles widened to bf16, bound by the widening) in a
 # decode step up to about 12 rows: 42 % faster at one row (BENCHMARKS.md, session 35).
 VNNI_ROWS_ON_AMX = 12
+# Likewise `dpbf16_linear` (vdpbf16ps on weights streamed at the memory's floor) beats
+# `amx_linear` (bound by its tile loads at a row or two) in a decode step up to this many rows
+# (BENCHMARKS.md, session 65). 0: AMX at every row count, no third copy of the weights.
+DPBF16_ROWS_ON_AMX = 2
 
 
 def placed(t: torch.Tensor, memory: HugePageArena | None) -> torch.Tensor:
@@ -74,10 +79,16 @@ def dense_kernel_rows(vector_lanes: int) -> int:
 
 
 class KernelPackedLinear(PackedLinear):
-    """bf16: a C++ kernel up to `kernel_rows` rows, oneDNN's packed weights beyond."""
+    """bf16: a C++ kernel up to `kernel_rows` rows, oneDNN's packed weights beyond. On CPUs with
+    AMX, up to `DPBF16_ROWS_ON_AMX` rows go to `dpbf16_linear` on a third copy of the weights
+    (packed gated where `gated`, SiLU·mul then in its epilogue)."""
 
     def __init__(
-        self, linear: nn.Linear, kernels: CppKernels, memory: HugePageArena | None = None
+        self,
+        linear: nn.Linear,
+        kernels: CppKernels,
+        memory: HugePageArena | None = None,
+        gated: bool = False,
     ) -> None:
         super().__init__(linear)
         self.kernels = kernels
@@ -86,32 +97,50 @@ class KernelPackedLinear(PackedLinear):
         # [out/16, in/32, 16, 32] for amx_linear, else the plain weight for small_batch_linear.
         self.tile_weight: torch.Tensor | None = None
         self.weight: torch.Tensor | None = weight
+        self.few_rows_weight: torch.Tensor | None = None  # dpbf16's copy, on AMX CPUs
         if kernels.amx_linear_available() and out_features % 16 == 0 and in_features % 32 == 0:
             self.tile_weight = placed(kernels.amx_pack_weight(weight), memory)
             self.weight = None
             self.kernel_rows = AMX_ROWS
+            few_rows = None
+            if DPBF16_ROWS_ON_AMX > 0 and kernels.dpbf16_linear_available():
+                gated = gated and gated_layout(linear)
+                pack = kernels.dpbf16_pack_gated if gated else kernels.dpbf16_pack_weight
+                self.few_rows_weight = placed(pack(weight), memory)
+                kind = "dpbf16_gated" if gated else "dpbf16"
+                few_rows = kernels.DecodeLinear(kind, self.few_rows_weight, None, self.bias)
+            self.linear = kernels.DecodeLinear(
+                "amx",
+                self.tile_weight,
+                None,
+                self.bias,
+                DPBF16_ROWS_ON_AMX if few_rows else sys.maxsize,
+                few_rows=few_rows,
+            )
         else:
             self.kernel_rows = SMALL_BATCH_ROWS
+            self.linear = kernels.DecodeLinear("small_batch", weight, None, self.bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out]
         if x.dim() != 2:  # the models pass [N, in]; a few microseconds per call add up
             return self.forward(x.reshape(-1, x.shape[-1])).view(*x.shape[:-1], -1)
         if 0 < x.shape[0] <= self.kernel_rows:
-            if self.tile_weight is not None:
-                return self.kernels.amx_linear(x.contiguous(), self.tile_weight, self.bias)
-            # `weight` is set where `tile_weight` is not (__init__): no check per layer.
-            return self.kernels.small_batch_linear(x.contiguous(), self.weight, self.bias)  # type: ignore[arg-type]
-        return torch.ops.mkldnn._linear_pointwise(x, self.packed_weight, self.bias, "none", [], "")
+            return self.linear(x.contiguous())
+        return self.onednn(x)
+
+    def silu_mul(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out / 2]
+        """As `KernelDpbf16Linear.silu_mul`; in the epilogue only for the rows `dpbf16_linear`
+        takes."""
+        if x.dim() != 2:
+            y = self.silu_mul(x.reshape(-1, x.shape[-1]))
+            return y.view(*x.shape[:-1], self.out_features // 2)
+        if 0 < x.shape[0] <= self.kernel_rows:
+            return self.linear.silu_mul(x.contiguous())
+        return self.kernels.silu_and_mul(self.onednn(x))
 
     def decode_linear(self) -> tuple[DecodeLinear, int]:
         """(the C++ `DecodeLinear` running this layer's kernel, rows up to which it runs)."""
-        weight: torch.Tensor | None
-        if self.tile_weight is not None:
-            kind, weight = "amx", self.tile_weight
-        else:
-            kind, weight = "small_batch", self.weight
-        assert weight is not None, "__init__ keeps one of tile_weight and weight"
-        return self.kernels.DecodeLinear(kind, weight, None, self.bias), self.kernel_rows
+        return self.linear, self.kernel_rows
 
 
 def gated_layout(linear: nn.Linear) -> bool:
