@@ -11,6 +11,7 @@ from dataclasses import InitVar, dataclass, field
 from typing import Any, ClassVar
 
 from roseinfer.checks import SEED_MAX, SEED_MIN, check_bools, is_int, is_number
+from roseinfer.dry_params import DryPenalty
 from roseinfer.reasoning_params import ThinkingBudget
 from roseinfer.structured.params import StructuredOutputs
 
@@ -86,7 +87,7 @@ class SamplingParams:
     `penalty_last_n` (its `repeat_last_n`): the three penalties read the last n tokens of the
     prompt and the output, as llama.cpp's (-1: all of them; 0: the penalties off); None, vLLM's:
     the repetition penalty reads the prompt and the output, the frequency and presence
-    penalties the output alone.
+    penalties the output alone. `dry`: its DRY penalty, after the other penalties (`DryPenalty`).
     """
 
     n: int = 1
@@ -121,6 +122,7 @@ class SamplingParams:
     thinking_budget: ThinkingBudget | None = None  # vLLM's thinking_token_budget
     xtc_probability: float = 0.0  # llama.cpp's XTC: a step's chance to drop the top choices
     xtc_threshold: float = 0.1  # the probability from which a token is a top choice
+    dry: DryPenalty | None = None  # llama.cpp's DRY: repeats of earlier runs made unlikely
     max_new_tokens: InitVar[int | None] = None
 
     def __post_init__(self, max_new_tokens: int | None) -> None:
@@ -206,6 +208,8 @@ class SamplingParams:
         for name in ("xtc_probability", "xtc_threshold"):
             if not is_number(value := getattr(self, name)) or not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+        if self.dry is not None and not isinstance(self.dry, DryPenalty):
+            raise ValueError(f"dry must be a DryPenalty, got {type(self.dry).__name__}")
         object.__setattr__(self, "logit_bias", _logit_bias(self.logit_bias))
         if self.logprob_token_ids is not None:
             self._check_logprob_token_ids()
@@ -297,6 +301,11 @@ class SamplingParams:
     def uses_xtc(self) -> bool:
         """XTC can act: a chance above 0, and a threshold two tokens can both reach."""
         return self.xtc_probability > 0.0 and self.xtc_threshold <= 0.5
+
+    @property
+    def uses_dry(self) -> bool:
+        """DRY can lower a logit (`DryPenalty.active`)."""
+        return self.dry is not None and self.dry.active
 
     @property
     def uses_penalties(self) -> bool:

@@ -391,6 +391,62 @@ def test_xtc_acts_and_is_reported(http):
     assert first_token(xtc_probability=1, xtc_threshold=0.6) == first_token()
 
 
+def test_dry_lowers_the_token_that_would_repeat_and_is_reported(http):
+    """llama.cpp's DRY: the prompt's tokens end by repeating "10 11" and 12 followed that run
+    before, so with DRY on 12 (the argmax by its bias) loses to 13, greedy too; a breaker
+    that 12's text holds keeps it; `generation_settings` and `samplers` say DRY ran."""
+    body = {"prompt": [5, 10, 11, 12, 6, 10, 11], "n_predict": 1, "return_tokens": True,
+            "temperature": 0, "logit_bias": [[12, 40], [13, 38]]}  # fmt: skip
+    dry = {"dry_multiplier": 6.0, "dry_base": 2.0, "dry_allowed_length": 2,
+           "dry_sequence_breakers": []}  # fmt: skip
+    assert completion(http, **body)["tokens"] == [12]
+    out = completion(http, **body, **dry)
+    assert out["tokens"] == [13]  # 12 lowered by 6 * 2 ** 0
+    settings = out["generation_settings"]
+    assert (settings["dry_multiplier"], settings["dry_base"], settings["dry_allowed_length"],
+            settings["dry_penalty_last_n"], settings["dry_sequence_breakers"]) == (6, 2, 2, -1, [])  # fmt: skip
+    assert settings["samplers"][:2] == ["penalties", "dry"]
+    assert completion(http, **body)["generation_settings"]["dry_multiplier"] == 0
+    # a window too short to hold the earlier run, or none: nothing lowered
+    assert completion(http, **body, **dry, dry_penalty_last_n=4)["tokens"] == [12]
+    assert completion(http, **body, **dry, dry_penalty_last_n=0)["tokens"] == [12]
+    text = http.post("/detokenize", json={"tokens": [12]}).json()["content"]
+    assert completion(http, **body, **{**dry, "dry_sequence_breakers": [text]})["tokens"] == [12]
+    # /v1 too, with a run of 3 (2 ** 1)
+    v1 = {"prompt": [5, 9, 10, 11, 12, 6, 9, 10, 11], "max_tokens": 1, "temperature": 0,
+          "return_token_ids": True, "logit_bias": {"12": 40, "13": 35}}  # fmt: skip
+    assert v1_text(http, **v1)["token_ids"] == [12]
+    assert v1_text(http, **v1, **dry)["token_ids"] == [13]  # 12 lowered by 12 > 40 - 35
+    assert v1_text(http, **v1, **{**dry, "dry_multiplier": 1.0})["token_ids"] == [12]  # 2 < 5
+
+
+@pytest.mark.parametrize(
+    ("extra", "param"),
+    [
+        ({"dry_base": 0.5}, "dry_base"),
+        ({"dry_allowed_length": 0}, "dry_allowed_length"),
+        ({"dry_penalty_last_n": -2}, "dry_penalty_last_n"),
+        ({"dry_sequence_breakers": ["\n", ""]}, "dry_sequence_breakers"),
+        ({"dry_multiplier": -1}, "dry_multiplier"),
+        ({"samplers": ["top_k", "dry"], "top_k": 5}, "samplers"),
+        ({"samplers": ["temperature", "dry"], "temperature": 0.7}, "samplers"),
+        ({"samplers": ["dry", "penalties"], "repeat_penalty": 1.1}, "samplers"),
+    ],
+)
+def test_dry_values_and_orders_it_cannot_run_are_400s(http, extra, param):
+    body = {"prompt": PROMPT, "n_predict": 1, "dry_multiplier": 0.8, **extra}
+    err = completion(http, status=400, **body)["error"]
+    assert err["param"] == param, err
+
+
+def test_dry_before_penalties_that_only_subtract_is_the_same_chain(http):
+    body = {"prompt": PROMPT, "n_predict": 2, "dry_multiplier": 0.8, "presence_penalty": 0.5,
+            "temperature": 0, "return_tokens": True}  # fmt: skip
+    a = completion(http, **body, samplers=["dry", "penalties", "temperature"])
+    b = completion(http, **body, samplers=["penalties", "dry", "temperature"])
+    assert a["tokens"] == b["tokens"]
+
+
 # SillyTavern's "llama.cpp" text-completion body with its default settings (its
 # `createTextGenGenerationData`, November 2026: its proxy forwards the whole object, other
 # servers' names beside llama.cpp's; docs/bench/session64/clients/REPORT.md)

@@ -20,6 +20,7 @@ import torch
 from roseinfer.config import EngineConfig
 from roseinfer.engine.bad_words import BadWordIds, BadWords
 from roseinfer.engine.block_manager import BlockManager
+from roseinfer.engine.dry_breakers import DryBreakerTable
 from roseinfer.engine.model_runner import (
     ModelRunner,
     RunnerOutput,
@@ -97,6 +98,7 @@ class LLMEngine:
         self._generation_config_origin = loaded.generation_config_origin
         self.grammars = GrammarCompiler(self.tokenizer, mc.vocab_size)
         self.bad_words = BadWords(self.tokenizer)
+        self.dry_breakers = DryBreakerTable(self.tokenizer)
         self.runner = ModelRunner(loaded, config, num_blocks)
         if self.max_total_tokens < self.max_model_len:  # (vLLM refuses to start)
             logger.warning("the KV cache holds %d tokens, fewer than max_model_len %d: a sequence "
@@ -178,6 +180,8 @@ class LLMEngine:
         if bad_words is None:
             bad_words = self.bad_words.token_ids(params.bad_words)
         seq.bad_words_token_ids = bad_words
+        if params.dry is not None and params.uses_dry:
+            seq.dry_breakers = self.dry_breakers.of(params.dry.sequence_breakers)
         if params.structured_outputs is not None:
             seq.matcher = self.grammars.matcher(params.structured_outputs)
         return seq

@@ -303,7 +303,7 @@ class ModelRunner:
             if seq.sampler_state is None:
                 try:
                     seq.sampler_state = self.sampler.new_row_state(
-                        seq.params, seq.bad_words_token_ids
+                        seq.params, seq.bad_words_token_ids, seq.dry_breakers
                     )
                 except Exception as e:
                     failures[i] = SampleFailure.of(e)

@@ -38,6 +38,7 @@ class Sequence:
     finish_time: float | None = None
     sampler_state: Any = None  # the sampler's RowState (its generator, its id lists as tensors)
     bad_words_token_ids: tuple[tuple[int, ...], ...] = ()  # params.bad_words, tokenized
+    dry_breakers: Any = None  # params.dry's sequence breakers as token ids (a DryBreakers)
     matcher: Any = None  # params.structured_outputs' grammar state (an llguidance LLMatcher)
     # With params.prompt_logprobs: entry j is prompt token j + 1's (computed at position j).
     prompt_logprobs: list[TokenLogprobs] = field(default_factory=list)

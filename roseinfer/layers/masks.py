@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import torch
 
 from roseinfer.layers.bad_words import bad_word_ends, completing_tokens
+from roseinfer.layers.dry import DryBreakers, DryState
 from roseinfer.layers.penalties import History
 from roseinfer.layers.thinking import ThinkingCounter
 from roseinfer.sampling_params import SamplingParams
@@ -34,10 +35,17 @@ class RowState:
     # bad words by the length of their head (all but the last token): head -> last tokens [E]
     bad_word_ends: dict[int, dict[tuple[int, ...], torch.Tensor]] = field(default_factory=dict)
     thinking: ThinkingCounter | None = None  # with a thinking budget: where its block stands
+    dry: DryState | None = None  # with DRY: its breakers and the sequence's ids as a tensor
 
     @staticmethod
-    def of(params: SamplingParams, bad_words: Seq[tuple[int, ...]], dev: torch.device) -> RowState:
-        """A sequence's state (`bad_words`: its bad words' token ids)."""
+    def of(
+        params: SamplingParams,
+        bad_words: Seq[tuple[int, ...]],
+        dev: torch.device,
+        dry_breakers: DryBreakers | None = None,
+    ) -> RowState:
+        """A sequence's state (`bad_words`: its bad words' token ids; `dry_breakers`: its DRY
+        sequence breakers' token ids, none where not given)."""
         generator = None
         if params.seed is not None and not params.greedy:
             generator = torch.Generator(dev).manual_seed(params.seed)
@@ -54,6 +62,9 @@ class RowState:
             ids(params.stop_token_ids) if params.stop_token_ids else None,
             bad_word_ends(tuple(bad_words), dev) if bad_words else {},
             None if params.thinking_budget is None else ThinkingCounter.of(params.thinking_budget),
+            DryState(params.dry, dry_breakers or DryBreakers(), dev)
+            if params.dry is not None and params.uses_dry
+            else None,
         )
 
 

@@ -6,10 +6,11 @@ distribution, as vLLM V1 reports it (with `logprobs_processed`, llama.cpp's
 Then, in vLLM's order: the masks (`allowed_token_ids`, `bad_words`, `min_tokens`' stop tokens,
 the grammar's bitmask: roseinfer/layers/masks.py), `logit_bias` (added),
 then the penalties (`repetition_penalty` over prompt and generated tokens, then
-`frequency_penalty` and `presence_penalty` over the generated ones); greedy rows take their
-argmax here, after penalties and bias. Sampled rows then divide by their temperature and keep
-their top-k, then top-p, then min-p set (vLLM V0's and transformers' warper order; vLLM V1
-applies min-p before top-k/top-p, which differs only when min-p and top-k/top-p are combined).
+`frequency_penalty` and `presence_penalty` over the generated ones), then llama.cpp's DRY
+(roseinfer/layers/dry.py); greedy rows take their argmax here, after penalties and bias.
+Sampled rows then divide by their temperature and keep their top-k, then top-p, then min-p set
+(vLLM V0's and transformers' warper order; vLLM V1 applies min-p before top-k/top-p, which
+differs only when min-p and top-k/top-p are combined).
 Rows with `temperature_last` (llama.cpp's order) keep that set of their untempered
 distribution and take the temperature after it; rows with XTC (roseinfer/layers/xtc.py), then
 rows with `infill` (llama.cpp's infill filter, roseinfer/layers/infill.py), pass those after
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 import torch
 
 from roseinfer.layers.draw import sample_from
+from roseinfer.layers.dry import DryBreakers
 from roseinfer.layers.infill import InfillFilter
 from roseinfer.layers.logprobs import (
     LogprobOps,
@@ -142,10 +144,14 @@ class Sampler:
         self.ops = candidate_ops
 
     def new_row_state(
-        self, params: SamplingParams, bad_words: Seq[tuple[int, ...]] = ()
+        self,
+        params: SamplingParams,
+        bad_words: Seq[tuple[int, ...]] = (),
+        dry_breakers: DryBreakers | None = None,
     ) -> RowState:
-        """A sequence's state (`bad_words`: its bad words' token ids)."""
-        return RowState.of(params, bad_words, self.device)
+        """A sequence's state (`bad_words`: its bad words' token ids; `dry_breakers`: its DRY
+        sequence breakers')."""
+        return RowState.of(params, bad_words, self.device, dry_breakers)
 
     @torch.inference_mode()
     def __call__(
@@ -209,7 +215,8 @@ class Sampler:
         given = logits  # the caller's: never changed below (logprobs may still read it)
         need_bias = any(p.logit_bias for p in params)
         need_penalties = any(p.uses_penalties for p in params)
-        if need_bias or need_penalties:
+        need_dry = any(p.uses_dry for p in params)
+        if need_bias or need_penalties or need_dry:
             logits = logits.to(torch.float32, copy=True)  # the caller's logits stay as they were
         if need_bias:
             biased, bias_ids, bias_values = [], [], []
@@ -238,6 +245,14 @@ class Sampler:
                 column("frequency_penalty"),
                 column("presence_penalty"),
             )
+        if need_dry:  # after the penalties (llama.cpp's chain), before greedy rows' argmax
+            if histories is None:
+                raise ValueError("DRY needs each row's sequence (histories)")
+            for i, state in enumerate(states):
+                if state.dry is not None:
+                    lowered = state.dry.penalties(histories[i].token_ids)
+                    if lowered is not None:
+                        logits[i].index_add_(0, lowered[0], lowered[1], alpha=-1)
         # greedy rows take the argmax now, but where the temperature comes after the infill
         # filter or XTC, which may leave out the likeliest token (`temper_late`)
         greedy = [p.greedy and not ((p.infill or p.uses_xtc) and p.temperature_last)

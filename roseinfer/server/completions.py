@@ -118,8 +118,11 @@ async def sampling_requests(
         (ids, ctx.builder.params(body, len(ids), default_max, opts, spec, names, thinking))
         for ids in prompts
     ]
-    if requests and requests[0][1].bad_words:  # tokenized here, not on the engine loop
-        await asyncio.to_thread(ctx.client.engine.bad_words.token_ids, requests[0][1].bad_words)
+    params = requests[0][1] if requests else None
+    if params is not None and params.bad_words:  # tokenized here, not on the engine loop
+        await asyncio.to_thread(ctx.client.engine.bad_words.token_ids, params.bad_words)
+    if params is not None and params.dry is not None and params.uses_dry:  # (the vocabulary read)
+        await asyncio.to_thread(ctx.client.engine.dry_breakers.of, params.dry.sequence_breakers)
     ctx.submit_checks(requests, names)
     return SamplingRequests(requests, opts, constraint, reasoning)
 

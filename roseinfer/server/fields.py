@@ -40,7 +40,6 @@ from roseinfer.server.field_checks import (
     negative,
     never,
     shared_with,
-    str_list,
     tool_choice_none,
 )
 from roseinfer.server.field_checks import honoured_field as _h
@@ -354,10 +353,6 @@ FIELDS: tuple[FieldSpec, ...] = (
     _noop("mirostat_tau", _V1, is_num, _ONLY_WITH.format("mirostat"), _LC),
     _noop("mirostat_eta", _V1, is_num, _ONLY_WITH.format("mirostat"), _LC),
     _noop("dynatemp_exponent", _V1, is_num, _ONLY_WITH.format("dynatemp_range"), _LC),
-    _noop("dry_base", _V1, is_num, _ONLY_WITH.format("dry_multiplier"), _LC),
-    _noop("dry_allowed_length", _V1, is_int, _ONLY_WITH.format("dry_multiplier"), _LC),
-    _noop("dry_penalty_last_n", _V1, is_int, _ONLY_WITH.format("dry_multiplier"), _LC),
-    _noop("dry_sequence_breakers", _V1, str_list, _ONLY_WITH.format("dry_multiplier"), _LC),
     # -- refused unless neutral: sampling
     _ref("n_probs", _V1, equals(0), "0", "token probabilities", _LC),
     _h("suffix", _CO, "the text after the completion: the prompt and it are filled in between "
@@ -374,7 +369,24 @@ FIELDS: tuple[FieldSpec, ...] = (
     _ref("min_keep", _V1, equals(0, 1), "0 or 1", "a floor on kept candidates", _LC),
     _ref("mirostat", _V1, equals(0), "0", "mirostat sampling", _LC),
     _ref("dynatemp_range", _V1, equals(0), "0", "dynamic temperature", _LC),
-    _ref("dry_multiplier", _V1, equals(0), "0", "DRY repetition penalty", _LC),
+    _h("dry_multiplier", _V1, "llama.cpp's DRY (\"don't repeat yourself\"), >= 0: where the "
+       "text's last tokens repeat a run of `dry_allowed_length` or more tokens seen earlier in "
+       "the window, the token that followed that run has its logit lowered by "
+       "`dry_multiplier * dry_base ** (run length - dry_allowed_length)` (after the penalties, "
+       "before the temperature and the truncation, greedy requests too, as llama.cpp's chain); "
+       "a run never reaches back past a sequence breaker, and a token that is one is never "
+       "lowered; 0: off (the other `dry_*` fields then change nothing)", _LC),
+    _h("dry_base", _V1, ">= 1, default 1.75: the growth of DRY's penalty with the run's "
+       "length (the exponent capped where the power would pass fp32's range, as llama.cpp)",
+       _LC),
+    _h("dry_allowed_length", _V1, "an integer >= 1, default 2: the longest run DRY leaves "
+       "alone", _LC),
+    _h("dry_penalty_last_n", _V1, "an integer >= -1, default -1: DRY's window, the last n "
+       "tokens of the prompt and the output (-1: all of them; 0: DRY off, as llama.cpp)", _LC),
+    _h("dry_sequence_breakers", _V1, "up to 64 non-empty strings of up to 40 bytes, default "
+       "`[\"\\n\", \":\", \"\\\"\", \"*\"]` (llama.cpp's): a token whose text holds "
+       "one, or begins one that the next tokens complete (llama.cpp's reading of the "
+       "vocabulary), ends the runs DRY looks back over; `[]`: none", _LC),
     _h("xtc_probability", _V1, "llama.cpp's XTC, in [0, 1]: each step's chance that, where two "
        "or more tokens are at least `xtc_threshold` likely, all of them go but the least likely "
        "(of the distribution top-k, top-p and min-p left, before a late temperature, as "
@@ -386,8 +398,8 @@ FIELDS: tuple[FieldSpec, ...] = (
        "case, or a string of its letters); one left out does not run (its parameter neutral, "
        "the temperature 1); `infill` is its infill sampler (after a top_k of at most 1,000); "
        "an order this engine cannot run "
-       "(the penalties, then top-k, top-p, min-p and infill, the temperature before or after "
-       "all of them) is a 400 where it would change the output; /completion's and /infill's "
+       "(the penalties, then DRY, top-k, top-p, min-p, XTC and infill, the temperature after "
+       "DRY, before or after all the others) is a 400 where it would change the output; /completion's and /infill's "
        "default: llama.cpp's (the temperature last)", _LC),
     _ref("logits_processors", _V1, equals([]), "[]", "custom logits processors", _VL),
     _h("t_max_predict_ms", _V1, "past this many ms after the first token, a token holding a "

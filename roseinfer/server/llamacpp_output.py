@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from roseinfer.dry_params import DryPenalty
 from roseinfer.output.processor import ChoiceState, RequestState
 from roseinfer.outputs import PositionLogprobs, PromptProgress
 from roseinfer.sampling_params import SamplingParams
@@ -62,7 +63,7 @@ def generation_settings(params: SamplingParams, stream: bool) -> dict[str, Any]:
         "repeat_penalty": params.repetition_penalty,
         "presence_penalty": params.presence_penalty,
         "frequency_penalty": params.frequency_penalty,
-        "dry_multiplier": 0.0,
+        **dry_settings(params),
         "mirostat": 0,
         "stop": list(params.stop),
         "max_tokens": params.max_tokens,
@@ -74,7 +75,22 @@ def generation_settings(params: SamplingParams, stream: bool) -> dict[str, Any]:
         "n_probs": params.logprobs or 0,
         "min_keep": 0,
         "post_sampling_probs": params.logprobs_processed,
-        "samplers": sampler_chain.ran(params.temperature_last, params.infill, params.uses_xtc),
+        "samplers": sampler_chain.ran(
+            params.temperature_last, params.infill, params.uses_xtc, params.uses_dry
+        ),
+    }
+
+
+def dry_settings(params: SamplingParams) -> dict[str, Any]:
+    """`generation_settings`' DRY fields: the request's, or llama.cpp's defaults with the
+    multiplier 0 (off)."""
+    dry = params.dry if params.dry is not None else DryPenalty(0.0)
+    return {
+        "dry_multiplier": dry.multiplier,
+        "dry_base": dry.base,
+        "dry_allowed_length": dry.allowed_length,
+        "dry_penalty_last_n": dry.last_n,
+        "dry_sequence_breakers": list(dry.sequence_breakers),
     }
 
 

@@ -14,6 +14,8 @@ import math
 from dataclasses import dataclass
 from typing import cast
 
+from roseinfer.dry_params import DEFAULT_BREAKERS, DryPenalty
+from roseinfer.dry_params import FIELDS as DRY_FIELDS
 from roseinfer.engine.requests import InvalidRequestError
 from roseinfer.engine.scheduler import no_room_message
 from roseinfer.reasoning_params import ThinkingBudget
@@ -29,7 +31,11 @@ from roseinfer.server.errors import APIError
 from roseinfer.server.sampler_chain import sampler_chain
 
 # The seeds' max_new_tokens is an init-only alias of max_tokens: not among the dataclass fields.
-SAMPLING_FIELDS = frozenset(f.name for f in dataclasses.fields(SamplingParams)) | {"max_new_tokens"}
+SAMPLING_FIELDS = (
+    frozenset(f.name for f in dataclasses.fields(SamplingParams))
+    | {"max_new_tokens"}
+    | set(DRY_FIELDS)  # DryPenalty's, under the request's names
+)
 _MAX_TOKENS_ALIASES = ("max_completion_tokens", "n_predict", "max_new_tokens")
 MAX_N = 128  # a server limit: SamplingParams takes any n >= 1
 # Choices of one request (prompts x n): each holds its output state from the start, and a
@@ -143,6 +149,13 @@ class ParamsBuilder:
                                     f"{time_limit}", param="t_max_predict_ms")  # fmt: skip
             time_limit = int(time_limit)
         try:
+            if body.dry_multiplier != 0:  # (0: off, the other dry_* fields no-ops)
+                breakers = body.dry_sequence_breakers
+                chain = dataclasses.replace(chain, dry=DryPenalty(
+                    body.dry_multiplier, body.dry_base, body.dry_allowed_length,
+                    body.dry_penalty_last_n,
+                    DEFAULT_BREAKERS if breakers is None else tuple(breakers),
+                ))  # fmt: skip
             if body.samplers is not None:
                 chain.check()  # (a sampler left out has its value checked all the same)
                 chain = chain.of(body.samplers)
@@ -168,6 +181,7 @@ class ParamsBuilder:
                 infill=chain.infill,
                 xtc_probability=chain.xtc_probability,
                 xtc_threshold=chain.xtc_threshold,
+                dry=chain.dry,
                 min_indent=body.n_indent,
                 stop_at_newline_after_ms=time_limit if time_limit and time_limit > 0 else None,
                 penalty_last_n=window,
@@ -205,6 +219,7 @@ class Chain:
     frequency_penalty: float
     xtc_probability: float = 0.0
     xtc_threshold: float = 0.1
+    dry: DryPenalty | None = None
     temperature_last: bool = False
     infill: bool = False
 
@@ -222,7 +237,9 @@ class Chain:
                   "penalties": (self.repetition_penalty, self.presence_penalty,
                                 self.frequency_penalty) != (1.0, 0.0, 0.0),
                   "shift": (self.presence_penalty, self.frequency_penalty) != (0.0, 0.0),
-                  "xtc": self.xtc_probability > 0.0 and self.xtc_threshold <= 0.5}  # fmt: skip
+                  "xtc": self.xtc_probability > 0.0 and self.xtc_threshold <= 0.5,
+                  "dry": self.dry is not None and self.dry.active,
+                  "factor": self.repetition_penalty != 1.0}  # fmt: skip
         chain = sampler_chain(
             samplers, self.temperature, frozenset(n for n, a in active.items() if a)
         )
@@ -241,6 +258,7 @@ class Chain:
               if "penalties" in runs else (1.0, 0.0, 0.0)),
             self.xtc_probability if "xtc" in runs else 0.0,
             self.xtc_threshold,
+            self.dry if "dry" in runs else None,
             temperature_last=chain.temperature_last,
             infill=chain.infill,
         )  # fmt: skip

@@ -102,6 +102,11 @@ class SamplingRequest(RequestBase):
     return_progress: bool = False  # llama.cpp's: `prompt_progress` chunks in a stream
     xtc_probability: float = 0.0  # llama.cpp's XTC sampler
     xtc_threshold: float = 0.1
+    dry_multiplier: float = 0.0  # llama.cpp's DRY penalty (SamplingParams.dry): 0 off
+    dry_base: float = 1.75
+    dry_allowed_length: int = 2
+    dry_penalty_last_n: int = -1
+    dry_sequence_breakers: list[str] | None = None  # None: llama.cpp's defaults
 
     @property
     def include_usage(self) -> bool:

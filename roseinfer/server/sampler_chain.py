@@ -3,12 +3,13 @@
 
 A sampler left out of the list does not run: its parameter is set to its neutral value (the
 temperature to 1, as llama.cpp's chain then never divides). The engine runs the penalties, then
-top-k, top-p, min-p, XTC and the infill filter in that order, with the temperature before all
-of them (vLLM's order) or after them (`temperature_last`, llama.cpp's default); a list whose
-order that cannot run is a 400 naming the two samplers, where their order changes the output (a
-sampler at its neutral value has no place in the order; top-k and min-p, and top-k and the
-temperature, give the same set either way round; so do the repetition penalty, a factor, and
-a temperature above 0). llama.cpp's samplers this engine does not have (`dry`, `typ_p`,
+DRY, top-k, top-p, min-p, XTC and the infill filter in that order, with the temperature after
+DRY and before all the others (vLLM's order) or after them (`temperature_last`, llama.cpp's
+default); a list whose order that cannot run is a 400 naming the two samplers, where their
+order changes the output (a sampler at its neutral value has no place in the order; top-k and
+min-p, and top-k and the temperature, give the same set either way round; so do the repetition
+penalty, a factor, and a temperature above 0, and DRY and penalties that only subtract).
+llama.cpp's samplers this engine does not have (`typ_p`,
 `top_n_sigma`, `adaptive_p`) may be listed, and listed again: the field table holds
 their parameters at their neutral values, where they change nothing; another listed twice is
 a 400 (this engine runs each once). A name llama.cpp does not know is a 400 here (llama.cpp
@@ -39,9 +40,9 @@ _CHARS = {"d": "dry", "k": "top_k", "y": "typ_p", "p": "top_p", "s": "top_n_sigm
           "t": "temperature", "x": "xtc", "i": "infill", "e": "penalties", "a": "adaptive_p"}  # fmt: skip
 # llama.cpp's samplers this engine has not (their parameters held neutral: listed, and listed
 # again, they change nothing)
-_INERT = frozenset({"dry", "typ_p", "top_n_sigma", "adaptive_p"})
+_INERT = frozenset({"typ_p", "top_n_sigma", "adaptive_p"})
 # the engine's order of the samplers whose place matters (the temperature's is its own)
-_ORDER = ("penalties", "top_k", "top_p", "min_p", "xtc", "infill")
+_ORDER = ("penalties", "dry", "top_k", "top_p", "min_p", "xtc", "infill")
 _COMMUTE = {frozenset({"top_k", "min_p"})}  # the same set in either order
 
 
@@ -57,13 +58,14 @@ class SamplerChain:
         return "infill" in self.names
 
 
-def ran(temperature_last: bool, infill: bool, xtc: bool = False) -> list[str]:
+def ran(temperature_last: bool, infill: bool, xtc: bool = False, dry: bool = False) -> list[str]:
     """The chain the engine ran for a request, under llama.cpp's names (a sampler the request
     left out ran at its neutral value)."""
+    first = ["penalties"] + (["dry"] if dry else [])
     inner = ["top_k", "top_p", "min_p"] + (["xtc"] if xtc else []) + (["infill"] if infill else [])
     if temperature_last:
-        return ["penalties", *inner, "temperature"]
-    return ["penalties", "temperature", *inner]
+        return [*first, *inner, "temperature"]
+    return [*first, "temperature", *inner]
 
 
 def parse_names(samplers: list[str] | str) -> tuple[str, ...]:
@@ -95,15 +97,18 @@ def sampler_chain(
     active: frozenset[str],
 ) -> SamplerChain:
     """The chain a `samplers` value asks for; `temperature`, and `active`: which of the
-    penalties, top_k, top_p, min_p and xtc the request sets to other than their neutral values
-    (only their order is checked), and "shift" where the penalties include presence or
-    frequency (subtracted: the repetition penalty, a factor, commutes with the temperature)."""
+    penalties, dry, top_k, top_p, min_p and xtc the request sets to other than their neutral
+    values (only their order is checked), "shift" where the penalties include presence or
+    frequency (subtracted: the repetition penalty, a factor, commutes with the temperature)
+    and "factor" where they include the repetition penalty (which DRY, subtracted, does not
+    commute with)."""
     names = parse_names(samplers)
     live = [n for n in names if n in active or n == "infill"]
     order = {n: i for i, n in enumerate(live)}
+    commute = _COMMUTE if "factor" in active else _COMMUTE | {frozenset({"penalties", "dry"})}
     for i, a in enumerate(live):
         for b in live[i + 1 :]:
-            if _ORDER.index(a) > _ORDER.index(b) and frozenset({a, b}) not in _COMMUTE:
+            if _ORDER.index(a) > _ORDER.index(b) and frozenset({a, b}) not in commute:
                 raise APIError(400, f"samplers: {a} before {b} is an order this engine cannot "
                                     f"run (it runs {', '.join(_ORDER)} in that order)",
                                param="samplers")  # fmt: skip
@@ -116,6 +121,9 @@ def sampler_chain(
     if shifts and "penalties" in order and names.index("penalties") > at:
         raise APIError(400, "samplers: temperature before penalties is an order this engine "
                             "cannot run (it applies the penalties first)", param="samplers")  # fmt: skip
+    if "dry" in order and names.index("dry") > at:  # (DRY subtracts: it never commutes)
+        raise APIError(400, "samplers: temperature before dry is an order this engine cannot "
+                            "run (it applies DRY first)", param="samplers")  # fmt: skip
     # where the temperature stands among the samplers it does not commute with (greedy: those
     # that may take away the likeliest token)
     greedy = ("xtc", "infill")
