@@ -278,13 +278,15 @@ at::Tensor paged_prefill_attention(at::Tensor q, at::Tensor k_cache,
     int64_t seq, kvh, first, count;
   };
   std::vector<Task> tasks;
+  const int64_t query_tile =
+      tile == Tile::kAmx || tile == Tile::kAmxEmulated ? kAmxQueryTile : kQueryTile;
   for (int64_t s = 0; s < S; ++s) {
     const int64_t len = qs[s + 1] - qs[s];
     TORCH_CHECK(len >= 0 && len <= cl[s] && (cl[s] + BS - 1) / BS <= max_blocks,
                 "sequence ", s, ": its queries must be its last tokens, its blocks in its table");
-    for (int64_t first = 0; first < len; first += kQueryTile)
+    for (int64_t first = 0; first < len; first += query_tile)
       for (int64_t h = 0; h < L.KVH; ++h)
-        tasks.push_back({s, h, first, std::min(kQueryTile, len - first)});
+        tasks.push_back({s, h, first, std::min(query_tile, len - first)});
   }
   std::sort(tasks.begin(), tasks.end(), [&](const Task& a, const Task& b) {
     if (cl[a.seq] != cl[b.seq]) return cl[a.seq] > cl[b.seq];

@@ -18,6 +18,11 @@
 namespace roseinfer::prefill {
 
 constexpr int64_t kQueryTile = 32;  // queries per task: G * 32 rows share each key tile's load
+// The AMX tile's: twice the rows per key tile halve the tile loads and stores of its outputs
+// per product (SmolLM2's 30 layers: a 512-token chunk after 1,488 cached tokens 10 % faster in
+// bf16, 12 % with the int8 cache; 128 queries per task left too few tasks for short chunks;
+// BENCHMARKS.md, session 65).
+constexpr int64_t kAmxQueryTile = 64;
 constexpr int64_t kKeyTile = 64;    // keys per step of the online softmax (whole cache blocks)
 
 // The products' register tiles: kRowVecs registers of query rows by kKeyBlock keys (scores) or
