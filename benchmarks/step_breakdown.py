@@ -83,6 +83,10 @@ def main() -> None:
         (cpu_linear.KernelDpbf16Linear, "forward", "linear"),
         (cpu_linear.KernelDenseLinear, "forward", "linear"),
         (cpu_linear.KernelInt8Linear, "forward", "linear"),
+        # (a gated projection's SiLU·mul in its epilogue: `gate_up_silu_mul`)
+        (cpu_linear.KernelPackedLinear, "silu_mul", "linear"),
+        (cpu_linear.KernelDpbf16Linear, "silu_mul", "linear"),
+        (cpu_linear.KernelInt8Linear, "silu_mul", "linear"),
         (attention.ReferenceAttention, "forward", "attention"),
         (cpu_attention.KernelPagedAttention, "forward", "attention"),
         (norm.RMSNorm, "forward", "norm"),

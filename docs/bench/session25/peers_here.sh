@@ -16,6 +16,7 @@
 #   VLLM_PY=/tmp/vllmenv/bin/python HF=/tmp/s25/hf_fp32 BASE=/work/wt-base OUT=/tmp/peers \
 #     RUNS="vllm_bf16 base_bf16 rose_bf16 rose_int8_kv8" CASES="short one long-prompt long-prompt-8 shared-prefix" \
 #     bash docs/bench/session25/peers_here.sh
+# ROSE_ARGS: more flags for this tree's roseinfer servers (session 65: --max-num-batched-tokens).
 set -u
 HERE=$(cd "$(dirname "$0")/../../.." && pwd)
 PY=$HERE/.venv/bin/python
@@ -53,11 +54,11 @@ for run in ${RUNS:-vllm_bf16 vllm_fp32 rose_fp32 rose_int8_kv8}; do
         LD_PRELOAD="/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4:$(dirname "$VLLM_PY")/../lib/libiomp5.so" \
         "$VLLM_PY" -m vllm.entrypoints.openai.api_server --model "$HF" --dtype "$([ "$run" = vllm_bf16 ] && echo bfloat16 || echo float32)" \
         --served-model-name SmolLM2-135M-Instruct --host 127.0.0.1 --port $PORT --max-model-len 4096 ;;
-    rose_bf16) start "$run" "$PY" -m roseinfer.server --model smollm2 --port $PORT ;;
+    rose_bf16) start "$run" "$PY" -m roseinfer.server --model smollm2 --port $PORT ${ROSE_ARGS:-} ;;
     base_bf16) start "$run" env -C "$BASE" PYTHONPATH="$BASE" "$PY" -m roseinfer.server --model smollm2 --port $PORT ;;
     rose_int8_kv8)
       start "$run" "$PY" -m roseinfer.server --model smollm2 --port $PORT --quantization int8 \
-        --kv-cache-dtype int8 ;;
+        --kv-cache-dtype int8 ${ROSE_ARGS:-} ;;
     base_int8_kv8)
       start "$run" env -C "$BASE" PYTHONPATH="$BASE" "$PY" -m roseinfer.server --model smollm2 --port $PORT \
         --quantization int8 --kv-cache-dtype int8 ;;
