@@ -5,6 +5,7 @@ its parameters checked once. The engine turns the breakers into token ids
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass
 
 from roseinfer.checks import is_int, is_number
@@ -43,9 +44,9 @@ class DryPenalty:
             )
         if not is_number(self.base) or self.base < 1:
             raise ValueError(f"dry_base must be a finite number >= 1, got {self.base!r}")
-        if not is_int(self.allowed_length) or self.allowed_length < 1:
+        if not is_int(self.allowed_length) or self.allowed_length < 0:
             raise ValueError(
-                f"dry_allowed_length must be an integer >= 1, got {self.allowed_length!r}"
+                f"dry_allowed_length must be an integer >= 0, got {self.allowed_length!r}"
             )
         if not is_int(self.last_n) or self.last_n < -1:
             raise ValueError(f"dry_penalty_last_n must be an integer >= -1 (-1: the whole "
@@ -57,7 +58,13 @@ class DryPenalty:
         if len(breakers) > MAX_BREAKERS:
             raise ValueError(f"dry_sequence_breakers takes at most {MAX_BREAKERS} strings")
         for b in breakers:
-            if len(b.encode("utf-8", "surrogatepass")) > MAX_BREAKER_BYTES:
+            try:
+                size = len(b.encode("utf-8"))
+            except UnicodeEncodeError:  # a lone surrogate: no text to match
+                raise ValueError(
+                    f"dry_sequence_breakers must hold valid Unicode, got {b!r}"
+                ) from None
+            if size > MAX_BREAKER_BYTES:
                 raise ValueError(f"dry_sequence_breakers must hold strings of at most "
                                  f"{MAX_BREAKER_BYTES} bytes of UTF-8, got {b!r}")  # fmt: skip
         object.__setattr__(self, "sequence_breakers", breakers)
@@ -68,7 +75,28 @@ class DryPenalty:
         return self.multiplier > 0 and self.last_n != 0
 
     @property
+    def multiplier_fp32(self) -> float:
+        """The multiplier as llama.cpp holds it (a float)."""
+        return _fp32(self.multiplier)
+
+    @property
+    def base_fp32(self) -> float:
+        return _fp32(self.base)
+
+    @property
     def max_exponent(self) -> int:
-        """The exponent at which `base ** exponent` would pass fp32's largest value (llama.cpp
-        caps it there), or 0: no cap (a base of 1 or next to it)."""
-        return int(88.7228391 / math.log(self.base)) if self.base > 1.000001 else 0
+        """The exponent from which llama.cpp caps `base ** exponent`, computed in fp32 as it
+        does (`FLOAT_MAX_LOG / log(base)`: base 4 gives 64, whose power overflows to inf), or
+        0: no cap (a base of 1 or next to it)."""
+        base = self.base_fp32
+        if base <= _fp32(1.000001):
+            return 0
+        return int(_fp32(_fp32(88.7228391) / _fp32(math.log(base))))
+
+
+def _fp32(x: float) -> float:
+    """x rounded to the nearest float32 (inf past its range)."""
+    try:
+        return float(struct.unpack("f", struct.pack("f", x))[0])
+    except OverflowError:
+        return math.copysign(math.inf, x)

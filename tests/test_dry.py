@@ -84,7 +84,8 @@ def scalar_dry(tokens: list[int], p: DryPenalty, breakers: DryBreakers) -> dict[
         exponent = length - p.allowed_length
         if p.max_exponent > 0:
             exponent = min(exponent, p.max_exponent)
-        out[token] = float(torch.tensor(p.multiplier * p.base**exponent).float())
+        # (llama.cpp's float multiplier and base, the power in double, the product as a float)
+        out[token] = float(torch.tensor(p.multiplier_fp32 * p.base_fp32**exponent).float())
     return out
 
 
@@ -100,13 +101,45 @@ def test_matches_the_scalar_steps_on_random_sequences():
                                     for _ in range(rng.randrange(0, 3))])  # fmt: skip
         penalty = DryPenalty(
             rng.choice([0.5, 1.0, 2.0]), rng.choice([1.0, 1.1, 1.75, 300.0]),
-            rng.randrange(1, 5), rng.choice([-1, 3, 10, 40]),
+            rng.randrange(0, 5), rng.choice([-1, 3, 10, 40]),
         )  # fmt: skip
         want = scalar_dry(tokens, penalty, breakers)
         got = lowered(tokens, penalty, breakers)
         assert got.keys() == want.keys(), (tokens, penalty, breakers)
         for token, amount in want.items():
             assert math.isclose(got[token], amount, rel_tol=1e-6), (tokens, token)
+
+
+def test_runs_kept_between_steps_match_the_steps_taken_afresh():
+    """A sequence followed a token at a time (its runs grown, not computed again) against the
+    scalar steps at every length, through long loops and a rewrite shorter."""
+    rng = random.Random(2)
+    penalty = DryPenalty(1.0, 1.75, 2, 24)
+    breakers = token_breakers((4,), (5, 6))
+    for _ in range(20):
+        tokens = [rng.randrange(7) for _ in range(rng.randrange(9, 20))]
+        state = DryState(penalty, breakers, torch.device("cpu"))
+        for _ in range(80):
+            tokens.append(
+                tokens[-rng.choice([1, 3, 9])] if rng.random() < 0.7 else rng.randrange(7)
+            )
+            got = state.penalties(tokens)
+            have = {} if got is None else dict(zip(got[0].tolist(), got[1].tolist(), strict=True))
+            assert have == pytest.approx(scalar_dry(tokens, penalty, breakers)), tokens
+        del tokens[-30:]  # rewritten shorter: the runs made again
+        got = state.penalties(tokens)
+        have = {} if got is None else dict(zip(got[0].tolist(), got[1].tolist(), strict=True))
+        assert have == pytest.approx(scalar_dry(tokens, penalty, breakers))
+
+
+def test_an_overflowing_power_is_inf_as_llama_cpp_computes_it():
+    """Base 4: llama.cpp's fp32 cap is 64, and 4 ** 64 = 2 ** 128 passes fp32's range: the
+    token's logit goes to -inf (so does llama.cpp's)."""
+    penalty = DryPenalty(1.0, 4.0, 1)
+    assert penalty.max_exponent == 64
+    run = list(range(10, 90))
+    got = lowered(run + [5] + run, penalty, DryBreakers())
+    assert got == {5: math.inf}
 
 
 def test_the_window_follows_the_sequence_as_it_grows_and_shrinks():
@@ -180,7 +213,8 @@ def test_the_sampler_lowers_repeats_for_greedy_rows_alone_or_batched():
         ({"multiplier": -1.0}, "dry_multiplier"),
         ({"multiplier": float("nan")}, "dry_multiplier"),
         ({"base": 0.9}, "dry_base"),
-        ({"allowed_length": 0}, "dry_allowed_length"),
+        ({"allowed_length": -1}, "dry_allowed_length"),
+        ({"sequence_breakers": ("\ud800",)}, "valid Unicode"),
         ({"last_n": -2}, "dry_penalty_last_n"),
         ({"sequence_breakers": ("",)}, "dry_sequence_breakers"),
         ({"sequence_breakers": "\n"}, "dry_sequence_breakers"),

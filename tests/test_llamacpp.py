@@ -424,7 +424,7 @@ def test_dry_lowers_the_token_that_would_repeat_and_is_reported(http):
     ("extra", "param"),
     [
         ({"dry_base": 0.5}, "dry_base"),
-        ({"dry_allowed_length": 0}, "dry_allowed_length"),
+        ({"dry_allowed_length": -1}, "dry_allowed_length"),
         ({"dry_penalty_last_n": -2}, "dry_penalty_last_n"),
         ({"dry_sequence_breakers": ["\n", ""]}, "dry_sequence_breakers"),
         ({"dry_multiplier": -1}, "dry_multiplier"),

@@ -44,9 +44,11 @@ def breaker_heads(
 
 
 class DryBreakerTable:
-    """`DryBreakers` of one tokenizer, the latest CACHE_SIZE lists kept (any thread)."""
+    """`DryBreakers` of one tokenizer, the latest CACHE_SIZE lists kept (any thread; as
+    `BadWords`, past that many lists in flight at once a list's request reads the vocabulary
+    again on the engine loop)."""
 
-    CACHE_SIZE = 16
+    CACHE_SIZE = 64
 
     def __init__(self, tokenizer: Tokenizer) -> None:
         self.tokenizer = tokenizer

@@ -3,15 +3,17 @@ window of tokens, as its `llama_sampler_dry_apply` computes it:
 
 1. the repeat limit: back from the window's end, the first token that starts a sequence
    breaker (its tail, if any, following it) caps a run at the tokens after the breaker;
-2. for each earlier position j holding the window's last token, the length of the run ending
-   at j that the window's end repeats (llama.cpp's reversed Z-algorithm; here every candidate
-   run is extended a token at a time, all candidates as one tensor op per token of length);
+2. for each earlier position j, the length of the run ending at j that the window's end
+   repeats (llama.cpp's reversed Z-algorithm), capped by the window's start and the limit;
 3. for each token that followed such a run of `allowed_length` tokens or more, the longest;
 4. those tokens, but the single-token breakers, lowered by `multiplier * base ** (length -
-   allowed_length)` (the exponent capped where the power would overflow fp32).
+   allowed_length)` (the exponent capped where the power would overflow fp32, as llama.cpp
+   computes it: `DryPenalty.max_exponent`, `amounts`).
 
-A step costs a few tensor ops per token of the longest repeat (each over the candidates still
-matching), for the rows that ask for DRY alone.
+Step 2 is kept between steps (`DryState`): when a token t joins the sequence, the run ending at
+j grows by one where the token at j is t and ends elsewhere, one tensor op over the sequence,
+so a step costs a few passes over the window whatever the repeats' lengths; the runs of a
+sequence seen for the first time (or rewritten shorter) come from the Z-algorithm, once.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import torch
 
 from roseinfer.dry_params import DryPenalty
 
-__all__ = ["DryBreakers", "DryState", "dry_penalties"]
+__all__ = ["DryBreakers", "DryState", "suffix_runs"]
 
 
 @dataclass(frozen=True)
@@ -41,11 +43,29 @@ class DryBreakers:
         return frozenset(t for t, tails in self.tails.items() if () in tails)
 
 
+def suffix_runs(ids: Seq[int]) -> list[int]:
+    """runs[j] for j < len(ids) - 1: the length of the longest run of tokens ending at j that
+    the sequence's end repeats (the Z-array of the reversed sequence: llama.cpp's step 2 over
+    the whole sequence), in O(len(ids))."""
+    r = list(reversed(ids))
+    n = len(r)
+    z = [0] * n
+    lt = rt = 0
+    for k in range(1, n):
+        if k <= rt:
+            z[k] = min(rt - k + 1, z[k - lt])
+        while k + z[k] < n and r[z[k]] == r[k + z[k]]:
+            z[k] += 1
+        if k + z[k] - 1 > rt:
+            lt, rt = k, k + z[k] - 1
+    return [z[n - 1 - j] for j in range(n - 1)]
+
+
 @dataclass(eq=False)
 class DryState:
-    """One sequence's DRY: its penalty, its breakers (as tensors on the sampler's device) and
-    its token ids as a tensor, grown by the new ones each step (all again where the sequence
-    got shorter), so a step does not copy the whole list."""
+    """One sequence's DRY: its penalty, its breakers (as tensors on the sampler's device), its
+    token ids and the runs of step 2 over the whole sequence, grown a token at a time (made
+    again where the sequence got shorter)."""
 
     penalty: DryPenalty
     breakers: DryBreakers
@@ -53,6 +73,7 @@ class DryState:
     heads: torch.Tensor = field(init=False)  # [H] int64: the breakers' head tokens
     single: torch.Tensor = field(init=False)  # [S] int64: the single-token breakers
     ids: torch.Tensor = field(init=False)  # [capacity] int64: the sequence's tokens so far
+    runs: torch.Tensor = field(init=False)  # [capacity] int64: step 2's runs, at j < known - 1
     known: int = 0  # how many of `ids` are the sequence's
 
     def __post_init__(self) -> None:
@@ -60,94 +81,92 @@ class DryState:
         self.heads = torch.tensor(sorted(self.breakers.tails), dtype=torch.long, device=dev)
         self.single = torch.tensor(sorted(self.breakers.single), dtype=torch.long, device=dev)
         self.ids = torch.empty(0, dtype=torch.long, device=dev)
+        self.runs = torch.empty(0, dtype=torch.long, device=dev)
 
-    def window(self, token_ids: list[int]) -> tuple[torch.Tensor, list[int]]:
-        """The last `last_n` of `token_ids` (all with -1), as a tensor and as a list."""
-        end = len(token_ids)
-        if end < self.known:
-            self.known = 0
+    def follow(self, token_ids: list[int]) -> None:
+        """Bring `ids` and `runs` up to `token_ids`."""
+        end, dev = len(token_ids), self.device
         if end > self.ids.numel():
-            grown = torch.empty(max(end, 2 * self.ids.numel(), 256), dtype=torch.long,
-                                device=self.device)  # fmt: skip
-            grown[: self.known] = self.ids[: self.known]
-            self.ids = grown
-        if end > self.known:
-            new = token_ids[self.known : end]
-            self.ids[self.known : end] = torch.tensor(new, dtype=torch.long, device=self.device)
+            size = max(end, 2 * self.ids.numel(), 256)
+            ids = torch.empty(size, dtype=torch.long, device=dev)
+            runs = torch.zeros(size, dtype=torch.long, device=dev)
+            ids[: self.known] = self.ids[: self.known]
+            runs[: self.known] = self.runs[: self.known]
+            self.ids, self.runs = ids, runs
+        if end < self.known or (self.known == 0 and end > 0):  # new, or rewritten: all again
+            self.ids[:end] = torch.tensor(token_ids, dtype=torch.long, device=dev)
+            if end > 1:
+                self.runs[: end - 1] = torch.tensor(suffix_runs(token_ids), device=dev)
             self.known = end
-        last_n = self.penalty.last_n
-        start = 0 if last_n < 0 else max(0, end - last_n)
-        return self.ids[start:end], token_ids[start:end]
+        for t in range(self.known, end):  # a token joins: runs ending on it grow, others end
+            if t > 0:
+                grown = torch.empty(t, dtype=torch.long, device=dev)
+                grown[0] = 1
+                grown[1:] = self.runs[: t - 1] + 1
+                self.runs[:t] = grown.masked_fill_(self.ids[:t] != token_ids[t], 0)
+            self.ids[t] = token_ids[t]
+        self.known = end
 
     def penalties(self, token_ids: list[int]) -> tuple[torch.Tensor, torch.Tensor] | None:
         """(the tokens to lower [T] int64, by how much [T] fp32) after `token_ids`, or None."""
-        window, ids = self.window(token_ids)
-        return dry_penalties(window, ids, self.penalty, self.breakers, self.heads, self.single)
+        self.follow(token_ids)
+        end, p = self.known, self.penalty
+        start = 0 if p.last_n < 0 else max(0, end - p.last_n)
+        n = end - start
+        if n <= p.allowed_length:
+            return None
+        limit = repeat_limit(self.ids[start:end], token_ids, start, self.breakers, self.heads)
+        if limit < p.allowed_length:
+            return None
+        # runs ending at j = start .. end - 2, within the window (j - start + 1) and the limit
+        reach = torch.arange(1, n, device=self.device).clamp_(max=limit)
+        lengths = torch.minimum(self.runs[start : end - 1], reach)
+        long_enough = lengths >= p.allowed_length
+        followers = self.ids[start + 1 : end][long_enough]  # the token after each such run
+        if followers.numel() == 0:
+            return None
+        tokens, which = followers.unique(return_inverse=True)
+        longest = torch.zeros_like(tokens).scatter_reduce_(0, which, lengths[long_enough], "amax")
+        if self.single.numel():
+            keep = ~torch.isin(tokens, self.single)
+            tokens, longest = tokens[keep], longest[keep]
+            if tokens.numel() == 0:
+                return None
+        return tokens, amounts(p, longest)
 
 
 def repeat_limit(
-    window: torch.Tensor, ids: Seq[int], breakers: DryBreakers, heads: torch.Tensor
+    window: torch.Tensor,  # [N] int64: the window's tokens
+    ids: Seq[int],  # the sequence's tokens (the window is ids[start:])
+    start: int,
+    breakers: DryBreakers,
+    heads: torch.Tensor,
 ) -> int:
     """How many of the window's last tokens a run may hold: those after the last whole
     breaker (llama.cpp's step 1: the first head from the end with a tail that follows it, the
     longest such tail), or the whole window."""
-    n = len(ids)
+    n = window.numel()
     if heads.numel() == 0:
         return n
     at = torch.isin(window, heads).nonzero().view(-1).tolist()
     for p in reversed(at):
         after = n - 1 - p  # tokens after the head
         longest = -1
-        for tail in breakers.tails[ids[p]]:
+        head = start + p
+        for tail in breakers.tails[ids[head]]:
             size = len(tail)
-            if longest < size <= after and tuple(ids[p + 1 : p + 1 + size]) == tail:
+            if longest < size <= after and tuple(ids[head + 1 : head + 1 + size]) == tail:
                 longest = size
         if longest >= 0:
             return after - longest
     return n
 
 
-def dry_penalties(
-    window: torch.Tensor,  # [N] int64: the sequence's last tokens
-    ids: Seq[int],  # the same, as a list
-    penalty: DryPenalty,
-    breakers: DryBreakers,
-    heads: torch.Tensor,  # [H] int64: breakers' head tokens
-    single: torch.Tensor,  # [S] int64: the single-token breakers
-) -> tuple[torch.Tensor, torch.Tensor] | None:
-    """(the tokens DRY lowers [T] int64, by how much [T] fp32), or None where it lowers none."""
-    n = window.numel()
-    allowed = penalty.allowed_length
-    if n <= allowed:
-        return None
-    limit = repeat_limit(window, ids, breakers, heads)
-    if limit < allowed:
-        return None
-    # Runs that end at an earlier position j holding the last token: their lengths, grown a
-    # token at a time while the tokens before j match those before the end (at most `limit`).
-    ends = (window[: n - 1] == window[n - 1]).nonzero().view(-1)  # [C] positions j
-    lengths = torch.ones_like(ends)
-    going = torch.arange(ends.numel(), device=window.device)
-    length = 1
-    while going.numel() and length < limit:
-        before = ends[going] - length
-        same = (before >= 0) & (window[before.clamp(min=0)] == window[n - 1 - length])
-        going = going[same]
-        lengths[going] += 1
-        length += 1
-    long_enough = lengths >= allowed
-    if not bool(long_enough.any()):
-        return None
-    followers = window[ends[long_enough] + 1]  # the token after each such run
-    tokens, which = followers.unique(return_inverse=True)
-    longest = torch.zeros_like(tokens).scatter_reduce_(0, which, lengths[long_enough], "amax")
-    if single.numel():
-        keep = ~torch.isin(tokens, single)
-        tokens, longest = tokens[keep], longest[keep]
-        if tokens.numel() == 0:
-            return None
-    exponent = longest - allowed
+def amounts(penalty: DryPenalty, lengths: torch.Tensor) -> torch.Tensor:
+    """multiplier * base ** (length - allowed_length), in fp32, as llama.cpp computes it: its
+    float multiplier and base, the power in double, the exponent capped at `max_exponent`."""
+    exponent = lengths - penalty.allowed_length
     if penalty.max_exponent > 0:
         exponent = exponent.clamp(max=penalty.max_exponent)
-    amounts = penalty.multiplier * torch.pow(penalty.base, exponent.double())
-    return tokens, amounts.float()
+    power = torch.pow(penalty.base_fp32, exponent.double())
+    return (penalty.multiplier_fp32 * power).float()

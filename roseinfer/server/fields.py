@@ -375,18 +375,22 @@ FIELDS: tuple[FieldSpec, ...] = (
        "`dry_multiplier * dry_base ** (run length - dry_allowed_length)` (after the penalties, "
        "before the temperature and the truncation, greedy requests too, as llama.cpp's chain); "
        "a run never reaches back past a sequence breaker, and a token that is one is never "
-       "lowered; 0: off (the other `dry_*` fields then change nothing)", _LC),
+       "lowered; 0: off (the other `dry_*` fields then change nothing); below 0 a 400 "
+       "(llama.cpp would make repeats likelier)", _LC),
     _h("dry_base", _V1, ">= 1, default 1.75: the growth of DRY's penalty with the run's "
-       "length (the exponent capped where the power would pass fp32's range, as llama.cpp)",
-       _LC),
-    _h("dry_allowed_length", _V1, "an integer >= 1, default 2: the longest run DRY leaves "
-       "alone", _LC),
+       "length (the exponent capped where the power would pass fp32's range, as llama.cpp "
+       "computes it); below 1 a 400 (llama.cpp silently takes 1.75)", _LC),
+    _h("dry_allowed_length", _V1, "an integer >= 0, default 2: the longest run DRY leaves "
+       "alone (0: every token that followed any earlier token of the window is lowered by "
+       "at least `dry_multiplier`, as llama.cpp)", _LC),
     _h("dry_penalty_last_n", _V1, "an integer >= -1, default -1: DRY's window, the last n "
        "tokens of the prompt and the output (-1: all of them; 0: DRY off, as llama.cpp)", _LC),
     _h("dry_sequence_breakers", _V1, "up to 64 non-empty strings of up to 40 bytes, default "
        "`[\"\\n\", \":\", \"\\\"\", \"*\"]` (llama.cpp's): a token whose text holds "
        "one, or begins one that the next tokens complete (llama.cpp's reading of the "
-       "vocabulary), ends the runs DRY looks back over; `[]`: none", _LC),
+       "vocabulary), ends the runs DRY looks back over; `[]`: none (a 400 in llama.cpp); "
+       "an empty string or one past 40 bytes is a 400 (llama.cpp skips the one, cuts the "
+       "other)", _LC),
     _h("xtc_probability", _V1, "llama.cpp's XTC, in [0, 1]: each step's chance that, where two "
        "or more tokens are at least `xtc_threshold` likely, all of them go but the least likely "
        "(of the distribution top-k, top-p and min-p left, before a late temperature, as "
