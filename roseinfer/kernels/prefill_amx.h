@@ -114,6 +114,7 @@ template <class Tiles, typename C>
   w.vt.resize(KA / 2 * D);
   w.vtt.resize(D * KA / 2);
   w.vrow_bf16.resize(KA);
+  w.score_scale.resize(KA);
   if constexpr (int8_cache) size_int8_rows(KA, D, w);
   pair_queries(q, q_row0, count, kvh, L, RP, w);
   const int64_t last = pos0 + count - 1;
@@ -131,15 +132,15 @@ template <class Tiles, typename C>
     const auto score_rows = [&](int64_t i) { return w.st.data() + 16 * i * RP; };
     tile_product_blocks<Tiles>((n + 15) / 16 * 16, key_rows, D * 2, w.qp.data(), RP, 16 * RP,
                                D / 32, score_rows, RP, RP, false);
-    for (int64_t j = 0; j < n; ++j) {  // in base 2, as softmax_pairs takes them
-      const __m512 s = _mm512_set1_ps(int8_cache ? L.scale * kLog2e * w.ks[j] : L.scale * kLog2e);
-      for (int64_t c = 0; c < RP; c += kLanes)
-        _mm512_storeu_ps(w.st.data() + j * RP + c,
-                         _mm512_mul_ps(_mm512_loadu_ps(w.st.data() + j * RP + c), s));
-    }
+    // The scores in base 2, as softmax_pairs takes them: the products times each key's factor,
+    // applied as the softmax reads them (a pass of its own over the tile's scores cost ~6 % of
+    // the tile: BENCHMARKS.md, session 65).
+    for (int64_t j = 0; j < n; ++j)
+      w.score_scale[j] = int8_cache ? L.scale * kLog2e * w.ks[j] : L.scale * kLog2e;
     const bool causal = t0 + n - 1 > pos0;
     // Weights and values as pairs of keys, zero past the tile's n keys up to whole 32-key steps.
-    softmax_pairs_rows(w, RP, D, n, t0, causal, int8_cache ? w.vs.data() : nullptr, w.pp.data());
+    softmax_pairs_rows(w, RP, D, n, t0, causal, int8_cache ? w.vs.data() : nullptr, w.pp.data(),
+                       w.score_scale.data());
     const int64_t np = (n + 1) / 2, steps = (n + 31) / 32, padded = 16 * steps;
     std::fill(w.pp.begin() + np * RP, w.pp.begin() + padded * RP, 0u);
     for (int64_t j = 0; j < n; ++j) {

@@ -94,6 +94,7 @@ struct Scratch {
   std::vector<uint32_t> vt, vtt;
   std::vector<c10::BFloat16> kb, vb;
   std::vector<float> ks, vs;
+  std::vector<float> score_scale;  // each key's scores' factor, read by the softmax
   std::vector<const c10::BFloat16*> vrow_bf16;
 
   // Sizes the parts both tiles use, and sets the rows' positions (the padding rows repeat the
@@ -114,15 +115,17 @@ struct Scratch {
 // else the new max, the rows' outputs and sum rescaled to it. Keys past a row's own position
 // (`causal`: the tile reaches past the first row's) take no part. `unit`: the scores' log base's
 // natural log (1 for scores whose weights are e^x, ln 2 for 2^x).
+template <bool kScaledScores = false>
 inline vfloat running_max(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int64_t t0,
-                          bool causal, float unit = 1.f) {
+                          bool causal, float unit = 1.f, const float* score_scale = nullptr) {
   const vfloat pos = vload(w.pos.data() + c) - static_cast<float>(t0);  // last key seen, in tile
   const vfloat m = vload(w.m.data() + c);
   const float* s = w.st.data() + c;
   // Four chains of maxes: one chain waits on each max before the next (BENCHMARKS.md, session
   // 37).
   const auto key = [&](int64_t j) {
-    const vfloat x = vload(s + j * RP);
+    vfloat x = vload(s + j * RP);
+    if constexpr (kScaledScores) x = x * score_scale[j];  // (the products' scale: the AMX tile)
     return causal ? (static_cast<float>(j) <= pos ? x : vfloat{} - INFINITY) : x;
   };
   vfloat part[4] = {m, m, m, m};

@@ -158,9 +158,9 @@ constexpr float kMasked = -1e4f;
 // on the way whether a score passes it by more than kRescaleSlack (running_max's own test), and
 // made again against running_max's new max only where one does: the same weights, bit for bit,
 // without running_max's pass over the scores at almost every tile (BENCHMARKS.md, session 42).
-template <bool kCausal, bool kScaled>
+template <bool kCausal, bool kScaled, bool kScaledScores = false>
 void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int64_t t0,
-                   const float* value_scale, uint32_t* pp) {
+                   const float* value_scale, uint32_t* pp, const float* score_scale = nullptr) {
   // Word 2r of the pair vector: word r of the converted vector (key 2k's weights); word 2r + 1:
   // word 16 + r (key 2k + 1's).
   alignas(64) static constexpr uint16_t kInterleave[32] = {
@@ -177,7 +177,8 @@ void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int6
     __m512 sum = _mm512_setzero_ps();
     const auto weight = [&](int64_t j) {
       if (j >= n) return _mm512_setzero_ps();
-      const __m512 score = _mm512_loadu_ps(s + j * RP);
+      __m512 score = _mm512_loadu_ps(s + j * RP);
+      if constexpr (kScaledScores) score = _mm512_mul_ps(score, _mm512_set1_ps(score_scale[j]));
       __m512 x = _mm512_sub_ps(score, mx);
       if constexpr (kCausal) {  // lanes whose position is before key j
         const __mmask16 masked = _mm512_cmp_ps_mask(pos, _mm512_set1_ps(static_cast<float>(j)), _CMP_LT_OQ);
@@ -207,26 +208,36 @@ void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int6
     sum = weights(std::true_type{}, m, _mm512_add_ps(m, _mm512_set1_ps(kRescaleSlack)), passed);
   }
   if (t0 == 0 || passed != 0) {
-    const __m512 mx = (__m512)running_max(w, RP, D, c, n, t0, kCausal, kLn2);
+    const __m512 mx =
+        (__m512)running_max<kScaledScores>(w, RP, D, c, n, t0, kCausal, kLn2, score_scale);
     sum = weights(std::false_type{}, mx, mx, passed);
   }
   vstore(w.l.data() + c, vload(w.l.data() + c) + (vfloat)sum);
 }
 
-// softmax_pairs for every row vector of a tile: `value_scale` null for a bf16 cache.
+// softmax_pairs for every row vector of a tile: `value_scale` null for a bf16 cache;
+// `score_scale` (key j's factor, where the scores in `st` are the products alone: the AMX tile)
+// null where they are scaled already.
 inline void softmax_pairs_rows(Scratch& w, int64_t RP, int64_t D, int64_t n, int64_t t0,
-                               bool causal, const float* value_scale, uint32_t* pp) {
-  const auto rows = [&](auto causal_tag, auto scaled_tag) {
+                               bool causal, const float* value_scale, uint32_t* pp,
+                               const float* score_scale = nullptr) {
+  const auto rows = [&](auto causal_tag, auto scaled_tag, auto scores_tag) {
     for (int64_t c = 0; c < RP; c += kLanes)
-      softmax_pairs<decltype(causal_tag)::value, decltype(scaled_tag)::value>(w, RP, D, c, n, t0,
-                                                                            value_scale, pp);
+      softmax_pairs<decltype(causal_tag)::value, decltype(scaled_tag)::value,
+                    decltype(scores_tag)::value>(w, RP, D, c, n, t0, value_scale, pp,
+                                                 score_scale);
   };
-  using yes = std::true_type;
-  using no = std::false_type;
-  if (value_scale == nullptr)
-    causal ? rows(yes{}, no{}) : rows(no{}, no{});
-  else
-    causal ? rows(yes{}, yes{}) : rows(no{}, yes{});
+  const auto scaled_values = [&](auto causal_tag, auto scores_tag) {
+    using yes = std::true_type;
+    using no = std::false_type;
+    value_scale == nullptr ? rows(causal_tag, no{}, scores_tag)
+                           : rows(causal_tag, yes{}, scores_tag);
+  };
+  const auto causal_rows = [&](auto scores_tag) {
+    causal ? scaled_values(std::true_type{}, scores_tag)
+           : scaled_values(std::false_type{}, scores_tag);
+  };
+  score_scale == nullptr ? causal_rows(std::false_type{}) : causal_rows(std::true_type{});
 }
 
 // vt[k][d] = (value[2k][d], value[2k + 1][d]) as a bf16 pair for the tile's n keys (an odd n's
