@@ -173,7 +173,8 @@ class LLMEngine:
         bad_words: BadWordIds | None = None,
     ) -> Sequence:
         """One choice's sequence, with what its params need beside the tokens (its bad words
-        tokenized, unless the caller has them: `bad_words`; its grammar's state)."""
+        tokenized, unless the caller has them: `bad_words`; its DRY breakers as token ids; its
+        grammar's state)."""
         ids = list(prompt_token_ids)
         seq = Sequence(self._next_seq_id, ids, len(ids), params, request_id, index)
         self._next_seq_id += 1
