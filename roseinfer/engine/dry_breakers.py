@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable
 from collections.abc import Sequence as Seq
 
 from roseinfer.layers.dry import DryBreakers
@@ -22,7 +23,7 @@ MAX_TAIL_TOKENS = 20  # llama.cpp's MAX_SEQ_LEN
 
 
 def breaker_heads(
-    texts: Seq[bytes], breaker: bytes, encode: object
+    texts: Seq[bytes], breaker: bytes, encode: Callable[[str], list[int]]
 ) -> dict[int, set[tuple[int, ...]]]:
     """{head token: its tails} of one breaker over the token texts `texts` (by id); `encode`:
     text -> token ids, no special tokens added or parsed."""
@@ -37,7 +38,7 @@ def breaker_heads(
             overlap = len(text) - pos  # the text's last bytes, the breaker's first ones
             if breaker.startswith(text[pos:]):
                 rest = breaker[overlap:].decode("utf-8", "replace")
-                tail = tuple(encode(rest))[:MAX_TAIL_TOKENS]  # type: ignore[operator]
+                tail = tuple(encode(rest))[:MAX_TAIL_TOKENS]
                 heads.setdefault(token, set()).add(tail)
             pos = text.find(first, pos + 1)
     return heads
