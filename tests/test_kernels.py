@@ -1664,20 +1664,26 @@ def test_bf16_prefill_rounds_its_weights_to_bf16_where_the_cpu_has_avx512_bf16(k
     # block 48: key tiles of one block (48 keys), padded to two 32-key steps of the values
     [(16, 64, 9, 3), (16, 128, 4, 4), (32, 64, 2, 1), (48, 32, 4, 2)],
 )
+@pytest.mark.parametrize(
+    ("q_lens", "ctx_lens"),
+    # the second: groups of 4 tasks or more, whose keys are paired once for all of them (odd
+    # lengths: a last pair half empty), beside a group that pairs its own
+    [([37, 1, 16, 5, 70], [37, 40, 16 + 33, 200, 70]), ([401, 199, 7], [501, 199, 300])],
+)
 def test_amx_prefill_tile_matches_the_reference(
-    kernels, tile, cache_dtype, block_size, head_dim, heads, kv_heads
+    kernels, tile, cache_dtype, block_size, head_dim, heads, kv_heads, q_lens, ctx_lens
 ):
     """The AMX tile (`prefill_amx.h`) on AMX (where the CPU has it) and on emulated tiles (plain
     C++, wherever the kernels have AVX512-BF16): chunks after cached tokens and fresh prompts,
     key groups of 16 ending past a sequence's last key, 32-key steps of the values past a tile's
-    last key. Its products round what the pairs tile rounds (bf16 queries, keys, weights and
-    values; fp32 sums), so the two stay within fp32's reordering of the same sums."""
+    last key, keys paired per task or once per group. Its products round what the pairs tile
+    rounds (bf16 queries, keys, weights and values; fp32 sums), so the two stay within fp32's
+    reordering of the same sums."""
     if not kernels.dpbf16_linear_available():
         pytest.skip("the AMX tile's code needs AVX512-BF16 (AMX CPUs all have it)")
     if tile == "amx" and not kernels.amx_linear_available():
         pytest.skip("this CPU or kernel offers no AMX")
     torch.manual_seed(0)
-    q_lens, ctx_lens = [37, 1, 16, 5, 70], [37, 40, 16 + 33, 200, 70]
     q, caches, kv, tables, qsl = prefill_case(torch.bfloat16, cache_dtype, block_size, head_dim,
                                               heads, kv_heads, q_lens, ctx_lens)  # fmt: skip
     args = (*caches[:2], tables, qsl, torch.tensor(ctx_lens), head_dim**-0.5, *caches[2:])

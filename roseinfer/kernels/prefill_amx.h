@@ -97,12 +97,13 @@ inline void transpose_pairs(const uint32_t* src, int64_t rows, int64_t cols, uin
 }
 
 // As attend_tile_pairs for D % 32 == 0 and BS % 16 == 0 (a 16-key group lies in one block),
-// its products on `Tiles`.
+// its products on `Tiles`. `paired`: the group's values paired by key (and an int8 cache's keys
+// as codes, both scales) made once for all its tasks, or empty: the task pairs its own.
 template <class Tiles, typename C>
 [[gnu::noinline]] void attend_tile_amx(const c10::BFloat16* q, c10::BFloat16* out,
-                                       const attention::KVView<C>& kv, int64_t q_row0,
-                                       int64_t count, int64_t pos0, int64_t kvh, const Layout& L,
-                                       Scratch& w) {
+                                       const attention::KVView<C>& kv, const PairedKV& paired,
+                                       int64_t q_row0, int64_t count, int64_t pos0, int64_t kvh,
+                                       const Layout& L, Scratch& w) {
   static_assert(std::is_same_v<C, c10::BFloat16> || std::is_same_v<C, int8_t>);
   constexpr bool int8_cache = std::is_same_v<C, int8_t>;
   const int64_t G = L.H / L.KVH, D = L.D, BS = L.BS, rows = count * G;
@@ -118,15 +119,20 @@ template <class Tiles, typename C>
   if constexpr (int8_cache) size_int8_rows(KA, D, w);
   pair_queries(q, q_row0, count, kvh, L, RP, w);
   const int64_t last = pos0 + count - 1;
+  const bool shared = paired.value_pairs != nullptr;
+  // The keys the group's pairs were written for: a sequence's odd last key's pair ends in 0.
+  const int64_t written = (kv.len + 1) / 2 * 2;
   for (int64_t t0 = 0; t0 <= last; t0 += KT) {
     const int64_t n = std::min(KT, last + 1 - t0);
+    const PairedKV here = shared ? paired.at(t0, D) : PairedKV{};
     if constexpr (int8_cache)
-      int8_rows(kv, t0, n, D, w.kb.data(), w.ks.data(), w.vb.data(), w.vs.data());
-    // Scores of the keys in groups of 16 (the last group's keys past n read what the block
-    // holds there, and their scores are never read).
+      if (!shared) int8_rows(kv, t0, n, D, w.kb.data(), w.ks.data(), w.vb.data(), w.vs.data());
+    // Scores of the keys in groups of 16 (the last group's keys past n read what the block, or
+    // the shared codes' room rounded to 16 keys, holds there; their scores are never read).
     const auto key_rows = [&](int64_t i) {
       const int64_t t = t0 + 16 * i;
-      if constexpr (int8_cache) return reinterpret_cast<const char*>(w.kb.data() + 16 * i * D);
+      if constexpr (int8_cache)
+        return reinterpret_cast<const char*>((shared ? here.key_codes : w.kb.data()) + 16 * i * D);
       else return reinterpret_cast<const char*>(kv.k_block(t / BS) + (t % BS) * D);
     };
     const auto score_rows = [&](int64_t i) { return w.st.data() + 16 * i * RP; };
@@ -135,22 +141,33 @@ template <class Tiles, typename C>
     // The scores in base 2, as softmax_pairs takes them: the products times each key's factor,
     // applied as the softmax reads them (a pass of its own over the tile's scores cost ~6 % of
     // the tile: BENCHMARKS.md, session 65).
+    const float* key_scale = shared ? here.key_scale : w.ks.data();
     for (int64_t j = 0; j < n; ++j)
-      w.score_scale[j] = int8_cache ? L.scale * kLog2e * w.ks[j] : L.scale * kLog2e;
+      w.score_scale[j] = int8_cache ? L.scale * kLog2e * key_scale[j] : L.scale * kLog2e;
     const bool causal = t0 + n - 1 > pos0;
     // Weights and values as pairs of keys, zero past the tile's n keys up to whole 32-key steps.
-    softmax_pairs_rows(w, RP, D, n, t0, causal, int8_cache ? w.vs.data() : nullptr, w.pp.data(),
+    const float* value_scale = shared ? here.value_scale : w.vs.data();
+    softmax_pairs_rows(w, RP, D, n, t0, causal, int8_cache ? value_scale : nullptr, w.pp.data(),
                        w.score_scale.data());
     const int64_t np = (n + 1) / 2, steps = (n + 31) / 32, padded = 16 * steps;
     std::fill(w.pp.begin() + np * RP, w.pp.begin() + padded * RP, 0u);
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t t = t0 + j;
-      if constexpr (int8_cache) w.vrow_bf16[j] = w.vb.data() + j * D;
-      else w.vrow_bf16[j] = kv.v_block(t / BS) + (t % BS) * D;
+    const uint32_t* vt = w.vt.data();  // [padded][D]: the tile's value pairs, 0 past np
+    if (shared && t0 + 2 * padded <= written) {
+      // Whole pairs of the sequence's own keys up to `padded` (past np they meet zero weights)
+      vt = here.value_pairs;
+    } else if (shared) {
+      std::copy(here.value_pairs, here.value_pairs + np * D, w.vt.begin());
+      std::fill(w.vt.begin() + np * D, w.vt.begin() + padded * D, 0u);
+    } else {
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t t = t0 + j;
+        if constexpr (int8_cache) w.vrow_bf16[j] = w.vb.data() + j * D;
+        else w.vrow_bf16[j] = kv.v_block(t / BS) + (t % BS) * D;
+      }
+      pair_values_by_key(w.vrow_bf16.data(), n, D, w.vt.data());
+      std::fill(w.vt.begin() + np * D, w.vt.begin() + padded * D, 0u);
     }
-    pair_values_by_key(w.vrow_bf16.data(), n, D, w.vt.data());
-    std::fill(w.vt.begin() + np * D, w.vt.begin() + padded * D, 0u);
-    transpose_pairs(w.vt.data(), padded, D, w.vtt.data(), KA / 2);
+    transpose_pairs(vt, padded, D, w.vtt.data(), KA / 2);
     const auto value_rows = [&](int64_t i) {
       return reinterpret_cast<const char*>(w.vtt.data() + 16 * i * (KA / 2));
     };

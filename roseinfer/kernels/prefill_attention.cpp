@@ -326,14 +326,14 @@ at::Tensor paged_prefill_attention(at::Tensor q, at::Tensor k_cache,
       // key tile per job.
       PairedRows paired;
       if constexpr (pairs_types) {
-        if (tile == Tile::kPairs) {
+        if (tile == Tile::kPairs || tile == Tile::kAmx || tile == Tile::kAmxEmulated) {
           const int64_t key_bytes = L.D / 2 * 4 + (int8_cache ? L.D * 2 + 8 : 0);
           int64_t bytes = 0;
           std::vector<int64_t> lens;
           std::vector<std::pair<int64_t, int64_t>> jobs;  // (group, first key)
           for (int64_t s = 0; s < S; ++s)
             for (int64_t h = 0; h < L.KVH; ++h) {
-              const bool shared = qs[s + 1] - qs[s] > (kPairedTasks - 1) * kQueryTile &&
+              const bool shared = qs[s + 1] - qs[s] > (kPairedTasks - 1) * query_tile &&
                                   bytes + (cl[s] + 15) * key_bytes <= kPairedBytes;
               bytes += shared ? (cl[s] + 15) * key_bytes : 0;
               lens.push_back(shared ? cl[s] : 0);
@@ -373,13 +373,15 @@ at::Tensor paged_prefill_attention(at::Tensor q, at::Tensor k_cache,
             }
 #if defined(__AVX512BF16__) && defined(__AVX512BW__)  // kAmxTileBuilt
             if (tile == Tile::kAmxEmulated) {
-              attend_tile_amx<amx::EmulatedTiles>(qp, op, kv, q_row0, task.count, pos0, h, L, scratch);
+              attend_tile_amx<amx::EmulatedTiles>(qp, op, kv, paired.of(task.seq * L.KVH + h, L.D),
+                                                  q_row0, task.count, pos0, h, L, scratch);
               continue;
             }
 #endif
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
             if (tile == Tile::kAmx) {
-              attend_tile_amx<amx::AmxTiles>(qp, op, kv, q_row0, task.count, pos0, h, L, scratch);
+              attend_tile_amx<amx::AmxTiles>(qp, op, kv, paired.of(task.seq * L.KVH + h, L.D),
+                                             q_row0, task.count, pos0, h, L, scratch);
               continue;
             }
 #endif
