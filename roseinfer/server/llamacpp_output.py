@@ -81,10 +81,13 @@ def generation_settings(params: SamplingParams, stream: bool) -> dict[str, Any]:
     }
 
 
+_NO_DRY = DryPenalty(0.0)  # llama.cpp's defaults, off
+
+
 def dry_settings(params: SamplingParams) -> dict[str, Any]:
     """`generation_settings`' DRY fields: the request's, or llama.cpp's defaults with the
     multiplier 0 (off)."""
-    dry = params.dry if params.dry is not None else DryPenalty(0.0)
+    dry = params.dry if params.dry is not None else _NO_DRY
     return {
         "dry_multiplier": dry.multiplier,
         "dry_base": dry.base,
