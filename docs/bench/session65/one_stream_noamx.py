@@ -1,7 +1,9 @@
 """benchmarks/one_stream.py with the bf16 linears forced off AMX (`amx_linear_available` patched
 to False: the dpbf16 path at every row count) when $NOAMX is 1."""
 
-import os, runpy, sys
+import os
+import runpy
+import sys
 
 sys.path.insert(0, "benchmarks")
 import roseinfer.kernels as K
