@@ -8,6 +8,9 @@ only the calls timed) and warm (one layer's call repeated), for BxKEYS batches (
 `dpbf16`: dpbf16_linear and dpbf16_gated_linear (SiLU * up) over SmolLM2's 120 linears in bf16
 (random weights, 30 layers) at M rows (prefill chunks: 512, 2,000), each linear's time and
 whether each revision's output is bit-identical to the first revision's;
+`amx`: amx_linear and amx_int8_linear over SmolLM2's 120 linears (random weights, 30 layers) at M
+rows (prefill chunks: 512), each kind's time and whether each revision's output is bit-identical
+to the first revision's;
 `prefill`: paged_prefill_attention over 30 layers for SxQ@C steps (S sequences of Q new tokens
 in C; the cached blocks shared, as after a prefix-cache hit; `benchmarks/prefill_attention.py`'s
 shapes), fp32, bf16 and int8 caches, and whether each revision's output for the first layer is
@@ -16,9 +19,12 @@ bit-identical to the first revision's.
     .venv/bin/python benchmarks/kernel_ab.py linears a3cf196 WORKTREE 1,2,4,8,32
     .venv/bin/python benchmarks/kernel_ab.py attention b14f4f3 WORKTREE [1x135,1x500,32x135]
     .venv/bin/python benchmarks/kernel_ab.py dpbf16 HEAD WORKTREE [512,2000]
+    .venv/bin/python benchmarks/kernel_ab.py amx HEAD WORKTREE [512,2000]
     .venv/bin/python benchmarks/kernel_ab.py prefill 9bc641d WORKTREE [1x512@2000,16x32@1024]
 
-WORKTREE means the files as they are in this checkout.
+WORKTREE means the files as they are in this checkout. `prefill` takes PREFILL_CACHES (default
+"float32,bfloat16,int8": the caches to time) and PREFILL_REPS (default 6 turns, the first not
+counted) from the environment.
 """
 
 import os
@@ -71,6 +77,19 @@ torch::Tensor dpbf16_gated_linear(torch::Tensor x, torch::Tensor packed,
         "return roseinfer::dpbf16_linear(x, w, c10::nullopt, c10::nullopt); }); "
         'm.def("gated", [](torch::Tensor x, torch::Tensor w) { '
         "return roseinfer::dpbf16_gated_linear(x, w, c10::nullopt, true, c10::nullopt); });",
+    ),
+    "amx": (
+        "amx_linear.cpp",
+        """torch::Tensor amx_pack_weight(torch::Tensor w);
+torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias,
+    c10::optional<torch::Tensor> out);
+torch::Tensor amx_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
+    c10::optional<torch::Tensor> bias, c10::optional<torch::Tensor> out);""",
+        'm.def("pack", &roseinfer::amx_pack_weight); '
+        'm.def("linear", [](torch::Tensor x, torch::Tensor w) { '
+        "return roseinfer::amx_linear(x, w, c10::nullopt, c10::nullopt); }); "
+        'm.def("int8", [](torch::Tensor x, torch::Tensor w, torch::Tensor s) { '
+        "return roseinfer::amx_int8_linear(x, w, s, c10::nullopt, c10::nullopt); });",
     ),
     "prefill": (
         "prefill_attention.cpp",
@@ -212,6 +231,40 @@ def dpbf16(mods, rows):
             )
 
 
+def amx(mods, rows):
+    h, inter, kv, layers = 576, 1536, 192, 30
+    shapes = [(h + 2 * kv, h), (h, h), (2 * inter, h), (h, inter)]
+    g = torch.Generator().manual_seed(0)
+    weights = [
+        (torch.randn(n, k, generator=g) * 0.02).to(torch.bfloat16)
+        for _ in range(layers)
+        for n, k in shapes
+    ]
+    any_mod = next(iter(mods.values()))  # the packed layout is the same at both revisions
+    bf16 = [any_mod.pack(w) for w in weights]
+    int8 = [any_mod.pack(torch.randint(-127, 128, w.shape, dtype=torch.int8)) for w in weights]
+    scales = [torch.rand(w.shape[0], generator=g).to(torch.bfloat16) / 64 for w in weights]
+    for m in rows:
+        xs = {k: torch.randn(m, k, generator=g).to(torch.bfloat16) for k in (h, inter)}
+        fns = {
+            "bf16": lambda mod, xs=xs: [mod.linear(xs[w.shape[1] * 32], w) for w in bf16],
+            "int8": lambda mod, xs=xs: [
+                mod.int8(xs[w.shape[1] * 32], w, s) for w, s in zip(int8, scales, strict=True)
+            ],
+        }
+        res = turns(mods, fns, 9)
+        outs = {rev: [f(mod)[2] for f in fns.values()] for rev, mod in mods.items()}
+        first = next(iter(outs.values()))
+        for rev in mods:
+            same = all(torch.equal(a, b) for a, b in zip(outs[rev], first, strict=True))
+            print(
+                f"rows {m:4d} {rev:>9}: "
+                + "  ".join(f"{n} {res[(rev, n)] * 1e3:6.1f} ms" for n in fns)
+                + f"  {'bit-identical' if same else 'DIFFERENT'}",
+                flush=True,
+            )
+
+
 def attention(mods, shapes):
     heads, kv_heads, dim, bs = 9, 3, 64, 16
 
@@ -275,7 +328,9 @@ def prefill(mods, shapes):
         tables = block_tables(seqs, queries, context, shared=True)
         nb = int(tables.max()) + 1
         qsl, lens = torch.arange(seqs + 1) * queries, torch.full((seqs,), context)
-        for dtype in (torch.float32, torch.bfloat16, "int8"):
+        cache_names = os.environ.get("PREFILL_CACHES", "float32,bfloat16,int8").split(",")
+        for dtype in [torch.float32 if c == "float32" else torch.bfloat16 if c == "bfloat16" else c
+                      for c in cache_names]:  # fmt: skip
             scales = [(None, None)] * layers
             if dtype == "int8":  # contents random: the kernel's time does not care
                 dtype = torch.bfloat16
@@ -304,7 +359,8 @@ def prefill(mods, shapes):
                 (q, *c, tables, qsl, lens, dim**-0.5, *s)
                 for c, s in zip(caches, scales, strict=True)
             ]
-            res = turns(mods, {"": lambda mod, args=args: [mod.attn(*a) for a in args]}, 6)
+            reps = int(os.environ.get("PREFILL_REPS", "6"))
+            res = turns(mods, {"": lambda mod, args=args: [mod.attn(*a) for a in args]}, reps)
             outs = {rev: mod.attn(*args[0]).float() for rev, mod in mods.items()}
             first = next(iter(outs.values()))
             for rev in mods:
@@ -320,6 +376,8 @@ if __name__ == "__main__":
         mods = {rev: build(which, rev, tmp) for rev in (base, new)}
         if which == "linears":
             linears(mods, [int(r) for r in sys.argv[4].split(",")])
+        elif which == "amx":
+            amx(mods, [int(r) for r in (sys.argv[4] if len(sys.argv) > 4 else "512").split(",")])
         elif which == "dpbf16":
             dpbf16(mods, [int(r) for r in (sys.argv[4] if len(sys.argv) > 4 else "512").split(",")])
         elif which == "prefill":
