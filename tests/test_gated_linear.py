@@ -1,4 +1,5 @@
-"""The gated projection's kernels (`dpbf16_gated_linear`, `vnni_int8_gated_linear`): an MLP's
+"""The gated projection's kernels (`dpbf16_gated_linear`, `vnni_int8_gated_linear`,
+`amx_gated_linear` over bf16 or int8 tiles): an MLP's
 gate_up_proj [gate; up] packed in tasks of a gate tile and its up tile, so that the decoder stack
 gets SiLU(gate) * up from the linear's epilogue. Its plain output must be the ungated kernel's,
 and its SiLU·mul `silu_and_mul` of that, bit for bit: the stack and the modules then agree
@@ -18,6 +19,7 @@ from roseinfer.backends.cpu_linear import (
     VNNI_ROWS_ON_AMX,
     KernelDpbf16Linear,
     KernelInt8Linear,
+    KernelPackedLinear,
     gated_layout,
 )
 from roseinfer.config import EngineConfig
@@ -35,15 +37,32 @@ def needs(kind: str) -> None:
         pytest.skip("no AVX512-BF16 on this CPU: bf16 keeps other kernels")
     if kind == "vnni" and not KERNELS.vnni_int8_linear_available():
         pytest.skip("no AVX512-VNNI on this CPU: int8 keeps other kernels")
+    if kind == "amx" and not KERNELS.amx_linear_available():
+        pytest.skip("no AMX on this CPU: bf16 keeps other kernels")
+    if kind == "amx_int8" and not KERNELS.amx_int8_linear_available():
+        pytest.skip("no AMX with AVX512-BF16 on this CPU: int8 keeps other kernels")
 
 
 def kernel_pair(
     kind: str, weight: torch.Tensor, scale: torch.Tensor | None
 ) -> tuple[Callable[..., torch.Tensor], Callable[..., torch.Tensor]]:
-    """(plain(x, bias), gated(x, bias, silu_mul)) for weight [2I, K]: bf16 (dpbf16) or int8
-    with its scale (vnni)."""
+    """(plain(x, bias), gated(x, bias, silu_mul)) for weight [2I, K]: bf16 (dpbf16, amx) or
+    int8 with its scale (vnni, amx_int8)."""
     k = KERNELS
     assert k is not None
+    if kind == "amx":
+        plain, gated = k.amx_pack_weight(weight), k.amx_pack_gated(weight)
+        return (
+            lambda x, b: k.amx_linear(x, plain, b),
+            lambda x, b, silu: k.amx_gated_linear(x, gated, None, b, silu),
+        )
+    if kind == "amx_int8":
+        assert scale is not None
+        plain, gated = k.amx_pack_weight(weight), k.amx_pack_gated(weight)
+        return (
+            lambda x, b: k.amx_int8_linear(x, plain, scale, b),
+            lambda x, b, silu: k.amx_gated_linear(x, gated, scale, b, silu),
+        )
     if kind == "dpbf16":
         plain, gated = k.dpbf16_pack_weight(weight), k.dpbf16_pack_gated(weight)
         return (
@@ -63,6 +82,8 @@ CASES = [
     ("vnni", torch.float32),
     ("vnni", torch.bfloat16),
     ("vnni", torch.float16),
+    ("amx", torch.bfloat16),
+    ("amx_int8", torch.bfloat16),
 ]
 
 
@@ -76,6 +97,8 @@ CASES = [
         (9, 64, 32),  # row tiles of 5 + 4 (dpbf16); 2 + 4 + 3 (vnni)
         (33, 192, 80),  # past one group of 32 rows (vnni)
         (70, 64, 64),  # a prefill chunk
+        (40, 576, 1536),  # amx: two chunks of rows, the first's SiLU·mul during the second's
+        (300, 576, 48),  # amx: two blocks of rows
     ],
 )
 @pytest.mark.parametrize("bias", [True, False])
@@ -86,7 +109,7 @@ def test_the_gated_kernel_is_the_plain_one_and_silu_and_mul_bit_for_bit(
     torch.manual_seed(0)
     lin = nn.Linear(in_features, 2 * inter, bias=bias).to(dtype)
     b = None if lin.bias is None else lin.bias.detach()
-    if kind == "dpbf16":
+    if kind in ("dpbf16", "amx"):
         plain, gated = kernel_pair(kind, lin.weight.detach(), None)
     else:
         q = Int8Linear(lin)
@@ -101,13 +124,22 @@ def test_the_gated_kernel_is_the_plain_one_and_silu_and_mul_bit_for_bit(
     assert torch.equal(fused, KERNELS.silu_and_mul(want))
 
 
-@pytest.mark.parametrize("kind", ["dpbf16", "vnni"])
+@pytest.mark.parametrize("kind", ["dpbf16", "vnni", "amx"])
 def test_the_gated_layout_holds_a_gate_tile_and_its_up_tile_per_task(kind):
     """Task j holds gate outputs 16j.. and up outputs I + 16j.., interleaved as the plain
-    packing interleaves a task's tiles ([K/group][2][16][group])."""
+    packing interleaves a task's tiles ([K/group][2][16][group]); AMX's tiles are the plain
+    packing's of those rows, gate block j then up block j."""
     needs(kind)
     inter, k = 48, 64
     n_out = 2 * inter
+    if kind == "amx":
+        for w in (
+            (torch.arange(n_out * k).reshape(n_out, k) % 251 - 125).bfloat16(),
+            (torch.arange(n_out * k).reshape(n_out, k) % 255 - 127).to(torch.int8),
+        ):
+            by_block = w.view(2, inter // 16, 16, k).transpose(0, 1).reshape(n_out, k)
+            assert torch.equal(KERNELS.amx_pack_gated(w), KERNELS.amx_pack_weight(by_block))
+        return
     if kind == "dpbf16":
         w = (torch.arange(n_out * k).reshape(n_out, k) % 251 - 125).bfloat16()
         flat, want, group = KERNELS.dpbf16_pack_gated(w).reshape(-1), w, 2
@@ -142,6 +174,53 @@ def test_the_gated_kernels_refuse_what_they_cannot_run():
     packed = k.dpbf16_pack_gated(torch.zeros(64, 64).bfloat16())
     assert k.dpbf16_gated_linear(x[:0], packed, None, True).shape == (0, 32)
     assert k.dpbf16_gated_linear(x[:0], packed).shape == (0, 64)
+
+
+def test_the_amx_gated_kernel_refuses_what_it_cannot_run():
+    needs("amx_int8")
+    k = KERNELS
+    with pytest.raises(RuntimeError, match="I a multiple of 16"):
+        k.amx_pack_gated(torch.zeros(48, 64).bfloat16())  # I = 24
+    x = torch.randn(2, 64).bfloat16()
+    with pytest.raises(RuntimeError, match="must come from amx_pack_gated"):
+        k.amx_gated_linear(x, k.amx_pack_weight(torch.zeros(48, 64).bfloat16()))
+    packed = k.amx_pack_gated(torch.zeros(64, 64).bfloat16())
+    with pytest.raises(RuntimeError, match="bf16 weights none"):
+        k.amx_gated_linear(x, packed, torch.ones(64).bfloat16())
+    with pytest.raises(RuntimeError, match="int8 weights take a scale"):
+        k.amx_gated_linear(x, k.amx_pack_gated(torch.zeros(64, 64, dtype=torch.int8)))
+    assert k.amx_gated_linear(x, packed, None, None, True).shape == (2, 32)
+    assert k.amx_gated_linear(x, packed).shape == (2, 64)
+
+
+@pytest.mark.parametrize("quantization", ["none", "int8"])
+def test_an_amx_gated_layer_runs_as_the_plain_one_at_every_row_count(quantization):
+    """On AMX CPUs a gate_up_proj's tiles are packed gated: its forward is the plain layer's,
+    and SiLU·mul comes from the epilogue, at a decode step's rows (the dpbf16 / VNNI copy), a
+    prefill chunk's and past one block of rows; a projection whose halves are not whole tiles
+    keeps the plain packing."""
+    needs("amx_int8" if quantization == "int8" else "amx")
+    torch.manual_seed(0)
+    backend = CpuBackend(BackendOptions(torch.device("cpu")), KERNELS)
+
+    def layer(lin: nn.Linear, gated: bool) -> KernelPackedLinear | KernelInt8Linear:
+        if quantization == "int8":
+            return KernelInt8Linear(lin, KERNELS, gated=gated)
+        return KernelPackedLinear(lin, KERNELS, gated=gated)
+
+    for inter, is_gated in ((128, True), (40, False)):
+        lin = nn.Linear(576, 2 * inter, bias=True).bfloat16()
+        plain, gated = layer(lin, False), layer(lin, True)
+        weights = "tile_qweight" if quantization == "int8" else "tile_weight"
+        assert torch.equal(getattr(gated, weights), getattr(plain, weights)) is not is_gated
+        decode, _ = gated.decode_linear()
+        for rows in (1, 5, 40, 300):
+            x = torch.randn(rows, 576).bfloat16()
+            want = plain(x)
+            assert torch.equal(gated(x), want)
+            fused = KERNELS.silu_and_mul(want)
+            assert torch.equal(decode.silu_mul(x), fused)
+            assert torch.equal(backend.gate_up_silu_mul(gated, x), fused)  # the modules' MLP
 
 
 @pytest.mark.parametrize("quantization", ["none", "int8"])
@@ -184,13 +263,19 @@ def test_a_gated_layer_runs_as_the_plain_one_and_its_decode_linear_fuses(quantiz
 def test_the_cpu_backend_packs_each_mlp_gate_up_proj_gated(tiny_model_dir):
     """The backend packs the linears the model's stack spec names as gate_up_proj, and only
     those: the model's weights end up where the gated packing puts them."""
-    needs("dpbf16")
-    if KERNELS.amx_linear_available():
-        pytest.skip("bf16 layers take the AMX kernel here")
     engine = InferenceEngine(
         EngineConfig(model=tiny_model_dir("llama"), dtype="bfloat16", num_kv_blocks=32)
     )
     layer = engine.model.model.layers[0]
+    if KERNELS.amx_linear_available():  # bf16 layers take the AMX kernel
+        gate_up_layer = layer.mlp.gate_up_proj
+        assert isinstance(gate_up_layer, KernelPackedLinear)
+        gate_up = gate_up_layer(torch.eye(64).bfloat16()).T.contiguous()  # [2I, 64]
+        assert torch.equal(gate_up_layer.tile_weight, KERNELS.amx_pack_gated(gate_up))
+        down = layer.mlp.down_proj(torch.eye(128).bfloat16()).T.contiguous()
+        assert torch.equal(layer.mlp.down_proj.tile_weight, KERNELS.amx_pack_weight(down))
+        return
+    needs("dpbf16")
     assert isinstance(layer.mlp.gate_up_proj, KernelDpbf16Linear)
     eye = torch.eye(64).bfloat16()  # row i picks input i: the layer's weight, transposed
     gate_up = layer.mlp.gate_up_proj(eye).T.contiguous()  # [2I, 64]

@@ -10,8 +10,8 @@ from torch import Tensor
 
 class DecodeLinear:
     """A linear layer's decode kernel and prepared weights. kind: "amx", "dpbf16", "small_batch",
-    "int8", "amx_int8", "vnni_int8", "dense", or a gated projection's "dpbf16_gated" and
-    "vnni_int8_gated" (roseinfer/kernels/decode_stack.h);
+    "int8", "amx_int8", "vnni_int8", "dense", or a gated projection's "dpbf16_gated",
+    "vnni_int8_gated", "amx_gated" and "amx_int8_gated" (roseinfer/kernels/decode_stack.h);
     "small_batch" and "int8" run aten's fp32 linear on more than `kernel_rows` rows, the weight
     widened to fp32 for the call; "small_batch" with `packed` (an fp32 weight as
     `torch.ops.mkldnn._reorder_linear_weight` packs it) runs oneDNN's matmul there instead.
@@ -191,6 +191,17 @@ class CppKernels(Protocol):
         packed: Tensor,
         scale: Tensor,
         bias: Tensor | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor: ...
+    # [2I, K] (bf16 or int8) -> [2I/16, K/32, 16, 32], gate block j then up block j
+    def amx_pack_gated(self, weight: Tensor) -> Tensor: ...
+    def amx_gated_linear(
+        self,
+        x: Tensor,
+        packed: Tensor,
+        scale: Tensor | None = None,  # int8 weights' [2I]; bf16 weights take none
+        bias: Tensor | None = None,
+        silu_mul: bool = False,
         out: Tensor | None = None,
     ) -> Tensor: ...
     def vnni_int8_linear_available(self) -> bool: ...

@@ -25,6 +25,16 @@ namespace {
 constexpr int64_t kTileRows = amx::kTileRows;  // rows of x (and k pairs of w) per tile
 constexpr int64_t kTileK = amx::kTileBytes / 2;  // bf16 along k per tile row
 constexpr int64_t kChunkRows = 32;  // rows of x per pass over a block of weight columns
+// Rows of x per block of a call's passes (a multiple of kChunkRows; a call splits its rows
+// evenly into blocks of at most this many bytes of x): each pass runs over one block's rows,
+// then over the next's. x's tiles are loaded with the non-temporal hint (see pass_32), which
+// keeps ~300 KB of them in L2 but not 590 KB (a 512-row chunk of SmolLM2's 576 columns): there
+// the hinted loads fall to half their rate (docs/bench/session66/amx_peak.cpp).
+constexpr int64_t kBlockBytes = 256 * 1024;
+// A thread's passes run in groups of at most this many bytes of weights, each group over every
+// block of rows before the next group: the group's weights come from memory for the first block
+// and stay in L2 (2 MB a core) beside the block of x for the others.
+constexpr int64_t kGroupBytes = 1024 * 1024;
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
 using amx::memory_barrier, amx::TileConfig;
@@ -143,10 +153,12 @@ void pass_16(const c10::BFloat16* x, int64_t K, const W* w, int64_t nb0, float* 
 // evicts the pass's weights, which every chunk of the pass reads again (120 linears at 512
 // rows: bf16 62.0-62.2 -> 50.6-53.2 ms, int8 68.5-69.0 -> 59.3-61.8 ms).
 // `from_memory`: w is read from memory (not the widened copy, or the bf16 weights of a prefill
-// chunk after the first, which are in cache).
-template <typename W>
+// chunk after the first, which are in cache). `between(kb)` runs after step kb's products are
+// issued: vector work (the previous chunk's epilogue) that the core does while the tiles
+// multiply, where after the tile stores it would wait for them and they for it.
+template <typename W, typename Between>
 void pass_32(const c10::BFloat16* x, int64_t m, int64_t K, const W* w, int64_t nb0, float* out,
-             bool from_memory, c10::BFloat16* widened = nullptr, bool stream_x = false) {
+             bool from_memory, c10::BFloat16* widened, bool stream_x, const Between& between) {
   const int64_t KB = K / kTileK, x_stride = K * 2;
   const bool two = m > kTileRows;
   alignas(64) c10::BFloat16 scratch[2 * 2 * 512];
@@ -163,7 +175,7 @@ void pass_32(const c10::BFloat16* x, int64_t m, int64_t K, const W* w, int64_t n
   const c10::BFloat16* t0 = b_tile(b0, 0, b_tile_dst(widened, scratch, KB, 2, 0, 0));
   const c10::BFloat16* t1 = b_tile(b1, 0, b_tile_dst(widened, scratch, KB, 2, 1, 0));
   for (int64_t kb = 0; kb < KB; ++kb) {
-    if (kb + kPrefetchTiles < KB) {
+    if (from_memory && kb + kPrefetchTiles < KB) {
       prefetch_tile(b0 + (kb + kPrefetchTiles) * 512);
       prefetch_tile(b1 + (kb + kPrefetchTiles) * 512);
     }
@@ -194,6 +206,7 @@ void pass_32(const c10::BFloat16* x, int64_t m, int64_t K, const W* w, int64_t n
       _tile_dpbf16ps(2, 5, 6);
       _tile_dpbf16ps(3, 5, 7);
     }
+    between(kb);
   }
   _tile_stored(0, out, 32 * 4);
   _tile_stored(1, out + 16, 32 * 4);
@@ -248,6 +261,17 @@ void check_amx_inputs(const at::Tensor& x, const at::Tensor& packed, at::ScalarT
   TORCH_CHECK(amx_linear_available(), name, ": this CPU or kernel offers no AMX");
 }
 
+// Where a pass's blocks of 16 outputs go: y [M, N] in order; or, for a gated projection's
+// weights (`amx_pack_gated`: gate block j, then up block j; N = 2I), y [M, 2I] in order, or
+// SiLU(gate) * up [M, I] with `silu_mul`.
+struct Columns {
+  int64_t N;
+  bool gated = false, silu_mul = false;
+
+  // The output column (the scale's and the bias's index too) of packed column n (n % 16 == 0).
+  int64_t of(int64_t n) const { return gated ? (n / 16 % 2) * (N / 2) + n / 32 * 16 : n; }
+};
+
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
 // Element (n, k) of a weight in the packed layout.
 inline int64_t packed_index(int64_t n, int64_t k, int64_t K) {
@@ -255,73 +279,138 @@ inline int64_t packed_index(int64_t n, int64_t k, int64_t K) {
          (n % 16) * 2 + k % 2;
 }
 
-// One row of a pass's `width` fp32 results into y: times the per-channel scale (int8 weights;
-// the product rounded, as int8_linear and aten's int8 matmul round it), plus the bias.
-inline void store_row(const float* out, int64_t width, const c10::BFloat16* scale,
-                      const c10::BFloat16* bias, c10::BFloat16* y) {
+// 16 fp32 results times the per-channel scale (int8 weights; the product rounded, as int8_linear
+// and aten's int8 matmul round it), plus the bias, of output column c.
+inline __m512 finish16(const float* out, const c10::BFloat16* scale, const c10::BFloat16* bias,
+                       int64_t c) {
+  __m512 v = _mm512_loadu_ps(out);
+  if (scale != nullptr) v = round16<c10::BFloat16>(_mm512_mul_ps(v, load16(scale + c)));
+  if (bias != nullptr) v = _mm512_add_ps(v, load16(bias + c));
+  return v;
+}
+
+// One row of a pass's `width` fp32 results (from packed column n0) into row `row` of y: a gated
+// pair through SiLU·mul, bit for bit `silu_and_mul` of the stored linear.
+inline void store_row(const float* out, int64_t width, int64_t n0, const Columns& columns,
+                      const c10::BFloat16* scale, const c10::BFloat16* bias, c10::BFloat16* y,
+                      int64_t row) {
+  using BF16 = c10::BFloat16;
+  const int64_t N = columns.N;
+  if (columns.silu_mul) {  // passes start at a gate block and hold whole pairs
+    for (int64_t n = 0; n < width; n += 32) {
+      const int64_t gate = columns.of(n0 + n), up = gate + N / 2;
+      store16(y + row * (N / 2) + gate,
+              silu_mul16<BF16>(round16<BF16>(finish16(out + n, scale, bias, gate)),
+                               round16<BF16>(finish16(out + n + 16, scale, bias, up))));
+    }
+    return;
+  }
   for (int64_t n = 0; n < width; n += 16) {
-    __m512 v = _mm512_loadu_ps(out + n);
-    if (scale != nullptr) v = round16<c10::BFloat16>(_mm512_mul_ps(v, load16(scale + n)));
-    if (bias != nullptr) v = _mm512_add_ps(v, load16(bias + n));
-    store16(y + n, v);
+    const int64_t c = columns.of(n0 + n);
+    store16(y + row * N + c, finish16(out + n, scale, bias, c));
   }
 }
 
-// y [M, N] = (x [M, K] @ w.T) [* scale] [+ bias] over passes of `cols` outputs, w packed (bf16
-// or int8); scale and bias may be null.
+// y = (x [M, K] @ w.T) [* scale] [+ bias] over passes of `cols` outputs, w packed (bf16 or
+// int8), its outputs where `columns` puts them; scale and bias may be null.
 template <typename W>
-void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, int64_t N, const W* wp,
-                const c10::BFloat16* scale, const c10::BFloat16* bias, c10::BFloat16* y) {
+void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, const Columns& columns,
+                const W* wp, const c10::BFloat16* scale, const c10::BFloat16* bias,
+                c10::BFloat16* y) {
+  const int64_t N = columns.N;
   const int64_t cols = M <= kTileRows ? 64 : 32;  // outputs per pass
   const int64_t passes = N / cols, tail_blocks = (N % cols) / 16;
   constexpr bool kInt8 = !std::is_same_v<W, c10::BFloat16>;
   const bool stream_x = M > kChunkRows;  // x outgrows L1: see pass_32
+  // int8 weights are widened once per block of rows (pass_32): one block.
+  const int64_t blocks =
+      kInt8 ? 1 : std::max<int64_t>(1, (M * K * 2 + kBlockBytes - 1) / kBlockBytes);
+  const int64_t block_rows = ((M + blocks - 1) / blocks + kChunkRows - 1) / kChunkRows * kChunkRows;
   parallel_for(0, passes + (tail_blocks > 0), 1, [&](int64_t p0, int64_t p1) {
     int64_t configured = 0;  // the rows the tiles are configured for
-    alignas(64) float out[kChunkRows * 64];
-    // int8 weights of a pass with more than one row chunk: widened once, by the first chunk
-    // (uninitialised storage: every element is written before it is read).
+    // Two chunks' results: a chunk's SiLU·mul epilogue (store_row) runs while the next chunk's
+    // tiles multiply, between its steps (pass_32's `between`): 30 of SmolLM2's gate_up at 512
+    // rows 34 ms against 37 for the plain linear alone and 45 with silu_and_mul after it.
+    alignas(64) float out[2][kChunkRows * 64];
+    int cur = 0;  // the buffer the next chunk's tiles are stored to
+    struct Pending {
+      int64_t rows = 0, done = 0, n0 = 0, r0 = 0, width = 0;  // rows = 0: none
+      const float* out = nullptr;
+    } pending;
+    const auto finish = [&](int64_t upto) {
+      for (; pending.done < std::min(upto, pending.rows); ++pending.done)
+        store_row(pending.out + pending.done * cols, pending.width, pending.n0, columns, scale,
+                  bias, y, pending.r0 + pending.done);
+    };
+    const auto finish_all = [&] {
+      finish(pending.rows);
+      pending.rows = 0;
+    };
+    const int64_t KB = K / kTileK;
+    const auto between = [&](int64_t kb) {  // the pending rows spread over the steps
+      if (pending.rows > 0) finish((kb + 1) * ((pending.rows + KB - 1) / KB));
+    };
+    // int8 weights of a pass with more than one row chunk: widened once per block of rows, by
+    // its first chunk (uninitialised storage: every element is written before it is read).
     std::unique_ptr<c10::BFloat16[]> widened(
         kInt8 && M > kChunkRows ? new c10::BFloat16[2 * (K / kTileK) * 512] : nullptr);
-    for (int64_t p = p0; p < p1; ++p) {
-      const int64_t n0 = p * cols;
-      const int64_t width = std::min<int64_t>(cols, N - n0);
-      // Rows in chunks of 32: the pass's weights are read from memory for the first chunk and
-      // from L1/L2 for the others (a prefill chunk reads each weight once, as a decode step).
-      for (int64_t r0 = 0; r0 < M; r0 += kChunkRows) {
-        const int64_t m = std::min(kChunkRows, M - r0);
-        const c10::BFloat16* xc = xp + r0 * K;
-        if (width == cols) {
-          if (m != configured) {
-            configure_tiles(m);
-            configured = m;
-          }
-          if (M <= kTileRows)
-            pass_16(xc, K, wp, n0 / 16, out);
-          else if (!kInt8 || M <= kChunkRows)
-            pass_32(xc, m, K, wp, n0 / 16, out, r0 == 0, nullptr, stream_x);
-          else if (r0 == 0)
-            pass_32(xc, m, K, wp, n0 / 16, out, true, widened.get(), stream_x);
-          else
-            pass_32(xc, m, K, static_cast<const c10::BFloat16*>(widened.get()), 0, out, false,
-                    nullptr, stream_x);
-        } else {
-          // The last columns (N not a multiple of the pass width) through the plain path,
-          // rare (N % 64 != 0 with M <= 16, or N % 32 != 0).
-          for (int64_t i = 0; i < m; ++i)
-            for (int64_t n = n0; n < N; ++n) {
-              float acc = 0.f;
-              for (int64_t k = 0; k < K; ++k)
-                acc += static_cast<float>(xc[i * K + k]) *
-                       static_cast<float>(wp[packed_index(n, k, K)]);
-              out[i * cols + (n - n0)] = acc;
+    const int64_t group = std::max<int64_t>(1, kGroupBytes / (cols * K * int64_t(sizeof(W))));
+    for (int64_t g0 = p0; g0 < p1; g0 += group)
+    for (int64_t b0 = 0; b0 < M; b0 += block_rows)
+      for (int64_t p = g0; p < std::min(p1, g0 + group); ++p) {
+        const int64_t n0 = p * cols, b1 = std::min(M, b0 + block_rows);
+        const int64_t width = std::min<int64_t>(cols, N - n0);
+        // Rows in chunks of 32: the pass's weights are read from memory (or a cache further
+        // out) for a block's first chunk and from L1/L2 for the others.
+        for (int64_t r0 = b0; r0 < b1; r0 += kChunkRows) {
+          const int64_t m = std::min(kChunkRows, b1 - r0);
+          const c10::BFloat16* xc = xp + r0 * K;
+          float* o = out[cur];
+          if (width == cols && M > kTileRows) {
+            if (m != configured) {
+              configure_tiles(m);
+              configured = m;
             }
+            if (!kInt8 || M <= kChunkRows)
+              pass_32(xc, m, K, wp, n0 / 16, o, r0 == 0, nullptr, stream_x, between);
+            else if (r0 == b0)
+              pass_32(xc, m, K, wp, n0 / 16, o, true, widened.get(), stream_x, between);
+            else
+              pass_32(xc, m, K, static_cast<const c10::BFloat16*>(widened.get()), 0, o, false,
+                      nullptr, stream_x, between);
+            finish_all();  // what the steps left of the last chunk's
+            pending = {m, 0, n0, r0, width, o};
+            // Only SiLU·mul's epilogue is worth its overlap: a plain one (rounding and bias)
+            // spread over the steps, in two buffers, made 512-row calls 2-10 % slower
+            // (BENCHMARKS.md, session 66).
+            if (columns.silu_mul) cur ^= 1;
+            else finish_all();
+            continue;
+          }
+          finish_all();
+          if (width == cols) {
+            if (m != configured) {
+              configure_tiles(m);
+              configured = m;
+            }
+            pass_16(xc, K, wp, n0 / 16, o);
+          } else {
+            // The last columns (N not a multiple of the pass width) through the plain path,
+            // rare (N % 64 != 0 with M <= 16, or N % 32 != 0).
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t n = n0; n < N; ++n) {
+                float acc = 0.f;
+                for (int64_t k = 0; k < K; ++k)
+                  acc += static_cast<float>(xc[i * K + k]) *
+                         static_cast<float>(wp[packed_index(n, k, K)]);
+                o[i * cols + (n - n0)] = acc;
+              }
+          }
+          for (int64_t i = 0; i < m; ++i)
+            store_row(o + i * cols, width, n0, columns, scale, bias, y, r0 + i);
         }
-        for (int64_t i = 0; i < m; ++i)
-          store_row(out + i * cols, width, scale == nullptr ? nullptr : scale + n0,
-                    bias == nullptr ? nullptr : bias + n0, y + (r0 + i) * N + n0);
       }
-    }
+    finish_all();
     _tile_release();
   });
 }
@@ -329,16 +418,42 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, int64_t N, const 
 
 }  // namespace
 
+namespace {
+
+// run_passes on x and the packed weights (bf16, or int8 with their scale) into y.
+void run_linear(const at::Tensor& x, const at::Tensor& packed,
+                const c10::optional<at::Tensor>& scale, const c10::optional<at::Tensor>& bias,
+                const Columns& columns, at::Tensor& y) {
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+  const int64_t M = x.size(0), K = x.size(1);
+  const auto* xp = x.data_ptr<c10::BFloat16>();
+  const auto* bp = bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr;
+  auto* yp = y.data_ptr<c10::BFloat16>();
+  if (packed.scalar_type() == at::kBFloat16) {
+    run_passes(xp, M, K, columns, packed.data_ptr<c10::BFloat16>(), nullptr, bp, yp);
+    return;
+  }
+#if defined(__AVX512BF16__)
+  run_passes(xp, M, K, columns, packed.data_ptr<int8_t>(), scale->data_ptr<c10::BFloat16>(), bp,
+             yp);
+#endif
+#endif
+}
+
+void check_scale(const at::Tensor& scale, int64_t N, const char* name) {
+  TORCH_CHECK(scale.is_contiguous() && scale.numel() == N && scale.scalar_type() == at::kBFloat16,
+              name, ": scale must be bf16 [N]");
+  TORCH_CHECK(amx_int8_linear_available(), name, ": built without AVX512-BF16");
+}
+
+}  // namespace
+
 at::Tensor amx_linear(at::Tensor x, at::Tensor packed, c10::optional<at::Tensor> bias,
                          c10::optional<at::Tensor> out) {
   check_amx_inputs(x, packed, at::kBFloat16, bias, "amx_linear");
-  const int64_t M = x.size(0), K = x.size(1), N = packed.size(0) * 16;
-  auto y = output_tensor(out, {M, N}, x.options(), x, "amx_linear");
-#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
-  run_passes(x.data_ptr<c10::BFloat16>(), M, K, N, packed.data_ptr<c10::BFloat16>(), nullptr,
-             bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr,
-             y.data_ptr<c10::BFloat16>());
-#endif
+  const int64_t N = packed.size(0) * 16;
+  auto y = output_tensor(out, {x.size(0), N}, x.options(), x, "amx_linear");
+  run_linear(x, packed, c10::nullopt, bias, Columns{N}, y);
   return y;
 }
 
@@ -354,17 +469,34 @@ at::Tensor amx_int8_linear(at::Tensor x, at::Tensor packed, at::Tensor scale,
                               c10::optional<at::Tensor> bias,
                               c10::optional<at::Tensor> out) {
   check_amx_inputs(x, packed, at::kChar, bias, "amx_int8_linear");
-  const int64_t M = x.size(0), K = x.size(1), N = packed.size(0) * 16;
-  TORCH_CHECK(scale.is_contiguous() && scale.numel() == N && scale.scalar_type() == at::kBFloat16,
-              "amx_int8_linear: scale must be bf16 [N]");
-  TORCH_CHECK(amx_int8_linear_available(), "amx_int8_linear: built without AVX512-BF16");
-  auto y = output_tensor(out, {M, N}, x.options(), x, "amx_int8_linear");
-#if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AVX512BF16__)
-  run_passes(x.data_ptr<c10::BFloat16>(), M, K, N, packed.data_ptr<int8_t>(),
-             scale.data_ptr<c10::BFloat16>(),
-             bias.has_value() ? bias->data_ptr<c10::BFloat16>() : nullptr,
-             y.data_ptr<c10::BFloat16>());
-#endif
+  const int64_t N = packed.size(0) * 16;
+  check_scale(scale, N, "amx_int8_linear");
+  auto y = output_tensor(out, {x.size(0), N}, x.options(), x, "amx_int8_linear");
+  run_linear(x, packed, scale, bias, Columns{N}, y);
+  return y;
+}
+
+at::Tensor amx_pack_gated(at::Tensor w) {
+  TORCH_CHECK(w.dim() == 2 && w.size(0) % 32 == 0,
+              "amx_pack_gated: w must be [2I, K] with I a multiple of 16");
+  const int64_t I = w.size(0) / 2, K = w.size(1);
+  // Rows [gate block 0; up block 0; gate block 1; ...], then the tile layout.
+  return amx_pack_weight(w.contiguous().view({2, I / 16, 16, K}).transpose(0, 1).reshape({2 * I, K}));
+}
+
+at::Tensor amx_gated_linear(at::Tensor x, at::Tensor packed, c10::optional<at::Tensor> scale,
+                               c10::optional<at::Tensor> bias, bool silu_mul,
+                               c10::optional<at::Tensor> out) {
+  const bool int8 = packed.scalar_type() == at::kChar;
+  check_amx_inputs(x, packed, int8 ? at::kChar : at::kBFloat16, bias, "amx_gated_linear");
+  const int64_t N = packed.size(0) * 16;
+  TORCH_CHECK(N % 32 == 0, "amx_gated_linear: packed must come from amx_pack_gated");
+  TORCH_CHECK(int8 == scale.has_value(),
+              "amx_gated_linear: int8 weights take a scale, bf16 weights none");
+  if (int8) check_scale(*scale, N, "amx_gated_linear");
+  auto y = output_tensor(out, {x.size(0), silu_mul ? N / 2 : N}, x.options(), x,
+                         "amx_gated_linear");
+  run_linear(x, packed, scale, bias, Columns{N, true, silu_mul}, y);
   return y;
 }
 

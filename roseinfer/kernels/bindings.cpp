@@ -105,6 +105,16 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "(x @ w.T) * scale + bias for bf16 x [M, K], int8 w packed by amx_pack_weight",
         py::arg("x"), py::arg("packed"), py::arg("scale"), py::arg("bias") = py::none(),
         py::arg("out") = py::none(), py::call_guard<py::gil_scoped_release>());
+  m.def("amx_pack_gated", &roseinfer::amx_pack_gated,
+        "a gated projection's bf16 or int8 w [2I, K] = [gate; up] in amx_pack_weight's layout, "
+        "gate block j then up block j (16 outputs each), for amx_gated_linear");
+  m.def("amx_gated_linear", &roseinfer::amx_gated_linear,
+        "amx_linear (bf16 weights, no scale) or amx_int8_linear (int8 weights and their scale) "
+        "over amx_pack_gated's weights: [M, 2I], or with silu_mul SiLU(gate) * up [M, I] (bit "
+        "for bit silu_and_mul of the former)",
+        py::arg("x"), py::arg("packed"), py::arg("scale") = py::none(),
+        py::arg("bias") = py::none(), py::arg("silu_mul") = false, py::arg("out") = py::none(),
+        py::call_guard<py::gil_scoped_release>());
   m.def("vnni_int8_linear_available", &roseinfer::vnni_int8_linear_available,
         "whether vnni_int8_linear runs here (built with AVX512-VNNI)");
   m.def("vnni_pack_weight", &roseinfer::vnni_pack_weight,

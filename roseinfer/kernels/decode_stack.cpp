@@ -30,13 +30,16 @@ DecodeLinear::DecodeLinear(std::string kind, at::Tensor weight,
       "DecodeLinear: only small_batch with an fp32 weight takes a packed copy");
   if (kind == "amx") {
     kind_ = Kind::kAmx;
-  } else if (kind == "int8" || kind == "amx_int8" || kind == "vnni_int8" ||
-             kind == "vnni_int8_gated") {
+  } else if (kind == "amx_gated") {
+    kind_ = Kind::kAmxGated;
+  } else if (kind == "int8" || kind == "amx_int8" || kind == "amx_int8_gated" ||
+             kind == "vnni_int8" || kind == "vnni_int8_gated") {
     TORCH_CHECK(scale_.has_value(), "DecodeLinear: ", kind, " needs a scale");
-    kind_ = kind == "int8"        ? Kind::kInt8
-            : kind == "amx_int8"  ? Kind::kAmxInt8
-            : kind == "vnni_int8" ? Kind::kVnniInt8
-                                  : Kind::kVnniInt8Gated;
+    kind_ = kind == "int8"             ? Kind::kInt8
+            : kind == "amx_int8"       ? Kind::kAmxInt8
+            : kind == "amx_int8_gated" ? Kind::kAmxInt8Gated
+            : kind == "vnni_int8"      ? Kind::kVnniInt8
+                                       : Kind::kVnniInt8Gated;
   } else if (kind == "dpbf16") {
     kind_ = Kind::kDpbf16;
   } else if (kind == "dpbf16_gated") {
@@ -70,7 +73,9 @@ at::Tensor DecodeLinear::operator()(const at::Tensor& x,
     case Kind::kInt8:
       if (x.size(0) <= kernel_rows_) return int8_linear(x, weight_, *scale_, bias_, out);
       return into(out, fp32_linear(x, int8_dequantize(weight_, *scale_)));
+    case Kind::kAmxGated: return amx_gated_linear(x, weight_, c10::nullopt, bias_, false, out);
     case Kind::kAmxInt8: return amx_int8_linear(x, weight_, *scale_, bias_, out);
+    case Kind::kAmxInt8Gated: return amx_gated_linear(x, weight_, scale_, bias_, false, out);
     case Kind::kVnniInt8: return vnni_int8_linear(x, weight_, *scale_, bias_, out);
     case Kind::kVnniInt8Gated:
       return vnni_int8_gated_linear(x, weight_, *scale_, bias_, false, out);
@@ -92,6 +97,8 @@ at::Tensor DecodeLinear::silu_mul(const at::Tensor& x,
   if (kind_ == Kind::kVnniInt8Gated)
     return vnni_int8_gated_linear(x, weight_, *scale_, bias_, true, out);
   if (kind_ == Kind::kDpbf16Gated) return dpbf16_gated_linear(x, weight_, bias_, true, out);
+  if (kind_ == Kind::kAmxGated) return amx_gated_linear(x, weight_, c10::nullopt, bias_, true, out);
+  if (kind_ == Kind::kAmxInt8Gated) return amx_gated_linear(x, weight_, scale_, bias_, true, out);
   return silu_and_mul((*this)(x), out);
 }
 

@@ -18,8 +18,9 @@ namespace roseinfer {
 // (weight [N, K]; up to kernel_rows rows of x; beyond, oneDNN's matmul on `packed`, the fp32
 // weight as torch.ops.mkldnn._reorder_linear_weight packs it, or without it aten's fp32 linear on
 // the weight widened to fp32) or "dense" (an unpacked nn.Linear's weight [N, K]: aten's linear,
-// as F.linear). "vnni_int8_gated" and "dpbf16_gated": a gated projection [gate; up] packed by
-// vnni_pack_gated / dpbf16_pack_gated, whose `silu_mul` runs SiLU·mul in the linear's epilogue.
+// as F.linear). "vnni_int8_gated", "dpbf16_gated", "amx_gated" and "amx_int8_gated": a gated
+// projection [gate; up] packed by vnni_pack_gated / dpbf16_pack_gated / amx_pack_gated, whose
+// `silu_mul` runs SiLU·mul in the linear's epilogue.
 // Any kind but "int8" and "small_batch" may hand up to kernel_rows rows to `few_rows`, another
 // layer's kernel over its own copy of the weights (AMX CPUs' int8: "vnni_int8" streams a decode
 // step's weights at the floor, where widening AMX tiles is bound by the widening).
@@ -43,7 +44,8 @@ class DecodeLinear {
 
  private:
   enum class Kind {
-    kAmx, kDpbf16, kDpbf16Gated, kInt8, kAmxInt8, kVnniInt8, kVnniInt8Gated, kSmallBatch, kDense
+    kAmx, kAmxGated, kDpbf16, kDpbf16Gated, kInt8, kAmxInt8, kAmxInt8Gated, kVnniInt8,
+    kVnniInt8Gated, kSmallBatch, kDense
   };
   at::Tensor fp32_linear(const at::Tensor& x, const at::Tensor& weight) const;
   static at::Tensor into(const c10::optional<at::Tensor>& out, at::Tensor y);

@@ -89,6 +89,14 @@ bool amx_int8_linear_available();
 at::Tensor amx_int8_linear(at::Tensor x, at::Tensor packed, at::Tensor scale,
                               c10::optional<at::Tensor> bias,
                               c10::optional<at::Tensor> out = c10::nullopt);
+// A gated projection w [2I, K] = [gate; up] (bf16 or int8) packed for amx_gated_linear: gate
+// block j then up block j (16 outputs each) in amx_pack_weight's layout.
+at::Tensor amx_pack_gated(at::Tensor w);
+// x @ w.T [* scale] + bias over amx_pack_gated's weights (int8 ones with their scale [2I], bf16
+// ones without): y [M, 2I] in order, or SiLU(gate) * up [M, I] with silu_mul.
+at::Tensor amx_gated_linear(at::Tensor x, at::Tensor packed, c10::optional<at::Tensor> scale,
+                               c10::optional<at::Tensor> bias, bool silu_mul,
+                               c10::optional<at::Tensor> out = c10::nullopt);
 bool vnni_int8_linear_available();
 at::Tensor vnni_pack_weight(at::Tensor w);
 at::Tensor vnni_int8_linear(at::Tensor x, at::Tensor packed, at::Tensor scale,
