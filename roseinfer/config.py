@@ -77,6 +77,14 @@ class EngineConfig:
     max_num_batched_tokens: int = field(
         default=512, metadata={"help": "max tokens (prefill + decode) in one step"}
     )
+    lone_prefill_tokens: int = field(
+        default=2048,
+        metadata={
+            "help": "max tokens in a step whose only request is computing its prompt, nothing "
+            "else running or waiting (fewer, larger chunks); 0, or at most "
+            "--max-num-batched-tokens: that budget"
+        },
+    )
     max_model_len: int | None = field(
         default=None, metadata={"help": "context window (default: the model's)"}
     )
@@ -149,6 +157,10 @@ class EngineConfig:
             value = getattr(self, name)
             if not is_int(value) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        if not is_int(self.lone_prefill_tokens) or self.lone_prefill_tokens < 0:
+            raise ValueError(
+                f"lone_prefill_tokens must be an integer >= 0, got {self.lone_prefill_tokens!r}"
+            )
         if self.max_model_len is not None and (
             not is_int(self.max_model_len) or self.max_model_len < 2
         ):

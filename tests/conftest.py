@@ -187,7 +187,7 @@ def crowded_llm(model_dir: str):
     from roseinfer import LLM
 
     return LLM(model=model_dir, dtype="float32", block_size=4, num_kv_blocks=256, max_num_seqs=3,
-               max_num_batched_tokens=16)  # fmt: skip
+               max_num_batched_tokens=16, lone_prefill_tokens=0)  # fmt: skip
 
 
 def record_preemptions(llm) -> list[int]:

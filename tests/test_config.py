@@ -17,6 +17,8 @@ BAD_FIELDS = [
     ({"kv_cache_memory": "1"}, "kv_cache_memory must be a finite number"),
     ({"max_num_seqs": 2.5}, "max_num_seqs must be an integer >= 1"),
     ({"max_num_batched_tokens": True}, "max_num_batched_tokens must be an integer >= 1"),
+    ({"lone_prefill_tokens": -1}, "lone_prefill_tokens must be an integer >= 0"),
+    ({"lone_prefill_tokens": 2.5}, "lone_prefill_tokens must be an integer >= 0"),
     ({"block_size": "16"}, "block_size must be an integer >= 1"),
     ({"max_model_len": 100.0}, "max_model_len must be an integer >= 2"),
     ({"num_kv_blocks": 0.5}, "num_kv_blocks must be an integer >= 1"),

@@ -54,7 +54,7 @@ def test_embed_matches_transformers_alone_batched_chunked_and_cached(
 ):
     # block_size 4 and 16-token steps: the long prompt is computed in chunks, across blocks
     llm = LLM(tiny_model_dir(kind), dtype="float32", block_size=4, num_kv_blocks=256,
-              max_num_batched_tokens=16, **(PLAIN if path == "plain" else {}))  # fmt: skip
+              max_num_batched_tokens=16, lone_prefill_tokens=0, **(PLAIN if path == "plain" else {}))  # fmt: skip
     batched = llm.embed(PROMPTS, use_tqdm=False)
     alone = [llm.embed(p, use_tqdm=False)[0] for p in PROMPTS]  # the second time: cached
     assert max(len(o.prompt_token_ids) for o in batched) > 16
@@ -78,7 +78,7 @@ def test_embeddings_share_steps_with_generation_and_change_nothing(tiny_model_di
     """Embedding requests in the same steps as generating ones: each side gets what it gets
     alone (greedy tokens, vectors)."""
     llm = LLM(tiny_model_dir(kind), dtype="float32", block_size=4, num_kv_blocks=256,
-              max_num_batched_tokens=24, enable_prefix_cache=False)  # fmt: skip
+              max_num_batched_tokens=24, lone_prefill_tokens=0, enable_prefix_cache=False)  # fmt: skip
     greedy = SamplingParams(max_tokens=8, temperature=0, ignore_eos=True)
     want_tokens = [o.token_ids for o in llm.generate(PROMPTS, greedy, use_tqdm=False)]
     engine = llm.engine

@@ -137,7 +137,12 @@ def random_requests(
 
 # ---- fixtures ----------------------------------------------------------------------------
 TINY = dict(
-    dtype="float32", block_size=4, num_kv_blocks=1024, max_num_seqs=16, max_num_batched_tokens=32
+    dtype="float32",
+    block_size=4,
+    num_kv_blocks=1024,
+    max_num_seqs=16,
+    max_num_batched_tokens=32,
+    lone_prefill_tokens=0,
 )
 
 
@@ -170,6 +175,7 @@ def smollm2():
             num_kv_blocks=256,
             max_num_seqs=16,
             max_num_batched_tokens=48,
+            lone_prefill_tokens=0,
         )
     )
     return engine, Reference(engine)
@@ -328,7 +334,7 @@ def test_shared_prefix_computes_only_the_uncached_tokens(llama):
     vocab = engine.model_config.vocab_size
     a_prompt = [rng.randrange(vocab) for _ in range(40)]
     b_prompt = a_prompt[:37] + [rng.randrange(vocab) for _ in range(5)]  # 42 tokens
-    sched = OnlineScheduler(engine, max_num_batched_tokens=64)
+    sched = OnlineScheduler(engine, max_num_batched_tokens=64, lone_prefill_tokens=0)
     counts = count_computed_tokens(sched)
     ra = sched.add_request(prompt_token_ids=a_prompt, params=greedy(6))
     while sched.has_unfinished():
@@ -403,7 +409,11 @@ def test_preemption_with_a_tiny_pool_gives_identical_outputs(llama, enable_prefi
     ]
     # 16 blocks x 4 = 64 tokens: one request at most; 16 may run at once.
     sched = OnlineScheduler(
-        engine, num_kv_blocks=16, max_num_batched_tokens=64, enable_prefix_cache=enable_prefix_cache
+        engine,
+        num_kv_blocks=16,
+        max_num_batched_tokens=64,
+        lone_prefill_tokens=0,
+        enable_prefix_cache=enable_prefix_cache,
     )
     outputs = run_all(sched, requests)
     assert_outputs_match(engine, requests, outputs, reference)
@@ -418,7 +428,9 @@ def test_discard_mid_generation_frees_everything_and_spares_the_rest(llama):
     engine, reference = llama
     requests = random_requests(random.Random(9), engine.model_config.vocab_size, 24, max_prompt=50)
     requests = [(p, greedy(max(sp.max_new_tokens, 8))) for p, sp in requests]
-    sched = OnlineScheduler(engine, num_kv_blocks=48, max_num_seqs=8, max_num_batched_tokens=24)
+    sched = OnlineScheduler(
+        engine, num_kv_blocks=48, max_num_seqs=8, max_num_batched_tokens=24, lone_prefill_tokens=0
+    )
     rids = [sched.add_request(prompt_token_ids=p, params=sp) for p, sp in requests]
     wanted = {"waiting": 2, "prefill": 2, "decode": 2}
     discarded: dict[int, str] = {}
@@ -453,7 +465,9 @@ def test_no_leaks_after_finish_abort_and_preemption_storm(llama):
     engine, _ = llama
     rng = random.Random(13)
     vocab = engine.model_config.vocab_size
-    sched = OnlineScheduler(engine, num_kv_blocks=12, max_num_seqs=10, max_num_batched_tokens=16)
+    sched = OnlineScheduler(
+        engine, num_kv_blocks=12, max_num_seqs=10, max_num_batched_tokens=16, lone_prefill_tokens=0
+    )
     rids = []
     for step in range(150):
         if step < 60 and step % 2 == 0:

@@ -193,7 +193,7 @@ def test_engine_client_reports_a_prompts_progress_a_chunk_at_a_time(tiny_model_d
     from roseinfer.loader import load_model
 
     config = EngineConfig(model=tiny_model_dir("llama"), dtype="float32", num_kv_blocks=64,
-                          max_num_batched_tokens=16)  # fmt: skip
+                          max_num_batched_tokens=16, lone_prefill_tokens=0)  # fmt: skip
     client = EngineClient(LLMEngine(load_model(config), config))
     ids = list(range(5, 45))  # 40 tokens
     params = SamplingParams(max_tokens=2, temperature=0, ignore_eos=True)

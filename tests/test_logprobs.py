@@ -33,7 +33,7 @@ def model_dir(tiny_model_dir) -> str:
 def llm(model_dir) -> LLM:
     # 8 tokens a step: the prompt is prefilled in several chunks
     return LLM(model=model_dir, dtype="float32", block_size=4, num_kv_blocks=256,
-               max_num_seqs=8, max_num_batched_tokens=8)  # fmt: skip
+               max_num_seqs=8, max_num_batched_tokens=8, lone_prefill_tokens=0)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +155,7 @@ def test_prompt_logprobs_survive_preemption(model_dir, oracle):
     """Few KV blocks: sequences are preempted and recomputed; each position is reported once,
     with the values it has alone."""
     small = LLM(model=model_dir, dtype="float32", block_size=4, num_kv_blocks=16,
-                max_num_seqs=4, max_num_batched_tokens=8)  # fmt: skip
+                max_num_seqs=4, max_num_batched_tokens=8, lone_prefill_tokens=0)  # fmt: skip
     preempted = record_preemptions(small)
     prompts = ["The quick brown fox jumps", "def add(a, b):", "Hello, world!", "One two three"]
     outs = small.generate(prompts, greedy(24, logprobs=2, prompt_logprobs=2), use_tqdm=False)

@@ -185,6 +185,7 @@ def pair(request, tiny_model_dir):
             block_size=4,
             num_kv_blocks=256,
             max_num_batched_tokens=16,
+            lone_prefill_tokens=0,
             **PATHS[variant],
         )
     )
@@ -257,6 +258,7 @@ def smollm2_pair(request, smollm2_hf32):
             block_size=16,
             num_kv_blocks=64,
             max_num_batched_tokens=8,
+            lone_prefill_tokens=0,
             **PATHS[request.param],
         )
     )

@@ -282,7 +282,7 @@ def test_validation_messages_name_the_field():
 @pytest.fixture(scope="module")
 def llm(tiny_model_dir) -> LLM:
     return LLM(model=tiny_model_dir("llama"), dtype="float32", block_size=4, num_kv_blocks=256,
-               max_num_seqs=4, max_num_batched_tokens=32)  # fmt: skip
+               max_num_seqs=4, max_num_batched_tokens=32, lone_prefill_tokens=0)  # fmt: skip
 
 
 def greedy(n: int = 16, **kw) -> SamplingParams:
@@ -322,7 +322,7 @@ def test_penalties_survive_preemption(tiny_model_dir):
     """Few KV blocks: sequences are preempted and recomputed, and still get the penalties they
     get alone."""
     small = LLM(model=tiny_model_dir("llama"), dtype="float32", block_size=4, num_kv_blocks=14,
-                max_num_seqs=4, max_num_batched_tokens=16)  # fmt: skip
+                max_num_seqs=4, max_num_batched_tokens=16, lone_prefill_tokens=0)  # fmt: skip
     preempted = record_preemptions(small)
     params = [greedy(20, frequency_penalty=1.0, repetition_penalty=1.3, presence_penalty=0.5)] * 4
     prompts = ["The quick brown fox", "def add(a, b):", "Hello, world!", "One two three"]

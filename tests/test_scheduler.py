@@ -26,9 +26,12 @@ class FakeEngine:
         max_num_batched_tokens=32,
         max_model_len=256,
         enable_prefix_cache=True,
+        lone_prefill_tokens=0,
     ):
         self.bm = BlockManager(num_blocks, BS, enable_prefix_cache)
-        self.sched = Scheduler(self.bm, max_num_seqs, max_num_batched_tokens, max_model_len)
+        self.sched = Scheduler(
+            self.bm, max_num_seqs, max_num_batched_tokens, max_model_len, lone_prefill_tokens
+        )
         self.next_id = 0
         self.history: list[SchedulerOutput] = []
 
@@ -42,9 +45,11 @@ class FakeEngine:
         return seq
 
     def step(self) -> SchedulerOutput:
-        out = self.sched.schedule()
         sched = self.sched
-        assert out.num_batched_tokens <= sched.max_num_batched_tokens
+        alone = len(sched.running) + sched.num_waiting == 1
+        out = sched.schedule()
+        budget = sched.max_num_batched_tokens
+        assert out.num_batched_tokens <= max(budget, sched.lone_prefill_tokens if alone else 0)
         assert len(sched.running) <= sched.max_num_seqs
         for s in out.scheduled:
             assert 1 <= s.num_new_tokens <= s.seq.num_uncomputed_tokens
@@ -96,6 +101,27 @@ def test_chunked_prefill_splits_a_long_prompt_by_the_token_budget():
     assert seq.output_token_ids == [1000] * 3
     assert seq.finish_reason == "length"
     eng.assert_no_leaks()
+
+
+def test_a_prompt_alone_takes_the_lone_prefill_budget_until_another_request_comes():
+    eng = FakeEngine(max_num_batched_tokens=8, lone_prefill_tokens=20)
+    a = eng.add(prompt(50), max_new_tokens=3)
+    assert [s.num_new_tokens for s in eng.step().scheduled] == [20]  # alone
+    b = eng.add(prompt(30, 100), max_new_tokens=2)  # now two: the plain budget
+    assert [(s.seq, s.num_new_tokens) for s in eng.step().scheduled] == [(a, 8)]
+    eng.sched.finish(b, "abort")  # alone again
+    assert [s.num_new_tokens for s in eng.step().scheduled] == [20]
+    assert [(s.num_new_tokens, s.samples) for s in eng.step().scheduled] == [(2, True)]
+    eng.run()
+    eng.assert_no_leaks()
+    # A budget larger than the lone one stands; two requests are not alone, whatever their prompts.
+    eng = FakeEngine(max_num_batched_tokens=16, lone_prefill_tokens=4)
+    eng.add(prompt(50), max_new_tokens=1)
+    assert [s.num_new_tokens for s in eng.step().scheduled] == [16]
+    eng = FakeEngine(max_num_batched_tokens=8, lone_prefill_tokens=20)
+    first = eng.add(prompt(50), max_new_tokens=1)
+    eng.add(prompt(50), max_new_tokens=1)  # a second request with the same prompt, waiting
+    assert [(s.seq, s.num_new_tokens) for s in eng.step().scheduled] == [(first, 8)]
 
 
 def test_running_decodes_go_first_and_a_long_prompt_does_not_stall_them():

@@ -91,7 +91,7 @@ def test_constrained_request_leaves_31_plain_ones_unchanged(llm):
 
 def test_grammar_state_survives_preemption(tiny_model_dir):
     small = LLM(model=tiny_model_dir("llama"), dtype="float32", block_size=4, num_kv_blocks=16,
-                max_num_seqs=4, max_num_batched_tokens=16)  # fmt: skip
+                max_num_seqs=4, max_num_batched_tokens=16, lone_prefill_tokens=0)  # fmt: skip
     preempted = record_preemptions(small)
     small_schema = {"type": "object", "properties": {"kind": SCHEMA["properties"]["kind"],
                     "ok": {"type": "boolean"}}, "required": ["kind", "ok"],

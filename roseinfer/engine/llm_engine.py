@@ -109,6 +109,7 @@ class LLMEngine:
             config.max_num_seqs,
             config.max_num_batched_tokens,
             self.max_model_len,
+            config.lone_prefill_tokens,
         )
         self._requests: dict[str, list[Sequence]] = {}  # unfinished requests, by request id
         self._next_seq_id = 0
