@@ -104,24 +104,16 @@ class LLMEngine:
             logger.warning("the KV cache holds %d tokens, fewer than max_model_len %d: a sequence "
                            "is held to them", self.max_total_tokens, self.max_model_len)  # fmt: skip
         self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_cache)
-        self.scheduler = Scheduler(
-            self.block_manager,
-            config.max_num_seqs,
-            config.max_num_batched_tokens,
-            self.max_model_len,
-            config.lone_prefill_tokens,
-        )
+        self.scheduler = Scheduler(self.block_manager, config.max_num_seqs,
+                                   config.max_num_batched_tokens, self.max_model_len,
+                                   config.lone_prefill_tokens)  # fmt: skip
         self._requests: dict[str, list[Sequence]] = {}  # unfinished requests, by request id
         self._next_seq_id = 0
         self._num_preemptions = 0
         self.last_step = EngineStats(0, 0, 0, num_blocks, 0.0)
-        logger.info(
-            "KV cache: %d blocks x %d tokens = %d tokens (%s)",
-            num_blocks,
-            config.block_size,
-            self.runner.capacity_tokens,
-            "int8" if config.kv_cache_dtype == "int8" else loaded.dtype,
-        )
+        logger.info("KV cache: %d blocks x %d tokens = %d tokens (%s)", num_blocks,
+                    config.block_size, self.runner.capacity_tokens,
+                    "int8" if config.kv_cache_dtype == "int8" else loaded.dtype)  # fmt: skip
 
     # ---- requests ------------------------------------------------------------------------
     def add_request(
