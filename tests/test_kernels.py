@@ -674,7 +674,7 @@ def test_small_batch_linear_without_inputs_gives_the_bias(kernels, rows):
         (70, 576, 960),  # prefill chunks: 32-row chunks per pass, the last one of 6 rows
         (100, 64, 80),  # ... and the scalar tail columns
         (48, 64, 96),  # ... the last chunk of exactly 16 rows
-        (300, 576, 3072),  # two blocks of rows, each pass's chunks in both; two groups of passes
+        (300, 576, 3072),  # two blocks of rows; two groups of passes a thread (up to 3 threads)
     ],
 )
 def test_amx_linear_matches_the_exact_product(kernels, rows, in_features, out_features):
@@ -723,7 +723,7 @@ def test_amx_linear_rejects_what_it_cannot_do(kernels):
         (33, 64, 80),  # two row chunks: the second runs on the widened tiles; scalar tail
         (70, 576, 960),
         (130, 64, 96),
-        (300, 576, 3072),  # two groups of passes
+        (300, 576, 3072),  # more passes than a group's for one thread
     ],
 )
 def test_amx_int8_linear_matches_the_exact_int8_product(kernels, rows, in_features, out_features):

@@ -132,8 +132,8 @@ class KernelPackedLinear(PackedLinear):
         return self.onednn(x)
 
     def silu_mul(self, x: torch.Tensor) -> torch.Tensor:  # [..., in] -> [..., out / 2]
-        """As `KernelDpbf16Linear.silu_mul`; in the epilogue only for the rows `dpbf16_linear`
-        takes."""
+        """As `KernelDpbf16Linear.silu_mul`: in the epilogue for the rows our kernels take (AMX's
+        and `dpbf16_linear`'s), after oneDNN's matmul beyond them."""
         if x.dim() != 2:
             y = self.silu_mul(x.reshape(-1, x.shape[-1]))
             return y.view(*x.shape[:-1], self.out_features // 2)

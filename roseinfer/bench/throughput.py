@@ -142,6 +142,7 @@ def describe_engine(llm) -> dict:
         "device": cfg.device,
         "max_num_seqs": cfg.max_num_seqs,
         "max_num_batched_tokens": cfg.max_num_batched_tokens,
+        "lone_prefill_tokens": cfg.lone_prefill_tokens,
         "enforce_eager": cfg.enforce_eager,
         "quantization": cfg.quantization,
     }

@@ -26,7 +26,7 @@ constexpr int64_t kTileRows = amx::kTileRows;  // rows of x (and k pairs of w) p
 constexpr int64_t kTileK = amx::kTileBytes / 2;  // bf16 along k per tile row
 constexpr int64_t kChunkRows = 32;  // rows of x per pass over a block of weight columns
 // Rows of x per block of a call's passes (a multiple of kChunkRows; a call splits its rows
-// evenly into blocks of at most this many bytes of x): each pass runs over one block's rows,
+// evenly into blocks of about this many bytes of x): each pass runs over one block's rows,
 // then over the next's. x's tiles are loaded with the non-temporal hint (see pass_32), which
 // keeps ~300 KB of them in L2 but not 590 KB (a 512-row chunk of SmolLM2's 576 columns): there
 // the hinted loads fall to half their rate (docs/bench/session66/amx_peak.cpp).
@@ -153,7 +153,9 @@ void pass_16(const c10::BFloat16* x, int64_t K, const W* w, int64_t nb0, float* 
 // evicts the pass's weights, which every chunk of the pass reads again (120 linears at 512
 // rows: bf16 62.0-62.2 -> 50.6-53.2 ms, int8 68.5-69.0 -> 59.3-61.8 ms).
 // `from_memory`: w is read from memory (not the widened copy, or the bf16 weights of a prefill
-// chunk after the first, which are in cache). `between(kb)` runs after step kb's products are
+// chunk after the first, which are in cache): only then are its tiles prefetched into L1 (the
+// prefetches of tiles already in cache cost 1-4 % at 512 rows, bf16 and int8 alike:
+// BENCHMARKS.md, session 66). `between(kb)` runs after step kb's products are
 // issued: vector work (the previous chunk's epilogue) that the core does while the tiles
 // multiply, where after the tile stores it would wait for them and they for it.
 template <typename W, typename Between>

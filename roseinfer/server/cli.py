@@ -207,9 +207,11 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
         core.max_model_len,
     )  # fmt: skip
     logger.info(
-        "KV cache: %d blocks x %d tokens = %d tokens; max %d running requests, %d tokens per step",
+        "KV cache: %d blocks x %d tokens = %d tokens; max %d running requests, %d tokens per step "
+        "(%d for a prompt alone)",
         core.block_manager.num_blocks, engine_config.block_size, core.runner.capacity_tokens,
         engine_config.max_num_seqs, engine_config.max_num_batched_tokens,
+        max(engine_config.max_num_batched_tokens, engine_config.lone_prefill_tokens),
     )  # fmt: skip
     if changed := core.sampling_defaults.changed():  # vLLM says so too: answers differ
         logger.info(
