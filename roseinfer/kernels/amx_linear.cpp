@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <memory>
 #include <type_traits>
+#include <vector>
 
 #include "amx.h"
 #include "ops.h"
@@ -31,9 +32,11 @@ constexpr int64_t kChunkRows = 32;  // rows of x per pass over a block of weight
 // keeps ~300 KB of them in L2 but not 590 KB (a 512-row chunk of SmolLM2's 576 columns): there
 // the hinted loads fall to half their rate (docs/bench/session66/amx_peak.cpp).
 constexpr int64_t kBlockBytes = 256 * 1024;
-// A thread's passes run in groups of at most this many bytes of weights, each group over every
-// block of rows before the next group: the group's weights come from memory for the first block
-// and stay in L2 (2 MB a core) beside the block of x for the others.
+// A thread's passes run in groups of at most this many bytes of weights as bf16, each group
+// over every block of rows before the next group: the group's weights come from memory for the
+// first block and stay in L2 (2 MB a core) beside the block of x for the others (int8 weights
+// widened to bf16 by the first block, into a slot per pass: 2,000 rows -15 %, BENCHMARKS.md,
+// session 66).
 constexpr int64_t kGroupBytes = 1024 * 1024;
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
@@ -324,9 +327,7 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, const Columns& co
   const int64_t passes = N / cols, tail_blocks = (N % cols) / 16;
   constexpr bool kInt8 = !std::is_same_v<W, c10::BFloat16>;
   const bool stream_x = M > kChunkRows;  // x outgrows L1: see pass_32
-  // int8 weights are widened once per block of rows (pass_32): one block.
-  const int64_t blocks =
-      kInt8 ? 1 : std::max<int64_t>(1, (M * K * 2 + kBlockBytes - 1) / kBlockBytes);
+  const int64_t blocks = std::max<int64_t>(1, (M * K * 2 + kBlockBytes - 1) / kBlockBytes);
   const int64_t block_rows = ((M + blocks - 1) / blocks + kChunkRows - 1) / kChunkRows * kChunkRows;
   parallel_for(0, passes + (tail_blocks > 0), 1, [&](int64_t p0, int64_t p1) {
     int64_t configured = 0;  // the rows the tiles are configured for
@@ -352,11 +353,15 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, const Columns& co
     const auto between = [&](int64_t kb) {  // the pending rows spread over the steps
       if (pending.rows > 0) finish((kb + 1) * ((pending.rows + KB - 1) / KB));
     };
-    // int8 weights of a pass with more than one row chunk: widened once per block of rows, by
-    // its first chunk (uninitialised storage: every element is written before it is read).
-    std::unique_ptr<c10::BFloat16[]> widened(
-        kInt8 && M > kChunkRows ? new c10::BFloat16[2 * (K / kTileK) * 512] : nullptr);
-    const int64_t group = std::max<int64_t>(1, kGroupBytes / (cols * K * int64_t(sizeof(W))));
+    // A group's passes' weights as bf16 (int8 weights of a call with more than one row chunk:
+    // each pass's widened by its first chunk, into its own slot, which the group's other
+    // blocks of rows read). Kept by the thread between calls: a fresh megabyte per call would
+    // cost its page faults every time.
+    const int64_t group = std::max<int64_t>(1, kGroupBytes / (cols * K * 2));
+    const int64_t slot = 2 * (K / kTileK) * 512;  // one pass's bf16 tiles
+    thread_local std::vector<c10::BFloat16> widened_group;
+    if (kInt8 && M > kChunkRows && widened_group.size() < size_t(group * slot))
+      widened_group.resize(group * slot);
     for (int64_t g0 = p0; g0 < p1; g0 += group)
     for (int64_t b0 = 0; b0 < M; b0 += block_rows)
       for (int64_t p = g0; p < std::min(p1, g0 + group); ++p) {
@@ -373,13 +378,15 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, const Columns& co
               configure_tiles(m);
               configured = m;
             }
+            c10::BFloat16* widened =
+                kInt8 && M > kChunkRows ? widened_group.data() + (p - g0) * slot : nullptr;
             if (!kInt8 || M <= kChunkRows)
               pass_32(xc, m, K, wp, n0 / 16, o, r0 == 0, nullptr, stream_x, between);
-            else if (r0 == b0)
-              pass_32(xc, m, K, wp, n0 / 16, o, true, widened.get(), stream_x, between);
+            else if (r0 == 0)
+              pass_32(xc, m, K, wp, n0 / 16, o, true, widened, stream_x, between);
             else
-              pass_32(xc, m, K, static_cast<const c10::BFloat16*>(widened.get()), 0, o, false,
-                      nullptr, stream_x, between);
+              pass_32(xc, m, K, static_cast<const c10::BFloat16*>(widened), 0, o, false, nullptr,
+                      stream_x, between);
             finish_all();  // what the steps left of the last chunk's
             pending = {m, 0, n0, r0, width, o};
             // Only SiLU·mul's epilogue is worth its overlap: a plain one (rounding and bias)
