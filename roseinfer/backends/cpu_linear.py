@@ -20,10 +20,10 @@ Which kernel a layer runs is decided once, when the backend builds it, from what
   an fp32 weight (all but the LM head's, which runs that many rows only for prompt logprobs),
   else aten's fp32 linear (bf16 and fp16 weights widened to fp32 for the call).
 
-`dpbf16_linear`, `vnni_int8_linear` and the AMX kernels pack a gated projection ([gate; up], the MLP's
-`gate_up_proj`) so that SiLU·mul comes from the linear's epilogue (`gated_layout`). Each layer
-also hands the decoder stack its kernel (`decode_linear`). The weights a layer packs go into the
-backend's `HugePageArena` (2 MB pages) when it is given one. Timings: BENCHMARKS.md.
+`dpbf16_linear`, `vnni_int8_linear` and the AMX kernels pack a gated projection ([gate; up],
+the MLP's `gate_up_proj`) so that SiLU·mul comes from the linear's epilogue (`gated_layout`).
+Each layer also hands the decoder stack its kernel (`decode_linear`). The weights a layer packs
+go into the backend's `HugePageArena` (2 MB pages) when it is given one. Timings: BENCHMARKS.md.
 """
 
 from __future__ import annotations

@@ -6,14 +6,14 @@ Policy (vLLM V1 style, one token budget for prefill and decode alike):
 - when a running sequence needs a block and none is free, the newest running sequence is
   preempted (blocks freed, requeued at the front, recomputed later);
 - then waiting sequences are admitted, oldest first, while a sequence slot, budget and blocks
-  remain; a newly admitted sequence first takes its cached prefix blocks;
-- a step with one sequence, nothing else running or waiting, takes up to `lone_prefill_tokens`
-  (when larger than the budget) of its prompt: no decode waits on its chunk, and the
-  matmuls run faster at more rows (a 2,000-token prompt alone -11 % to its first token on a
-  2-core Xeon; BENCHMARKS.md, session 66). A request's choices
+  remain; a newly admitted sequence first takes its cached prefix blocks. A request's choices
   1..n-1 wait (first in the queue still, the requests behind them admitted meanwhile) until
   its choice 0 has computed the prompt, then take it from the cache: the prompt is computed
-  once, not n times.
+  once, not n times;
+- a step with one sequence, nothing else running or waiting, takes up to `lone_prefill_tokens`
+  (when larger than the budget) of its prompt: no decode waits on its chunk, and the matmuls
+  run faster at more rows (a 2,000-token prompt alone -11 % to its first token on a 2-core
+  Xeon; BENCHMARKS.md, session 66).
 """
 
 from __future__ import annotations
