@@ -373,11 +373,11 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, const Columns& co
           const int64_t m = std::min(kChunkRows, b1 - r0);
           const c10::BFloat16* xc = xp + r0 * K;
           float* o = out[cur];
+          if (width == cols && m != configured) {
+            configure_tiles(m);
+            configured = m;
+          }
           if (width == cols && M > kTileRows) {
-            if (m != configured) {
-              configure_tiles(m);
-              configured = m;
-            }
             c10::BFloat16* widened =
                 kInt8 && M > kChunkRows ? widened_group.data() + (p - g0) * slot : nullptr;
             if (!kInt8 || M <= kChunkRows)
@@ -398,10 +398,6 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, const Columns& co
           }
           finish_all();
           if (width == cols) {
-            if (m != configured) {
-              configure_tiles(m);
-              configured = m;
-            }
             pass_16(xc, K, wp, n0 / 16, o);
           } else {
             // The last columns (N not a multiple of the pass width) through the plain path,
