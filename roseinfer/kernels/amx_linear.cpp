@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "amx.h"
+#include "line_storage.h"
 #include "ops.h"
 #include "parallel.h"
 #include "vec.h"
@@ -359,7 +360,7 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, const Columns& co
     // cost its page faults every time.
     const int64_t group = std::max<int64_t>(1, kGroupBytes / (cols * K * 2));
     const int64_t slot = 2 * (K / kTileK) * 512;  // one pass's bf16 tiles
-    thread_local std::vector<c10::BFloat16> widened_group;
+    thread_local LineVector<c10::BFloat16> widened_group;  // tiles load its rows
     if (kInt8 && M > kChunkRows && widened_group.size() < size_t(group * slot))
       widened_group.resize(group * slot);
     for (int64_t g0 = p0; g0 < p1; g0 += group)

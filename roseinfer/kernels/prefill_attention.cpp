@@ -342,7 +342,7 @@ at::Tensor paged_prefill_attention(at::Tensor q, at::Tensor k_cache,
             }
           paired.allocate(lens, L.D, int8_cache);
           parallel_for(0, static_cast<int64_t>(jobs.size()), 1, [&](int64_t begin, int64_t end) {
-            std::vector<c10::BFloat16> vb;
+            LineVector<c10::BFloat16> vb;
             for (int64_t i = begin; i < end; ++i) {
               const auto [g, t0] = jobs[i];
               const int64_t seq = g / L.KVH;

@@ -13,6 +13,7 @@
 
 #include "attention_kv.h"
 #include "lane_rows.h"
+#include "line_storage.h"
 #include "vec.h"
 
 namespace roseinfer::prefill {
@@ -79,22 +80,23 @@ inline bool any_lane(vint mask) {
 // A task's scratch, query rows along the vectors' lanes (the rows padded to kRowBlock): its
 // outputs transposed ([D][RP], fp32), the rows' running max and sum and positions, a key tile's
 // scores and then weights ([keys][RP], fp32), and what each tile kind keeps of its operands.
+// Every row the vectors and tiles read starts on a cache line (line_storage.h).
 struct Scratch {
-  std::vector<float> ot, m, l, pos, st;
+  LineVector<float> ot, m, l, pos, st;
   // fp32 tile: scaled queries ([D][RP]), key/value rows widened from the cache where it does
   // not hold fp32, and a zero row for the key blocks' padding.
-  std::vector<float> qt, k, v, zero;
+  LineVector<float> qt, k, v, zero;
   std::vector<const float*> krow, vrow;
   // bf16-pairs and AMX tiles (prefill_dpbf16.h): queries and weights as bf16 pairs ([D/2][RP],
   // [keys/2][RP]) and the key rows' pointers.
-  std::vector<uint32_t> qp, pp, zero_pairs;
+  LineVector<uint32_t> qp, pp, zero_pairs;
   std::vector<const uint32_t*> kpairs;
   // AMX tile (prefill_amx.h): a key tile's values paired by key ([keys/2][D]), then transposed
   // ([D][keys/2]); an int8 cache's codes as bf16 and its row scales.
-  std::vector<uint32_t> vt, vtt;
-  std::vector<c10::BFloat16> kb, vb;
-  std::vector<float> ks, vs;
-  std::vector<float> score_scale;  // each key's scores' factor, read by the softmax
+  LineVector<uint32_t> vt, vtt;
+  LineVector<c10::BFloat16> kb, vb;
+  LineVector<float> ks, vs;
+  LineVector<float> score_scale;  // each key's scores' factor, read by the softmax
   std::vector<const c10::BFloat16*> vrow_bf16;
 
   // Sizes the parts both tiles use, and sets the rows' positions (the padding rows repeat the

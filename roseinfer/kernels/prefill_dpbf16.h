@@ -48,8 +48,8 @@ struct PairedKV {
 // past its sequence's length); the scales past it are 0.
 struct PairedRows {
   std::vector<int64_t> first;
-  std::unique_ptr<uint32_t[]> value_pairs;
-  std::unique_ptr<c10::BFloat16[]> key_codes;  // int8 caches only
+  LineArray<uint32_t> value_pairs;
+  LineArray<c10::BFloat16> key_codes;  // int8 caches only
   std::vector<float> key_scale, value_scale;
 
   // lens[g]: group g's keys, 0 where it pairs its own.
@@ -57,9 +57,9 @@ struct PairedRows {
     first.assign(1, 0);
     for (int64_t len : lens) first.push_back(first.back() + (len + 15) / 16 * 16);
     const int64_t keys = first.back();
-    value_pairs.reset(new uint32_t[keys / 2 * D]);
+    value_pairs = line_array<uint32_t>(keys / 2 * D);
     if (int8_cache) {
-      key_codes.reset(new c10::BFloat16[keys * D]);
+      key_codes = line_array<c10::BFloat16>(keys * D);
       key_scale.assign(keys, 0.f);
       value_scale.assign(keys, 0.f);
     }
@@ -365,7 +365,7 @@ inline void int8_rows(const attention::KVView<int8_t>& kv, int64_t t0, int64_t n
 // 0). vb: room for n bf16 value rows of an int8 cache. n <= kKeyTile.
 template <typename C>
 void pair_rows(const attention::KVView<C>& kv, int64_t t0, int64_t n, int64_t D,
-               const PairedKV& dst, std::vector<c10::BFloat16>& vb) {
+               const PairedKV& dst, LineVector<c10::BFloat16>& vb) {
   const c10::BFloat16* value[kKeyTile];
   if constexpr (std::is_same_v<C, int8_t>) {
     vb.resize(n * D);
