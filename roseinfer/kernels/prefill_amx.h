@@ -97,8 +97,16 @@ inline void transpose_pairs(const uint32_t* src, int64_t rows, int64_t cols, uin
 }
 
 // As attend_tile_pairs for D % 32 == 0 and BS % 16 == 0 (a 16-key group lies in one block),
-// its products on `Tiles`. `paired`: the group's values paired by key (and an int8 cache's keys
-// as codes, both scales) made once for all its tasks, or empty: the task pairs its own.
+// its products on `Tiles`, the task's rows 32 at a time: each 32-row block runs its own online
+// softmax over the key tiles its rows see, so that its scores ([keys][32]) and outputs
+// ([D][32]), 8 KB each for D = 64, stay in L1: a tile's store to a line outside L1 costs about
+// what two products do (a probe's), and the whole task's rows at once (192) kept 48 KB of each
+// (SmolLM2's 30 layers, a 512-token chunk after 1,488 cached tokens 7-8 % faster in row blocks;
+// BENCHMARKS.md, session 67). What the blocks share
+// is made once per task: the queries as pairs, each key tile's values paired and transposed
+// (and an int8 cache's codes and scales). `paired`: the group's values paired by key (and an
+// int8 cache's keys as codes, both scales) made once for all its tasks, or empty: the task
+// pairs its own.
 template <class Tiles, typename C>
 [[gnu::noinline]] void attend_tile_amx(const c10::BFloat16* q, c10::BFloat16* out,
                                        const attention::KVView<C>& kv, const PairedKV& paired,
@@ -106,51 +114,43 @@ template <class Tiles, typename C>
                                        const Layout& L, Scratch& w) {
   static_assert(std::is_same_v<C, c10::BFloat16> || std::is_same_v<C, int8_t>);
   constexpr bool int8_cache = std::is_same_v<C, int8_t>;
+  constexpr int64_t kBlockRows = 32;  // a row block: one pair of 16-column B tiles
   const int64_t G = L.H / L.KVH, D = L.D, BS = L.BS, rows = count * G;
-  const int64_t RP = (rows + 31) / 32 * 32;  // whole pairs of 16-row tiles
+  const int64_t RP = (rows + kBlockRows - 1) / kBlockRows * kBlockRows;
   const int64_t KT = kKeyTile % BS == 0 ? kKeyTile : BS;
   const int64_t KA = (KT + 31) / 32 * 32;  // keys per tile, in whole 32-key steps of the values
-  w.start(rows, RP, D, KA, G, pos0);
-  w.pp.resize(KA / 2 * RP);
-  w.vt.resize(KA / 2 * D);
-  w.vtt.resize(D * KA / 2);
-  w.vrow_bf16.resize(KA);
-  w.score_scale.resize(KA);
-  if constexpr (int8_cache) size_int8_rows(KA, D, w);
-  pair_queries(q, q_row0, count, kvh, L, RP, w);
-  const int64_t last = pos0 + count - 1;
+  const int64_t last = pos0 + count - 1;  // the task's last query sees keys 0..last
+  const int64_t tiles = last / KT + 1;
   const bool shared = paired.value_pairs != nullptr;
+  pair_queries(q, q_row0, count, kvh, L, RP, w);
+  // Per key tile, shared by the row blocks: its values paired by key and transposed ([D][KA/2],
+  // tile k at k * D * KA / 2, 0 past its keys up to whole 32-key steps); an int8 cache's key
+  // codes and both scales (key t at t), the scores' factors (key t at t).
+  w.vt.resize(KA / 2 * D);
+  w.vtt.resize(tiles * D * KA / 2);
+  w.vrow_bf16.resize(KA);
+  w.score_scale.resize(tiles * KA);
+  if constexpr (int8_cache) {
+    if (!shared) {
+      w.kb.resize(tiles * KA * D);
+      w.vb.resize(KA * D);
+      w.ks.assign(tiles * KA, 0.f);
+      w.vs.resize(tiles * KA);
+    }
+  }
   // The keys the group's pairs were written for: a sequence's odd last key's pair ends in 0.
   const int64_t written = (kv.len + 1) / 2 * 2;
-  for (int64_t t0 = 0; t0 <= last; t0 += KT) {
-    const int64_t n = std::min(KT, last + 1 - t0);
+  for (int64_t k = 0; k < tiles; ++k) {
+    const int64_t t0 = k * KT, n = std::min(KT, last + 1 - t0);
+    const int64_t np = (n + 1) / 2, padded = 16 * ((n + 31) / 32);
     const PairedKV here = shared ? paired.at(t0, D) : PairedKV{};
     if constexpr (int8_cache)
-      if (!shared) int8_rows(kv, t0, n, D, w.kb.data(), w.ks.data(), w.vb.data(), w.vs.data());
-    // Scores of the keys in groups of 16 (the last group's keys past n read what the block, or
-    // the shared codes' room rounded to 16 keys, holds there; their scores are never read).
-    const auto key_rows = [&](int64_t i) {
-      const int64_t t = t0 + 16 * i;
-      if constexpr (int8_cache)
-        return reinterpret_cast<const char*>((shared ? here.key_codes : w.kb.data()) + 16 * i * D);
-      else return reinterpret_cast<const char*>(kv.k_block(t / BS) + (t % BS) * D);
-    };
-    const auto score_rows = [&](int64_t i) { return w.st.data() + 16 * i * RP; };
-    tile_product_blocks<Tiles>((n + 15) / 16 * 16, key_rows, D * 2, w.qp.data(), RP, 16 * RP,
-                               D / 32, score_rows, RP, RP, false);
-    // The scores in base 2, as softmax_pairs takes them: the products times each key's factor,
-    // applied as the softmax reads them (a pass of its own over the tile's scores cost ~6 % of
-    // the tile: BENCHMARKS.md, session 65).
-    const float* key_scale = shared ? here.key_scale : w.ks.data();
+      if (!shared)
+        int8_rows(kv, t0, n, D, w.kb.data() + t0 * D, w.ks.data() + t0, w.vb.data(),
+                  w.vs.data() + t0);
+    const float* key_scale = shared ? here.key_scale : w.ks.data() + t0;
     for (int64_t j = 0; j < n; ++j)
-      w.score_scale[j] = int8_cache ? L.scale * kLog2e * key_scale[j] : L.scale * kLog2e;
-    const bool causal = t0 + n - 1 > pos0;
-    // Weights and values as pairs of keys, zero past the tile's n keys up to whole 32-key steps.
-    const float* value_scale = shared ? here.value_scale : w.vs.data();
-    softmax_pairs_rows(w, RP, D, n, t0, causal, int8_cache ? value_scale : nullptr, w.pp.data(),
-                       w.score_scale.data());
-    const int64_t np = (n + 1) / 2, steps = (n + 31) / 32, padded = 16 * steps;
-    std::fill(w.pp.begin() + np * RP, w.pp.begin() + padded * RP, 0u);
+      w.score_scale[t0 + j] = int8_cache ? L.scale * kLog2e * key_scale[j] : L.scale * kLog2e;
     const uint32_t* vt = w.vt.data();  // [padded][D]: the tile's value pairs, 0 past np
     if (shared && t0 + 2 * padded <= written) {
       // Whole pairs of the sequence's own keys up to `padded` (past np they meet zero weights)
@@ -167,15 +167,49 @@ template <class Tiles, typename C>
       pair_values_by_key(w.vrow_bf16.data(), n, D, w.vt.data());
       std::fill(w.vt.begin() + np * D, w.vt.begin() + padded * D, 0u);
     }
-    transpose_pairs(vt, padded, D, w.vtt.data(), KA / 2);
-    const auto value_rows = [&](int64_t i) {
-      return reinterpret_cast<const char*>(w.vtt.data() + 16 * i * (KA / 2));
-    };
-    const auto output_rows = [&](int64_t i) { return w.ot.data() + 16 * i * RP; };
-    tile_product_blocks<Tiles>(D, value_rows, KA * 2, w.pp.data(), RP, 16 * RP, steps,
-                               output_rows, RP, RP, true);
+    transpose_pairs(vt, padded, D, w.vtt.data() + k * D * KA / 2, KA / 2);
   }
-  write_outputs(w, RP, out, q_row0, count, kvh, L);
+  w.pp.resize(KA / 2 * kBlockRows);
+  for (int64_t first = 0; first < rows; first += kBlockRows) {
+    w.start(rows, kBlockRows, D, KA, G, pos0, first);
+    const int64_t first_pos = pos0 + first / G;
+    const int64_t block_last = pos0 + (std::min(rows, first + kBlockRows) - 1) / G;
+    for (int64_t t0 = 0; t0 <= block_last; t0 += KT) {
+      const int64_t k = t0 / KT, n = std::min(KT, block_last + 1 - t0);
+      const PairedKV here = shared ? paired.at(t0, D) : PairedKV{};
+      // Scores of the keys in groups of 16 (the last group's keys past n read what the block,
+      // or the codes' room rounded to 16 keys, holds there; their scores are never read).
+      const auto key_rows = [&](int64_t i) {
+        const int64_t t = t0 + 16 * i;
+        if constexpr (int8_cache)
+          return reinterpret_cast<const char*>(
+              (shared ? here.key_codes : w.kb.data() + t0 * D) + 16 * i * D);
+        else return reinterpret_cast<const char*>(kv.k_block(t / BS) + (t % BS) * D);
+      };
+      const auto score_rows = [&](int64_t i) { return w.st.data() + 16 * i * kBlockRows; };
+      tile_product_blocks<Tiles>((n + 15) / 16 * 16, key_rows, D * 2, w.qp.data() + first, RP,
+                                 16 * RP, D / 32, score_rows, kBlockRows, kBlockRows, false);
+      // The scores in base 2, as softmax_pairs takes them: the products times each key's
+      // factor, applied as the softmax reads them (a pass of its own over the tile's scores
+      // cost ~6 % of the tile: BENCHMARKS.md, session 65). Weights as pairs of keys, zero
+      // past the tile's n keys up to whole 32-key steps.
+      const float* value_scale = shared ? here.value_scale : w.vs.data() + t0;
+      softmax_pairs_rows(w, kBlockRows, D, n, t0, t0 + n - 1 > first_pos,
+                         int8_cache ? value_scale : nullptr, w.pp.data(),
+                         w.score_scale.data() + t0);
+      const int64_t np = (n + 1) / 2, steps = (n + 31) / 32;
+      std::fill(w.pp.begin() + np * kBlockRows, w.pp.begin() + 16 * steps * kBlockRows, 0u);
+      const uint32_t* vtt = w.vtt.data() + k * D * KA / 2;
+      const auto value_rows = [&](int64_t i) {
+        return reinterpret_cast<const char*>(vtt + 16 * i * (KA / 2));
+      };
+      const auto output_rows = [&](int64_t i) { return w.ot.data() + 16 * i * kBlockRows; };
+      tile_product_blocks<Tiles>(D, value_rows, KA * 2, w.pp.data(), kBlockRows,
+                                 16 * kBlockRows, steps, output_rows, kBlockRows, kBlockRows,
+                                 true);
+    }
+    write_outputs(w, kBlockRows, out, q_row0, count, kvh, L, first);
+  }
 }
 #else
 constexpr bool kAmxTileBuilt = false;

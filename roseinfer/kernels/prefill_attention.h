@@ -19,10 +19,10 @@
 namespace roseinfer::prefill {
 
 constexpr int64_t kQueryTile = 32;  // queries per task: G * 32 rows share each key tile's load
-// The AMX tile's: twice the rows per key tile halve the tile loads and stores of its outputs
-// per product (SmolLM2's 30 layers: a 512-token chunk after 1,488 cached tokens 10 % faster in
-// bf16, 12 % with the int8 cache; 128 queries per task left too few tasks for short chunks;
-// BENCHMARKS.md, session 65).
+// The AMX tile's: its 32-row blocks share what the task makes of each key tile (the values
+// paired and transposed), so more queries per task make it fewer times; 64 against 32 and 128,
+// SmolLM2's 30 layers at a 2,000-token prompt: 132 against 144 and 137 ms (BENCHMARKS.md,
+// session 67).
 constexpr int64_t kAmxQueryTile = 64;
 constexpr int64_t kKeyTile = 64;    // keys per step of the online softmax (whole cache blocks)
 
@@ -99,14 +99,17 @@ struct Scratch {
   LineVector<float> score_scale;  // each key's scores' factor, read by the softmax
   std::vector<const c10::BFloat16*> vrow_bf16;
 
-  // Sizes the parts both tiles use, and sets the rows' positions (the padding rows repeat the
-  // last row's), max (-inf), sum and outputs (0) for a task's `rows` rows, row r = i * G + g.
-  void start(int64_t rows, int64_t RP, int64_t D, int64_t KP, int64_t G, int64_t pos0) {
+  // Sizes the parts every tile uses, and sets the rows' positions (the padding rows repeat the
+  // last row's), max (-inf), sum and outputs (0) for RP of a task's `rows` rows from row
+  // `first` (row r = i * G + g; the AMX tile takes a task's rows 32 at a time).
+  void start(int64_t rows, int64_t RP, int64_t D, int64_t KP, int64_t G, int64_t pos0,
+             int64_t first = 0) {
     ot.assign(D * RP, 0.f);
     m.assign(RP, -std::numeric_limits<float>::infinity());
     l.assign(RP, 0.f);
     pos.resize(RP);
-    for (int64_t r = 0; r < RP; ++r) pos[r] = static_cast<float>(pos0 + std::min(r, rows - 1) / G);
+    for (int64_t r = 0; r < RP; ++r)
+      pos[r] = static_cast<float>(pos0 + std::min(first + r, rows - 1) / G);
     st.resize(KP * RP);
   }
 };
@@ -180,18 +183,18 @@ inline void softmax_rows(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n
   vstore(w.l.data() + c, vload(w.l.data() + c) + sum);
 }
 
-// out[(q_row0 + i) * H + kvh * G + g] = the task's outputs over their row's sum, in T.
+// out[(q_row0 + i) * H + kvh * G + g] = the outputs of the task's rows r = i * G + g from
+// `first` (in w at r - first, up to RP of them) over their row's sum, in T.
 template <typename T>
 void write_outputs(const Scratch& w, int64_t RP, T* out, int64_t q_row0, int64_t count,
-                   int64_t kvh, const Layout& L) {
+                   int64_t kvh, const Layout& L, int64_t first = 0) {
   const int64_t G = L.H / L.KVH, D = L.D;
-  for (int64_t i = 0; i < count; ++i)
-    for (int64_t g = 0; g < G; ++g) {
-      const int64_t r = i * G + g;
-      const float inv = 1.f / w.l[r];
-      T* dst = out + ((q_row0 + i) * L.H + kvh * G + g) * D;
-      for (int64_t d = 0; d < D; ++d) dst[d] = static_cast<T>(w.ot[d * RP + r] * inv);
-    }
+  for (int64_t r = first; r < std::min(count * G, first + RP); ++r) {
+    const int64_t i = r / G, g = r % G, c = r - first;
+    const float inv = 1.f / w.l[c];
+    T* dst = out + ((q_row0 + i) * L.H + kvh * G + g) * D;
+    for (int64_t d = 0; d < D; ++d) dst[d] = static_cast<T>(w.ot[d * RP + c] * inv);
+  }
 }
 
 // dst[0, n) = src[0, n) widened to fp32, times `scale`.
