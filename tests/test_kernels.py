@@ -20,6 +20,7 @@ from torch import nn
 from roseinfer.backends import AttentionChoice, BackendOptions, CpuBackend, TorchBackend
 from roseinfer.backends.cpu_attention import KernelPagedAttention, KernelPrefill
 from roseinfer.backends.cpu_linear import (
+    AMX_GATED_ROWS,
     AMX_ROWS,
     AVX2_KERNEL_ROWS,
     DPBF16_ROWS_ON_AMX,
@@ -1018,6 +1019,25 @@ def test_packed_linear_gated_runs_silu_mul_in_the_few_rows_epilogue(kernels):
                 got, kernels.dpbf16_gated_linear(x, layer.few_rows_weight, None, True)
             )
     assert layer.silu_mul(torch.randn(2, 3, 576).bfloat16()).shape == (2, 3, 96)
+
+
+@pytest.mark.skipif(not can_pack(torch.bfloat16, torch.device("cpu")), reason="no oneDNN")
+def test_packed_linear_gated_takes_more_rows_on_amx_than_a_plain_one(kernels):
+    """A gated projection's AMX kernel runs up to AMX_GATED_ROWS (a long prompt's step), a plain
+    one's up to AMX_ROWS; beyond, oneDNN. Seen by zeroing the tile copy of the weights."""
+    if not kernels.amx_linear_available():
+        pytest.skip("no AMX on this CPU: bf16 layers are KernelDpbf16Linear")
+    torch.manual_seed(0)
+    for gated, limit in ((True, AMX_GATED_ROWS), (False, AMX_ROWS)):
+        lin = nn.Linear(64, 2 * 32, bias=False).bfloat16()
+        layer = KernelPackedLinear(lin, kernels, gated=gated)
+        assert layer.decode_linear()[1] == limit
+        xs = {rows: torch.randn(rows, 64).bfloat16() for rows in (AMX_ROWS + 1, limit + 1)}
+        assert layer.tile_weight is not None
+        layer.tile_weight.zero_()
+        for rows, x in xs.items():
+            out = layer.silu_mul(x) if gated else layer(x)
+            assert (out.count_nonzero() == 0) == (rows <= limit), (gated, rows)
 
 
 def test_dense_kernel_rows_by_vector_width():
