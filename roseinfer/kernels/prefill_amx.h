@@ -208,7 +208,7 @@ template <class Tiles, typename C>
                                  16 * kBlockRows, steps, output_rows, kBlockRows, kBlockRows,
                                  true);
     }
-    write_outputs(w, kBlockRows, out, q_row0, count, kvh, L, first);
+    write_outputs_bf16(w, kBlockRows, out, q_row0, count, kvh, L, first);
   }
 }
 #else

@@ -271,6 +271,33 @@ inline void int8_codes_to_bf16(const int8_t* src, int64_t n, c10::BFloat16* dst)
   for (; d < n; ++d) dst[d] = static_cast<c10::BFloat16>(static_cast<float>(src[d]));
 }
 
+// write_outputs (prefill_attention.h) for bf16 outputs, RP % 16 == 0: 16 rows by 16 dims
+// transposed in registers at a time, each row's 16 outputs over its sum rounded to bf16 (to
+// nearest even, as the scalar conversion) and stored at once; D % 16 != 0: write_outputs. The
+// scalar loop took ~3 cycles an output, ~12 % of the AMX tile at a 2,000-token prompt
+// (BENCHMARKS.md, session 67).
+inline void write_outputs_bf16(const Scratch& w, int64_t RP, c10::BFloat16* out, int64_t q_row0,
+                               int64_t count, int64_t kvh, const Layout& L, int64_t first = 0) {
+  const int64_t G = L.H / L.KVH, D = L.D, rows = std::min(count * G, first + RP) - first;
+  if (D % 16 != 0) return write_outputs(w, RP, out, q_row0, count, kvh, L, first);
+  for (int64_t c0 = 0; c0 < rows; c0 += 16) {
+    const __m512 inv = _mm512_div_ps(_mm512_set1_ps(1.f), _mm512_loadu_ps(w.l.data() + c0));
+    for (int64_t d0 = 0; d0 < D; d0 += 16) {
+      __m512i x[16];  // x[i]: dim d0 + i of the 16 rows, then x[j]: row c0 + j's 16 dims
+      for (int i = 0; i < 16; ++i)
+        x[i] = _mm512_castps_si512(
+            _mm512_mul_ps(_mm512_loadu_ps(w.ot.data() + (d0 + i) * RP + c0), inv));
+      transpose16(x);
+      for (int64_t j = 0; j < std::min<int64_t>(16, rows - c0); ++j) {
+        const int64_t r = first + c0 + j, i = r / G, g = r % G;
+        auto* dst = out + ((q_row0 + i) * L.H + kvh * G + g) * D + d0;
+        const __m256bh y = _mm512_cvtneps_pbh(_mm512_castsi512_ps(x[j]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), reinterpret_cast<__m256i>(y));
+      }
+    }
+  }
+}
+
 // w.qp = the task's queries as pairs ([D/2][RP], row r = i * G + g), zero in the padding rows:
 // 16 rows by 16 pairs transposed in registers at a time (RP % 16 == 0).
 inline void pair_queries(const c10::BFloat16* q, int64_t q_row0, int64_t count, int64_t kvh,
@@ -469,7 +496,7 @@ template <typename C>
         pair_values<2>(w.pp.data(), RP, tile.value_pairs, D, np, w.ot.data(), c, d);
     }
   }
-  write_outputs(w, RP, out, q_row0, count, kvh, L);
+  write_outputs_bf16(w, RP, out, q_row0, count, kvh, L);
 }
 #else
 constexpr bool kPairsTile = false;
