@@ -96,6 +96,16 @@ inline void transpose_pairs(const uint32_t* src, int64_t rows, int64_t cols, uin
     }
 }
 
+// dst.value_tiles' tile = the tile's n values as dst.value_pairs holds them, paired and
+// transposed ([D][kKeyTile / 2]), 0 past its pairs. pairs: room for a tile's pairs.
+inline void make_value_tile(const PairedKV& dst, int64_t n, int64_t D,
+                            LineVector<uint32_t>& pairs) {
+  const int64_t np = (n + 1) / 2;
+  pairs.assign(kKeyTile / 2 * D, 0u);
+  std::copy(dst.value_pairs, dst.value_pairs + np * D, pairs.begin());
+  transpose_pairs(pairs.data(), kKeyTile / 2, D, dst.value_tiles, kKeyTile / 2);
+}
+
 // As attend_tile_pairs for D % 32 == 0 and BS % 16 == 0 (a 16-key group lies in one block),
 // its products on `Tiles`, the task's rows 32 at a time: each 32-row block runs its own online
 // softmax over the key tiles its rows see, so that its scores ([keys][32]) and outputs
@@ -104,9 +114,9 @@ inline void transpose_pairs(const uint32_t* src, int64_t rows, int64_t cols, uin
 // (SmolLM2's 30 layers, a 512-token chunk after 1,488 cached tokens 7-8 % faster in row blocks;
 // BENCHMARKS.md, session 67). What the blocks share
 // is made once per task: the queries as pairs, each key tile's values paired and transposed
-// (and an int8 cache's codes and scales). `paired`: the group's values paired by key (and an
-// int8 cache's keys as codes, both scales) made once for all its tasks, or empty: the task
-// pairs its own.
+// (and an int8 cache's codes and scales). `paired`: the group's values paired by key and in
+// tiles (and an int8 cache's keys as codes, both scales) made once for all its tasks, or
+// empty: the task pairs its own.
 template <class Tiles, typename C>
 [[gnu::noinline]] void attend_tile_amx(const c10::BFloat16* q, c10::BFloat16* out,
                                        const attention::KVView<C>& kv, const PairedKV& paired,
@@ -122,12 +132,13 @@ template <class Tiles, typename C>
   const int64_t last = pos0 + count - 1;  // the task's last query sees keys 0..last
   const int64_t tiles = last / KT + 1;
   const bool shared = paired.value_pairs != nullptr;
+  const bool shared_tiles = paired.value_tiles != nullptr;  // (then KT is kKeyTile)
   pair_queries(q, q_row0, count, kvh, L, RP, w);
   // Per key tile, shared by the row blocks: its values paired by key and transposed ([D][KA/2],
   // tile k at k * D * KA / 2, 0 past its keys up to whole 32-key steps); an int8 cache's key
   // codes and both scales (key t at t), the scores' factors (key t at t).
   w.vt.resize(KA / 2 * D);
-  w.vtt.resize(tiles * D * KA / 2);
+  if (!shared_tiles) w.vtt.resize(tiles * D * KA / 2);
   w.vrow_bf16.resize(KA);
   w.score_scale.resize(tiles * KA);
   if constexpr (int8_cache) {
@@ -151,6 +162,7 @@ template <class Tiles, typename C>
     const float* key_scale = shared ? here.key_scale : w.ks.data() + t0;
     for (int64_t j = 0; j < n; ++j)
       w.score_scale[t0 + j] = int8_cache ? L.scale * kLog2e * key_scale[j] : L.scale * kLog2e;
+    if (shared_tiles) continue;
     const uint32_t* vt = w.vt.data();  // [padded][D]: the tile's value pairs, 0 past np
     if (shared && t0 + 2 * padded <= written) {
       // Whole pairs of the sequence's own keys up to `padded` (past np they meet zero weights)
@@ -199,7 +211,7 @@ template <class Tiles, typename C>
                          w.score_scale.data() + t0);
       const int64_t np = (n + 1) / 2, steps = (n + 31) / 32;
       std::fill(w.pp.begin() + np * kBlockRows, w.pp.begin() + 16 * steps * kBlockRows, 0u);
-      const uint32_t* vtt = w.vtt.data() + k * D * KA / 2;
+      const uint32_t* vtt = (shared_tiles ? paired.value_tiles : w.vtt.data()) + k * D * KA / 2;
       const auto value_rows = [&](int64_t i) {
         return reinterpret_cast<const char*>(vtt + 16 * i * (KA / 2));
       };

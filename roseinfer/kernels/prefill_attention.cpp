@@ -327,7 +327,11 @@ at::Tensor paged_prefill_attention(at::Tensor q, at::Tensor k_cache,
       PairedRows paired;
       if constexpr (pairs_types) {
         if (tile == Tile::kPairs || tile == Tile::kAmx || tile == Tile::kAmxEmulated) {
-          const int64_t key_bytes = L.D / 2 * 4 + (int8_cache ? L.D * 2 + 8 : 0);
+          // The AMX tile's values also paired and transposed once per group, where its key
+          // tiles are kKeyTile keys (else each task transposes its own).
+          const bool tiles = tile != Tile::kPairs && kKeyTile % BS == 0;
+          const int64_t key_bytes =
+              L.D / 2 * 4 * (tiles ? 2 : 1) + (int8_cache ? L.D * 2 + 8 : 0);
           int64_t bytes = 0;
           std::vector<int64_t> lens;
           std::vector<std::pair<int64_t, int64_t>> jobs;  // (group, first key)
@@ -340,14 +344,18 @@ at::Tensor paged_prefill_attention(at::Tensor q, at::Tensor k_cache,
               for (int64_t t0 = 0; shared && t0 < cl[s]; t0 += kKeyTile)
                 jobs.emplace_back(s * L.KVH + h, t0);
             }
-          paired.allocate(lens, L.D, int8_cache);
+          paired.allocate(lens, L.D, int8_cache, tiles);
           parallel_for(0, static_cast<int64_t>(jobs.size()), 1, [&](int64_t begin, int64_t end) {
             LineVector<c10::BFloat16> vb;
+            LineVector<uint32_t> pairs;
             for (int64_t i = begin; i < end; ++i) {
               const auto [g, t0] = jobs[i];
-              const int64_t seq = g / L.KVH;
-              pair_rows(view(seq, g % L.KVH), t0, std::min(kKeyTile, cl[seq] - t0), L.D,
-                        paired.of(g, L.D).at(t0, L.D), vb);
+              const int64_t seq = g / L.KVH, n = std::min(kKeyTile, cl[seq] - t0);
+              const PairedKV dst = paired.of(g, L.D).at(t0, L.D);
+              pair_rows(view(seq, g % L.KVH), t0, n, L.D, dst, vb);
+#if defined(__AVX512BF16__) && defined(__AVX512BW__)  // kAmxTileBuilt
+              if (tiles) make_value_tile(dst, n, L.D, pairs);
+#endif
             }
           });
         }

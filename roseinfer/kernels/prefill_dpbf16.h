@@ -27,17 +27,21 @@ namespace roseinfer::prefill {
 // Keys and values of one (sequence, KV head) as the pairs tile multiplies them, from some key t
 // on (t even): its values paired by key ([pairs][D]); for an int8 cache its keys as bf16 codes
 // ([keys][D]) and both scales ([keys]), else null (a bf16 cache's keys are read in place).
+// For the AMX tile also the values of each kKeyTile keys from t on paired and transposed
+// ([D][kKeyTile / 2], 0 past the sequence's keys), or null where it transposes its own.
 struct PairedKV {
   uint32_t* value_pairs = nullptr;
   c10::BFloat16* key_codes = nullptr;
   float* key_scale = nullptr;
   float* value_scale = nullptr;
+  uint32_t* value_tiles = nullptr;
 
-  // The same from key t + u on (u even).
+  // The same from key t + u on (u even; a multiple of kKeyTile where value_tiles is set).
   PairedKV at(int64_t u, int64_t D) const {
     return {value_pairs + u / 2 * D, key_codes == nullptr ? nullptr : key_codes + u * D,
             key_scale == nullptr ? nullptr : key_scale + u,
-            value_scale == nullptr ? nullptr : value_scale + u};
+            value_scale == nullptr ? nullptr : value_scale + u,
+            value_tiles == nullptr ? nullptr : value_tiles + u / kKeyTile * D * (kKeyTile / 2)};
   }
 };
 
@@ -45,19 +49,25 @@ struct PairedKV {
 // groups of more than one task (each task reads every key again); a group of one task pairs its
 // own key tiles (`of` gives it no pairs). Group g's keys from first[g] (even), room for its
 // length rounded up to 16. The pairs and codes are unset until written (no tile reads a key
-// past its sequence's length); the scales past it are 0.
+// past its sequence's length); the scales past it are 0. With `tiles` (the AMX tile's, kKeyTile
+// keys a tile) also each group's value tiles from first_tile[g].
 struct PairedRows {
-  std::vector<int64_t> first;
-  LineArray<uint32_t> value_pairs;
+  std::vector<int64_t> first, first_tile;
+  LineArray<uint32_t> value_pairs, value_tiles;
   LineArray<c10::BFloat16> key_codes;  // int8 caches only
   std::vector<float> key_scale, value_scale;
 
   // lens[g]: group g's keys, 0 where it pairs its own.
-  void allocate(const std::vector<int64_t>& lens, int64_t D, bool int8_cache) {
+  void allocate(const std::vector<int64_t>& lens, int64_t D, bool int8_cache, bool tiles) {
     first.assign(1, 0);
-    for (int64_t len : lens) first.push_back(first.back() + (len + 15) / 16 * 16);
+    first_tile.assign(1, 0);
+    for (int64_t len : lens) {
+      first.push_back(first.back() + (len + 15) / 16 * 16);
+      first_tile.push_back(first_tile.back() + (len + kKeyTile - 1) / kKeyTile);
+    }
     const int64_t keys = first.back();
     value_pairs = line_array<uint32_t>(keys / 2 * D);
+    if (tiles) value_tiles = line_array<uint32_t>(first_tile.back() * D * (kKeyTile / 2));
     if (int8_cache) {
       key_codes = line_array<c10::BFloat16>(keys * D);
       key_scale.assign(keys, 0.f);
@@ -69,7 +79,10 @@ struct PairedRows {
     const PairedKV all{value_pairs.get(), key_codes.get(),
                        key_codes == nullptr ? nullptr : key_scale.data(),
                        key_codes == nullptr ? nullptr : value_scale.data()};
-    return all.at(first[g], D);
+    PairedKV group = all.at(first[g], D);
+    if (value_tiles != nullptr)
+      group.value_tiles = value_tiles.get() + first_tile[g] * D * (kKeyTile / 2);
+    return group;
   }
 };
 
