@@ -112,11 +112,10 @@ inline void make_value_tile(const PairedKV& dst, int64_t n, int64_t D,
 // ([D][32]), 8 KB each for D = 64, stay in L1: a tile's store to a line outside L1 costs about
 // what two products do (a probe's), and the whole task's rows at once (192) kept 48 KB of each
 // (SmolLM2's 30 layers, a 512-token chunk after 1,488 cached tokens 7-8 % faster in row blocks;
-// BENCHMARKS.md, session 67). What the blocks share
-// is made once per task: the queries as pairs, each key tile's values paired and transposed
-// (and an int8 cache's codes and scales). `paired`: the group's values paired by key and in
-// tiles (and an int8 cache's keys as codes, both scales) made once for all its tasks, or
-// empty: the task pairs its own.
+// BENCHMARKS.md, session 67). What the blocks share is made once per task: the queries as pairs,
+// each key tile's values paired and transposed (and an int8 cache's codes and scales).
+// `paired`: the group's values paired by key and in tiles (and an int8 cache's keys as codes,
+// both scales) made once for all its tasks, or empty: the task pairs its own.
 template <class Tiles, typename C>
 [[gnu::noinline]] void attend_tile_amx(const c10::BFloat16* q, c10::BFloat16* out,
                                        const attention::KVView<C>& kv, const PairedKV& paired,

@@ -287,8 +287,8 @@ inline void int8_codes_to_bf16(const int8_t* src, int64_t n, c10::BFloat16* dst)
 // write_outputs (prefill_attention.h) for bf16 outputs, RP % 16 == 0: 16 rows by 16 dims
 // transposed in registers at a time, each row's 16 outputs over its sum rounded to bf16 (to
 // nearest even, as the scalar conversion) and stored at once; D % 16 != 0: write_outputs. The
-// scalar loop took ~3 cycles an output, ~12 % of the AMX tile at a 2,000-token prompt
-// (BENCHMARKS.md, session 67).
+// scalar loop took ~3 cycles an output: the AMX tile at a 2,000-token prompt is 13 % faster
+// without it (BENCHMARKS.md, session 67).
 inline void write_outputs_bf16(const Scratch& w, int64_t RP, c10::BFloat16* out, int64_t q_row0,
                                int64_t count, int64_t kvh, const Layout& L, int64_t first = 0) {
   const int64_t G = L.H / L.KVH, D = L.D, rows = std::min(count * G, first + RP) - first;
@@ -335,7 +335,7 @@ inline void pair_queries(const c10::BFloat16* q, int64_t q_row0, int64_t count, 
 }
 
 // Room for `keys` rows of an int8 cache's codes as bf16 and their scales (int8_rows into w.kb,
-// w.ks, w.vb, w.vs: the AMX tile's per key tile).
+// w.ks, w.vb, w.vs: the pairs tile's per key tile; the AMX tile keeps a task's keys whole).
 inline void size_int8_rows(int64_t keys, int64_t D, Scratch& w) {
   w.kb.resize(keys * D);
   w.vb.resize(keys * D);
