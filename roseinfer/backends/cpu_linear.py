@@ -7,8 +7,9 @@ Which kernel a layer runs is decided once, when the backend builds it, from what
 - other bf16 (`KernelPackedLinear`): up to `kernel_rows` rows, `amx_linear` on CPUs with AMX
   (weights in tiles; up to `AMX_ROWS`, a gated projection's up to `AMX_GATED_ROWS`, prefill
   chunks included; its first `DPBF16_ROWS_ON_AMX` rows to `dpbf16_linear` on a third copy) or
-  `small_batch_linear` (up to `SMALL_BATCH_ROWS`); more rows, oneDNN's packed matmul. Both stream the weights faster than
-  oneDNN and skip its set-up per call; the price is a second copy of the weights.
+  `small_batch_linear` (up to `SMALL_BATCH_ROWS`); more rows, oneDNN's packed matmul. Both
+  stream the weights faster than oneDNN and skip its set-up per call; the price is a second
+  copy of the weights.
 - int8 (`KernelInt8Linear`): `amx_int8_linear` for bf16 models on CPUs with AMX and
   AVX512-BF16 (out % 16 == 0, in % 32 == 0), up to `VNNI_ROWS_ON_AMX` rows `vnni_int8_linear` on
   a second copy of the weights (in % 64 == 0); else `vnni_int8_linear` on CPUs with AVX512-VNNI
@@ -49,7 +50,7 @@ AMX_ROWS = 1024
 # A gated projection's, whose SiLU·mul epilogue overlaps the next rows' tile products: at a
 # 2,000-token prompt's step (one step, `--lone-prefill-tokens`) it beats oneDNN's matmul and
 # `silu_and_mul` after it (SmolLM2's 30 gate_up 97 against 116 ms; the step 378 against 396 ms),
-# where the plain projections on AMX lose 3-5 ms each (BENCHMARKS.md, session 67).
+# where the plain projections on AMX lose 1-6 ms each (BENCHMARKS.md, session 67).
 AMX_GATED_ROWS = 4096
 # On CPUs without AVX-512 (AVX2), MKL's sgemm catches up with small_batch_linear (bf16) and
 # int8_linear near 128 rows, narrow weights widened to fp32 for the call, and is 1.3x faster
