@@ -11,9 +11,7 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
-#include <memory>
 #include <type_traits>
-#include <vector>
 
 #include "amx.h"
 #include "line_storage.h"

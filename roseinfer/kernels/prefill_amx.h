@@ -136,9 +136,11 @@ template <class Tiles, typename C>
   // Per key tile, shared by the row blocks: its values paired by key and transposed ([D][KA/2],
   // tile k at k * D * KA / 2, 0 past its keys up to whole 32-key steps); an int8 cache's key
   // codes and both scales (key t at t), the scores' factors (key t at t).
-  w.vt.resize(KA / 2 * D);
-  if (!shared_tiles) w.vtt.resize(tiles * D * KA / 2);
-  w.vrow_bf16.resize(KA);
+  if (!shared_tiles) {
+    w.vt.resize(KA / 2 * D);
+    w.vtt.resize(tiles * D * KA / 2);
+    w.vrow_bf16.resize(KA);
+  }
   w.score_scale.resize(tiles * KA);
   if constexpr (int8_cache) {
     if (!shared) {

@@ -91,8 +91,9 @@ struct Scratch {
   // [keys/2][RP]) and the key rows' pointers.
   LineVector<uint32_t> qp, pp, zero_pairs;
   std::vector<const uint32_t*> kpairs;
-  // AMX tile (prefill_amx.h): a key tile's values paired by key ([keys/2][D]), then transposed
-  // ([D][keys/2]); an int8 cache's codes as bf16 and its row scales.
+  // AMX tile (prefill_amx.h): a key tile's values paired by key ([keys/2][D]), then each key
+  // tile's transposed ([D][keys/2], the task's tiles in turn); an int8 cache's codes as bf16
+  // and its row scales.
   LineVector<uint32_t> vt, vtt;
   LineVector<c10::BFloat16> kb, vb;
   LineVector<float> ks, vs;
