@@ -99,6 +99,7 @@ CASES = [
         (70, 64, 64),  # a prefill chunk
         (40, 576, 1536),  # amx: two chunks of rows, the first's SiLU·mul during the second's
         (300, 576, 48),  # amx: two blocks of rows
+        (530, 64, 48),  # amx: the rows split between the threads
     ],
 )
 @pytest.mark.parametrize("bias", [True, False])

@@ -676,6 +676,8 @@ def test_small_batch_linear_without_inputs_gives_the_bias(kernels, rows):
         (100, 64, 80),  # ... and the scalar tail columns
         (48, 64, 96),  # ... the last chunk of exactly 16 rows
         (300, 576, 3072),  # two blocks of rows; two groups of passes a thread (up to 3 threads)
+        (530, 64, 80),  # rows split between the threads (kRowSplitRows): scalar tail, 18 rows
+        (600, 576, 960),
     ],
 )
 def test_amx_linear_matches_the_exact_product(kernels, rows, in_features, out_features):
@@ -713,6 +715,32 @@ def test_amx_linear_rejects_what_it_cannot_do(kernels):
         kernels.amx_pack_weight(torch.zeros(40, 64).bfloat16())
 
 
+@pytest.mark.parametrize("int8", [False, True])
+def test_amx_linears_give_a_row_the_same_bits_whichever_way_the_threads_split(kernels, int8):
+    """Below kRowSplitRows the threads split the output columns, from it the rows: a row's
+    result is the same bits either way, and the same as in a call of fewer rows."""
+    if not (kernels.amx_int8_linear_available() if int8 else kernels.amx_linear_available()):
+        pytest.skip("no AMX (with AVX512-BF16 for int8) on this CPU")
+    torch.manual_seed(0)
+    lin = nn.Linear(576, 960, bias=True).bfloat16()
+    x = torch.randn(1100, 576).bfloat16()
+    if int8:
+        q = Int8Linear(lin)
+        tiles = kernels.amx_pack_weight(q.qweight)
+
+        def run(rows: torch.Tensor) -> torch.Tensor:
+            return kernels.amx_int8_linear(rows, tiles, q.scale, lin.bias.detach())
+    else:
+        tiles = kernels.amx_pack_weight(lin.weight.detach())
+
+        def run(rows: torch.Tensor) -> torch.Tensor:
+            return kernels.amx_linear(rows, tiles, lin.bias.detach())
+
+    whole = run(x)
+    assert torch.equal(whole, torch.cat([run(x[:100]), run(x[100:611]), run(x[611:])]))
+    assert torch.equal(whole[:40], run(x[:40]))
+
+
 @pytest.mark.parametrize(
     "rows,in_features,out_features",
     [
@@ -725,6 +753,8 @@ def test_amx_linear_rejects_what_it_cannot_do(kernels):
         (70, 576, 960),
         (130, 64, 96),
         (300, 576, 3072),  # more passes than a group's for one thread
+        (530, 64, 96),  # rows split between the threads, each widening its own tiles
+        (600, 576, 3072),
     ],
 )
 def test_amx_int8_linear_matches_the_exact_int8_product(kernels, rows, in_features, out_features):

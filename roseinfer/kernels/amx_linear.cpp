@@ -37,6 +37,12 @@ constexpr int64_t kBlockBytes = 256 * 1024;
 // widened to bf16 by the first block, into a slot per pass: 2,000 rows -15 %, BENCHMARKS.md,
 // session 66).
 constexpr int64_t kGroupBytes = 1024 * 1024;
+// From this many rows the threads split x's rows (each runs every pass over its share), not
+// the passes (each reads all of x): the kernel before wrote x split by rows, and a row the other
+// core wrote comes from that core's cache (a 2,000-token int8 prompt -5 %, BENCHMARKS.md,
+// session 68). Below it the weights outweigh x, and each thread reading all of them (from
+// memory once, the other's copy mostly from L3) costs more than it saves.
+constexpr int64_t kRowSplitRows = 512;
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
 using amx::memory_barrier, amx::TileConfig;
@@ -326,9 +332,12 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, const Columns& co
   const int64_t passes = N / cols, tail_blocks = (N % cols) / 16;
   constexpr bool kInt8 = !std::is_same_v<W, c10::BFloat16>;
   const bool stream_x = M > kChunkRows;  // x outgrows L1: see pass_32
-  const int64_t blocks = std::max<int64_t>(1, (M * K * 2 + kBlockBytes - 1) / kBlockBytes);
-  const int64_t block_rows = ((M + blocks - 1) / blocks + kChunkRows - 1) / kChunkRows * kChunkRows;
-  parallel_for(0, passes + (tail_blocks > 0), 1, [&](int64_t p0, int64_t p1) {
+  // Passes [p0, p1) over rows [row0, row1) (row0 a multiple of kChunkRows).
+  const auto run = [&](int64_t p0, int64_t p1, int64_t row0, int64_t row1) {
+    const int64_t rows = row1 - row0;
+    const int64_t blocks = std::max<int64_t>(1, (rows * K * 2 + kBlockBytes - 1) / kBlockBytes);
+    const int64_t block_rows =
+        ((rows + blocks - 1) / blocks + kChunkRows - 1) / kChunkRows * kChunkRows;
     int64_t configured = 0;  // the rows the tiles are configured for
     // Two chunks' results: a chunk's SiLU·mul epilogue (store_row) runs while the next chunk's
     // tiles multiply, between its steps (pass_32's `between`): 30 of SmolLM2's gate_up at 512
@@ -362,9 +371,9 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, const Columns& co
     if (kInt8 && M > kChunkRows && widened_group.size() < size_t(group * slot))
       widened_group.resize(group * slot);
     for (int64_t g0 = p0; g0 < p1; g0 += group)
-    for (int64_t b0 = 0; b0 < M; b0 += block_rows)
+    for (int64_t b0 = row0; b0 < row1; b0 += block_rows)
       for (int64_t p = g0; p < std::min(p1, g0 + group); ++p) {
-        const int64_t n0 = p * cols, b1 = std::min(M, b0 + block_rows);
+        const int64_t n0 = p * cols, b1 = std::min(row1, b0 + block_rows);
         const int64_t width = std::min<int64_t>(cols, N - n0);
         // Rows in chunks of 32: the pass's weights are read from memory (or a cache further
         // out) for a block's first chunk and from L1/L2 for the others.
@@ -380,8 +389,8 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, const Columns& co
             c10::BFloat16* widened =
                 kInt8 && M > kChunkRows ? widened_group.data() + (p - g0) * slot : nullptr;
             if (!kInt8 || M <= kChunkRows)
-              pass_32(xc, m, K, wp, n0 / 16, o, r0 == 0, nullptr, stream_x, between);
-            else if (r0 == 0)
+              pass_32(xc, m, K, wp, n0 / 16, o, r0 == row0, nullptr, stream_x, between);
+            else if (r0 == row0)
               pass_32(xc, m, K, wp, n0 / 16, o, true, widened, stream_x, between);
             else
               pass_32(xc, m, K, static_cast<const c10::BFloat16*>(widened), 0, o, false, nullptr,
@@ -416,7 +425,17 @@ void run_passes(const c10::BFloat16* xp, int64_t M, int64_t K, const Columns& co
       }
     finish_all();
     _tile_release();
-  });
+  };
+  const int64_t chunks = (M + kChunkRows - 1) / kChunkRows;
+  // A share of rows in one piece: a piece reads all the weights (see parallel_for's pieces).
+  const int64_t share = (chunks + at::get_num_threads() - 1) / at::get_num_threads();
+  if (M >= kRowSplitRows)
+    parallel_for(0, chunks, share, [&](int64_t c0, int64_t c1) {
+      run(0, passes + (tail_blocks > 0), c0 * kChunkRows, std::min(M, c1 * kChunkRows));
+    });
+  else
+    parallel_for(0, passes + (tail_blocks > 0), 1,
+                 [&](int64_t p0, int64_t p1) { run(p0, p1, 0, M); });
 }
 #endif
 
