@@ -140,22 +140,21 @@ template <int DB>
 
 // The pairs tile's scores are in base 2 (times log2(e), folded into the scale): a weight is
 // 2^x for x = score - running max (<= kRescaleSlack), as 2^n * 2^f with n the nearest integer and
-// 2^f, f in [-0.5, 0.5], by a degree-4 polynomial fitted for least relative error (< 3e-6, a
-// thousandth of the bf16 rounding every weight then takes). No clamps: an x under -126 gives a
-// subnormal or 0, which the weight's bf16 (vcvtne2ps2bf16 flushes subnormals) and the row's sum
-// (at least 1) make nothing of; a masked key's x is set to kMasked first. Against exp16's clamps,
-// multiply and degree 6: 6-7.5 % off the kernel (BENCHMARKS.md, session 40).
-constexpr float kExp2Poly4[5] = {9.570365771651268e-3f, 5.5917881429195404e-2f,
-                                 2.4024738371372223e-1f, 6.931217908859253e-1f,
-                                 9.999992847442627e-1f};
+// 2^f, f in [-0.5, 0.5], by a degree-3 polynomial fitted for least relative error (< 8e-5, a
+// 25th of the bf16 rounding every weight then takes; degree 4's 3e-6 cost 3-4 % more of the AMX
+// tile: BENCHMARKS.md, session 68). No clamps: an x under -126 gives a subnormal or 0, which the
+// weight's bf16 (vcvtne2ps2bf16 flushes subnormals) and the row's sum (at least 1) make nothing
+// of; a masked key's x is set to kMasked first. Against exp16's clamps, multiply and degree 6:
+// 6-7.5 % off the kernel (session 40).
+constexpr float kExp2Poly3[4] = {5.517162e-2f, 2.4261117e-1f, 6.93261e-1f, 9.9992807e-1f};
 constexpr float kLog2e = 1.44269504088896341f;
 constexpr float kLn2 = 0.693147180559945309f;
 
 inline __m512 softmax_exp2(__m512 x) {
   const __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   const __m512 f = _mm512_sub_ps(x, n);
-  __m512 p = _mm512_set1_ps(kExp2Poly4[0]);
-  for (int i = 1; i < 5; ++i) p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(kExp2Poly4[i]));
+  __m512 p = _mm512_set1_ps(kExp2Poly3[0]);
+  for (int i = 1; i < 4; ++i) p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(kExp2Poly3[i]));
   return _mm512_scalef_ps(p, n);
 }
 
@@ -187,18 +186,20 @@ void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int6
   // made again against it).
   const auto weights = [&](auto check_tag, __m512 mx, __m512 limit, __mmask16& passed) {
     constexpr bool kCheck = decltype(check_tag)::value;
+    const __m512 slack = _mm512_sub_ps(limit, mx);  // how far past mx a score passes `limit`
     __m512 sum = _mm512_setzero_ps();
     const auto weight = [&](int64_t j) {
       if (j >= n) return _mm512_setzero_ps();
-      __m512 score = _mm512_loadu_ps(s + j * RP);
-      if constexpr (kScaledScores) score = _mm512_mul_ps(score, _mm512_set1_ps(score_scale[j]));
-      __m512 x = _mm512_sub_ps(score, mx);
+      const __m512 score = _mm512_loadu_ps(s + j * RP);
+      // The AMX tile's products times the key's factor, less the max, in one rounding.
+      __m512 x = kScaledScores ? _mm512_fmsub_ps(score, _mm512_set1_ps(score_scale[j]), mx)
+                               : _mm512_sub_ps(score, mx);
       if constexpr (kCausal) {  // lanes whose position is before key j
         const __mmask16 masked = _mm512_cmp_ps_mask(pos, _mm512_set1_ps(static_cast<float>(j)), _CMP_LT_OQ);
-        if constexpr (kCheck) passed |= _mm512_mask_cmp_ps_mask(~masked, score, limit, _CMP_GT_OQ);
+        if constexpr (kCheck) passed |= _mm512_mask_cmp_ps_mask(~masked, x, slack, _CMP_GT_OQ);
         x = _mm512_mask_mov_ps(x, masked, _mm512_set1_ps(kMasked));
       } else if constexpr (kCheck) {
-        passed |= _mm512_cmp_ps_mask(score, limit, _CMP_GT_OQ);
+        passed |= _mm512_cmp_ps_mask(x, slack, _CMP_GT_OQ);
       }
       const __m512 e = softmax_exp2(x);
       sum = _mm512_add_ps(sum, e);
