@@ -168,8 +168,10 @@ constexpr float kMasked = -1e4f;
 // vcvtne2ps2bf16 rounds two vectors of weights to nearest even, and vpermw interleaves them.
 // Past a task's first tile the weights are made against the rows' running max at once, testing
 // on the way whether a score passes it by more than kRescaleSlack (running_max's own test), and
-// made again against running_max's new max only where one does: the same weights, bit for bit,
-// without running_max's pass over the scores at almost every tile (BENCHMARKS.md, session 42).
+// made again against running_max's new max only where one does: the same weights without
+// running_max's pass over the scores at almost every tile (BENCHMARKS.md, session 42; the AMX
+// tile's scaled scores, one FMA here and a product there, may round the test differently only
+// at the slack's edge, where either max gives weights below 2^(kRescaleSlack + 1)).
 template <bool kCausal, bool kScaled, bool kScaledScores = false>
 void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int64_t t0,
                    const float* value_scale, uint32_t* pp, const float* score_scale = nullptr) {
