@@ -169,9 +169,10 @@ constexpr float kMasked = -1e4f;
 // Past a task's first tile the weights are made against the rows' running max at once, testing
 // on the way whether a score passes it by more than kRescaleSlack (running_max's own test), and
 // made again against running_max's new max only where one does: the same weights without
-// running_max's pass over the scores at almost every tile (BENCHMARKS.md, session 42; the AMX
-// tile's scaled scores, one FMA here and a product there, may round the test differently only
-// at the slack's edge, where either max gives weights below 2^(kRescaleSlack + 1)).
+// running_max's pass over the scores at almost every tile (BENCHMARKS.md, session 42). The test
+// here is on x (for the AMX tile one FMA of the product, its key's factor and the max), there on
+// the scaled score: the two may round apart only at the slack's edge, where either max keeps
+// the weights below 2^(kRescaleSlack + 1).
 template <bool kCausal, bool kScaled, bool kScaledScores = false>
 void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int64_t t0,
                    const float* value_scale, uint32_t* pp, const float* score_scale = nullptr) {
