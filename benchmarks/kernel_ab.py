@@ -23,8 +23,9 @@ bit-identical to the first revision's.
     .venv/bin/python benchmarks/kernel_ab.py prefill 9bc641d WORKTREE [1x512@2000,16x32@1024]
 
 WORKTREE means the files as they are in this checkout. `prefill` takes PREFILL_CACHES (default
-"float32,bfloat16,int8": the caches to time) and PREFILL_REPS (default 6 turns, the first not
-counted) from the environment.
+"float32,bfloat16,int8": the caches to time), PREFILL_REPS (default 6 turns, the first not
+counted) and PREFILL_TILE (default "auto"; "pairs" times the AVX512-BF16 hosts' tile on an AMX
+CPU too) from the environment.
 """
 
 import os
@@ -99,8 +100,9 @@ torch::Tensor amx_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tens
     c10::optional<torch::Tensor> v_scale, const std::string& tile);""",
         'm.def("attn", [](torch::Tensor q, torch::Tensor k, torch::Tensor v, torch::Tensor t, '
         "torch::Tensor qsl, torch::Tensor lens, double scale, c10::optional<torch::Tensor> ks, "
-        "c10::optional<torch::Tensor> vs) { return roseinfer::paged_prefill_attention("
-        'q, k, v, t, qsl, lens, scale, ks, vs, "auto"); });',
+        "c10::optional<torch::Tensor> vs, const std::string& tile) { "
+        "return roseinfer::paged_prefill_attention(q, k, v, t, qsl, lens, scale, ks, vs, tile); "
+        "});",
     ),
 }
 
@@ -323,6 +325,7 @@ def attention(mods, shapes):
 
 def prefill(mods, shapes):
     heads, kv_heads, dim, bs, layers = 9, 3, 64, 16, 30
+    tile = os.environ.get("PREFILL_TILE", "auto")
     for seqs, queries, context in shapes:
         g = torch.Generator().manual_seed(0)
         tables = block_tables(seqs, queries, context, shared=True)
@@ -360,8 +363,8 @@ def prefill(mods, shapes):
                 for c, s in zip(caches, scales, strict=True)
             ]
             reps = int(os.environ.get("PREFILL_REPS", "6"))
-            res = turns(mods, {"": lambda mod, args=args: [mod.attn(*a) for a in args]}, reps)
-            outs = {rev: mod.attn(*args[0]).float() for rev, mod in mods.items()}
+            res = turns(mods, {"": lambda mod, args=args: [mod.attn(*a, tile) for a in args]}, reps)
+            outs = {rev: mod.attn(*args[0], tile).float() for rev, mod in mods.items()}
             first = next(iter(outs.values()))
             for rev in mods:
                 diff = (outs[rev] - first).abs().max().item()
