@@ -80,9 +80,9 @@ class EngineConfig:
     lone_prefill_tokens: int = field(
         default=2048,
         metadata={
-            "help": "max tokens in a step whose only request is computing its prompt, nothing "
-            "else running or waiting (fewer, larger chunks); 0, or at most "
-            "--max-num-batched-tokens: that budget"
+            "help": "max tokens in a step whose first prompt chunk is longer than the budget "
+            "left: that chunk grows to fill them and is the step's only one (fewer, larger "
+            "chunks for a long prompt); 0, or at most --max-num-batched-tokens: that budget"
         },
     )
     max_model_len: int | None = field(

@@ -46,10 +46,11 @@ class FakeEngine:
 
     def step(self) -> SchedulerOutput:
         sched = self.sched
-        alone = len(sched.running) + sched.num_waiting == 1
         out = sched.schedule()
         budget = sched.max_num_batched_tokens
-        assert out.num_batched_tokens <= max(budget, sched.lone_prefill_tokens if alone else 0)
+        assert out.num_batched_tokens <= max(budget, sched.lone_prefill_tokens)
+        if out.num_batched_tokens > budget:  # a long prompt's chunk, the step's only one
+            assert sum(s.is_prefill for s in out.scheduled) == 1
         assert len(sched.running) <= sched.max_num_seqs
         for s in out.scheduled:
             assert 1 <= s.num_new_tokens <= s.seq.num_uncomputed_tokens
@@ -103,25 +104,52 @@ def test_chunked_prefill_splits_a_long_prompt_by_the_token_budget():
     eng.assert_no_leaks()
 
 
-def test_a_prompt_alone_takes_the_lone_prefill_budget_until_another_request_comes():
+def test_a_long_prompts_chunk_grows_to_the_lone_prefill_tokens_and_is_the_steps_only_one():
     eng = FakeEngine(max_num_batched_tokens=8, lone_prefill_tokens=20)
     a = eng.add(prompt(50), max_new_tokens=3)
     assert [s.num_new_tokens for s in eng.step().scheduled] == [20]  # alone
-    b = eng.add(prompt(30, 100), max_new_tokens=2)  # now two: the plain budget
-    assert [(s.seq, s.num_new_tokens) for s in eng.step().scheduled] == [(a, 8)]
-    eng.sched.finish(b, "abort")  # alone again
-    assert [s.num_new_tokens for s in eng.step().scheduled] == [20]
-    assert [(s.num_new_tokens, s.samples) for s in eng.step().scheduled] == [(2, True)]
+    b = eng.add(prompt(30, 100), max_new_tokens=2)  # waits: a's chunk takes the step
+    assert [(s.seq, s.num_new_tokens) for s in eng.step().scheduled] == [(a, 20)]
+    assert [(s.seq, s.num_new_tokens, s.samples) for s in eng.step().scheduled] == [(a, 10, True)]
+    # b's prompt is longer than the budget left after a's decode: its chunk fills the step to 20.
+    assert [(s.seq, s.num_new_tokens) for s in eng.step().scheduled] == [(a, 1), (b, 19)]
+    assert [(s.seq, s.num_new_tokens) for s in eng.step().scheduled] == [(a, 1), (b, 11)]
     eng.run()
     eng.assert_no_leaks()
-    # A budget larger than the lone one stands; two requests are not alone, whatever their prompts.
+    # Prompts the budget holds share it as before: a burst of short ones is not packed into
+    # steps of 20.
+    eng = FakeEngine(max_num_batched_tokens=8, lone_prefill_tokens=20)
+    short = [eng.add(prompt(3, 10 * i), max_new_tokens=2) for i in range(6)]
+    out = eng.step()
+    assert [(s.seq, s.num_new_tokens) for s in out.scheduled] == [
+        (short[0], 3), (short[1], 3), (short[2], 2)
+    ]  # fmt: skip
+    eng.run()
+    assert max(out.num_batched_tokens for out in eng.history) == 8
+    eng.assert_no_leaks()
+    # A budget larger than the lone one stands; 0 turns the growth off.
     eng = FakeEngine(max_num_batched_tokens=16, lone_prefill_tokens=4)
     eng.add(prompt(50), max_new_tokens=1)
     assert [s.num_new_tokens for s in eng.step().scheduled] == [16]
+    eng = FakeEngine(max_num_batched_tokens=8, lone_prefill_tokens=0)
+    eng.add(prompt(50), max_new_tokens=1)
+    assert [s.num_new_tokens for s in eng.step().scheduled] == [8]
+
+
+def test_running_sequences_behind_a_grown_chunk_keep_their_token():
     eng = FakeEngine(max_num_batched_tokens=8, lone_prefill_tokens=20)
-    first = eng.add(prompt(50), max_new_tokens=1)
-    eng.add(prompt(50), max_new_tokens=1)  # a second request with the same prompt, waiting
-    assert [(s.seq, s.num_new_tokens) for s in eng.step().scheduled] == [(first, 8)]
+    a = eng.add(prompt(3), max_new_tokens=10)
+    c = eng.add(prompt(2, 50), max_new_tokens=10)
+    eng.step()  # both prefilled
+    b = eng.add(prompt(40, 100), max_new_tokens=2)
+    eng.step()  # a, c decode; b's first chunk
+    # b first in the running order (as a readmitted sequence can be): the decodes behind its
+    # chunk still run, their tokens kept out of its 20.
+    eng.sched.running[:] = [b, a, c]
+    out = eng.step()
+    assert [(s.seq, s.num_new_tokens) for s in out.scheduled] == [(b, 18), (a, 1), (c, 1)]
+    eng.run()
+    eng.assert_no_leaks()
 
 
 def test_running_decodes_go_first_and_a_long_prompt_does_not_stall_them():

@@ -10,10 +10,15 @@ Policy (vLLM V1 style, one token budget for prefill and decode alike):
   1..n-1 wait (first in the queue still, the requests behind them admitted meanwhile) until
   its choice 0 has computed the prompt, then take it from the cache: the prompt is computed
   once, not n times;
-- a step with one sequence, nothing else running or waiting, takes up to `lone_prefill_tokens`
-  (when larger than the budget) of its prompt: no decode waits on its chunk, and the matmuls
-  run faster at more rows (a 2,000-token prompt alone -11 % to its first token on a 2-core
-  Xeon; BENCHMARKS.md, session 66).
+- a step's first prompt chunk, when the budget left cannot hold the rest of its prompt, grows
+  to `lone_prefill_tokens` tokens for the whole step (when larger than the budget; the running
+  sequences behind it keep a token each) and is the step's only prompt chunk: the matmuls and
+  the attention run faster in fewer, larger chunks (a 2,000-token prompt alone -11 % to its
+  first token, eight at once +11-22 % output tok/s on a 2-core Xeon; BENCHMARKS.md, sessions 66
+  and 69), while short prompts still share 512-token steps (a burst of them packed into one
+  2,048-token step waits for all of it: 32 streams' TTFT p50 1.7x, session 67). Like vLLM's
+  CPU server (2,048-token steps), a long prompt then holds the running decodes for one longer
+  step rather than a few shorter ones.
 """
 
 from __future__ import annotations
@@ -110,24 +115,24 @@ class Scheduler:
     def schedule(self) -> SchedulerOutput:
         out = SchedulerOutput()
         budget = self.max_num_batched_tokens
-        if len(self.running) + self.num_waiting == 1:  # alone: a decode takes 1 token anyway
-            budget = max(budget, self.lone_prefill_tokens)
         i = 0
         while i < len(self.running) and budget > 0:
             seq = self.running[i]
-            n = self._fit(seq, min(seq.num_uncomputed_tokens, budget))
+            behind = len(self.running) - i - 1  # running sequences still to schedule
+            limit = self._limit(out, seq, budget, behind)
+            n = self._fit(seq, limit)
             while n == 0:
                 victim = self.running.pop()  # the newest
                 self._preempt(victim)
                 out.preempted.append(victim)
                 if victim is seq:
                     break
-                n = self._fit(seq, min(seq.num_uncomputed_tokens, budget))
+                n = self._fit(seq, self._limit(out, seq, budget, len(self.running) - i - 1))
             if seq.status is not SequenceStatus.RUNNING:
                 break
             self.block_manager.allocate(seq, n)
             out.scheduled.append(ScheduledSequence(seq, n))
-            budget -= n
+            budget = len(self.running) - i - 1 if n > budget else budget - n
             i += 1
         if out.preempted:
             return out  # no room: admitting now would only preempt again
@@ -145,7 +150,7 @@ class Scheduler:
             if not seq.num_preemptions:  # vLLM's: the first admission's (a readmitted
                 # sequence also matches its own generated tokens)
                 seq.num_cached_tokens = min(cached, seq.num_prompt_tokens)
-            n = self._fit(seq, min(seq.num_uncomputed_tokens, budget))
+            n = self._fit(seq, self._limit(out, seq, budget, 0))
             if n == 0:
                 self.block_manager.unmatch(seq)
                 seq.num_computed_tokens = 0
@@ -156,7 +161,7 @@ class Scheduler:
             seq.status = SequenceStatus.RUNNING
             self.running.append(seq)
             out.scheduled.append(ScheduledSequence(seq, n))
-            budget -= n
+            budget = 0 if n > budget else budget - n
         self.waiting.extendleft(reversed(held))
         return out
 
@@ -178,6 +183,16 @@ class Scheduler:
         seq.status = SequenceStatus.FINISHED
         seq.finish_reason = reason
         seq.finish_time = time.perf_counter()
+
+    def _limit(self, out: SchedulerOutput, seq: Sequence, budget: int, behind: int) -> int:
+        """The most tokens `seq` may take this step: the budget left, or, for the step's first
+        prompt chunk when that cannot hold the rest of the prompt, up to `lone_prefill_tokens`
+        for the whole step, a token kept for each of the `behind` running sequences."""
+        want = seq.num_uncomputed_tokens
+        if want <= budget or any(s.is_prefill for s in out.scheduled):
+            return min(want, budget)
+        room = self.lone_prefill_tokens - (self.max_num_batched_tokens - budget) - behind
+        return min(want, max(budget, room))
 
     def _fit(self, seq: Sequence, n: int) -> int:
         """How many of the next `n` tokens can get slots without evicting anyone."""

@@ -208,7 +208,7 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     )  # fmt: skip
     logger.info(
         "KV cache: %d blocks x %d tokens = %d tokens; max %d running requests, %d tokens per step "
-        "(%d for a prompt alone)",
+        "(%d for a long prompt's chunk)",
         core.block_manager.num_blocks, engine_config.block_size, core.runner.capacity_tokens,
         engine_config.max_num_seqs, engine_config.max_num_batched_tokens,
         max(engine_config.max_num_batched_tokens, engine_config.lone_prefill_tokens),
