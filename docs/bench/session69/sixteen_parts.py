@@ -39,11 +39,6 @@ def run(tag: str, profile: cProfile.Profile | None = None) -> tuple[float, dict[
         if profile:
             profile.disable()
         dt = time.perf_counter() - t
-        prefill = (
-            sum(s.num_new_tokens for s in core.last_scheduled if s.is_prefill)
-            if hasattr(core, "last_scheduled")
-            else None
-        )
         kinds["step"].append(dt)
         done += sum(o.finish_reason is not None for o in outs)
     return 512 / (time.perf_counter() - s), kinds
