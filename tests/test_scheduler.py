@@ -143,12 +143,37 @@ def test_running_sequences_behind_a_grown_chunk_keep_their_token():
     eng.step()  # both prefilled
     b = eng.add(prompt(40, 100), max_new_tokens=2)
     eng.step()  # a, c decode; b's first chunk
-    # b first in the running order (as a readmitted sequence can be): the decodes behind its
-    # chunk still run, their tokens kept out of its 20.
+    # b first in the running order (forced: admission puts the one unfinished prompt last, but
+    # the rule should not depend on it): the decodes behind its chunk still run, their tokens
+    # kept out of its 20.
     eng.sched.running[:] = [b, a, c]
     out = eng.step()
     assert [(s.seq, s.num_new_tokens) for s in out.scheduled] == [(b, 18), (a, 1), (c, 1)]
     eng.run()
+    eng.assert_no_leaks()
+
+
+def test_a_grown_chunk_leaves_a_block_for_each_running_sequence_and_stops_at_the_prompt():
+    eng = FakeEngine(num_blocks=8, max_num_batched_tokens=4, lone_prefill_tokens=40)
+    a = eng.add(prompt(4), max_new_tokens=5)
+    eng.step()
+    b = eng.add(prompt(28, 100), max_new_tokens=1)
+    # a's decode takes a second block; of the 6 left, b's chunk takes 5 (20 tokens, not 24):
+    # one stays for a's next block, else a would preempt b and its chunk be lost.
+    out = eng.step()
+    assert [(s.seq, s.num_new_tokens) for s in out.scheduled] == [(a, 1), (b, 20)]
+    assert eng.bm.num_free_blocks == 1
+    eng.run()
+    eng.assert_no_leaks()
+    # A readmitted sequence recomputes its prompt and its tokens: only the prompt's part grows
+    # (the step's checks in FakeEngine: one prompt chunk in a step over the budget, the bound).
+    eng = FakeEngine(
+        num_blocks=10, max_num_batched_tokens=4, lone_prefill_tokens=16, enable_prefix_cache=False
+    )
+    eng.add(prompt(4), max_new_tokens=30)
+    eng.add(prompt(4, 100), max_new_tokens=30)
+    eng.run()
+    assert sum(len(out.preempted) for out in eng.history) > 0
     eng.assert_no_leaks()
 
 

@@ -2,7 +2,8 @@
 
 Policy (vLLM V1 style, one token budget for prefill and decode alike):
 - running sequences first, oldest first: a decode takes 1 token, an unfinished prefill takes
-  the next chunk that fits the step's budget, so long prompts never stall running decodes;
+  the next chunk that fits the step's budget (or grows, below), so a long prompt computes
+  beside the running decodes, never ahead of them;
 - when a running sequence needs a block and none is free, the newest running sequence is
   preempted (blocks freed, requeued at the front, recomputed later);
 - then waiting sequences are admitted, oldest first, while a sequence slot, budget and blocks
@@ -12,7 +13,8 @@ Policy (vLLM V1 style, one token budget for prefill and decode alike):
   once, not n times;
 - a step's first prompt chunk, when the budget left cannot hold the rest of its prompt, grows
   to `lone_prefill_tokens` tokens for the whole step (when larger than the budget; the running
-  sequences behind it keep a token each) and is the step's only prompt chunk: the matmuls and
+  sequences behind it keep a token each, and each running sequence a free block for its next
+  token; never past the prompt) and is the step's only prompt chunk: the matmuls and
   the attention run faster in fewer, larger chunks (a 2,000-token prompt alone -11 % to its
   first token, eight at once +11-22 % output tok/s on a 2-core Xeon; BENCHMARKS.md, sessions 66
   and 69), while short prompts still share 512-token steps (a burst of them packed into one
@@ -185,14 +187,23 @@ class Scheduler:
         seq.finish_time = time.perf_counter()
 
     def _limit(self, out: SchedulerOutput, seq: Sequence, budget: int, behind: int) -> int:
-        """The most tokens `seq` may take this step: the budget left, or, for the step's first
-        prompt chunk when that cannot hold the rest of the prompt, up to `lone_prefill_tokens`
-        for the whole step, a token kept for each of the `behind` running sequences."""
+        """The most tokens `seq` may take this step: the budget left; or, for the step's first
+        prompt chunk when that cannot hold the rest of the prompt, up to the prompt's end and
+        `lone_prefill_tokens` for the whole step, keeping a token for each of the `behind`
+        running sequences and a free block for each running sequence's next token (a chunk
+        that took those would be preempted for them, its work lost, the next step)."""
         want = seq.num_uncomputed_tokens
-        if want <= budget or any(s.is_prefill for s in out.scheduled):
+        prompt_left = seq.num_prompt_tokens - seq.num_computed_tokens
+        if prompt_left <= budget or any(s.is_prefill for s in out.scheduled):
             return min(want, budget)
-        room = self.lone_prefill_tokens - (self.max_num_batched_tokens - budget) - behind
-        return min(want, max(budget, room))
+        bm = self.block_manager
+        step_room = self.lone_prefill_tokens - out.num_batched_tokens - behind
+        spare_blocks = max(0, bm.num_free_blocks - len(self.running))
+        block_room = (
+            len(seq.block_table) * bm.block_size - seq.num_computed_tokens
+            + spare_blocks * bm.block_size
+        )  # fmt: skip
+        return min(prompt_left, max(budget, min(step_room, block_room)))
 
     def _fit(self, seq: Sequence, n: int) -> int:
         """How many of the next `n` tokens can get slots without evicting anyone."""

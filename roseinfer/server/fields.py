@@ -501,8 +501,9 @@ FIELDS: tuple[FieldSpec, ...] = (
        "a prompt, a chunk without choices whose `prompt_progress` is `{total, cache, processed, "
        "time_ms}` (llama.cpp's: `processed` counts the cached tokens too; `time_ms` since the "
        "request came; the last one, `processed` = `total`, before the first token); a long "
-       "prompt's chunks follow `--lone-prefill-tokens` (`--max-num-batched-tokens` when "
-       "another prompt's chunk comes first in the step, see Engine flags); llama.cpp's web page sends it on "
+       "prompt's chunks are up to `--lone-prefill-tokens` tokens less the step's decodes "
+       "(what `--max-num-batched-tokens` leaves when another prompt's chunk comes first in "
+       "the step; fewer where the KV cache is short; see Engine flags); llama.cpp's web page sends it on "
        "every streamed request; without `stream` a no-op, as in llama.cpp", _LC),
     _h("timings_per_token", _V1, "true: every streamed chunk of a choice carries its `timings` "
        "so far (llama.cpp's object, as /completion's: `cache_n`, `prompt_n`, `prompt_ms`, "
