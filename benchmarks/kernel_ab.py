@@ -9,8 +9,9 @@ only the calls timed) and warm (one layer's call repeated), for BxKEYS batches (
 (random weights, 30 layers) at M rows (prefill chunks: 512, 2,000), each linear's time and
 whether each revision's output is bit-identical to the first revision's;
 `amx`: amx_linear and amx_int8_linear over SmolLM2's 120 linears (random weights, 30 layers) at M
-rows (prefill chunks: 512), each kind's time and whether each revision's output is bit-identical
-to the first revision's;
+rows (prefill chunks: 512), and its 30 gate_up packed gated with SiLU·mul in the epilogue
+(`amx_gated_linear`, bf16 and int8), each kind's time and whether each revision's output is
+bit-identical to the first revision's;
 `prefill`: paged_prefill_attention over 30 layers for SxQ@C steps (S sequences of Q new tokens
 in C; the cached blocks shared, as after a prefix-cache hit; `benchmarks/prefill_attention.py`'s
 shapes), fp32, bf16 and int8 caches, and whether each revision's output for the first layer is
@@ -85,8 +86,15 @@ torch::Tensor dpbf16_gated_linear(torch::Tensor x, torch::Tensor packed,
 torch::Tensor amx_linear(torch::Tensor x, torch::Tensor packed, c10::optional<torch::Tensor> bias,
     c10::optional<torch::Tensor> out);
 torch::Tensor amx_int8_linear(torch::Tensor x, torch::Tensor packed, torch::Tensor scale,
-    c10::optional<torch::Tensor> bias, c10::optional<torch::Tensor> out);""",
+    c10::optional<torch::Tensor> bias, c10::optional<torch::Tensor> out);
+torch::Tensor amx_pack_gated(torch::Tensor w);
+torch::Tensor amx_gated_linear(torch::Tensor x, torch::Tensor packed,
+    c10::optional<torch::Tensor> scale, c10::optional<torch::Tensor> bias, bool silu_mul,
+    c10::optional<torch::Tensor> out);""",
         'm.def("pack", &roseinfer::amx_pack_weight); '
+        'm.def("pack_gated", &roseinfer::amx_pack_gated); '
+        'm.def("gated", [](torch::Tensor x, torch::Tensor w, c10::optional<torch::Tensor> s) { '
+        "return roseinfer::amx_gated_linear(x, w, s, c10::nullopt, true, c10::nullopt); }); "
         'm.def("linear", [](torch::Tensor x, torch::Tensor w) { '
         "return roseinfer::amx_linear(x, w, c10::nullopt, c10::nullopt); }); "
         'm.def("int8", [](torch::Tensor x, torch::Tensor w, torch::Tensor s) { '
@@ -246,12 +254,22 @@ def amx(mods, rows):
     bf16 = [any_mod.pack(w) for w in weights]
     int8 = [any_mod.pack(torch.randint(-127, 128, w.shape, dtype=torch.int8)) for w in weights]
     scales = [torch.rand(w.shape[0], generator=g).to(torch.bfloat16) / 64 for w in weights]
+    gate_up = weights[2::4]  # each layer's [2I, h], packed gated for SiLU·mul in the epilogue
+    bf16_gated = [any_mod.pack_gated(w) for w in gate_up]
+    int8_gated = [
+        any_mod.pack_gated(torch.randint(-127, 128, w.shape, dtype=torch.int8)) for w in gate_up
+    ]
+    gated_scales = scales[2::4]
     for m in rows:
         xs = {k: torch.randn(m, k, generator=g).to(torch.bfloat16) for k in (h, inter)}
         fns = {
             "bf16": lambda mod, xs=xs: [mod.linear(xs[w.shape[1] * 32], w) for w in bf16],
             "int8": lambda mod, xs=xs: [
                 mod.int8(xs[w.shape[1] * 32], w, s) for w, s in zip(int8, scales, strict=True)
+            ],
+            "bf16 gate_up+SiLU": lambda mod, xs=xs: [mod.gated(xs[h], w, None) for w in bf16_gated],
+            "int8 gate_up+SiLU": lambda mod, xs=xs: [
+                mod.gated(xs[h], w, s) for w, s in zip(int8_gated, gated_scales, strict=True)
             ],
         }
         res = turns(mods, fns, 9)
