@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "amx.h"
 #include "attention_avx512.h"
 
 #if defined(__AVX512F__)
@@ -59,27 +60,14 @@ inline __m512bh load_bf16x32(const c10::BFloat16* p) {
   return reinterpret_cast<__m512bh>(_mm512_loadu_si512(p));
 }
 
-// bf16 caches where the CPU has AVX512-BF16, head_dim = 32 * NV: q . k and p . v as dot products
-// of bf16 pairs (vdpbf16ps, fp32 sums), so K and V are never widened: about a third of the
-// instructions of the fp32 path, which is what bounds it once K/V are in cache. The products
-// are exact; p is rounded to bf16 for p . v, as flash-attention kernels do.
+// bf16 caches where the CPU has AVX512-BF16, head_dim = 32 * NV: from the scores (scaled, each
+// head's max lanes in mxv) on, p . v as dot products of bf16 pairs (vdpbf16ps, fp32 sums), so V is
+// never widened; p is rounded to bf16 for it, as flash-attention kernels do.
 template <int NV, int G>
-void attend_group_bf16(const float* q, const KVView<c10::BFloat16>& kv, float scale,
-                       float* scores, c10::BFloat16* probs, float* acc, float* row_stats) {
+void attend_values_bf16(const KVView<c10::BFloat16>& kv, float* scores, const __m512* mxv,
+                        c10::BFloat16* probs, float* acc, float* row_stats) {
   using T = c10::BFloat16;
   constexpr int64_t D = 32 * NV;
-  __m512bh qv[G][NV];  // q came from bf16: exact again in bf16
-  for (int g = 0; g < G; ++g)
-    for (int i = 0; i < NV; ++i)
-      qv[g][i] = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(q + g * D + 32 * i + 16),
-                                     _mm512_loadu_ps(q + g * D + 32 * i));
-  auto dot = [&](int g, const T* row) {
-    __m512 s = _mm512_dpbf16_ps(_mm512_setzero_ps(), qv[g][0], load_bf16x32(row));
-    for (int i = 1; i < NV; ++i) s = _mm512_dpbf16_ps(s, qv[g][i], load_bf16x32(row + 32 * i));
-    return s;
-  };
-  __m512 mxv[G];
-  score_keys<T, G>(dot, kv, D, scale, scores, mxv);
   prefetch_v_start(kv, D * int64_t(sizeof(T)));
   const int64_t len = kv.len;
   float inv_sum[G];
@@ -111,6 +99,128 @@ void attend_group_bf16(const float* q, const KVView<c10::BFloat16>& kv, float sc
     for (int i = 0; i < NV; ++i)
       store_pair_sums(lo[g][i], hi[g][i], _mm512_set1_ps(inv_sum[g]), acc + g * D + 32 * i);
 }
+
+// q . k as dot products of bf16 pairs (vdpbf16ps), so K is never widened: about a third of the
+// instructions of the fp32 path, which is what bounds it once K/V are in cache. The products are
+// exact.
+template <int NV, int G>
+void attend_group_bf16(const float* q, const KVView<c10::BFloat16>& kv, float scale,
+                       float* scores, c10::BFloat16* probs, float* acc, float* row_stats) {
+  using T = c10::BFloat16;
+  constexpr int64_t D = 32 * NV;
+  __m512bh qv[G][NV];  // q came from bf16: exact again in bf16
+  for (int g = 0; g < G; ++g)
+    for (int i = 0; i < NV; ++i)
+      qv[g][i] = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(q + g * D + 32 * i + 16),
+                                     _mm512_loadu_ps(q + g * D + 32 * i));
+  auto dot = [&](int g, const T* row) {
+    __m512 s = _mm512_dpbf16_ps(_mm512_setzero_ps(), qv[g][0], load_bf16x32(row));
+    for (int i = 1; i < NV; ++i) s = _mm512_dpbf16_ps(s, qv[g][i], load_bf16x32(row + 32 * i));
+    return s;
+  };
+  __m512 mxv[G];
+  score_keys<T, G>(dot, kv, D, scale, scores, mxv);
+  attend_values_bf16<NV, G>(kv, scores, mxv, probs, acc, row_stats);
+}
+
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+// Keys from which a task's q . k runs on AMX: below, setting the tiles up costs more than they
+// save (one sequence of 135 keys, SmolLM2's 30 layers, 0.36 against 0.51 ms a step; from 500
+// keys on they win; BENCHMARKS.md, session 69).
+constexpr int64_t kAmxKeysFrom = 256;
+
+// 16 keys' products with the query heads into out [16][G] fp32 (row stride g4 bytes), with C
+// tile CT and A tile AT (the keys, 32 dims a step); B tiles 6 and 7 hold the heads' pairs. (The
+// tile intrinsics take literal tile numbers: one function per set.)
+#define ROSEINFER_KEY_PRODUCTS(NAME, CT, AT)                                                 \
+  template <int NV>                                                                          \
+  inline void NAME(const c10::BFloat16* key, int64_t D, float* out, int64_t g4) {            \
+    _tile_zero(CT);                                                                          \
+    _tile_loadd(AT, key, D * 2);                                                             \
+    _tile_dpbf16ps(CT, AT, 6);                                                               \
+    if constexpr (NV >= 2) {                                                                 \
+      _tile_loadd(AT, key + 32, D * 2);                                                      \
+      _tile_dpbf16ps(CT, AT, 7);                                                             \
+    }                                                                                        \
+    _tile_stored(CT, out, g4);                                                               \
+  }
+ROSEINFER_KEY_PRODUCTS(key_products_0, 0, 1)
+ROSEINFER_KEY_PRODUCTS(key_products_1, 2, 3)
+#undef ROSEINFER_KEY_PRODUCTS
+
+// The same with q . k on AMX tiles, for blocks of a multiple of 16 rows (else as above): 16 keys'
+// rows read in place from the block (A, 16 x 32 dims a tile) times the query heads as pairs (B,
+// [16 pairs][G], made once), into C [16 keys][G], which a gather per head turns back into each
+// head's 16 scores. Two sets of C and A tiles take turns, so one group's products run while the
+// last group's scores are gathered (the vector products and their horizontal sums were about
+// half of the vector kernel's own work; BENCHMARKS.md, session 69). Tiles: C and A 0, 1 and
+// 2, 3; B 6, 7 (one per 32 dims).
+template <int NV, int G>
+void attend_group_bf16_amx(const float* q, const KVView<c10::BFloat16>& kv, float scale,
+                           float* scores, c10::BFloat16* probs, float* acc, float* row_stats) {
+  static_assert(G <= 16 && NV <= 2, "B tiles 6 and 7: head_dim up to 64");
+  if (kv.block_size % amx::kTileRows != 0 || kv.len < kAmxKeysFrom) {
+    attend_group_bf16<NV, G>(q, kv, scale, scores, probs, acc, row_stats);
+    return;
+  }
+  using T = c10::BFloat16;
+  constexpr int64_t D = 32 * NV, g4 = G * 4;
+  amx::TileConfig cfg;
+  for (int t : {0, 1, 2, 3}) cfg.rows[t] = amx::kTileRows;
+  cfg.colsb[0] = cfg.colsb[2] = g4;
+  cfg.colsb[1] = cfg.colsb[3] = amx::kTileBytes;
+  for (int i = 0; i < NV; ++i) {
+    cfg.rows[6 + i] = amx::kTileRows;
+    cfg.colsb[6 + i] = g4;
+  }
+  amx::memory_barrier();
+  _tile_loadconfig(&cfg);
+  // B_i [r][g] = head g's dims 32i + 2r, 32i + 2r + 1 as a bf16 pair (q came from bf16: exact).
+  alignas(64) uint16_t pairs[NV][amx::kTileRows][G][2];
+  for (int i = 0; i < NV; ++i)
+    for (int r = 0; r < amx::kTileRows; ++r)
+      for (int g = 0; g < G; ++g)
+        for (int j = 0; j < 2; ++j)
+          pairs[i][r][g][j] = c10::BFloat16(q[g * D + 32 * i + 2 * r + j]).x;
+  amx::memory_barrier();
+  _tile_loadd(6, pairs[0], g4);
+  if constexpr (NV >= 2) _tile_loadd(7, pairs[1], g4);
+  alignas(64) float c[2][amx::kTileRows * G];
+  const __m512i heads = _mm512_mullo_epi32(
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(G));
+  const __m512 scalev = _mm512_set1_ps(scale);
+  __m512 mxv[G];
+  for (int g = 0; g < G; ++g) mxv[g] = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  const int64_t len = kv.len, block_size = kv.block_size;
+  int64_t last_at = -1, last_m = 0;  // the group whose products wait to be gathered
+  const auto gather = [&](int buf) {
+    amx::memory_barrier();  // the tile store wrote c[buf]
+    const __mmask16 valid = static_cast<__mmask16>((1u << last_m) - 1);
+    for (int g = 0; g < G; ++g) {
+      const __m512 sc = _mm512_mul_ps(
+          _mm512_mask_i32gather_ps(_mm512_setzero_ps(), valid, heads, c[buf] + g, 4), scalev);
+      _mm512_mask_storeu_ps(scores + g * len + last_at, valid, sc);
+      mxv[g] = _mm512_mask_max_ps(mxv[g], valid, mxv[g], sc);
+    }
+  };
+  int k = 0;  // groups issued
+  for (int64_t b = 0, start = 0; start < len; ++b, start += block_size) {
+    prefetch_k_block(kv, b + kPrefetchBlocks, D * int64_t(sizeof(T)));
+    const T* block = kv.k_block(b);
+    const int64_t n = std::min(block_size, len - start);
+    for (int64_t r = 0; r < n; r += amx::kTileRows, ++k) {
+      if (k % 2 == 0) key_products_0<NV>(block + r * D, D, c[0], g4);
+      else key_products_1<NV>(block + r * D, D, c[1], g4);
+      if (last_at >= 0) gather(1 - k % 2);
+      last_at = start + r;
+      last_m = std::min<int64_t>(amx::kTileRows, n - r);
+    }
+  }
+  if (last_at >= 0) gather((k - 1) % 2);
+  _tile_release();
+  attend_values_bf16<NV, G>(kv, scores, mxv, probs, acc, row_stats);
+}
+#endif
 #endif
 
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__)
@@ -245,16 +355,26 @@ GroupFn<int8_t> int8_group_kernel_for(int64_t group) {
 #endif
 
 #if defined(__AVX512BF16__)
-// Up to 12 * 2 accumulators: the V pass keeps them all in the 32 vector registers.
+// Up to 12 * 2 accumulators: the V pass keeps them all in the 32 vector registers. Where the CPU
+// runs AMX (and the process may use it), q . k on its tiles.
+template <int NV, int G>
+GroupFn<c10::BFloat16> bf16_group_kernel() {
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+  if constexpr (NV <= 2)
+    if (amx::request()) return attend_group_bf16_amx<NV, G>;
+#endif
+  return attend_group_bf16<NV, G>;
+}
+
 template <int NV>
 GroupFn<c10::BFloat16> bf16_group_kernel_for(int64_t group) {
   switch (group) {
-    case 1: return attend_group_bf16<NV, 1>;
-    case 2: return attend_group_bf16<NV, 2>;
-    case 3: return attend_group_bf16<NV, 3>;
-    case 4: return attend_group_bf16<NV, 4>;
-    case 5: return NV <= 2 ? attend_group_bf16<NV, 5> : nullptr;
-    case 6: return NV <= 2 ? attend_group_bf16<NV, 6> : nullptr;
+    case 1: return bf16_group_kernel<NV, 1>();
+    case 2: return bf16_group_kernel<NV, 2>();
+    case 3: return bf16_group_kernel<NV, 3>();
+    case 4: return bf16_group_kernel<NV, 4>();
+    case 5: return NV <= 2 ? bf16_group_kernel<NV, 5>() : nullptr;
+    case 6: return NV <= 2 ? bf16_group_kernel<NV, 6>() : nullptr;
     default: return nullptr;
   }
 }
