@@ -219,17 +219,19 @@ def test_paged_decode_attention_matches_the_reference_backend(
         assert torch.equal(ref, got)  # the new K/V land in the same slots, nothing else moves
 
 
-# Query heads per KV head 1, 3, 4, 6 at head_dim 64 (the AMX key products' two B tiles) and 128
-# (not on AMX: the vector products).
+# Query heads per KV head 1, 3, 4, 6 at head_dim 64 (the AMX key products' two B tiles, the
+# value products' four C tiles) and 128 (not on AMX: the vector products).
 @pytest.mark.parametrize(
     "head_dim,heads,kv_heads", [(64, 9, 3), (64, 3, 3), (64, 8, 2), (64, 6, 1), (128, 8, 4)]
 )
-@pytest.mark.parametrize("block_size", [16, 32, 5])  # 5: the vector products on AMX CPUs too
+# 8: the vector key products, the values on AMX; 5: all vector products on AMX CPUs too.
+@pytest.mark.parametrize("block_size", [16, 32, 8, 5])
 def test_paged_decode_attention_at_long_contexts_matches_the_reference_backend(
     kernels, head_dim, heads, kv_heads, block_size
 ):
-    """bf16 caches from 256 keys a task: where the CPU has AMX, q . k on its tiles
-    (`attend_group_bf16_amx`), the keys' last group partial, one and two 16-key groups a block."""
+    """bf16 caches from 256 keys a task: where the CPU has AMX, q . k and p . v on its tiles
+    (`attend_group_bf16_amx`), the keys' last group partial, one and two 16-key groups a block,
+    the values' last 32-key step partial (and its last pair a single row at 611 keys)."""
     torch.manual_seed(0)
     lens = [256, 300, 611, 1000]
     num_blocks = sum(-(-n // block_size) for n in lens) + 16
@@ -511,14 +513,25 @@ def test_every_decode_attention_kernel_prefetches_its_blocks(kernels):
     deleted the loops of `_mm_prefetch` that ask for the blocks ahead, so the block prefetch
     compiled to nothing and no result could show it (BENCHMARKS.md, session 21)."""
     bodies = _function_bodies(kernels)
+    passes = ("attend_group", "score_keys", "attend_values")  # kernels and their passes
+
+    def is_pass(name: str) -> bool:
+        return "roseinfer::attention::" in name and any(p in name for p in passes)
+
     attention = {  # a kernel called from another (the AMX one's fallback) has a PLT stub too
-        n: b
-        for n, b in bodies.items()
-        if "roseinfer::attention::attend_group" in n and not n.endswith("@plt")
+        n: b for n, b in bodies.items() if is_pass(n) and not n.endswith("@plt")
     }
     if not attention:
         pytest.skip("no vectorised decode-attention kernels in this build (no AVX2 or AVX-512)")
-    without = [n for n, body in attention.items() if not any("prefetch" in x for x in body)]
+
+    def hands_on(body: list[str]) -> bool:  # calls passes that read the blocks (checked apart)
+        return any(x.startswith(("call", "jmp")) and is_pass(x) for x in body)
+
+    without = [
+        n
+        for n, body in attention.items()
+        if not any("prefetch" in x for x in body) and not hands_on(body)
+    ]
     assert without == [], f"{len(without)} of {len(attention)} kernels prefetch nothing"
 
 

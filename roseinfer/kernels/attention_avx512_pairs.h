@@ -63,16 +63,15 @@ inline __m512bh load_bf16x32(const c10::BFloat16* p) {
 // bf16 caches where the CPU has AVX512-BF16, head_dim = 32 * NV: from the scores (scaled, each
 // head's max lanes in mxv) on, p . v as dot products of bf16 pairs (vdpbf16ps, fp32 sums), so V is
 // never widened; p is rounded to bf16 for it, as flash-attention kernels do.
+// The value passes' start: the first value blocks asked for, each head's softmax numerators
+// (into inv_sum and row_stats as softmax_numerators) rounded to bf16 into probs [G, len + 1] (row
+// stride len + 1: a pair may start at the last token).
 template <int NV, int G>
-void attend_values_bf16(const KVView<c10::BFloat16>& kv, float* scores, const __m512* mxv,
-                        c10::BFloat16* probs, float* acc, float* row_stats) {
-  using T = c10::BFloat16;
-  constexpr int64_t D = 32 * NV;
-  prefetch_v_start(kv, D * int64_t(sizeof(T)));
-  const int64_t len = kv.len;
-  float inv_sum[G];
+inline void bf16_probabilities(const KVView<c10::BFloat16>& kv, float* scores, const __m512* mxv,
+                               c10::BFloat16* probs, float* inv_sum, float* row_stats) {
+  prefetch_v_start(kv, 64 * NV);
+  const int64_t len = kv.len, stride = len + 1;
   softmax_numerators<G>(scores, len, mxv, inv_sum, row_stats);
-  const int64_t stride = len + 1;  // probs row stride: a pair may start at the last token
   for (int g = 0; g < G; ++g)
     for (int64_t t = 0; t < len; t += 16) {
       const int64_t m = std::min<int64_t>(16, len - t);
@@ -80,6 +79,15 @@ void attend_values_bf16(const KVView<c10::BFloat16>& kv, float* scores, const __
       const __m256bh p = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(valid, scores + g * len + t));
       _mm256_mask_storeu_epi16(probs + g * stride + t, valid, reinterpret_cast<__m256i>(p));
     }
+}
+
+template <int NV, int G>
+void attend_values_bf16(const KVView<c10::BFloat16>& kv, float* scores, const __m512* mxv,
+                        c10::BFloat16* probs, float* acc, float* row_stats) {
+  using T = c10::BFloat16;
+  constexpr int64_t D = 32 * NV;
+  float inv_sum[G];
+  bf16_probabilities<NV, G>(kv, scores, mxv, probs, inv_sum, row_stats);
   // p . v two value rows at a time (for_value_pairs), p rounded to bf16.
   __m512 lo[G][NV], hi[G][NV];
   for (int g = 0; g < G; ++g)
@@ -104,8 +112,8 @@ void attend_values_bf16(const KVView<c10::BFloat16>& kv, float* scores, const __
 // instructions of the fp32 path, which is what bounds it once K/V are in cache. The products are
 // exact.
 template <int NV, int G>
-void attend_group_bf16(const float* q, const KVView<c10::BFloat16>& kv, float scale,
-                       float* scores, c10::BFloat16* probs, float* acc, float* row_stats) {
+inline void score_keys_bf16(const float* q, const KVView<c10::BFloat16>& kv, float scale,
+                            float* scores, __m512* mxv) {
   using T = c10::BFloat16;
   constexpr int64_t D = 32 * NV;
   __m512bh qv[G][NV];  // q came from bf16: exact again in bf16
@@ -118,15 +126,21 @@ void attend_group_bf16(const float* q, const KVView<c10::BFloat16>& kv, float sc
     for (int i = 1; i < NV; ++i) s = _mm512_dpbf16_ps(s, qv[g][i], load_bf16x32(row + 32 * i));
     return s;
   };
-  __m512 mxv[G];
   score_keys<T, G>(dot, kv, D, scale, scores, mxv);
+}
+
+template <int NV, int G>
+void attend_group_bf16(const float* q, const KVView<c10::BFloat16>& kv, float scale,
+                       float* scores, c10::BFloat16* probs, float* acc, float* row_stats) {
+  __m512 mxv[G];
+  score_keys_bf16<NV, G>(q, kv, scale, scores, mxv);
   attend_values_bf16<NV, G>(kv, scores, mxv, probs, acc, row_stats);
 }
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
-// Keys from which a task's q . k runs on AMX: below, setting the tiles up costs more than they
-// save (one sequence of 135 keys, SmolLM2's 30 layers, 0.36 against 0.51 ms a step; from 500
-// keys on they win; BENCHMARKS.md, session 69).
+// Keys from which a task runs on AMX: below, setting the tiles up costs more than they save (one
+// sequence of 135 keys, SmolLM2's 30 layers, q . k 0.36 against 0.51 ms a step; p . v from 64
+// keys 3-14 % slower at 70-250; from 500 keys on both win; BENCHMARKS.md, sessions 69 and 70).
 constexpr int64_t kAmxKeysFrom = 256;
 
 // 16 keys' products with the query heads into out [16][G] fp32 (row stride g4 bytes), with C
@@ -148,21 +162,125 @@ ROSEINFER_KEY_PRODUCTS(key_products_0, 0, 1)
 ROSEINFER_KEY_PRODUCTS(key_products_1, 2, 3)
 #undef ROSEINFER_KEY_PRODUCTS
 
-// The same with q . k on AMX tiles, for blocks of a multiple of 16 rows (else as above): 16 keys'
-// rows read in place from the block (A, 16 x 32 dims a tile) times the query heads as pairs (B,
-// [16 pairs][G], made once), into C [16 keys][G], which a gather per head turns back into each
-// head's 16 scores. Two sets of C and A tiles take turns, so one group's products run while the
-// last group's scores are gathered (the vector products and their horizontal sums were about
-// half of the vector kernel's own work; BENCHMARKS.md, session 69). Tiles: C and A 0, 1 and
-// 2, 3; B 6, 7 (one per 32 dims).
+// p . v on AMX tiles (head_dim 32 * NV, NV <= 2, even block sizes), from the scores on as
+// attend_values_bf16: per 32 keys, the value rows paired by key as for_value_pairs pairs them
+// (row r of B tile 2i + h holding keys 2r and 2r + 1 of the 16 dims in unpacklo (h = 0) or
+// unpackhi's lanes), stored in turns into one of two buffers, times the heads' probabilities (A:
+// [G][32 keys], read in place) into C [G][16] per B tile; the products run while the next 32
+// keys' rows are paired (the vector products, a dpbf16 per head, pair and 32 dims, were over half
+// of the kernel's time at long contexts; BENCHMARKS.md, session 70). Tiles: C 0..2NV-1, A 4,
+// B 5 and 6 in turns.
 template <int NV, int G>
-void attend_group_bf16_amx(const float* q, const KVView<c10::BFloat16>& kv, float scale,
-                           float* scores, c10::BFloat16* probs, float* acc, float* row_stats) {
-  static_assert(G <= 16 && NV <= 2, "B tiles 6 and 7: head_dim up to 64");
-  if (kv.block_size % amx::kTileRows != 0 || kv.len < kAmxKeysFrom) {
-    attend_group_bf16<NV, G>(q, kv, scale, scores, probs, acc, row_stats);
-    return;
+void attend_values_bf16_amx(const KVView<c10::BFloat16>& kv, float* scores, const __m512* mxv,
+                            c10::BFloat16* probs, float* acc, float* row_stats) {
+  static_assert(NV <= 2 && G <= amx::kTileRows, "C tiles 0-3: head_dim up to 64");
+  using T = c10::BFloat16;
+  constexpr int64_t D = 32 * NV, kKeys = 2 * amx::kTileRows;  // keys per step
+  constexpr int NB = 2 * NV;                                        // B (and C) tiles per step
+  float inv_sum[G];
+  bf16_probabilities<NV, G>(kv, scores, mxv, probs, inv_sum, row_stats);
+  amx::TileConfig cfg;
+  for (int t = 0; t < NB; ++t) cfg.rows[t] = G;
+  cfg.rows[4] = G;
+  cfg.rows[5] = cfg.rows[6] = amx::kTileRows;
+  for (int t : {0, 1, 2, 3, 4, 5, 6}) cfg.colsb[t] = amx::kTileBytes;
+  amx::memory_barrier();
+  _tile_loadconfig(&cfg);
+  _tile_zero(0);
+  _tile_zero(1);
+  if constexpr (NV == 2) {
+    _tile_zero(2);
+    _tile_zero(3);
   }
+  const int64_t len = kv.len, stride = len + 1, block_size = kv.block_size;
+  using Pairs = uint16_t[NB][amx::kTileRows][32];  // a step's B tiles
+  alignas(64) Pairs pairs[2];
+  alignas(64) uint16_t tail[G][kKeys];  // the last step's probabilities, zeros past len
+  int64_t b = 0, j = 0;  // the block and row of the step's next key
+  const T* value = kv.v_block(0);
+  prefetch_v_block(kv, kValueBlocksAhead<T>, D * int64_t(sizeof(T)));
+  const auto pair_rows = [&](int64_t t0, Pairs& bt) {  // keys t0.. into bt
+    for (int r = 0; r < amx::kTileRows; ++r) {
+      const int64_t t = t0 + 2 * r;
+      if (t >= len) {  // zeros, not an earlier step's rows: 0 * inf would be NaN
+        for (int i = 0; i < NB; ++i) _mm512_store_si512(bt[i][r], _mm512_setzero_si512());
+        continue;
+      }
+      if (j == block_size) {
+        ++b;
+        j = 0;
+        value = kv.v_block(b);
+        prefetch_v_block(kv, b + kValueBlocksAhead<T>, D * int64_t(sizeof(T)));
+      }
+      const bool pair = t + 1 < len;
+      for (int i = 0; i < NV; ++i) {
+        const __m512i r0 = _mm512_loadu_si512(value + j * D + 32 * i);
+        const __m512i r1 =
+            pair ? _mm512_loadu_si512(value + (j + 1) * D + 32 * i) : _mm512_setzero_si512();
+        _mm512_store_si512(bt[2 * i][r], _mm512_unpacklo_epi16(r0, r1));
+        _mm512_store_si512(bt[2 * i + 1][r], _mm512_unpackhi_epi16(r0, r1));
+      }
+      j += 2;
+    }
+  };
+  const auto multiply = [&](int64_t t0, const Pairs& bt) {  // C += p[:, t0..] . bt
+    const void* a = probs + t0;
+    int64_t a_stride = stride * int64_t(sizeof(T));
+    if (t0 + kKeys > len) {
+      const __mmask32 valid = static_cast<__mmask32>((uint64_t(1) << (len - t0)) - 1);
+      for (int g = 0; g < G; ++g)
+        _mm512_store_si512(tail[g], _mm512_maskz_loadu_epi16(valid, probs + g * stride + t0));
+      a = tail;
+      a_stride = kKeys * int64_t(sizeof(uint16_t));
+    }
+    amx::memory_barrier();  // the tile loads read the stores before them
+    _tile_loadd(4, a, a_stride);
+    _tile_loadd(5, bt[0], amx::kTileBytes);
+    _tile_dpbf16ps(0, 4, 5);
+    _tile_loadd(6, bt[1], amx::kTileBytes);
+    _tile_dpbf16ps(1, 4, 6);
+    if constexpr (NV == 2) {
+      _tile_loadd(5, bt[2], amx::kTileBytes);
+      _tile_dpbf16ps(2, 4, 5);
+      _tile_loadd(6, bt[3], amx::kTileBytes);
+      _tile_dpbf16ps(3, 4, 6);
+    }
+    amx::memory_barrier();  // the next stores to bt come after these loads
+  };
+  // A step's rows are paired a step ahead of their products: a tile load right after the
+  // stores it reads waits for them to drain.
+  const int64_t steps = (len + kKeys - 1) / kKeys;
+  pair_rows(0, pairs[0]);
+  for (int64_t k = 0; k < steps; ++k) {
+    if (k + 1 < steps) pair_rows((k + 1) * kKeys, pairs[(k + 1) % 2]);
+    multiply(k * kKeys, pairs[k % 2]);
+  }
+  alignas(64) float c[NB][G][16];
+  _tile_stored(0, c[0], amx::kTileBytes);
+  _tile_stored(1, c[1], amx::kTileBytes);
+  if constexpr (NV == 2) {
+    _tile_stored(2, c[2], amx::kTileBytes);
+    _tile_stored(3, c[3], amx::kTileBytes);
+  }
+  amx::memory_barrier();  // the loads below read the tile stores
+  _tile_release();
+  for (int g = 0; g < G; ++g)
+    for (int i = 0; i < NV; ++i)
+      store_pair_sums(_mm512_load_ps(c[2 * i][g]), _mm512_load_ps(c[2 * i + 1][g]),
+                      _mm512_set1_ps(inv_sum[g]), acc + g * D + 32 * i);
+}
+
+// q . k on AMX tiles (blocks of a multiple of 16 rows, head_dim up to 64), into scores and mxv as
+// score_keys_bf16: 16 keys' rows read in place from the block (A, 16 x 32 dims a tile) times the
+// query heads as pairs (B, [16 pairs][G], made once), into C [16 keys][G], which a gather per
+// head turns back into each head's 16 scores. Two sets of C and A tiles take turns, so one
+// group's products run while the last group's scores are gathered (the vector products and their
+// horizontal sums were about half of the vector kernel's own work; BENCHMARKS.md, session 69).
+// Tiles: C and A 0, 1 and 2, 3; B 6, 7 (one per 32 dims).
+template <int NV, int G>
+void score_keys_bf16_amx(const float* q, const KVView<c10::BFloat16>& kv, float scale,
+                         float* scores, __m512* mxv) {
+  static_assert(G <= 16 && NV <= 2, "B tiles 6 and 7: head_dim up to 64");
   using T = c10::BFloat16;
   constexpr int64_t D = 32 * NV, g4 = G * 4;
   amx::TileConfig cfg;
@@ -189,7 +307,6 @@ void attend_group_bf16_amx(const float* q, const KVView<c10::BFloat16>& kv, floa
   const __m512i heads = _mm512_mullo_epi32(
       _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(G));
   const __m512 scalev = _mm512_set1_ps(scale);
-  __m512 mxv[G];
   for (int g = 0; g < G; ++g) mxv[g] = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   const int64_t len = kv.len, block_size = kv.block_size;
   int64_t last_at = -1, last_m = 0;  // the group whose products wait to be gathered
@@ -217,8 +334,23 @@ void attend_group_bf16_amx(const float* q, const KVView<c10::BFloat16>& kv, floa
     }
   }
   if (last_at >= 0) gather((k - 1) % 2);
-  _tile_release();
-  attend_values_bf16<NV, G>(kv, scores, mxv, probs, acc, row_stats);
+}
+
+// The bf16 kernel where the process may use AMX: from kAmxKeysFrom keys, p . v on its tiles (even
+// block sizes) and q . k too (blocks of a multiple of 16 rows); else attend_group_bf16.
+template <int NV, int G>
+void attend_group_bf16_amx(const float* q, const KVView<c10::BFloat16>& kv, float scale,
+                           float* scores, c10::BFloat16* probs, float* acc, float* row_stats) {
+  if (kv.block_size % 2 != 0 || kv.len < kAmxKeysFrom) {
+    attend_group_bf16<NV, G>(q, kv, scale, scores, probs, acc, row_stats);
+    return;
+  }
+  __m512 mxv[G];
+  if (kv.block_size % amx::kTileRows == 0)
+    score_keys_bf16_amx<NV, G>(q, kv, scale, scores, mxv);
+  else
+    score_keys_bf16<NV, G>(q, kv, scale, scores, mxv);
+  attend_values_bf16_amx<NV, G>(kv, scores, mxv, probs, acc, row_stats);
 }
 #endif
 #endif
