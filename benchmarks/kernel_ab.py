@@ -26,7 +26,8 @@ bit-identical to the first revision's.
 WORKTREE means the files as they are in this checkout. `prefill` takes PREFILL_CACHES (default
 "float32,bfloat16,int8": the caches to time), PREFILL_REPS (default 6 turns, the first not
 counted) and PREFILL_TILE (default "auto"; "pairs" times the AVX512-BF16 hosts' tile on an AMX
-CPU too) from the environment.
+CPU too) from the environment; `attention` takes ATTENTION_HEADS (default "9,3,64": query heads,
+KV heads, head_dim) and ATTENTION_CACHES (default "float32,bfloat16,int8").
 """
 
 import os
@@ -286,7 +287,8 @@ def amx(mods, rows):
 
 
 def attention(mods, shapes):
-    heads, kv_heads, dim, bs = 9, 3, 64, 16
+    heads, kv_heads, dim = (int(v) for v in os.environ.get("ATTENTION_HEADS", "9,3,64").split(","))
+    bs = 16
 
     def case(b, length, dtype, seed):
         g = torch.Generator().manual_seed(seed)
@@ -325,7 +327,8 @@ def attention(mods, shapes):
         return seconds
 
     for b, length in shapes:
-        for dtype in (torch.float32, torch.bfloat16, "int8"):
+        for dtype in os.environ.get("ATTENTION_CACHES", "float32,bfloat16,int8").split(","):
+            dtype = getattr(torch, dtype) if dtype != "int8" else dtype
             layers = [case(b, length, dtype, seed) for seed in range(30)]
             fns = {
                 "cold": lambda mod, layers=layers: [mod.attn(*c) for c in layers],

@@ -220,9 +220,10 @@ def test_paged_decode_attention_matches_the_reference_backend(
 
 
 # Query heads per KV head 1, 3, 4, 6 at head_dim 64 (the AMX key products' two B tiles, the
-# value products' four C tiles) and 128 (not on AMX: the vector products).
+# value products' four C tiles) and 2, 4 at 128 (four B tiles; the values in two 64-dim passes).
 @pytest.mark.parametrize(
-    "head_dim,heads,kv_heads", [(64, 9, 3), (64, 3, 3), (64, 8, 2), (64, 6, 1), (128, 8, 4)]
+    "head_dim,heads,kv_heads",
+    [(64, 9, 3), (64, 3, 3), (64, 8, 2), (64, 6, 1), (128, 8, 4), (128, 4, 1)],
 )
 # 8: the vector key products, the values on AMX; 5: all vector products on AMX CPUs too.
 @pytest.mark.parametrize("block_size", [16, 32, 8, 5])

@@ -144,8 +144,9 @@ void attend_group_bf16(const float* q, const KVView<c10::BFloat16>& kv, float sc
 constexpr int64_t kAmxKeysFrom = 256;
 
 // 16 keys' products with the query heads into out [16][G] fp32 (row stride g4 bytes), with C
-// tile CT and A tile AT (the keys, 32 dims a step); B tiles 6 and 7 hold the heads' pairs. (The
-// tile intrinsics take literal tile numbers: one function per set.)
+// tile CT and A tile AT (the keys, 32 dims a step); B tiles 6, 7, 4 and 5 hold the heads' pairs
+// of dims 0-31, 32-63, 64-95 and 96-127. (The tile intrinsics take literal tile numbers: one
+// function per set.)
 #define ROSEINFER_KEY_PRODUCTS(NAME, CT, AT)                                                 \
   template <int NV>                                                                          \
   inline void NAME(const c10::BFloat16* key, int64_t D, float* out, int64_t g4) {            \
@@ -156,27 +157,35 @@ constexpr int64_t kAmxKeysFrom = 256;
       _tile_loadd(AT, key + 32, D * 2);                                                      \
       _tile_dpbf16ps(CT, AT, 7);                                                             \
     }                                                                                        \
+    if constexpr (NV == 4) {                                                                 \
+      _tile_loadd(AT, key + 64, D * 2);                                                      \
+      _tile_dpbf16ps(CT, AT, 4);                                                             \
+      _tile_loadd(AT, key + 96, D * 2);                                                      \
+      _tile_dpbf16ps(CT, AT, 5);                                                             \
+    }                                                                                        \
     _tile_stored(CT, out, g4);                                                               \
   }
 ROSEINFER_KEY_PRODUCTS(key_products_0, 0, 1)
 ROSEINFER_KEY_PRODUCTS(key_products_1, 2, 3)
 #undef ROSEINFER_KEY_PRODUCTS
 
-// p . v on AMX tiles (head_dim 32 * NV, NV <= 2, even block sizes), from the scores on as
+// p . v on AMX tiles (head_dim 32 * NV, NV = 1, 2 or 4; even block sizes), from the scores on as
 // attend_values_bf16: per 32 keys, the value rows paired by key as for_value_pairs pairs them
 // (row r of B tile 2i + h holding keys 2r and 2r + 1 of the 16 dims in unpacklo (h = 0) or
 // unpackhi's lanes), stored in turns into one of two buffers, times the heads' probabilities (A:
 // [G][32 keys], read in place) into C [G][16] per B tile; the products run while the next 32
 // keys' rows are paired (the vector products, a dpbf16 per head, pair and 32 dims, were over half
 // of the kernel's time at long contexts; BENCHMARKS.md, session 70). Tiles: C 0..2NV-1, A 4,
-// B 5 and 6 in turns.
+// B 5 and 6 in turns; head_dim 128 in two passes of 64 dims (C tiles 0-3), the second reading
+// the rows the first brought into cache.
 template <int NV, int G>
 void attend_values_bf16_amx(const KVView<c10::BFloat16>& kv, float* scores, const __m512* mxv,
                             c10::BFloat16* probs, float* acc, float* row_stats) {
-  static_assert(NV <= 2 && G <= amx::kTileRows, "C tiles 0-3: head_dim up to 64");
+  static_assert((NV == 1 || NV == 2 || NV == 4) && G <= amx::kTileRows, "C tiles 0-3");
   using T = c10::BFloat16;
   constexpr int64_t D = 32 * NV, kKeys = 2 * amx::kTileRows;  // keys per step
-  constexpr int NB = 2 * NV;                                        // B (and C) tiles per step
+  constexpr int NH = NV == 4 ? 2 : NV;  // 32-dim parts a pass pairs
+  constexpr int NB = 2 * NH;            // B (and C) tiles per step
   float inv_sum[G];
   bf16_probabilities<NV, G>(kv, scores, mxv, probs, inv_sum, row_stats);
   amx::TileConfig cfg;
@@ -186,110 +195,113 @@ void attend_values_bf16_amx(const KVView<c10::BFloat16>& kv, float* scores, cons
   for (int t : {0, 1, 2, 3, 4, 5, 6}) cfg.colsb[t] = amx::kTileBytes;
   amx::memory_barrier();
   _tile_loadconfig(&cfg);
-  _tile_zero(0);
-  _tile_zero(1);
-  if constexpr (NV == 2) {
-    _tile_zero(2);
-    _tile_zero(3);
-  }
   const int64_t len = kv.len, stride = len + 1, block_size = kv.block_size;
   using Pairs = uint16_t[NB][amx::kTileRows][32];  // a step's B tiles
   alignas(64) Pairs pairs[2];
   alignas(64) uint16_t tail[G][kKeys];  // the last step's probabilities, zeros past len
-  int64_t b = 0, j = 0;  // the block and row of the step's next key
-  const T* value = kv.v_block(0);
-  prefetch_v_block(kv, kValueBlocksAhead<T>, D * int64_t(sizeof(T)));
-  const auto pair_rows = [&](int64_t t0, Pairs& bt) {  // keys t0.. into bt
-    for (int r = 0; r < amx::kTileRows; ++r) {
-      const int64_t t = t0 + 2 * r;
-      if (t >= len) {  // zeros, not an earlier step's rows: 0 * inf would be NaN
-        for (int i = 0; i < NB; ++i) _mm512_store_si512(bt[i][r], _mm512_setzero_si512());
-        continue;
-      }
-      if (j == block_size) {
-        ++b;
-        j = 0;
-        value = kv.v_block(b);
-        prefetch_v_block(kv, b + kValueBlocksAhead<T>, D * int64_t(sizeof(T)));
-      }
-      const bool pair = t + 1 < len;
-      for (int i = 0; i < NV; ++i) {
-        const __m512i r0 = _mm512_loadu_si512(value + j * D + 32 * i);
-        const __m512i r1 =
-            pair ? _mm512_loadu_si512(value + (j + 1) * D + 32 * i) : _mm512_setzero_si512();
-        _mm512_store_si512(bt[2 * i][r], _mm512_unpacklo_epi16(r0, r1));
-        _mm512_store_si512(bt[2 * i + 1][r], _mm512_unpackhi_epi16(r0, r1));
-      }
-      j += 2;
-    }
-  };
-  const auto multiply = [&](int64_t t0, const Pairs& bt) {  // C += p[:, t0..] . bt
-    const void* a = probs + t0;
-    int64_t a_stride = stride * int64_t(sizeof(T));
-    if (t0 + kKeys > len) {
-      const __mmask32 valid = static_cast<__mmask32>((uint64_t(1) << (len - t0)) - 1);
-      for (int g = 0; g < G; ++g)
-        _mm512_store_si512(tail[g], _mm512_maskz_loadu_epi16(valid, probs + g * stride + t0));
-      a = tail;
-      a_stride = kKeys * int64_t(sizeof(uint16_t));
-    }
-    amx::memory_barrier();  // the tile loads read the stores before them
-    _tile_loadd(4, a, a_stride);
-    _tile_loadd(5, bt[0], amx::kTileBytes);
-    _tile_dpbf16ps(0, 4, 5);
-    _tile_loadd(6, bt[1], amx::kTileBytes);
-    _tile_dpbf16ps(1, 4, 6);
-    if constexpr (NV == 2) {
-      _tile_loadd(5, bt[2], amx::kTileBytes);
-      _tile_dpbf16ps(2, 4, 5);
-      _tile_loadd(6, bt[3], amx::kTileBytes);
-      _tile_dpbf16ps(3, 4, 6);
-    }
-    amx::memory_barrier();  // the next stores to bt come after these loads
-  };
-  // A step's rows are paired a step ahead of their products: a tile load right after the
-  // stores it reads waits for them to drain.
-  const int64_t steps = (len + kKeys - 1) / kKeys;
-  pair_rows(0, pairs[0]);
-  for (int64_t k = 0; k < steps; ++k) {
-    if (k + 1 < steps) pair_rows((k + 1) * kKeys, pairs[(k + 1) % 2]);
-    multiply(k * kKeys, pairs[k % 2]);
-  }
   alignas(64) float c[NB][G][16];
-  _tile_stored(0, c[0], amx::kTileBytes);
-  _tile_stored(1, c[1], amx::kTileBytes);
-  if constexpr (NV == 2) {
-    _tile_stored(2, c[2], amx::kTileBytes);
-    _tile_stored(3, c[3], amx::kTileBytes);
+  for (int64_t d0 = 0; d0 < D; d0 += 32 * NH) {  // a pass over the keys per 64 dims
+    int64_t b = 0, j = 0;                         // the block and row of the step's next key
+    const T* value = kv.v_block(0) + d0;
+    prefetch_v_block(kv, kValueBlocksAhead<T>, D * int64_t(sizeof(T)));
+    const auto pair_rows = [&](int64_t t0, Pairs& bt) {  // keys t0.. into bt
+      for (int r = 0; r < amx::kTileRows; ++r) {
+        const int64_t t = t0 + 2 * r;
+        if (t >= len) {  // zeros, not an earlier step's rows: 0 * inf would be NaN
+          for (int i = 0; i < NB; ++i) _mm512_store_si512(bt[i][r], _mm512_setzero_si512());
+          continue;
+        }
+        if (j == block_size) {
+          ++b;
+          j = 0;
+          value = kv.v_block(b) + d0;
+          prefetch_v_block(kv, b + kValueBlocksAhead<T>, D * int64_t(sizeof(T)));
+        }
+        const bool pair = t + 1 < len;
+        for (int i = 0; i < NH; ++i) {
+          const __m512i r0 = _mm512_loadu_si512(value + j * D + 32 * i);
+          const __m512i r1 =
+              pair ? _mm512_loadu_si512(value + (j + 1) * D + 32 * i) : _mm512_setzero_si512();
+          _mm512_store_si512(bt[2 * i][r], _mm512_unpacklo_epi16(r0, r1));
+          _mm512_store_si512(bt[2 * i + 1][r], _mm512_unpackhi_epi16(r0, r1));
+        }
+        j += 2;
+      }
+    };
+    const auto multiply = [&](int64_t t0, const Pairs& bt) {  // C += p[:, t0..] . bt
+      const void* a = probs + t0;
+      int64_t a_stride = stride * int64_t(sizeof(T));
+      if (t0 + kKeys > len) {
+        const __mmask32 valid = static_cast<__mmask32>((uint64_t(1) << (len - t0)) - 1);
+        for (int g = 0; g < G; ++g)
+          _mm512_store_si512(tail[g], _mm512_maskz_loadu_epi16(valid, probs + g * stride + t0));
+        a = tail;
+        a_stride = kKeys * int64_t(sizeof(uint16_t));
+      }
+      amx::memory_barrier();  // the tile loads read the stores before them
+      _tile_loadd(4, a, a_stride);
+      _tile_loadd(5, bt[0], amx::kTileBytes);
+      _tile_dpbf16ps(0, 4, 5);
+      _tile_loadd(6, bt[1], amx::kTileBytes);
+      _tile_dpbf16ps(1, 4, 6);
+      if constexpr (NH == 2) {
+        _tile_loadd(5, bt[2], amx::kTileBytes);
+        _tile_dpbf16ps(2, 4, 5);
+        _tile_loadd(6, bt[3], amx::kTileBytes);
+        _tile_dpbf16ps(3, 4, 6);
+      }
+      amx::memory_barrier();  // the next stores to bt come after these loads
+    };
+    _tile_zero(0);
+    _tile_zero(1);
+    if constexpr (NH == 2) {
+      _tile_zero(2);
+      _tile_zero(3);
+    }
+    // A step's rows are paired a step ahead of their products: a tile load right after the
+    // stores it reads waits for them to drain.
+    const int64_t steps = (len + kKeys - 1) / kKeys;
+    pair_rows(0, pairs[0]);
+    for (int64_t k = 0; k < steps; ++k) {
+      if (k + 1 < steps) pair_rows((k + 1) * kKeys, pairs[(k + 1) % 2]);
+      multiply(k * kKeys, pairs[k % 2]);
+    }
+    _tile_stored(0, c[0], amx::kTileBytes);
+    _tile_stored(1, c[1], amx::kTileBytes);
+    if constexpr (NH == 2) {
+      _tile_stored(2, c[2], amx::kTileBytes);
+      _tile_stored(3, c[3], amx::kTileBytes);
+    }
+    amx::memory_barrier();  // the loads below read the tile stores
+    for (int g = 0; g < G; ++g)
+      for (int i = 0; i < NH; ++i)
+        store_pair_sums(_mm512_load_ps(c[2 * i][g]), _mm512_load_ps(c[2 * i + 1][g]),
+                        _mm512_set1_ps(inv_sum[g]), acc + g * D + d0 + 32 * i);
   }
-  amx::memory_barrier();  // the loads below read the tile stores
   _tile_release();
-  for (int g = 0; g < G; ++g)
-    for (int i = 0; i < NV; ++i)
-      store_pair_sums(_mm512_load_ps(c[2 * i][g]), _mm512_load_ps(c[2 * i + 1][g]),
-                      _mm512_set1_ps(inv_sum[g]), acc + g * D + 32 * i);
 }
 
-// q . k on AMX tiles (blocks of a multiple of 16 rows, head_dim up to 64), into scores and mxv as
-// score_keys_bf16: 16 keys' rows read in place from the block (A, 16 x 32 dims a tile) times the
+// q . k on AMX tiles (blocks of a multiple of 16 rows, head_dim 32, 64 or 128), into scores and
+// mxv as score_keys_bf16: 16 keys' rows read in place from the block (A, 16 x 32 dims a tile) times the
 // query heads as pairs (B, [16 pairs][G], made once), into C [16 keys][G], which a gather per
 // head turns back into each head's 16 scores. Two sets of C and A tiles take turns, so one
 // group's products run while the last group's scores are gathered (the vector products and their
 // horizontal sums were about half of the vector kernel's own work; BENCHMARKS.md, session 69).
-// Tiles: C and A 0, 1 and 2, 3; B 6, 7 (one per 32 dims).
+// Tiles: C and A 0, 1 and 2, 3; B 6, 7, 4, 5 (one per 32 dims).
 template <int NV, int G>
 void score_keys_bf16_amx(const float* q, const KVView<c10::BFloat16>& kv, float scale,
                          float* scores, __m512* mxv) {
-  static_assert(G <= 16 && NV <= 2, "B tiles 6 and 7: head_dim up to 64");
+  static_assert(G <= 16 && (NV == 1 || NV == 2 || NV == 4), "B tiles 6, 7, 4, 5: head_dim <= 128");
   using T = c10::BFloat16;
   constexpr int64_t D = 32 * NV, g4 = G * 4;
+  constexpr int kBTile[4] = {6, 7, 4, 5};  // the B tile of dims 32i..
   amx::TileConfig cfg;
   for (int t : {0, 1, 2, 3}) cfg.rows[t] = amx::kTileRows;
   cfg.colsb[0] = cfg.colsb[2] = g4;
   cfg.colsb[1] = cfg.colsb[3] = amx::kTileBytes;
   for (int i = 0; i < NV; ++i) {
-    cfg.rows[6 + i] = amx::kTileRows;
-    cfg.colsb[6 + i] = g4;
+    cfg.rows[kBTile[i]] = amx::kTileRows;
+    cfg.colsb[kBTile[i]] = g4;
   }
   amx::memory_barrier();
   _tile_loadconfig(&cfg);
@@ -303,6 +315,10 @@ void score_keys_bf16_amx(const float* q, const KVView<c10::BFloat16>& kv, float 
   amx::memory_barrier();
   _tile_loadd(6, pairs[0], g4);
   if constexpr (NV >= 2) _tile_loadd(7, pairs[1], g4);
+  if constexpr (NV == 4) {
+    _tile_loadd(4, pairs[2], g4);
+    _tile_loadd(5, pairs[3], g4);
+  }
   alignas(64) float c[2][amx::kTileRows * G];
   const __m512i heads = _mm512_mullo_epi32(
       _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(G));
@@ -488,12 +504,11 @@ GroupFn<int8_t> int8_group_kernel_for(int64_t group) {
 
 #if defined(__AVX512BF16__)
 // Up to 12 * 2 accumulators: the V pass keeps them all in the 32 vector registers. Where the CPU
-// runs AMX (and the process may use it), q . k on its tiles.
+// runs AMX (and the process may use it), q . k and p . v on its tiles from kAmxKeysFrom keys.
 template <int NV, int G>
 GroupFn<c10::BFloat16> bf16_group_kernel() {
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
-  if constexpr (NV <= 2)
-    if (amx::request()) return attend_group_bf16_amx<NV, G>;
+  if (amx::request()) return attend_group_bf16_amx<NV, G>;
 #endif
   return attend_group_bf16<NV, G>;
 }
