@@ -139,23 +139,24 @@ template <int DB>
 }
 
 // The pairs tile's scores are in base 2 (times log2(e), folded into the scale): a weight is
-// 2^x for x = score - running max (<= kRescaleSlack), as 2^n * 2^f with n the nearest integer and
-// 2^f, f in [-0.5, 0.5], by a degree-3 polynomial fitted for least relative error (< 8e-5, a
-// 25th of the bf16 rounding every weight then takes; degree 4's 3e-6 cost 3-4 % more of the AMX
-// tile: BENCHMARKS.md, session 68). No clamps: an x under -126 gives a subnormal or 0, which the
-// weight's bf16 (vcvtne2ps2bf16 flushes subnormals) and the row's sum (at least 1) make nothing
-// of; a masked key's x is set to kMasked first. Against exp16's clamps, multiply and degree 6:
-// 6-7.5 % off the kernel (session 40).
-constexpr float kExp2Poly3[4] = {5.517162e-2f, 2.4261117e-1f, 6.93261e-1f, 9.9992807e-1f};
+// 2^x for x = score - running max (<= kRescaleSlack), as 2^floor(x) * 2^f, f = x - floor(x) in
+// [0, 1) (one vreduceps; vscalefps takes the floor of x itself: an instruction less than the
+// nearest integer's vrndscaleps and a subtraction, session 70), 2^f by a degree-3 polynomial
+// fitted for least relative error (< 8e-5, a 25th of the bf16 rounding every weight then
+// takes; degree 4's 3e-6 cost 3-4 % more of the AMX tile: BENCHMARKS.md, session 68). No
+// clamps: an x under -126 gives a subnormal or 0, which the weight's bf16 (vcvtne2ps2bf16
+// flushes subnormals) and the row's sum (at least 1) make nothing of; a masked key's x is set to
+// kMasked first. Against exp16's clamps, multiply and degree 6: 6-7.5 % off the kernel (session
+// 40).
+constexpr float kExp2Poly3[4] = {7.802452e-2f, 2.2606719e-1f, 6.958335e-1f, 9.999252e-1f};
 constexpr float kLog2e = 1.44269504088896341f;
 constexpr float kLn2 = 0.693147180559945309f;
 
 inline __m512 softmax_exp2(__m512 x) {
-  const __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m512 f = _mm512_sub_ps(x, n);
+  const __m512 f = _mm512_reduce_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
   __m512 p = _mm512_set1_ps(kExp2Poly3[0]);
   for (int i = 1; i < 4; ++i) p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(kExp2Poly3[i]));
-  return _mm512_scalef_ps(p, n);
+  return _mm512_scalef_ps(p, x);
 }
 
 // A key past a row's position (causal): its x, whose 2^x is exactly 0.
@@ -166,13 +167,13 @@ constexpr float kMasked = -1e4f;
 // pp[k][r] = (weight of key 2k, weight of key 2k + 1) of row r, each times its value_scale
 // (kScaled; else 1), for the tile's n keys (an odd n's last pair ends in 0); st keeps the scores.
 // vcvtne2ps2bf16 rounds two vectors of weights to nearest even, and vpermw interleaves them.
-// Past a task's first tile the weights are made against the rows' running max at once, testing
-// on the way whether a score passes it by more than kRescaleSlack (running_max's own test), and
-// made again against running_max's new max only where one does: the same weights without
-// running_max's pass over the scores at almost every tile (BENCHMARKS.md, session 42). The test
-// here is on x (for the AMX tile one FMA of the product, its key's factor and the max), there on
-// the scaled score: the two may round apart only at the slack's edge, where either max keeps
-// the weights below 2^(kRescaleSlack + 1).
+// Past a task's first tile the weights are made against the rows' running max at once, and made
+// again against running_max's max only where a row's sum of them passes 2^kRescaleSlack, as it
+// does whenever one score passes the max by more than kRescaleSlack (running_max's own test):
+// the same weights without running_max's pass over the scores at almost every tile
+// (BENCHMARKS.md, session 42), and one test a row vector and tile instead of one a weight
+// (session 70). A sum past it from weights under it, or a weight past it by rounding at the
+// slack's edge, leaves running_max's max as it was: the weights come out the same.
 template <bool kCausal, bool kScaled, bool kScaledScores = false>
 void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int64_t t0,
                    const float* value_scale, uint32_t* pp, const float* score_scale = nullptr) {
@@ -184,12 +185,11 @@ void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int6
   const __m512i order = _mm512_load_si512(kInterleave);
   const __m512 pos = (__m512)(vload(w.pos.data() + c) - static_cast<float>(t0));
   const float* s = w.st.data() + c;
-  // The weights against mx into pp, and their sum; with kCheck, `passed` gets the lanes where a
-  // key's score is above `limit` (running_max's test for a new max: then these weights are
-  // made again against it).
+  // The weights against mx into pp, and their sum; with kCheck, `passed` gets the lanes whose
+  // sum passes 2^(limit - mx), which any score above `limit` makes it do (then running_max
+  // tests for a new max and these weights are made again against its max).
   const auto weights = [&](auto check_tag, __m512 mx, __m512 limit, __mmask16& passed) {
     constexpr bool kCheck = decltype(check_tag)::value;
-    const __m512 slack = _mm512_sub_ps(limit, mx);  // how far past mx a score passes `limit`
     __m512 sum = _mm512_setzero_ps();
     const auto weight = [&](int64_t j) {
       if (j >= n) return _mm512_setzero_ps();
@@ -199,10 +199,7 @@ void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int6
                                : _mm512_sub_ps(score, mx);
       if constexpr (kCausal) {  // lanes whose position is before key j
         const __mmask16 masked = _mm512_cmp_ps_mask(pos, _mm512_set1_ps(static_cast<float>(j)), _CMP_LT_OQ);
-        if constexpr (kCheck) passed |= _mm512_mask_cmp_ps_mask(~masked, x, slack, _CMP_GT_OQ);
         x = _mm512_mask_mov_ps(x, masked, _mm512_set1_ps(kMasked));
-      } else if constexpr (kCheck) {
-        passed |= _mm512_cmp_ps_mask(x, slack, _CMP_GT_OQ);
       }
       const __m512 e = softmax_exp2(x);
       sum = _mm512_add_ps(sum, e);
@@ -214,6 +211,8 @@ void softmax_pairs(Scratch& w, int64_t RP, int64_t D, int64_t c, int64_t n, int6
       const __m512bh both = _mm512_cvtne2ps_pbh(weight(2 * k + 1), even);
       _mm512_storeu_si512(pp + k * RP + c, _mm512_permutexvar_epi16(order, (__m512i)both));
     }
+    if constexpr (kCheck)
+      passed = _mm512_cmp_ps_mask(sum, softmax_exp2(_mm512_sub_ps(limit, mx)), _CMP_GT_OQ);
     return sum;
   };
   __mmask16 passed = 0;
