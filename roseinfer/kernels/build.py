@@ -59,7 +59,7 @@ NATIVE_KERNELS = KernelSources(
     ),
     headers=(
         "aten.h", "vec.h", "lane_rows.h", "decode_stack.h", "ops.h", "attention_kv.h", "attention_avx512.h",
-        "attention_avx512_pairs.h", "attention_avx2.h", "attention_tasks.h", "prefill_attention.h",
+        "attention_avx512_pairs.h", "attention_amx.h", "attention_avx2.h", "attention_tasks.h", "prefill_attention.h",
         "prefill_dpbf16.h", "tile_tasks.h", "rotary.h", "parallel.h", "amx.h", "prefill_amx.h", "line_storage.h",
     ),
 )  # fmt: skip

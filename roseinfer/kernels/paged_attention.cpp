@@ -9,8 +9,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "attention_amx.h"
 #include "attention_avx2.h"
-#include "attention_avx512_pairs.h"
 #include "attention_kv.h"
 #include "attention_tasks.h"
 #include "ops.h"
