@@ -1,7 +1,7 @@
 // Decode attention with AVX-512 (16 lanes, 32 registers): the helpers every AVX-512 kernel
 // shares, and the float kernel for any storage type (fp32 FMAs on widened rows). Included by
-// `paged_attention.cpp` only; the bf16 and int8 caches' kernels are in
-// `attention_avx512_pairs.h`.
+// `paged_attention.cpp` only (through `attention_amx.h`); the bf16 and int8 caches' kernels are
+// in `attention_avx512_pairs.h`, their AMX forms and the kernel choice in `attention_amx.h`.
 #pragma once
 
 #include <algorithm>
