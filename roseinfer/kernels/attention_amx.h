@@ -39,6 +39,7 @@ constexpr int64_t kAmxKeysFrom = 256;
       _tile_loadd(AT, key + 96, D * 2);                                                      \
       _tile_dpbf16ps(CT, AT, 5);                                                             \
     }                                                                                        \
+    amx::memory_barrier(); /* the last gather's loads of `out` first */                  \
     _tile_stored(CT, out, g4);                                                               \
   }
 ROSEINFER_KEY_PRODUCTS(key_products_0, 0, 1)
@@ -68,7 +69,10 @@ void attend_values_bf16_amx(const KVView<c10::BFloat16>& kv, float* scores, cons
   for (int t = 0; t < NB; ++t) cfg.rows[t] = G;
   cfg.rows[4] = G;
   cfg.rows[5] = cfg.rows[6] = amx::kTileRows;
-  for (int t : {0, 1, 2, 3, 4, 5, 6}) cfg.colsb[t] = amx::kTileBytes;
+  // Columns only for the tiles in use: ldtilecfg faults on a tile of 0 rows and some columns
+  // (tiles 2 and 3 at head_dim 32).
+  for (int t = 0; t < 7; ++t)
+    if (cfg.rows[t] != 0) cfg.colsb[t] = amx::kTileBytes;
   amx::memory_barrier();
   _tile_loadconfig(&cfg);
   const int64_t len = kv.len, stride = len + 1, block_size = kv.block_size;
