@@ -39,7 +39,7 @@ constexpr int64_t kAmxKeysFrom = 256;
       _tile_loadd(AT, key + 96, D * 2);                                                      \
       _tile_dpbf16ps(CT, AT, 5);                                                             \
     }                                                                                        \
-    amx::memory_barrier(); /* the last gather's loads of `out` first */                  \
+    amx::memory_barrier(); /* the last gather's loads of `out` first */                      \
     _tile_stored(CT, out, g4);                                                               \
   }
 ROSEINFER_KEY_PRODUCTS(key_products_0, 0, 1)
