@@ -59,9 +59,6 @@ inline __m512bh load_bf16x32(const c10::BFloat16* p) {
   return reinterpret_cast<__m512bh>(_mm512_loadu_si512(p));
 }
 
-// bf16 caches where the CPU has AVX512-BF16, head_dim = 32 * NV: from the scores (scaled, each
-// head's max lanes in mxv) on, p . v as dot products of bf16 pairs (vdpbf16ps, fp32 sums), so V is
-// never widened; p is rounded to bf16 for it, as flash-attention kernels do.
 // The value passes' start: the first value blocks asked for, each head's softmax numerators
 // (into inv_sum and row_stats as softmax_numerators) rounded to bf16 into probs [G, len + 1] (row
 // stride len + 1: a pair may start at the last token).
@@ -80,6 +77,9 @@ inline void bf16_probabilities(const KVView<c10::BFloat16>& kv, float* scores, c
     }
 }
 
+// bf16 caches where the CPU has AVX512-BF16, head_dim = 32 * NV: from the scores (scaled, each
+// head's max lanes in mxv) on, p . v as dot products of bf16 pairs (vdpbf16ps, fp32 sums), so V is
+// never widened; p is rounded to bf16 for it, as flash-attention kernels do.
 template <int NV, int G>
 void attend_values_bf16(const KVView<c10::BFloat16>& kv, float* scores, const __m512* mxv,
                         c10::BFloat16* probs, float* acc, float* row_stats) {
