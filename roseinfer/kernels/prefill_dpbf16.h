@@ -359,12 +359,17 @@ inline void int8_key_rows16(const int8_t* block, int64_t row0, int64_t D, int64_
     transpose16(x);
     for (int r = 0; r < 16; ++r) {
       const __m512i codes = _mm512_xor_si512(x[r], _mm512_set1_epi8(-128));
-      for (int k = 0; k < 4; ++k) {
-        const __m512 f =
-            _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(codes, k)));
+      // Quarter k of the codes (k an immediate: a loop's index is one only where the compiler
+      // unrolls the loop, which -O1, the narrower builds', does not).
+      const auto quarter = [&](__m128i q, int k) {
+        const __m512 f = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q));
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + r * D + d0 + 16 * k),
                             reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(f)));
-      }
+      };
+      quarter(_mm512_castsi512_si128(codes), 0);
+      quarter(_mm512_extracti32x4_epi32(codes, 1), 1);
+      quarter(_mm512_extracti32x4_epi32(codes, 2), 2);
+      quarter(_mm512_extracti32x4_epi32(codes, 3), 3);
     }
   }
 }
