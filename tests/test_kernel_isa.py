@@ -34,7 +34,7 @@ def run_with_isa(isa: str, *args: str, timeout_s: float) -> subprocess.Completed
         # aten's own vectorised ops held to the same set (its names are ours), as on a host of
         # that kind. oneDNN is left as it is: ONEDNN_MAX_CPU_ISA=AVX2 refuses the bf16 weights
         # that torch's own checks, which read the CPU, let through.
-        env["ATEN_CPU_CAPABILITY"] = isa
+        env["ATEN_CPU_CAPABILITY"] = build.ISA_BUILDS[isa].aten_capability
     return subprocess.run(
         [sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True,
         timeout=timeout_s,
@@ -70,6 +70,11 @@ def test_an_isa_build_hides_the_cpu_flags_it_takes_away(monkeypatch: pytest.Monk
     monkeypatch.setattr(build, "_cpu_flags", lambda: line)
     monkeypatch.setattr(build, "ISA", "native")
     assert "amx_bf16" in build.cpu_flags() and resolve_dtype("auto", "cpu") == torch.bfloat16
+    monkeypatch.setattr(build, "ISA", "avx512_bf16")
+    assert build.cpu_flags() == {
+        "fpu", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512_vnni", "avx512_bf16"
+    }  # fmt: skip
+    assert resolve_dtype("auto", "cpu") == torch.bfloat16
     monkeypatch.setattr(build, "ISA", "avx512")
     assert build.cpu_flags() == {"fpu", "avx2", "fma", "f16c", "avx512f", "avx512bw"}
     assert resolve_dtype("auto", "cpu") == torch.float32
@@ -116,7 +121,10 @@ def test_the_kernel_tests_pass_in_a_narrower_build(isa: str) -> None:
     built = run_with_isa(isa, "-c", probe, timeout_s=1200)  # the build, on a first run: minutes
     assert built.returncode == 0, built.stderr[-3000:]
     lanes = "8" if isa == "avx2" else "16"
-    assert built.stdout.split() == [lanes, "False", "False", "False", "torch.float32"]
+    bf16 = isa == "avx512_bf16"  # AVX512-BF16 and VNNI kept, AMX taken away
+    assert built.stdout.split() == [
+        lanes, str(bf16), str(bf16), "False", "torch.bfloat16" if bf16 else "torch.float32"
+    ]  # fmt: skip
     # SmolLM2's own parity tests (a minute) left to the native build: the tiny models' parity
     # with transformers runs these paths all the same.
     tests = run_with_isa(isa, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "not smollm2",
