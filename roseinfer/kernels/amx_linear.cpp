@@ -290,24 +290,18 @@ inline int64_t packed_index(int64_t n, int64_t k, int64_t K) {
 }
 
 // 16 fp32 results times the per-channel scale (int8 weights; the product rounded, as int8_linear
-// and aten's int8 matmul round it), plus the bias, of output column c, rounded to bf16 once per
-// step (scale and bias as fp32, widened once a call by run_passes): the int8 gate_up's epilogue rounded its scaled
-// product twice and widened the bf16 scale per 16 outputs, 30 of them at 2,000 rows 87 -> 78 ms,
-// the bf16 one's time (BENCHMARKS.md, session 71).
+// and aten's int8 matmul round it), plus the bias, of output column c, short of the rounding to
+// bf16 that the caller's store or SiLU·mul makes: each value rounded once a step (scale and bias
+// as fp32, widened once a call by run_passes). The int8 gate_up's epilogue rounded its scaled
+// product twice and widened the bf16 scale per 16 outputs: 30 of them at 2,000 rows 87 -> 81 ms
+// (BENCHMARKS.md, session 71).
 inline __m512 finish16(const float* out, const float* scale, const float* bias, int64_t c) {
-  using BF16 = c10::BFloat16;
   __m512 v = _mm512_loadu_ps(out);
   if (scale != nullptr) {
-    v = round16<BF16>(_mm512_mul_ps(v, _mm512_loadu_ps(scale + c)));
-    return bias != nullptr ? round16<BF16>(_mm512_add_ps(v, _mm512_loadu_ps(bias + c))) : v;
+    v = _mm512_mul_ps(v, _mm512_loadu_ps(scale + c));
+    if (bias != nullptr) v = round16<c10::BFloat16>(v);
   }
-  return round16<BF16>(bias != nullptr ? _mm512_add_ps(v, _mm512_loadu_ps(bias + c)) : v);
-}
-
-// 16 values already rounded to bf16 (finish16's) into y: their upper halves.
-inline void store_rounded16(c10::BFloat16* y, __m512 v) {
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(y),
-                      _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(v), 16)));
+  return bias != nullptr ? _mm512_add_ps(v, _mm512_loadu_ps(bias + c)) : v;
 }
 
 // One row of a pass's `width` fp32 results (from packed column n0) into row `row` of y: a gated
@@ -319,14 +313,15 @@ inline void store_row(const float* out, int64_t width, int64_t n0, const Columns
   if (columns.silu_mul) {  // passes start at a gate block and hold whole pairs
     for (int64_t n = 0; n < width; n += 32) {
       const int64_t gate = columns.of(n0 + n), up = gate + N / 2;
-      store16(y + row * (N / 2) + gate, silu_mul16<BF16>(finish16(out + n, scale, bias, gate),
-                                                         finish16(out + n + 16, scale, bias, up)));
+      store16(y + row * (N / 2) + gate,
+              silu_mul16<BF16>(round16<BF16>(finish16(out + n, scale, bias, gate)),
+                               round16<BF16>(finish16(out + n + 16, scale, bias, up))));
     }
     return;
   }
   for (int64_t n = 0; n < width; n += 16) {
     const int64_t c = columns.of(n0 + n);
-    store_rounded16(y + row * N + c, finish16(out + n, scale, bias, c));
+    store16(y + row * N + c, finish16(out + n, scale, bias, c));
   }
 }
 
