@@ -1,7 +1,8 @@
 """The kernels built for a narrower instruction set than this CPU's (`$ROSEINFER_KERNEL_ISA`,
-`roseinfer/kernels/build.py`): the paths of hosts without AVX-512, or without AVX512-BF16 and
-VNNI, run and are tested on this one. The CI hosts have AVX-512, so without these builds the
-AVX2 paths (AMD Zen 2 and 3) would run on no host of the suite."""
+`roseinfer/kernels/build.py`): the paths of hosts without AVX-512, without AVX512-BF16 and VNNI,
+or without AMX (AMD Zen 4 and 5) run and are tested on this one. The CI hosts have AVX-512, so
+without these builds the AVX2 paths (AMD Zen 2 and 3) would run on no host of the suite, and on
+an AMX host the engine's layers would never take the AVX512-BF16 hosts' kernels."""
 
 from __future__ import annotations
 
@@ -31,10 +32,11 @@ KERNEL_TESTS = (
 def run_with_isa(isa: str, *args: str, timeout_s: float) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, build.ISA_ENV: isa}
     if isa in build.ISA_BUILDS:
-        # aten's own vectorised ops held to the same set (its names are ours), as on a host of
-        # that kind. oneDNN is left as it is: ONEDNN_MAX_CPU_ISA=AVX2 refuses the bf16 weights
-        # that torch's own checks, which read the CPU, let through.
-        env["ATEN_CPU_CAPABILITY"] = build.ISA_BUILDS[isa].aten_capability
+        # aten's own vectorised ops held to the same set, and the kernels' choices by the CPU's
+        # maker made as on a host of that kind (`host_env`). oneDNN is left as it is:
+        # ONEDNN_MAX_CPU_ISA=AVX2 refuses the bf16 weights that torch's own checks, which read
+        # the CPU, let through.
+        env.update(build.ISA_BUILDS[isa].host_env)
     return subprocess.run(
         [sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True,
         timeout=timeout_s,
@@ -116,15 +118,18 @@ def test_the_kernel_tests_pass_in_a_narrower_build(isa: str) -> None:
         "from roseinfer.kernels import load_cpu_kernels; k = load_cpu_kernels(); "
         "print(k.vector_lanes(), k.dpbf16_linear_available(), k.vnni_int8_linear_available(), "
         "k.amx_linear_available()); from roseinfer.loader import resolve_dtype; "
-        "print(resolve_dtype('auto', 'cpu'))"
+        "print(resolve_dtype('auto', 'cpu'), k.bf16_pairs_by_fma(), k.prefetch_once_pays())"
     )
     built = run_with_isa(isa, "-c", probe, timeout_s=1200)  # the build, on a first run: minutes
     assert built.returncode == 0, built.stderr[-3000:]
     lanes = "8" if isa == "avx2" else "16"
     bf16 = isa == "avx512_bf16"  # AVX512-BF16 and VNNI kept, AMX taken away
-    assert built.stdout.split() == [
+    seen = built.stdout.split()
+    assert seen[:5] == [
         lanes, str(bf16), str(bf16), "False", "torch.bfloat16" if bf16 else "torch.float32"
     ]  # fmt: skip
+    if bf16:  # as on AMD's CPUs: vdpbf16ps products (the pairs tile), prefetchnta
+        assert seen[5:] == ["False", "True"]
     # SmolLM2's own parity tests (a minute) left to the native build: the tiny models' parity
     # with transformers runs these paths all the same.
     tests = run_with_isa(isa, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "not smollm2",

@@ -71,13 +71,15 @@ ISA_ENV = "ROSEINFER_KERNEL_ISA"
 class IsaBuild:
     """A build for a narrower instruction set than this CPU's: the compiler flags that take
     extensions away from -march=native, the CPU flags the build still needs, the prefixes of
-    those the process then acts as if the CPU lacked (`cpu_flags`), and aten's matching
-    `ATEN_CPU_CAPABILITY` (for a process that holds torch's own kernels back alike)."""
+    those the process then acts as if the CPU lacked (`cpu_flags`), and the environment that
+    makes a process act further as such a host does (the suite's runs of the build set it):
+    aten's `ATEN_CPU_CAPABILITY`, and the choices by the CPU's maker (`MAKER_CHOICES`) that such
+    hosts make."""
 
     off: tuple[str, ...]
     needs: tuple[str, ...]
     hides: tuple[str, ...]
-    aten_capability: str
+    host_env: tuple[tuple[str, str], ...]
 
 
 # The narrower builds exist so that the suite runs other hosts' paths: compiled at -O1, the same
@@ -89,21 +91,23 @@ _NO_AMX = ("-mno-amx-tile", "-mno-amx-int8", "-mno-amx-bf16")
 _AVX512 = ("avx512f", "avx512bw", "avx512vl", "avx512dq")
 # So that the paths of other hosts run and are tested here: "avx2" as on CPUs without AVX-512
 # (AMD Zen 2 and 3), "avx512" as on those with AVX-512 but without AVX512-BF16, VNNI or AMX
-# (Intel Skylake-SP), "avx512_bf16" as on those with AVX512-BF16 and VNNI but without AMX (AMD
-# Zen 4 and 5: bf16 linears by `dpbf16_linear`, int8 by `vnni_int8_linear`, the prefill
-# attention's pairs tile, on an AMX host otherwise run only where a test calls them by name).
+# (Intel Skylake-SP), "avx512_bf16" as on AMD's with AVX512-BF16 and VNNI but without AMX (Zen 4
+# and 5: bf16 linears by `dpbf16_linear`'s vdpbf16ps, int8 by `vnni_int8_linear`, the prefill
+# attention's pairs tile; on an AMX host otherwise only the kernels' own tests call them, not
+# the engine's layers and backends).
 ISA_BUILDS = {
     "avx512_bf16": IsaBuild(
         off=_NO_AMX, needs=(*_AVX512, "avx512_bf16", "avx512_vnni"), hides=("amx",),
-        aten_capability="avx512",
+        host_env=(("ATEN_CPU_CAPABILITY", "avx512"), ("ROSEINFER_BF16_PAIRS", "dpbf16"),
+                  ("ROSEINFER_PREFETCH_ONCE", "nta")),
     ),
     "avx512": IsaBuild(
         off=("-mno-avx512bf16", "-mno-avx512vnni", *_NO_AMX), needs=_AVX512,
-        hides=("avx512_bf16", "avx512_vnni", "amx"), aten_capability="avx512",
+        hides=("avx512_bf16", "avx512_vnni", "amx"), host_env=(("ATEN_CPU_CAPABILITY", "avx512"),),
     ),
     "avx2": IsaBuild(
         off=("-mno-avx512f", *_NO_AMX), needs=("avx2", "fma", "f16c"), hides=("avx512", "amx"),
-        aten_capability="avx2",
+        host_env=(("ATEN_CPU_CAPABILITY", "avx2"),),
     ),
 }  # fmt: skip
 
