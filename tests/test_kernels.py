@@ -431,6 +431,53 @@ def test_int8_rows_round_trip_within_half_a_step():
     assert bool((err <= scale[..., None] / 2 * (1 + 1e-6)).all())
 
 
+def _halfway_rows(dtype: torch.dtype) -> torch.Tensor:
+    """[16, 64] rows whose x / scale fall on half-integers (ties), within an ulp or two of them
+    (fp32 only: bf16 holds too few bits), on nothing special, on denormals (1 / scale then
+    overflows), and on values near fp32's largest."""
+    gen = torch.Generator().manual_seed(0)
+    halves = torch.arange(-32, 31, dtype=torch.float32) + 0.5  # 63 half-integers
+    rows = []
+    for step in (1.0, 0.125, 4.0):  # scale = step exactly: every x / scale a tie
+        rows.append(torch.cat([torch.tensor([127.0]), halves]) * step)
+    amax = torch.tensor(100.0)
+    scale = amax / 127
+    for ulps in (1, -1, 2, -2):
+        x = halves * scale
+        for _ in range(abs(ulps)):
+            x = torch.nextafter(x, torch.full_like(x, math.copysign(math.inf, ulps)))
+        rows.append(torch.cat([amax[None], x]))
+    while len(rows) < 12:
+        rows.append(
+            torch.randn(64, generator=gen) * 10 ** torch.randint(-3, 3, (1,), generator=gen)
+        )
+    rows.append(torch.randn(64, generator=gen) * 1e-39)  # denormals: scale denormal
+    rows.append(torch.linspace(-1, 1, 64) * 3e38)
+    rows.append(torch.zeros(64))
+    rows.append(torch.linspace(-5, 7, 64))
+    x = torch.stack(rows)
+    return x if dtype == torch.float32 else x.to(dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_int8_cache_writes_round_as_the_reference_at_halfway_quotients(kernels, dtype):
+    """`write_kv_cache`'s int8 rows bit for bit those of `quantize_rows` (the reference path)
+    where x / scale is a tie or within an ulp of one (the kernel divides there and multiplies by
+    1 / scale elsewhere) and where 1 / scale is not finite."""
+    x = _halfway_rows(dtype)  # [16, 64]
+    k, v = x[:, None], x.flip(0)[:, None]  # [16, 1, 64]: one KV head, one block
+    slots = torch.arange(16)
+    caches = [torch.zeros(1, 1, 16, 64, dtype=torch.int8) for _ in range(2)]
+    caches += [torch.zeros(1, 1, 16) for _ in range(2)]
+    ref = LayerCache(*(c.clone() for c in caches))
+    ref.write(slots // 16, slots % 16, k, v)
+    kernels.write_kv_cache(k, v, caches[0], caches[1], slots, caches[2], caches[3])
+    for want, got in zip(ref, caches, strict=True):
+        assert torch.equal(got, want)
+    q, _ = quantize_rows(x)
+    assert q[0, 1:4].tolist() == [-32, -30, -30]  # -31.5, -30.5, -29.5: ties, to even
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 # Query heads per KV head (G) 3, 2, 4 and 1: each a kernel of its own (and 16 dims: plain loops).
 @pytest.mark.parametrize(
