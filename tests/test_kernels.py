@@ -462,8 +462,8 @@ def _halfway_rows(dtype: torch.dtype) -> torch.Tensor:
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_int8_cache_writes_round_as_the_reference_at_halfway_quotients(kernels, dtype):
     """`write_kv_cache`'s int8 rows bit for bit those of `quantize_rows` (the reference path)
-    where x / scale is a tie or within an ulp of one (the kernel divides there and multiplies by
-    1 / scale elsewhere) and where 1 / scale is not finite."""
+    where x / scale is a tie or within an ulp of one, and where 1 / scale is not finite: a kernel
+    that multiplied by 1 / scale instead of dividing would round some of these otherwise."""
     x = _halfway_rows(dtype)  # [16, 64]
     k, v = x[:, None], x.flip(0)[:, None]  # [16, 1, 64]: one KV head, one block
     slots = torch.arange(16)
