@@ -14,37 +14,38 @@ import torch
 from roseinfer.backends import cpu_linear
 from roseinfer.engine.model_runner import ModelRunner
 
-allow = set(sys.argv.pop(1).split(","))
 KINDS = {(960, 576): "qkv", (576, 576): "o", (3072, 576): "gate_up", (576, 1536): "down"}
 
 
 def kind(layer: cpu_linear.KernelInt8Linear) -> str:
-    return KINDS.get(
-        (layer.out_features, layer.scale.numel() and layer.vnni_qweight.shape[1] * 4), "lm_head"
-    )
+    return KINDS.get((layer.out_features, layer.vnni_qweight.shape[1] * 4), "lm_head")
 
 
-for name in ("forward", "silu_mul"):
-    inner = getattr(cpu_linear.KernelInt8Linear, name)
+def keep_s8_for(allow: set[str]) -> None:
+    """The int8 layers of kinds outside `allow` get their rows in pieces of 60, and every
+    ModelRunner made from now on runs without the C++ decoder stack."""
+    for name in ("forward", "silu_mul"):
+        inner = getattr(cpu_linear.KernelInt8Linear, name)
 
-    def wrapped(self, x, _inner=inner):
-        if kind(self) in allow or x.dim() != 2 or x.shape[0] < 64:
-            return _inner(self, x)
-        return torch.cat([_inner(self, p) for p in x.split(60)])
+        def wrapped(self, x, _inner=inner):
+            if kind(self) in allow or x.dim() != 2 or x.shape[0] < 64:
+                return _inner(self, x)
+            return torch.cat([_inner(self, p) for p in x.split(60)])
 
-    setattr(cpu_linear.KernelInt8Linear, name, wrapped)
+        setattr(cpu_linear.KernelInt8Linear, name, wrapped)
+    runner_init = ModelRunner.__init__
 
-runner_init = ModelRunner.__init__
+    def without_stack(self, *a, **kw):
+        runner_init(self, *a, **kw)
+        self.decoder_stack = None
+
+    ModelRunner.__init__ = without_stack
 
 
-def without_stack(self, *a, **kw):
-    runner_init(self, *a, **kw)
-    self.decoder_stack = None
+if __name__ == "__main__":
+    allow = set(sys.argv.pop(1).split(","))
+    keep_s8_for(allow)
+    import int8_quality
 
-
-ModelRunner.__init__ = without_stack
-
-import int8_quality  # noqa: E402
-
-print(f"amx_s8_linear for: {sorted(allow)}")
-int8_quality.main()
+    print(f"amx_s8_linear for: {sorted(allow)}")
+    int8_quality.main()
