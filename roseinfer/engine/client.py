@@ -41,6 +41,7 @@ from roseinfer.engine.events import (
     check_stream_interval,
 )
 from roseinfer.engine.llm_engine import EngineStats, LLMEngine, StepOutput
+from roseinfer.engine.openmp import release_openmp_pool
 from roseinfer.engine.sequence import SequenceStatus
 from roseinfer.output.processor import ChoiceState, RequestState
 from roseinfer.outputs import FinishReason, RequestFailed, RequestOutput
@@ -89,6 +90,9 @@ class EngineClient:
         self._held_back = False  # whether the last step left requests waiting
         self._thread = threading.Thread(target=self._run, name="roseinfer-engine", daemon=True)
         if start_thread:
+            # This thread (which loaded the model, as a rule) keeps OpenMP workers that would
+            # make every parallel region of the engine thread's wake its own from sleep.
+            release_openmp_pool()
             self._thread.start()
 
     # ---- any thread ----------------------------------------------------------------------

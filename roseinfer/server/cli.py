@@ -224,9 +224,10 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     key = ", API key required" if server_config.api_keys else ""
     shown = f"[{host}]" if ":" in host else host
     serving = f"serving on http://{shown}:{bound} (OpenAI API under /v1){key}"
-    # The engine loop runs on this (main) thread and uvicorn on another: with OpenMP, torch ops
-    # run 2-3x slower on a thread other than the first one that ran them (measured: the same decode
-    # step took 25 ms on the main thread and 45 ms on a worker thread), and the model was loaded here.
+    # The engine loop runs on this (main) thread, which loaded the model, and uvicorn on
+    # another. On any other thread, while this one keeps its OpenMP workers, each parallel
+    # region first wakes a sleeping worker (`roseinfer.engine.openmp`; before the decoder
+    # stack a decode step took 25 ms here and 45 on a worker thread).
     server = uvicorn.Server(uvicorn_config(app, host, port, level, server_config.request_timeout))
 
     def stop(signum: int, _: object) -> None:
