@@ -3,11 +3,11 @@
 GNU OpenMP (libgomp, which PyTorch's Linux wheels bundle) keeps a pool of worker threads for
 each thread that has run a parallel region, and while the pools' threads together outnumber
 the CPUs, a thread waiting for work sleeps after a hundred spins instead of ~300,000 (libgomp's
-"throttled" spin count). Then each parallel region the model's thread starts (several a layer
-in a prompt's step) first wakes a sleeping worker. The thread that loaded a model has run
-parallel regions and keeps its pool, so an engine stepped on another thread (the
-`EngineClient`'s own) ran a 2,000-token prompt and a one-stream decode step ~5 % slower until
-that pool went (BENCHMARKS.md, session 73). Under LLVM's or Intel's runtime nothing is done: the
+"throttled" spin count). Then each parallel region the model's thread starts first wakes a
+sleeping worker: 302 regions in a 2,000-token prompt's step, 2 in a decode step. The thread
+that loaded a model has run parallel regions and keeps its pool, so an engine stepped on
+another thread (the `EngineClient`'s own) ran a 2,000-token prompt and a one-stream decode
+step ~5 % slower until that pool went (BENCHMARKS.md, session 73). Under LLVM's or Intel's runtime nothing is done: the
 throttling measured is libgomp's, and their `omp_pause_resource_all` acts on the whole runtime,
 not on the calling thread's pool.
 """
