@@ -90,8 +90,8 @@ class EngineClient:
         self._held_back = False  # whether the last step left requests waiting
         self._thread = threading.Thread(target=self._run, name="roseinfer-engine", daemon=True)
         if start_thread:
-            # This thread (which loaded the model, as a rule) keeps OpenMP workers that would
-            # make every parallel region of the engine thread's wake its own from sleep.
+            # This thread (the model's loader, as a rule) keeps OpenMP workers; while it does,
+            # each parallel region the engine thread opens first wakes a sleeping worker.
             release_openmp_pool()
             self._thread.start()
 

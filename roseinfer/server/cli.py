@@ -227,7 +227,7 @@ def serve_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     # The engine loop runs on this (main) thread, which loaded the model, and uvicorn on
     # another. On any other thread, while this one keeps its OpenMP workers, each parallel
     # region first wakes a sleeping worker (`roseinfer.engine.openmp`; before the decoder
-    # stack a decode step took 25 ms here and 45 on a worker thread).
+    # stack a decode step took 25 ms here and 45 on a worker thread, possibly the same cause).
     server = uvicorn.Server(uvicorn_config(app, host, port, level, server_config.request_timeout))
 
     def stop(signum: int, _: object) -> None:
