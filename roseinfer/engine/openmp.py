@@ -17,7 +17,7 @@ from __future__ import annotations
 import ctypes
 import os
 
-__all__ = ["release_openmp_pool"]
+__all__ = ["gnu_openmp_runtimes", "release_openmp_pool"]
 
 _OMP_PAUSE_SOFT = 1  # OpenMP 5.0's omp_pause_soft
 
